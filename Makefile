@@ -1,0 +1,110 @@
+# mallocprof — one Makefile. `make demo` builds everything and profiles a demo;
+# `make test` runs every test and ends with "N passed, M failed".
+
+CC      ?= gcc
+CXX     ?= g++
+PREFIX  ?= /usr/local
+B       := build
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN)
+PKGS    := libunwind sqlite3 libdw
+
+# Debian packages the build and the tests need (checked before building).
+DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev pkg-config sqlite3 binutils g++
+
+PROF_SRC := $(wildcard prof/*.c)
+PROF_SRC := $(filter-out prof/api_stub.c,$(PROF_SRC))
+MPQ_SRC  := $(wildcard mpquery/*.c)
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+
+.PHONY: all deps demo test bench asan install clean fuzz
+all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
+
+deps:
+	@sh tests/deps.sh $(DEB_PKGS)
+
+$(B)/schema.h: schema/profile.sql
+	@mkdir -p $(B)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+
+# ---------------------------------------------------------------- recorder
+PROF_OBJ := $(patsubst prof/%.c,$(B)/prof/%.o,$(PROF_SRC))
+$(B)/prof/%.o: prof/%.c prof/internal.h prof/mallocprof.h $(B)/schema.h | deps
+	@mkdir -p $(B)/prof
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -I$(B) $(PKG_CFLAGS) -c $< -o $@
+
+$(B)/libmallocprof.so: $(PROF_OBJ)
+	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+
+$(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
+
+# ---------------------------------------------------------------- mpquery
+MPQ_OBJ := $(patsubst mpquery/%.c,$(B)/mpquery/%.o,$(MPQ_SRC))
+$(B)/mpquery/%.o: mpquery/%.c $(wildcard mpquery/*.h) $(B)/schema.h | deps
+	@mkdir -p $(B)/mpquery
+	$(CC) $(CFLAGS) -I$(B) -Improf $(shell pkg-config --cflags sqlite3) -c $< -o $@
+
+$(B)/mpquery: $(MPQ_OBJ)
+	$(CC) -o $@ $^ $(shell pkg-config --libs sqlite3) -lstdc++ -lm
+
+# ---------------------------------------------------------------- demos, tests
+DEMO_C   := $(wildcard demos/*.c)
+DEMO_CXX := $(wildcard demos/*.cc)
+DEMO_BIN := $(patsubst demos/%.c,$(B)/demos/%,$(DEMO_C)) $(patsubst demos/%.cc,$(B)/demos/%,$(DEMO_CXX))
+TPROG_C   := $(wildcard tests/progs/*.c)
+TPROG_CXX := $(wildcard tests/progs/*.cc)
+TPROG_BIN := $(patsubst tests/progs/%.c,$(B)/tests/%,$(TPROG_C)) $(patsubst tests/progs/%.cc,$(B)/tests/%,$(TPROG_CXX))
+
+# Test and demo programs keep their frames: -O0 and frame pointers, so that
+# "function X allocates N times" is a fact of the source, not of the inliner.
+# (Programs that test optimized code set their own flags in the rule below.)
+PROG_FLAGS := -O0 -g -fno-omit-frame-pointer -fno-inline -Iprof -L$(B) -Wl,-rpath,'$$ORIGIN/..'
+
+demos-build: $(DEMO_BIN)
+tests-build: $(TPROG_BIN)
+
+$(B)/demos/%: demos/%.c $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/demos
+	$(CC) -std=gnu11 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lpthread
+
+$(B)/demos/%: demos/%.cc $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/demos
+	$(CXX) -std=gnu++17 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lpthread
+
+$(B)/tests/%: tests/progs/%.c $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lpthread -ldl
+
+$(B)/tests/%: tests/progs/%.cc $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/tests
+	$(CXX) -std=gnu++17 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lpthread -ldl
+
+# ---------------------------------------------------------------- commands
+demo: all
+	@sh demos/run.sh
+
+test: all
+	@bash tests/run.sh
+
+bench: all
+	@bash tests/bench/run.sh
+
+ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan: deps $(B)/schema.h
+	@mkdir -p $(B)/asan
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs sqlite3) -lstdc++ -lm
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mallocprof/filters
+	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 filters/*.rules $(DESTDIR)$(PREFIX)/share/mallocprof/filters/
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,45 @@
+# Shared by the test scripts: paths, a scratch directory, assertions.
+# A test script sources this, runs, and exits non-zero on the first failure.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=$ROOT/build
+LIB=$B/libmallocprof.so
+MPQ=${MPQUERY:-$B/mpquery}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mptest.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() {
+    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
+    echo "  ok: $3 = $2"
+}
+
+# assert_match TEXT REGEX WHAT
+assert_match() {
+    printf '%s' "$1" | grep -Eq -- "$2" || fail "$3: [$1] does not match /$2/"
+    echo "  ok: $3"
+}
+
+# profile DB PROG ARGS...: runs PROG under the recorder writing DB.
+profile() {
+    local db=$1; shift
+    LD_PRELOAD=$LIB MP_OUT=$db "$@"
+}
+
+# q DB SQL: one value (or rows separated by newlines, columns by |)
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# Counters per leaf-most named function of the user's code, summed over the
+# latest samples: "function|ncalls|memtot|nfree|memlive".
+# The function is the first frame, from the leaf, whose name matches $2.
+by_function() {
+    q "$1" "SELECT f.function, SUM(s.ncalls), SUM(s.memtot), SUM(s.nfree), SUM(s.memlive)
+            FROM last_sample s
+            JOIN stack_frames f ON f.stack = s.stack
+            WHERE f.depth = (SELECT MIN(depth) FROM stack_frames g
+                             WHERE g.stack = s.stack AND g.function GLOB '$2')
+            GROUP BY f.function ORDER BY f.function"
+}
