@@ -34,7 +34,7 @@ $(B)/schema.h: schema/profile.sql
 PROF_OBJ := $(patsubst prof/%.c,$(B)/prof/%.o,$(PROF_SRC))
 $(B)/prof/%.o: prof/%.c prof/internal.h prof/mallocprof.h $(B)/schema.h | deps
 	@mkdir -p $(B)/prof
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -I$(B) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
 $(B)/libmallocprof.so: $(PROF_OBJ)
 	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm

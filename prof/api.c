@@ -1,0 +1,72 @@
+/* The public API (mallocprof.h) as the preloaded library implements it; the
+ * same symbols in libmallocprof_api.so do nothing. */
+#include "internal.h"
+#include "mallocprof.h"
+
+#include <string.h>
+
+MP_EXPORT void mp_activate(void)
+{
+    mp_ensure_init();
+    atomic_store(&mp_active, 1);
+}
+
+MP_EXPORT void mp_deactivate(void)
+{
+    mp_ensure_init();
+    atomic_store(&mp_active, 0);
+}
+
+static void set_thread_active(int active)
+{
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    struct mp_thread *t = thread_self();
+    if (t) t->active = active;
+    mp_in_profiler = saved;
+}
+
+MP_EXPORT void mp_thread_activate(void) { set_thread_active(1); }
+MP_EXPORT void mp_thread_deactivate(void) { set_thread_active(0); }
+MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
+
+MP_EXPORT int mp_is_active(void)
+{
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    struct mp_thread *t = thread_self();
+    int on = t && t->active >= 0 ? t->active : atomic_load(&mp_active);
+    mp_in_profiler = saved;
+    return on;
+}
+
+MP_EXPORT void mp_set_threshold(long bytes)
+{
+    mp_ensure_init();
+    atomic_store(&mp_threshold, bytes);
+}
+
+MP_EXPORT int mp_snapshot(const char *label)
+{
+    mp_ensure_init();
+    return flush_snapshot(FLUSH_API, label ? label : "");
+}
+
+MP_EXPORT void mp_tag_push(const char *name)
+{
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    struct mp_thread *t = thread_self();
+    if (t) {
+        uintptr_t tag = tag_intern(name);
+        if (t->ntags < MP_MAX_TAGS) t->tags[t->ntags] = tag;
+        t->ntags++;     /* pushes beyond the limit are counted so pops match */
+    }
+    mp_in_profiler = saved;
+}
+
+MP_EXPORT void mp_tag_pop(void)
+{
+    struct mp_thread *t = thread_self();
+    if (t && t->ntags > 0) t->ntags--;
+}

@@ -1,0 +1,77 @@
+/* The profiler's own memory: mmap'd, counted, capped by MP_MAX_MEMORY.
+ * arena_alloc is a bump allocator over 1 MB chunks behind one spin lock; it
+ * is called only when something new appears (a thread, a stack, a slot
+ * chunk), never per allocation. Nothing here calls malloc. */
+#include "internal.h"
+
+#include <sys/mman.h>
+
+#define CHUNK (1u << 20)
+
+static atomic_flag arena_lock = ATOMIC_FLAG_INIT;
+static char *chunk_pos, *chunk_end;
+static _Atomic uint64_t mapped_bytes;
+static _Atomic int exhausted;
+
+static void lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&arena_lock, memory_order_acquire))
+        __builtin_ia32_pause();
+}
+
+static void unlock(void)
+{
+    atomic_flag_clear_explicit(&arena_lock, memory_order_release);
+}
+
+void *mp_map(size_t size)
+{
+    if (mp_opt.max_memory && atomic_load_explicit(&mapped_bytes, RELAXED) + size > mp_opt.max_memory) {
+        if (!atomic_exchange(&exhausted, 1))
+            mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes): new stacks "
+                   "are counted without a stack from now on",
+                   (unsigned long long)mp_opt.max_memory);
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    atomic_fetch_add_explicit(&mapped_bytes, size, RELAXED);
+    return p;
+}
+
+void mp_unmap(void *p, size_t size)
+{
+    if (!p) return;
+    munmap(p, size);
+    atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
+}
+
+void *arena_alloc(size_t size)
+{
+    size = (size + 63) & ~(size_t)63;   /* cache-line aligned: no false sharing */
+    if (size >= CHUNK / 4) return mp_map((size + 4095) & ~(size_t)4095);
+    lock();
+    if (!chunk_pos || (size_t)(chunk_end - chunk_pos) < size) {
+        char *c = mp_map(CHUNK);
+        if (!c) {
+            unlock();
+            return NULL;
+        }
+        chunk_pos = c;
+        chunk_end = c + CHUNK;
+    }
+    void *p = chunk_pos;
+    chunk_pos += size;
+    unlock();
+    return p;
+}
+
+uint64_t mp_memory_used(void)
+{
+    return atomic_load_explicit(&mapped_bytes, RELAXED);
+}
+
+int mp_memory_exhausted(void)
+{
+    return atomic_load_explicit(&exhausted, RELAXED);
+}

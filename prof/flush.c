@@ -1,0 +1,654 @@
+/* A snapshot: counters → SQLite, in ONE transaction with prepared statements.
+ *
+ * The dictionary tables (module, function, file, frame, stack) are shared by
+ * every process writing the database, so each process keeps an in-memory
+ * mirror of them (key → id), brought up to date at the start of each flush
+ * by reading only the rows added since (id > the largest id seen), under the
+ * write lock (BEGIN IMMEDIATE). New rows get explicit ids. The cost of a
+ * flush is thus proportional to what is new: distinct stacks and addresses,
+ * plus the sample rows that changed, never the number of allocations.
+ *
+ * Any failure rolls back and forgets the mirrors and row ids, so the next
+ * flush starts from what the database really holds. The flush runs with the
+ * profiler marked internal: SQLite, libdw and this file allocate with the
+ * real malloc. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SCHEMA_VERSION 1
+static const char schema_sql[] =
+#include "schema.h"
+    ;
+
+static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
+pid_t mp_pid;
+
+void flush_lock(void) { pthread_mutex_lock(&flush_mutex); }
+void flush_unlock(void) { pthread_mutex_unlock(&flush_mutex); }
+
+/* ------------------------------------------------------------ dictionary */
+
+/* Byte-string key → database id, open addressing. */
+struct dict {
+    struct dict_entry { uint64_t hash; int64_t id; size_t len; char *key; } *e;
+    size_t mask, count;
+    int64_t max_id;             /* largest id of the table seen so far */
+};
+
+static uint64_t bytes_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 1469598103934665603ull ^ len;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h | 1;
+}
+
+static void dict_clear(struct dict *d)
+{
+    for (size_t i = 0; d->e && i <= d->mask; i++) free(d->e[i].key);
+    free(d->e);
+    memset(d, 0, sizeof *d);
+}
+
+static int64_t dict_get(const struct dict *d, const void *key, size_t len, uint64_t h)
+{
+    if (!d->e) return 0;
+    for (size_t i = h & d->mask; d->e[i].hash; i = (i + 1) & d->mask)
+        if (d->e[i].hash == h && d->e[i].len == len && !memcmp(d->e[i].key, key, len))
+            return d->e[i].id;
+    return 0;
+}
+
+static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int64_t id)
+{
+    if ((d->count + 1) * 2 > (d->e ? d->mask + 1 : 0)) {
+        size_t cap = d->e ? (d->mask + 1) * 2 : 1024;
+        struct dict_entry *t = calloc(cap, sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; d->e && i <= d->mask; i++) {
+            if (!d->e[i].hash) continue;
+            size_t j = d->e[i].hash & (cap - 1);
+            while (t[j].hash) j = (j + 1) & (cap - 1);
+            t[j] = d->e[i];
+        }
+        free(d->e);
+        d->e = t;
+        d->mask = cap - 1;
+    }
+    char *copy = malloc(len ? len : 1);
+    if (!copy) return -1;
+    memcpy(copy, key, len);
+    size_t i = h & d->mask;
+    while (d->e[i].hash) i = (i + 1) & d->mask;
+    d->e[i] = (struct dict_entry){ h, id, len, copy };
+    d->count++;
+    if (id > d->max_id) d->max_id = id;
+    return 0;
+}
+
+/* ------------------------------------------------------------ state */
+
+/* What this process knows of the database; reset on failure and in a fork
+ * child (which becomes a new process row, but shares the dictionaries). */
+enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, D_STACK, D_ADDR, ND };
+static struct dict dicts[ND];
+static int64_t run_id, process_id, snapshot_seq;
+static int64_t *thread_ids;          /* by thread seq */
+static size_t nthread_ids;
+static int64_t *stack_ids;           /* profiler stack id → database leaf id */
+static size_t nstack_ids;
+static int64_t *addr_frames;         /* D_ADDR values index this: count, ids... */
+static size_t naddr_frames, cap_addr_frames;
+struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
+static struct written *prev;         /* by slot: values in the previous snapshot */
+static size_t nprev;
+
+static void forget_database(void)
+{
+    for (int i = 0; i < ND; i++) dict_clear(&dicts[i]);
+    run_id = process_id = snapshot_seq = 0;
+    free(thread_ids), thread_ids = NULL, nthread_ids = 0;
+    free(stack_ids), stack_ids = NULL, nstack_ids = 0;
+    free(addr_frames), addr_frames = NULL, naddr_frames = cap_addr_frames = 0;
+    free(prev), prev = NULL, nprev = 0;
+}
+
+void flush_after_fork_child(void)
+{
+    mp_pid = getpid();
+    process_id = snapshot_seq = 0;
+    free(thread_ids), thread_ids = NULL, nthread_ids = 0;
+    free(prev), prev = NULL, nprev = 0;
+}
+
+static int grow_array(void *pp, size_t *n, size_t need, size_t elem)
+{
+    if (need <= *n) return 0;
+    size_t cap = *n ? *n : 256;
+    while (cap < need) cap *= 2;
+    void *p = realloc(*(void **)pp, cap * elem);
+    if (!p) return -1;
+    memset((char *)p + *n * elem, 0, (cap - *n) * elem);
+    *(void **)pp = p;
+    *n = cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------ statements */
+
+struct writer {
+    sqlite3 *db;
+    const char *error;      /* first failure, for the one-line report */
+    sqlite3_stmt *ins[ND];
+    sqlite3_stmt *sample, *totals;
+};
+
+static int fail(struct writer *w, const char *what)
+{
+    if (!w->error) w->error = what;
+    return -1;
+}
+
+static sqlite3_stmt *prepare(struct writer *w, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) fail(w, sqlite3_errmsg(w->db));
+    return st;
+}
+
+static int step_done(struct writer *w, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+static int exec(struct writer *w, const char *sql)
+{
+    return sqlite3_exec(w->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+static int64_t query_int(struct writer *w, const char *sql, int64_t deflt)
+{
+    sqlite3_stmt *st = prepare(w, sql);
+    int64_t v = deflt;
+    if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* ------------------------------------------------------------ schema, mirrors */
+
+static int ensure_schema(struct writer *w)
+{
+    int64_t version = query_int(w, "PRAGMA user_version", -1);
+    if (version == SCHEMA_VERSION) return 0;
+    if (version != 0) {
+        static char msg[128];
+        snprintf(msg, sizeof msg, "the database has schema version %lld, this profiler writes %d",
+                 (long long)version, SCHEMA_VERSION);
+        return fail(w, msg);
+    }
+    if (query_int(w, "SELECT count(*) FROM sqlite_master", 0) != 0)
+        return fail(w, "the file is an SQLite database of another program (not a mallocprof profile)");
+    if (exec(w, schema_sql)) return -1;
+    return exec(w, "PRAGMA user_version = 1");
+}
+
+/* Reads the dictionary rows other processes added since our last look. */
+static int sync_mirrors(struct writer *w)
+{
+    static const char *const sql[ND] = {
+        [D_MODULE] = "SELECT id, path || char(0) || build_id FROM module WHERE id > ?",
+        [D_FUNCTION] = "SELECT id, name FROM function WHERE id > ?",
+        [D_FILE] = "SELECT id, path FROM file WHERE id > ?",
+        [D_FRAME] = "SELECT id, module, offset, inline_depth FROM frame WHERE id > ?",
+        [D_STACK] = "SELECT id, parent, frame FROM stack WHERE id > ?",
+    };
+    static const char *const max_sql[ND] = {
+        [D_MODULE] = "SELECT max(id) FROM module", [D_FUNCTION] = "SELECT max(id) FROM function",
+        [D_FILE] = "SELECT max(id) FROM file", [D_FRAME] = "SELECT max(id) FROM frame",
+        [D_STACK] = "SELECT max(id) FROM stack",
+    };
+    /* a database that shrank was replaced behind our back: start over */
+    for (int d = 0; d < D_ADDR; d++)
+        if (query_int(w, max_sql[d], 0) < dicts[d].max_id) {
+            forget_database();
+            break;
+        }
+    for (int d = 0; d < D_ADDR; d++) {
+        sqlite3_stmt *st = prepare(w, sql[d]);
+        if (!st) return -1;
+        sqlite3_bind_int64(st, 1, dicts[d].max_id);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0), key[3];
+            const void *k = key;
+            size_t len;
+            if (d == D_FRAME || d == D_STACK) {
+                int nk = d == D_FRAME ? 3 : 2;
+                for (int i = 0; i < nk; i++) key[i] = sqlite3_column_int64(st, 1 + i);
+                len = (size_t)nk * sizeof key[0];
+            } else {
+                k = sqlite3_column_blob(st, 1);
+                len = (size_t)sqlite3_column_bytes(st, 1);
+                if (!k) k = "";
+            }
+            if (dict_put(&dicts[d], k, len, bytes_hash(k, len), id)) rc = SQLITE_NOMEM;
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) return fail(w, "cannot read the database's dictionaries");
+    }
+    /* our process row must still be there (same database) */
+    if (process_id) {
+        char sql2[96];
+        snprintf(sql2, sizeof sql2, "SELECT pid FROM process WHERE id = %lld", (long long)process_id);
+        if (query_int(w, sql2, -1) != mp_pid) {
+            forget_database();
+            return sync_mirrors(w);
+        }
+    }
+    return 0;
+}
+
+/* Id of a text row (module/function/file), inserting it when new. */
+static int64_t text_id(struct writer *w, int d, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
+    char stackbuf[512], *key = la + lb <= sizeof stackbuf ? stackbuf : malloc(la + lb);
+    if (!key) return fail(w, "out of memory"), 0;
+    memcpy(key, a, la);
+    if (b) key[la] = 0, memcpy(key + la + 1, b, lb - 1);
+    size_t len = la + lb;
+    uint64_t h = bytes_hash(key, len);
+    int64_t id = dict_get(&dicts[d], key, len, h);
+    if (!id) {
+        id = dicts[d].max_id + 1;
+        sqlite3_stmt *st = w->ins[d];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, a, (int)la, SQLITE_STATIC);
+        if (b) sqlite3_bind_text(st, 3, b, (int)lb - 1, SQLITE_STATIC);
+        if (step_done(w, st) || dict_put(&dicts[d], key, len, h, id)) id = 0;
+    }
+    if (key != stackbuf) free(key);
+    return id;
+}
+
+static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
+{
+    int64_t module = text_id(w, D_MODULE, f->module, f->build_id);
+    if (!module) return 0;
+    int64_t key[3] = { module, (int64_t)f->offset, depth };
+    uint64_t h = bytes_hash(key, sizeof key);
+    int64_t id = dict_get(&dicts[D_FRAME], key, sizeof key, h);
+    if (id) return id;
+    int64_t function = f->function ? text_id(w, D_FUNCTION, f->function, NULL) : 0;
+    int64_t file = f->file ? text_id(w, D_FILE, f->file, NULL) : 0;
+    id = dicts[D_FRAME].max_id + 1;
+    sqlite3_stmt *st = w->ins[D_FRAME];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, module);
+    sqlite3_bind_int64(st, 3, key[1]);
+    sqlite3_bind_int64(st, 4, depth);
+    if (function) sqlite3_bind_int64(st, 5, function);
+    if (file) sqlite3_bind_int64(st, 6, file);
+    sqlite3_bind_int64(st, 7, f->line);
+    if (step_done(w, st) || dict_put(&dicts[D_FRAME], key, sizeof key, h, id)) return 0;
+    return id;
+}
+
+static int64_t stack_node(struct writer *w, int64_t parent, int64_t frame)
+{
+    int64_t key[2] = { parent, frame };
+    uint64_t h = bytes_hash(key, sizeof key);
+    int64_t id = dict_get(&dicts[D_STACK], key, sizeof key, h);
+    if (id) return id;
+    id = dicts[D_STACK].max_id + 1;
+    sqlite3_stmt *st = w->ins[D_STACK];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, parent);
+    sqlite3_bind_int64(st, 3, frame);
+    if (step_done(w, st) || dict_put(&dicts[D_STACK], key, sizeof key, h, id)) return 0;
+    return id;
+}
+
+/* The frame ids of one return address (its inline chain), memoized. */
+static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
+{
+    uint64_t h = bytes_hash(&addr, sizeof addr);
+    int64_t at = dict_get(&dicts[D_ADDR], &addr, sizeof addr, h);
+    if (!at) {
+        const struct sym_frame *f;
+        int nf = symbols_resolve(addr, &f);
+        if (grow_array(&addr_frames, &cap_addr_frames, naddr_frames + nf + 2, sizeof *addr_frames))
+            return fail(w, "out of memory"), NULL;
+        at = (int64_t)naddr_frames + 1;     /* 0 means absent */
+        addr_frames[naddr_frames] = nf;
+        for (int i = 0; i < nf; i++)
+            if (!(addr_frames[naddr_frames + 1 + i] = frame_id(w, &f[i], i))) return NULL;
+        naddr_frames += (size_t)nf + 1;
+        if (dict_put(&dicts[D_ADDR], &addr, sizeof addr, h, at)) return NULL;
+        dicts[D_ADDR].max_id = 0;           /* not a table: never synced */
+    }
+    *n = (int)addr_frames[at - 1];
+    return &addr_frames[at];
+}
+
+/* Database leaf id of a profiler stack: its frames from the root down. */
+static int64_t stack_id_in_db(struct writer *w, uint32_t id)
+{
+    if (grow_array(&stack_ids, &nstack_ids, (size_t)id + 1, sizeof *stack_ids)) return 0;
+    if (stack_ids[id]) return stack_ids[id];
+    const struct mp_stack *s = stacks_get(id);
+    if (!s) return 0;
+    int64_t node = 0;
+    if (s->flags & STACK_TRUNCATED) {
+        static const struct sym_frame marker = { "[truncated]", "", 0, "[truncated]", NULL, 0 };
+        int64_t f = frame_id(w, &marker, 0);
+        if (!f || !(node = stack_node(w, 0, f))) return 0;
+    }
+    for (int i = s->depth - 1; i >= 0; i--) {
+        int n;
+        const int64_t *frames = address_frames(w, s->ret_addrs[i], &n);
+        if (!frames) return 0;
+        for (int k = 0; k < n; k++)
+            if (!(node = stack_node(w, node, frames[k]))) return 0;
+    }
+    return stack_ids[id] = node;
+}
+
+/* ------------------------------------------------------------ rows */
+
+static void read_cmdline(char *buf, size_t size)
+{
+    buf[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0) return;
+    if (buf[n - 1] == 0) n--;
+    for (ssize_t i = 0; i < n; i++) if (!buf[i]) buf[i] = ' ';
+    buf[n] = 0;
+}
+
+static int write_process(struct writer *w, double now)
+{
+    if (!run_id) {
+        sqlite3_stmt *st = prepare(w, "INSERT OR IGNORE INTO run(token, start_time) VALUES (?, ?)");
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 2, now);
+        int rc = step_done(w, st);
+        sqlite3_finalize(st);
+        if (rc) return -1;
+        st = prepare(w, "SELECT id FROM run WHERE token = ?");
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) run_id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (!run_id) return fail(w, "cannot create the run row");
+    }
+    sqlite3_stmt *st;
+    if (!process_id) {
+        static double start;
+        if (!start) start = now;
+        char exe[4096] = "", cmdline[8192], host[256] = "";
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        read_cmdline(cmdline, sizeof cmdline);
+        gethostname(host, sizeof host - 1);
+        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        if (!st) return -1;
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, mp_pid);
+        sqlite3_bind_int64(st, 3, getppid());
+        sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 7, start);
+        sqlite3_bind_double(st, 8, now);
+        sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
+        int rc = step_done(w, st);
+        sqlite3_finalize(st);
+        if (rc) return -1;
+        process_id = sqlite3_last_insert_rowid(w->db);
+        return 0;
+    }
+    st = prepare(w, "UPDATE process SET end_time = ? WHERE id = ?");
+    if (!st) return -1;
+    sqlite3_bind_double(st, 1, now);
+    sqlite3_bind_int64(st, 2, process_id);
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void thread_name(struct mp_thread *t, char *name, size_t size)
+{
+    if (atomic_load(&t->exited)) {
+        snprintf(name, size, "%s", t->name);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, name, size - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n > 0 && name[n - 1] == '\n') n--;
+    name[n > 0 ? n : 0] = 0;
+}
+
+static int64_t thread_row(struct writer *w, struct mp_thread *t)
+{
+    if (grow_array(&thread_ids, &nthread_ids, t->seq + 1, sizeof *thread_ids)) return 0;
+    char name[64];
+    thread_name(t, name, sizeof name);
+    sqlite3_stmt *st;
+    if (thread_ids[t->seq]) {
+        st = prepare(w, "UPDATE thread SET name = ? WHERE id = ? AND name != ?");
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, thread_ids[t->seq]);
+        sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    } else {
+        st = prepare(w, "INSERT INTO thread(process, seq, tid, name) VALUES (?, ?, ?, ?)");
+        sqlite3_bind_int64(st, 1, process_id);
+        sqlite3_bind_int64(st, 2, t->seq);
+        sqlite3_bind_int64(st, 3, t->tid);
+        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+    }
+    if (!st) return 0;
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    if (rc) return 0;
+    if (!thread_ids[t->seq]) thread_ids[t->seq] = sqlite3_last_insert_rowid(w->db);
+    return thread_ids[t->seq];
+}
+
+/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
+static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
+
+static struct written slot_values(const struct mp_slot *s)
+{
+    uint64_t memtot = LOAD(s->memtot);
+    uint64_t freed = LOAD(s->freed) + atomic_load_explicit(&s->freed_remote, RELAXED);
+    uint64_t maxlive = LOAD(s->maxlive);
+    return (struct written){
+        .ncalls = whole(LOAD(s->ncalls)),
+        .memtot = whole(memtot),
+        .nfree = whole(LOAD(s->nfree) + atomic_load_explicit(&s->nfree_remote, RELAXED)),
+        .memlive = memtot > freed ? whole(memtot - freed) : 0,
+        .maxlive = whole(maxlive),
+    };
+}
+
+struct totals {
+    uint64_t ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
+};
+
+static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct totals *t)
+{
+    sqlite3_stmt *st = w->totals;
+    sqlite3_bind_int64(st, 1, snapshot);
+    sqlite3_bind_int64(st, 2, thread);
+    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->memlive, t->maxlive,
+                           t->ncalls_nostack, t->memtot_nostack, t->nfree_unknown };
+    for (int i = 0; i < 8; i++) sqlite3_bind_int64(st, 3 + i, (int64_t)v[i]);
+    return step_done(w, st);
+}
+
+static const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec" };
+
+/* Everything of one snapshot, inside the open transaction. */
+static int write_snapshot(struct writer *w, enum flush_reason reason, const char *label,
+                          int64_t *nrows)
+{
+    double now = mp_now();
+    if (write_process(w, now)) return -1;
+    sqlite3_stmt *st = prepare(w, "INSERT INTO snapshot(process, seq, time, reason, label, profiler_memory)"
+                                  " VALUES (?, ?, ?, ?, ?, ?)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, process_id);
+    sqlite3_bind_int64(st, 2, snapshot_seq + 1);
+    sqlite3_bind_double(st, 3, now);
+    sqlite3_bind_text(st, 4, reason_names[reason], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, (int64_t)mp_memory_used());
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    if (rc) return -1;
+    int64_t snapshot = sqlite3_last_insert_rowid(w->db);
+
+    /* threads: exact totals from their own counters */
+    struct totals process = { 0 };
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        struct totals tt = {
+            .ncalls = LOAD(t->ncalls),
+            .memtot = LOAD(t->alloc_bytes),
+            .nfree = LOAD(t->nfree_local) + atomic_load(&t->nfree_remote),
+            .maxlive = LOAD(t->peak),
+            .nfree_unknown = LOAD(t->nfree_unknown),
+        };
+        uint64_t freed = LOAD(t->freed_local) + atomic_load(&t->freed_remote);
+        tt.memlive = tt.memtot > freed ? tt.memtot - freed : 0;
+        const struct mp_slot *ns = slot_at(t->nostack_slot);
+        if (ns) tt.ncalls_nostack = whole(LOAD(ns->ncalls)), tt.memtot_nostack = whole(LOAD(ns->memtot));
+        if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
+        int64_t tid = thread_row(w, t);
+        if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
+        process.ncalls += tt.ncalls, process.memtot += tt.memtot, process.nfree += tt.nfree;
+        process.memlive += tt.memlive, process.nfree_unknown += tt.nfree_unknown;
+        process.ncalls_nostack += tt.ncalls_nostack, process.memtot_nostack += tt.memtot_nostack;
+    }
+    int64_t peak = process_peak();
+    process.maxlive = peak > (int64_t)process.memlive ? (uint64_t)peak : process.memlive;
+    if (write_totals(w, snapshot, 0, &process)) return -1;
+
+    /* samples: the slots whose values changed since the previous snapshot */
+    uint32_t limit = slot_limit();
+    if (grow_array(&prev, &nprev, limit, sizeof *prev)) return fail(w, "out of memory");
+    for (uint32_t i = 1; i < limit; i++) {
+        const struct mp_slot *s = slot_at(i);
+        if (!s || !s->stack_id || !LOAD(s->thread_seq)) continue;
+        struct written v = slot_values(s);
+        if (!memcmp(&v, &prev[i], sizeof v)) continue;
+        struct mp_thread *t = thread_by_seq(s->thread_seq);
+        int64_t stack = stack_id_in_db(w, s->stack_id);
+        int64_t thread = t && t->seq < nthread_ids && thread_ids[t->seq] ? thread_ids[t->seq]
+                         : t ? thread_row(w, t) : 0;
+        if (!stack || !thread) return fail(w, "cannot write a stack");
+        st = w->sample;
+        sqlite3_bind_int64(st, 1, snapshot);
+        sqlite3_bind_int64(st, 2, stack);
+        sqlite3_bind_int64(st, 3, thread);
+        sqlite3_bind_int64(st, 4, (int64_t)v.ncalls);
+        sqlite3_bind_int64(st, 5, (int64_t)v.memtot);
+        sqlite3_bind_int64(st, 6, (int64_t)v.nfree);
+        sqlite3_bind_int64(st, 7, (int64_t)v.memlive);
+        sqlite3_bind_int64(st, 8, (int64_t)v.maxlive);
+        if (step_done(w, st)) return -1;
+        prev[i] = v;
+        ++*nrows;
+    }
+    snapshot_seq++;
+    return 0;
+}
+
+static int open_writer(struct writer *w)
+{
+    if (sqlite3_open_v2(mp_opt.out, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
+    sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
+    if (exec(w, "PRAGMA synchronous = NORMAL") || exec(w, "BEGIN IMMEDIATE")) return -1;
+    if (ensure_schema(w) || sync_mirrors(w)) return -1;
+    static const char *const ins[ND] = {
+        [D_MODULE] = "INSERT INTO module(id, path, build_id) VALUES (?, ?, ?)",
+        [D_FUNCTION] = "INSERT INTO function(id, name) VALUES (?, ?)",
+        [D_FILE] = "INSERT INTO file(id, path) VALUES (?, ?)",
+        [D_FRAME] = "INSERT INTO frame(id, module, offset, inline_depth, function, file, line)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [D_STACK] = "INSERT INTO stack(id, parent, frame) VALUES (?, ?, ?)",
+    };
+    for (int d = 0; d < D_ADDR; d++)
+        if (!(w->ins[d] = prepare(w, ins[d]))) return -1;
+    w->sample = prepare(w, "INSERT INTO sample VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    return w->sample && w->totals ? 0 : -1;
+}
+
+static void close_writer(struct writer *w)
+{
+    for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
+    sqlite3_finalize(w->sample);
+    sqlite3_finalize(w->totals);
+    sqlite3_close(w->db);
+}
+
+/* ------------------------------------------------------------ entry */
+
+int flush_snapshot(enum flush_reason reason, const char *label)
+{
+    if (!atomic_load(&mp_initialized)) return -1;
+    int saved_errno = errno, saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    flush_lock();
+    if (!mp_pid) mp_pid = getpid();
+    if (getpid() != mp_pid) {       /* a vfork child shares our memory: not ours to write */
+        flush_unlock();
+        mp_in_profiler = saved;
+        return -1;
+    }
+    double t0 = mp_now();
+    symbols_resolve_pending();
+    struct writer w = { 0 };
+    int64_t nrows = 0;
+    int rc = open_writer(&w);
+    if (!rc) rc = write_snapshot(&w, reason, label, &nrows);
+    if (!rc) rc = exec(&w, "COMMIT");
+    if (rc) {
+        if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
+        mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out,
+               w.error ? w.error : "unknown error");
+        forget_database();
+    }
+    close_writer(&w);
+    if (!rc && reason != FLUSH_INTERVAL)
+        mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %.3f s", mp_opt.out,
+               stacks_count(), (long long)nrows, reason_names[reason], mp_now() - t0);
+    flush_unlock();
+    mp_in_profiler = saved;
+    errno = saved_errno;
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,202 @@
+/* What the recorder's files share (never installed).
+ *
+ * The hot path is interpose.c → counters.c (record_alloc / record_free) →
+ * unwind.c, stacks.c, ptrmap.c. The flush is flush.c (+ symbols.c). The
+ * options are options.c. Everything that runs inside malloc obeys: no call
+ * to the real malloc, no stdio, no lock held across the unwinder, and the
+ * per-thread `mp_in_profiler` flag set while the profiler runs so that any
+ * allocation made on its behalf passes straight through. */
+#ifndef MP_INTERNAL_H
+#define MP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MP_EXPORT __attribute__((visibility("default")))
+#define MP_TLS __thread __attribute__((tls_model("initial-exec")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define RELAXED memory_order_relaxed
+
+/* Relaxed access to counters that one thread writes and the flush reads. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* ------------------------------------------------------------ options.c */
+enum { UNWIND_LIBUNWIND, UNWIND_FP };
+
+struct mp_options {
+    char out[4096];        /* MP_OUT, made absolute */
+    double interval;       /* MP_INTERVAL seconds, 0 = only at exit */
+    int depth;             /* MP_DEPTH */
+    long threshold;        /* MP_THRESHOLD */
+    uint64_t sample;       /* MP_SAMPLE mean bytes between samples, 0 = off */
+    int enabled;           /* MP_ENABLED */
+    int signal;            /* MP_SIGNAL number, 0 = none */
+    int unwind;            /* MP_UNWIND */
+    uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
+    char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
+};
+extern struct mp_options mp_opt;
+void options_load(void);
+
+/* Messages on stderr without allocating: "mallocprof: LEVEL: ..." */
+void mp_log(const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ arena.c */
+/* Zeroed memory from mmap, never returned. NULL once MP_MAX_MEMORY is
+ * reached (the caller degrades: e.g. counts a new stack as "no stack"). */
+void *arena_alloc(size_t size);
+/* Raw mappings for tables that grow (ptrmap shards, hash tables). */
+void *mp_map(size_t size);
+void mp_unmap(void *p, size_t size);
+uint64_t mp_memory_used(void);
+int mp_memory_exhausted(void);
+
+/* ------------------------------------------------------------ counters.c */
+/* One counter slot per (stack, allocating thread). The owner thread writes
+ * its fields with plain (relaxed) stores; other threads' frees go to the
+ * *_remote fields with atomic adds, so no cache line is shared on the
+ * common path. One cache line per slot. */
+struct mp_slot {
+    uint32_t stack_id;          /* 0 = allocations recorded without a stack */
+    uint32_t thread_seq;        /* 0 = unused slot */
+    uint64_t ncalls, memtot;    /* owner */
+    uint64_t nfree, freed;      /* owner: frees by the owner thread */
+    uint64_t maxlive;           /* owner: peak of memtot - freed - freed_remote */
+    _Atomic uint64_t nfree_remote, freed_remote;  /* frees by other threads */
+};
+
+#define MP_MAX_TAGS 16
+#define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
+
+struct mp_stack_cache {
+    uint64_t hash;
+    uint32_t stack_id;
+    uint32_t slot;
+};
+
+struct mp_thread {
+    uint32_t seq;               /* 1.. in order of first allocation */
+    pid_t tid;
+    int active;                 /* -1: follow process switch, 0 off, 1 on */
+    _Atomic int exited;
+    char name[16];
+    /* totals, owner-written */
+    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
+    uint64_t nfree_local, freed_local;  /* frees of its blocks by itself */
+    uint64_t nfree_unknown, peak;
+    int64_t pending_live;       /* not yet published to the process's live */
+    _Atomic uint64_t nfree_remote, freed_remote;  /* by other threads */
+    uint32_t nostack_slot;
+    /* per-thread stack_id → slot map (open addressing, key stack_id) */
+    uint32_t *slot_keys, *slot_vals;
+    uint32_t slot_mask, slot_count;
+    uint32_t slot_next, slot_end;   /* current chunk of global slot indices */
+    /* sampling */
+    int64_t sample_countdown;
+    uint64_t rng;
+    /* tags */
+    int ntags;
+    uintptr_t tags[MP_MAX_TAGS];
+    /* stack bounds for the frame-pointer walk */
+    uintptr_t stack_lo, stack_hi;
+    struct mp_stack_cache cache[MP_CACHE_SIZE];
+    struct mp_thread *next;     /* global list, newest first */
+};
+
+extern MP_TLS int mp_in_profiler;
+extern _Atomic int mp_active;           /* process-wide switch */
+extern _Atomic long mp_threshold;
+
+struct mp_thread *thread_self(void);    /* creates on first use */
+struct mp_thread *thread_list(void);
+struct mp_thread *thread_by_seq(uint32_t seq);
+uint32_t thread_count(void);
+struct mp_slot *slot_at(uint32_t idx);
+uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
+void record_alloc(void *p, size_t size);
+void record_free(void *p);
+/* realloc's two halves: take the old block out, then account the outcome. */
+int record_realloc_take(void *old, uint32_t *slot, uint64_t *size);
+void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size);
+int64_t process_peak(void);
+void counters_after_fork_child(void);
+#define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
+void thread_exiting(struct mp_thread *t);
+
+/* ------------------------------------------------------------ unwind.c */
+/* Fills ret_addrs leaf first, the profiler's own frames skipped. Returns the
+ * number of frames (at most max); *truncated set when the stack was deeper. */
+int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated);
+void unwind_init(void);
+void unwind_thread_init(struct mp_thread *t);
+int mp_in_self(uintptr_t addr);
+
+/* ------------------------------------------------------------ stacks.c */
+#define STACK_TRUNCATED 1u
+
+struct mp_stack {
+    uint64_t hash;
+    uint16_t depth;             /* number of ret_addrs */
+    uint16_t flags;             /* STACK_TRUNCATED */
+    uint32_t id;
+    uintptr_t ret_addrs[];      /* leaf first */
+};
+
+uint64_t stack_hash(const uintptr_t *ret_addrs, int n, unsigned flags);
+/* Returns the id of this stack (interning it), 0 if out of memory. */
+uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash);
+const struct mp_stack *stacks_get(uint32_t id);
+uint32_t stacks_count(void);            /* ids are 1 .. stacks_count() */
+void stacks_lock_all(void);
+void stacks_unlock_all(void);
+
+/* Tags are pseudo return addresses: TAG_BASE + index into the tag names. */
+#define TAG_BASE ((uintptr_t)0xfffffffffff00000ull)
+uintptr_t tag_intern(const char *name);
+const char *tag_name(uintptr_t addr);
+
+/* ------------------------------------------------------------ ptrmap.c */
+/* Block address → (slot, size). Sharded, locked per shard. */
+void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
+int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
+void ptrmap_reset(void);                /* forget every block (fork child) */
+void ptrmap_lock_all(void);
+void ptrmap_unlock_all(void);
+
+/* ------------------------------------------------------------ flush.c */
+enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC };
+int flush_snapshot(enum flush_reason reason, const char *label);
+void flush_lock(void);
+void flush_unlock(void);
+void flush_after_fork_child(void);
+
+/* ------------------------------------------------------------ symbols.c */
+/* One source-level frame of a return address. */
+struct sym_frame {
+    const char *module;         /* path, or "[unknown]" */
+    const char *build_id;       /* hex or "" */
+    uint64_t offset;            /* address as an ELF virtual address */
+    const char *function;       /* demangled, NULL if unknown */
+    const char *file;           /* NULL if unknown */
+    int line;
+};
+/* Resolves addr into its inline chain, outermost first. The result stays
+ * valid for the life of the process. Returns the number of frames (>= 1). */
+int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
+/* Resolves every return address of every interned stack not resolved yet
+ * (called by the flush, and by dlclose before a module goes away). */
+void symbols_resolve_pending(void);
+
+/* ------------------------------------------------------------ lifecycle.c */
+double mp_now(void);
+extern char mp_run_token[64];
+void mp_ensure_init(void);
+extern _Atomic int mp_initialized;
+extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */
+
+#endif

@@ -1,0 +1,191 @@
+/* The malloc family: forward to the next definition, then record.
+ *
+ * Each entry point calls the real function first and records only a
+ * success, so errno, NULL returns and every edge case (calloc overflow,
+ * realloc(p, 0), posix_memalign's EINVAL) are the real allocator's own.
+ * Recording preserves errno. While dlsym resolves the real functions, the
+ * allocations it makes are served from a static bootstrap buffer, whose
+ * blocks are never passed to the real free. mp_in_profiler (set while the
+ * profiler runs) sends the profiler's own allocations straight through. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+
+static struct {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+} real;
+
+/* ------------------------------------------------------------ bootstrap */
+
+static char bootstrap[256 << 10] __attribute__((aligned(64)));
+static size_t boot_used;
+static int resolving;
+
+static inline int is_boot(const void *p)
+{
+    return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof bootstrap;
+}
+
+/* Blocks carry their size in the 16 bytes before them (for realloc). */
+static void *boot_alloc(size_t size)
+{
+    size_t need = 16 + ((size + 15) & ~(size_t)15);
+    size_t at = __atomic_fetch_add(&boot_used, need, __ATOMIC_RELAXED);
+    if (at + need > sizeof bootstrap) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *(size_t *)(bootstrap + at) = size;
+    return bootstrap + at + 16;
+}
+
+static void resolve_real(void)
+{
+    resolving = 1;
+    real.malloc = dlsym(RTLD_NEXT, "malloc");
+    real.calloc = dlsym(RTLD_NEXT, "calloc");
+    real.realloc = dlsym(RTLD_NEXT, "realloc");
+    real.free = dlsym(RTLD_NEXT, "free");
+    real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+    real.memalign = dlsym(RTLD_NEXT, "memalign");
+    real.valloc = dlsym(RTLD_NEXT, "valloc");
+    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+    resolving = 0;
+}
+
+#define ENSURE_REAL(fallback)                                                 \
+    do {                                                                      \
+        if (unlikely(!real.free)) {                                           \
+            if (resolving) return fallback;                                   \
+            resolve_real();                                                   \
+        }                                                                     \
+    } while (0)
+
+/* ------------------------------------------------------------ recording */
+
+static inline void recorded(void *p, size_t size)
+{
+    if (likely(p != NULL) && likely(!mp_in_profiler)) {
+        int saved = errno;
+        record_alloc(p, size);
+        errno = saved;
+    }
+}
+
+/* ------------------------------------------------------------ entry points */
+
+MP_EXPORT void *malloc(size_t size)
+{
+    ENSURE_REAL(boot_alloc(size));
+    void *p = real.malloc(size);
+    recorded(p, size);
+    return p;
+}
+
+MP_EXPORT void *calloc(size_t n, size_t size)
+{
+    ENSURE_REAL(n && size > ~(size_t)0 / n ? NULL : boot_alloc(n * size));
+    void *p = real.calloc(n, size);
+    recorded(p, n * size);      /* success implies n * size did not overflow */
+    return p;
+}
+
+MP_EXPORT void free(void *p)
+{
+    if (!p || unlikely(is_boot(p))) return;
+    ENSURE_REAL((void)0);
+    if (likely(!mp_in_profiler)) {
+        int saved = errno;
+        record_free(p);
+        errno = saved;
+    }
+    real.free(p);
+}
+
+MP_EXPORT void *realloc(void *old, size_t size)
+{
+    if (unlikely(is_boot(old))) {
+        size_t old_size = *(size_t *)((char *)old - 16);
+        void *p = malloc(size);
+        if (p) memcpy(p, old, old_size < size ? old_size : size);
+        return p;
+    }
+    ENSURE_REAL(boot_alloc(size));
+    if (unlikely(mp_in_profiler)) return real.realloc(old, size);
+    if (!old) {
+        void *p = real.realloc(NULL, size);
+        recorded(p, size);
+        return p;
+    }
+    int saved = errno;
+    uint32_t slot = 0;
+    uint64_t old_size = 0;
+    if (!record_realloc_take(old, &slot, &old_size)) slot = 0;
+    errno = saved;
+    void *p = real.realloc(old, size);
+    saved = errno;
+    record_realloc_done(old, slot, old_size, p, size);
+    errno = saved;
+    return p;
+}
+
+MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+    if (n && size > ~(size_t)0 / n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(old, n * size);
+}
+
+MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    ENSURE_REAL(ENOMEM);
+    int rc = real.posix_memalign(out, align, size);
+    if (rc == 0) recorded(*out, size);
+    return rc;
+}
+
+MP_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    ENSURE_REAL(NULL);
+    void *p = real.aligned_alloc(align, size);
+    recorded(p, size);
+    return p;
+}
+
+MP_EXPORT void *memalign(size_t align, size_t size)
+{
+    ENSURE_REAL(NULL);
+    void *p = real.memalign(align, size);
+    recorded(p, size);
+    return p;
+}
+
+MP_EXPORT void *valloc(size_t size)
+{
+    ENSURE_REAL(NULL);
+    void *p = real.valloc(size);
+    recorded(p, size);
+    return p;
+}
+
+MP_EXPORT void *pvalloc(size_t size)
+{
+    ENSURE_REAL(NULL);
+    void *p = real.pvalloc(size);
+    recorded(p, size);
+    return p;
+}

@@ -1,0 +1,274 @@
+/* The profiler's life in a process: start, snapshots over time, fork, exec,
+ * dlclose and exit.
+ *
+ * Init runs once (the constructor, or the first allocation if that comes
+ * earlier). A background thread "mallocprof" writes interval snapshots and
+ * the ones MP_SIGNAL asks for (the handler only posts a semaphore). fork
+ * handlers take every profiler lock so the child starts consistent; exec
+ * flushes first because exec skips destructors; the destructor writes the
+ * exit snapshot after the program's own destructors ran. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+_Atomic int mp_initialized;
+char mp_run_token[64];
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t wakeup;
+static _Atomic int signal_pending;
+
+double mp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------ background */
+
+static void *background_main(void *arg)
+{
+    (void)arg;
+    mp_in_profiler = 1;     /* everything this thread allocates is ours */
+    pthread_setname_np(pthread_self(), "mallocprof");
+    double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
+    for (;;) {
+        struct timespec ts;
+        double until = next ? next : mp_now() + 3600;
+        ts.tv_sec = (time_t)until;
+        ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+        int woke = sem_timedwait(&wakeup, &ts) == 0;
+        if (woke && atomic_exchange(&signal_pending, 0)) flush_snapshot(FLUSH_SIGNAL, "");
+        if (next && mp_now() >= next) {
+            flush_snapshot(FLUSH_INTERVAL, "");
+            while (next <= mp_now()) next += mp_opt.interval;
+        }
+    }
+    return NULL;
+}
+
+static void start_background(void)
+{
+    if (mp_opt.interval <= 0 && !mp_opt.signal) return;
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals go to the program's threads */
+    if (pthread_create(&th, &attr, background_main, NULL) != 0)
+        mp_log("warning", "cannot start the snapshot thread; only the exit snapshot will be written");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+static void on_snapshot_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&signal_pending, 1);
+    sem_post(&wakeup);      /* async-signal-safe */
+}
+
+/* ------------------------------------------------------------ fork */
+
+static void fork_prepare(void)
+{
+    mp_in_profiler = 1;
+    flush_lock();
+    stacks_lock_all();
+    ptrmap_lock_all();
+}
+
+static void fork_parent(void)
+{
+    ptrmap_unlock_all();
+    stacks_unlock_all();
+    flush_unlock();
+    mp_in_profiler = 0;
+}
+
+static void fork_child(void)
+{
+    stacks_unlock_all();
+    counters_after_fork_child();    /* resets the pointer map and its locks */
+    flush_after_fork_child();
+    flush_unlock();
+    sem_init(&wakeup, 0, 0);
+    start_background();
+    mp_in_profiler = 0;
+}
+
+/* ------------------------------------------------------------ init / exit */
+
+/* The run token ties the processes of one run together (forks and execs
+ * inherit MP_RUN); MP_OUT is made absolute for children that chdir. */
+static void init_run_environment(void)
+{
+    const char *run = getenv("MP_RUN");
+    if (run && *run && strlen(run) < sizeof mp_run_token) {
+        strcpy(mp_run_token, run);
+    } else {
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        snprintf(mp_run_token, sizeof mp_run_token, "%s-%d-%.6f", host, (int)getpid(), mp_now());
+        setenv("MP_RUN", mp_run_token, 1);
+    }
+    setenv("MP_OUT", mp_opt.out, 1);
+}
+
+void mp_ensure_init(void)
+{
+    if (likely(atomic_load_explicit(&mp_initialized, memory_order_acquire))) return;
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    pthread_mutex_lock(&init_lock);
+    if (!atomic_load(&mp_initialized)) {
+        mp_pid = getpid();
+        options_load();
+        atomic_store(&mp_active, mp_opt.enabled);
+        atomic_store(&mp_threshold, mp_opt.threshold);
+        unwind_init();
+        init_run_environment();
+        sem_init(&wakeup, 0, 0);
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        if (mp_opt.signal) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_snapshot_signal;
+            sa.sa_flags = SA_RESTART;
+            sigemptyset(&sa.sa_mask);
+            sigaction(mp_opt.signal, &sa, NULL);
+        }
+        atomic_store_explicit(&mp_initialized, 1, memory_order_release);
+        start_background();
+    }
+    pthread_mutex_unlock(&init_lock);
+    mp_in_profiler = saved;
+}
+
+__attribute__((constructor)) static void mp_constructor(void)
+{
+    mp_ensure_init();
+}
+
+__attribute__((destructor)) static void mp_destructor(void)
+{
+    flush_snapshot(FLUSH_EXIT, "");
+}
+
+/* ------------------------------------------------------------ exec */
+
+/* exec replaces the process without running destructors: write what this
+ * process recorded first. If exec fails the program goes on, and so does
+ * the profile (the exit snapshot supersedes this one). */
+static void before_exec(void)
+{
+    flush_snapshot(FLUSH_EXEC, "");
+}
+
+#define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(execve)(path, argv, envp);
+}
+
+MP_EXPORT int execv(const char *path, char *const argv[])
+{
+    before_exec();
+    return NEXT(execv)(path, argv);
+}
+
+MP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    before_exec();
+    return NEXT(execvp)(file, argv);
+}
+
+MP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(execvpe)(file, argv, envp);
+}
+
+MP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(fexecve)(fd, argv, envp);
+}
+
+/* The execl family packs its arguments into an argv and calls execve. */
+#define MAX_EXECL_ARGS 4096
+
+static int collect_args(const char *arg0, va_list ap, char **argv, char ***envp)
+{
+    int n = 0;
+    argv[n++] = (char *)arg0;
+    while (arg0 && n < MAX_EXECL_ARGS - 1 && (argv[n] = va_arg(ap, char *)) != NULL) n++;
+    argv[n] = NULL;
+    if (envp) *envp = va_arg(ap, char **);
+    return n;
+}
+
+MP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    char *argv[MAX_EXECL_ARGS];
+    va_list ap;
+    va_start(ap, arg);
+    collect_args(arg, ap, argv, NULL);
+    va_end(ap);
+    return execv(path, argv);
+}
+
+MP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    char *argv[MAX_EXECL_ARGS];
+    va_list ap;
+    va_start(ap, arg);
+    collect_args(arg, ap, argv, NULL);
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+MP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char *argv[MAX_EXECL_ARGS];
+    char **envp;
+    va_list ap;
+    va_start(ap, arg);
+    collect_args(arg, ap, argv, &envp);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
+
+/* ------------------------------------------------------------ dlclose */
+
+/* Before a library goes, resolve the return addresses recorded so far (those
+ * that point into it among them), so its frames keep their names in the next
+ * snapshot. Only addresses not resolved before are looked up. */
+MP_EXPORT int dlclose(void *handle)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
+        int saved = mp_in_profiler;
+        mp_in_profiler = 1;
+        flush_lock();
+        symbols_resolve_pending();
+        flush_unlock();
+        mp_in_profiler = saved;
+    }
+    return NEXT(dlclose)(handle);
+}

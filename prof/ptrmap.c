@@ -1,0 +1,182 @@
+/* Block address → (counter slot, size) for every live block the profiler
+ * recorded, so that free can find what to decrement.
+ *
+ * Sharded by address >> 12 (4096 shards, one spin lock each, never held
+ * while calling out). Within a shard, open addressing with linear probing
+ * and backward-shift deletion (no tombstones); the slot index keeps
+ * neighbouring addresses in neighbouring slots (low bits from address >> 4)
+ * so that the inserts and erases of a program walking its heap touch few
+ * cache lines. 16 bytes an entry; a shard doubles at 3/4 load. Blocks of
+ * 4 GiB or more keep their size in a small side table. */
+#include "internal.h"
+
+#include <string.h>
+
+#define NSHARDS 4096
+#define SHARD_OF(p) (((p) >> 12) & (NSHARDS - 1))
+#define MIN_CAP 64
+#define BIG_SIZE UINT32_MAX
+
+struct entry {
+    uintptr_t ptr;              /* 0 = empty */
+    uint32_t slot;
+    uint32_t size;              /* BIG_SIZE: look in big_blocks */
+};
+
+struct shard {
+    atomic_flag lock;
+    uint32_t mask, count;
+    struct entry *table;
+} __attribute__((aligned(64)));
+
+static struct shard shards[NSHARDS];
+
+/* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */
+#define NBIG 256
+static atomic_flag big_lock = ATOMIC_FLAG_INIT;
+static struct { uintptr_t ptr; uint64_t size; } big_blocks[NBIG];
+
+static inline void spin_lock(atomic_flag *l)
+{
+    while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
+        __builtin_ia32_pause();
+}
+
+static inline void spin_unlock(atomic_flag *l)
+{
+    atomic_flag_clear_explicit(l, memory_order_release);
+}
+
+static inline uint32_t home(uintptr_t p, uint32_t mask)
+{
+    /* 256 neighbouring 16-byte positions of a page stay adjacent; distinct
+     * 4096-shard "rows" of the address space are scattered. */
+    uint64_t row = (p >> 24) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(((p >> 4) & 0xff) + ((row >> 40) << 8)) & mask;
+}
+
+static int grow(struct shard *s)
+{
+    uint32_t cap = s->table ? (s->mask + 1) * 2 : MIN_CAP;
+    struct entry *t = mp_map((size_t)cap * sizeof *t);
+    if (!t) return -1;
+    uint32_t mask = cap - 1;
+    if (s->table) {
+        for (uint32_t i = 0; i <= s->mask; i++) {
+            struct entry e = s->table[i];
+            if (!e.ptr) continue;
+            uint32_t j = home(e.ptr, mask);
+            while (t[j].ptr) j = (j + 1) & mask;
+            t[j] = e;
+        }
+        mp_unmap(s->table, (size_t)(s->mask + 1) * sizeof *t);
+    }
+    s->table = t;
+    s->mask = mask;
+    return 0;
+}
+
+static void big_put(uintptr_t ptr, uint64_t size)
+{
+    spin_lock(&big_lock);
+    for (int i = 0; i < NBIG; i++)
+        if (!big_blocks[i].ptr) {
+            big_blocks[i].ptr = ptr;
+            big_blocks[i].size = size;
+            break;
+        }
+    spin_unlock(&big_lock);
+}
+
+static uint64_t big_take(uintptr_t ptr)
+{
+    uint64_t size = BIG_SIZE;
+    spin_lock(&big_lock);
+    for (int i = 0; i < NBIG; i++)
+        if (big_blocks[i].ptr == ptr) {
+            size = big_blocks[i].size;
+            big_blocks[i].ptr = 0;
+            break;
+        }
+    spin_unlock(&big_lock);
+    return size;
+}
+
+/* runs inside malloc: one shard lock, no allocation but the shard's mmap */
+void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
+{
+    struct shard *s = &shards[SHARD_OF(ptr)];
+    uint32_t size32 = size >= BIG_SIZE ? BIG_SIZE : (uint32_t)size;
+    if (size32 == BIG_SIZE) big_put(ptr, size);
+    spin_lock(&s->lock);
+    if ((!s->table || (s->count + 1) * 4 > (s->mask + 1) * 3) && grow(s) != 0) {
+        spin_unlock(&s->lock);      /* out of memory: the free will count as unknown */
+        return;
+    }
+    uint32_t i = home(ptr, s->mask);
+    while (s->table[i].ptr && s->table[i].ptr != ptr) i = (i + 1) & s->mask;
+    if (!s->table[i].ptr) s->count++;   /* else: a block freed behind our back */
+    s->table[i] = (struct entry){ ptr, slot, size32 };
+    spin_unlock(&s->lock);
+}
+
+/* runs inside free: backward-shift deletion keeps probe chains intact */
+int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
+{
+    struct shard *s = &shards[SHARD_OF(ptr)];
+    spin_lock(&s->lock);
+    if (!s->table) {
+        spin_unlock(&s->lock);
+        return 0;
+    }
+    uint32_t mask = s->mask, i = home(ptr, mask);
+    while (s->table[i].ptr != ptr) {
+        if (!s->table[i].ptr) {
+            spin_unlock(&s->lock);
+            return 0;
+        }
+        i = (i + 1) & mask;
+    }
+    *slot = s->table[i].slot;
+    uint32_t size32 = s->table[i].size;
+    for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+        uintptr_t q = s->table[j].ptr;
+        if (!q) break;
+        uint32_t h = home(q, mask);
+        /* move q back into the hole at i if its home is not in (i, j] */
+        if (((j - h) & mask) >= ((j - i) & mask)) {
+            s->table[i] = s->table[j];
+            i = j;
+        }
+    }
+    s->table[i].ptr = 0;
+    s->count--;
+    spin_unlock(&s->lock);
+    *size = size32 == BIG_SIZE ? big_take(ptr) : size32;
+    return 1;
+}
+
+void ptrmap_reset(void)
+{
+    for (int i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        mp_unmap(s->table, s->table ? (size_t)(s->mask + 1) * sizeof *s->table : 0);
+        s->table = NULL;
+        s->mask = s->count = 0;
+        atomic_flag_clear(&s->lock);
+    }
+    memset(big_blocks, 0, sizeof big_blocks);
+    atomic_flag_clear(&big_lock);
+}
+
+void ptrmap_lock_all(void)
+{
+    for (int i = 0; i < NSHARDS; i++) spin_lock(&shards[i].lock);
+    spin_lock(&big_lock);
+}
+
+void ptrmap_unlock_all(void)
+{
+    spin_unlock(&big_lock);
+    for (int i = 0; i < NSHARDS; i++) spin_unlock(&shards[i].lock);
+}
