@@ -56,7 +56,7 @@ $(B)/mpquery: $(MPQ_OBJ)
 DEMO_C   := $(wildcard demos/*.c)
 DEMO_CXX := $(wildcard demos/*.cc)
 DEMO_BIN := $(patsubst demos/%.c,$(B)/demos/%,$(DEMO_C)) $(patsubst demos/%.cc,$(B)/demos/%,$(DEMO_CXX))
-TPROG_C   := $(wildcard tests/progs/*.c)
+TPROG_C   := $(filter-out tests/progs/lib%,$(wildcard tests/progs/*.c))
 TPROG_CXX := $(wildcard tests/progs/*.cc)
 TPROG_BIN := $(patsubst tests/progs/%.c,$(B)/tests/%,$(TPROG_C)) $(patsubst tests/progs/%.cc,$(B)/tests/%,$(TPROG_CXX))
 
@@ -108,3 +108,9 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+# The dlopen test's plugin (a shared library with a static function).
+$(B)/tests/libplugin.so: tests/progs/libplugin.c
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O0 -g -fPIC -shared -o $@ $<
+tests-build: $(B)/tests/libplugin.so

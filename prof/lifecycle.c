@@ -83,10 +83,14 @@ static void on_snapshot_signal(int sig)
 
 /* ------------------------------------------------------------ fork */
 
+/* The parent resolves the return addresses it has so far before forking, so
+ * that children (often many, as in a build) inherit them instead of each
+ * reading the same debug info again. */
 static void fork_prepare(void)
 {
     mp_in_profiler = 1;
     flush_lock();
+    symbols_resolve_pending();
     stacks_lock_all();
     ptrmap_lock_all();
 }
@@ -111,6 +115,11 @@ static void fork_child(void)
 }
 
 /* ------------------------------------------------------------ init / exit */
+
+static void on_quick_exit(void)
+{
+    flush_snapshot(FLUSH_EXIT, "");
+}
 
 /* The run token ties the processes of one run together (forks and execs
  * inherit MP_RUN); MP_OUT is made absolute for children that chdir. */
@@ -143,6 +152,7 @@ void mp_ensure_init(void)
         init_run_environment();
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        at_quick_exit(on_quick_exit);
         if (mp_opt.signal) {
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
@@ -252,6 +262,27 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
     collect_args(arg, ap, argv, &envp);
     va_end(ap);
     return execve(path, argv, envp);
+}
+
+/* ------------------------------------------------------------ _exit */
+
+/* _exit and _Exit skip destructors (a forked child commonly leaves this
+ * way): write the exit snapshot first. quick_exit reaches _exit through
+ * libc's internal call, so it is caught by an at_quick_exit handler. A
+ * process killed by a signal writes nothing at its end: MP_INTERVAL
+ * snapshots are what survives a crash. */
+MP_EXPORT void _exit(int status)
+{
+    flush_snapshot(FLUSH_EXIT, "");
+    NEXT(_exit)(status);
+    __builtin_unreachable();
+}
+
+MP_EXPORT void _Exit(int status)
+{
+    flush_snapshot(FLUSH_EXIT, "");
+    NEXT(_Exit)(status);
+    __builtin_unreachable();
 }
 
 /* ------------------------------------------------------------ dlclose */

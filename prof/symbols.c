@@ -13,6 +13,8 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <link.h>
+#include <stddef.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,24 +271,44 @@ static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
     return r;
 }
 
-static Dwfl *open_dwfl(void)
+/* The process's modules as libdwfl sees them. Kept across calls (so debug
+ * info, once read and decompressed, stays parsed) and re-reported when
+ * the loader's count of loaded/unloaded objects changes. */
+static Dwfl *dwfl;
+static unsigned long long seen_adds, seen_subs;
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    if (!dwfl) return NULL;
-    dwfl_report_begin(dwfl);
-    if (dwfl_linux_proc_report(dwfl, getpid()) != 0) {
-        dwfl_end(dwfl);
-        return NULL;
+    unsigned long long *c = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        c[0] = info->dlpi_adds;
+        c[1] = info->dlpi_subs;
     }
+    return 1;
+}
+
+static Dwfl *current_dwfl(void)
+{
+    unsigned long long c[2] = { 0, 0 };
+    dl_iterate_phdr(loader_counts, c);
+    if (dwfl && c[0] == seen_adds && c[1] == seen_subs) return dwfl;
+    if (!dwfl && !(dwfl = dwfl_begin(&callbacks))) return NULL;
+    dwfl_report_begin(dwfl);
+    int rc = dwfl_linux_proc_report(dwfl, getpid());
     dwfl_report_end(dwfl, NULL, NULL);
+    if (rc != 0) {
+        dwfl_end(dwfl);
+        return dwfl = NULL;
+    }
+    seen_adds = c[0];
+    seen_subs = c[1];
     return dwfl;
 }
 
 void symbols_resolve_pending(void)
 {
     uint32_t n = stacks_count();
-    if (stacks_done >= n) return;
-    Dwfl *dwfl = NULL;
+    Dwfl *d = NULL;
     int opened = 0;
     for (uint32_t id = stacks_done + 1; id <= n; id++) {
         const struct mp_stack *s = stacks_get(id);
@@ -294,15 +316,14 @@ void symbols_resolve_pending(void)
         for (int i = 0; i < s->depth; i++) {
             if (cache_get(s->ret_addrs[i])) continue;
             if (!opened) {
-                dwfl = open_dwfl();
+                d = current_dwfl();
                 opened = 1;
             }
-            struct resolved *r = resolve_one(dwfl, s->ret_addrs[i]);
+            struct resolved *r = resolve_one(d, s->ret_addrs[i]);
             if (r) cache_put(r);
         }
         stacks_done = id;
     }
-    if (dwfl) dwfl_end(dwfl);
 }
 
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames)
