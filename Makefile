@@ -114,3 +114,9 @@ $(B)/tests/libplugin.so: tests/progs/libplugin.c
 	@mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O0 -g -fPIC -shared -o $@ $<
 tests-build: $(B)/tests/libplugin.so
+
+# Optimized test program: inlining on purpose (symbols tests).
+$(B)/tests/inline_opt: tests/progs/inline_opt.cc
+	@mkdir -p $(B)/tests
+	$(CXX) -std=gnu++17 $(WARN) -O2 -g -Wl,--build-id -o $@ $<
+tests-build: $(B)/tests/inline_opt

@@ -37,6 +37,7 @@ struct mp_options {
     int signal;            /* MP_SIGNAL number, 0 = none */
     int unwind;            /* MP_UNWIND */
     uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
+    char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;

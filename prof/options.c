@@ -141,6 +141,13 @@ static int parse_memory(const char *s, void *dst)
     return 0;
 }
 
+static int parse_text(const char *s, void *dst)
+{
+    if (strlen(s) >= sizeof mp_opt.debuginfo_path) return -1;
+    strcpy(dst, s);
+    return 0;
+}
+
 /* The table. README.md and `mpquery record --help` document the same rows;
  * tests/options_bad_values.sh checks every one. */
 static const struct option_def {
@@ -157,6 +164,8 @@ static const struct option_def {
     { "MP_SIGNAL", "", "signal that requests a snapshot (e.g. USR2)", parse_signal, &mp_opt.signal },
     { "MP_UNWIND", "libunwind", "libunwind | fp (frame pointers)", parse_unwind, &mp_opt.unwind },
     { "MP_MAX_MEMORY", "4G", "cap on the profiler's own memory", parse_memory, &mp_opt.max_memory },
+    { "MP_DEBUGINFO_PATH", ":.debug:/usr/lib/debug", "where separate debug info is searched (elfutils format)",
+      parse_text, mp_opt.debuginfo_path },
 };
 
 void options_load(void)

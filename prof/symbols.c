@@ -114,9 +114,10 @@ static void cache_put(struct resolved *r)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-/* C++ names are demangled with the program's own libstdc++ when it has one
- * (a C++ program always does); otherwise they are stored mangled and
- * mpquery demangles them. */
+/* C++ names are demangled with libstdc++'s __cxa_demangle: the program's
+ * own when it has one, else libstdc++ is loaded for it (a program with
+ * mangled names but no libstdc++ is rare: C++ built with another runtime);
+ * failing that they are stored mangled and mpquery demangles them. */
 static const char *demangled(const char *name)
 {
     static demangle_fn demangle;
@@ -125,6 +126,8 @@ static const char *demangled(const char *name)
     if (!looked) {
         looked = 1;
         demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        void *lib = demangle ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (lib) demangle = (demangle_fn)dlsym(lib, "__cxa_demangle");
     }
     if (!demangle) return intern(name);
     int status = 0;
@@ -145,6 +148,23 @@ static const char *die_name(Dwarf_Die *die)
     return name ? demangled(name) : NULL;
 }
 
+/* Source paths as the compiler saw them: relative ones are made absolute
+ * with the compilation directory. */
+static const char *source_path(const char *file, const char *comp_dir)
+{
+    if (!file) return NULL;
+    if (file[0] == '/' || !comp_dir || !*comp_dir) return intern(file);
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", comp_dir, file[0] == '.' && file[1] == '/' ? file + 2 : file);
+    return intern(buf);
+}
+
+static const char *cu_comp_dir(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+}
+
 static int die_call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *line)
 {
     Dwarf_Attribute attr;
@@ -156,13 +176,13 @@ static int die_call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *
     size_t nfiles;
     if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0 &&
         dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
-        *file = intern(dwarf_filesrc(files, v, NULL, NULL));
+        *file = source_path(dwarf_filesrc(files, v, NULL, NULL), cu_comp_dir(cu));
     return *line != 0;
 }
 
 /* ------------------------------------------------------------ resolution */
 
-static char *debuginfo_path;
+static char *debuginfo_path = mp_opt.debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -227,26 +247,38 @@ static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
     Dwfl_Line *dl = dwfl_module_getsrc(mod, pc);
     if (dl) {
         const char *f = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
-        file = intern(f);
+        file = source_path(f, dwfl_line_comp_dir(dl));
     }
 
-    /* inline chain, innermost first, from the DWARF scopes around pc */
+    /* inline chain, innermost first. dwarf_getscopes follows an inlined
+     * instance into its abstract definition's scopes, so after each
+     * inlined_subroutine continue from the scopes around that concrete DIE
+     * (dwarf_getscopes_die), whose parents lead to the function it was
+     * inlined into. */
     struct sym_frame chain[MAX_INLINE];
-    int n = 0;
+    int n = 0, done = 0;
     Dwarf_Addr cubias;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &cubias);
     Dwarf_Die *scopes = NULL;
     int nscopes = cu ? dwarf_getscopes(cu, pc - cubias, &scopes) : 0;
-    for (int i = 0; i < nscopes && n < MAX_INLINE; i++) {
+    for (int i = 0; i < nscopes && !done && n < MAX_INLINE - 1; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-        chain[n] = (struct sym_frame){ .function = die_name(&scopes[i]), .file = file, .line = line };
-        n++;
-        if (tag == DW_TAG_subprogram) break;
+        chain[n++] = (struct sym_frame){ .function = die_name(&scopes[i]), .file = file, .line = line };
+        if (tag == DW_TAG_subprogram) {
+            done = 1;
+            break;
+        }
         die_call_site(&scopes[i], cu, &file, &line);  /* position in the caller */
+        Dwarf_Die *outer = NULL;
+        int nouter = dwarf_getscopes_die(&scopes[i], &outer);
+        free(scopes);
+        scopes = outer;
+        nscopes = nouter;
+        i = 0;      /* outer[0] is the inlined instance itself: resume after it */
     }
     free(scopes);
-    if (n == 0) chain[n++] = (struct sym_frame){ .file = file, .line = line };
+    if (!done) chain[n++] = (struct sym_frame){ .file = file, .line = line };
     /* the real function: the symbol table's name is the qualified one
      * (without its symbol version, "memcpy@@GLIBC_2.14" → "memcpy") */
     if (symname) {
