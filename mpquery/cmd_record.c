@@ -1,0 +1,297 @@
+/* mpquery record: runs a command under the profiler. Sets LD_PRELOAD to the
+ * libmallocprof.so installed next to mpquery (prepended to an existing
+ * LD_PRELOAD) and MP_* variables from the options, refuses statically
+ * linked programs (LD_PRELOAD cannot reach them), and exits with the
+ * command's status (128 + N when a signal N killed it). The MP_* table below
+ * mirrors prof/options.c; tests/mpquery_record.sh checks they agree. */
+#include "mpquery.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { V_PATH, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY };
+
+static const struct mp_var {
+    const char *env, *option, *arg, *deflt, *help;
+    int opt, kind;
+} vars[] = {
+    { "MP_OUT", "-o, --out", "FILE", "profile.db",
+      "the database to write (made absolute; several runs may share it)", 'o', V_PATH },
+    { "MP_INTERVAL", "--interval", "S", "0",
+      "seconds between snapshots; 0 = only at exit", OPT_INTERVAL, V_SECONDS },
+    { "MP_DEPTH", "--depth", "N", "128",
+      "deepest stack recorded (1..1024); deeper stacks are marked [truncated]", OPT_DEPTH, V_DEPTH },
+    { "MP_THRESHOLD", "--threshold", "N", "0",
+      "N > 0: stacks only for blocks >= N bytes; -N: only for blocks < N bytes", OPT_THRESHOLD, V_INT },
+    { "MP_SAMPLE", "--sample", "BYTES", "0",
+      "0 = every allocation; BYTES = Poisson byte sampling, one sample per BYTES\n"
+      "                        on average, counters scaled (K, M, G suffixes)", OPT_SAMPLE, V_SIZE },
+    { "MP_ENABLED", "--enabled", "0|1", "1",
+      "0 = load inactive (the mallocprof.h API turns it on)", OPT_ENABLED, V_BOOL },
+    { "MP_SIGNAL", "--signal", "SIG", "none",
+      "a signal that requests a snapshot, e.g. USR2", OPT_SIGNAL, V_SIGNAL },
+    { "MP_UNWIND", "--unwind", "MODE", "libunwind",
+      "libunwind, or fp (frame pointers: faster, needs -fno-omit-frame-pointer)", OPT_UNWIND, V_UNWIND },
+    { "MP_MAX_MEMORY", "--max-memory", "SIZE", "4G",
+      "cap on the profiler's own memory (>= 16M; K, M, G suffixes); past it new\n"
+      "                        stacks are counted without a stack", OPT_MAX_MEMORY, V_MEMORY },
+};
+#define NVARS (sizeof vars / sizeof *vars)
+
+static void print_help(void)
+{
+    fputs("usage: mpquery record [options] [--] COMMAND [ARGS...]\n"
+          "\n"
+          "Runs COMMAND with LD_PRELOAD=libmallocprof.so (the one installed next to\n"
+          "mpquery, or in ../lib) and exits with its exit status (128 + N when\n"
+          "signal N killed it). Options set the MP_* variables the recorder reads;\n"
+          "variables already in the environment apply when no option overrides them.\n"
+          "\n"
+          "option              variable        default    meaning\n", stdout);
+    for (size_t i = 0; i < NVARS; i++) {
+        char opt[48];
+        snprintf(opt, sizeof opt, "%s %s", vars[i].option, vars[i].arg);
+        printf("  %-18s  %-14s  %-9s  %s\n", opt, vars[i].env, vars[i].deflt, vars[i].help);
+    }
+    fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it.\n"
+          "\n"
+          "example:\n"
+          "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n", stdout);
+}
+
+/* ---------------------------------------------------------------- values */
+static int parse_size(const char *s, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || !*s) return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end || x > (~0ull >> shift)) return -1;
+    *out = x << shift;
+    return 0;
+}
+
+static int valid(int kind, const char *s)
+{
+    int64_t v;
+    unsigned long long u;
+    char *end;
+    switch (kind) {
+    case V_PATH: return *s != 0;
+    case V_SECONDS: {
+        errno = 0;
+        double x = strtod(s, &end);
+        return !errno && end != s && !*end && x >= 0 && x <= 1e7;
+    }
+    case V_DEPTH: return !parse_int64(s, &v) && v >= 1 && v <= 1024;
+    case V_INT: return !parse_int64(s, &v);
+    case V_SIZE: return !parse_size(s, &u);
+    case V_MEMORY: return !parse_size(s, &u) && u >= (16ull << 20);
+    case V_BOOL: return !strcmp(s, "0") || !strcmp(s, "1");
+    case V_UNWIND: return !strcmp(s, "libunwind") || !strcmp(s, "fp");
+    case V_SIGNAL: {
+        static const char *const names[] = { "USR1", "USR2", "HUP", "PROF", "URG", "WINCH" };
+        const char *n = strncmp(s, "SIG", 3) ? s : s + 3;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (!strcmp(n, names[i])) return 1;
+        return !parse_int64(n, &v) && v >= 1 && v < NSIG && v != SIGKILL && v != SIGSTOP;
+    }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- program */
+/* The file execvp would run, or NULL (malloc'd). */
+static char *resolve(const char *cmd)
+{
+    if (strchr(cmd, '/')) return xstrdup(cmd);
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    struct strbuf sb = { 0 };
+    for (const char *p = path;; ) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        sb.len = 0;
+        if (n) sb_add(&sb, p, n); else sb_puts(&sb, ".");
+        sb_putc(&sb, '/');
+        sb_puts(&sb, cmd);
+        struct stat st;
+        if (stat(sb.s, &st) == 0 && S_ISREG(st.st_mode) && access(sb.s, X_OK) == 0) return sb.s;
+        if (!colon) break;
+        p = colon + 1;
+    }
+    sb_free(&sb);
+    return NULL;
+}
+
+/* 1 when the file is an ELF executable without a program interpreter (a
+ * static or static-pie binary: the dynamic loader never runs, LD_PRELOAD is
+ * ignored); 0 otherwise, including scripts and unreadable files. */
+static int is_static_elf(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    unsigned char ident[EI_NIDENT];
+    int result = 0;
+    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident || memcmp(ident, ELFMAG, SELFMAG))
+        goto out;
+    uint64_t phoff;
+    unsigned phnum, phentsize;
+    if (ident[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
+        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
+        if (phentsize != sizeof(Elf64_Phdr)) goto out;
+    } else if (ident[EI_CLASS] == ELFCLASS32) {
+        Elf32_Ehdr eh;
+        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
+        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
+        if (phentsize != sizeof(Elf32_Phdr)) goto out;
+    } else {
+        goto out;
+    }
+    result = 1;
+    for (unsigned i = 0; i < phnum && result; i++) {
+        uint32_t type;
+        if (pread(fd, &type, sizeof type, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)sizeof type) {
+            result = 0;
+            break;
+        }
+        if (type == PT_INTERP) result = 0;
+    }
+out:
+    close(fd);
+    return result;
+}
+
+static char *find_library(void)
+{
+    char *dir = exe_dir();
+    if (!dir) return NULL;
+    static const char *const candidates[] = { "/libmallocprof.so", "/../lib/libmallocprof.so" };
+    for (size_t i = 0; i < 2; i++) {
+        struct strbuf sb = { 0 };
+        sb_printf(&sb, "%s%s", dir, candidates[i]);
+        if (access(sb.s, R_OK) == 0) {
+            char *real = realpath(sb.s, NULL);
+            sb_free(&sb);
+            free(dir);
+            return real;
+        }
+        sb_free(&sb);
+    }
+    free(dir);
+    return NULL;
+}
+
+static int set_out(const char *path)
+{
+    if (path[0] == '/') return setenv("MP_OUT", path, 1);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    struct strbuf sb = { 0 };
+    sb_printf(&sb, "%s/%s", cwd, path);
+    int rc = setenv("MP_OUT", sb.s, 1);
+    sb_free(&sb);
+    return rc;
+}
+
+static int run(char **args, const char *exe)
+{
+    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);      /* ^C goes to the child, which flushes */
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid_t pid = fork();
+    if (pid < 0) return error(EXIT_FAILED, "record: fork: %s", strerror(errno));
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        execv(exe, args);
+        fprintf(stderr, "mpquery: %s: %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return error(EXIT_FAILED, "record: waitpid: %s", strerror(errno));
+    }
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        { "out", required_argument, NULL, 'o' },
+        { "interval", required_argument, NULL, OPT_INTERVAL },
+        { "depth", required_argument, NULL, OPT_DEPTH },
+        { "threshold", required_argument, NULL, OPT_THRESHOLD },
+        { "sample", required_argument, NULL, OPT_SAMPLE },
+        { "enabled", required_argument, NULL, OPT_ENABLED },
+        { "signal", required_argument, NULL, OPT_SIGNAL },
+        { "unwind", required_argument, NULL, OPT_UNWIND },
+        { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+        { "help", no_argument, NULL, OPT_HELP },
+        { 0 }
+    };
+    const char *value[NVARS] = { 0 };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+:o:", long_options, NULL)) != -1) {
+        if (opt == OPT_HELP) { print_help(); return 0; }
+        size_t i = 0;
+        while (i < NVARS && vars[i].opt != opt) i++;
+        if (i == NVARS) return bad_option("record", optopt, argv);
+        if (!valid(vars[i].kind, optarg))
+            return usage_error("record", "bad value '%s' for %s", optarg, vars[i].option);
+        value[i] = optarg;
+    }
+    if (optind == argc) return usage_error("record", "missing COMMAND");
+    char **args = argv + optind;
+
+    char *exe = resolve(args[0]);
+    if (!exe) return error(EXIT_BAD_INPUT, "%s: command not found", args[0]);
+    if (access(exe, X_OK) != 0) {
+        int rc = error(EXIT_BAD_INPUT, "%s: %s", args[0], strerror(errno));
+        free(exe);
+        return rc;
+    }
+    if (is_static_elf(exe)) {
+        free(exe);
+        return error(EXIT_BAD_INPUT, "%s: statically linked, LD_PRELOAD cannot profile it", args[0]);
+    }
+    char *lib = find_library();
+    if (!lib) {
+        free(exe);
+        return error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery "
+                     "(nor in ../lib)");
+    }
+    const char *old = getenv("LD_PRELOAD");
+    struct strbuf preload = { 0 };
+    sb_puts(&preload, lib);
+    if (old && *old) { sb_putc(&preload, ':'); sb_puts(&preload, old); }
+    int rc = setenv("LD_PRELOAD", preload.s, 1);
+    for (size_t i = 0; !rc && i < NVARS; i++) {
+        if (!value[i]) continue;
+        rc = vars[i].kind == V_PATH ? set_out(value[i]) : setenv(vars[i].env, value[i], 1);
+    }
+    if (rc) rc = error(EXIT_FAILED, "record: cannot set the environment: %s", strerror(errno));
+    else rc = run(args, exe);
+    sb_free(&preload);
+    free(lib);
+    free(exe);
+    return rc;
+}

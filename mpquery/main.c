@@ -1,0 +1,61 @@
+/* mpquery: the subcommand table and dispatch, nothing else. Each command
+ * lives in cmd_NAME.c, parses its own options and returns an exit code:
+ * 0 success, 1 failed operation, 2 bad input or usage. */
+#include "mpquery.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    { "record", cmd_record, "run a program under the profiler" },
+    { "info", cmd_info, "runs, processes, threads, snapshots, totals" },
+    { "top", cmd_top, "largest stacks or functions by a counter" },
+    { "fold", cmd_fold, "folded stacks for flamegraph.pl and speedscope" },
+    { "diff", cmd_diff, "what changed between two profiles" },
+    { "show", cmd_show, "one stack in full, like a backtrace" },
+    { "sql", cmd_sql, "run an SQL query against the profile" },
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: mpquery COMMAND [OPTIONS] ...\n"
+          "       mpquery COMMAND --help\n"
+          "       mpquery --version\n\n"
+          "Queries profiles written by libmallocprof.so (schema version 1).\n\n"
+          "commands:\n", f);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
+          "          memlive (bytes still allocated), maxlive (peak of memlive)\n\n"
+          "example:\n"
+          "  mpquery record -o app.db -- ./app --input x\n"
+          "  mpquery top app.db --by memlive -n 10\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "--version")) {
+        printf("mpquery %s (profile schema version %d)\n", MPQ_VERSION, SCHEMA_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(name, commands[i].name)) {
+            int rc = commands[i].fn(argc - 1, argv + 1);
+            if (fflush(stdout) != 0 || ferror(stdout)) return error(EXIT_FAILED, "cannot write output");
+            return rc;
+        }
+    return error(EXIT_BAD_INPUT, "unknown command '%s' (see mpquery --help)", name);
+}

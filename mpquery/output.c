@@ -1,0 +1,274 @@
+/* Text, CSV and JSON writers. A command fills a `struct table` (cells typed
+ * as string, integer, number, null or raw JSON) and prints it in the chosen
+ * format. Invariants: JSON output is always valid (control characters as
+ * \u00XX, invalid UTF-8 bytes replaced by U+FFFD); CSV follows RFC 4180;
+ * text output never contains control characters (they become spaces), so
+ * one row is one line. */
+#include "mpquery.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int format_parse(const char *s)
+{
+    if (!strcmp(s, "text")) return FMT_TEXT;
+    if (!strcmp(s, "csv")) return FMT_CSV;
+    if (!strcmp(s, "json")) return FMT_JSON;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- escaping */
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
+    else return 0;
+    if (n < len) return 0;
+    unsigned cp = c & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
+void json_string_sb(struct strbuf *sb, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    sb_putc(sb, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\') { sb_putc(sb, '\\'); sb_putc(sb, (char)c); i++; continue; }
+        if (c < 0x20) { sb_printf(sb, "\\u%04x", c); i++; continue; }
+        size_t len = utf8_len(s + i, n - i);
+        if (!len) { sb_puts(sb, "\\ufffd"); i++; continue; }
+        sb_add(sb, str + i, len);
+        i += len;
+    }
+    sb_putc(sb, '"');
+}
+
+void json_string(FILE *f, const char *s, size_t n)
+{
+    struct strbuf sb = { 0 };
+    json_string_sb(&sb, s, n);
+    fwrite(sb.s, 1, sb.len, f);
+    sb_free(&sb);
+}
+
+void text_clean(FILE *f, const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f) continue;
+        fwrite(s + start, 1, i - start, f);
+        fputc(' ', f);
+        start = i + 1;
+    }
+    fwrite(s + start, 1, n - start, f);
+}
+
+void csv_field(FILE *f, const char *s, size_t n)
+{
+    if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) && !memchr(s, '\r', n)) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
+/* Display width: code points, not bytes. */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+/* ---------------------------------------------------------------- table */
+void table_init(struct table *t, size_t ncols, const char *const *cols)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->cols = xmalloc(ncols * sizeof *t->cols);
+    memcpy(t->cols, cols, ncols * sizeof *t->cols);
+}
+
+static struct cell *next_cell(struct table *t)
+{
+    /* t->cap counts the cells of the row being filled */
+    size_t idx = t->nrows * t->ncols + t->cap;
+    static const size_t chunk = 1024;
+    if (idx % chunk == 0) t->cells = xrealloc(t->cells, (idx + chunk) * sizeof *t->cells);
+    if (++t->cap == t->ncols) { t->cap = 0; t->nrows++; }
+    return &t->cells[idx];
+}
+
+void table_strn(struct table *t, const char *s, size_t n)
+{
+    struct cell *c = next_cell(t);
+    c->type = CELL_STR;
+    c->s = xmalloc(n + 1);
+    memcpy(c->s, s, n);
+    c->s[n] = 0;
+}
+
+void table_str(struct table *t, const char *s) { table_strn(t, s, strlen(s)); }
+
+void table_int(struct table *t, int64_t v)
+{
+    struct cell *c = next_cell(t);
+    c->type = CELL_INT;
+    c->s = xmalloc(24);
+    snprintf(c->s, 24, "%lld", (long long)v);
+}
+
+void table_num(struct table *t, double v, int decimals)
+{
+    struct cell *c = next_cell(t);
+    c->type = CELL_NUM;
+    c->s = xmalloc(64);
+    snprintf(c->s, 64, "%.*f", decimals, v);
+}
+
+void table_double(struct table *t, double v)
+{
+    struct cell *c = next_cell(t);
+    if (!isfinite(v)) { c->type = CELL_NULL; c->s = xstrdup(""); return; }
+    c->type = CELL_NUM;
+    c->s = xmalloc(64);
+    snprintf(c->s, 64, "%.15g", v);
+}
+
+void table_null(struct table *t)
+{
+    struct cell *c = next_cell(t);
+    c->type = CELL_NULL;
+    c->s = xstrdup("");
+}
+
+void table_json(struct table *t, const char *json)
+{
+    struct cell *c = next_cell(t);
+    c->type = CELL_JSON;
+    c->s = xstrdup(json);
+}
+
+void table_free(struct table *t)
+{
+    for (size_t i = 0; i < t->nrows * t->ncols + t->cap; i++) free(t->cells[i].s);
+    free(t->cells);
+    free(t->cols);
+    memset(t, 0, sizeof *t);
+}
+
+static void print_text(const struct table *t, FILE *f)
+{
+    size_t *w = xcalloc(t->ncols, sizeof *w);
+    int *right = xcalloc(t->ncols, sizeof *right);
+    for (size_t c = 0; c < t->ncols; c++) w[c] = text_width(t->cols[c]);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct cell *x = &t->cells[r * t->ncols + c];
+            size_t cw = x->type == CELL_NULL ? 1 : text_width(x->s);
+            if (cw > w[c]) w[c] = cw;
+            if (x->type == CELL_INT || x->type == CELL_NUM) right[c] = 1;
+        }
+    for (size_t r = 0; r <= t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *s = r == 0 ? t->cols[c] : t->cells[(r - 1) * t->ncols + c].s;
+            if (r > 0 && t->cells[(r - 1) * t->ncols + c].type == CELL_NULL) s = "-";
+            size_t pad = w[c] - text_width(s);
+            int last = c + 1 == t->ncols;
+            if (c) fputs("  ", f);
+            if (right[c]) for (size_t i = 0; i < pad; i++) fputc(' ', f);
+            text_clean(f, s, strlen(s));
+            if (!right[c] && !last) for (size_t i = 0; i < pad; i++) fputc(' ', f);
+        }
+        fputc('\n', f);
+    }
+    free(w);
+    free(right);
+}
+
+static void print_csv(const struct table *t, FILE *f)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c) fputc(',', f);
+        csv_field(f, t->cols[c], strlen(t->cols[c]));
+    }
+    fputc('\n', f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct cell *x = &t->cells[r * t->ncols + c];
+            if (c) fputc(',', f);
+            csv_field(f, x->s, strlen(x->s));
+        }
+        fputc('\n', f);
+    }
+}
+
+/* Columns named "group.key" become nested objects {"group": {"key": ...}}. */
+static void print_json(const struct table *t, FILE *f)
+{
+    fputs("[", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n {" : "\n {", f);
+        const char *group = NULL;
+        size_t glen = 0;
+        int first = 1, gfirst = 1;
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *name = t->cols[c], *dot = strchr(name, '.');
+            size_t plen = dot ? (size_t)(dot - name) : 0;
+            if (group && (!dot || plen != glen || strncmp(name, group, glen))) {
+                fputc('}', f);
+                group = NULL;
+            }
+            if (dot && !group) {
+                if (!first) fputs(", ", f);
+                json_string(f, name, plen);
+                fputs(": {", f);
+                group = name;
+                glen = plen;
+                gfirst = 1;
+                first = 0;
+            }
+            if (group) { if (!gfirst) fputs(", ", f); gfirst = 0; }
+            else if (!first) fputs(", ", f);
+            first = 0;
+            const char *key = dot ? dot + 1 : name;
+            json_string(f, key, strlen(key));
+            fputs(": ", f);
+            const struct cell *x = &t->cells[r * t->ncols + c];
+            switch (x->type) {
+            case CELL_INT: case CELL_NUM: case CELL_JSON: fputs(x->s, f); break;
+            case CELL_NULL: fputs("null", f); break;
+            default: json_string(f, x->s, strlen(x->s));
+            }
+        }
+        if (group) fputc('}', f);
+        fputc('}', f);
+    }
+    fputs(t->nrows ? "\n]\n" : "]\n", f);
+}
+
+void table_print(const struct table *t, int format, FILE *f)
+{
+    if (format == FMT_CSV) print_csv(t, f);
+    else if (format == FMT_JSON) print_json(t, f);
+    else print_text(t, f);
+}

@@ -1,0 +1,331 @@
+/* The rules language (DESIGN.md §3): one rule a line, applied in order.
+ *
+ *   replace REGEX => TEXT   rewrite every non-overlapping match (once per rule,
+ *                           left to right; \1..\9 insert groups, \0 the whole
+ *                           match, \\ a backslash)
+ *   drop REGEX              remove matching frames
+ *   prune REGEX             cut the callees of the first (outermost) match
+ *   root REGEX              cut the callers of the last (innermost) match
+ *
+ * Regexes are POSIX extended (regcomp REG_EXTENDED), unanchored unless they
+ * say ^ or $. A name runs through the rules top to bottom: replace rewrites
+ * it, and drop/prune/root test the name as rewritten by the replace rules
+ * above them, setting flags that view.c applies to stacks. rules_apply is
+ * called once per distinct name (memoized by the caller), never per line of
+ * output. A regex gets a required-literal prefilter (memmem) so names that
+ * cannot match never reach regexec, which is quadratic on some patterns. */
+#include "mpquery.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RULE_REPLACE = 8 };
+
+struct rule {
+    int kind;                   /* RULE_REPLACE, RULE_DROP, RULE_PRUNE, RULE_ROOT */
+    regex_t re;
+    char *text;                 /* replacement (replace only) */
+    char *literal;              /* a substring every match contains, or NULL */
+    size_t literal_len;
+};
+
+struct ruleset { struct rule *rules; size_t n, cap; };
+
+struct ruleset *rules_new(void) { return xcalloc(1, sizeof(struct ruleset)); }
+
+size_t rules_count(const struct ruleset *rs) { return rs->n; }
+
+void rules_free(struct ruleset *rs)
+{
+    if (!rs) return;
+    for (size_t i = 0; i < rs->n; i++) {
+        regfree(&rs->rules[i].re);
+        free(rs->rules[i].text);
+        free(rs->rules[i].literal);
+    }
+    free(rs->rules);
+    free(rs);
+}
+
+/* ---------------------------------------------------------------- prefilter */
+static int is_special(char c) { return c && strchr(".[]()*+?{}|^$\\", c); }
+
+/* Skips a bracket expression starting at re[i] == '['; returns the index
+ * after its ']' or 0 when unterminated. */
+static size_t skip_bracket(const char *re, size_t i)
+{
+    i++;
+    if (re[i] == '^') i++;
+    if (re[i] == ']') i++;
+    for (; re[i]; i++) {
+        if (re[i] == '[' && (re[i + 1] == ':' || re[i + 1] == '.' || re[i + 1] == '=')) {
+            char close = re[i + 1];
+            const char *end = strchr(re + i + 2, close);
+            while (end && end[1] != ']') end = strchr(end + 1, close);
+            if (!end) return 0;
+            i = (size_t)(end - re) + 1;
+        } else if (re[i] == ']') {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* The longest run of characters that every match must contain, found only
+ * where that is certain (top-level sequence, no top-level '|'). */
+static void required_literal(const char *re, struct rule *r)
+{
+    size_t n = strlen(re), best_at = 0, best_len = 0;
+    char *run = xmalloc(n + 1), *best = xmalloc(n + 1);
+    size_t len = 0;
+#define END_RUN() do { if (len > best_len) { memcpy(best, run, len); best_len = len; } len = 0; } while (0)
+    for (size_t i = 0; i < n;) {
+        char c = re[i];
+        if (c == '|') { best_len = 0; len = 0; goto done; }
+        if (c == '(') {
+            END_RUN();
+            int depth = 0;
+            for (; i < n; i++) {
+                if (re[i] == '\\') { i++; continue; }
+                if (re[i] == '[') { size_t j = skip_bracket(re, i); if (!j) goto abort; i = j - 1; continue; }
+                if (re[i] == '(') depth++;
+                if (re[i] == ')' && --depth == 0) break;
+            }
+            if (i >= n) goto abort;
+            i++;
+            continue;
+        }
+        if (c == '[') {
+            END_RUN();
+            size_t j = skip_bracket(re, i);
+            if (!j) goto abort;
+            i = j;
+            continue;
+        }
+        if (c == '*' || c == '+' || c == '?') { END_RUN(); i++; continue; }
+        if (c == '{') {
+            END_RUN();
+            const char *end = strchr(re + i, '}');
+            if (!end) goto abort;
+            i = (size_t)(end - re) + 1;
+            continue;
+        }
+        if (c == '.' || c == '^' || c == '$' || c == ')') { END_RUN(); i++; continue; }
+        char lit = c;
+        size_t next = i + 1;
+        if (c == '\\') {
+            if (!is_special(re[i + 1])) { END_RUN(); i += 2; continue; }   /* \1, \w, \b ... */
+            lit = re[i + 1];
+            next = i + 2;
+        }
+        char q = re[next];
+        if (q == '*' || q == '?' || q == '{') { END_RUN(); i = next; continue; }
+        run[len++] = lit;
+        if (q == '+') { END_RUN(); next++; }
+        i = next;
+    }
+    END_RUN();
+#undef END_RUN
+done:
+    (void)best_at;
+    if (best_len > 0) {
+        r->literal = xmalloc(best_len + 1);
+        memcpy(r->literal, best, best_len);
+        r->literal[best_len] = 0;
+        r->literal_len = best_len;
+    }
+abort:
+    free(run);
+    free(best);
+}
+
+/* ---------------------------------------------------------------- parsing */
+static int rule_error(char *err, size_t errlen, const char *where, const char *what, const char *arg)
+{
+    snprintf(err, errlen, "%s: %s%s%s%s", where, what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+    return EXIT_BAD_INPUT;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) n--;
+    s[n] = 0;
+    return s;
+}
+
+/* Checks the replacement text's escapes against the regex's group count. */
+static int check_text(const char *text, size_t ngroups, const char *where, char *err, size_t errlen)
+{
+    for (const char *t = text; *t; t++) {
+        if (*t != '\\') continue;
+        t++;
+        if (*t == '\\') continue;
+        if (*t >= '0' && *t <= '9') {
+            if ((size_t)(*t - '0') > ngroups) {
+                char what[96];
+                snprintf(what, sizeof what, "back-reference \\%c but the regex has %zu group%s",
+                         *t, ngroups, ngroups == 1 ? "" : "s");
+                return rule_error(err, errlen, where, what, NULL);
+            }
+            continue;
+        }
+        return rule_error(err, errlen, where,
+                          *t ? "unknown escape in replacement (use \\\\ for a backslash)"
+                             : "replacement ends with a lone backslash", NULL);
+    }
+    return 0;
+}
+
+static int parse_rule(struct ruleset *rs, char *line, const char *where, char *err, size_t errlen)
+{
+    /* comments: '#' at the start or after whitespace */
+    for (char *h = line; (h = strchr(h, '#')); h++) {
+        if (h == line || h[-1] == ' ' || h[-1] == '\t') { *h = 0; break; }
+    }
+    line = trim(line);
+    if (!*line) return 0;
+    char *arg = line + strcspn(line, " \t");
+    if (*arg) *arg++ = 0;
+    arg = trim(arg);
+
+    struct rule r = { 0 };
+    char *text = NULL;
+    if (!strcmp(line, "replace")) r.kind = RULE_REPLACE;
+    else if (!strcmp(line, "drop")) r.kind = RULE_DROP;
+    else if (!strcmp(line, "prune")) r.kind = RULE_PRUNE;
+    else if (!strcmp(line, "root")) r.kind = RULE_ROOT;
+    else return rule_error(err, errlen, where,
+                           "unknown rule (expected replace, drop, prune or root):", line);
+
+    if (r.kind == RULE_REPLACE) {
+        char *arrow = NULL;
+        for (char *a = arg; (a = strstr(a, "=>")); a++) {
+            if ((a == arg || a[-1] == ' ' || a[-1] == '\t') && (!a[2] || a[2] == ' ' || a[2] == '\t')) {
+                arrow = a;
+                break;
+            }
+        }
+        if (!arrow) return rule_error(err, errlen, where, "replace needs 'REGEX => TEXT'", NULL);
+        *arrow = 0;
+        text = trim(arrow + 2);
+        arg = trim(arg);
+    }
+    if (!*arg) return rule_error(err, errlen, where, "missing regex after", line);
+
+    int rc = regcomp(&r.re, arg, REG_EXTENDED | (r.kind == RULE_REPLACE ? 0 : REG_NOSUB));
+    if (rc) {
+        char msg[256], what[512];
+        regerror(rc, &r.re, msg, sizeof msg);
+        snprintf(what, sizeof what, "bad regex (%s):", msg);
+        return rule_error(err, errlen, where, what, arg);
+    }
+    if (text && (rc = check_text(text, r.re.re_nsub, where, err, errlen))) {
+        regfree(&r.re);
+        return rc;
+    }
+    r.text = text ? xstrdup(text) : NULL;
+    required_literal(arg, &r);
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 32;
+        rs->rules = xrealloc(rs->rules, rs->cap * sizeof *rs->rules);
+    }
+    rs->rules[rs->n++] = r;
+    return 0;
+}
+
+int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return EXIT_BAD_INPUT; }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    char where[4200];
+    for (unsigned lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++) {
+        snprintf(where, sizeof where, "%s:%u", path, lineno);
+        if (memchr(line, 0, (size_t)n)) {
+            rc = rule_error(err, errlen, where, "binary data (NUL byte), not a rules file", NULL);
+            break;
+        }
+        if ((rc = parse_rule(rs, line, where, err, errlen))) break;
+    }
+    if (!rc && ferror(f)) rc = rule_error(err, errlen, path, strerror(errno), NULL);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- applying */
+static int may_match(const struct rule *r, const char *s, size_t n)
+{
+    return !r->literal || memmem(s, n, r->literal, r->literal_len);
+}
+
+static void expand(const struct rule *r, const char *s, const regmatch_t *m, struct strbuf *out)
+{
+    for (const char *t = r->text; *t; t++) {
+        if (*t != '\\') { sb_putc(out, *t); continue; }
+        t++;
+        if (*t == '\\') { sb_putc(out, '\\'); continue; }
+        const regmatch_t *g = &m[*t - '0'];
+        if (g->rm_so >= 0) sb_add(out, s + g->rm_so, (size_t)(g->rm_eo - g->rm_so));
+    }
+}
+
+/* All non-overlapping matches, left to right (as sed's s///g): an empty
+ * match copies one character and moves on. Returns 1 when anything matched. */
+static int replace_all(const struct rule *r, const char *s, size_t n, struct strbuf *out)
+{
+    regmatch_t m[10];
+    size_t pos = 0;
+    int any = 0;
+    out->len = 0;
+    sb_add(out, "", 0);
+    while (pos <= n) {
+        m[0].rm_so = (regoff_t)pos;
+        m[0].rm_eo = (regoff_t)n;
+        if (regexec(&r->re, s, 10, m, REG_STARTEND) != 0) break;
+        any = 1;
+        size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
+        sb_add(out, s + pos, so - pos);
+        expand(r, s, m, out);
+        if (eo == so) {
+            if (so < n) sb_putc(out, s[so]);
+            pos = so + 1;
+        } else {
+            pos = eo;
+        }
+    }
+    if (pos < n) sb_add(out, s + pos, n - pos);
+    return any;
+}
+
+unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len, struct strbuf *out)
+{
+    struct strbuf tmp = { 0 };
+    unsigned flags = 0;
+    out->len = 0;
+    sb_add(out, name, len);
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const struct rule *r = &rs->rules[i];
+        if (!may_match(r, out->s, out->len)) continue;
+        if (r->kind == RULE_REPLACE) {
+            if (replace_all(r, out->s, out->len, &tmp)) {
+                struct strbuf x = *out;
+                *out = tmp;
+                tmp = x;
+            }
+            continue;
+        }
+        if (flags & r->kind) continue;
+        regmatch_t m[1] = { { 0, (regoff_t)out->len } };
+        if (regexec(&r->re, out->s, 1, m, REG_STARTEND) == 0) flags |= (unsigned)r->kind;
+    }
+    sb_free(&tmp);
+    return flags;
+}

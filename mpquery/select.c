@@ -1,0 +1,157 @@
+/* Which samples a query sees: a run (default the latest, i.e. the largest
+ * run id), optionally one pid and one thread tid, and per process one
+ * snapshot (default its last). Sample rows are cumulative and a snapshot
+ * stores only changed rows, so the value of (stack, thread) at snapshot S of
+ * a process is its row with the largest snapshot id <= S among that
+ * process's snapshots. The result is per-stack counters summed over the
+ * selected threads and processes (maxlive: sum of per-thread peaks). */
+#include "mpquery.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int select_parse_snapshot(const char *arg, struct select_opts *o)
+{
+    if (!strcmp(arg, "last")) { o->snap_kind = SNAP_LAST; return 0; }
+    if (!strncmp(arg, "id:", 3)) {
+        o->snap_kind = SNAP_ID;
+        return parse_int64(arg + 3, &o->snap_value);
+    }
+    if (!strncmp(arg, "label:", 6)) {
+        o->snap_kind = SNAP_LABEL;
+        o->snap_label = arg + 6;
+        return 0;
+    }
+    o->snap_kind = SNAP_SEQ;
+    if (parse_int64(arg, &o->snap_value) || o->snap_value < 1) return -1;
+    return 0;
+}
+
+/* The snapshot a process contributes, or NONE. */
+static uint32_t pick_snapshot(const struct profile *p, const struct process *pr,
+                              const struct select_opts *o)
+{
+    uint32_t found = NONE;
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        const struct snapshot *sn = &p->snapshots[j];
+        switch (o->snap_kind) {
+        case SNAP_LAST: found = j; break;
+        case SNAP_SEQ: if (sn->seq <= o->snap_value) found = j; break;
+        case SNAP_ID: if (sn->id == o->snap_value) found = j; break;
+        case SNAP_LABEL: if (!strcmp(sn->label, o->snap_label)) found = j; break;
+        }
+    }
+    return found;
+}
+
+#define ERR(...) do { snprintf(err, errlen, __VA_ARGS__); return EXIT_BAD_INPUT; } while (0)
+
+static int select_processes(const struct profile *p, const struct select_opts *o,
+                            struct selection *s, char *err, size_t errlen)
+{
+    s->run = NONE;
+    if (!o->run_all && o->has_run) {
+        for (uint32_t i = 0; i < p->nruns; i++)
+            if (p->runs[i].id == o->run_id) s->run = i;
+        if (s->run == NONE)
+            ERR("no run %lld in this profile (see mpquery info)", (long long)o->run_id);
+    } else if (!o->run_all && p->nruns > 0) {
+        s->run = (uint32_t)p->nruns - 1;            /* runs are loaded by id */
+    }
+    size_t matched = 0;
+    for (uint32_t i = 0; i < p->nprocs; i++) {
+        const struct process *pr = &p->procs[i];
+        s->proc_snapshot[i] = NONE;
+        if (s->run != NONE && pr->run != s->run) continue;
+        if (o->has_pid && pr->pid != o->pid) continue;
+        matched++;
+        s->proc_snapshot[i] = pick_snapshot(p, pr, o);
+        if (s->proc_snapshot[i] != NONE) s->nselected++;
+    }
+    if (o->has_pid && !matched)
+        ERR("no process with pid %lld in the selected run", (long long)o->pid);
+    if (o->snap_kind == SNAP_ID && !s->nselected)
+        ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
+    if (o->snap_kind == SNAP_LABEL && !s->nselected)
+        ERR("no snapshot labelled '%s' in the selected processes", o->snap_label);
+    return 0;
+}
+
+int select_apply(const struct profile *p, const struct select_opts *o,
+                 struct selection *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->proc_snapshot = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *s->proc_snapshot);
+    s->stack_c = xcalloc(p->nstacks, sizeof *s->stack_c);
+    int rc = select_processes(p, o, s, err, errlen);
+    if (rc) return rc;
+
+    uint8_t *thread_ok = xmalloc(p->nthreads ? p->nthreads : 1);
+    size_t nthreads_ok = 0;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        const struct thread *th = &p->threads[t];
+        thread_ok[t] = s->proc_snapshot[th->process] != NONE && (!o->has_tid || th->tid == o->tid);
+        nthreads_ok += thread_ok[t];
+    }
+    if (o->has_tid && !nthreads_ok) {
+        free(thread_ok);
+        ERR("no thread with tid %lld in the selected processes", (long long)o->tid);
+    }
+
+    /* A sample qualifies when its snapshot is at or before the process's
+     * selected one. When each process has exactly one qualifying snapshot
+     * (the common "exit only" case) rows are unique per (stack, thread). */
+    int unique = 1;
+    for (size_t i = 0; i < p->nprocs && unique; i++) {
+        uint32_t sel = s->proc_snapshot[i];
+        if (sel == NONE) continue;
+        const struct process *pr = &p->procs[i];
+        size_t k = 0;
+        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+            k += p->snapshots[j].id <= p->snapshots[sel].id;
+        unique = k == 1;
+    }
+
+    if (unique) {
+        for (size_t i = 0; i < p->nsamples; i++) {
+            const struct sample *sa = &p->samples[i];
+            const struct snapshot *sn = &p->snapshots[sa->snapshot];
+            uint32_t sel = s->proc_snapshot[sn->process];
+            if (sel == NONE || !thread_ok[sa->thread] || sn->id > p->snapshots[sel].id) continue;
+            counters_add(&s->stack_c[sa->stack], &sa->c);
+        }
+    } else {
+        struct idmap latest;
+        idmap_init(&latest, p->nstacks);
+        for (size_t i = 0; i < p->nsamples; i++) {
+            const struct sample *sa = &p->samples[i];
+            const struct snapshot *sn = &p->snapshots[sa->snapshot];
+            uint32_t sel = s->proc_snapshot[sn->process];
+            if (sel == NONE || !thread_ok[sa->thread] || sn->id > p->snapshots[sel].id) continue;
+            int created;
+            uint32_t *v = idmap_put(&latest, (uint64_t)sa->thread << 32 | sa->stack, &created);
+            if (created || p->snapshots[p->samples[*v].snapshot].id < sn->id) *v = (uint32_t)i;
+        }
+        for (size_t k = 0; k < latest.cap; k++) {
+            if (latest.vals[k] == NONE) continue;
+            const struct sample *sa = &p->samples[latest.vals[k]];
+            counters_add(&s->stack_c[sa->stack], &sa->c);
+        }
+        idmap_free(&latest);
+    }
+    free(thread_ok);
+    return 0;
+}
+
+void selection_free(struct selection *s)
+{
+    free(s->proc_snapshot);
+    free(s->stack_c);
+    memset(s, 0, sizeof *s);
+}
+
+const struct total *snapshot_total(const struct profile *p, uint32_t snapshot)
+{
+    uint32_t t = p->snapshot_total[snapshot];
+    return t == NONE ? NULL : &p->totals[t];
+}
