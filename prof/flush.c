@@ -148,13 +148,18 @@ static int grow_array(void *pp, size_t *n, size_t need, size_t elem)
 struct writer {
     sqlite3 *db;
     const char *error;      /* first failure, for the one-line report */
+    char error_text[256];
     sqlite3_stmt *ins[ND];
     sqlite3_stmt *sample, *totals;
 };
 
+/* Keeps the first failure's text (SQLite's message buffer changes later). */
 static int fail(struct writer *w, const char *what)
 {
-    if (!w->error) w->error = what;
+    if (!w->error) {
+        snprintf(w->error_text, sizeof w->error_text, "%s", what);
+        w->error = w->error_text;
+    }
     return -1;
 }
 
