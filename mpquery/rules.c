@@ -278,11 +278,12 @@ static void expand(const struct rule *r, const char *s, const regmatch_t *m, str
 }
 
 /* All non-overlapping matches, left to right (as sed's s///g): an empty
- * match copies one character and moves on. Returns 1 when anything matched. */
+ * match copies one character and moves on, and an empty match right where
+ * the previous match ended does not count. Returns 1 when anything matched. */
 static int replace_all(const struct rule *r, const char *s, size_t n, struct strbuf *out)
 {
     regmatch_t m[10];
-    size_t pos = 0;
+    size_t pos = 0, last_end = (size_t)-1;
     int any = 0;
     out->len = 0;
     sb_add(out, "", 0);
@@ -290,10 +291,16 @@ static int replace_all(const struct rule *r, const char *s, size_t n, struct str
         m[0].rm_so = (regoff_t)pos;
         m[0].rm_eo = (regoff_t)n;
         if (regexec(&r->re, s, 10, m, REG_STARTEND) != 0) break;
-        any = 1;
         size_t so = (size_t)m[0].rm_so, eo = (size_t)m[0].rm_eo;
         sb_add(out, s + pos, so - pos);
+        if (eo == so && so == last_end) {
+            if (so < n) sb_putc(out, s[so]);
+            pos = so + 1;
+            continue;
+        }
+        any = 1;
         expand(r, s, m, out);
+        last_end = eo;
         if (eo == so) {
             if (so < n) sb_putc(out, s[so]);
             pos = so + 1;

@@ -30,3 +30,20 @@ json_get() {
     python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$2" <<<"$1" \
         || fail "invalid JSON or expression: $2"
 }
+
+# stacks_db DB < STACKS: a profile from the stack list format of
+# stacks2sql.py (VALUES<TAB>root<TAB>...<TAB>leaf per line)
+stacks_db() {
+    local db=$1
+    rm -f "$db"
+    python3 "$FIX/stacks2sql.py" > "$db.sql" || fail "stacks2sql.py failed"
+    { cat "$ROOT/schema/profile.sql"; echo "PRAGMA user_version = 1;"; cat "$db.sql"; } \
+        | sqlite3 -batch "$db" || fail "cannot build $db"
+}
+
+# fold_of DB ARGS...: `mpquery fold DB --no-default-rules ARGS` (rules tests
+# state every rule they rely on)
+fold_of() {
+    local db=$1; shift
+    "$MPQ" fold "$db" --no-default-rules "$@" || fail "mpquery fold $db $* failed"
+}
