@@ -1,0 +1,40 @@
+#!/bin/bash
+# mpquery fold: exact folded stacks on the basic fixture; values sum to the
+# stacks' total; --by, --filter, --exclude, --lines, --no-inline.
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/mpquery_fixtures/lib.sh"
+fixture basic >/dev/null
+
+assert_eq "$("$MPQ" fold basic.db)" \
+"main;app+0x999 7
+main;foo(int) 30
+main;load;helper 1000
+main;parse(std::string const&) 5100
+main;parse(std::string const&);parse(std::string const&) 200
+main;std::vector<int>::push_back(int const&) 2000" "fold (default rules, memtot)"
+
+assert_eq "$("$MPQ" fold basic.db | awk '{s += $NF} END {print s}')" "$(q basic.db 'SELECT SUM(memtot) FROM sample')" \
+  "fold values sum to the samples' memtot"
+assert_eq "$("$MPQ" fold basic.db --by memlive)" \
+"main;foo(int) 30
+main;parse(std::string const&) 3100
+main;parse(std::string const&);parse(std::string const&) 100" "--by memlive omits zero values"
+assert_eq "$("$MPQ" fold basic.db --by ncalls --no-default-rules | head -2)" \
+"__libc_start_main;main;app+0x999;malloc 1
+__libc_start_main;main;foo(int);malloc 3" "--no-default-rules"
+assert_eq "$("$MPQ" fold basic.db --filter '^parse' --by ncalls)" \
+"main;parse(std::string const&) 6
+main;parse(std::string const&);parse(std::string const&) 2" "--filter keeps stacks with a matching frame"
+assert_eq "$("$MPQ" fold basic.db --filter main --exclude '^parse|helper|foo' --by ncalls)" \
+"main;app+0x999 1
+main;std::vector<int>::push_back(int const&) 20" "--exclude drops stacks with a matching frame"
+assert_eq "$("$MPQ" fold basic.db --filter 'foo' --filter 'helper' --by ncalls)" \
+"main;foo(int) 3
+main;load;helper 10" "several --filter: any of them"
+assert_eq "$("$MPQ" fold basic.db --no-inline --filter load)" "main;load 1000" "--no-inline"
+assert_eq "$("$MPQ" fold basic.db --lines --filter load)" "main (main.cc:10);load (main.cc:40);helper (main.cc:41) 1000" "--lines"
+expect_fail 2 "^mpquery: fold: bad regex '\(' \(.*\)$" "$MPQ" fold basic.db --filter '('
+
+# every line is "path integer" for flamegraph.pl's parser
+"$MPQ" fold basic.db --by nfree | grep -Evq '^[^ ].* [0-9]+$' && fail "a line is not 'path value'"
+echo "  ok: every line is 'path value'"
