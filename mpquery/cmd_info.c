@@ -258,6 +258,7 @@ static void print_processes(const struct info *in, int format)
         "ncalls", "memtot", "nfree", "memlive", "maxlive", "command" };
     struct table tab;
     table_init(&tab, 11, cols);
+    tab.indent = format == FMT_TEXT ? 2 : 0;
     struct strbuf sb = { 0 };
     for (size_t k = 0; k < in->norder; k++) {
         uint32_t i = in->order[k];
@@ -326,6 +327,7 @@ static void print_text(const struct info *in)
         static const char *const tcols[] = { "tid", "name", "ncalls", "memtot", "nfree", "memlive", "maxlive" };
         struct table tab;
         table_init(&tab, 7, tcols);
+        tab.indent = 4;
         for (size_t t = 0; t < p->nthreads; t++) {
             if (p->threads[t].process != i) continue;
             table_int(&tab, p->threads[t].tid);
@@ -338,6 +340,7 @@ static void print_text(const struct info *in)
         static const char *const scols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
                                              "memlive", "maxlive", "profiler_memory" };
         table_init(&tab, 9, scols);
+        tab.indent = 4;
         for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
             const struct snapshot *sn = &p->snapshots[j];
             const struct total *t = snapshot_total(p, j);

@@ -243,6 +243,7 @@ enum { CELL_STR, CELL_INT, CELL_NUM, CELL_NULL, CELL_JSON };
 struct cell { int type; char *s; };
 struct table {
     size_t ncols, nrows, cap;   /* cap: cells of the row being filled */
+    int indent;                 /* text: spaces before each line */
     const char **cols;
     struct cell *cells;         /* nrows * ncols */
 };

@@ -189,6 +189,7 @@ static void print_text(const struct table *t, FILE *f)
             if (x->type == CELL_INT || x->type == CELL_NUM) right[c] = 1;
         }
     for (size_t r = 0; r <= t->nrows; r++) {
+        fprintf(f, "%*s", t->indent, "");
         for (size_t c = 0; c < t->ncols; c++) {
             const char *s = r == 0 ? t->cols[c] : t->cells[(r - 1) * t->ncols + c].s;
             if (r > 0 && t->cells[(r - 1) * t->ncols + c].type == CELL_NULL) s = "-";

@@ -1,0 +1,40 @@
+#!/bin/bash
+# mpquery diff: B is the basic fixture with 3 more 10-byte allocations in
+# foo(int), every id renumbered and every address moved by 0x1000, so
+# stacks match by names only (the symbol-less frame app+0x999 cannot match).
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/mpquery_fixtures/lib.sh"
+fixture basic a.db >/dev/null
+fixture basic b.db >/dev/null
+sqlite3 b.db "UPDATE sample SET ncalls = ncalls + 3, memtot = memtot + 30, memlive = memlive + 30 WHERE stack = 13;
+              UPDATE frame SET id = id + 100, offset = offset + 4096; UPDATE stack SET frame = frame + 100;
+              UPDATE stack SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
+              UPDATE sample SET stack = stack + 1000;" || fail "cannot derive b.db"
+
+assert_eq "$("$MPQ" diff a.db b.db --format csv)" \
+"a,b,delta,ratio,where
+30,60,30,2.000,foo(int) < main
+0,7,7,,app+0x1999 < main
+7,0,-7,0.000,app+0x999 < main
+5100,5100,0,1.000,parse(std::string const&) < main
+2000,2000,0,1.000,std::vector<int>::push_back(int const&) < main
+1000,1000,0,1.000,helper < load < main
+200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff of stacks by memtot"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions -n 1)" \
+"a  b  delta  ratio  function
+3  6      3  2.000  foo(int)" "diff --functions: 3 more allocations in foo(int)"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions --inclusive -n 1 --format csv | tail -1)" \
+  "42,45,3,1.071,main" "diff --functions --inclusive"
+assert_eq "$("$MPQ" diff a.db b.db --fold --by ncalls)" \
+"main;app+0x1999 0 1
+main;app+0x999 1 0
+main;foo(int) 3 6
+main;load;helper 10 10
+main;parse(std::string const&) 6 6
+main;parse(std::string const&);parse(std::string const&) 2 2
+main;std::vector<int>::push_back(int const&) 20 20" "diff --fold: difffolded lines"
+json=$("$MPQ" diff a.db b.db --format json -n 2)
+assert_eq "$(json_get "$json" '[(r["a"], r["b"], r["delta"], r["ratio"]) for r in j]')" "[(30, 60, 30, 2.0), (0, 7, 7, None)]" "diff --format json"
+assert_eq "$("$MPQ" diff a.db a.db --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" "0 delta " "a profile against itself: no change"
+expect_fail 2 '^mpquery: diff: needs two profiles A and B \(see mpquery diff --help\)$' "$MPQ" diff a.db
+expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" diff a.db nope.db
