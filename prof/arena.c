@@ -1,4 +1,7 @@
 /* The profiler's own memory: mmap'd, counted, capped by MP_MAX_MEMORY.
+ * The cap applies to what grows with distinct stacks (stack records, counter
+ * slots, hash tables); the pointer map, which grows with the program's live
+ * blocks, is exempt: dropping entries would make the totals wrong.
  * arena_alloc is a bump allocator over 1 MB chunks behind one spin lock; it
  * is called only when something new appears (a thread, a stack, a slot
  * chunk), never per allocation. Nothing here calls malloc. */
@@ -24,9 +27,10 @@ static void unlock(void)
     atomic_flag_clear_explicit(&arena_lock, memory_order_release);
 }
 
-void *mp_map(size_t size)
+void *mp_map(size_t size, int capped)
 {
-    if (mp_opt.max_memory && atomic_load_explicit(&mapped_bytes, RELAXED) + size > mp_opt.max_memory) {
+    if (capped && mp_opt.max_memory &&
+        atomic_load_explicit(&mapped_bytes, RELAXED) + size > mp_opt.max_memory) {
         if (!atomic_exchange(&exhausted, 1))
             mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes): new stacks "
                    "are counted without a stack from now on",
@@ -46,13 +50,13 @@ void mp_unmap(void *p, size_t size)
     atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
 }
 
-void *arena_alloc(size_t size)
+void *arena_alloc(size_t size, int capped)
 {
     size = (size + 63) & ~(size_t)63;   /* cache-line aligned: no false sharing */
-    if (size >= CHUNK / 4) return mp_map((size + 4095) & ~(size_t)4095);
+    if (size >= CHUNK / 4) return mp_map((size + 4095) & ~(size_t)4095, capped);
     lock();
     if (!chunk_pos || (size_t)(chunk_end - chunk_pos) < size) {
-        char *c = mp_map(CHUNK);
+        char *c = mp_map(CHUNK, capped);
         if (!c) {
             unlock();
             return NULL;

@@ -64,7 +64,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     if (t->slot_next == t->slot_end) {
         uint32_t c = atomic_fetch_add_explicit(&slot_chunks_used, 1, RELAXED);
         if (c >= MAX_SLOT_CHUNKS) return 0;
-        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * sizeof *chunk);
+        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * sizeof *chunk, stack_id != 0);
         if (!chunk) return 0;
         atomic_store_explicit(&slot_chunks[c], chunk, memory_order_release);
         t->slot_next = c * SLOT_CHUNK + (c == 0);   /* slot 0 means "none" */
@@ -80,7 +80,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
 static int slot_map_grow(struct mp_thread *t)
 {
     uint32_t cap = t->slot_keys ? (t->slot_mask + 1) * 2 : 256;
-    uint32_t *keys = mp_map((size_t)cap * 8);
+    uint32_t *keys = mp_map((size_t)cap * 8, 1);
     if (!keys) return -1;
     uint32_t *vals = keys + cap;
     for (uint32_t i = 0; t->slot_keys && i <= t->slot_mask; i++) {
@@ -153,7 +153,7 @@ struct mp_thread *thread_self(void)
     mp_ensure_init();
     uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
     if (seq >= MAX_THREADS) return NULL;
-    struct mp_thread *t = arena_alloc(sizeof *t);
+    struct mp_thread *t = arena_alloc(sizeof *t, 0);
     if (!t) return NULL;
     t->seq = seq;
     t->tid = (pid_t)syscall(SYS_gettid);

@@ -48,11 +48,13 @@ void mp_log(const char *level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------ arena.c */
-/* Zeroed memory from mmap, never returned. NULL once MP_MAX_MEMORY is
- * reached (the caller degrades: e.g. counts a new stack as "no stack"). */
-void *arena_alloc(size_t size);
-/* Raw mappings for tables that grow (ptrmap shards, hash tables). */
-void *mp_map(size_t size);
+/* Zeroed memory from mmap, never returned. When capped, NULL once
+ * MP_MAX_MEMORY is reached (the caller degrades: a new stack is counted as
+ * "no stack"); uncapped for what exact totals need (threads). */
+void *arena_alloc(size_t size, int capped);
+/* Raw mappings for tables that grow; capped = counts against MP_MAX_MEMORY
+ * (everything but the pointer map). */
+void *mp_map(size_t size, int capped);
 void mp_unmap(void *p, size_t size);
 uint64_t mp_memory_used(void);
 int mp_memory_exhausted(void);

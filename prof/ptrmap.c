@@ -59,7 +59,7 @@ static inline uint32_t home(uintptr_t p, uint32_t mask)
 static int grow(struct shard *s)
 {
     uint32_t cap = s->table ? (s->mask + 1) * 2 : MIN_CAP;
-    struct entry *t = mp_map((size_t)cap * sizeof *t);
+    struct entry *t = mp_map((size_t)cap * sizeof *t, 0);
     if (!t) return -1;
     uint32_t mask = cap - 1;
     if (s->table) {

@@ -72,7 +72,7 @@ static int publish(struct mp_stack *s)
     if (c >= MAX_ID_CHUNKS) return -1;
     struct mp_stack **chunk = atomic_load_explicit(&id_chunks[c], memory_order_acquire);
     if (!chunk) {
-        struct mp_stack **fresh = arena_alloc(ID_CHUNK * sizeof *fresh);
+        struct mp_stack **fresh = arena_alloc(ID_CHUNK * sizeof *fresh, 1);
         if (!fresh) return -1;
         struct mp_stack **expected = NULL;
         if (atomic_compare_exchange_strong(&id_chunks[c], &expected, fresh)) chunk = fresh;
@@ -86,7 +86,7 @@ static int publish(struct mp_stack *s)
 static int shard_grow(struct shard *sh)
 {
     uint32_t cap = sh->table ? (sh->mask + 1) * 2 : 1024;
-    uint64_t *t = mp_map((size_t)cap * sizeof *t);
+    uint64_t *t = mp_map((size_t)cap * sizeof *t, 1);
     if (!t) return -1;
     for (uint32_t i = 0; sh->table && i <= sh->mask; i++) {
         uint64_t e = sh->table[i];
@@ -120,7 +120,7 @@ uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64
             goto out;
         }
     }
-    struct mp_stack *s = arena_alloc(sizeof *s + (size_t)n * sizeof *ret_addrs);
+    struct mp_stack *s = arena_alloc(sizeof *s + (size_t)n * sizeof *ret_addrs, 1);
     if (!s) goto out;
     s->hash = hash;
     s->depth = (uint16_t)n;
