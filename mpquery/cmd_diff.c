@@ -129,7 +129,7 @@ int cmd_diff(int argc, char **argv)
         if (opt == OPT_FOLD) { fold = 1; continue; }
         rc = common_option(&c, opt, optarg);
         if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, optopt, argv);
+        if (rc == 0) return bad_option(c.cmd, opt, argv);
     }
     if (optind + 2 != argc)
         return usage_error(c.cmd, optind + 2 > argc ? "needs two profiles A and B" : "too many arguments");

@@ -72,7 +72,7 @@ int cmd_fold(int argc, char **argv)
         if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
         rc = common_option(&c, opt, optarg);
         if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, optopt, argv);
+        if (rc == 0) return bad_option(c.cmd, opt, argv);
     }
     if (optind + 1 != argc)
         return usage_error(c.cmd, optind == argc ? "missing DB" : "too many arguments");

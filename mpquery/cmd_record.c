@@ -254,7 +254,7 @@ int cmd_record(int argc, char **argv)
         if (opt == OPT_HELP) { print_help(); return 0; }
         size_t i = 0;
         while (i < NVARS && vars[i].opt != opt) i++;
-        if (i == NVARS) return bad_option("record", optopt, argv);
+        if (i == NVARS) return bad_option("record", opt, argv);
         if (!valid(vars[i].kind, optarg))
             return usage_error("record", "bad value '%s' for %s", optarg, vars[i].option);
         value[i] = optarg;

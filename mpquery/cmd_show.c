@@ -112,7 +112,7 @@ int cmd_show(int argc, char **argv)
         if (opt == OPT_RAW) { raw = 1; continue; }
         rc = common_option(&c, opt, optarg);
         if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, optopt, argv);
+        if (rc == 0) return bad_option(c.cmd, opt, argv);
     }
     if (optind + 2 != argc)
         return usage_error(c.cmd, optind + 2 > argc ? "needs DB and STACK" : "too many arguments");

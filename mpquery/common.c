@@ -5,6 +5,7 @@
  * executable. Commands return exit codes; only main exits. */
 #include "mpquery.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +48,9 @@ int usage_error(const char *cmd, const char *fmt, ...)
 
 int bad_option(const char *cmd, int opt, char **argv)
 {
-    extern int optind;
     const char *arg = argv[optind - 1];
     if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
-    if (opt && opt != '?') return usage_error(cmd, "unknown option -%c", opt);
+    if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
     return usage_error(cmd, "unknown option %s", arg);
 }
 

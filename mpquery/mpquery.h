@@ -289,8 +289,9 @@ void common_init(struct common *c, const char *cmd);
 int common_option(struct common *c, int opt, const char *arg);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* getopt_long wrapper error for an unknown option / missing argument. */
-int bad_option(const char *cmd, int optopt_value, char **argv);
+/* Reports what getopt_long returned for opt (':' missing value, '?' or an
+ * option the command does not take); returns 2. */
+int bad_option(const char *cmd, int opt, char **argv);
 /* Loads a profile and reports "mpquery: PATH: why"; 0 or the exit code. */
 int load_profile(const char *path, struct profile **p);
 /* Applies the selection, reporting errors; 0 or the exit code. */

@@ -50,7 +50,7 @@ assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 1\
 
 # every option a command parses is in its --help
 for c in info top fold diff show sql; do
-    for o in $(grep -o '{ "[a-z-]*", [a-z_]*_argument' "$ROOT/mpquery/cmd_$c.c" | sed 's/{ "\([a-z-]*\)".*/\1/'); do
+    for o in $(grep -v "\"help\"" "$ROOT/mpquery/cmd_$c.c" | grep -o '{ "[a-z-]*", [a-z_]*_argument' | sed 's/{ "\([a-z-]*\)".*/\1/'); do
         "$MPQ" $c --help | grep -q -- "--$o" || fail "$c --help does not mention --$o"
     done
 done
