@@ -31,9 +31,9 @@ $(B)/schema.h: schema/profile.sql
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- recorder
-PROF_OBJ := $(patsubst prof/%.c,$(B)/prof/%.o,$(PROF_SRC))
-$(B)/prof/%.o: prof/%.c prof/internal.h prof/mallocprof.h $(B)/schema.h | deps
-	@mkdir -p $(B)/prof
+PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
+$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/mallocprof.h $(B)/schema.h | deps
+	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
 $(B)/libmallocprof.so: $(PROF_OBJ)
@@ -44,10 +44,10 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-MPQ_OBJ := $(patsubst mpquery/%.c,$(B)/mpquery/%.o,$(MPQ_SRC))
-$(B)/mpquery/%.o: mpquery/%.c $(wildcard mpquery/*.h) $(B)/schema.h | deps
-	@mkdir -p $(B)/mpquery
-	$(CC) $(CFLAGS) -I$(B) -Improf $(shell pkg-config --cflags sqlite3) -c $< -o $@
+MPQ_OBJ := $(patsubst mpquery/%.c,$(B)/obj/mpquery/%.o,$(MPQ_SRC))
+$(B)/obj/mpquery/%.o: mpquery/%.c $(wildcard mpquery/*.h) $(B)/schema.h | deps
+	@mkdir -p $(B)/obj/mpquery
+	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -c $< -o $@
 
 $(B)/mpquery: $(MPQ_OBJ)
 	$(CC) -o $@ $^ $(shell pkg-config --libs sqlite3) -lstdc++ -lm
