@@ -407,8 +407,6 @@ static int write_process(struct writer *w, double now)
     }
     sqlite3_stmt *st;
     if (!process_id) {
-        static double start;
-        if (!start) start = now;
         char exe[4096] = "", cmdline[8192], host[256] = "";
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         exe[n > 0 ? n : 0] = 0;
@@ -423,7 +421,7 @@ static int write_process(struct writer *w, double now)
         sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 7, start);
+        sqlite3_bind_double(st, 7, mp_start_time);
         sqlite3_bind_double(st, 8, now);
         sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
         int rc = step_done(w, st);

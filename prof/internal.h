@@ -198,6 +198,7 @@ void symbols_resolve_pending(void);
 /* ------------------------------------------------------------ lifecycle.c */
 double mp_now(void);
 extern char mp_run_token[64];
+extern double mp_start_time;    /* when profiling of this process began */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */

@@ -24,6 +24,7 @@
 
 _Atomic int mp_initialized;
 char mp_run_token[64];
+double mp_start_time;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t wakeup;
 static _Atomic int signal_pending;
@@ -105,6 +106,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    mp_start_time = mp_now();
     stacks_unlock_all();
     counters_after_fork_child();    /* resets the pointer map and its locks */
     flush_after_fork_child();
@@ -145,6 +147,7 @@ void mp_ensure_init(void)
     pthread_mutex_lock(&init_lock);
     if (!atomic_load(&mp_initialized)) {
         mp_pid = getpid();
+        mp_start_time = mp_now();
         options_load();
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
