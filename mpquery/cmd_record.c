@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { V_PATH, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY };
+enum { V_PATH, V_TEXT, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY };
 
 static const struct mp_var {
     const char *env, *option, *arg, *deflt, *help;
@@ -43,6 +43,8 @@ static const struct mp_var {
     { "MP_MAX_MEMORY", "--max-memory", "SIZE", "4G",
       "cap on the profiler's own memory (>= 16M; K, M, G suffixes); past it new\n"
       "                        stacks are counted without a stack", OPT_MAX_MEMORY, V_MEMORY },
+    { "MP_DEBUGINFO_PATH", "--debuginfo-path", "PATH", ":.debug:/usr/lib/debug",
+      "where separate debug info files are searched (elfutils format)", OPT_DEBUGINFO, V_TEXT },
 };
 #define NVARS (sizeof vars / sizeof *vars)
 
@@ -55,11 +57,11 @@ static void print_help(void)
           "signal N killed it). Options set the MP_* variables the recorder reads;\n"
           "variables already in the environment apply when no option overrides them.\n"
           "\n"
-          "option              variable        default    meaning\n", stdout);
+          "options (each sets one variable):\n", stdout);
     for (size_t i = 0; i < NVARS; i++) {
         char opt[48];
         snprintf(opt, sizeof opt, "%s %s", vars[i].option, vars[i].arg);
-        printf("  %-18s  %-14s  %-9s  %s\n", opt, vars[i].env, vars[i].deflt, vars[i].help);
+        printf("  %-22s  %s (default %s)\n      %s\n", opt, vars[i].env, vars[i].deflt, vars[i].help);
     }
     fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it.\n"
           "\n"
@@ -90,7 +92,7 @@ static int valid(int kind, const char *s)
     unsigned long long u;
     char *end;
     switch (kind) {
-    case V_PATH: return *s != 0;
+    case V_PATH: case V_TEXT: return *s != 0;
     case V_SECONDS: {
         errno = 0;
         double x = strtod(s, &end);
@@ -244,6 +246,7 @@ int cmd_record(int argc, char **argv)
         { "signal", required_argument, NULL, OPT_SIGNAL },
         { "unwind", required_argument, NULL, OPT_UNWIND },
         { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+        { "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO },
         { "help", no_argument, NULL, OPT_HELP },
         { 0 }
     };
