@@ -127,7 +127,7 @@ int cmd_show(int argc, char **argv)
     if ((rc = load_profile(argv[optind], &p))) { rules_free(rules); return rc; }
     struct selection sel;
     rc = select_or_report(&c, p, &sel);
-    uint32_t s = idmap_get(&p->stack_ids, (uint64_t)id);
+    uint32_t s = profile_stack_index(p, id);
     if (!rc && s == NONE) rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)id);
     if (!rc) show_stack(&c, p, &sel, s, rules);
     selection_free(&sel);

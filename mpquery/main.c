@@ -42,6 +42,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
+    /* folded stacks of big profiles are gigabytes: write in large blocks */
+    static char out_buf[1 << 20];
+    setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);

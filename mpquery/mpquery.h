@@ -55,6 +55,8 @@ uint32_t idmap_get(const struct idmap *m, uint64_t key);
  * slot then holds NONE and the caller must store a value). */
 uint32_t *idmap_put(struct idmap *m, uint64_t key, int *created);
 void idmap_free(struct idmap *m);
+/* Makes room for `more` additional keys without growing again. */
+void idmap_reserve(struct idmap *m, size_t more);
 
 /* Interned strings: equal strings get the same dense id. */
 struct strtab {
@@ -142,12 +144,13 @@ struct profile {
     struct sample *samples; size_t nsamples;
     struct total *totals; size_t ntotals;
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
-    struct idmap stack_ids;             /* database stack id → index */
 };
 /* Loads the whole database (one pass per table). On failure returns the
  * exit code and writes the reason (without the path) into err. */
 int profile_load(const char *path, struct profile **out, char *err, size_t errlen);
 void profile_free(struct profile *p);
+/* Index of the stack with this database id, or NONE. */
+uint32_t profile_stack_index(const struct profile *p, int64_t id);
 /* Opens a database read-only and checks that it is a version-1 profile;
  * shared by profile_load and `mpquery sql`. */
 struct sqlite3;

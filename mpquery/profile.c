@@ -54,7 +54,7 @@ int profile_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
         return fail(err, errlen, "not a mallocprof profile (not an SQLite database)");
 
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         fail(err, errlen, "cannot open (%s)", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
@@ -86,10 +86,15 @@ int profile_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
 }
 
 /* ---------------------------------------------------------------- loading */
+struct idindex;
 struct loader {
     sqlite3 *db;
     struct profile *p;
     char *err; size_t errlen;
+    /* samples are converted as they are read (no raw copy of the largest
+     * table): these index the tables they refer to */
+    const struct idindex *ix_snap, *ix_stack, *ix_thread;
+    int bad_ref;                /* first dangling reference seen */
 };
 
 /* Id → index for one table: direct when ids are 1..n in order (the usual
@@ -147,11 +152,29 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t size)
 
 typedef void (*row_fn)(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap);
 
-/* Runs one full-table query; each row is appended by `fn`. */
-static int load_table(struct loader *l, const char *sql, row_fn fn, void *arr, size_t *n)
+/* Runs one full-table query; each row is appended by `fn`. The array is
+ * sized from count(*) first (cheap) so that large tables are not copied
+ * while growing. */
+static int load_table(struct loader *l, const char *sql, row_fn fn, void *arr, size_t *n, size_t size)
 {
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
+    const char *from = strstr(sql, " FROM ");
+    char count_sql[128];
+    const char *order = from ? strstr(from, " ORDER BY") : NULL;
+    int from_len = from ? (order ? (int)(order - from) : (int)strlen(from)) : 0;
+    if (from && snprintf(count_sql, sizeof count_sql, "SELECT count(*)%.*s", from_len, from)
+                < (int)sizeof count_sql
+        && sqlite3_prepare_v2(l->db, count_sql, -1, &st, NULL) == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_int64 rows = sqlite3_column_int64(st, 0);
+        if (rows > 0 && (uint64_t)rows < SIZE_MAX / size / 2) {
+            cap = (size_t)rows;
+            *(void **)arr = xrealloc(*(void **)arr, cap * size);
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
     int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK) {
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(l, st, arr, n, &cap);
@@ -258,15 +281,23 @@ static void row_snapshot(struct loader *l, sqlite3_stmt *st, void *arr, size_t *
     s->s.profiler_memory = I64(6);
 }
 
-struct raw_sample { int64_t snapshot, stack, thread; counters c; };
+static uint32_t idindex_get(const struct idindex *ix, int64_t id);
+
 static void row_sample(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
 {
-    (void)l;
-    struct raw_sample *s = push(arr, n, cap, sizeof *s);
-    s->snapshot = I64(0);
-    s->stack = I64(1);
-    s->thread = I64(2);
+    if (l->bad_ref) return;
+    struct sample *s = push(arr, n, cap, sizeof *s);
+    int64_t snapshot = I64(0), stack = I64(1), thread = I64(2);
+    s->snapshot = idindex_get(l->ix_snap, snapshot);
+    s->stack = idindex_get(l->ix_stack, stack);
+    s->thread = idindex_get(l->ix_thread, thread);
     for (int i = 0; i < NCOUNTERS; i++) s->c.v[i] = I64(3 + i);
+    if (s->snapshot == NONE || s->stack == NONE || s->thread == NONE) {
+        l->bad_ref = 1;
+        fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
+             s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
+             (long long)(s->snapshot == NONE ? snapshot : s->stack == NONE ? stack : thread));
+    }
 }
 
 struct raw_total { int64_t snapshot, thread; struct total t; };
@@ -323,39 +354,34 @@ out:
     return rc;
 }
 
+#define Q(sql, fn, arr, n) load_table(l, sql, fn, arr, n, sizeof **(arr))
+
 static int load_all(struct loader *l)
 {
     struct profile *p = l->p;
     struct raw_thread *rth = NULL; struct raw_name *rfn = NULL, *rfl = NULL;
     struct raw_frame *rfr = NULL; struct raw_stack *rst = NULL;
-    struct raw_snapshot *rsn = NULL; struct raw_sample *rsa = NULL; struct raw_total *rto = NULL;
-    size_t nth = 0, nfn = 0, nfl = 0, nfr = 0, nst = 0, nsn = 0, nsa = 0, nto = 0;
+    struct raw_snapshot *rsn = NULL; struct raw_total *rto = NULL;
+    size_t nth = 0, nfn = 0, nfl = 0, nfr = 0, nst = 0, nsn = 0, nto = 0;
     struct idindex ix_run = { 0 }, ix_proc = { 0 }, ix_thread = { 0 }, ix_module = { 0 },
-                   ix_fn = { 0 }, ix_file = { 0 }, ix_frame = { 0 }, ix_snap = { 0 };
+                   ix_fn = { 0 }, ix_file = { 0 }, ix_frame = { 0 }, ix_snap = { 0 }, ix_stack = { 0 };
     int rc;
 
-    if ((rc = load_table(l, "SELECT id, token, start_time FROM run ORDER BY id",
-                         row_run, &p->runs, &p->nruns))
-        || (rc = load_table(l, "SELECT id, start_time, end_time, pid, ppid, exe, cmdline, host,"
-                               " settings, run FROM process ORDER BY id",
-                            row_process, &p->procs, &p->nprocs))
-        || (rc = load_table(l, "SELECT id, process, seq, tid, name FROM thread ORDER BY id",
-                            row_thread, &rth, &nth))
-        || (rc = load_table(l, "SELECT id, path, build_id FROM module ORDER BY id",
-                            row_module, &p->modules, &p->nmodules))
-        || (rc = load_table(l, "SELECT id, name FROM function ORDER BY id", row_name, &rfn, &nfn))
-        || (rc = load_table(l, "SELECT id, path FROM file ORDER BY id", row_name, &rfl, &nfl))
-        || (rc = load_table(l, "SELECT id, module, offset, inline_depth, function, file, line"
-                               " FROM frame ORDER BY id", row_frame, &rfr, &nfr))
-        || (rc = load_table(l, "SELECT id, parent, frame FROM stack ORDER BY id",
-                            row_stack, &rst, &nst))
-        || (rc = load_table(l, "SELECT id, process, seq, time, reason, label, profiler_memory"
-                               " FROM snapshot ORDER BY process, seq", row_snapshot, &rsn, &nsn))
-        || (rc = load_table(l, "SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive,"
-                               " maxlive FROM sample", row_sample, &rsa, &nsa))
-        || (rc = load_table(l, "SELECT snapshot, thread, ncalls, memtot, nfree, memlive, maxlive,"
-                               " ncalls_nostack, memtot_nostack, nfree_unknown FROM totals",
-                            row_total, &rto, &nto)))
+    /* dictionaries first: samples are resolved against them as they are read */
+    if ((rc = Q("SELECT id, token, start_time FROM run ORDER BY id", row_run, &p->runs, &p->nruns))
+        || (rc = Q("SELECT id, start_time, end_time, pid, ppid, exe, cmdline, host, settings, run"
+                   " FROM process ORDER BY id", row_process, &p->procs, &p->nprocs))
+        || (rc = Q("SELECT id, process, seq, tid, name FROM thread ORDER BY id", row_thread, &rth, &nth))
+        || (rc = Q("SELECT id, path, build_id FROM module ORDER BY id", row_module, &p->modules, &p->nmodules))
+        || (rc = Q("SELECT id, name FROM function ORDER BY id", row_name, &rfn, &nfn))
+        || (rc = Q("SELECT id, path FROM file ORDER BY id", row_name, &rfl, &nfl))
+        || (rc = Q("SELECT id, module, offset, inline_depth, function, file, line FROM frame ORDER BY id",
+                   row_frame, &rfr, &nfr))
+        || (rc = Q("SELECT id, parent, frame FROM stack ORDER BY id", row_stack, &rst, &nst))
+        || (rc = Q("SELECT id, process, seq, time, reason, label, profiler_memory FROM snapshot"
+                   " ORDER BY process, seq", row_snapshot, &rsn, &nsn))
+        || (rc = Q("SELECT snapshot, thread, ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack,"
+                   " memtot_nostack, nfree_unknown FROM totals", row_total, &rto, &nto)))
         goto out;
 
     idindex_build(&ix_run, p->nruns, p->runs, sizeof *p->runs);
@@ -418,27 +444,18 @@ static int load_all(struct loader *l)
     p->nstacks = nst;
     p->stacks = xmalloc((nst ? nst : 1) * sizeof *p->stacks);
     for (size_t i = 0; i < nst; i++) p->stacks[i].id = rst[i].id;
-    struct idindex ix_stack = { 0 };
     idindex_build(&ix_stack, nst, p->stacks, sizeof *p->stacks);
     for (size_t i = 0; i < nst; i++) {
         struct stack *s = &p->stacks[i];
         s->frame = idindex_get(&ix_frame, rst[i].frame);
         s->parent = rst[i].parent == 0 ? NONE : idindex_get(&ix_stack, rst[i].parent);
         s->depth = 0;
-        if (s->frame == NONE || (rst[i].parent != 0 && s->parent == NONE)) {
-            idindex_free(&ix_stack);
+        if (s->frame == NONE || (rst[i].parent != 0 && s->parent == NONE))
             BAD("inconsistent profile (stack %lld refers to missing %s %lld)", (long long)s->id,
                 s->frame == NONE ? "frame" : "stack",
                 (long long)(s->frame == NONE ? rst[i].frame : rst[i].parent));
-        }
     }
-    /* `show` looks stacks up by database id */
-    idmap_init(&p->stack_ids, nst);
-    for (size_t i = 0; i < nst; i++) {
-        int created;
-        *idmap_put(&p->stack_ids, (uint64_t)p->stacks[i].id, &created) = (uint32_t)i;
-    }
-    if ((rc = order_stacks(l))) { idindex_free(&ix_stack); goto out; }
+    if ((rc = order_stacks(l))) goto out;
 
     /* snapshots arrive sorted by (process, seq): each process owns a range */
     p->nsnapshots = nsn;
@@ -446,16 +463,13 @@ static int load_all(struct loader *l)
     for (size_t i = 0; i < nsn; i++) {
         p->snapshots[i] = rsn[i].s;
         uint32_t pi = idindex_get(&ix_proc, rsn[i].process);
-        if (pi == NONE) {
-            idindex_free(&ix_stack);
+        if (pi == NONE)
             BAD("inconsistent profile (snapshot %lld refers to missing process %lld)",
                 (long long)rsn[i].s.id, (long long)rsn[i].process);
-        }
         p->snapshots[i].process = pi;
         if (p->procs[pi].nsnapshots++ == 0) p->procs[pi].first_snapshot = (uint32_t)i;
     }
-    /* ids of snapshots are not in index order: map through a hash map */
-    ix_snap.dense = 0;
+    /* snapshot ids are not in index order (sorted by process): hash them */
     ix_snap.n = nsn;
     idmap_init(&ix_snap.map, nsn);
     for (size_t i = 0; i < nsn; i++) {
@@ -463,23 +477,14 @@ static int load_all(struct loader *l)
         *idmap_put(&ix_snap.map, (uint64_t)p->snapshots[i].id, &created) = (uint32_t)i;
     }
 
-    p->nsamples = nsa;
-    p->samples = xmalloc((nsa ? nsa : 1) * sizeof *p->samples);
-    for (size_t i = 0; i < nsa; i++) {
-        struct sample *s = &p->samples[i];
-        s->snapshot = idindex_get(&ix_snap, rsa[i].snapshot);
-        s->stack = idindex_get(&ix_stack, rsa[i].stack);
-        s->thread = idindex_get(&ix_thread, rsa[i].thread);
-        s->c = rsa[i].c;
-        if (s->snapshot == NONE || s->stack == NONE || s->thread == NONE) {
-            idindex_free(&ix_stack);
-            BAD("inconsistent profile (sample refers to missing %s %lld)",
-                s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
-                (long long)(s->snapshot == NONE ? rsa[i].snapshot
-                            : s->stack == NONE ? rsa[i].stack : rsa[i].thread));
-        }
-    }
-    idindex_free(&ix_stack);
+    /* the largest table last, converted row by row */
+    l->ix_snap = &ix_snap;
+    l->ix_stack = &ix_stack;
+    l->ix_thread = &ix_thread;
+    if ((rc = Q("SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive FROM sample",
+                row_sample, &p->samples, &p->nsamples)))
+        goto out;
+    if (l->bad_ref) { rc = EXIT_BAD_INPUT; goto out; }
 
     /* totals of unknown threads are skipped (they only feed per-thread lines) */
     p->totals = xmalloc((nto ? nto : 1) * sizeof *p->totals);
@@ -501,10 +506,22 @@ static int load_all(struct loader *l)
 out:
     idindex_free(&ix_run); idindex_free(&ix_proc); idindex_free(&ix_thread);
     idindex_free(&ix_module); idindex_free(&ix_fn); idindex_free(&ix_file);
-    idindex_free(&ix_frame);
+    idindex_free(&ix_frame); idindex_free(&ix_stack);
     if (ix_snap.map.keys) idmap_free(&ix_snap.map);
-    free(rth); free(rfn); free(rfl); free(rfr); free(rst); free(rsn); free(rsa); free(rto);
+    free(rth); free(rfn); free(rfl); free(rfr); free(rst); free(rsn); free(rto);
     return rc;
+}
+
+uint32_t profile_stack_index(const struct profile *p, int64_t id)
+{
+    /* stacks are loaded ORDER BY id: direct when dense, else binary search */
+    if (id >= 1 && (uint64_t)id <= p->nstacks && p->stacks[id - 1].id == id) return (uint32_t)(id - 1);
+    size_t lo = 0, hi = p->nstacks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->stacks[mid].id < id) lo = mid + 1; else hi = mid;
+    }
+    return lo < p->nstacks && p->stacks[lo].id == id ? (uint32_t)lo : NONE;
 }
 
 int profile_load(const char *path, struct profile **out, char *err, size_t errlen)
@@ -517,7 +534,7 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
     p->path = path;
     /* one read transaction: a recorder flushing meanwhile cannot make the
      * tables disagree with each other */
-    struct loader l = { db, p, err, errlen };
+    struct loader l = { .db = db, .p = p, .err = err, .errlen = errlen };
     char *msg = NULL;
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
         rc = fail(err, errlen, "not a mallocprof profile (%s)", msg ? msg : sqlite3_errmsg(db));
@@ -540,6 +557,5 @@ void profile_free(struct profile *p)
     free(p->runs); free(p->procs); free(p->threads); free(p->modules);
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
     free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);
-    if (p->stack_ids.keys) idmap_free(&p->stack_ids);
     free(p);
 }

@@ -182,7 +182,7 @@ uint32_t idmap_get(const struct idmap *m, uint64_t key)
 static void idmap_grow(struct idmap *m)
 {
     struct idmap big;
-    idmap_init(&big, m->cap);
+    idmap_init(&big, m->cap);   /* twice the slots: init sizes for 2 x expected */
     for (size_t i = 0; i < m->cap; i++) {
         if (m->vals[i] == NONE) continue;
         size_t j = mix64(m->keys[i]) & (big.cap - 1);
@@ -193,6 +193,11 @@ static void idmap_grow(struct idmap *m)
     big.len = m->len;
     idmap_free(m);
     *m = big;
+}
+
+void idmap_reserve(struct idmap *m, size_t more)
+{
+    while ((m->len + more) * 2 > m->cap) idmap_grow(m);
 }
 
 uint32_t *idmap_put(struct idmap *m, uint64_t key, int *created)

@@ -213,6 +213,12 @@ int view_build(const struct profile *p, const struct view_opts *o,
     }
 
     /* stacks, parents first: each extends its parent's (node, pruned) */
+    idmap_reserve(&t->child, p->nstacks);
+    if (t->cap < t->n + p->nstacks + 1) {
+        t->cap = t->n + p->nstacks + 1;
+        t->parent = xrealloc(t->parent, t->cap * sizeof *t->parent);
+        t->label = xrealloc(t->label, t->cap * sizeof *t->label);
+    }
     uint8_t *pruned = xcalloc(p->nstacks, 1);
     for (size_t k = 0; k < p->nstacks; k++) {
         uint32_t s = p->stack_order[k];
@@ -342,14 +348,19 @@ void dtree_short_path(const struct dtree *t, uint32_t node, size_t depth,
     }
 }
 
+static int needs_escape(unsigned char c) { return c == ';' || c < 0x20 || c == 0x7f; }
+
 void fold_escape(const char *s, size_t n, struct strbuf *out)
 {
+    size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == ';') sb_putc(out, ':');
-        else if (c < 0x20 || c == 0x7f) sb_putc(out, ' ');
-        else sb_putc(out, (char)c);
+        if (!needs_escape(c)) continue;
+        sb_add(out, s + start, i - start);
+        sb_putc(out, c == ';' ? ':' : ' ');
+        start = i + 1;
     }
+    sb_add(out, s + start, n - start);
 }
 
 void dtree_fold_path(const struct dtree *t, uint32_t node, struct strbuf *out)
@@ -372,7 +383,12 @@ void fold_walk(struct dtree *t, const int64_t *sub,
                void (*emit)(uint32_t node, const char *path, size_t len, void *ctx), void *ctx)
 {
     dtree_children(t, 1);
-    struct strbuf path = { 0 };
+    /* each label escaped once, not once per line it appears on */
+    size_t nl = t->labels.n;
+    const char **esc = xcalloc(nl ? nl : 1, sizeof *esc);
+    uint32_t *esc_len = xmalloc((nl ? nl : 1) * sizeof *esc_len);
+    struct arena esc_text = { 0 };
+    struct strbuf path = { 0 }, tmp = { 0 };
     uint32_t *stk = xmalloc(t->n * sizeof *stk), *pos = xmalloc(t->n * sizeof *pos);
     size_t *plen = xmalloc(t->n * sizeof *plen);
     size_t sp = 1;
@@ -385,9 +401,16 @@ void fold_walk(struct dtree *t, const int64_t *sub,
         if (pos[sp - 1] == t->child_start[n + 1]) { sp--; continue; }
         uint32_t ch = t->child_list[pos[sp - 1]++];
         if (!sub[ch]) continue;
+        uint32_t l = t->label[ch];
+        if (!esc[l]) {
+            tmp.len = 0;
+            fold_escape(t->labels.str[l], t->labels.len[l], &tmp);
+            esc[l] = arena_strndup(&esc_text, tmp.s ? tmp.s : "", tmp.len);
+            esc_len[l] = (uint32_t)tmp.len;
+        }
         path.len = plen[sp - 1];
         if (n != 0) sb_putc(&path, ';');
-        fold_escape(t->labels.str[t->label[ch]], t->labels.len[t->label[ch]], &path);
+        sb_add(&path, esc[l], esc_len[l]);
         emit(ch, path.s, path.len, ctx);
         stk[sp] = ch;
         pos[sp] = t->child_start[ch];
@@ -397,5 +420,9 @@ void fold_walk(struct dtree *t, const int64_t *sub,
     free(stk);
     free(pos);
     free(plen);
+    free(esc);
+    free(esc_len);
+    arena_free(&esc_text);
     sb_free(&path);
+    sb_free(&tmp);
 }

@@ -1,0 +1,19 @@
+#!/bin/bash
+# Builds mpquery with AddressSanitizer + UBSan (make asan) and runs every
+# mpquery_* and rules_* test again with it, leak detection on: any report
+# changes exit codes or stderr, so the tests fail.
+source "$(dirname "$0")/lib.sh"
+make -s -C "$ROOT" asan >make.log 2>&1 || { cat make.log; fail "make asan failed"; }
+[ -x "$B/asan/mpquery" ] || fail "make asan did not build build/asan/mpquery"
+export MPQUERY=$B/asan/mpquery MPQUERY_NO_TIMING=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
+failed=()
+for t in $(cd "$ROOT/tests" && ls mpquery_*.sh rules_*.sh | sed 's/\.sh$//'); do
+    [ "$t" = mpquery_asan ] && continue
+    if bash "$ROOT/tests/$t.sh" > "$t.log" 2>&1; then
+        echo "  ok: $t under ASan/UBSan"
+    else
+        failed+=("$t"); echo "FAIL under ASan: $t"; tail -n 30 "$t.log"
+    fi
+done
+[ ${#failed[@]} -eq 0 ] || fail "under ASan/UBSan: ${failed[*]}"
