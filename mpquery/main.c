@@ -29,6 +29,8 @@ static void usage(FILE *f)
           "commands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"
+          "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n", f);
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
           "          memlive (bytes still allocated), maxlive (peak of memlive)\n\n"
           "example:\n"
