@@ -38,8 +38,9 @@ static const struct mp_var {
       "0 = load inactive (the mallocprof.h API turns it on)", OPT_ENABLED, V_BOOL },
     { "MP_SIGNAL", "--signal", "SIG", "none",
       "a signal that requests a snapshot, e.g. USR2", OPT_SIGNAL, V_SIGNAL },
-    { "MP_UNWIND", "--unwind", "MODE", "libunwind",
-      "libunwind, or fp (frame pointers: faster, needs -fno-omit-frame-pointer)", OPT_UNWIND, V_UNWIND },
+    { "MP_UNWIND", "--unwind", "MODE", "cfi",
+      "cfi (cached .eh_frame rules), libunwind, or fp (frame pointers: needs -fno-omit-frame-pointer)",
+      OPT_UNWIND, V_UNWIND },
     { "MP_MAX_MEMORY", "--max-memory", "SIZE", "4G",
       "cap on the profiler's own memory (>= 16M; K, M, G suffixes); past it new\n"
       "                        stacks are counted without a stack", OPT_MAX_MEMORY, V_MEMORY },
@@ -103,7 +104,7 @@ static int valid(int kind, const char *s)
     case V_SIZE: return !parse_size(s, &u);
     case V_MEMORY: return !parse_size(s, &u) && u >= (16ull << 20);
     case V_BOOL: return !strcmp(s, "0") || !strcmp(s, "1");
-    case V_UNWIND: return !strcmp(s, "libunwind") || !strcmp(s, "fp");
+    case V_UNWIND: return !strcmp(s, "cfi") || !strcmp(s, "libunwind") || !strcmp(s, "fp");
     case V_SIGNAL: {
         static const char *const names[] = { "USR1", "USR2", "HUP", "PROF", "URG", "WINCH" };
         const char *n = strncmp(s, "SIG", 3) ? s : s + 3;

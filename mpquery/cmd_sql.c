@@ -22,7 +22,7 @@ static const char help[] =
 "  last_snapshot   the latest snapshot of each process\n"
 "  last_sample     current counters of every (process, stack, thread) as of\n"
 "                  the process's latest snapshot\n"
-"  stack_frames    every stack's frames: stack, depth (0 = leaf), frame_info\n"
+"  stack_frames    frames of every sampled stack: stack, depth (0 = leaf), frame_info\n"
 "  stack_path      stack, leaf function, path 'root;...;leaf' of raw names\n"
 "  stack_totals    current counters per stack summed over threads and\n"
 "                  processes, with leaf and path\n"

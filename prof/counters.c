@@ -159,7 +159,7 @@ struct mp_thread *thread_self(void)
     t->tid = (pid_t)syscall(SYS_gettid);
     t->active = -1;
     t->rng = 0x2545F4914F6CDD1Dull ^ ((uint64_t)seq << 17);
-    if (mp_opt.unwind == UNWIND_FP) unwind_thread_init(t);
+    if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(t);
     t->nostack_slot = slot_new(t, 0);
     atomic_store(&by_seq[seq], t);
     t->next = atomic_load(&threads);

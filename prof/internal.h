@@ -25,7 +25,7 @@
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* ------------------------------------------------------------ options.c */
-enum { UNWIND_LIBUNWIND, UNWIND_FP };
+enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };
 
 struct mp_options {
     char out[4096];        /* MP_OUT, made absolute */
@@ -137,6 +137,8 @@ void thread_exiting(struct mp_thread *t);
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);
+void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
+void unwind_unlock(void);
 int mp_in_self(uintptr_t addr);
 
 /* ------------------------------------------------------------ stacks.c */
@@ -191,6 +193,12 @@ struct sym_frame {
 /* Resolves addr into its inline chain, outermost first. The result stays
  * valid for the life of the process. Returns the number of frames (>= 1). */
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
+/* A libdwfl session (*d, made with cb) over the objects the loader has
+ * loaded (dl_iterate_phdr, exact load biases), kept across calls so what was
+ * read stays parsed, and re-reported when the loader's counts of loaded and
+ * unloaded objects differ from `seen` (updated). NULL if it cannot be made. */
+#include <elfutils/libdwfl.h>
+Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long seen[2]);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 void symbols_resolve_pending(void);

@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -92,6 +93,7 @@ static void fork_prepare(void)
     mp_in_profiler = 1;
     flush_lock();
     symbols_resolve_pending();
+    unwind_lock();
     stacks_lock_all();
     ptrmap_lock_all();
 }
@@ -100,6 +102,7 @@ static void fork_parent(void)
 {
     ptrmap_unlock_all();
     stacks_unlock_all();
+    unwind_unlock();
     flush_unlock();
     mp_in_profiler = 0;
 }
@@ -108,6 +111,7 @@ static void fork_child(void)
 {
     mp_start_time = mp_now();
     stacks_unlock_all();
+    unwind_unlock();
     counters_after_fork_child();    /* resets the pointer map and its locks */
     flush_after_fork_child();
     flush_unlock();
@@ -191,17 +195,26 @@ static void before_exec(void)
     flush_snapshot(FLUSH_EXEC, "");
 }
 
+/* A shell tries execve on each directory of PATH in turn: a file that is
+ * not there or not executable (by the effective ids, as execve checks) gets
+ * no snapshot of its own. */
+static void before_exec_path(const char *path)
+{
+    if (path && faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0) return;
+    before_exec();
+}
+
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    before_exec();
+    before_exec_path(path);
     return NEXT(execve)(path, argv, envp);
 }
 
 MP_EXPORT int execv(const char *path, char *const argv[])
 {
-    before_exec();
+    before_exec_path(path);
     return NEXT(execv)(path, argv);
 }
 

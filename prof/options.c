@@ -129,6 +129,7 @@ static int parse_unwind(const char *s, void *dst)
 {
     if (!strcmp(s, "libunwind")) *(int *)dst = UNWIND_LIBUNWIND;
     else if (!strcmp(s, "fp")) *(int *)dst = UNWIND_FP;
+    else if (!strcmp(s, "cfi")) *(int *)dst = UNWIND_CFI;
     else return -1;
     return 0;
 }
@@ -162,7 +163,7 @@ static const struct option_def {
     { "MP_SAMPLE", "0", "mean bytes between sampled blocks, 0 = every block", parse_sample, &mp_opt.sample },
     { "MP_ENABLED", "1", "0 = start inactive until mp_activate()", parse_bool, &mp_opt.enabled },
     { "MP_SIGNAL", "", "signal that requests a snapshot (e.g. USR2)", parse_signal, &mp_opt.signal },
-    { "MP_UNWIND", "libunwind", "libunwind | fp (frame pointers)", parse_unwind, &mp_opt.unwind },
+    { "MP_UNWIND", "cfi", "cfi | libunwind | fp (frame pointers)", parse_unwind, &mp_opt.unwind },
     { "MP_MAX_MEMORY", "4G", "cap on the profiler's own memory", parse_memory, &mp_opt.max_memory },
     { "MP_DEBUGINFO_PATH", ":.debug:/usr/lib/debug", "where separate debug info is searched (elfutils format)",
       parse_text, mp_opt.debuginfo_path },

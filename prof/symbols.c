@@ -303,11 +303,42 @@ static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
     return r;
 }
 
-/* The process's modules as libdwfl sees them. Kept across calls (so debug
- * info, once read and decompressed, stays parsed) and re-reported when
- * the loader's count of loaded/unloaded objects changes. */
-static Dwfl *dwfl;
-static unsigned long long seen_adds, seen_subs;
+/* Reports the loaded objects to a Dwfl from the loader's own list
+ * (dl_iterate_phdr) with their exact load bias. /proc/self/maps would also
+ * show the files libdw itself maps to read them, and after a dlclose and a
+ * new dlopen such a mapping can be taken for the library. */
+static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    Dwfl *d = arg;
+    const char *path = info->dlpi_name;
+    char exe[4096];
+    if (!path || !*path) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0) return 0;
+        exe[n] = 0;
+        path = exe;
+    }
+    if (path[0] != '/') return 0;       /* the vDSO and the like: no file */
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    /* an unchanged module (same name and range) is kept with what was read */
+    if (lo < hi) dwfl_report_module(d, path, lo & ~(uintptr_t)4095, hi);
+    return 0;
+}
+
+static int report_loaded(Dwfl *d)
+{
+    dwfl_report_begin(d);
+    dl_iterate_phdr(report_object, d);
+    return dwfl_report_end(d, NULL, NULL);
+}
 
 static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -319,23 +350,26 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-static Dwfl *current_dwfl(void)
+Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long seen[2])
 {
     unsigned long long c[2] = { 0, 0 };
     dl_iterate_phdr(loader_counts, c);
-    if (dwfl && c[0] == seen_adds && c[1] == seen_subs) return dwfl;
-    if (!dwfl && !(dwfl = dwfl_begin(&callbacks))) return NULL;
-    dwfl_report_begin(dwfl);
-    int rc = dwfl_linux_proc_report(dwfl, getpid());
-    dwfl_report_end(dwfl, NULL, NULL);
-    if (rc != 0) {
-        dwfl_end(dwfl);
-        return dwfl = NULL;
+    int changed = c[0] != seen[0] || c[1] != seen[1];
+    seen[0] = c[0];
+    seen[1] = c[1];
+    if (!changed && *d) return *d;
+    if (!*d && !(*d = dwfl_begin(cb))) return NULL;
+    if (report_loaded(*d) != 0) {
+        dwfl_end(*d);
+        *d = NULL;
+        seen[0] = seen[1] = 0;
     }
-    seen_adds = c[0];
-    seen_subs = c[1];
-    return dwfl;
+    return *d;
 }
+
+/* The session of symbol resolution (the cfi unwinder has its own). */
+static Dwfl *dwfl;
+static unsigned long long seen_loader[2];
 
 void symbols_resolve_pending(void)
 {
@@ -348,7 +382,7 @@ void symbols_resolve_pending(void)
         for (int i = 0; i < s->depth; i++) {
             if (cache_get(s->ret_addrs[i])) continue;
             if (!opened) {
-                d = current_dwfl();
+                d = mp_dwfl_session(&dwfl, &callbacks, seen_loader);
                 opened = 1;
             }
             struct resolved *r = resolve_one(d, s->ret_addrs[i]);

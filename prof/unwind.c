@@ -1,18 +1,31 @@
 /* Stack capture: return addresses, leaf first, without the profiler's own
  * frames (recognized by address: anything inside libmallocprof.so).
  *
- * Default: libunwind's unw_backtrace (local-only, per-thread caching set at
- * init, so no global lock is taken per call). MP_UNWIND=fp walks frame
- * pointers, bounded by the thread's stack so a bad chain cannot fault, and
- * falls back to libunwind when the chain does not end cleanly. */
+ * Three walkers, all bounded by the thread's stack so a bad chain cannot
+ * fault, all falling back to libunwind's unw_backtrace (local-only,
+ * per-thread caching) when they cannot go on:
+ *  - cfi (default): per return address, the unwind rule that the module's
+ *    DWARF call frame information (.eh_frame) gives at the call, reduced to
+ *    "CFA = rsp|rbp + k, return address at CFA + r, rbp saved at CFA + b or
+ *    unchanged" and cached in a lock-free table. Each frame then costs one
+ *    table probe and two loads. A rule is computed once per distinct
+ *    return address, with libdw, under a lock taken with trylock (busy →
+ *    this capture uses libunwind). Rules it cannot reduce (signal frames,
+ *    DWARF expressions) send the capture to libunwind.
+ *  - fp: frame pointers, for code built with -fno-omit-frame-pointer.
+ *  - libunwind. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <libunwind.h>
 
 #define MAX_CAPTURE 1040        /* MP_DEPTH max (1024) + own frames + 1 */
@@ -41,9 +54,12 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+static void rules_init(void);
+
 void unwind_init(void)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
+    if (mp_opt.unwind == UNWIND_CFI) rules_init();
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
 }
@@ -82,13 +98,234 @@ static int __attribute__((noinline)) walk_fp(struct mp_thread *t, uintptr_t *buf
     return n;
 }
 
+/* ------------------------------------------------------------ cfi rules */
+
+/* A rule, packed in 64 bits (0 = not known yet):
+ *   bits  0-31  CFA offset from its base register (signed)
+ *   bits 32-47  where rbp is saved, offset from the CFA (signed)
+ *   bits 48-55  where the return address is, offset from the CFA (signed)
+ *   bit  56     CFA base is rbp (else rsp)
+ *   bit  57     rbp is saved (else unchanged)
+ *   bit  58     rbp is undefined in the caller
+ *   bit  59     end of the stack (the return address is undefined)
+ *   bit  60     no usable rule: fall back
+ *   bit  63     known */
+#define R_CFA_RBP (1ull << 56)
+#define R_RBP_SAVED (1ull << 57)
+#define R_RBP_UNDEF (1ull << 58)
+#define R_END (1ull << 59)
+#define R_NONE (1ull << 60)
+#define R_KNOWN (1ull << 63)
+#define RULE_BITS 18
+#define RULE_MASK ((1u << RULE_BITS) - 1)
+#define RULE_PROBES 16
+
+struct rule_slot {
+    _Atomic uintptr_t ip;
+    uint64_t rule;
+};
+
+static struct rule_slot *rules;         /* 2^RULE_BITS slots, written under rules_lock */
+static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
+static Dwfl *rules_dwfl;
+static unsigned long long rules_loader[2];
+
+static char *rules_debuginfo_path;
+static const Dwfl_Callbacks rules_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &rules_debuginfo_path,
+};
+
+static void rules_init(void)
+{
+    rules = mp_map(sizeof *rules << RULE_BITS, 0);
+    if (!rules) mp_opt.unwind = UNWIND_LIBUNWIND;
+}
+
+void unwind_lock(void) { pthread_mutex_lock(&rules_lock); }
+void unwind_unlock(void) { pthread_mutex_unlock(&rules_lock); }
+
+static inline size_t rule_home(uintptr_t ip)
+{
+    return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
+}
+
+static inline uint64_t rule_get(uintptr_t ip)
+{
+    size_t h = rule_home(ip);
+    for (int i = 0; i < RULE_PROBES; i++) {
+        struct rule_slot *s = &rules[(h + i) & RULE_MASK];
+        uintptr_t k = atomic_load_explicit(&s->ip, memory_order_acquire);
+        if (k == ip) return s->rule;
+        if (!k) return 0;
+    }
+    return 0;
+}
+
+/* Returns 0 when the probe window is full: the table no longer takes new
+ * addresses, and those captures go to libunwind (slower, still right). */
+static int rule_put(uintptr_t ip, uint64_t rule)
+{
+    size_t h = rule_home(ip);
+    for (int i = 0; i < RULE_PROBES; i++) {
+        struct rule_slot *s = &rules[(h + i) & RULE_MASK];
+        uintptr_t k = atomic_load_explicit(&s->ip, RELAXED);
+        if (k == ip) return 1;
+        if (!k) {
+            s->rule = rule;         /* the rule first, then the key that publishes it */
+            atomic_store_explicit(&s->ip, ip, memory_order_release);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A location "CFA + off" from a register rule; -1 if it is anything else. */
+static int cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+    int64_t stack[4];
+    int sp = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t a = ops[i].atom;
+        if (a == DW_OP_call_frame_cfa) {
+            if (sp == 4) return -1;
+            stack[sp++] = 0;
+        } else if (a == DW_OP_plus_uconst) {
+            if (sp < 1) return -1;
+            stack[sp - 1] += (int64_t)ops[i].number;
+        } else if (a == DW_OP_consts || a == DW_OP_const1s || a == DW_OP_const2s ||
+                   a == DW_OP_const4s || a == DW_OP_const8s || a == DW_OP_constu ||
+                   a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u) {
+            if (sp == 4) return -1;
+            stack[sp++] = (int64_t)ops[i].number;
+        } else if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+            if (sp == 4) return -1;
+            stack[sp++] = a - DW_OP_lit0;
+        } else if (a == DW_OP_plus || a == DW_OP_minus) {
+            if (sp < 2) return -1;
+            sp--;
+            stack[sp - 1] = a == DW_OP_plus ? stack[sp - 1] + stack[sp] : stack[sp - 1] - stack[sp];
+        } else {
+            return -1;  /* includes DW_OP_stack_value: a value, not a location */
+        }
+    }
+    if (sp != 1) return -1;
+    *off = stack[0];
+    return 0;
+}
+
+/* The rule at return address ip, from the module's CFI at the call (ip-1). */
+static uint64_t rule_compute(uintptr_t ip)
+{
+    Dwfl *d = mp_dwfl_session(&rules_dwfl, &rules_callbacks, rules_loader);
+    Dwfl_Module *m = d ? dwfl_addrmodule(d, ip - 1) : NULL;
+    if (!m) return R_KNOWN | R_NONE;
+    Dwarf_Addr bias;
+    Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
+    if (!cfi) cfi = dwfl_module_dwarf_cfi(m, &bias);
+    Dwarf_Frame *f = NULL;
+    if (!cfi || dwarf_cfi_addrframe(cfi, ip - 1 - bias, &f) != 0) return R_KNOWN | R_NONE;
+    uint64_t rule = R_KNOWN | R_NONE;
+    Dwarf_Op *ops, mem[3];
+    size_t n;
+    int64_t cfa_off, ra_off, rbp_off = 0;
+    if (dwarf_frame_cfa(f, &ops, &n) != 0 || n != 1) goto out;
+    int reg;
+    if (ops[0].atom == DW_OP_bregx) reg = (int)ops[0].number, cfa_off = (int64_t)ops[0].number2;
+    else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+        reg = ops[0].atom - DW_OP_breg0, cfa_off = (int64_t)ops[0].number;
+    else goto out;
+    if ((reg != 6 && reg != 7) || cfa_off < INT32_MIN || cfa_off > INT32_MAX) goto out;
+    uint64_t flags = R_KNOWN | (reg == 6 ? R_CFA_RBP : 0);
+    if (dwarf_frame_register(f, 16, mem, &ops, &n) != 0) goto out;
+    if (n == 0 && ops == mem) {
+        rule = R_KNOWN | R_END;     /* the outermost frame */
+        goto out;
+    }
+    if (cfa_relative(ops, n, &ra_off) || ra_off < -128 || ra_off > 127) goto out;
+    if (dwarf_frame_register(f, 6, mem, &ops, &n) != 0) goto out;
+    if (n == 0 && ops == mem) flags |= R_RBP_UNDEF;
+    else if (n != 0) {
+        if (cfa_relative(ops, n, &rbp_off) || rbp_off < INT16_MIN || rbp_off > INT16_MAX) goto out;
+        flags |= R_RBP_SAVED;
+    }
+    rule = flags | (uint32_t)(int32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)rbp_off << 32) |
+           ((uint64_t)(uint8_t)(int8_t)ra_off << 48);
+out:
+    free(f);
+    return rule;
+}
+
+/* The rule for ip, computing it if this thread can take the lock now. */
+static int rules_full;
+
+static uint64_t rule_for(uintptr_t ip)
+{
+    uint64_t r = rule_get(ip);
+    if (likely(r != 0)) return r;
+    if (LOAD(rules_full) || pthread_mutex_trylock(&rules_lock) != 0) return 0;
+    r = rule_get(ip);
+    if (!r) {
+        r = rule_compute(ip);
+        if (!rule_put(ip, r)) STORE(rules_full, 1);
+    }
+    pthread_mutex_unlock(&rules_lock);
+    return r;
+}
+
+static inline int on_stack(const struct mp_thread *t, uintptr_t a)
+{
+    return a >= t->stack_lo && a + 8 <= t->stack_hi && !(a & 7);
+}
+
+/* Returns the frame count, or -1 to fall back to libunwind. */
+static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max)
+{
+    /* our own frames keep frame pointers: walk them to the program's code */
+    uintptr_t *fp = __builtin_frame_address(0);
+    uintptr_t rip, rsp, rbp;
+    for (;;) {
+        if (!on_stack(t, (uintptr_t)fp) || !on_stack(t, (uintptr_t)(fp + 1))) return -1;
+        if (!mp_in_self(fp[1])) break;
+        uintptr_t *next = (uintptr_t *)fp[0];
+        if (next <= fp) return -1;
+        fp = next;
+    }
+    rip = fp[1];
+    rsp = (uintptr_t)(fp + 2);
+    rbp = fp[0];
+    int rbp_known = 1, n = 0;
+    while (n < max && rip) {
+        buf[n++] = rip;
+        uint64_t r = rule_for(rip);
+        if (!r || (r & R_NONE)) return -1;
+        if (r & R_END) break;
+        if ((r & R_CFA_RBP) && !rbp_known) return -1;
+        uintptr_t cfa = ((r & R_CFA_RBP) ? rbp : rsp) + (int64_t)(int32_t)(uint32_t)r;
+        uintptr_t ra_at = cfa + (int64_t)(int8_t)(uint8_t)(r >> 48);
+        if (!on_stack(t, ra_at) || cfa <= rsp) return -1;
+        if (r & R_RBP_SAVED) {
+            uintptr_t at = cfa + (int64_t)(int16_t)(uint16_t)(r >> 32);
+            if (!on_stack(t, at)) return -1;
+            rbp = *(uintptr_t *)at;
+        } else if (r & R_RBP_UNDEF) {
+            rbp_known = 0;
+        }
+        rip = *(uintptr_t *)ra_at;
+        rsp = cfa;
+    }
+    return n;
+}
+
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated)
 {
     uintptr_t raw[MAX_CAPTURE];
     int want = max + 17 < MAX_CAPTURE ? max + 17 : MAX_CAPTURE;
     int n = -1;
-    if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, raw, want);
+    if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) n = walk_cfi(t, raw, want);
+    else if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, raw, want);
     if (n < 0) n = unw_backtrace((void **)raw, want);
     int skip = 0;
     while (skip < n && mp_in_self(raw[skip])) skip++;

@@ -154,10 +154,11 @@ FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2
                      WHERE s2.stack = sa.stack AND s2.thread = sa.thread);
 
--- Every stack's frames, depth 0 = leaf, walking towards the root.
+-- The frames of every stack that has samples, depth 0 = leaf, walking
+-- towards the root.
 CREATE VIEW IF NOT EXISTS stack_frames AS
 WITH RECURSIVE walk(stack, depth, node) AS (
-    SELECT id, 0, id FROM stack
+    SELECT DISTINCT stack, 0, stack FROM sample
     UNION ALL
     SELECT w.stack, w.depth + 1, s.parent FROM walk w JOIN stack s ON s.id = w.node
     WHERE s.parent != 0
@@ -168,7 +169,7 @@ JOIN stack s ON s.id = w.node JOIN frame_info fi ON fi.frame = s.frame;
 -- Leaf function of each stack and its "root;...;leaf" path of function names.
 CREATE VIEW IF NOT EXISTS stack_path AS
 SELECT stack,
-       (SELECT function FROM stack_frames f2 WHERE f2.stack = f.stack AND f2.depth = 0) AS leaf,
+       MAX(CASE WHEN depth = 0 THEN function END) AS leaf,
        group_concat(CASE WHEN function != '' THEN function
                          ELSE module || '+0x' || printf('%x', offset) END, ';') AS path
 FROM (SELECT * FROM stack_frames ORDER BY stack, depth DESC) f

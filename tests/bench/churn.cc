@@ -12,8 +12,8 @@
 
 static const int kKeys = 20000;  // map entries (and vector elements) per round
 
-// One round: about 100 allocations per 1000 keys... per key: map node,
-// value string, vector element strings, reallocations, concatenation buffers.
+// One round makes about 90,000 allocations (80 rounds: 7.2 M): per key a map
+// node, value strings, vector elements and reallocations, concatenation buffers.
 static size_t round_of_churn(int round)
 {
     size_t sum = 0;
@@ -40,7 +40,7 @@ static void worker(int rounds, size_t *result)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
-    int rounds = argc > 2 ? atoi(argv[2]) : 50;
+    int rounds = argc > 2 ? atoi(argv[2]) : 80;
     if (threads < 1) threads = 1;
     std::vector<size_t> results(threads);
     std::vector<std::thread> pool;

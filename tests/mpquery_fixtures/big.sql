@@ -1,5 +1,5 @@
 -- 1 M distinct stacks with samples (parent = id / 2: depth ~20), 2000
--- C++-ish function names, for the speed test (mpquery_speed.sh).
+-- C++-ish function names, for the scale test (mpquery_scale.sh).
 BEGIN;
 INSERT INTO run VALUES (1, 'big', 1000.0);
 INSERT INTO process VALUES (1, 1, 1, 0, '/usr/bin/big', 'big', 'h', 1000.0, 1010.0, '');

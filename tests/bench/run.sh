@@ -1,0 +1,317 @@
+#!/bin/bash
+# `make bench`: mallocprof's overhead against the same programs run natively
+# and under heaptrack, printed as ONE table of ratios (wall time, max RSS).
+#
+# Workloads (sources next to this script, built into build/bench/):
+#   churn, churn2  C++ map/vector/string churn, 1 and 2 threads (same work each)
+#   deep           allocations 200 frames down (MP_DEPTH=256 so stacks are whole)
+#   python         PYTHONMALLOC=malloc /usr/bin/python3 json_churn.py
+#   sqlite3        the sqlite3 CLI on generated SQL (200k rows, indexes, queries)
+#   manystacks     1,048,576 distinct stacks: flush time, DB size, mpquery speed
+#   livemem        2 M live 32-byte blocks: profiler bytes per live allocation
+# Configurations, run round-robin (one run of each, BENCH_RUNS times), median:
+#   native, full (every block), fp (MP_UNWIND=fp on -fno-omit-frame-pointer
+#   builds), sampled (MP_SAMPLE=524288), heaptrack (if installed).
+# Timing and peak RSS come from timeit.c (fork/exec, wait4's ru_maxrss).
+# Everything is written to a temporary directory, removed at exit.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+B=$ROOT/build
+BB=$B/bench
+LIB=$B/libmallocprof.so
+MPQ=$B/mpquery
+RUNS=${BENCH_RUNS:-5}
+PYTHON=/usr/bin/python3
+SAMPLE=524288
+BENCH_START=$(date +%s.%N)
+NOTES=()
+
+die() { echo "bench: $*" >&2; exit 1; }
+elapsed() { awk -v s="$BENCH_START" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - s }'; }
+
+[ -f "$LIB" ] || die "$LIB is missing: run 'make build/libmallocprof.so' first"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS=$RUNS: expected a positive number"
+for tool in gcc g++ sqlite3 awk; do
+    command -v $tool >/dev/null || die "$tool is not installed"
+done
+HAVE_HEAPTRACK=0
+command -v heaptrack >/dev/null && HAVE_HEAPTRACK=1
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mpbench.XXXXXX") || die "cannot create a temporary directory"
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/res" "$T/log" "$T/db" "$T/ht" "$T/out" "$BB" || die "cannot create directories"
+
+# ------------------------------------------------------------------ build
+# compile OUT COMPILER SRC FLAGS...: rebuilds OUT when SRC or this script is newer.
+compile() {
+    local out=$1 cc=$2 src=$3; shift 3
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "${BASH_SOURCE[0]}" -nt "$out" ]; then
+        "$cc" -O2 -g -Wall -Wextra -Werror "$@" -o "$out" "$src" || die "cannot build $out"
+    fi
+}
+compile "$BB/timeit" gcc "$HERE/timeit.c"
+compile "$BB/churn" g++ "$HERE/churn.cc" -pthread
+compile "$BB/churn-fp" g++ "$HERE/churn.cc" -pthread -fno-omit-frame-pointer
+compile "$BB/deep" gcc "$HERE/deep.c"
+compile "$BB/deep-fp" gcc "$HERE/deep.c" -fno-omit-frame-pointer
+compile "$BB/manystacks" gcc "$HERE/manystacks.c"
+compile "$BB/livemem" gcc "$HERE/livemem.c"
+
+# The SQL workload: 200k INSERTs in one transaction, two indexes, queries.
+awk -v rows=200000 'BEGIN {
+    print "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, price REAL, note TEXT);"
+    print "BEGIN;"
+    for (i = 1; i <= rows; i++)
+        printf "INSERT INTO item VALUES(%d, '\''item-%07d'\'', %d, %.2f, '\''note %d for item %d'\'');\n",
+               i, (i * 7919) % rows, i % 100, (i * 37) % 1000 / 10.0, i % 13, i
+    print "COMMIT;"
+    print "CREATE INDEX item_name ON item(name);"
+    print "CREATE INDEX item_grp ON item(grp, price);"
+    print "SELECT grp, count(*), round(avg(price), 2) FROM item GROUP BY grp ORDER BY 3 DESC LIMIT 3;"
+    print "SELECT count(*) FROM item a JOIN item b ON b.name = a.name WHERE a.grp = 7;"
+    print "SELECT name, note FROM item WHERE name >= '\''item-0100000'\'' ORDER BY name LIMIT 2;"
+    print "SELECT count(DISTINCT note), sum(length(name)) FROM item;"
+    print "UPDATE item SET price = price * 1.1 WHERE grp < 20;"
+    print "DELETE FROM item WHERE id % 3 = 0;"
+    print "SELECT count(*), round(sum(price), 2) FROM item;"
+}' > "$T/bench.sql" || die "cannot generate the SQL workload"
+
+WORKLOADS=(churn churn2 deep)
+if [ -x "$PYTHON" ]; then WORKLOADS+=(python); else NOTES+=("python: $PYTHON not found, skipped"); fi
+WORKLOADS+=(sqlite3)
+CONFIGS=(native full fpnative fp sampled)
+[ $HAVE_HEAPTRACK = 1 ] && CONFIGS+=(heaptrack)
+
+# ------------------------------------------------------------------ running
+# workload W CONFIG: sets ARGV (the program), WENV (its environment, in every
+# configuration), PENV (extra MP_* settings) and STDIN. The fp configurations
+# use the frame-pointer builds where there are some.
+workload() {
+    local fp=
+    case $2 in fpnative | fp) fp=-fp ;; esac
+    WENV=() PENV=() STDIN=/dev/null
+    case $1 in
+    churn)      ARGV=("$BB/churn$fp" 1) ;;
+    churn2)     ARGV=("$BB/churn$fp" 2) ;;
+    deep)       ARGV=("$BB/deep$fp"); PENV=(MP_DEPTH=256) ;;
+    python)     ARGV=("$PYTHON" "$HERE/json_churn.py"); WENV=(PYTHONMALLOC=malloc) ;;
+    sqlite3)    ARGV=(sqlite3 :memory:); STDIN=$T/bench.sql ;;
+    manystacks) ARGV=("$BB/manystacks") ;;
+    livemem)    ARGV=("$BB/livemem") ;;
+    esac
+}
+
+# run W CONFIG [DB]: one timed run; appends "WALL RSS_KB" to res/W.CONFIG,
+# and for profiled runs "FLUSH_S STACKS DB_BYTES" to res/W.flush.
+run() {
+    local w=$1 c=$2 db=${3:-$T/db/$1.$2.db} prof=()
+    local log=$T/log/$w.$c out=$T/out/$w.$c
+    workload "$w" "$c"
+    case $c in
+    full)    prof=(LD_PRELOAD="$LIB" MP_OUT="$db" "${PENV[@]}") ;;
+    fp)      prof=(LD_PRELOAD="$LIB" MP_OUT="$db" MP_UNWIND=fp "${PENV[@]}") ;;
+    sampled) prof=(LD_PRELOAD="$LIB" MP_OUT="$db" MP_SAMPLE="$SAMPLE" "${PENV[@]}") ;;
+    esac
+    rm -f "$db" "$T/ht/$w".*
+    if [ "$c" = heaptrack ]; then
+        "$BB/timeit" "$T/res/last" env "${WENV[@]}" heaptrack -o "$T/ht/$w" "${ARGV[@]}" \
+            <"$STDIN" >"$out" 2>"$log"
+    else
+        "$BB/timeit" "$T/res/last" env "${WENV[@]}" "${prof[@]}" "${ARGV[@]}" \
+            <"$STDIN" >"$out" 2>"$log"
+    fi
+    local status=$?
+    [ -n "${BENCH_VERBOSE:-}" ] && echo "bench: $w $c: $(cat "$T/res/last")" >&2
+    if [ $status != 0 ]; then
+        # A broken workload stops the bench; a failing profiler configuration
+        # is reported in the table and not run again.
+        [ "$c" = native ] && { tail -n 5 "$log" >&2; die "$w failed natively (status $status): ${ARGV[*]}"; }
+        local how="exit status $status"
+        [ "$status" -gt 128 ] && how="killed by signal $((status - 128))"
+        echo "$w ($c): $how; stderr: $(grep -v '^mallocprof: info' "$log" | tail -n 1)" >>"$T/failures"
+        touch "$T/res/$w.$c.failed"
+        return 1
+    fi
+    cut -d' ' -f1,2 "$T/res/last" >>"$T/res/$w.$c"
+    # The program must print what it prints natively (heaptrack adds its own lines).
+    if [ "$c" = native ]; then
+        [ -f "$T/out/$w.ref" ] || cp "$out" "$T/out/$w.ref"
+    elif [ "$c" != heaptrack ] && [ "$c" != fpnative ] && ! cmp -s "$out" "$T/out/$w.ref"; then
+        echo "$w ($c): output differs from the native run" >>"$T/mismatch"
+    fi
+    grep -E '^mallocprof: (warning|error)' "$log" | head -n 1 | sed "s/^/$w ($c): /" >>"$T/warnings"
+    [ ${#prof[@]} -gt 0 ] || return 0
+    # "mallocprof: info: wrote PATH: N stacks, R rows, exit snapshot, T s"
+    local line flush stacks
+    line=$(grep 'mallocprof: info: wrote .* exit snapshot' "$log" | tail -n 1)
+    [ -n "$line" ] || die "$w ($c): no 'wrote ... exit snapshot' line on stderr"
+    flush=$(sed -E 's/.*, ([0-9.]+) s$/\1/' <<<"$line")
+    stacks=$(sed -E 's/.*: ([0-9]+) stacks,.*/\1/' <<<"$line")
+    [ "$c" = full ] && echo "$flush $stacks $(stat -c %s "$db")" >>"$T/res/$w.flush"
+    return 0
+}
+
+# median FILE COLUMN: the median of one column of a results file.
+median() {
+    cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 }
+        END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+              else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ratio W CONFIG BASE COLUMN: median(W.CONFIG) / median(W.BASE).
+ratio() {
+    [ -f "$T/res/$1.$2.failed" ] && { echo FAIL; return; }
+    [ -s "$T/res/$1.$2" ] || { echo nan; return; }
+    awk -v a="$(median "$T/res/$1.$2" "$4")" -v b="$(median "$T/res/$1.$3" "$4")" \
+        'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }'
+}
+
+# The fp configurations compare the frame-pointer build with itself natively;
+# python and sqlite3 have no such build (MP_UNWIND=fp falls back to libunwind).
+configs_of() {
+    case $1 in
+    python | sqlite3) printf '%s\n' "${CONFIGS[@]}" | grep -vx fpnative ;;
+    *) printf '%s\n' "${CONFIGS[@]}" ;;
+    esac
+}
+fp_base() { case $1 in python | sqlite3) echo native ;; *) echo fpnative ;; esac; }
+
+for ((i = 1; i <= RUNS; i++)); do
+    for w in "${WORKLOADS[@]}"; do
+        for c in $(configs_of "$w"); do
+            [ -f "$T/res/$w.$c.failed" ] || run "$w" "$c"
+        done
+    done
+    run livemem native
+    run livemem full
+    echo "bench: round $i/$RUNS done ($(elapsed) s)" >&2
+done
+
+# Calls counted by mallocprof and by heaptrack for churn (the files of the
+# last round are still there).
+CALLS_MP=$(sqlite3 "$T/db/churn.full.db" 'SELECT ncalls FROM process_totals' 2>/dev/null)
+CALLS_HT=-
+if [ $HAVE_HEAPTRACK = 1 ]; then
+    CALLS_HT=$(heaptrack_print "$T/ht/churn".* 2>/dev/null |
+               sed -n 's/^calls to allocation functions: \([0-9]*\).*/\1/p')
+fi
+LIVEMEM_PM=$(sqlite3 "$T/db/livemem.full.db" 'SELECT max(profiler_memory) FROM snapshot')
+
+# ------------------------------------------------------------------ scale
+# manystacks: native runs, then two profiled runs (two databases for diff).
+for ((i = 1; i <= RUNS; i++)); do run manystacks native; done
+run manystacks full "$T/db/many1.db"
+run manystacks full "$T/db/many2.db"
+MANY_PM=$(sqlite3 "$T/db/many1.db" 'SELECT max(profiler_memory) FROM snapshot')
+
+# mpq NAME ARGS...: times `mpquery ARGS` (3 runs, or 1 if it takes over 10 s).
+mpq() {
+    local name=$1; shift
+    for ((k = 1; k <= 3; k++)); do
+        "$BB/timeit" "$T/res/last" timeout 120 "$MPQ" "$@" >/dev/null 2>"$T/log/mpq.$name"
+        local status=$?
+        if [ $status != 0 ]; then
+            echo "$name failed (status $status: $(head -c 200 "$T/log/mpq.$name"))"
+            return
+        fi
+        cut -d' ' -f1,2 "$T/res/last" >>"$T/res/mpq.$name"
+        [ "$(cut -d' ' -f1 "$T/res/last" | cut -d. -f1)" -ge 10 ] && break
+    done
+    echo "$name $(median "$T/res/mpq.$name" 1)"
+}
+if [ -x "$MPQ" ]; then
+    MPQ_TIMES=$(mpq top top "$T/db/many1.db"; mpq fold fold "$T/db/many1.db";
+                mpq diff diff "$T/db/many1.db" "$T/db/many2.db")
+else
+    MPQ_TIMES=
+fi
+
+# ------------------------------------------------------------------ report
+# cell VALUE TARGET FORMAT: "2.31" with a "!" when VALUE exceeds TARGET (if
+# any); "-" when there is no value, "FAIL" when the configuration failed.
+cell() {
+    awk -v v="$1" -v t="${2:-}" -v fmt="${3:-%.2f}" 'BEGIN {
+        if (v == "FAIL") { printf "FAIL"; exit }
+        if (v == "nan" || v == "") { printf "-"; exit }
+        printf fmt, v; if (t != "" && v + 0 > t + 0) printf "!" }'
+}
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+
+# Targets (issue 5): full time, sampled time; full below half of heaptrack.
+full_target() { case $1 in churn | churn2) echo 3 ;; python | sqlite3) echo 2 ;; esac; }
+SAMPLED_TARGET=1.10
+
+row_fmt='%-10s %6s %6s  %6s %5s  %6s %5s  %6s %5s  %7s %5s  %7s %8s %7s  %s\n'
+echo
+echo "mallocprof bench: median of $RUNS interleaved runs; ratios to native (wall time / max RSS); ! = target missed"
+printf "$row_fmt" workload native "" full "" fp "" sampled "" heaptrack "" flush stacks db targets
+printf "$row_fmt" "" s MB time rss time rss time rss time rss s "" MB ""
+for w in "${WORKLOADS[@]}" manystacks livemem; do
+    ft=$(full_target "$w") targets=()
+    full=$(ratio "$w" full native 1)
+    ht=$(ratio "$w" heaptrack native 1)
+    half_ht=$(awk -v h="$ht" 'BEGIN { if (h != "nan" && h != "FAIL") print h / 2 }')
+    [ -n "$ft" ] && targets+=("full<=$ft")
+    [ -n "$half_ht" ] && targets+=("full<=ht/2")
+    [ -e "$T/res/$w.sampled" ] && targets+=("sampled<=$SAMPLED_TARGET")
+    [ "$w" = manystacks ] && targets+=("flush<=5s")
+    full_cell=$(cell "$full" "$ft")
+    [ -n "$half_ht" ] && awk -v f="$full" -v h="$half_ht" 'BEGIN { exit !(f > h) }' &&
+        [[ $full_cell != *! ]] && full_cell="$full_cell!"
+    flush=- stacks=- db=-
+    if [ -s "$T/res/$w.flush" ]; then
+        flush=$(cell "$(median "$T/res/$w.flush" 1)" "$([ "$w" = manystacks ] && echo 5)")
+        stacks=$(tail -n 1 "$T/res/$w.flush" | cut -d' ' -f2)
+        db=$(awk -v b="$(tail -n 1 "$T/res/$w.flush" | cut -d' ' -f3)" 'BEGIN { printf "%.1f", b / 1048576 }')
+    fi
+    fpb=$(fp_base "$w")
+    printf "$row_fmt" "$w" \
+        "$(cell "$(median "$T/res/$w.native" 1)")" "$(mb "$(median "$T/res/$w.native" 2)")" \
+        "$full_cell" "$(cell "$(ratio "$w" full native 2)" "" %.1f)" \
+        "$(cell "$(ratio "$w" fp "$fpb" 1)")" "$(cell "$(ratio "$w" fp "$fpb" 2)" "" %.1f)" \
+        "$(cell "$(ratio "$w" sampled native 1)" "$SAMPLED_TARGET")" \
+        "$(cell "$(ratio "$w" sampled native 2)" "" %.1f)" \
+        "$(cell "$ht")" "$(cell "$(ratio "$w" heaptrack native 2)" "" %.1f)" \
+        "$flush" "$stacks" "$db" "${targets[*]}"
+done
+
+# Memory: profiler bytes per live allocation and per distinct stack.
+per() { awk -v p="$1" -v n="$2" -v c="$3" 'BEGIN { printf "%.0f", (p - n) * 1024 / c }'; }
+LIVE_B=$(per "$(median "$T/res/livemem.full" 2)" "$(median "$T/res/livemem.native" 2)" 2000000)
+STACK_B=$(per "$(median "$T/res/manystacks.full" 2)" "$(median "$T/res/manystacks.native" 2)" 1048576)
+echo
+printf 'memory: %s B per live allocation (target <= 32; profiler_memory %s B/alloc), %s B per stack (target <= 200; profiler_memory %s B/stack)\n' \
+    "$(cell "$LIVE_B" 32 %s)" "$(awk -v m="$LIVEMEM_PM" 'BEGIN { printf "%.1f", m / 2000000 }')" \
+    "$(cell "$STACK_B" 200 %s)" "$(awk -v m="$MANY_PM" 'BEGIN { printf "%.0f", m / 1048576 }')"
+printf 'manystacks: flush %s s (two runs; target <= 5 s), db %s MB' \
+    "$(cut -d' ' -f1 "$T/res/manystacks.flush" | paste -sd/)" \
+    "$(awk -v b="$(tail -n 1 "$T/res/manystacks.flush" | cut -d' ' -f3)" 'BEGIN { printf "%.0f", b / 1048576 }')"
+if [ -x "$MPQ" ]; then
+    printf '; mpquery'
+    while read -r name secs rest; do
+        case $secs in
+        failed) printf ' %s %s %s' "$name" "$secs" "$rest" ;;
+        *) case $name in top | fold) t=2 ;; diff) t=4 ;; esac
+           printf ' %s %s s (<= %s)' "$name" "$(cell "$secs" "$t")" "$t" ;;
+        esac
+    done <<<"$MPQ_TIMES"
+    echo
+else
+    echo "; mpquery not built ($MPQ): top/fold/diff not timed"
+fi
+echo "churn allocation calls: mallocprof $CALLS_MP, heaptrack $CALLS_HT"
+echo "notes: fp = MP_UNWIND=fp on -fno-omit-frame-pointer builds vs the same build natively (python, sqlite3: libunwind fallback);" \
+     "sampled = MP_SAMPLE=$SAMPLE; flush/stacks/db from the full runs"
+if [ $HAVE_HEAPTRACK = 1 ]; then
+    echo "       heaptrack = wall of the whole 'heaptrack -o FILE' command (record + interpret + compress, no analysis);" \
+         "its RSS = its largest process (the program or heaptrack_interpret)"
+else
+    echo "       heaptrack not installed: its columns are empty"
+fi
+[ -s "$T/failures" ] && { echo "FAILED RUNS:"; cat "$T/failures"; }
+[ -s "$T/mismatch" ] && { echo "OUTPUT MISMATCH:"; sort -u "$T/mismatch"; }
+[ -s "$T/warnings" ] && { echo "recorder warnings:"; sort -u "$T/warnings" | head -n 5; }
+[ ${#NOTES[@]} -gt 0 ] && printf '%s\n' "${NOTES[@]}"
+echo "bench: $(elapsed) s in all (BENCH_RUNS=$RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+[ ! -s "$T/failures" ] && [ ! -s "$T/mismatch" ]
