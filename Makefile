@@ -32,7 +32,7 @@ $(B)/schema.h: schema/profile.sql
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/mallocprof.h $(B)/schema.h | deps
+$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/mallocprof.h $(B)/schema.h | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -44,13 +44,20 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-MPQ_OBJ := $(patsubst mpquery/%.c,$(B)/obj/mpquery/%.o,$(MPQ_SRC))
-$(B)/obj/mpquery/%.o: mpquery/%.c $(wildcard mpquery/*.h) $(B)/schema.h | deps
+# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize).
+MPQ_SRC  += prof/resolve.c
+MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
+MPQ_PKGS := sqlite3 libdw
+MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h $(B)/schema.h
+$(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
-	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -c $< -o $@
+	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
+$(B)/obj/mpquery/resolve.o: prof/resolve.c $(MPQ_DEPS) | deps
+	@mkdir -p $(B)/obj/mpquery
+	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
 
 $(B)/mpquery: $(MPQ_OBJ)
-	$(CC) -o $@ $^ $(shell pkg-config --libs sqlite3) -lstdc++ -lm
+	$(CC) -o $@ $^ $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 # ---------------------------------------------------------------- demos, tests
 DEMO_C   := $(wildcard demos/*.c)
@@ -97,7 +104,7 @@ bench: all
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(B)/schema.h
 	@mkdir -p $(B)/asan
-	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs sqlite3) -lstdc++ -lm
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mallocprof/filters

@@ -118,7 +118,7 @@ int cmd_sql(int argc, char **argv)
     const char *path = argv[optind];
     sqlite3 *db;
     char err[512];
-    if ((rc = profile_open_db(path, &db, err, sizeof err))) return error(rc, "%s: %s", path, err);
+    if ((rc = profile_open_db(path, &db, 0, err, sizeof err))) return error(rc, "%s: %s", path, err);
     rc = run_query(&c, path, db, argv[optind + 1]);
     sqlite3_close(db);
     return rc;

@@ -18,6 +18,7 @@ static const struct command {
     { "diff", cmd_diff, "what changed between two profiles" },
     { "show", cmd_show, "one stack in full, like a backtrace" },
     { "sql", cmd_sql, "run an SQL query against the profile" },
+    { "symbolize", cmd_symbolize, "name frames again from the files on disk" },
 };
 
 static void usage(FILE *f)
@@ -28,7 +29,7 @@ static void usage(FILE *f)
           "Queries profiles written by libmallocprof.so (schema version 1).\n\n"
           "commands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
     fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"
           "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n", f);
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"

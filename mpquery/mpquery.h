@@ -151,10 +151,10 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
 void profile_free(struct profile *p);
 /* Index of the stack with this database id, or NONE. */
 uint32_t profile_stack_index(const struct profile *p, int64_t id);
-/* Opens a database read-only and checks that it is a version-1 profile;
- * shared by profile_load and `mpquery sql`. */
+/* Opens a database (read-only unless writable: symbolize) and checks that
+ * it is a version-1 profile; shared by profile_load, sql and symbolize. */
 struct sqlite3;
-int profile_open_db(const char *path, struct sqlite3 **db, char *err, size_t errlen);
+int profile_open_db(const char *path, struct sqlite3 **db, int writable, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- select.c */
 enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL };
@@ -183,6 +183,9 @@ struct ruleset;
 struct ruleset *rules_new(void);
 /* Appends the rules of a file; on error returns 2 with "FILE:LINE: why". */
 int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen);
+/* The same from memory: len bytes of a rules file, errors as "NAME:LINE: why". */
+int rules_parse(struct ruleset *rs, const char *text, size_t len, const char *name,
+                char *err, size_t errlen);
 size_t rules_count(const struct ruleset *rs);
 /* Runs the rules in order on name; the rewritten name goes to out, the
  * stack flags (RULE_*) are returned. */
@@ -315,6 +318,7 @@ int cmd_top(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 
 #endif

@@ -2,7 +2,8 @@
  * ONE sequential pass per table (no per-row queries), then translates every
  * database id into a dense array index and checks each reference, so the
  * rest of mpquery never sees an id it cannot index. The database is opened
- * SQLITE_OPEN_READONLY and never written. Every sqlite return is checked: a
+ * SQLITE_OPEN_READONLY and never written (symbolize, the one command that
+ * writes, opens it read-write with profile_open_db). Every sqlite return is checked: a
  * truncated or corrupted file is an error message, never a crash. */
 #include "mpquery.h"
 
@@ -37,7 +38,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
-int profile_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
+int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, size_t errlen)
 {
     struct stat st;
     *out = NULL;
@@ -54,7 +55,7 @@ int profile_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
         return fail(err, errlen, "not a mallocprof profile (not an SQLite database)");
 
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(path, &db, (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         fail(err, errlen, "cannot open (%s)", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
@@ -528,7 +529,7 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
 {
     sqlite3 *db;
     *out = NULL;
-    int rc = profile_open_db(path, &db, err, errlen);
+    int rc = profile_open_db(path, &db, 0, err, errlen);
     if (rc) return rc;
     struct profile *p = xcalloc(1, sizeof *p);
     p->path = path;

@@ -237,6 +237,18 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
     return 0;
 }
 
+/* One line as read (with its newline, n bytes, NUL-terminated); NAME:LINENO
+ * locates errors. */
+static int parse_line(struct ruleset *rs, char *line, size_t n, const char *name,
+                      unsigned lineno, char *err, size_t errlen)
+{
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%u", name, lineno);
+    if (memchr(line, 0, n))
+        return rule_error(err, errlen, where, "binary data (NUL byte), not a rules file", NULL);
+    return parse_rule(rs, line, where, err, errlen);
+}
+
 int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -245,18 +257,30 @@ int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen)
     size_t cap = 0;
     ssize_t n;
     int rc = 0;
-    char where[4200];
-    for (unsigned lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++) {
-        snprintf(where, sizeof where, "%s:%u", path, lineno);
-        if (memchr(line, 0, (size_t)n)) {
-            rc = rule_error(err, errlen, where, "binary data (NUL byte), not a rules file", NULL);
-            break;
-        }
-        if ((rc = parse_rule(rs, line, where, err, errlen))) break;
-    }
+    for (unsigned lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++)
+        if ((rc = parse_line(rs, line, (size_t)n, path, lineno, err, errlen))) break;
     if (!rc && ferror(f)) rc = rule_error(err, errlen, path, strerror(errno), NULL);
     free(line);
     fclose(f);
+    return rc;
+}
+
+int rules_parse(struct ruleset *rs, const char *text, size_t len, const char *name,
+                char *err, size_t errlen)
+{
+    char *line = NULL;
+    int rc = 0;
+    unsigned lineno = 1;
+    for (size_t pos = 0; pos < len && !rc; lineno++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - text) + 1 - pos : len - pos;
+        line = xrealloc(line, n + 1);
+        memcpy(line, text + pos, n);
+        line[n] = 0;
+        rc = parse_line(rs, line, n, name, lineno, err, errlen);
+        pos += n;
+    }
+    free(line);
     return rc;
 }
 

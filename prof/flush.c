@@ -634,7 +634,8 @@ int flush_snapshot(enum flush_reason reason, const char *label)
         return -1;
     }
     double t0 = mp_now();
-    symbols_resolve_pending();
+    size_t naddrs = symbols_resolve_pending();
+    double resolve_s = mp_now() - t0;
     struct writer w = { 0 };
     int64_t nrows = 0;
     int rc = open_writer(&w);
@@ -648,8 +649,9 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     }
     close_writer(&w);
     if (!rc && reason != FLUSH_INTERVAL)
-        mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %.3f s", mp_opt.out,
-               stacks_count(), (long long)nrows, reason_names[reason], mp_now() - t0);
+        mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
+               "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
+               reason_names[reason], naddrs, resolve_s, mp_now() - t0);
     flush_unlock();
     mp_in_profiler = saved;
     errno = saved_errno;

@@ -181,15 +181,7 @@ void flush_unlock(void);
 void flush_after_fork_child(void);
 
 /* ------------------------------------------------------------ symbols.c */
-/* One source-level frame of a return address. */
-struct sym_frame {
-    const char *module;         /* path, or "[unknown]" */
-    const char *build_id;       /* hex or "" */
-    uint64_t offset;            /* address as an ELF virtual address */
-    const char *function;       /* demangled, NULL if unknown */
-    const char *file;           /* NULL if unknown */
-    int line;
-};
+#include "resolve.h"     /* struct sym_frame */
 /* Resolves addr into its inline chain, outermost first. The result stays
  * valid for the life of the process. Returns the number of frames (>= 1). */
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
@@ -201,7 +193,7 @@ int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
 Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long seen[2]);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
-void symbols_resolve_pending(void);
+size_t symbols_resolve_pending(void);    /* returns how many were new */
 
 /* ------------------------------------------------------------ lifecycle.c */
 double mp_now(void);

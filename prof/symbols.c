@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_INLINE 32
-
 struct resolved {
     uintptr_t addr;
     int nframes;
@@ -32,46 +30,6 @@ struct resolved {
 static struct resolved **cache;     /* open addressing by address */
 static size_t cache_mask, cache_count;
 static uint32_t stacks_done;         /* stacks 1..stacks_done are resolved */
-
-/* ------------------------------------------------------------ strings */
-
-static const char **pool;
-static size_t pool_mask, pool_count;
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* Interns a string for the life of the process. */
-static const char *intern(const char *s)
-{
-    if (!s) return NULL;
-    if ((pool_count + 1) * 2 > pool_mask + 1) {
-        size_t cap = pool ? (pool_mask + 1) * 2 : 1024;
-        const char **t = calloc(cap, sizeof *t);
-        if (!t) return "";
-        for (size_t i = 0; pool && i <= pool_mask; i++) {
-            if (!pool[i]) continue;
-            size_t j = str_hash(pool[i]) & (cap - 1);
-            while (t[j]) j = (j + 1) & (cap - 1);
-            t[j] = pool[i];
-        }
-        free(pool);
-        pool = t;
-        pool_mask = cap - 1;
-    }
-    size_t i = str_hash(s) & pool_mask;
-    for (; pool[i]; i = (i + 1) & pool_mask)
-        if (!strcmp(pool[i], s)) return pool[i];
-    char *copy = strdup(s);
-    if (!copy) return "";
-    pool[i] = copy;
-    pool_count++;
-    return copy;
-}
 
 /* ------------------------------------------------------------ cache */
 
@@ -110,76 +68,6 @@ static void cache_put(struct resolved *r)
     cache_count++;
 }
 
-/* ------------------------------------------------------------ names */
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-/* C++ names are demangled with libstdc++'s __cxa_demangle: the program's
- * own when it has one, else libstdc++ is loaded for it (a program with
- * mangled names but no libstdc++ is rare: C++ built with another runtime);
- * failing that they are stored mangled and mpquery demangles them. */
-static const char *demangled(const char *name)
-{
-    static demangle_fn demangle;
-    static int looked;
-    if (!name || name[0] != '_' || name[1] != 'Z') return intern(name);
-    if (!looked) {
-        looked = 1;
-        demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        void *lib = demangle ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (lib) demangle = (demangle_fn)dlsym(lib, "__cxa_demangle");
-    }
-    if (!demangle) return intern(name);
-    int status = 0;
-    char *d = demangle(name, NULL, NULL, &status);
-    const char *r = intern(status == 0 && d ? d : name);
-    free(d);
-    return r;
-}
-
-static const char *die_name(Dwarf_Die *die)
-{
-    Dwarf_Attribute attr;
-    const char *name = NULL;
-    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
-        name = dwarf_formstring(&attr);
-    if (!name) name = dwarf_diename(die);
-    return name ? demangled(name) : NULL;
-}
-
-/* Source paths as the compiler saw them: relative ones are made absolute
- * with the compilation directory. */
-static const char *source_path(const char *file, const char *comp_dir)
-{
-    if (!file) return NULL;
-    if (file[0] == '/' || !comp_dir || !*comp_dir) return intern(file);
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", comp_dir, file[0] == '.' && file[1] == '/' ? file + 2 : file);
-    return intern(buf);
-}
-
-static const char *cu_comp_dir(Dwarf_Die *cu)
-{
-    Dwarf_Attribute attr;
-    return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
-}
-
-static int die_call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *line)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word v;
-    *file = NULL;
-    *line = 0;
-    if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &v) == 0) *line = (int)v;
-    Dwarf_Files *files;
-    size_t nfiles;
-    if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &v) == 0 &&
-        dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
-        *file = source_path(dwarf_filesrc(files, v, NULL, NULL), cu_comp_dir(cu));
-    return *line != 0;
-}
-
 /* ------------------------------------------------------------ resolution */
 
 static char *debuginfo_path = mp_opt.debuginfo_path;
@@ -207,95 +95,24 @@ static struct resolved *resolve_special(uintptr_t addr)
     r->frames[0].module = tag ? "[tag]" : "[unknown]";
     r->frames[0].build_id = "";
     r->frames[0].offset = tag ? addr - TAG_BASE : addr;
-    r->frames[0].function = tag ? intern(tag) : NULL;
+    r->frames[0].function = tag ? resolve_intern(tag) : NULL;
     return r;
-}
-
-static void module_identity(Dwfl_Module *mod, const char **path, const char **build_id, GElf_Addr *bias)
-{
-    const char *mainfile = NULL;
-    *bias = 0;
-    dwfl_module_getelf(mod, bias);
-    const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-    *path = intern(mainfile ? mainfile : name ? name : "[unknown]");
-    const unsigned char *bits;
-    GElf_Addr vaddr;
-    int len = dwfl_module_build_id(mod, &bits, &vaddr);
-    char hex[2 * 64 + 1] = "";
-    for (int i = 0; i < len && i < 64; i++) snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-    *build_id = intern(hex);
 }
 
 static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
 {
     if (addr >= TAG_BASE || !dwfl) return resolve_special(addr);
-    Dwarf_Addr pc = addr - 1;   /* the call instruction, not the one after it */
-    Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr - 1);    /* the call, not what follows */
     if (!mod) return resolve_special(addr);
-
     const char *path, *build_id;
     GElf_Addr bias;
-    module_identity(mod, &path, &build_id, &bias);
-
-    GElf_Off symoff;
-    GElf_Sym sym;
-    const char *symname = dwfl_module_addrinfo(mod, pc, &symoff, &sym, NULL, NULL, NULL);
-
-    /* innermost source position */
-    const char *file = NULL;
-    int line = 0;
-    Dwfl_Line *dl = dwfl_module_getsrc(mod, pc);
-    if (dl) {
-        const char *f = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
-        file = source_path(f, dwfl_line_comp_dir(dl));
-    }
-
-    /* inline chain, innermost first. dwarf_getscopes follows an inlined
-     * instance into its abstract definition's scopes, so after each
-     * inlined_subroutine continue from the scopes around that concrete DIE
-     * (dwarf_getscopes_die), whose parents lead to the function it was
-     * inlined into. */
-    struct sym_frame chain[MAX_INLINE];
-    int n = 0, done = 0;
-    Dwarf_Addr cubias;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &cubias);
-    Dwarf_Die *scopes = NULL;
-    int nscopes = cu ? dwarf_getscopes(cu, pc - cubias, &scopes) : 0;
-    for (int i = 0; i < nscopes && !done && n < MAX_INLINE - 1; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-        chain[n++] = (struct sym_frame){ .function = die_name(&scopes[i]), .file = file, .line = line };
-        if (tag == DW_TAG_subprogram) {
-            done = 1;
-            break;
-        }
-        die_call_site(&scopes[i], cu, &file, &line);  /* position in the caller */
-        Dwarf_Die *outer = NULL;
-        int nouter = dwarf_getscopes_die(&scopes[i], &outer);
-        free(scopes);
-        scopes = outer;
-        nscopes = nouter;
-        i = 0;      /* outer[0] is the inlined instance itself: resume after it */
-    }
-    free(scopes);
-    if (!done) chain[n++] = (struct sym_frame){ .file = file, .line = line };
-    /* the real function: the symbol table's name is the qualified one
-     * (without its symbol version, "memcpy@@GLIBC_2.14" → "memcpy") */
-    if (symname) {
-        char unversioned[1024];
-        const char *at = strchr(symname, '@');
-        if (at && (size_t)(at - symname) < sizeof unversioned) {
-            memcpy(unversioned, symname, (size_t)(at - symname));
-            unversioned[at - symname] = 0;
-            symname = unversioned;
-        }
-        chain[n - 1].function = demangled(symname);
-    }
-
+    resolve_module(mod, &path, &build_id, &bias);
+    struct sym_frame chain[RES_MAX_INLINE];
+    int n = resolve_chain(mod, addr, chain);
     struct resolved *r = make(addr, n);
     if (!r) return NULL;
     for (int i = 0; i < n; i++) {
-        r->frames[i] = chain[n - 1 - i];
+        r->frames[i] = chain[i];
         r->frames[i].module = path;
         r->frames[i].build_id = build_id;
         r->frames[i].offset = addr - bias;
@@ -371,8 +188,9 @@ Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long see
 static Dwfl *dwfl;
 static unsigned long long seen_loader[2];
 
-void symbols_resolve_pending(void)
+size_t symbols_resolve_pending(void)
 {
+    size_t resolved = 0;
     uint32_t n = stacks_count();
     Dwfl *d = NULL;
     int opened = 0;
@@ -387,9 +205,11 @@ void symbols_resolve_pending(void)
             }
             struct resolved *r = resolve_one(d, s->ret_addrs[i]);
             if (r) cache_put(r);
+            resolved++;
         }
         stacks_done = id;
     }
+    return resolved;
 }
 
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames)

@@ -43,3 +43,14 @@ by_function() {
                              WHERE g.stack = s.stack AND g.function GLOB '$2')
             GROUP BY f.function ORDER BY f.function"
 }
+
+# stripped_prog: ./prog, the optimized inline test program stripped, its
+# debug info split into debug/.build-id/XX/YYYY.debug; sets bid (build-id).
+stripped_prog() {
+    cp "$B/tests/inline_opt" prog
+    bid=$(readelf -n prog | sed -n 's/.*Build ID: //p')
+    [ ${#bid} -eq 40 ] || fail "inline_opt has no build-id"
+    mkdir -p debug/.build-id/${bid:0:2}
+    objcopy --only-keep-debug prog debug/.build-id/${bid:0:2}/${bid:2}.debug || fail "objcopy failed"
+    strip --strip-all prog || fail "strip failed"
+}

@@ -1,12 +1,7 @@
 # The test program stripped, its debug info split into a .debug file under a
 # build-id directory: names and lines are still found (MP_DEBUGINFO_PATH).
 . "$(dirname "$0")/lib.sh"
-cp $B/tests/inline_opt prog
-bid=$(readelf -n prog | sed -n 's/.*Build ID: //p')
-[ ${#bid} -eq 40 ] || fail "no build-id"
-mkdir -p debug/.build-id/${bid:0:2}
-objcopy --only-keep-debug prog debug/.build-id/${bid:0:2}/${bid:2}.debug
-strip --strip-all prog
+stripped_prog
 assert_eq "$(nm prog 2>&1 | grep -c middle)" 0 "the binary has no symbols"
 MP_DEBUGINFO_PATH=":.debug:$T/debug" profile a.db ./prog 2>err || fail "program failed"
 assert_eq "$(by_function a.db 'static_alloc*')" "static_alloc(int) [clone .constprop.0]|50|2400|50|0" "static function named from the debug file"

@@ -41,6 +41,10 @@ command -v heaptrack >/dev/null && HAVE_HEAPTRACK=1
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpbench.XXXXXX") || die "cannot create a temporary directory"
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/res" "$T/log" "$T/db" "$T/ht" "$T/out" "$BB" || die "cannot create directories"
+# The bench runs on copies: a rebuild meanwhile does not change what it measures.
+cp "$LIB" "$T/libmallocprof.so" || die "cannot copy $LIB"
+LIB=$T/libmallocprof.so
+if [ -x "$MPQ" ]; then cp "$MPQ" "$T/mpquery" || die "cannot copy $MPQ"; MPQ=$T/mpquery; fi
 
 # ------------------------------------------------------------------ build
 # compile OUT COMPILER SRC FLAGS...: rebuilds OUT when SRC or this script is newer.

@@ -1,0 +1,39 @@
+/* One return address of a module → its source-level frames, with elfutils'
+ * libdw. Shared by the recorder (prof/symbols.c, at flush time, over the
+ * live process) and by `mpquery symbolize` (offline, over files on disk), so
+ * both name frames the same way. */
+#ifndef MP_RESOLVE_H
+#define MP_RESOLVE_H
+
+#include <stdint.h>
+#include <elfutils/libdwfl.h>
+
+#define RES_MAX_INLINE 32       /* deepest inline chain kept per address */
+
+/* One source-level frame of a return address. */
+struct sym_frame {
+    const char *module;         /* path, or "[unknown]" */
+    const char *build_id;       /* hex or "" */
+    uint64_t offset;            /* address as an ELF virtual address */
+    const char *function;       /* demangled, NULL if unknown */
+    const char *file;           /* NULL if unknown */
+    int line;
+};
+
+/* The inline chain at return address `addr` (in libdwfl's address space) of
+ * module `mod`, outermost first, into out[0..RES_MAX_INLINE): function, file
+ * and line of each level (module, build_id and offset are left alone). Line
+ * information is that of addr - 1, the call instruction. The real function
+ * is named from the symbol table (static functions too), inlined levels from
+ * DWARF. Returns the number of frames, >= 1. */
+int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out);
+
+/* The module's main file, its build-id in hex ("" if none) and its load bias. */
+void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, GElf_Addr *bias);
+
+/* A copy of s kept for the life of the process, equal strings shared; NULL
+ * for NULL. Uses the real malloc: the recorder calls this only while marked
+ * internal. */
+const char *resolve_intern(const char *s);
+
+#endif
