@@ -86,7 +86,7 @@ static int __attribute__((noinline)) walk_fp(struct mp_thread *t, uintptr_t *buf
     int n = 0;
     while (n < max) {
         uintptr_t f = (uintptr_t)fp;
-        if (f < t->stack_lo || f + 16 > t->stack_hi || (f & 7)) return -1;
+        if (f < t->stack_lo || f > t->stack_hi - 16 || (f & 7)) return -1;  /* no overflow */
         uintptr_t ret = fp[1];
         uintptr_t *next = (uintptr_t *)fp[0];
         if (!ret) break;
@@ -276,7 +276,7 @@ static uint64_t rule_for(uintptr_t ip)
 
 static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 {
-    return a >= t->stack_lo && a + 8 <= t->stack_hi && !(a & 7);
+    return a >= t->stack_lo && a <= t->stack_hi - 8 && !(a & 7);     /* a + 8 could wrap */
 }
 
 /* Returns the frame count, or -1 to fall back to libunwind. */
