@@ -11,9 +11,11 @@
  * the flush rounds. Thread totals are exact integers, sampled or not.
  *
  * Process peak: each thread accumulates its live-byte delta and publishes it
- * to one atomic when it exceeds PEAK_SLACK or when the process has a single
- * thread, so the peak is exact for one thread and within
- * threads × PEAK_SLACK otherwise, without a shared write per allocation. */
+ * to one atomic when it exceeds PEAK_SLACK, without a shared write per
+ * allocation; the process peak is the larger of the peak of that sum and of
+ * every thread's own exact peak (a thread's live bytes never exceed the
+ * process's). Exact for a process with one thread, within
+ * threads × PEAK_SLACK otherwise. */
 #include "internal.h"
 
 #include <fcntl.h>
@@ -181,7 +183,12 @@ struct mp_thread *thread_by_seq(uint32_t seq)
 
 int64_t process_peak(void)
 {
-    return atomic_load(&process_peak_bytes);
+    int64_t peak = atomic_load(&process_peak_bytes);
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        int64_t p = (int64_t)LOAD(t->peak);
+        if (p > peak) peak = p;
+    }
+    return peak;
 }
 
 /* ---------------------------------------------------------------- counting */
@@ -189,9 +196,7 @@ int64_t process_peak(void)
 static void publish_live(struct mp_thread *t, int64_t delta, int force)
 {
     t->pending_live += delta;
-    if (!force && t->pending_live < PEAK_SLACK && t->pending_live > -PEAK_SLACK &&
-        atomic_load_explicit(&nalive, RELAXED) > 1)
-        return;
+    if (!force && t->pending_live < PEAK_SLACK && t->pending_live > -PEAK_SLACK) return;
     int64_t live = atomic_fetch_add(&process_live, t->pending_live) + t->pending_live;
     t->pending_live = 0;
     int64_t peak = atomic_load_explicit(&process_peak_bytes, RELAXED);

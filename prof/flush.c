@@ -95,12 +95,69 @@ static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int
     return 0;
 }
 
+/* The stack tree's (parent, frame) → id: by far the largest dictionary
+ * (a node per distinct frame position), so its entries are 12 bytes with
+ * the key inline. Ids are below 2^32 (checked where they enter). */
+struct node_map {
+    struct node_entry { uint32_t parent, frame, id; } *e;     /* id 0 = empty */
+    size_t mask, count;
+};
+
+static inline size_t node_home(uint32_t parent, uint32_t frame, size_t mask)
+{
+    return (size_t)((((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame)
+{
+    if (!m->e) return 0;
+    for (size_t i = node_home(parent, frame, m->mask); m->e[i].id; i = (i + 1) & m->mask)
+        if (m->e[i].parent == parent && m->e[i].frame == frame) return m->e[i].id;
+    return 0;
+}
+
+static int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id)
+{
+    if ((m->count + 1) * 4 > (m->e ? m->mask + 1 : 0) * 3) {
+        size_t cap = m->e ? (m->mask + 1) * 2 : 4096;
+        struct node_entry *t = mp_map(cap * sizeof *t, 0);
+        if (!t) return -1;
+        for (size_t i = 0; m->e && i <= m->mask; i++) {
+            if (!m->e[i].id) continue;
+            size_t j = node_home(m->e[i].parent, m->e[i].frame, cap - 1);
+            while (t[j].id) j = (j + 1) & (cap - 1);
+            t[j] = m->e[i];
+        }
+        if (m->e) mp_unmap(m->e, (m->mask + 1) * sizeof *m->e);
+        m->e = t;
+        m->mask = cap - 1;
+    }
+    size_t i = node_home(parent, frame, m->mask);
+    while (m->e[i].id) i = (i + 1) & m->mask;
+    m->e[i] = (struct node_entry){ parent, frame, id };
+    m->count++;
+    return 0;
+}
+
+static void node_clear(struct node_map *m)
+{
+    if (m->e) mp_unmap(m->e, (m->mask + 1) * sizeof *m->e);
+    memset(m, 0, sizeof *m);
+}
+
 /* ------------------------------------------------------------ state */
 
 /* What this process knows of the database; reset on failure and in a fork
  * child (which becomes a new process row, but shares the dictionaries). */
 enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, D_STACK, D_ADDR, ND };
-static struct dict dicts[ND];
+static struct dict dicts[ND];        /* D_STACK: only its max_id; entries in nodes */
+static struct node_map nodes;
+/* The previous stack written, root first: the next one, usually its
+ * neighbour, reuses the node ids of the prefix they share without lookups. */
+#define MEMO_MAX 1100
+static uintptr_t memo_addr[MEMO_MAX];
+static int64_t memo_node[MEMO_MAX];
+static int memo_len = -1, memo_truncated;   /* -1: nothing memoized */
 static int64_t run_id, process_id, snapshot_seq;
 static int64_t *thread_ids;          /* by thread seq */
 static size_t nthread_ids;
@@ -115,6 +172,8 @@ static size_t nprev;
 static void forget_database(void)
 {
     for (int i = 0; i < ND; i++) dict_clear(&dicts[i]);
+    node_clear(&nodes);
+    memo_len = -1;
     run_id = process_id = snapshot_seq = 0;
     free(thread_ids), thread_ids = NULL, nthread_ids = 0;
     free(stack_ids), stack_ids = NULL, nstack_ids = 0;
@@ -145,12 +204,24 @@ static int grow_array(void *pp, size_t *n, size_t need, size_t elem)
 
 /* ------------------------------------------------------------ statements */
 
+/* Rows of the two big tables (stack nodes, samples) go in by BATCH_ROWS
+ * per INSERT: a statement per row costs more than the row. */
+#define BATCH_ROWS 64
+#define BATCH_COLS 8
+struct batch {
+    sqlite3_stmt *many;     /* BATCH_ROWS rows */
+    const char *table;
+    int ncols, n;
+    int64_t v[BATCH_ROWS * BATCH_COLS];
+};
+
 struct writer {
     sqlite3 *db;
     const char *error;      /* first failure, for the one-line report */
     char error_text[256];
-    sqlite3_stmt *ins[ND];
-    sqlite3_stmt *sample, *totals;
+    sqlite3_stmt *ins[ND];  /* D_STACK: unused, see stacks */
+    sqlite3_stmt *totals;
+    struct batch stacks, samples;
 };
 
 /* Keeps the first failure's text (SQLite's message buffer changes later). */
@@ -176,6 +247,52 @@ static int step_done(struct writer *w, sqlite3_stmt *st)
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+static int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols)
+{
+    char sql[BATCH_ROWS * (2 * BATCH_COLS + 4) + 64];
+    int len = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES ", table);
+    for (int r = 0; r < BATCH_ROWS; r++) {
+        sql[len++] = r ? ',' : ' ';
+        sql[len++] = '(';
+        for (int c = 0; c < ncols; c++) sql[len++] = '?', sql[len++] = c + 1 < ncols ? ',' : ')';
+    }
+    sql[len] = 0;
+    b->table = table;
+    b->ncols = ncols;
+    b->n = 0;
+    return (b->many = prepare(w, sql)) ? 0 : -1;
+}
+
+/* Writes the rows collected so far: a full batch with its statement, a
+ * partial one (the end of a snapshot) row by row. */
+static int batch_flush(struct writer *w, struct batch *b)
+{
+    if (b->n == 0) return 0;
+    sqlite3_stmt *st = b->many, *one = NULL;
+    int rows = b->n, rc = 0;
+    if (rows < BATCH_ROWS) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?%s)", b->table,
+                 b->ncols == 3 ? ", ?, ?" : ", ?, ?, ?, ?, ?, ?, ?");
+        if (!(st = one = prepare(w, sql))) return -1;
+    }
+    for (int r = 0; r < rows && !rc; ) {
+        int per = one ? 1 : BATCH_ROWS;
+        for (int i = 0; i < per * b->ncols; i++) sqlite3_bind_int64(st, i + 1, b->v[r * b->ncols + i]);
+        rc = step_done(w, st);
+        r += per;
+    }
+    sqlite3_finalize(one);
+    b->n = 0;
+    return rc;
+}
+
+static int batch_add(struct writer *w, struct batch *b, const int64_t *row)
+{
+    memcpy(&b->v[b->n * b->ncols], row, (size_t)b->ncols * sizeof *row);
+    return ++b->n == BATCH_ROWS ? batch_flush(w, b) : 0;
 }
 
 static int exec(struct writer *w, const char *sql)
@@ -241,10 +358,19 @@ static int sync_mirrors(struct writer *w)
             int64_t id = sqlite3_column_int64(st, 0), key[3];
             const void *k = key;
             size_t len;
-            if (d == D_FRAME || d == D_STACK) {
-                int nk = d == D_FRAME ? 3 : 2;
-                for (int i = 0; i < nk; i++) key[i] = sqlite3_column_int64(st, 1 + i);
-                len = (size_t)nk * sizeof key[0];
+            if (d == D_STACK) {
+                int64_t parent = sqlite3_column_int64(st, 1), frame = sqlite3_column_int64(st, 2);
+                if (id > UINT32_MAX || parent > UINT32_MAX || frame > UINT32_MAX || id <= 0 || parent < 0 ||
+                    frame <= 0 || node_put(&nodes, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) {
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                if (id > dicts[d].max_id) dicts[d].max_id = id;
+                continue;
+            }
+            if (d == D_FRAME) {
+                for (int i = 0; i < 3; i++) key[i] = sqlite3_column_int64(st, 1 + i);
+                len = sizeof key;
             } else {
                 k = sqlite3_column_blob(st, 1);
                 len = (size_t)sqlite3_column_bytes(st, 1);
@@ -315,16 +441,14 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
 
 static int64_t stack_node(struct writer *w, int64_t parent, int64_t frame)
 {
-    int64_t key[2] = { parent, frame };
-    uint64_t h = bytes_hash(key, sizeof key);
-    int64_t id = dict_get(&dicts[D_STACK], key, sizeof key, h);
+    if (frame > UINT32_MAX || dicts[D_STACK].max_id >= UINT32_MAX)
+        return fail(w, "more than 2^32 stack nodes or frames"), 0;
+    int64_t id = node_get(&nodes, (uint32_t)parent, (uint32_t)frame);
     if (id) return id;
     id = dicts[D_STACK].max_id + 1;
-    sqlite3_stmt *st = w->ins[D_STACK];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, parent);
-    sqlite3_bind_int64(st, 3, frame);
-    if (step_done(w, st) || dict_put(&dicts[D_STACK], key, sizeof key, h, id)) return 0;
+    if (batch_add(w, &w->stacks, (const int64_t[]){ id, parent, frame })) return 0;
+    if (node_put(&nodes, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
+    dicts[D_STACK].max_id = id;
     return id;
 }
 
@@ -350,26 +474,41 @@ static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
     return &addr_frames[at];
 }
 
-/* Database leaf id of a profiler stack: its frames from the root down. */
+/* Database leaf id of a profiler stack: its frames from the root down.
+ * Consecutive stacks mostly share their root side: the prefix shared with
+ * the previous one costs no lookup. */
 static int64_t stack_id_in_db(struct writer *w, uint32_t id)
 {
     if (grow_array(&stack_ids, &nstack_ids, (size_t)id + 1, sizeof *stack_ids)) return 0;
     if (stack_ids[id]) return stack_ids[id];
     const struct mp_stack *s = stacks_get(id);
-    if (!s) return 0;
+    if (!s || s->depth >= MEMO_MAX) return 0;
     int64_t node = 0;
-    if (s->flags & STACK_TRUNCATED) {
+    int truncated = (s->flags & STACK_TRUNCATED) != 0;
+    int prev_len = memo_len, shared = prev_len >= 0 && memo_truncated == truncated, k = 0;
+    if (truncated) {
         static const struct sym_frame marker = { "[truncated]", "", 0, "[truncated]", NULL, 0 };
         int64_t f = frame_id(w, &marker, 0);
         if (!f || !(node = stack_node(w, 0, f))) return 0;
     }
-    for (int i = s->depth - 1; i >= 0; i--) {
+    memo_len = -1;                  /* until this one is complete */
+    for (int i = s->depth - 1; i >= 0; i--, k++) {
+        uintptr_t addr = s->ret_addrs[i];
+        if (shared && k < prev_len && memo_addr[k] == addr) {
+            node = memo_node[k];
+            continue;
+        }
+        shared = 0;
         int n;
-        const int64_t *frames = address_frames(w, s->ret_addrs[i], &n);
+        const int64_t *frames = address_frames(w, addr, &n);
         if (!frames) return 0;
-        for (int k = 0; k < n; k++)
-            if (!(node = stack_node(w, node, frames[k]))) return 0;
+        for (int f = 0; f < n; f++)
+            if (!(node = stack_node(w, node, frames[f]))) return 0;
+        memo_addr[k] = addr;
+        memo_node[k] = node;
     }
+    memo_len = k;
+    memo_truncated = truncated;
     return stack_ids[id] = node;
 }
 
@@ -572,26 +711,20 @@ static int write_snapshot(struct writer *w, enum flush_reason reason, const char
         int64_t thread = t && t->seq < nthread_ids && thread_ids[t->seq] ? thread_ids[t->seq]
                          : t ? thread_row(w, t) : 0;
         if (!stack || !thread) return fail(w, "cannot write a stack");
-        st = w->sample;
-        sqlite3_bind_int64(st, 1, snapshot);
-        sqlite3_bind_int64(st, 2, stack);
-        sqlite3_bind_int64(st, 3, thread);
-        sqlite3_bind_int64(st, 4, (int64_t)v.ncalls);
-        sqlite3_bind_int64(st, 5, (int64_t)v.memtot);
-        sqlite3_bind_int64(st, 6, (int64_t)v.nfree);
-        sqlite3_bind_int64(st, 7, (int64_t)v.memlive);
-        sqlite3_bind_int64(st, 8, (int64_t)v.maxlive);
-        if (step_done(w, st)) return -1;
+        const int64_t row[] = { snapshot, stack, thread, (int64_t)v.ncalls, (int64_t)v.memtot,
+                                (int64_t)v.nfree, (int64_t)v.memlive, (int64_t)v.maxlive };
+        if (batch_add(w, &w->samples, row)) return -1;
         prev[i] = v;
         ++*nrows;
     }
+    if (batch_flush(w, &w->stacks) || batch_flush(w, &w->samples)) return -1;
     snapshot_seq++;
     return 0;
 }
 
 static int open_writer(struct writer *w)
 {
-    if (sqlite3_open_v2(mp_opt.out, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(mp_opt.out, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
     sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
     if (exec(w, "PRAGMA synchronous = NORMAL") || exec(w, "BEGIN IMMEDIATE")) return -1;
@@ -602,19 +735,20 @@ static int open_writer(struct writer *w)
         [D_FILE] = "INSERT INTO file(id, path) VALUES (?, ?)",
         [D_FRAME] = "INSERT INTO frame(id, module, offset, inline_depth, function, file, line)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [D_STACK] = "INSERT INTO stack(id, parent, frame) VALUES (?, ?, ?)",
     };
-    for (int d = 0; d < D_ADDR; d++)
+    for (int d = 0; d < D_STACK; d++)
         if (!(w->ins[d] = prepare(w, ins[d]))) return -1;
-    w->sample = prepare(w, "INSERT INTO sample VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    return w->sample && w->totals ? 0 : -1;
+    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 8))
+        return -1;
+    return 0;
 }
 
 static void close_writer(struct writer *w)
 {
     for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
-    sqlite3_finalize(w->sample);
+    sqlite3_finalize(w->stacks.many);
+    sqlite3_finalize(w->samples.many);
     sqlite3_finalize(w->totals);
     sqlite3_close(w->db);
 }

@@ -84,8 +84,10 @@ CREATE TABLE IF NOT EXISTS frame (
 CREATE TABLE IF NOT EXISTS stack (
     id          INTEGER PRIMARY KEY,
     parent      INTEGER NOT NULL,            -- 0 = root
-    frame       INTEGER NOT NULL REFERENCES frame(id),
-    UNIQUE (parent, frame)
+    frame       INTEGER NOT NULL REFERENCES frame(id)
+    -- (parent, frame) is unique: every writer checks against its mirror of
+    -- this table, synced inside its exclusive transaction. No index enforces
+    -- it: on the largest insert of a flush it would cost as much as the rows.
 );
 
 CREATE TABLE IF NOT EXISTS snapshot (
