@@ -251,7 +251,7 @@ static uint32_t stack_slot(struct mp_thread *t)
     uint64_t hash = stack_hash(ret_addrs, n, flags);
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
     if (c->hash == hash) {
-        const struct mp_stack *s = stacks_get(c->stack_id);
+        const struct mp_stack *s = c->stack;
         if (s->depth == n && s->flags == flags &&
             !memcmp(s->ret_addrs, ret_addrs, (size_t)n * sizeof *ret_addrs))
             return c->slot;
@@ -259,7 +259,7 @@ static uint32_t stack_slot(struct mp_thread *t)
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
     if (!id) return 0;
     uint32_t slot = thread_slot(t, id);
-    if (slot) *c = (struct mp_stack_cache){ hash, id, slot };
+    if (slot) *c = (struct mp_stack_cache){ hash, stacks_get(id), slot };
     return slot;
 }
 

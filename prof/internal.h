@@ -78,7 +78,7 @@ struct mp_slot {
 
 struct mp_stack_cache {
     uint64_t hash;
-    uint32_t stack_id;
+    const struct mp_stack *stack;   /* immutable once published */
     uint32_t slot;
 };
 
