@@ -75,6 +75,7 @@ struct mp_slot {
 
 #define MP_MAX_TAGS 16
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
+#define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 
 struct mp_stack_cache {
     uint64_t hash;
@@ -108,6 +109,9 @@ struct mp_thread {
     /* stack bounds for the frame-pointer walk */
     uintptr_t stack_lo, stack_hi;
     struct mp_stack_cache cache[MP_CACHE_SIZE];
+    /* the cfi walker's recently used rules (an L1-sized front of its table) */
+    struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
+    unsigned rules_gen;         /* rules are valid while it equals the global one */
     struct mp_thread *next;     /* global list, newest first */
 };
 
@@ -137,6 +141,7 @@ void thread_exiting(struct mp_thread *t);
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);
+void unwind_forget_rules(void); /* after dlclose: cached rules may be stale */
 void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
 void unwind_unlock(void);
 int mp_in_self(uintptr_t addr);

@@ -317,5 +317,7 @@ MP_EXPORT int dlclose(void *handle)
         flush_unlock();
         mp_in_profiler = saved;
     }
-    return NEXT(dlclose)(handle);
+    int rc = NEXT(dlclose)(handle);
+    unwind_forget_rules();      /* another object may be mapped where it was */
+    return rc;
 }

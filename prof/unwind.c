@@ -7,8 +7,9 @@
  *  - cfi (default): per return address, the unwind rule that the module's
  *    DWARF call frame information (.eh_frame) gives at the call, reduced to
  *    "CFA = rsp|rbp + k, return address at CFA + r, rbp saved at CFA + b or
- *    unchanged" and cached in a lock-free table. Each frame then costs one
- *    table probe and two loads. A rule is computed once per distinct
+ *    unchanged" and cached in a lock-free table (fronted by a per-thread
+ *    direct-mapped cache of 256). Each frame then costs one probe and two
+ *    loads. A rule is computed once per distinct
  *    return address, with libdw, under a lock taken with trylock (busy →
  *    this capture uses libunwind). Rules it cannot reduce (signal frames,
  *    DWARF expressions) send the capture to libunwind.
@@ -126,6 +127,7 @@ struct rule_slot {
 };
 
 static struct rule_slot *rules;         /* 2^RULE_BITS slots, written under rules_lock */
+static int rules_full;                  /* no room left: new addresses go to libunwind */
 static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *rules_dwfl;
 static unsigned long long rules_loader[2];
@@ -141,6 +143,19 @@ static void rules_init(void)
 {
     rules = mp_map(sizeof *rules << RULE_BITS, 0);
     if (!rules) mp_opt.unwind = UNWIND_LIBUNWIND;
+}
+
+/* Bumped when the rules are cleared: each thread then clears its own cache. */
+static _Atomic unsigned rules_gen;
+
+void unwind_forget_rules(void)
+{
+    if (!rules) return;
+    pthread_mutex_lock(&rules_lock);
+    for (size_t i = 0; i <= RULE_MASK; i++) atomic_store_explicit(&rules[i].ip, 0, memory_order_relaxed);
+    STORE(rules_full, 0);
+    atomic_fetch_add(&rules_gen, 1);
+    pthread_mutex_unlock(&rules_lock);
 }
 
 void unwind_lock(void) { pthread_mutex_lock(&rules_lock); }
@@ -258,8 +273,6 @@ out:
 }
 
 /* The rule for ip, computing it if this thread can take the lock now. */
-static int rules_full;
-
 static uint64_t rule_for(uintptr_t ip)
 {
     uint64_t r = rule_get(ip);
@@ -295,10 +308,22 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     rip = fp[1];
     rsp = (uintptr_t)(fp + 2);
     rbp = fp[0];
+    unsigned gen = atomic_load_explicit(&rules_gen, RELAXED);
+    if (unlikely(t->rules_gen != gen)) {
+        memset(t->rules, 0, sizeof t->rules);
+        t->rules_gen = gen;
+    }
     int rbp_known = 1, n = 0;
     while (n < max && rip) {
         buf[n++] = rip;
-        uint64_t r = rule_for(rip);
+        uint64_t r;
+        unsigned c = (unsigned)(rip ^ rip >> 9) & (MP_RULE_CACHE - 1);
+        if (t->rules[c].ip == rip) {
+            r = t->rules[c].rule;
+        } else {
+            r = rule_for(rip);
+            if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
+        }
         if (!r || (r & R_NONE)) return -1;
         if (r & R_END) break;
         if ((r & R_CFA_RBP) && !rbp_known) return -1;
