@@ -127,3 +127,24 @@ $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 	@mkdir -p $(B)/tests
 	$(CXX) -std=gnu++17 $(WARN) -O2 -g -Wl,--build-id -o $@ $<
 tests-build: $(B)/tests/inline_opt
+
+# ---------------------------------------------------------------- fuzzing
+# libFuzzer target for the rules parser, the rules and the fold/text/CSV/JSON
+# writers (tests/fuzz/fuzz_rules.c). `make fuzz` runs it FUZZ_SECONDS on
+# build/fuzz/corpus, seeded by tests/fuzz/seeds.sh (filters/*.rules and
+# fixture names); tests/fuzz_rules.sh runs it briefly. Crashes are written
+# to build/fuzz/crash-*. Needs clang and its runtime, installed here.
+FUZZ_PKGS    := clang libclang-rt-dev
+FUZZ_SECONDS ?= 300
+FUZZ_MPQ     := mpquery/rules.c mpquery/view.c mpquery/output.c mpquery/util.c
+FUZZ_FLAGS   := -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+$(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) mpquery/mpquery.h
+	@sh tests/deps.sh $(FUZZ_PKGS)
+	@mkdir -p $(B)/fuzz
+	clang $(FUZZ_FLAGS) -Impquery -o $@ $< $(FUZZ_MPQ) -lstdc++ -lm
+
+fuzz: $(B)/fuzz/fuzz_rules
+	@sh tests/fuzz/seeds.sh $(B)/fuzz/corpus
+	$(B)/fuzz/fuzz_rules -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=8192 \
+	    -artifact_prefix=$(B)/fuzz/ $(B)/fuzz/corpus

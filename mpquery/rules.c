@@ -141,6 +141,129 @@ abort:
     free(best);
 }
 
+/* ---------------------------------------------------------------- limits */
+/* Regexes glibc's regcomp cannot compile in bounded time, memory or stack
+ * are refused before it sees them. It copies a repeated subexpression ('+'
+ * once more, {n,m} m times), so stacked repetitions grow exponentially
+ * (a++++...: gigabytes); repeating with '+' or {n,m} what can match the
+ * empty string is exponential in its epsilon closures (((a?|b?)+){30}:
+ * minutes) and, copied, quadratic ((a?){4000}: a gigabyte); and it recurses
+ * once per group level (30000 nested groups overflow the stack). */
+#define REGEX_MAX_NODES 2000        /* a{0,1999}: 0.15 s in regcomp */
+#define REGEX_MAX_DEPTH 100
+
+struct sizer { const char *s; size_t depth; const char *why; };
+
+static size_t cap(size_t n) { return n > REGEX_MAX_NODES ? REGEX_MAX_NODES + 1 : n; }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A decimal number at *s (capped), advancing *s; 0 when there is none. */
+static size_t bound(const char **s)
+{
+    size_t n = 0;
+    for (; is_digit(**s); (*s)++) n = cap(n * 10 + (size_t)(**s - '0'));
+    return n;
+}
+
+static void refuse(struct sizer *z, const char *why)
+{
+    if (!z->why) z->why = why;
+    z->s += strlen(z->s);                       /* stop parsing */
+}
+
+static size_t size_alt(struct sizer *z, int *nullable);
+
+/* Nodes of one atom with its repetition operators (stacked ones too);
+ * *nullable: it can match the empty string. */
+static size_t size_piece(struct sizer *z, int *nullable)
+{
+    const char *s = z->s;
+    size_t n = 1;
+    *nullable = 0;
+    if (*s == '(') {
+        if (z->depth == REGEX_MAX_DEPTH) {
+            refuse(z, "regex nests groups more than 100 deep:");
+            return 0;
+        }
+        z->depth++;
+        z->s = s + 1;
+        n = cap(size_alt(z, nullable) + 1);
+        z->depth--;
+        s = z->s + (*z->s == ')');
+    } else if (*s == '[') {
+        size_t end = skip_bracket(s, 0);
+        s += end ? end : strlen(s);
+    } else if (*s == '\\' && s[1]) {
+        *nullable = is_digit(s[1]) || strchr("bB<>`'", s[1]);  /* back-reference, anchor */
+        s += 2;
+    } else {
+        *nullable = *s == '^' || *s == '$';
+        s++;
+    }
+    for (;;) {
+        size_t lo = 1, hi;
+        if (*s == '*' || *s == '?') {
+            lo = 0, hi = 1;
+            s++;
+        } else if (*s == '+') {
+            hi = 2;
+            s++;
+        } else if (*s == '{' && (is_digit(s[1]) || s[1] == ',')) {
+            const char *t = s + 1;
+            lo = hi = bound(&t);
+            if (*t == ',') { t++; hi = is_digit(*t) ? bound(&t) : lo + 1; }
+            if (*t != '}') break;               /* not a bound: regcomp decides */
+            s = t + 1;
+        } else {
+            break;
+        }
+        if (hi > 1 && *nullable) {
+            z->s = s;
+            refuse(z, "regex repeats with + or {n,m} what can match the empty string (use * or ?):");
+            return 0;
+        }
+        n = cap(n * (hi ? hi : 1) + 1);
+        *nullable = *nullable || lo == 0;
+    }
+    z->s = s;
+    return n;
+}
+
+static size_t size_alt(struct sizer *z, int *nullable)
+{
+    size_t n = 0;
+    int seq_nullable = 1, piece_nullable;
+    *nullable = 0;
+    for (;;) {
+        while (*z->s && *z->s != '|' && *z->s != ')') {
+            n = cap(n + size_piece(z, &piece_nullable));
+            seq_nullable &= piece_nullable;
+        }
+        *nullable |= seq_nullable;
+        if (*z->s != '|') return n;
+        z->s++;
+        n = cap(n + 1);
+        seq_nullable = 1;
+    }
+}
+
+/* NULL when glibc can compile re in bounded time, memory and stack, else
+ * why not. */
+static const char *regex_refused(const char *re)
+{
+    struct sizer z = { .s = re };
+    size_t n = 0;
+    int nullable;
+    for (;;) {
+        n = cap(n + size_alt(&z, &nullable));
+        if (!*z.s) break;
+        z.s++;                                  /* an unmatched ')' */
+    }
+    if (z.why) return z.why;
+    if (n > REGEX_MAX_NODES) return "regex too large once its repetitions are expanded (over 2000 elements):";
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- parsing */
 static int rule_error(char *err, size_t errlen, const char *where, const char *what, const char *arg)
 {
@@ -216,6 +339,8 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
     }
     if (!*arg) return rule_error(err, errlen, where, "missing regex after", line);
 
+    const char *refused = regex_refused(arg);
+    if (refused) return rule_error(err, errlen, where, refused, arg);
     int rc = regcomp(&r.re, arg, REG_EXTENDED | (r.kind == RULE_REPLACE ? 0 : REG_NOSUB));
     if (rc) {
         char msg[256], what[512];

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A bad rules file is reported as "mpquery: FILE:LINE: what", exit 2, one
 # line on stderr: unknown rule, missing regex or '=>', bad regex (with
-# regerror's text), bad back-reference or escape, binary garbage, missing file.
+# regerror's text), a regex regcomp cannot compile in bounded time, memory
+# or stack, bad back-reference or escape, binary garbage, missing file.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/mpquery_fixtures/lib.sh"
 printf '%s\n' $'1\tmain' | stacks_db e.db
@@ -20,6 +21,18 @@ expect_fail 2 "^mpquery: regex.rules:3: bad regex \(Unmatched .*\): '\(unclosed'
 
 printf 'replace a{2,1} => b\n' > interval.rules
 expect_fail 2 "^mpquery: interval.rules:1: bad regex \(.+\): 'a\{2,1\}'$" "$MPQ" fold e.db --rules interval.rules
+
+# regexes glibc's regcomp would take minutes, gigabytes or the whole stack to
+# compile (found by tests/fuzz_rules.sh; 30000 nested groups crash it) are
+# refused before it sees them
+printf 'drop ^tbb::int%s\n' $(printf '+%.0s' $(seq 100)) > plus.rules
+expect_fail 2 "^mpquery: plus.rules:1: regex too large once its repetitions are expanded \(over 2000 elements\): '\^tbb::int\+{100}'$" \
+    timeout 10 "$MPQ" fold e.db --rules plus.rules
+printf 'drop ((a?|b?)+){30}\n' > nullable.rules
+expect_fail 2 "^mpquery: nullable.rules:1: regex repeats with \+ or \{n,m\} what can match the empty string \(use \* or \?\): " \
+    timeout 10 "$MPQ" fold e.db --rules nullable.rules
+python3 -c 'print("drop " + "(" * 150 + "a" + ")" * 150)' > deep.rules
+expect_fail 2 "^mpquery: deep.rules:1: regex nests groups more than 100 deep: " timeout 10 "$MPQ" fold e.db --rules deep.rules
 
 printf 'replace (a)b => \\2\n' > backref.rules
 expect_fail 2 '^mpquery: backref.rules:1: back-reference \\2 but the regex has 1 group$' "$MPQ" fold e.db --rules backref.rules

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_NAMES 64
+#define MAX_NAMES 16
 
 #define CHECK(cond, what) do { \
         if (!(cond)) { fprintf(stderr, "fuzz_rules: broken invariant: %s\n", what); abort(); } \
@@ -118,11 +118,14 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *arg)
         uint32_t l = x->t->label[chain[k]];
         x->tmp.len = 0;
         fold_escape(x->t->labels.str[l], x->t->labels.len[l], &x->tmp);
-        if (x->tmp.len) sb_add(&x->want, x->tmp.s, x->tmp.len);
+        sb_add(&x->want, x->tmp.s, x->tmp.len);
         if (k) sb_putc(&x->want, ';');
     }
     free(chain);
     CHECK(len == x->want.len && !memcmp(path, x->want.s, len), "fold: path is not the node's escaped labels");
+    size_t semis = 0;
+    for (size_t i = 0; i < len; i++) semis += path[i] == ';';
+    CHECK(semis + 1 == depth, "fold: ';' inside a name");
     sb_add(&x->out, path, len);
     sb_printf(&x->out, " %lld\n", (long long)v);
     x->sum += v;
