@@ -9,7 +9,9 @@
  * heap touch few cache lines, and scatters pages with a multiplicative hash
  * of the page number (without it, the pages of a shard, 16 MB apart, pile
  * onto the same slots: measured 0.99 s → 0.74 s on the churn benchmark).
- * 16 bytes an entry; a shard starts at one page and doubles at 3/4 load.
+ * 16 bytes an entry; a shard starts at 256 slots and grows by half at 3/4
+ * load (capacities are not powers of two: the table stays between 1/2 and
+ * 3/4 full, not 3/8 and 3/4 as with doubling).
  * Blocks of 4 GiB or more keep their size in a small side table. */
 #include "internal.h"
 
@@ -28,7 +30,7 @@ struct entry {
 
 struct shard {
     atomic_flag lock;
-    uint32_t mask, count;
+    uint32_t cap, count;        /* cap >= MIN_CAP when table != NULL */
     struct entry *table;
 } __attribute__((aligned(64)));
 
@@ -50,30 +52,37 @@ static inline void spin_unlock(atomic_flag *l)
     atomic_flag_clear_explicit(l, memory_order_release);
 }
 
-static inline uint32_t home(uintptr_t p, uint32_t mask)
+/* The page's place is its hash scaled to the capacity; the 256 16-byte
+ * positions of the page follow it (cap >= 256, so one wrap at most). */
+static inline uint32_t home(uintptr_t p, uint32_t cap)
 {
-    uint64_t page = (p >> 12) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(((p >> 4) & 0xff) | ((page >> 32) << 8)) & mask;
+    uint32_t page = (uint32_t)(((p >> 12) * 0x9E3779B97F4A7C15ull) >> 32);
+    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + (uint32_t)((p >> 4) & 0xff);
+    return h >= cap ? h - cap : h;
 }
+
+static inline uint32_t next(uint32_t i, uint32_t cap) { return i + 1 == cap ? 0 : i + 1; }
+
+/* Slots from a forward to b, around the end. */
+static inline uint32_t dist(uint32_t a, uint32_t b, uint32_t cap) { return b >= a ? b - a : b + cap - a; }
 
 static int grow(struct shard *s)
 {
-    uint32_t cap = s->table ? (s->mask + 1) * 2 : MIN_CAP;
+    uint32_t cap = s->table ? s->cap + s->cap / 2 : MIN_CAP;
     struct entry *t = mp_map((size_t)cap * sizeof *t, 0);
     if (!t) return -1;
-    uint32_t mask = cap - 1;
     if (s->table) {
-        for (uint32_t i = 0; i <= s->mask; i++) {
+        for (uint32_t i = 0; i < s->cap; i++) {
             struct entry e = s->table[i];
             if (!e.ptr) continue;
-            uint32_t j = home(e.ptr, mask);
-            while (t[j].ptr) j = (j + 1) & mask;
+            uint32_t j = home(e.ptr, cap);
+            while (t[j].ptr) j = next(j, cap);
             t[j] = e;
         }
-        mp_unmap(s->table, (size_t)(s->mask + 1) * sizeof *t);
+        mp_unmap(s->table, (size_t)s->cap * sizeof *t);
     }
     s->table = t;
-    s->mask = mask;
+    s->cap = cap;
     return 0;
 }
 
@@ -110,12 +119,12 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
     uint32_t size32 = size >= BIG_SIZE ? BIG_SIZE : (uint32_t)size;
     if (size32 == BIG_SIZE) big_put(ptr, size);
     spin_lock(&s->lock);
-    if ((!s->table || (s->count + 1) * 4 > (s->mask + 1) * 3) && grow(s) != 0) {
+    if ((!s->table || (s->count + 1) * 4 > s->cap * 3) && grow(s) != 0) {
         spin_unlock(&s->lock);      /* out of memory: the free will count as unknown */
         return;
     }
-    uint32_t i = home(ptr, s->mask);
-    while (s->table[i].ptr && s->table[i].ptr != ptr) i = (i + 1) & s->mask;
+    uint32_t i = home(ptr, s->cap);
+    while (s->table[i].ptr && s->table[i].ptr != ptr) i = next(i, s->cap);
     if (!s->table[i].ptr) s->count++;   /* else: a block freed behind our back */
     s->table[i] = (struct entry){ ptr, slot, size32 };
     spin_unlock(&s->lock);
@@ -130,22 +139,22 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
         spin_unlock(&s->lock);
         return 0;
     }
-    uint32_t mask = s->mask, i = home(ptr, mask);
+    uint32_t cap = s->cap, i = home(ptr, cap);
     while (s->table[i].ptr != ptr) {
         if (!s->table[i].ptr) {
             spin_unlock(&s->lock);
             return 0;
         }
-        i = (i + 1) & mask;
+        i = next(i, cap);
     }
     *slot = s->table[i].slot;
     uint32_t size32 = s->table[i].size;
-    for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    for (uint32_t j = next(i, cap);; j = next(j, cap)) {
         uintptr_t q = s->table[j].ptr;
         if (!q) break;
-        uint32_t h = home(q, mask);
+        uint32_t h = home(q, cap);
         /* move q back into the hole at i if its home is not in (i, j] */
-        if (((j - h) & mask) >= ((j - i) & mask)) {
+        if (dist(h, j, cap) >= dist(i, j, cap)) {
             s->table[i] = s->table[j];
             i = j;
         }
@@ -161,9 +170,9 @@ void ptrmap_reset(void)
 {
     for (int i = 0; i < NSHARDS; i++) {
         struct shard *s = &shards[i];
-        mp_unmap(s->table, s->table ? (size_t)(s->mask + 1) * sizeof *s->table : 0);
+        mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
         s->table = NULL;
-        s->mask = s->count = 0;
+        s->cap = s->count = 0;
         atomic_flag_clear(&s->lock);
     }
     memset(big_blocks, 0, sizeof big_blocks);
