@@ -209,8 +209,7 @@ static int grow_array(void *pp, size_t *n, size_t need, size_t elem)
 #define BATCH_ROWS 64
 #define BATCH_COLS 8
 struct batch {
-    sqlite3_stmt *many;     /* BATCH_ROWS rows */
-    const char *table;
+    sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
     int ncols, n;
     int64_t v[BATCH_ROWS * BATCH_COLS];
 };
@@ -249,42 +248,39 @@ static int step_done(struct writer *w, sqlite3_stmt *st)
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
 }
 
-static int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols)
+/* "INSERT INTO table VALUES (?,..),(?,..)..." with `rows` rows. */
+static sqlite3_stmt *prepare_insert(struct writer *w, const char *table, int ncols, int rows)
 {
     char sql[BATCH_ROWS * (2 * BATCH_COLS + 4) + 64];
     int len = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES ", table);
-    for (int r = 0; r < BATCH_ROWS; r++) {
+    for (int r = 0; r < rows; r++) {
         sql[len++] = r ? ',' : ' ';
         sql[len++] = '(';
         for (int c = 0; c < ncols; c++) sql[len++] = '?', sql[len++] = c + 1 < ncols ? ',' : ')';
     }
     sql[len] = 0;
-    b->table = table;
+    return prepare(w, sql);
+}
+
+static int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols)
+{
     b->ncols = ncols;
     b->n = 0;
-    return (b->many = prepare(w, sql)) ? 0 : -1;
+    b->many = prepare_insert(w, table, ncols, BATCH_ROWS);
+    b->one = prepare_insert(w, table, ncols, 1);
+    return b->many && b->one ? 0 : -1;
 }
 
 /* Writes the rows collected so far: a full batch with its statement, a
  * partial one (the end of a snapshot) row by row. */
 static int batch_flush(struct writer *w, struct batch *b)
 {
-    if (b->n == 0) return 0;
-    sqlite3_stmt *st = b->many, *one = NULL;
-    int rows = b->n, rc = 0;
-    if (rows < BATCH_ROWS) {
-        char sql[96];
-        snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?%s)", b->table,
-                 b->ncols == 3 ? ", ?, ?" : ", ?, ?, ?, ?, ?, ?, ?");
-        if (!(st = one = prepare(w, sql))) return -1;
-    }
-    for (int r = 0; r < rows && !rc; ) {
-        int per = one ? 1 : BATCH_ROWS;
+    int per = b->n == BATCH_ROWS ? BATCH_ROWS : 1, rc = 0;
+    sqlite3_stmt *st = per == 1 ? b->one : b->many;
+    for (int r = 0; r < b->n && !rc; r += per) {
         for (int i = 0; i < per * b->ncols; i++) sqlite3_bind_int64(st, i + 1, b->v[r * b->ncols + i]);
         rc = step_done(w, st);
-        r += per;
     }
-    sqlite3_finalize(one);
     b->n = 0;
     return rc;
 }
@@ -748,7 +744,9 @@ static void close_writer(struct writer *w)
 {
     for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
     sqlite3_finalize(w->stacks.many);
+    sqlite3_finalize(w->stacks.one);
     sqlite3_finalize(w->samples.many);
+    sqlite3_finalize(w->samples.one);
     sqlite3_finalize(w->totals);
     sqlite3_close(w->db);
 }

@@ -190,12 +190,13 @@ void flush_after_fork_child(void);
 /* Resolves addr into its inline chain, outermost first. The result stays
  * valid for the life of the process. Returns the number of frames (>= 1). */
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
-/* A libdwfl session (*d, made with cb) over the objects the loader has
+/* A libdwfl session (*d; the process's files, separate debug info found
+ * along MP_DEBUGINFO_PATH) over the objects the loader has
  * loaded (dl_iterate_phdr, exact load biases), kept across calls so what was
  * read stays parsed, and re-reported when the loader's counts of loaded and
  * unloaded objects differ from `seen` (updated). NULL if it cannot be made. */
 #include <elfutils/libdwfl.h>
-Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long seen[2]);
+Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2]);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */

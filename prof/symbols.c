@@ -167,7 +167,7 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long seen[2])
+Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2])
 {
     unsigned long long c[2] = { 0, 0 };
     dl_iterate_phdr(loader_counts, c);
@@ -175,7 +175,7 @@ Dwfl *mp_dwfl_session(Dwfl **d, const Dwfl_Callbacks *cb, unsigned long long see
     seen[0] = c[0];
     seen[1] = c[1];
     if (!changed && *d) return *d;
-    if (!*d && !(*d = dwfl_begin(cb))) return NULL;
+    if (!*d && !(*d = dwfl_begin(&callbacks))) return NULL;
     if (report_loaded(*d) != 0) {
         dwfl_end(*d);
         *d = NULL;
@@ -200,7 +200,7 @@ size_t symbols_resolve_pending(void)
         for (int i = 0; i < s->depth; i++) {
             if (cache_get(s->ret_addrs[i])) continue;
             if (!opened) {
-                d = mp_dwfl_session(&dwfl, &callbacks, seen_loader);
+                d = mp_dwfl_session(&dwfl, seen_loader);
                 opened = 1;
             }
             struct resolved *r = resolve_one(d, s->ret_addrs[i]);

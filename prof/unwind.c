@@ -132,12 +132,6 @@ static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *rules_dwfl;
 static unsigned long long rules_loader[2];
 
-static char *rules_debuginfo_path;
-static const Dwfl_Callbacks rules_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .debuginfo_path = &rules_debuginfo_path,
-};
 
 static void rules_init(void)
 {
@@ -233,7 +227,7 @@ static int cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off)
 /* The rule at return address ip, from the module's CFI at the call (ip-1). */
 static uint64_t rule_compute(uintptr_t ip)
 {
-    Dwfl *d = mp_dwfl_session(&rules_dwfl, &rules_callbacks, rules_loader);
+    Dwfl *d = mp_dwfl_session(&rules_dwfl, rules_loader);
     Dwfl_Module *m = d ? dwfl_addrmodule(d, ip - 1) : NULL;
     if (!m) return R_KNOWN | R_NONE;
     Dwarf_Addr bias;
