@@ -30,7 +30,6 @@
 #define MAX_SLOT_CHUNKS (1u << 20)
 #define MAX_THREADS 65536
 #define PEAK_SLACK (64 << 10)
-#define MAX_STACK 1024
 
 MP_TLS int mp_in_profiler;
 static MP_TLS struct mp_thread *self;
@@ -154,6 +153,7 @@ struct mp_thread *thread_self(void)
     if (likely(self != NULL)) return self;
     mp_ensure_init();
     uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
+    if (seq > 1) ptrmap_share();    /* before this thread's first map operation */
     if (seq >= MAX_THREADS) return NULL;
     struct mp_thread *t = arena_alloc(sizeof *t, 0);
     if (!t) return NULL;
@@ -240,21 +240,25 @@ static inline int wants_stack(struct mp_thread *t, size_t size)
 /* Unwind and find this thread's slot for the stack. 0 = count without stack. */
 static uint32_t stack_slot(struct mp_thread *t)
 {
-    uintptr_t ret_addrs[MAX_STACK + MP_MAX_TAGS];
-    int truncated, n = 0;
-    int max = mp_opt.depth;
-    n = unwind_capture(t, ret_addrs, max, &truncated);
+    uintptr_t ret_addrs[MP_CAPTURE_ROOM + MP_MAX_TAGS];
+    struct mp_hash h = MP_HASH_INIT;
+    int truncated;
+    int n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
-    for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--)
+    for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
         ret_addrs[n++] = t->tags[i];
+        hash_add(&h, t->tags[i]);
+    }
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
-    uint64_t hash = stack_hash(ret_addrs, n, flags);
+    uint64_t hash = hash_final(h, n, flags);
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
     if (c->hash == hash) {
         const struct mp_stack *s = c->stack;
-        if (s->depth == n && s->flags == flags &&
-            !memcmp(s->ret_addrs, ret_addrs, (size_t)n * sizeof *ret_addrs))
-            return c->slot;
+        if (s->depth == n && s->flags == flags) {
+            int i = 0;      /* stacks are short: a loop beats the call to memcmp */
+            while (i < n && s->ret_addrs[i] == ret_addrs[i]) i++;
+            if (i == n) return c->slot;
+        }
     }
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
     if (!id) return 0;
@@ -282,13 +286,13 @@ static inline void count_free(struct mp_thread *t, uint32_t idx, uint64_t size)
 {
     struct mp_slot *s = slot_at(idx);
     uint64_t w = block_weight(s, size);
-    struct mp_thread *owner = thread_by_seq(s->thread_seq);
-    if (owner == t) {
+    if (t && s->thread_seq == t->seq) {
         STORE(s->nfree, s->nfree + w);
         STORE(s->freed, s->freed + size * w);
         STORE(t->nfree_local, t->nfree_local + 1);
         STORE(t->freed_local, t->freed_local + size);
     } else {
+        struct mp_thread *owner = thread_by_seq(s->thread_seq);
         atomic_fetch_add_explicit(&s->nfree_remote, w, RELAXED);
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
         atomic_fetch_add_explicit(&owner->nfree_remote, 1, RELAXED);
@@ -331,6 +335,7 @@ void record_free(void *p)
 int record_realloc_take(void *old, uint32_t *slot, uint64_t *size)
 {
     mp_in_profiler = 1;
+    thread_self();      /* a thread's first operation may be this one (ptrmap_share) */
     int known = ptrmap_remove((uintptr_t)old, slot, size);
     mp_in_profiler = 0;
     return known;

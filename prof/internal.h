@@ -136,9 +136,33 @@ void counters_after_fork_child(void);
 void thread_exiting(struct mp_thread *t);
 
 /* ------------------------------------------------------------ unwind.c */
-/* Fills ret_addrs leaf first, the profiler's own frames skipped. Returns the
+/* The stack hash: two multiply lanes taking the addresses in turn (the
+ * chain of one lane would serialize on the multiplier's latency), fed by
+ * the walker as it finds each frame (the multiplies hide in the latency of
+ * the walk's loads), then finished with the depth and flags. Only speed
+ * depends on its quality: a match is always confirmed on the addresses. */
+struct mp_hash { uint64_t a, b; };
+#define MP_HASH_INIT ((struct mp_hash){ 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full })
+static inline void hash_add(struct mp_hash *h, uintptr_t x)
+{
+    uint64_t a = (h->a ^ x) * 0xff51afd7ed558ccdull;
+    h->a = h->b;
+    h->b = a;
+}
+static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
+{
+    uint64_t x = h.a ^ (h.b >> 29 | h.b << 35) ^ ((uint64_t)n << 1 | flags) * 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 32;
+    x *= 0x9E3779B97F4A7C15ull;
+    x ^= x >> 29;
+    return x | 1;   /* never 0 */
+}
+
+/* Fills ret_addrs (room for MP_CAPTURE_ROOM) leaf first, the profiler's own
+ * frames skipped, and feeds the first returned frames to *h. Returns the
  * number of frames (at most max); *truncated set when the stack was deeper. */
-int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated);
+#define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
+int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);
 void unwind_forget_rules(void); /* after dlclose: cached rules may be stale */
@@ -157,7 +181,6 @@ struct mp_stack {
     uintptr_t ret_addrs[];      /* leaf first */
 };
 
-uint64_t stack_hash(const uintptr_t *ret_addrs, int n, unsigned flags);
 /* Returns the id of this stack (interning it), 0 if out of memory. */
 uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash);
 const struct mp_stack *stacks_get(uint32_t id);
@@ -171,7 +194,10 @@ uintptr_t tag_intern(const char *name);
 const char *tag_name(uintptr_t addr);
 
 /* ------------------------------------------------------------ ptrmap.c */
-/* Block address → (slot, size). Sharded, locked per shard. */
+/* Block address → (slot, size). Sharded, locked per shard, except while
+ * one thread records (see ptrmap.c). */
+void ptrmap_init(void);
+void ptrmap_share(void);                /* before a second thread's first operation */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
 void ptrmap_reset(void);                /* forget every block (fork child) */

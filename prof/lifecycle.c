@@ -156,6 +156,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
+        ptrmap_init();
         init_run_environment();
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -12,10 +12,24 @@
  * 16 bytes an entry; a shard starts at 256 slots and grows by half at 3/4
  * load (capacities are not powers of two: the table stays between 1/2 and
  * 3/4 full, not 3/8 and 3/4 as with doubling).
- * Blocks of 4 GiB or more keep their size in a small side table. */
+ * Blocks of 4 GiB or more keep their size in a small side table.
+ *
+ * Lone-thread mode: while only one thread records (most programs, and
+ * every program until it starts its second thread), its operations take no
+ * shard lock, whose locked instruction was half the cost of an insert or a
+ * remove. The thread marks itself busy with a plain store and then checks
+ * the mode; the second recording thread, before its first operation,
+ * switches the mode, runs membarrier(PRIVATE_EXPEDITED) (a full barrier on
+ * every running thread of the process, so the lone thread either sees the
+ * switch or its busy mark is seen) and waits until the lone thread is not
+ * busy. From then on everything locks. Without membarrier the map always
+ * locks. */
 #include "internal.h"
 
+#include <linux/membarrier.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define NSHARDS 4096
 #define SHARD_OF(p) (((p) >> 12) & (NSHARDS - 1))
@@ -50,6 +64,56 @@ static inline void spin_lock(atomic_flag *l)
 static inline void spin_unlock(atomic_flag *l)
 {
     atomic_flag_clear_explicit(l, memory_order_release);
+}
+
+/* ------------------------------------------------------------ lone thread */
+
+static _Atomic int shared = 1;  /* 0: one thread records, without locks */
+static int lone_busy;           /* that thread is inside an operation */
+
+static int membarrier_registered(void)
+{
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+    return cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+           syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+
+void ptrmap_init(void)
+{
+    if (membarrier_registered()) atomic_store(&shared, 0);
+}
+
+void ptrmap_share(void)
+{
+    static atomic_flag sharing = ATOMIC_FLAG_INIT;
+    if (atomic_load(&shared)) return;
+    spin_lock(&sharing);
+    if (!atomic_load(&shared)) {
+        atomic_store(&shared, 1);
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+        while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+    }
+    spin_unlock(&sharing);
+}
+
+/* The shard, locked unless the lone thread may go without (*lone set). */
+static inline struct shard *shard_enter(uintptr_t ptr, int *lone)
+{
+    struct shard *s = &shards[SHARD_OF(ptr)];
+    if (likely(!atomic_load_explicit(&shared, RELAXED))) {
+        STORE(lone_busy, 1);
+        atomic_signal_fence(memory_order_seq_cst);  /* ptrmap_share's membarrier orders the rest */
+        if (likely(!atomic_load_explicit(&shared, RELAXED))) return *lone = 1, s;
+        STORE(lone_busy, 0);
+    }
+    spin_lock(&s->lock);
+    return *lone = 0, s;
+}
+
+static inline void shard_leave(struct shard *s, int lone)
+{
+    if (lone) __atomic_store_n(&lone_busy, 0, __ATOMIC_RELEASE);
+    else spin_unlock(&s->lock);
 }
 
 /* The page's place is its hash scaled to the capacity; the 256 16-byte
@@ -115,34 +179,34 @@ static uint64_t big_take(uintptr_t ptr)
 /* runs inside malloc: one shard lock, no allocation but the shard's mmap */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
 {
-    struct shard *s = &shards[SHARD_OF(ptr)];
     uint32_t size32 = size >= BIG_SIZE ? BIG_SIZE : (uint32_t)size;
     if (size32 == BIG_SIZE) big_put(ptr, size);
-    spin_lock(&s->lock);
+    int lone;
+    struct shard *s = shard_enter(ptr, &lone);
     if ((!s->table || (s->count + 1) * 4 > s->cap * 3) && grow(s) != 0) {
-        spin_unlock(&s->lock);      /* out of memory: the free will count as unknown */
+        shard_leave(s, lone);             /* out of memory: the free will count as unknown */
         return;
     }
     uint32_t i = home(ptr, s->cap);
     while (s->table[i].ptr && s->table[i].ptr != ptr) i = next(i, s->cap);
     if (!s->table[i].ptr) s->count++;   /* else: a block freed behind our back */
     s->table[i] = (struct entry){ ptr, slot, size32 };
-    spin_unlock(&s->lock);
+    shard_leave(s, lone);
 }
 
 /* runs inside free: backward-shift deletion keeps probe chains intact */
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
 {
-    struct shard *s = &shards[SHARD_OF(ptr)];
-    spin_lock(&s->lock);
+    int lone;
+    struct shard *s = shard_enter(ptr, &lone);
     if (!s->table) {
-        spin_unlock(&s->lock);
+        shard_leave(s, lone);
         return 0;
     }
     uint32_t cap = s->cap, i = home(ptr, cap);
     while (s->table[i].ptr != ptr) {
         if (!s->table[i].ptr) {
-            spin_unlock(&s->lock);
+            shard_leave(s, lone);
             return 0;
         }
         i = next(i, cap);
@@ -161,13 +225,17 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
     }
     s->table[i].ptr = 0;
     s->count--;
-    spin_unlock(&s->lock);
+    shard_leave(s, lone);
     *size = size32 == BIG_SIZE ? big_take(ptr) : size32;
     return 1;
 }
 
+/* In a fork child (one thread): it keeps the parent's mode, registered
+ * again for membarrier (or locking from now on if that fails). */
 void ptrmap_reset(void)
 {
+    lone_busy = 0;
+    if (!atomic_load(&shared) && !membarrier_registered()) atomic_store(&shared, 1);
     for (int i = 0; i < NSHARDS; i++) {
         struct shard *s = &shards[i];
         mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);

@@ -36,25 +36,6 @@ static inline void spin_unlock(atomic_flag *l)
     atomic_flag_clear_explicit(l, memory_order_release);
 }
 
-/* Two independent multiply lanes (the chain of one would serialize on the
- * multiplier's latency), then a final mix. Only speed depends on its quality:
- * every match is confirmed by comparing the addresses. */
-uint64_t stack_hash(const uintptr_t *ret_addrs, int n, unsigned flags)
-{
-    uint64_t a = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, b = 0xC2B2AE3D27D4EB4Full ^ flags;
-    int i = 0;
-    for (; i + 1 < n; i += 2) {
-        a = (a ^ ret_addrs[i]) * 0xff51afd7ed558ccdull;
-        b = (b ^ ret_addrs[i + 1]) * 0xc4ceb9fe1a85ec53ull;
-    }
-    if (i < n) a = (a ^ ret_addrs[i]) * 0xff51afd7ed558ccdull;
-    uint64_t h = a ^ (b >> 29 | b << 35);
-    h ^= h >> 32;
-    h *= 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    return h | 1;   /* never 0 */
-}
-
 const struct mp_stack *stacks_get(uint32_t id)
 {
     struct mp_stack **chunk = atomic_load_explicit(&id_chunks[id >> ID_CHUNK_BITS], memory_order_acquire);

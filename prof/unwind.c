@@ -29,8 +29,6 @@
 #include <unistd.h>
 #include <libunwind.h>
 
-#define MAX_CAPTURE 1040        /* MP_DEPTH max (1024) + own frames + 1 */
-
 static uintptr_t self_lo, self_hi;
 
 int mp_in_self(uintptr_t addr)
@@ -286,8 +284,10 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
     return a >= t->stack_lo && a <= t->stack_hi - 8 && !(a & 7);     /* a + 8 could wrap */
 }
 
-/* Returns the frame count, or -1 to fall back to libunwind. */
-static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max)
+/* Returns the frame count (at most max, *more set if the stack goes on),
+ * or -1 to fall back to libunwind. Feeds the frames to *hash. */
+static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
+                                              struct mp_hash *hash)
 {
     /* our own frames keep frame pointers: walk them to the program's code */
     uintptr_t *fp = __builtin_frame_address(0);
@@ -308,8 +308,15 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         t->rules_gen = gen;
     }
     int rbp_known = 1, n = 0;
-    while (n < max && rip) {
+    struct mp_hash h = *hash;
+    *more = 0;
+    while (rip) {
+        if (n == max) {
+            *more = 1;
+            break;
+        }
         buf[n++] = rip;
+        hash_add(&h, rip);
         uint64_t r;
         unsigned c = (unsigned)(rip ^ rip >> 9) & (MP_RULE_CACHE - 1);
         if (t->rules[c].ip == rip) {
@@ -334,24 +341,29 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         rip = *(uintptr_t *)ra_at;
         rsp = cfa;
     }
+    *hash = h;
     return n;
 }
 
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
-int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated)
+int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
 {
-    uintptr_t raw[MAX_CAPTURE];
-    int want = max + 17 < MAX_CAPTURE ? max + 17 : MAX_CAPTURE;
+    if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) {
+        int n = walk_cfi(t, ret_addrs, max, truncated, h);
+        if (n >= 0) return n;
+    }
+    /* the others start in the profiler's own frames and may stop anywhere */
+    int want = max + 17 < MP_CAPTURE_ROOM ? max + 17 : MP_CAPTURE_ROOM;
     int n = -1;
-    if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) n = walk_cfi(t, raw, want);
-    else if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, raw, want);
-    if (n < 0) n = unw_backtrace((void **)raw, want);
+    if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, ret_addrs, want);
+    if (n < 0) n = unw_backtrace((void **)ret_addrs, want);
     int skip = 0;
-    while (skip < n && mp_in_self(raw[skip])) skip++;
+    while (skip < n && mp_in_self(ret_addrs[skip])) skip++;
     n -= skip;
     *truncated = n > max;
     if (n > max) n = max;
     if (n < 0) n = 0;
-    memcpy(ret_addrs, raw + skip, (size_t)n * sizeof *raw);
+    memmove(ret_addrs, ret_addrs + skip, (size_t)n * sizeof *ret_addrs);
+    for (int i = 0; i < n; i++) hash_add(h, ret_addrs[i]);
     return n;
 }
