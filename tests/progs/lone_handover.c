@@ -1,14 +1,17 @@
 /* The pointer map's hand-over from one recording thread to two (ptrmap.c:
  * lone-thread mode). 40 forked children (each starts with one thread) do:
- * the main thread allocates 5000 handoff blocks of 48 bytes, starts a
- * second thread and at once goes on allocating and freeing (main_loop:
- * 100000 blocks of 16 bytes); the second thread's first operations are
- * frees of the handoff blocks (the hand-over happens while the main thread
- * is inside the map), then thread_loop: 100000 blocks of 32 bytes.
+ * the main thread allocates 5000 blocks of 48 bytes (hand_off), starts a
+ * second thread and at once goes on allocating (main_loop: 100000 blocks of
+ * 16 bytes, passed through a ring to the second thread, which frees them:
+ * both threads work in the same pages of the map). The second thread's
+ * first operations are frees of the hand_off blocks, so the hand-over
+ * happens while the main thread is inside the map; it also allocates and
+ * frees 12500 blocks of 32 bytes (thread_loop_step).
  * Per child, exactly: hand_off 5000 calls, 240000 bytes, all freed;
- * main_loop 100000 / 1600000, thread_loop 100000 / 3200000, all freed;
+ * main_loop 100000 / 1600000, thread_loop_step 12500 / 400000, all freed;
  * no unknown frees. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +23,28 @@
 static void *handoff_blocks[HANDOFF];
 static void *volatile sink;
 
+/* single producer (main), single consumer (second); NULL ends */
+#define RING 1024
+static void *ring[RING];
+static _Atomic unsigned head, tail;
+
+static void ring_put(void *p)
+{
+    unsigned h = atomic_load_explicit(&head, memory_order_relaxed);
+    while (h - atomic_load_explicit(&tail, memory_order_acquire) == RING) {}
+    ring[h % RING] = p;
+    atomic_store_explicit(&head, h + 1, memory_order_release);
+}
+
+static void *ring_get(void)
+{
+    unsigned t = atomic_load_explicit(&tail, memory_order_relaxed);
+    while (atomic_load_explicit(&head, memory_order_acquire) == t) {}
+    void *p = ring[t % RING];
+    atomic_store_explicit(&tail, t + 1, memory_order_release);
+    return p;
+}
+
 __attribute__((noinline)) void hand_off(void)
 {
     for (int i = 0; i < HANDOFF; i++) handoff_blocks[i] = malloc(48);
@@ -27,27 +52,25 @@ __attribute__((noinline)) void hand_off(void)
 
 __attribute__((noinline)) void main_loop(void)
 {
-    void *ring[64] = { 0 };
-    for (int i = 0; i < LOOP; i++) {
-        free(ring[i & 63]);
-        ring[i & 63] = malloc(16);
-    }
-    for (int i = 0; i < 64; i++) free(ring[i]);
+    for (int i = 0; i < LOOP; i++) ring_put(malloc(16));
+    ring_put(NULL);
 }
 
-__attribute__((noinline)) void thread_loop(void)
+__attribute__((noinline)) void thread_loop_step(void)
 {
-    for (int i = 0; i < LOOP; i++) {
-        sink = malloc(32);
-        free(sink);
-    }
+    sink = malloc(32);
+    free(sink);
 }
 
 static void *second(void *arg)
 {
     (void)arg;
     for (int i = 0; i < HANDOFF; i++) free(handoff_blocks[i]);
-    thread_loop();
+    for (int i = 0; i < LOOP; i++) {
+        free(ring_get());
+        if (i % 8 == 0) thread_loop_step();
+    }
+    if (ring_get() != NULL) abort();
     return NULL;
 }
 
