@@ -102,7 +102,7 @@ static int slot_map_grow(struct mp_thread *t)
 /* The thread's slot for a stack, created on first use. 0 = out of memory. */
 static uint32_t thread_slot(struct mp_thread *t, uint32_t stack_id)
 {
-    if ((!t->slot_keys || (t->slot_count + 1) * 2 > t->slot_mask + 1) && slot_map_grow(t))
+    if ((!t->slot_keys || (t->slot_count + 1) * 4 > (t->slot_mask + 1) * 3) && slot_map_grow(t))
         return 0;
     uint32_t i = (stack_id * 0x9E3779B1u) & t->slot_mask;
     for (; t->slot_keys[i]; i = (i + 1) & t->slot_mask)
@@ -251,19 +251,13 @@ static uint32_t stack_slot(struct mp_thread *t)
     }
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
+    uint32_t shape = (uint32_t)n | flags << 16;
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
-    if (c->hash == hash) {
-        const struct mp_stack *s = c->stack;
-        if (s->depth == n && s->flags == flags) {
-            int i = 0;      /* stacks are short: a loop beats the call to memcmp */
-            while (i < n && s->ret_addrs[i] == ret_addrs[i]) i++;
-            if (i == n) return c->slot;
-        }
-    }
+    if (c->hash == hash && c->shape == shape) return c->slot;
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
     if (!id) return 0;
     uint32_t slot = thread_slot(t, id);
-    if (slot) *c = (struct mp_stack_cache){ hash, stacks_get(id), slot };
+    if (slot) *c = (struct mp_stack_cache){ hash, shape, slot };
     return slot;
 }
 

@@ -152,17 +152,11 @@ static void node_clear(struct node_map *m)
 enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, D_STACK, D_ADDR, ND };
 static struct dict dicts[ND];        /* D_STACK: only its max_id; entries in nodes */
 static struct node_map nodes;
-/* The previous stack written, root first: the next one, usually its
- * neighbour, reuses the node ids of the prefix they share without lookups. */
-#define MEMO_MAX 1100
-static uintptr_t memo_addr[MEMO_MAX];
-static int64_t memo_node[MEMO_MAX];
-static int memo_len = -1, memo_truncated;   /* -1: nothing memoized */
 static int64_t run_id, process_id, snapshot_seq;
 static int64_t *thread_ids;          /* by thread seq */
 static size_t nthread_ids;
-static int64_t *stack_ids;           /* profiler stack id → database leaf id */
-static size_t nstack_ids;
+static uint32_t *node_ids;           /* recorder's stack node → database stack id */
+static size_t nnode_ids;
 static int64_t *addr_frames;         /* D_ADDR values index this: count, ids... */
 static size_t naddr_frames, cap_addr_frames;
 struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
@@ -173,10 +167,9 @@ static void forget_database(void)
 {
     for (int i = 0; i < ND; i++) dict_clear(&dicts[i]);
     node_clear(&nodes);
-    memo_len = -1;
     run_id = process_id = snapshot_seq = 0;
     free(thread_ids), thread_ids = NULL, nthread_ids = 0;
-    free(stack_ids), stack_ids = NULL, nstack_ids = 0;
+    free(node_ids), node_ids = NULL, nnode_ids = 0;
     free(addr_frames), addr_frames = NULL, naddr_frames = cap_addr_frames = 0;
     free(prev), prev = NULL, nprev = 0;
 }
@@ -435,7 +428,7 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
     return id;
 }
 
-static int64_t stack_node(struct writer *w, int64_t parent, int64_t frame)
+static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
 {
     if (frame > UINT32_MAX || dicts[D_STACK].max_id >= UINT32_MAX)
         return fail(w, "more than 2^32 stack nodes or frames"), 0;
@@ -470,42 +463,31 @@ static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
     return &addr_frames[at];
 }
 
-/* Database leaf id of a profiler stack: its frames from the root down.
- * Consecutive stacks mostly share their root side: the prefix shared with
- * the previous one costs no lookup. */
+/* Database id of a recorder's stack node: its address's frames (the inline
+ * chain, outermost first) under its parent's id. Memoized per node, so a
+ * node is mapped once, whatever the number of stacks through it. */
 static int64_t stack_id_in_db(struct writer *w, uint32_t id)
 {
-    if (grow_array(&stack_ids, &nstack_ids, (size_t)id + 1, sizeof *stack_ids)) return 0;
-    if (stack_ids[id]) return stack_ids[id];
-    const struct mp_stack *s = stacks_get(id);
-    if (!s || s->depth >= MEMO_MAX) return 0;
-    int64_t node = 0;
-    int truncated = (s->flags & STACK_TRUNCATED) != 0;
-    int prev_len = memo_len, shared = prev_len >= 0 && memo_truncated == truncated, k = 0;
-    if (truncated) {
-        static const struct sym_frame marker = { "[truncated]", "", 0, "[truncated]", NULL, 0 };
-        int64_t f = frame_id(w, &marker, 0);
-        if (!f || !(node = stack_node(w, 0, f))) return 0;
+    if (grow_array(&node_ids, &nnode_ids, (size_t)stack_node_count() + 1, sizeof *node_ids)) return 0;
+    uint32_t path[MP_CAPTURE_ROOM + MP_MAX_TAGS + 1];
+    int k = 0;
+    while (id && !node_ids[id]) {       /* up to the root or a mapped ancestor */
+        const struct mp_node *nd = stack_node(id);
+        if (!nd || k == (int)(sizeof path / sizeof *path)) return 0;
+        path[k++] = id;
+        id = nd->parent;
     }
-    memo_len = -1;                  /* until this one is complete */
-    for (int i = s->depth - 1; i >= 0; i--, k++) {
-        uintptr_t addr = s->ret_addrs[i];
-        if (shared && k < prev_len && memo_addr[k] == addr) {
-            node = memo_node[k];
-            continue;
-        }
-        shared = 0;
+    int64_t node = id ? node_ids[id] : 0;
+    while (k > 0) {
+        uint32_t x = path[--k];
         int n;
-        const int64_t *frames = address_frames(w, addr, &n);
+        const int64_t *frames = address_frames(w, stack_node(x)->addr, &n);
         if (!frames) return 0;
         for (int f = 0; f < n; f++)
-            if (!(node = stack_node(w, node, frames[f]))) return 0;
-        memo_addr[k] = addr;
-        memo_node[k] = node;
+            if (!(node = db_stack_node(w, node, frames[f]))) return 0;
+        node_ids[x] = (uint32_t)node;
     }
-    memo_len = k;
-    memo_truncated = truncated;
-    return stack_ids[id] = node;
+    return node;
 }
 
 /* ------------------------------------------------------------ rows */

@@ -77,9 +77,11 @@ struct mp_slot {
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 
+/* A stack this thread saw recently: its hash (see hash_add), its depth and
+ * flags, and the thread's counter slot for it. */
 struct mp_stack_cache {
     uint64_t hash;
-    const struct mp_stack *stack;   /* immutable once published */
+    uint32_t shape;             /* depth | flags << 16 */
     uint32_t slot;
 };
 
@@ -136,24 +138,26 @@ void counters_after_fork_child(void);
 void thread_exiting(struct mp_thread *t);
 
 /* ------------------------------------------------------------ unwind.c */
-/* The stack hash: two multiply lanes taking the addresses in turn (the
- * chain of one lane would serialize on the multiplier's latency), fed by
- * the walker as it finds each frame (the multiplies hide in the latency of
- * the walk's loads), then finished with the depth and flags. Only speed
- * depends on its quality: a match is always confirmed on the addresses. */
+/* The stack hash: two lanes taking the addresses in turn (the chain of one
+ * lane would serialize on the multiplier's latency), each step a 64x64→128
+ * multiply folded to 64 bits (every input bit reaches every state bit), fed
+ * by the walker as it finds each frame (the multiplies hide in the latency
+ * of the walk's loads), finished with the depth and flags. A thread's cache
+ * of recent stacks (counters.c) trusts hash, depth and flags: two distinct
+ * stacks of the same depth are taken for one with probability about 2^-63
+ * per pair. Interning (stacks.c) compares the addresses. */
 struct mp_hash { uint64_t a, b; };
 #define MP_HASH_INIT ((struct mp_hash){ 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full })
 static inline void hash_add(struct mp_hash *h, uintptr_t x)
 {
-    uint64_t a = (h->a ^ x) * 0xff51afd7ed558ccdull;
+    unsigned __int128 m = (unsigned __int128)(h->a ^ x) * 0xff51afd7ed558ccdull;
     h->a = h->b;
-    h->b = a;
+    h->b = (uint64_t)m ^ (uint64_t)(m >> 64);
 }
 static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 {
-    uint64_t x = h.a ^ (h.b >> 29 | h.b << 35) ^ ((uint64_t)n << 1 | flags) * 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 32;
-    x *= 0x9E3779B97F4A7C15ull;
+    unsigned __int128 m = (unsigned __int128)(h.a ^ ((uint64_t)n << 1 | flags)) * (h.b ^ 0xc4ceb9fe1a85ec53ull);
+    uint64_t x = (uint64_t)m ^ (uint64_t)(m >> 64);
     x ^= x >> 29;
     return x | 1;   /* never 0 */
 }
@@ -173,23 +177,28 @@ int mp_in_self(uintptr_t addr);
 /* ------------------------------------------------------------ stacks.c */
 #define STACK_TRUNCATED 1u
 
-struct mp_stack {
-    uint64_t hash;
-    uint16_t depth;             /* number of ret_addrs */
-    uint16_t flags;             /* STACK_TRUNCATED */
-    uint32_t id;
-    uintptr_t ret_addrs[];      /* leaf first */
+/* A node of the stack tree: a return address under its caller's node. */
+struct mp_node {
+    uintptr_t addr;
+    uint32_t parent;            /* 0 = the root */
+    uint32_t depth;             /* nodes from the root, this one included */
 };
 
-/* Returns the id of this stack (interning it), 0 if out of memory. */
+/* Interns ret_addrs[0..n) (leaf first, n >= 1) and returns the stack's id,
+ * its leaf node; 0 if out of memory. Exact. */
 uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash);
-const struct mp_stack *stacks_get(uint32_t id);
-uint32_t stacks_count(void);            /* ids are 1 .. stacks_count() */
+const struct mp_node *stack_node(uint32_t id);  /* NULL if no such node */
+uint32_t stack_node_count(void);        /* node ids are 1 .. stack_node_count() */
+uint32_t stacks_count(void);            /* distinct stacks interned */
 void stacks_lock_all(void);
 void stacks_unlock_all(void);
 
 /* Tags are pseudo return addresses: TAG_BASE + index into the tag names. */
 #define TAG_BASE ((uintptr_t)0xfffffffffff00000ull)
+/* Pseudo addresses below the tags: the "[truncated]" frame at the root of a
+ * stack cut at MP_DEPTH, and the one frame of a stack found empty. */
+#define ADDR_TRUNCATED (TAG_BASE - 1)
+#define ADDR_UNKNOWN (TAG_BASE - 2)
 uintptr_t tag_intern(const char *name);
 const char *tag_name(uintptr_t addr);
 

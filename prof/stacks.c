@@ -1,29 +1,49 @@
-/* Interning of return-address arrays into small stack ids.
+/* Interning of stacks into one tree of return addresses.
  *
- * A stack is stored once, immutable after publication, in arena memory; its
- * id indexes a chunked pointer table (readers need no lock: a chunk pointer
- * and each stack pointer are published with release stores). The intern
- * table is sharded by hash, one spin lock per shard; threads normally hit
- * their own cache (counters.c) and come here only for stacks they have not
- * seen. Tags (mp_tag_push) are pseudo return addresses above TAG_BASE. */
+ * A node is (its caller's node, a return address), the database's own shape
+ * (stack(id, parent, frame)); a stack is the path from the root to its leaf
+ * and its id is the leaf's. A new stack costs only the nodes it does not
+ * share with the stacks before it (16 bytes each), not a copy of its
+ * addresses. Nodes are immutable once published, in chunks indexed by id:
+ * readers (the flush, symbol resolution) take no lock. Two pseudo
+ * addresses hang from the root: ADDR_TRUNCATED above the outermost frame of
+ * a stack cut at MP_DEPTH, ADDR_UNKNOWN as the only frame of a stack the
+ * unwinder found empty.
+ *
+ * Two indexes of node ids, open addressing:
+ *  - leaves, sharded by the stack's hash (one spin lock each): hash → leaf,
+ *    every candidate confirmed by walking from the leaf to the root and
+ *    comparing the addresses, so interning is exact;
+ *  - children, (parent, address) → node, used to add a new stack, under
+ *    one lock (taken inside a leaf shard's lock; new stacks are rare next
+ *    to allocations).
+ * Threads normally find their stacks in their own cache (counters.c) and
+ * come here only for a stack they have not seen recently. Tags
+ * (mp_tag_push) are pseudo return addresses above TAG_BASE. */
 #include "internal.h"
 
 #include <string.h>
 
 #define NSHARDS 256
-#define ID_CHUNK_BITS 16
-#define ID_CHUNK (1u << ID_CHUNK_BITS)
-#define MAX_ID_CHUNKS 4096
+#define NODE_CHUNK_BITS 16
+#define NODE_CHUNK (1u << NODE_CHUNK_BITS)
+#define MAX_NODE_CHUNKS 65536
 
 struct shard {
     atomic_flag lock;
     uint32_t mask, count;
-    uint64_t *table;            /* (hash high 32 bits << 32) | id; 0 = empty */
+    uint64_t *table;            /* (hash high 32 bits << 32) | leaf id; 0 = empty */
 } __attribute__((aligned(64)));
 
 static struct shard shards[NSHARDS];
-static _Atomic(struct mp_stack **) id_chunks[MAX_ID_CHUNKS];
-static _Atomic uint32_t next_id = 1;
+static _Atomic uint32_t nstacks;
+
+/* the tree: nodes by id (1..), and the children index */
+static _Atomic(struct mp_node *) node_chunks[MAX_NODE_CHUNKS];
+static _Atomic uint32_t nnodes;         /* ids 1..nnodes are published */
+static atomic_flag tree_lock = ATOMIC_FLAG_INIT;
+static uint32_t *children;              /* node ids; 0 = empty */
+static uint32_t children_mask, children_count;
 
 static inline void spin_lock(atomic_flag *l)
 {
@@ -36,41 +56,88 @@ static inline void spin_unlock(atomic_flag *l)
     atomic_flag_clear_explicit(l, memory_order_release);
 }
 
-const struct mp_stack *stacks_get(uint32_t id)
+const struct mp_node *stack_node(uint32_t id)
 {
-    struct mp_stack **chunk = atomic_load_explicit(&id_chunks[id >> ID_CHUNK_BITS], memory_order_acquire);
-    if (!chunk) return NULL;
-    return __atomic_load_n(&chunk[id & (ID_CHUNK - 1)], __ATOMIC_ACQUIRE);
+    if (!id || id > atomic_load_explicit(&nnodes, memory_order_acquire)) return NULL;
+    struct mp_node *chunk = atomic_load_explicit(&node_chunks[id >> NODE_CHUNK_BITS], memory_order_acquire);
+    return chunk ? &chunk[id & (NODE_CHUNK - 1)] : NULL;
+}
+
+uint32_t stack_node_count(void)
+{
+    return atomic_load_explicit(&nnodes, memory_order_acquire);
 }
 
 uint32_t stacks_count(void)
 {
-    return atomic_load_explicit(&next_id, memory_order_acquire) - 1;
+    return atomic_load_explicit(&nstacks, RELAXED);
 }
 
-static int same(const struct mp_stack *s, const uintptr_t *a, int n, unsigned flags, uint64_t hash)
+/* ---------------------------------------------------------------- the tree */
+
+static inline uint32_t child_home(uint32_t parent, uintptr_t addr)
 {
-    return s->hash == hash && s->depth == n && s->flags == flags &&
-           !memcmp(s->ret_addrs, a, (size_t)n * sizeof *a);
+    uint64_t h = (addr ^ ((uint64_t)parent << 40 | parent)) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
 }
 
-static int publish(struct mp_stack *s)
+static int children_grow(void)
 {
-    uint32_t id = atomic_fetch_add_explicit(&next_id, 1, RELAXED);
-    uint32_t c = id >> ID_CHUNK_BITS;
-    if (c >= MAX_ID_CHUNKS) return -1;
-    struct mp_stack **chunk = atomic_load_explicit(&id_chunks[c], memory_order_acquire);
-    if (!chunk) {
-        struct mp_stack **fresh = arena_alloc(ID_CHUNK * sizeof *fresh, 1);
-        if (!fresh) return -1;
-        struct mp_stack **expected = NULL;
-        if (atomic_compare_exchange_strong(&id_chunks[c], &expected, fresh)) chunk = fresh;
-        else chunk = expected;     /* another thread won; the loser's chunk stays unused */
+    uint32_t cap = children ? (children_mask + 1) * 2 : 4096;
+    uint32_t *t = mp_map((size_t)cap * sizeof *t, 1);
+    if (!t) return -1;
+    for (uint32_t i = 0; children && i <= children_mask; i++) {
+        uint32_t id = children[i];
+        if (!id) continue;
+        const struct mp_node *nd = stack_node(id);
+        uint32_t j = child_home(nd->parent, nd->addr) & (cap - 1);
+        while (t[j]) j = (j + 1) & (cap - 1);
+        t[j] = id;
     }
-    s->id = id;
-    __atomic_store_n(&chunk[id & (ID_CHUNK - 1)], s, __ATOMIC_RELEASE);
+    if (children) mp_unmap(children, (size_t)(children_mask + 1) * sizeof *t);
+    children = t;
+    children_mask = cap - 1;
     return 0;
 }
+
+/* The node (parent, addr), added when new; 0 if out of memory. Under tree_lock. */
+static uint32_t child(uint32_t parent, uintptr_t addr)
+{
+    if ((!children || (children_count + 1) * 4 > (children_mask + 1) * 3) && children_grow())
+        return 0;
+    uint32_t i = child_home(parent, addr) & children_mask;
+    for (uint32_t id; (id = children[i]); i = (i + 1) & children_mask) {
+        const struct mp_node *nd = stack_node(id);
+        if (nd->addr == addr && nd->parent == parent) return id;
+    }
+    uint32_t id = atomic_load_explicit(&nnodes, RELAXED) + 1;
+    uint32_t c = id >> NODE_CHUNK_BITS;
+    if (c >= MAX_NODE_CHUNKS) return 0;
+    struct mp_node *chunk = atomic_load_explicit(&node_chunks[c], RELAXED);
+    if (!chunk) {
+        if (!(chunk = arena_alloc(NODE_CHUNK * sizeof *chunk, 1))) return 0;
+        atomic_store_explicit(&node_chunks[c], chunk, memory_order_release);
+    }
+    const struct mp_node *up = parent ? stack_node(parent) : NULL;
+    chunk[id & (NODE_CHUNK - 1)] = (struct mp_node){ addr, parent, up ? up->depth + 1 : 1 };
+    atomic_store_explicit(&nnodes, id, memory_order_release);
+    children[i] = id;
+    children_count++;
+    return id;
+}
+
+/* Whether leaf `id` is the stack (ret_addrs, n, flags). */
+static int same(uint32_t id, const uintptr_t *ret_addrs, int n, unsigned flags)
+{
+    int truncated = (flags & STACK_TRUNCATED) != 0;
+    const struct mp_node *nd = stack_node(id);
+    if (!nd || nd->depth != (uint32_t)(n + truncated)) return 0;
+    for (int i = 0; i < n; i++, nd = stack_node(nd->parent))
+        if (nd->addr != ret_addrs[i]) return 0;
+    return !truncated || (nd && nd->addr == ADDR_TRUNCATED);
+}
+
+/* ---------------------------------------------------------------- leaves */
 
 static int shard_grow(struct shard *sh)
 {
@@ -90,35 +157,34 @@ static int shard_grow(struct shard *sh)
     return 0;
 }
 
-/* runs inside malloc, on a per-thread cache miss */
+/* runs inside malloc, on a per-thread cache miss; n >= 1 */
 uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash)
 {
     struct shard *sh = &shards[hash & (NSHARDS - 1)];
     uint32_t h32 = (uint32_t)(hash >> 32);
     uint32_t id = 0;
     spin_lock(&sh->lock);
-    if ((!sh->table || (sh->count + 1) * 2 > sh->mask + 1) && shard_grow(sh) != 0)
+    if ((!sh->table || (sh->count + 1) * 4 > (sh->mask + 1) * 3) && shard_grow(sh) != 0)
         goto out;
     uint32_t i = h32 & sh->mask;
     for (; sh->table[i]; i = (i + 1) & sh->mask) {
         uint64_t e = sh->table[i];
-        if ((uint32_t)(e >> 32) != h32) continue;
-        const struct mp_stack *s = stacks_get((uint32_t)e);
-        if (s && same(s, ret_addrs, n, flags, hash)) {
+        if ((uint32_t)(e >> 32) == h32 && same((uint32_t)e, ret_addrs, n, flags)) {
             id = (uint32_t)e;
             goto out;
         }
     }
-    struct mp_stack *s = arena_alloc(sizeof *s + (size_t)n * sizeof *ret_addrs, 1);
-    if (!s) goto out;
-    s->hash = hash;
-    s->depth = (uint16_t)n;
-    s->flags = (uint16_t)flags;
-    memcpy(s->ret_addrs, ret_addrs, (size_t)n * sizeof *ret_addrs);
-    if (publish(s) != 0) goto out;
-    sh->table[i] = ((uint64_t)h32 << 32) | s->id;
+    spin_lock(&tree_lock);
+    uint32_t node = 0;
+    if (flags & STACK_TRUNCATED) node = child(0, ADDR_TRUNCATED);
+    if (node || !(flags & STACK_TRUNCATED))
+        for (int k = n - 1; k >= 0 && (node = child(node, ret_addrs[k])); k--) {}
+    spin_unlock(&tree_lock);
+    if (!node) goto out;        /* out of memory: counted without a stack */
+    sh->table[i] = ((uint64_t)h32 << 32) | node;
     sh->count++;
-    id = s->id;
+    atomic_fetch_add_explicit(&nstacks, 1, RELAXED);
+    id = node;
 out:
     spin_unlock(&sh->lock);
     return id;
@@ -127,10 +193,12 @@ out:
 void stacks_lock_all(void)
 {
     for (int i = 0; i < NSHARDS; i++) spin_lock(&shards[i].lock);
+    spin_lock(&tree_lock);
 }
 
 void stacks_unlock_all(void)
 {
+    spin_unlock(&tree_lock);
     for (int i = 0; i < NSHARDS; i++) spin_unlock(&shards[i].lock);
 }
 

@@ -29,7 +29,7 @@ struct resolved {
 
 static struct resolved **cache;     /* open addressing by address */
 static size_t cache_mask, cache_count;
-static uint32_t stacks_done;         /* stacks 1..stacks_done are resolved */
+static uint32_t nodes_done;          /* stack nodes 1..nodes_done are resolved */
 
 /* ------------------------------------------------------------ cache */
 
@@ -92,16 +92,23 @@ static struct resolved *resolve_special(uintptr_t addr)
     struct resolved *r = make(addr, 1);
     if (!r) return NULL;
     const char *tag = tag_name(addr);
-    r->frames[0].module = tag ? "[tag]" : "[unknown]";
     r->frames[0].build_id = "";
-    r->frames[0].offset = tag ? addr - TAG_BASE : addr;
-    r->frames[0].function = tag ? resolve_intern(tag) : NULL;
+    if (addr == ADDR_TRUNCATED) {
+        r->frames[0].module = r->frames[0].function = "[truncated]";
+    } else if (tag) {
+        r->frames[0].module = "[tag]";
+        r->frames[0].offset = addr - TAG_BASE;
+        r->frames[0].function = resolve_intern(tag);
+    } else {
+        r->frames[0].module = "[unknown]";
+        r->frames[0].offset = addr == ADDR_UNKNOWN ? 0 : addr;
+    }
     return r;
 }
 
 static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
 {
-    if (addr >= TAG_BASE || !dwfl) return resolve_special(addr);
+    if (addr >= ADDR_UNKNOWN || !dwfl) return resolve_special(addr);
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr - 1);    /* the call, not what follows */
     if (!mod) return resolve_special(addr);
     const char *path, *build_id;
@@ -191,23 +198,21 @@ static unsigned long long seen_loader[2];
 size_t symbols_resolve_pending(void)
 {
     size_t resolved = 0;
-    uint32_t n = stacks_count();
+    uint32_t n = stack_node_count();
     Dwfl *d = NULL;
     int opened = 0;
-    for (uint32_t id = stacks_done + 1; id <= n; id++) {
-        const struct mp_stack *s = stacks_get(id);
-        if (!s) break;
-        for (int i = 0; i < s->depth; i++) {
-            if (cache_get(s->ret_addrs[i])) continue;
-            if (!opened) {
-                d = mp_dwfl_session(&dwfl, seen_loader);
-                opened = 1;
-            }
-            struct resolved *r = resolve_one(d, s->ret_addrs[i]);
-            if (r) cache_put(r);
-            resolved++;
+    for (uint32_t id = nodes_done + 1; id <= n; id++) {
+        const struct mp_node *nd = stack_node(id);
+        if (!nd) break;
+        nodes_done = id;
+        if (cache_get(nd->addr)) continue;
+        if (!opened) {
+            d = mp_dwfl_session(&dwfl, seen_loader);
+            opened = 1;
         }
-        stacks_done = id;
+        struct resolved *r = resolve_one(d, nd->addr);
+        if (r) cache_put(r);
+        resolved++;
     }
     return resolved;
 }

@@ -341,6 +341,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         rip = *(uintptr_t *)ra_at;
         rsp = cfa;
     }
+    if (n == 0) return -1;
     *hash = h;
     return n;
 }
@@ -364,6 +365,7 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
     if (n > max) n = max;
     if (n < 0) n = 0;
     memmove(ret_addrs, ret_addrs + skip, (size_t)n * sizeof *ret_addrs);
+    if (n == 0) ret_addrs[n++] = ADDR_UNKNOWN;  /* a stack has a frame */
     for (int i = 0; i < n; i++) hash_add(h, ret_addrs[i]);
     return n;
 }
