@@ -139,6 +139,54 @@ void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, 
     *build_id = resolve_intern(hex);
 }
 
+/* The function and the inlined instances whose code contains pc, outermost
+ * first, in one walk of the CU's DIE tree: down namespaces and imported
+ * units (where a definition may sit) until a containing subprogram is found, then only
+ * into the scopes that contain pc. (dwarf_getscopes gives the innermost
+ * chain, but then each inlined level's caller needs dwarf_getscopes_die,
+ * another walk from the CU's start: one walk per level.) */
+static int pc_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out, int max)
+{
+    Dwarf_Die up[64], die, next;    /* up: the namespaces and types we are in */
+    int nup = 0, n = 0;
+    if (dwarf_child(cu, &die) != 0) return 0;
+    for (;;) {
+        int tag = dwarf_tag(&die);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+            tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block) {
+            if (dwarf_haspc(&die, pc) == 1) {
+                if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+                    if (n == max) return n;
+                    out[n++] = die;
+                }
+                /* pc is inside: only this scope's children matter now */
+                if (dwarf_child(&die, &next) != 0) return n;
+                nup = 0;
+                die = next;
+                continue;
+            }
+        } else if (n == 0 && nup < (int)(sizeof up / sizeof *up)) {
+            Dwarf_Die *in = NULL, unit;
+            Dwarf_Attribute at;
+            if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+                in = &die;
+            else if (tag == DW_TAG_imported_unit &&     /* dwz: a partial unit's DIEs */
+                     dwarf_formref_die(dwarf_attr(&die, DW_AT_import, &at), &unit))
+                in = &unit;
+            if (in && dwarf_child(in, &next) == 0) {
+                up[nup++] = die;
+                die = next;
+                continue;
+            }
+        }
+        while (dwarf_siblingof(&die, &next) != 0) {
+            if (nup == 0) return n;     /* the scope found, or the CU, is done */
+            die = up[--nup];
+        }
+        die = next;
+    }
+}
+
 int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
 {
     Dwarf_Addr pc = addr - 1;   /* the call instruction, not the one after it */
@@ -155,34 +203,22 @@ int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
         file = source_path(f, dwfl_line_comp_dir(dl));
     }
 
-    /* inline chain, innermost first. dwarf_getscopes follows an inlined
-     * instance into its abstract definition's scopes, so after each
-     * inlined_subroutine continue from the scopes around that concrete DIE
-     * (dwarf_getscopes_die), whose parents lead to the function it was
-     * inlined into. */
+    /* inline chain, innermost first: each inlined level is named with the
+     * position of the next one inside it, then its own call site. */
     struct sym_frame chain[RES_MAX_INLINE];
     int n = 0, done = 0;
     Dwarf_Addr cubias;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &cubias);
-    Dwarf_Die *scopes = NULL;
-    int nscopes = cu ? dwarf_getscopes(cu, pc - cubias, &scopes) : 0;
-    for (int i = 0; i < nscopes && !done && n < RES_MAX_INLINE - 1; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+    Dwarf_Die scopes[RES_MAX_INLINE];
+    int nscopes = cu ? pc_scopes(cu, pc - cubias, scopes, RES_MAX_INLINE) : 0;
+    for (int i = nscopes - 1; i >= 0 && n < RES_MAX_INLINE - 1; i--) {
         chain[n++] = (struct sym_frame){ .function = die_name(&scopes[i]), .file = file, .line = line };
-        if (tag == DW_TAG_subprogram) {
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
             done = 1;
             break;
         }
         die_call_site(&scopes[i], cu, &file, &line);  /* position in the caller */
-        Dwarf_Die *outer = NULL;
-        int nouter = dwarf_getscopes_die(&scopes[i], &outer);
-        free(scopes);
-        scopes = outer;
-        nscopes = nouter;
-        i = 0;      /* outer[0] is the inlined instance itself: resume after it */
     }
-    free(scopes);
     if (!done) chain[n++] = (struct sym_frame){ .file = file, .line = line };
     /* the real function: the symbol table's name is the qualified one
      * (without its symbol version, "memcpy@@GLIBC_2.14" → "memcpy") */
