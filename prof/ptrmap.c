@@ -9,10 +9,14 @@
  * heap touch few cache lines, and scatters pages with a multiplicative hash
  * of the page number (without it, the pages of a shard, 16 MB apart, pile
  * onto the same slots: measured 0.99 s → 0.74 s on the churn benchmark).
- * 16 bytes an entry; a shard starts at 256 slots and grows by half at 3/4
- * load (capacities are not powers of two: the table stays between 1/2 and
- * 3/4 full, not 3/8 and 3/4 as with doubling).
- * Blocks of 4 GiB or more keep their size in a small side table.
+ * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11 and
+ * 24-46 (bits 12-23 are the shard's number; blocks are 8-byte aligned at
+ * least and user addresses are below 2^47: a block that is not is counted
+ * and its free is "unknown"). A shard starts at 256 slots and grows by
+ * half at 3/4 load (capacities are not powers of two: the table stays
+ * between 1/2 and 3/4 full, not 3/8 and 3/4 as with doubling): 16 to 24
+ * bytes per live block. Blocks of 4 GiB or more keep their size in a small
+ * side table.
  *
  * Lone-thread mode: while only one thread records (most programs, and
  * every program until it starts its second thread), its operations take no
@@ -37,10 +41,13 @@
 #define BIG_SIZE UINT32_MAX
 
 struct entry {
-    uintptr_t ptr;              /* 0 = empty */
-    uint32_t slot;
+    uint32_t key;               /* key_of(address) */
+    uint32_t slot;              /* 0 = empty */
     uint32_t size;              /* BIG_SIZE: look in big_blocks */
 };
+
+#define MAPPABLE(p) (!((p) & 7) && (p) < (1ull << 47))
+static inline uint32_t key_of(uintptr_t p) { return (uint32_t)((p >> 24) << 9 | ((p >> 3) & 0x1ff)); }
 
 struct shard {
     atomic_flag lock;
@@ -49,6 +56,12 @@ struct shard {
 } __attribute__((aligned(64)));
 
 static struct shard shards[NSHARDS];
+static _Atomic uint64_t unmappable;     /* blocks the map could not take */
+
+static inline uintptr_t address_of(uint32_t key, const struct shard *s)
+{
+    return (uintptr_t)(key >> 9) << 24 | (uintptr_t)(s - shards) << 12 | (uintptr_t)(key & 0x1ff) << 3;
+}
 
 /* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */
 #define NBIG 256
@@ -138,9 +151,9 @@ static int grow(struct shard *s)
     if (s->table) {
         for (uint32_t i = 0; i < s->cap; i++) {
             struct entry e = s->table[i];
-            if (!e.ptr) continue;
-            uint32_t j = home(e.ptr, cap);
-            while (t[j].ptr) j = next(j, cap);
+            if (!e.slot) continue;
+            uint32_t j = home(address_of(e.key, s), cap);
+            while (t[j].slot) j = next(j, cap);
             t[j] = e;
         }
         mp_unmap(s->table, (size_t)s->cap * sizeof *t);
@@ -179,6 +192,13 @@ static uint64_t big_take(uintptr_t ptr)
 /* runs inside malloc: one shard lock, no allocation but the shard's mmap */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
 {
+    if (unlikely(!slot)) return;        /* no counter slot (out of memory): nothing to find */
+    if (unlikely(!MAPPABLE(ptr))) {
+        if (!atomic_fetch_add_explicit(&unmappable, 1, RELAXED))
+            mp_log("warning", "a block at %#lx cannot be mapped: its free will count as unknown",
+                   (unsigned long)ptr);
+        return;
+    }
     uint32_t size32 = size >= BIG_SIZE ? BIG_SIZE : (uint32_t)size;
     if (size32 == BIG_SIZE) big_put(ptr, size);
     int lone;
@@ -187,25 +207,26 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
         shard_leave(s, lone);             /* out of memory: the free will count as unknown */
         return;
     }
-    uint32_t i = home(ptr, s->cap);
-    while (s->table[i].ptr && s->table[i].ptr != ptr) i = next(i, s->cap);
-    if (!s->table[i].ptr) s->count++;   /* else: a block freed behind our back */
-    s->table[i] = (struct entry){ ptr, slot, size32 };
+    uint32_t key = key_of(ptr), i = home(ptr, s->cap);
+    while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
+    if (!s->table[i].slot) s->count++;  /* else: a block freed behind our back */
+    s->table[i] = (struct entry){ key, slot, size32 };
     shard_leave(s, lone);
 }
 
 /* runs inside free: backward-shift deletion keeps probe chains intact */
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
 {
+    if (unlikely(!MAPPABLE(ptr))) return 0;
     int lone;
     struct shard *s = shard_enter(ptr, &lone);
     if (!s->table) {
         shard_leave(s, lone);
         return 0;
     }
-    uint32_t cap = s->cap, i = home(ptr, cap);
-    while (s->table[i].ptr != ptr) {
-        if (!s->table[i].ptr) {
+    uint32_t key = key_of(ptr), cap = s->cap, i = home(ptr, cap);
+    while (!(s->table[i].key == key && s->table[i].slot)) {
+        if (!s->table[i].slot) {
             shard_leave(s, lone);
             return 0;
         }
@@ -213,17 +234,15 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
     }
     *slot = s->table[i].slot;
     uint32_t size32 = s->table[i].size;
-    for (uint32_t j = next(i, cap);; j = next(j, cap)) {
-        uintptr_t q = s->table[j].ptr;
-        if (!q) break;
-        uint32_t h = home(q, cap);
-        /* move q back into the hole at i if its home is not in (i, j] */
+    for (uint32_t j = next(i, cap); s->table[j].slot; j = next(j, cap)) {
+        uint32_t h = home(address_of(s->table[j].key, s), cap);
+        /* move entry j back into the hole at i if its home is not in (i, j] */
         if (dist(h, j, cap) >= dist(i, j, cap)) {
             s->table[i] = s->table[j];
             i = j;
         }
     }
-    s->table[i].ptr = 0;
+    s->table[i].slot = 0;
     s->count--;
     shard_leave(s, lone);
     *size = size32 == BIG_SIZE ? big_take(ptr) : size32;
@@ -244,6 +263,7 @@ void ptrmap_reset(void)
         atomic_flag_clear(&s->lock);
     }
     memset(big_blocks, 0, sizeof big_blocks);
+    atomic_store(&unmappable, 0);
     atomic_flag_clear(&big_lock);
 }
 
