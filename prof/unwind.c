@@ -318,7 +318,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         buf[n++] = rip;
         hash_add(&h, rip);
         uint64_t r;
-        unsigned c = (unsigned)(rip ^ rip >> 9) & (MP_RULE_CACHE - 1);
+        unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
         if (t->rules[c].ip == rip) {
             r = t->rules[c].rule;
         } else {
