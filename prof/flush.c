@@ -97,43 +97,57 @@ static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int
 
 /* The stack tree's (parent, frame) → id: by far the largest dictionary
  * (a node per distinct frame position), so its entries are 12 bytes with
- * the key inline. Ids are below 2^32 (checked where they enter). */
+ * the key inline. Ids are below 2^32 (checked where they enter). The
+ * capacity is any number (the home is the hash scaled to it): the table
+ * grows by half, and is sized ahead for the nodes a flush is about to add,
+ * so it stays between 1/2 and 3/4 full and a big first flush does not
+ * double it step by step. */
 struct node_map {
     struct node_entry { uint32_t parent, frame, id; } *e;     /* id 0 = empty */
-    size_t mask, count;
+    size_t cap, count;
 };
 
-static inline size_t node_home(uint32_t parent, uint32_t frame, size_t mask)
+static inline size_t node_home(uint32_t parent, uint32_t frame, size_t cap)
 {
-    return (size_t)((((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    uint64_t h = (((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull) >> 32;
+    return (size_t)((h * cap) >> 32);
 }
 
 static uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame)
 {
     if (!m->e) return 0;
-    for (size_t i = node_home(parent, frame, m->mask); m->e[i].id; i = (i + 1) & m->mask)
+    for (size_t i = node_home(parent, frame, m->cap); m->e[i].id; i = i + 1 == m->cap ? 0 : i + 1)
         if (m->e[i].parent == parent && m->e[i].frame == frame) return m->e[i].id;
+    return 0;
+}
+
+/* Room for `more` entries past the current ones at 3/4 load at most. */
+static int node_reserve(struct node_map *m, size_t more)
+{
+    size_t need = m->count + more;
+    if (need * 4 <= m->cap * 3) return 0;
+    size_t cap = m->cap ? m->cap + m->cap / 2 : 4096;
+    if (need * 4 > cap * 3) cap = need * 4 / 3 + 1;
+    if (cap > UINT32_MAX) return -1;
+    struct node_entry *t = mp_map(cap * sizeof *t, 0);
+    if (!t) return -1;
+    for (size_t i = 0; m->e && i < m->cap; i++) {
+        if (!m->e[i].id) continue;
+        size_t j = node_home(m->e[i].parent, m->e[i].frame, cap);
+        while (t[j].id) j = j + 1 == cap ? 0 : j + 1;
+        t[j] = m->e[i];
+    }
+    if (m->e) mp_unmap(m->e, m->cap * sizeof *m->e);
+    m->e = t;
+    m->cap = cap;
     return 0;
 }
 
 static int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id)
 {
-    if ((m->count + 1) * 4 > (m->e ? m->mask + 1 : 0) * 3) {
-        size_t cap = m->e ? (m->mask + 1) * 2 : 4096;
-        struct node_entry *t = mp_map(cap * sizeof *t, 0);
-        if (!t) return -1;
-        for (size_t i = 0; m->e && i <= m->mask; i++) {
-            if (!m->e[i].id) continue;
-            size_t j = node_home(m->e[i].parent, m->e[i].frame, cap - 1);
-            while (t[j].id) j = (j + 1) & (cap - 1);
-            t[j] = m->e[i];
-        }
-        if (m->e) mp_unmap(m->e, (m->mask + 1) * sizeof *m->e);
-        m->e = t;
-        m->mask = cap - 1;
-    }
-    size_t i = node_home(parent, frame, m->mask);
-    while (m->e[i].id) i = (i + 1) & m->mask;
+    if (node_reserve(m, 1)) return -1;
+    size_t i = node_home(parent, frame, m->cap);
+    while (m->e[i].id) i = i + 1 == m->cap ? 0 : i + 1;
     m->e[i] = (struct node_entry){ parent, frame, id };
     m->count++;
     return 0;
@@ -141,7 +155,7 @@ static int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_
 
 static void node_clear(struct node_map *m)
 {
-    if (m->e) mp_unmap(m->e, (m->mask + 1) * sizeof *m->e);
+    if (m->e) mp_unmap(m->e, m->cap * sizeof *m->e);
     memset(m, 0, sizeof *m);
 }
 
@@ -156,7 +170,7 @@ static int64_t run_id, process_id, snapshot_seq;
 static int64_t *thread_ids;          /* by thread seq */
 static size_t nthread_ids;
 static uint32_t *node_ids;           /* recorder's stack node → database stack id */
-static size_t nnode_ids;
+static size_t nnode_ids, nmapped;    /* nmapped: nonzero node_ids */
 static int64_t *addr_frames;         /* D_ADDR values index this: count, ids... */
 static size_t naddr_frames, cap_addr_frames;
 struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
@@ -169,7 +183,7 @@ static void forget_database(void)
     node_clear(&nodes);
     run_id = process_id = snapshot_seq = 0;
     free(thread_ids), thread_ids = NULL, nthread_ids = 0;
-    free(node_ids), node_ids = NULL, nnode_ids = 0;
+    free(node_ids), node_ids = NULL, nnode_ids = nmapped = 0;
     free(addr_frames), addr_frames = NULL, naddr_frames = cap_addr_frames = 0;
     free(prev), prev = NULL, nprev = 0;
 }
@@ -486,6 +500,7 @@ static int64_t stack_id_in_db(struct writer *w, uint32_t id)
         for (int f = 0; f < n; f++)
             if (!(node = db_stack_node(w, node, frames[f]))) return 0;
         node_ids[x] = (uint32_t)node;
+        nmapped++;
     }
     return node;
 }
@@ -679,6 +694,10 @@ static int write_snapshot(struct writer *w, enum flush_reason reason, const char
     /* samples: the slots whose values changed since the previous snapshot */
     uint32_t limit = slot_limit();
     if (grow_array(&prev, &nprev, limit, sizeof *prev)) return fail(w, "out of memory");
+    /* each node not mapped yet adds a database node or more (inline levels:
+     * a quarter more is allowed for, past that the map grows by half) */
+    size_t unmapped = stack_node_count() - nmapped;
+    if (node_reserve(&nodes, unmapped + unmapped / 4)) return fail(w, "out of memory");
     for (uint32_t i = 1; i < limit; i++) {
         const struct mp_slot *s = slot_at(i);
         if (!s || !s->stack_id || !LOAD(s->thread_seq)) continue;
