@@ -253,11 +253,11 @@ static uint32_t stack_slot(struct mp_thread *t)
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
-    if (c->hash == hash && c->shape == shape) return c->slot;
+    if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
     if (!id) return 0;
     uint32_t slot = thread_slot(t, id);
-    if (slot) *c = (struct mp_stack_cache){ hash, shape, slot };
+    if (slot) *c = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
     return slot;
 }
 

@@ -77,10 +77,11 @@ struct mp_slot {
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 
-/* A stack this thread saw recently: its hash (see hash_add), its depth and
- * flags, and the thread's counter slot for it. */
+/* A stack this thread saw recently: its hash (see hash_add), leaf return
+ * address, depth and flags, and the thread's counter slot for it. */
 struct mp_stack_cache {
     uint64_t hash;
+    uintptr_t leaf;
     uint32_t shape;             /* depth | flags << 16 */
     uint32_t slot;
 };
@@ -143,9 +144,10 @@ void thread_exiting(struct mp_thread *t);
  * multiply folded to 64 bits (every input bit reaches every state bit), fed
  * by the walker as it finds each frame (the multiplies hide in the latency
  * of the walk's loads), finished with the depth and flags. A thread's cache
- * of recent stacks (counters.c) trusts hash, depth and flags: two distinct
- * stacks of the same depth are taken for one with probability about 2^-63
- * per pair. Interning (stacks.c) compares the addresses. */
+ * of recent stacks (counters.c) trusts hash, leaf address, depth and flags:
+ * two distinct stacks with the same leaf and depth are taken for one with
+ * probability about 2^-63 per pair. Interning (stacks.c) compares all the
+ * addresses. */
 struct mp_hash { uint64_t a, b; };
 #define MP_HASH_INIT ((struct mp_hash){ 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full })
 static inline void hash_add(struct mp_hash *h, uintptr_t x)
