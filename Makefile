@@ -128,6 +128,13 @@ $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 	$(CXX) -std=gnu++17 $(WARN) -O2 -g -Wl,--build-id -o $@ $<
 tests-build: $(B)/tests/inline_opt
 
+# resolve_symbol against libdwfl's choice (tests/symbol_choice.sh).
+$(B)/tests/symbol_choice: tests/progs/symbol_choice.c prof/resolve.c prof/resolve.h
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -g -Iprof -o $@ tests/progs/symbol_choice.c prof/resolve.c \
+	    $(shell pkg-config --cflags --libs libdw) -lelf -ldl
+tests-build: $(B)/tests/symbol_choice
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer target for the rules parser, the rules and the fold/text/CSV/JSON
 # writers (tests/fuzz/fuzz_rules.c). `make fuzz` runs it FUZZ_SECONDS on

@@ -65,7 +65,7 @@ int mp_memory_exhausted(void);
  * *_remote fields with atomic adds, so no cache line is shared on the
  * common path. One cache line per slot. */
 struct mp_slot {
-    uint32_t stack_id;          /* 0 = allocations recorded without a stack */
+    uint32_t stack_id;          /* its leaf node (stacks.c); 0 = recorded without a stack */
     uint32_t thread_seq;        /* 0 = unused slot */
     uint64_t ncalls, memtot;    /* owner */
     uint64_t nfree, freed;      /* owner: frees by the owner thread */

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,174 @@ void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, 
     *build_id = resolve_intern(hex);
 }
 
+/* ------------------------------------------------------------ symbols */
+
+/* The symbol naming an address (resolve.h), as dwfl_module_addrinfo names it, without
+ * its scan of the whole symbol table per address (a quarter of a python3
+ * flush; hours for a framework's 100k-symbol libraries and 100k
+ * addresses). A module's symbols are sorted by address once; a lookup
+ * finds by binary search the few that can matter (those containing the
+ * address, and sizeless labels past the end of every sized symbol before
+ * it), then applies libdwfl's choice to them in table order: global
+ * symbols before local ones, the closest start, then the binding (global,
+ * weak, local), then the smaller size, then the first; a sizeless symbol
+ * only if no sized one contains the address and it is in the address's
+ * section. Tables are keyed by the module's file (path, build-id), hold
+ * module-relative addresses and outlive libdwfl sessions. */
+struct msym {
+    GElf_Addr lo, size;
+    GElf_Addr reach, reach_global;  /* largest end (start + size) of the symbols up to here */
+    uint32_t index;
+    uint8_t global;
+};
+
+struct symtab {
+    const char *path, *build_id;    /* interned: the key */
+    struct msym *v;
+    size_t n;
+    int first_global;
+    struct symtab *next;
+};
+
+static struct symtab *symtabs;
+
+static int msym_cmp(const void *a, const void *b)
+{
+    const struct msym *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int binding_rank(unsigned char info)
+{
+    int b = GELF_ST_BIND(info);
+    return b == STB_GLOBAL ? 3 : b == STB_WEAK ? 2 : b == STB_LOCAL ? 1 : 0;
+}
+
+static const char *symbol_of(Dwfl_Module *mod, uint32_t index, GElf_Sym *sym, GElf_Addr *value, GElf_Word *shndx)
+{
+    return dwfl_module_getsym_info(mod, (int)index, sym, value, shndx, NULL, NULL);
+}
+
+static struct symtab *module_symtab(Dwfl_Module *mod, GElf_Addr bias)
+{
+    const char *path, *build_id;
+    GElf_Addr b;
+    resolve_module(mod, &path, &build_id, &b);
+    for (struct symtab *t = symtabs; t; t = t->next)
+        if (t->path == path && t->build_id == build_id) return t;
+    struct symtab *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->path = path;
+    t->build_id = build_id;
+    int n = dwfl_module_getsymtab(mod);
+    t->first_global = dwfl_module_getsymtab_first_global(mod);
+    if (n > 1 && t->first_global >= 0 && (t->v = malloc((size_t)n * sizeof *t->v))) {
+        for (int i = 1; i < n; i++) {
+            GElf_Sym sym;
+            GElf_Addr value;
+            GElf_Word shndx;
+            const char *name = symbol_of(mod, (uint32_t)i, &sym, &value, &shndx);
+            int type = GELF_ST_TYPE(sym.st_info);
+            if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+                type == STT_FILE || type == STT_TLS || value < bias)
+                continue;
+            t->v[t->n++] = (struct msym){ .lo = value - bias, .size = sym.st_size, .index = (uint32_t)i,
+                                          .global = i >= (t->first_global ? t->first_global : 1) };
+        }
+        qsort(t->v, t->n, sizeof *t->v, msym_cmp);
+        GElf_Addr reach = 0, reach_global = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            struct msym *m = &t->v[i];
+            if (m->lo + m->size > reach) reach = m->lo + m->size;
+            if (m->global && m->lo + m->size > reach_global) reach_global = m->lo + m->size;
+            m->reach = reach;
+            m->reach_global = reach_global;
+        }
+    }
+    t->next = symtabs;
+    symtabs = t;
+    return t;
+}
+
+struct pick {
+    const char *name, *sizeless;
+    GElf_Sym sym;
+    GElf_Addr value, sizeless_value, min_label;
+};
+
+/* libdwfl's try_sym_value, for one candidate. */
+static void pick_try(struct pick *p, Dwfl_Module *mod, GElf_Addr addr, int addr_shndx, uint32_t index)
+{
+    GElf_Sym sym;
+    GElf_Addr value;
+    GElf_Word shndx;
+    const char *name = symbol_of(mod, index, &sym, &value, &shndx);
+    if (!name) return;
+    if (value + sym.st_size > p->min_label) p->min_label = value + sym.st_size;
+    if (!(sym.st_size == 0 || addr - value < sym.st_size)) return;
+    if (!p->name || p->value < value || binding_rank(p->sym.st_info) < binding_rank(sym.st_info)) {
+        if (sym.st_size != 0) {
+            p->name = name, p->sym = sym, p->value = value;
+        } else if (!p->name && value >= p->min_label && (int)shndx == addr_shndx) {
+            p->sizeless = name, p->sizeless_value = value;
+        }
+    } else if (sym.st_size != 0 && p->value == value &&
+               ((p->sym.st_size > sym.st_size && binding_rank(p->sym.st_info) <= binding_rank(sym.st_info)) ||
+                (p->sym.st_size >= sym.st_size && binding_rank(p->sym.st_info) < binding_rank(sym.st_info)))) {
+        p->name = name, p->sym = sym, p->value = value;
+    }
+}
+
+static int index_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+const char *resolve_symbol(Dwfl_Module *mod, GElf_Addr addr)
+{
+    GElf_Addr bias = 0;
+    if (!dwfl_module_getelf(mod, &bias)) return NULL;
+    struct symtab *t = module_symtab(mod, bias);
+    if (!t || !t->n || addr < bias) return NULL;
+    GElf_Addr a = addr - bias;
+    size_t lo = 0, hi = t->n;           /* the last symbol starting at or below a */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].lo <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    /* candidates: sized symbols containing a, sizeless ones past every end */
+    uint32_t cand[64];
+    int nc = 0;
+    GElf_Addr labels_from = t->v[lo - 1].reach;
+    for (size_t j = lo; j-- > 0 && nc < 64;) {
+        const struct msym *m = &t->v[j];
+        if (m->reach <= a && m->lo < labels_from) break;
+        if (m->size ? a - m->lo < m->size : m->lo >= labels_from) cand[nc++] = m->index;
+    }
+    if (!nc) return NULL;
+    qsort(cand, (size_t)nc, sizeof *cand, index_cmp);
+    int addr_shndx = -1;
+    GElf_Addr sa = addr;
+    GElf_Addr sbias;
+    Elf_Scn *scn = dwfl_module_address_section(mod, &sa, &sbias);
+    if (scn) addr_shndx = (int)elf_ndxscn(scn);
+    /* globals, then (if none) locals; min_label over the symbols of the passes run */
+    int first = t->first_global ? t->first_global : 1;
+    struct pick p = { .min_label = t->v[lo - 1].reach_global + bias };
+    for (int i = 0; i < nc; i++)
+        if ((int)cand[i] >= first) pick_try(&p, mod, addr, addr_shndx, cand[i]);
+    if (!p.name && t->first_global > 1 && (!p.sizeless || p.sizeless_value != addr)) {
+        p.min_label = t->v[lo - 1].reach + bias;
+        for (int i = 0; i < nc; i++)
+            if ((int)cand[i] < first) pick_try(&p, mod, addr, addr_shndx, cand[i]);
+    }
+    if (!p.name && p.sizeless && p.sizeless_value >= p.min_label) return p.sizeless;
+    return p.name;
+}
+
 /* The function and the inlined instances whose code contains pc, outermost
  * first, in one walk of the CU's DIE tree: down namespaces and imported
  * units (where a definition may sit) until a containing subprogram is found, then only
@@ -190,9 +359,7 @@ static int pc_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out, int max)
 int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
 {
     Dwarf_Addr pc = addr - 1;   /* the call instruction, not the one after it */
-    GElf_Off symoff;
-    GElf_Sym sym;
-    const char *symname = dwfl_module_addrinfo(mod, pc, &symoff, &sym, NULL, NULL, NULL);
+    const char *symname = resolve_symbol(mod, pc);
 
     /* innermost source position */
     const char *file = NULL;

@@ -28,6 +28,11 @@ struct sym_frame {
  * DWARF. Returns the number of frames, >= 1. */
 int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out);
 
+/* The name of the symbol that contains addr (libdwfl's address space), the
+ * one dwfl_module_addrinfo would give, from a table sorted once per module
+ * file; NULL if none. */
+const char *resolve_symbol(Dwfl_Module *mod, GElf_Addr addr);
+
 /* The module's main file, its build-id in hex ("" if none) and its load bias. */
 void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, GElf_Addr *bias);
 
