@@ -153,7 +153,9 @@ void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, 
  * weak, local), then the smaller size, then the first; a sizeless symbol
  * only if no sized one contains the address and it is in the address's
  * section. Tables are keyed by the module's file (path, build-id), hold
- * module-relative addresses and outlive libdwfl sessions. */
+ * module-relative addresses and outlive libdwfl sessions; within a session
+ * a module finds its table through its user data slot (nothing else in
+ * mallocprof uses it), not by formatting its build-id per address. */
 struct msym {
     GElf_Addr lo, size;
     GElf_Addr reach, reach_global;  /* largest end (start + size) of the symbols up to here */
@@ -268,7 +270,12 @@ const char *resolve_symbol(Dwfl_Module *mod, GElf_Addr addr)
 {
     GElf_Addr bias = 0;
     if (!dwfl_module_getelf(mod, &bias)) return NULL;
-    struct symtab *t = module_symtab(mod, bias);
+    /* the module's own user data slot remembers its table for this session;
+     * a new session finds it again by file */
+    void **slot = NULL;
+    dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL);
+    struct symtab *t = slot && *slot ? *slot : module_symtab(mod, bias);
+    if (slot && t) *slot = t;
     if (!t || !t->n || addr < bias) return NULL;
     GElf_Addr a = addr - bias;
     size_t lo = 0, hi = t->n;           /* the last symbol starting at or below a */
