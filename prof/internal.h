@@ -119,6 +119,15 @@ struct mp_thread {
 };
 
 extern MP_TLS int mp_in_profiler;
+/* Marks the thread as inside the profiler (its allocations pass through)
+ * and returns the previous mark for guard_leave. */
+static inline int guard_enter(void)
+{
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    return saved;
+}
+static inline void guard_leave(int saved) { mp_in_profiler = saved; }
 extern _Atomic int mp_active;           /* process-wide switch */
 extern _Atomic long mp_threshold;
 
@@ -170,7 +179,8 @@ static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 #define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
-void unwind_thread_init(struct mp_thread *t);
+void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
+void unwind_thread_start(void);                 /* a new thread, before its code runs */
 void unwind_forget_rules(void); /* after dlclose: cached rules may be stale */
 void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
 void unwind_unlock(void);

@@ -83,6 +83,42 @@ static void on_snapshot_signal(int sig)
     sem_post(&wakeup);      /* async-signal-safe */
 }
 
+/* ------------------------------------------------------------ threads */
+
+/* Every thread the program makes starts in thread_start, which learns the
+ * thread's stack bounds while no lock is held (unwind_thread_start) and then
+ * jumps to the program's function: a sibling call, so no frame of ours stays
+ * under the thread's stacks. */
+struct thread_start { void *(*fn)(void *); void *arg; };
+
+static void *thread_start(void *p)
+{
+    struct thread_start s = *(struct thread_start *)p;
+    int saved = guard_enter();
+    free(p);
+    unwind_thread_start();
+    guard_leave(saved);
+    return s.fn(s.arg);
+}
+
+MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    static int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    int saved = guard_enter();
+    if (!next) next = dlsym(RTLD_NEXT, "pthread_create");
+    struct thread_start *s = malloc(sizeof *s);
+    guard_leave(saved);
+    if (!s) return next(th, attr, fn, arg);
+    *s = (struct thread_start){ fn, arg };
+    int rc = next(th, attr, thread_start, s);
+    if (rc != 0) {
+        saved = guard_enter();
+        free(s);
+        guard_leave(saved);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ fork */
 
 /* The parent resolves the return addresses it has so far before forking, so

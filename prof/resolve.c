@@ -9,7 +9,10 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +60,10 @@ const char *resolve_intern(const char *s)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-/* C++ names are demangled with libstdc++'s __cxa_demangle: the program's
- * own when it has one, else libstdc++ is loaded for it (a program with
- * mangled names but no libstdc++ is rare: C++ built with another runtime);
- * failing that they are stored mangled and mpquery demangles them. */
+/* C++ names are demangled with the process's own __cxa_demangle when it has
+ * one (a C++ program, or mpquery). Nothing is loaded for it: a library
+ * loaded into the profiled process would run its constructors and exit
+ * handlers there. Names left mangled are demangled by mpquery. */
 static const char *demangled(const char *name)
 {
     static demangle_fn demangle;
@@ -69,8 +72,7 @@ static const char *demangled(const char *name)
     if (!looked) {
         looked = 1;
         demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        void *lib = demangle ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (lib) demangle = (demangle_fn)dlsym(lib, "__cxa_demangle");
+        if (!demangle) dlerror();   /* the program's next dlerror() must not see ours */
     }
     if (!demangle) return resolve_intern(name);
     int status = 0;
@@ -121,6 +123,78 @@ static int die_call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *
         dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
         *file = source_path(dwarf_filesrc(files, v, NULL, NULL), cu_comp_dir(cu));
     return *line != 0;
+}
+
+/* ------------------------------------------------------------ debug info */
+
+char *resolve_debuginfo_path = ":.debug:/usr/lib/debug";
+
+/* Whether the ELF file at fd has the build-id `bits` (or either has none). */
+static int same_build_id(int fd, const unsigned char *bits, int len)
+{
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf) return 0;
+    const void *other;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &other);
+    int same = len <= 0 || n <= 0 || (n == len && !memcmp(other, bits, (size_t)len));
+    elf_end(elf);
+    return same;
+}
+
+static int open_candidate(const char *path, const unsigned char *bits, int len, char **found)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (!same_build_id(fd, bits, len) || !(*found = strdup(path))) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A .gnu_debuglink file along the search path, as elfutils looks for it:
+ * an empty entry is the module's directory, a relative one a directory
+ * under it, an absolute one a tree that mirrors the module's directory. */
+static int find_by_debuglink(const char *path_list, const char *file_name, const char *link,
+                             const unsigned char *bits, int len, char **found)
+{
+    const char *slash = strrchr(file_name, '/');
+    if (!slash) return -1;
+    int dirlen = (int)(slash - file_name);
+    char base[300];     /* a file name (NAME_MAX) and ".debug" */
+    if (!link) {
+        snprintf(base, sizeof base, "%s.debug", slash + 1);
+        link = base;
+    }
+    for (const char *p = path_list; p; ) {
+        const char *end = strchr(p, ':');
+        int n = end ? (int)(end - p) : (int)strlen(p);
+        if (n > 0 && (*p == '+' || *p == '-')) p++, n--;
+        char cand[8192];
+        if (n == 0) snprintf(cand, sizeof cand, "%.*s/%s", dirlen, file_name, link);
+        else if (*p == '/') snprintf(cand, sizeof cand, "%.*s%.*s/%s", n, p, dirlen, file_name, link);
+        else snprintf(cand, sizeof cand, "%.*s/%.*s/%s", dirlen, file_name, n, p, link);
+        if (strcmp(cand, file_name) != 0) {
+            int fd = open_candidate(cand, bits, len, found);
+            if (fd >= 0) return fd;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return -1;
+}
+
+int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                           char **debuginfo_file_name)
+{
+    int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                          debuglink_crc, debuginfo_file_name);
+    if (fd >= 0 || !file_name) return fd;
+    const unsigned char *bits = NULL;
+    GElf_Addr vaddr;
+    int len = dwfl_module_build_id(mod, &bits, &vaddr);
+    return find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len,
+                             debuginfo_file_name);
 }
 
 /* ------------------------------------------------------------ resolution */

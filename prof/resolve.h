@@ -36,6 +36,17 @@ const char *resolve_symbol(Dwfl_Module *mod, GElf_Addr addr);
 /* The module's main file, its build-id in hex ("" if none) and its load bias. */
 void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, GElf_Addr *bias);
 
+/* libdwfl's find_debuginfo callback for both programs: the module's
+ * separate debug info by build-id (.build-id/xx/yyyy.debug) or by
+ * .gnu_debuglink along resolve_debuginfo_path (elfutils' format, default
+ * ":.debug:/usr/lib/debug"). Unlike dwfl_standard_find_debuginfo it never
+ * asks a debuginfod server: nothing here opens a network connection, loads
+ * libdebuginfod (and with it libcurl and OpenSSL) or writes a cache. */
+int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                           char **debuginfo_file_name);
+extern char *resolve_debuginfo_path;
+
 /* A copy of s kept for the life of the process, equal strings shared; NULL
  * for NULL. Uses the real malloc: the recorder calls this only while marked
  * internal. */

@@ -70,11 +70,12 @@ static void cache_put(struct resolved *r)
 
 /* ------------------------------------------------------------ resolution */
 
-static char *debuginfo_path = mp_opt.debuginfo_path;
+/* Debug info is found on this machine's disk only (resolve_find_debuginfo:
+ * never a debuginfod server, whatever DEBUGINFOD_URLS says). */
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .debuginfo_path = &debuginfo_path,
+    .find_debuginfo = resolve_find_debuginfo,
+    .debuginfo_path = &resolve_debuginfo_path,
 };
 
 static struct resolved *make(uintptr_t addr, int n)
@@ -182,6 +183,7 @@ Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2])
     seen[0] = c[0];
     seen[1] = c[1];
     if (!changed && *d) return *d;
+    resolve_debuginfo_path = mp_opt.debuginfo_path;
     if (!*d && !(*d = dwfl_begin(&callbacks))) return NULL;
     if (report_loaded(*d) != 0) {
         dwfl_end(*d);

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <libunwind.h>
 
@@ -54,26 +55,65 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 static void rules_init(void);
+static void main_stack_init(void);
 
 void unwind_init(void)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
+    main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
 }
 
-void unwind_thread_init(struct mp_thread *t)
+/* Stack bounds. Nothing on the allocation path may ask libc for them:
+ * pthread_getattr_np takes the thread's lock and allocates while holding it
+ * (Rust's runtime makes a thread's first allocation there), so a thread's
+ * bounds are learnt before its code runs (unwind_thread_start, from the
+ * pthread_create wrapper), and the main thread's from the loader's
+ * __libc_stack_end (its top) and RLIMIT_STACK (how far down it may grow).
+ * A thread with neither (made by clone, or the stack pointer elsewhere, as
+ * on a coroutine's stack) has no bounds: its captures go to libunwind. */
+extern void *__libc_stack_end;
+static uintptr_t main_lo, main_hi;
+static MP_TLS uintptr_t start_lo, start_hi;
+
+static void main_stack_init(void)
+{
+    struct rlimit rl;
+    uintptr_t top = ((uintptr_t)__libc_stack_end + 4095) & ~(uintptr_t)4095;
+    uintptr_t room = (uintptr_t)1 << 30;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room)
+        room = rl.rlim_cur;
+    if (!top || top < room) return;
+    main_lo = top - room;
+    main_hi = top;
+}
+
+/* runs at the start of a thread, before the program's code: no lock held */
+void unwind_thread_start(void)
 {
     pthread_attr_t attr;
     void *addr;
     size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-            t->stack_lo = (uintptr_t)addr;
-            t->stack_hi = (uintptr_t)addr + size;
-        }
-        pthread_attr_destroy(&attr);
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        start_lo = (uintptr_t)addr;
+        start_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+/* runs inside malloc: reads what was learnt before, nothing else */
+void unwind_thread_init(struct mp_thread *t)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (start_hi && sp >= start_lo && sp < start_hi) {
+        t->stack_lo = start_lo;
+        t->stack_hi = start_hi;
+    } else if (main_hi && sp >= main_lo && sp < main_hi) {
+        t->stack_lo = main_lo;
+        t->stack_hi = main_hi;
     }
 }
 
