@@ -19,11 +19,10 @@ MP_EXPORT void mp_deactivate(void)
 
 static void set_thread_active(int active)
 {
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved = guard_enter();
     struct mp_thread *t = thread_self();
     if (t) t->active = active;
-    mp_in_profiler = saved;
+    guard_leave(saved);
 }
 
 MP_EXPORT void mp_thread_activate(void) { set_thread_active(1); }
@@ -32,11 +31,10 @@ MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
 
 MP_EXPORT int mp_is_active(void)
 {
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved = guard_enter();
     struct mp_thread *t = thread_self();
     int on = t && t->active >= 0 ? t->active : atomic_load(&mp_active);
-    mp_in_profiler = saved;
+    guard_leave(saved);
     return on;
 }
 
@@ -54,15 +52,14 @@ MP_EXPORT int mp_snapshot(const char *label)
 
 MP_EXPORT void mp_tag_push(const char *name)
 {
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved = guard_enter();
     struct mp_thread *t = thread_self();
     if (t) {
         uintptr_t tag = tag_intern(name);
         if (t->ntags < MP_MAX_TAGS) t->tags[t->ntags] = tag;
         t->ntags++;     /* pushes beyond the limit are counted so pops match */
     }
-    mp_in_profiler = saved;
+    guard_leave(saved);
 }
 
 MP_EXPORT void mp_tag_pop(void)

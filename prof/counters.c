@@ -132,8 +132,7 @@ static void publish_live(struct mp_thread *t, int64_t delta, int force);
 
 void thread_exiting(struct mp_thread *t)
 {
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved = guard_enter();
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -145,7 +144,7 @@ void thread_exiting(struct mp_thread *t)
     }
     publish_live(t, 0, 1);
     if (!atomic_exchange(&t->exited, 1)) atomic_fetch_sub(&nalive, 1);
-    mp_in_profiler = saved;
+    guard_leave(saved);
 }
 
 struct mp_thread *thread_self(void)
@@ -252,6 +251,11 @@ static uint32_t stack_slot(struct mp_thread *t)
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
+    unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
+    if (unlikely(t->cache_gen != gen)) {        /* an object was unloaded */
+        memset(t->cache, 0, sizeof t->cache);
+        t->cache_gen = gen;
+    }
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
     if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
@@ -295,10 +299,9 @@ static inline void count_free(struct mp_thread *t, uint32_t idx, uint64_t size)
     if (t) publish_live(t, -(int64_t)size, 0);
 }
 
-/* runs inside malloc: see the file comment */
+/* runs inside malloc, the thread marked (interpose.c): see the file comment */
 void record_alloc(void *p, size_t size)
 {
-    mp_in_profiler = 1;
     struct mp_thread *t = thread_self();
     if (likely(t != NULL)) {
         uint32_t slot = 0;
@@ -307,14 +310,12 @@ void record_alloc(void *p, size_t size)
         count_alloc(t, slot, size);
         ptrmap_insert((uintptr_t)p, slot, size);
     }
-    mp_in_profiler = 0;
 }
 
 /* runs inside free, before the real free (so the address cannot be reused
  * by another thread's malloc while it is still in the map) */
 void record_free(void *p)
 {
-    mp_in_profiler = 1;
     struct mp_thread *t = thread_self();
     uint32_t slot;
     uint64_t size;
@@ -323,34 +324,27 @@ void record_free(void *p)
     } else if (t) {
         STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
-    mp_in_profiler = 0;
 }
 
 int record_realloc_take(void *old, uint32_t *slot, uint64_t *size)
 {
-    mp_in_profiler = 1;
     thread_self();      /* a thread's first operation may be this one (ptrmap_share) */
-    int known = ptrmap_remove((uintptr_t)old, slot, size);
-    mp_in_profiler = 0;
-    return known;
+    return ptrmap_remove((uintptr_t)old, slot, size);
 }
 
 /* After the real realloc: p == NULL && new_size != 0 means it failed and the
  * old block lives on; otherwise the old block is gone (freed or moved). */
 void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size)
 {
-    mp_in_profiler = 1;
     struct mp_thread *t = thread_self();
     if (!p && new_size != 0) {
         if (slot) ptrmap_insert((uintptr_t)old, slot, size);
-        mp_in_profiler = 0;
         return;
     }
     if (t) {
         if (slot) count_free(t, slot, size);
         else STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
-    mp_in_profiler = 0;
     if (p) record_alloc(p, new_size);
 }
 

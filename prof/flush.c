@@ -176,6 +176,22 @@ static size_t naddr_frames, cap_addr_frames;
 struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
 static struct written *prev;         /* by slot: values in the previous snapshot */
 static size_t nprev;
+/* Several counter slots of a thread can be one row (stack, thread) of the
+ * database: stacks that differ only in addresses of an object loaded twice
+ * (dlclose, dlopen again elsewhere) have the same frames. The first slot
+ * mapped to a row is its canonical slot; the row is the sum of the slots
+ * chained from it. */
+static uint32_t *canon, *alias_next; /* by slot; canon 0 = not mapped yet */
+static size_t ncanon, nalias;
+static struct node_map rows;         /* (database stack, thread seq) → canonical slot */
+
+static void forget_rows(void)
+{
+    free(prev), prev = NULL, nprev = 0;
+    free(canon), canon = NULL, ncanon = 0;
+    free(alias_next), alias_next = NULL, nalias = 0;
+    node_clear(&rows);
+}
 
 static void forget_database(void)
 {
@@ -185,7 +201,7 @@ static void forget_database(void)
     free(thread_ids), thread_ids = NULL, nthread_ids = 0;
     free(node_ids), node_ids = NULL, nnode_ids = nmapped = 0;
     free(addr_frames), addr_frames = NULL, naddr_frames = cap_addr_frames = 0;
-    free(prev), prev = NULL, nprev = 0;
+    forget_rows();
 }
 
 void flush_after_fork_child(void)
@@ -193,7 +209,14 @@ void flush_after_fork_child(void)
     mp_pid = getpid();
     process_id = snapshot_seq = 0;
     free(thread_ids), thread_ids = NULL, nthread_ids = 0;
-    free(prev), prev = NULL, nprev = 0;
+    forget_rows();
+}
+
+/* After an unload: return addresses may now belong to another object. */
+void flush_forget_addresses(void)
+{
+    dict_clear(&dicts[D_ADDR]);
+    naddr_frames = 0;
 }
 
 static int grow_array(void *pp, size_t *n, size_t need, size_t elem)
@@ -644,7 +667,29 @@ static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, cons
     return step_done(w, st);
 }
 
-static const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec" };
+/* Maps slot i to its database stack and thread, and to the canonical slot of
+ * that row (itself if it is the first). */
+static int map_slot(struct writer *w, uint32_t i)
+{
+    const struct mp_slot *s = slot_at(i);
+    if (!s || !s->stack_id || !LOAD(s->thread_seq)) return 0;
+    struct mp_thread *t = thread_by_seq(s->thread_seq);
+    int64_t stack = stack_id_in_db(w, s->stack_id);
+    int64_t thread = t && t->seq < nthread_ids && thread_ids[t->seq] ? thread_ids[t->seq] : t ? thread_row(w, t) : 0;
+    if (!stack || !thread) return fail(w, "cannot write a stack");
+    uint32_t c = node_get(&rows, (uint32_t)stack, s->thread_seq);
+    if (!c) {
+        if (node_put(&rows, (uint32_t)stack, s->thread_seq, i)) return fail(w, "out of memory");
+        canon[i] = i;
+    } else {
+        canon[i] = c;
+        alias_next[i] = alias_next[c];
+        alias_next[c] = i;
+    }
+    return 0;
+}
+
+static const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
 
 /* Everything of one snapshot, inside the open transaction. */
 static int write_snapshot(struct writer *w, enum flush_reason reason, const char *label,
@@ -691,25 +736,30 @@ static int write_snapshot(struct writer *w, enum flush_reason reason, const char
     process.maxlive = peak > (int64_t)process.memlive ? (uint64_t)peak : process.memlive;
     if (write_totals(w, snapshot, 0, &process)) return -1;
 
-    /* samples: the slots whose values changed since the previous snapshot */
+    /* samples: the rows whose values changed since the previous snapshot */
     uint32_t limit = slot_limit();
-    if (grow_array(&prev, &nprev, limit, sizeof *prev)) return fail(w, "out of memory");
+    if (grow_array(&prev, &nprev, limit, sizeof *prev) || grow_array(&canon, &ncanon, limit, sizeof *canon) ||
+        grow_array(&alias_next, &nalias, limit, sizeof *alias_next))
+        return fail(w, "out of memory");
     /* each node not mapped yet adds a database node or more (inline levels:
      * a quarter more is allowed for, past that the map grows by half) */
     size_t unmapped = stack_node_count() - nmapped;
     if (node_reserve(&nodes, unmapped + unmapped / 4)) return fail(w, "out of memory");
+    for (uint32_t i = 1; i < limit; i++)
+        if (!canon[i] && map_slot(w, i)) return -1;
     for (uint32_t i = 1; i < limit; i++) {
+        if (canon[i] != i) continue;
         const struct mp_slot *s = slot_at(i);
-        if (!s || !s->stack_id || !LOAD(s->thread_seq)) continue;
         struct written v = slot_values(s);
+        for (uint32_t j = alias_next[i]; j; j = alias_next[j]) {
+            struct written a = slot_values(slot_at(j));
+            v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
+            v.memlive += a.memlive, v.maxlive += a.maxlive;
+        }
         if (!memcmp(&v, &prev[i], sizeof v)) continue;
-        struct mp_thread *t = thread_by_seq(s->thread_seq);
-        int64_t stack = stack_id_in_db(w, s->stack_id);
-        int64_t thread = t && t->seq < nthread_ids && thread_ids[t->seq] ? thread_ids[t->seq]
-                         : t ? thread_row(w, t) : 0;
-        if (!stack || !thread) return fail(w, "cannot write a stack");
-        const int64_t row[] = { snapshot, stack, thread, (int64_t)v.ncalls, (int64_t)v.memtot,
-                                (int64_t)v.nfree, (int64_t)v.memlive, (int64_t)v.maxlive };
+        const int64_t row[] = { snapshot, stack_id_in_db(w, s->stack_id), thread_ids[s->thread_seq],
+                                (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
+                                (int64_t)v.memlive, (int64_t)v.maxlive };
         if (batch_add(w, &w->samples, row)) return -1;
         prev[i] = v;
         ++*nrows;
@@ -757,13 +807,12 @@ static void close_writer(struct writer *w)
 int flush_snapshot(enum flush_reason reason, const char *label)
 {
     if (!atomic_load(&mp_initialized)) return -1;
-    int saved_errno = errno, saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved_errno = errno, saved = guard_enter();
     flush_lock();
     if (!mp_pid) mp_pid = getpid();
     if (getpid() != mp_pid) {       /* a vfork child shares our memory: not ours to write */
         flush_unlock();
-        mp_in_profiler = saved;
+        guard_leave(saved);
         return -1;
     }
     double t0 = mp_now();
@@ -786,7 +835,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
                "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
                reason_names[reason], naddrs, resolve_s, mp_now() - t0);
     flush_unlock();
-    mp_in_profiler = saved;
+    guard_leave(saved);
     errno = saved_errno;
     return rc ? -1 : 0;
 }

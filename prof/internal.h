@@ -38,12 +38,15 @@ struct mp_options {
     int unwind;            /* MP_UNWIND */
     uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
     char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
+    unsigned fatal_timeout;     /* MP_FATAL_TIMEOUT seconds for the last snapshot */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;
 void options_load(void);
 
-/* Messages on stderr without allocating: "mallocprof: LEVEL: ..." */
+/* Messages on stderr without allocating: "mallocprof: LEVEL: ...", only
+ * while fd 2 is still the file it was at mp_log_init (process start). */
+void mp_log_init(void);
 void mp_log(const char *level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -112,6 +115,7 @@ struct mp_thread {
     /* stack bounds for the frame-pointer walk */
     uintptr_t stack_lo, stack_hi;
     struct mp_stack_cache cache[MP_CACHE_SIZE];
+    unsigned cache_gen;         /* the cache is valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
     unsigned rules_gen;         /* rules are valid while it equals the global one */
@@ -127,7 +131,18 @@ static inline int guard_enter(void)
     mp_in_profiler = 1;
     return saved;
 }
-static inline void guard_leave(int saved) { mp_in_profiler = saved; }
+/* Leaving the profiler (saved == 0) runs what a fatal signal that arrived
+ * meanwhile left pending (fatal.c). */
+extern MP_TLS volatile int mp_fatal_pending;
+void fatal_deferred(void);
+static inline void guard_leave(int saved)
+{
+    mp_in_profiler = saved;
+    if (!saved) {
+        atomic_signal_fence(memory_order_seq_cst);
+        if (unlikely(mp_fatal_pending)) fatal_deferred();
+    }
+}
 extern _Atomic int mp_active;           /* process-wide switch */
 extern _Atomic long mp_threshold;
 
@@ -181,7 +196,8 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
 void unwind_thread_start(void);                 /* a new thread, before its code runs */
-void unwind_forget_rules(void); /* after dlclose: cached rules may be stale */
+void unwind_forget_rules(void); /* after an unload: rules may be stale; bumps mp_maps_gen */
+extern _Atomic unsigned mp_maps_gen;
 void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
 void unwind_unlock(void);
 int mp_in_self(uintptr_t addr);
@@ -202,6 +218,8 @@ uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64
 const struct mp_node *stack_node(uint32_t id);  /* NULL if no such node */
 uint32_t stack_node_count(void);        /* node ids are 1 .. stack_node_count() */
 uint32_t stacks_count(void);            /* distinct stacks interned */
+/* Renames every node whose address lies in [lo, hi) to rename(address). */
+void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t));
 void stacks_lock_all(void);
 void stacks_unlock_all(void);
 
@@ -211,6 +229,10 @@ void stacks_unlock_all(void);
  * stack cut at MP_DEPTH, and the one frame of a stack found empty. */
 #define ADDR_TRUNCATED (TAG_BASE - 1)
 #define ADDR_UNKNOWN (TAG_BASE - 2)
+/* Addresses of an unloaded object, retired (stacks_retire): each becomes a
+ * pseudo address of its own above RETIRED_BASE, named as it was, so that an
+ * object mapped at the same place later gets nodes and names of its own. */
+#define RETIRED_BASE ((uintptr_t)1 << 63)
 uintptr_t tag_intern(const char *name);
 const char *tag_name(uintptr_t addr);
 
@@ -226,11 +248,12 @@ void ptrmap_lock_all(void);
 void ptrmap_unlock_all(void);
 
 /* ------------------------------------------------------------ flush.c */
-enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC };
+enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC, FLUSH_FATAL };
 int flush_snapshot(enum flush_reason reason, const char *label);
 void flush_lock(void);
 void flush_unlock(void);
 void flush_after_fork_child(void);
+void flush_forget_addresses(void);      /* after an unload; flush lock held */
 
 /* ------------------------------------------------------------ symbols.c */
 #include "resolve.h"     /* struct sym_frame */
@@ -247,6 +270,20 @@ Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2]);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */
+/* The same with the objects as last reported (just after an unload, to name
+ * what the unloaded object's destructors allocated). */
+size_t symbols_resolve_pending_as_before(void);
+/* A retired pseudo address for addr (a resolved address of an unloaded
+ * object), resolving to what addr did; addr itself is forgotten by
+ * symbols_forget_retired. */
+uintptr_t symbols_retire(uintptr_t addr);
+void symbols_forget_retired(void);
+
+/* ------------------------------------------------------------ fatal.c */
+void fatal_init(void);          /* a last snapshot on fatal signals left at SIG_DFL */
+
+/* ------------------------------------------------------------ interpose.c */
+void interpose_check(void);     /* says so when another library's malloc comes first */
 
 /* ------------------------------------------------------------ lifecycle.c */
 double mp_now(void);

@@ -6,7 +6,8 @@
  * Recording preserves errno. While dlsym resolves the real functions, the
  * allocations it makes are served from a static bootstrap buffer, whose
  * blocks are never passed to the real free. mp_in_profiler (set while the
- * profiler runs) sends the profiler's own allocations straight through. */
+ * profiler or the allocator runs on the thread) sends the profiler's own
+ * allocations straight through. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -75,43 +76,57 @@ static void resolve_real(void)
 
 /* ------------------------------------------------------------ recording */
 
+/* From entry to guard_leave the thread is marked inside the allocator: the
+ * real call and the recording. An allocation made meanwhile by a signal
+ * handler passes straight through, and a fatal signal that arrives then is
+ * handled at guard_leave, once no allocator lock is held (fatal.c). */
 static inline void recorded(void *p, size_t size)
 {
-    if (likely(p != NULL) && likely(!mp_in_profiler)) {
+    if (likely(p != NULL)) {
         int saved = errno;
         record_alloc(p, size);
         errno = saved;
     }
 }
 
+#define ALLOCATE(call, size)                                                  \
+    do {                                                                      \
+        if (unlikely(mp_in_profiler)) return call;                            \
+        mp_in_profiler = 1;                                                   \
+        void *p_ = call;                                                      \
+        recorded(p_, size);                                                   \
+        guard_leave(0);                                                       \
+        return p_;                                                            \
+    } while (0)
+
 /* ------------------------------------------------------------ entry points */
 
 MP_EXPORT void *malloc(size_t size)
 {
     ENSURE_REAL(boot_alloc(size));
-    void *p = real.malloc(size);
-    recorded(p, size);
-    return p;
+    ALLOCATE(real.malloc(size), size);
 }
 
 MP_EXPORT void *calloc(size_t n, size_t size)
 {
     ENSURE_REAL(n && size > ~(size_t)0 / n ? NULL : boot_alloc(n * size));
-    void *p = real.calloc(n, size);
-    recorded(p, n * size);      /* success implies n * size did not overflow */
-    return p;
+    ALLOCATE(real.calloc(n, size), n * size);  /* success implies n * size did not overflow */
 }
 
 MP_EXPORT void free(void *p)
 {
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
-    if (likely(!mp_in_profiler)) {
-        int saved = errno;
-        record_free(p);
-        errno = saved;
+    if (unlikely(mp_in_profiler)) {
+        real.free(p);
+        return;
     }
+    mp_in_profiler = 1;
+    int saved = errno;
+    record_free(p);
+    errno = saved;
     real.free(p);
+    guard_leave(0);
 }
 
 MP_EXPORT void *realloc(void *old, size_t size)
@@ -123,12 +138,9 @@ MP_EXPORT void *realloc(void *old, size_t size)
         return p;
     }
     ENSURE_REAL(boot_alloc(size));
+    if (!old) ALLOCATE(real.realloc(NULL, size), size);
     if (unlikely(mp_in_profiler)) return real.realloc(old, size);
-    if (!old) {
-        void *p = real.realloc(NULL, size);
-        recorded(p, size);
-        return p;
-    }
+    mp_in_profiler = 1;
     int saved = errno;
     uint32_t slot = 0;
     uint64_t old_size = 0;
@@ -138,6 +150,7 @@ MP_EXPORT void *realloc(void *old, size_t size)
     saved = errno;
     record_realloc_done(old, slot, old_size, p, size);
     errno = saved;
+    guard_leave(0);
     return p;
 }
 
@@ -153,39 +166,48 @@ MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     ENSURE_REAL(ENOMEM);
+    if (unlikely(mp_in_profiler)) return real.posix_memalign(out, align, size);
+    mp_in_profiler = 1;
     int rc = real.posix_memalign(out, align, size);
     if (rc == 0) recorded(*out, size);
+    guard_leave(0);
     return rc;
 }
 
 MP_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
     ENSURE_REAL(NULL);
-    void *p = real.aligned_alloc(align, size);
-    recorded(p, size);
-    return p;
+    ALLOCATE(real.aligned_alloc(align, size), size);
 }
 
 MP_EXPORT void *memalign(size_t align, size_t size)
 {
     ENSURE_REAL(NULL);
-    void *p = real.memalign(align, size);
-    recorded(p, size);
-    return p;
+    ALLOCATE(real.memalign(align, size), size);
 }
 
 MP_EXPORT void *valloc(size_t size)
 {
     ENSURE_REAL(NULL);
-    void *p = real.valloc(size);
-    recorded(p, size);
-    return p;
+    ALLOCATE(real.valloc(size), size);
 }
 
 MP_EXPORT void *pvalloc(size_t size)
 {
     ENSURE_REAL(NULL);
-    void *p = real.pvalloc(size);
-    recorded(p, size);
-    return p;
+    ALLOCATE(real.pvalloc(size), size);
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Another allocator preloaded before this library (LD_PRELOAD=libjemalloc.so
+ * :libmallocprof.so) owns malloc: the program never calls ours. */
+void interpose_check(void)
+{
+    void *owner = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info info;
+    if (!owner || owner == (void *)malloc) return;
+    const char *lib = dladdr(owner, &info) && info.dli_fname ? info.dli_fname : "another library";
+    mp_log("warning", "malloc is defined by %s, loaded before libmallocprof.so: nothing will be recorded; "
+           "put libmallocprof.so first in LD_PRELOAD", lib);
 }

@@ -17,6 +17,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +141,7 @@ static void fork_parent(void)
     stacks_unlock_all();
     unwind_unlock();
     flush_unlock();
-    mp_in_profiler = 0;
+    guard_leave(0);
 }
 
 static void fork_child(void)
@@ -153,7 +154,7 @@ static void fork_child(void)
     flush_unlock();
     sem_init(&wakeup, 0, 0);
     start_background();
-    mp_in_profiler = 0;
+    guard_leave(0);
 }
 
 /* ------------------------------------------------------------ init / exit */
@@ -164,7 +165,32 @@ static void on_quick_exit(void)
 }
 
 /* The run token ties the processes of one run together (forks and execs
- * inherit MP_RUN); MP_OUT is made absolute for children that chdir. */
+ * inherit MP_RUN); MP_OUT is made absolute for children that chdir. Both
+ * reach children through the environment, in an environ array of ours
+ * (arena memory, never freed) rather than by setenv: setenv would allocate
+ * its array while the profiler runs, and the program's next setenv would
+ * free it as a block the profiler never saw. glibc copies an environ it did
+ * not allocate itself before changing its size. */
+static void export_environment(void)
+{
+    static char run_var[sizeof mp_run_token + 8], out_var[sizeof mp_opt.out + 8];
+    snprintf(run_var, sizeof run_var, "MP_RUN=%s", mp_run_token);
+    snprintf(out_var, sizeof out_var, "MP_OUT=%s", mp_opt.out);
+    size_t n = 0, k = 0;
+    int same = 0;
+    for (char **e = environ; e && *e; e++, n++)
+        same += !strcmp(*e, run_var) || !strcmp(*e, out_var);
+    if (same == 2) return;
+    char **env = arena_alloc((n + 3) * sizeof *env, 0);
+    if (!env) return;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "MP_RUN=", 7) && strncmp(environ[i], "MP_OUT=", 7)) env[k++] = environ[i];
+    env[k++] = run_var;
+    env[k++] = out_var;
+    env[k] = NULL;
+    environ = env;
+}
+
 static void init_run_environment(void)
 {
     const char *run = getenv("MP_RUN");
@@ -174,20 +200,19 @@ static void init_run_environment(void)
         char host[64] = "";
         gethostname(host, sizeof host - 1);
         snprintf(mp_run_token, sizeof mp_run_token, "%s-%d-%.6f", host, (int)getpid(), mp_now());
-        setenv("MP_RUN", mp_run_token, 1);
     }
-    setenv("MP_OUT", mp_opt.out, 1);
+    export_environment();
 }
 
 void mp_ensure_init(void)
 {
     if (likely(atomic_load_explicit(&mp_initialized, memory_order_acquire))) return;
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
+    int saved = guard_enter();
     pthread_mutex_lock(&init_lock);
     if (!atomic_load(&mp_initialized)) {
         mp_pid = getpid();
         mp_start_time = mp_now();
+        mp_log_init();
         options_load();
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
@@ -197,6 +222,8 @@ void mp_ensure_init(void)
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         at_quick_exit(on_quick_exit);
+        fatal_init();
+        interpose_check();
         if (mp_opt.signal) {
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
@@ -209,7 +236,7 @@ void mp_ensure_init(void)
         start_background();
     }
     pthread_mutex_unlock(&init_lock);
-    mp_in_profiler = saved;
+    guard_leave(saved);
 }
 
 __attribute__((constructor)) static void mp_constructor(void)
@@ -340,21 +367,82 @@ MP_EXPORT void _Exit(int status)
 
 /* ------------------------------------------------------------ dlclose */
 
+/* The loaded objects' address ranges and the loader's unload count. */
+struct objects { size_t n, cap; uintptr_t (*range)[2]; unsigned long long subs; };
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct objects *o = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) o->subs = info->dlpi_subs;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    if (lo >= hi) return 0;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 64;
+        void *p = realloc(o->range, cap * sizeof *o->range);
+        if (!p) return 1;
+        o->range = p;
+        o->cap = cap;
+    }
+    o->range[o->n][0] = lo;
+    o->range[o->n][1] = hi;
+    o->n++;
+    return 0;
+}
+
+static int still_loaded(const struct objects *o, const uintptr_t *r)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (o->range[i][0] == r[0] && o->range[i][1] == r[1]) return 1;
+    return 0;
+}
+
+/* After an unload: name what is not named yet with the objects as they were,
+ * then retire the addresses of every object gone, so that whatever the
+ * loader maps there next is a new frame, not the old one's. */
+static void retire_unloaded(const struct objects *before)
+{
+    struct objects after = { 0 };
+    dl_iterate_phdr(add_object, &after);
+    if (after.subs != before->subs) {
+        flush_lock();
+        symbols_resolve_pending_as_before();
+        for (size_t i = 0; i < before->n; i++)
+            if (!still_loaded(&after, before->range[i]))
+                stacks_retire(before->range[i][0], before->range[i][1], symbols_retire);
+        symbols_forget_retired();
+        flush_forget_addresses();
+        flush_unlock();
+        unwind_forget_rules();
+    }
+    free(after.range);
+}
+
 /* Before a library goes, resolve the return addresses recorded so far (those
- * that point into it among them), so its frames keep their names in the next
- * snapshot. Only addresses not resolved before are looked up. */
+ * that point into it among them), so its frames keep their names; after it
+ * went, retire its addresses. The guard is off while the real dlclose runs
+ * the library's destructors: what they allocate is the program's. */
 MP_EXPORT int dlclose(void *handle)
 {
-    struct link_map *lm = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
-        int saved = mp_in_profiler;
-        mp_in_profiler = 1;
-        flush_lock();
-        symbols_resolve_pending();
-        flush_unlock();
-        mp_in_profiler = saved;
-    }
-    int rc = NEXT(dlclose)(handle);
-    unwind_forget_rules();      /* another object may be mapped where it was */
+    static int (*next_dlclose)(void *);
+    int saved = guard_enter();
+    if (!next_dlclose) next_dlclose = NEXT(dlclose);
+    struct objects before = { 0 };
+    dl_iterate_phdr(add_object, &before);
+    flush_lock();
+    symbols_resolve_pending();
+    flush_unlock();
+    guard_leave(saved);
+    int rc = next_dlclose(handle);
+    saved = guard_enter();
+    retire_unloaded(&before);
+    free(before.range);
+    guard_leave(saved);
     return rc;
 }

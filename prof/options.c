@@ -11,12 +11,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct mp_options mp_opt;
 
+/* Messages go to the stderr the process started with, and only there: a
+ * program that closed fd 2 and opened its own file there must not find our
+ * lines in it. */
+static dev_t log_dev;
+static ino_t log_ino;
+static int log_ok;
+
+void mp_log_init(void)
+{
+    struct stat st;
+    log_ok = fstat(2, &st) == 0;
+    log_dev = st.st_dev;
+    log_ino = st.st_ino;
+}
+
 void mp_log(const char *level, const char *fmt, ...)
 {
+    struct stat st;
+    if (!log_ok || fstat(2, &st) != 0 || st.st_dev != log_dev || st.st_ino != log_ino) return;
     char buf[1024];
     int n = snprintf(buf, sizeof buf, "mallocprof: %s: ", level);
     va_list ap;
@@ -125,6 +143,14 @@ static int parse_signal(const char *s, void *dst)
     return 0;
 }
 
+static int parse_timeout(const char *s, void *dst)
+{
+    long v;
+    if (parse_long(s, &v) || v < 1 || v > 3600) return -1;
+    *(unsigned *)dst = (unsigned)v;
+    return 0;
+}
+
 static int parse_unwind(const char *s, void *dst)
 {
     if (!strcmp(s, "libunwind")) *(int *)dst = UNWIND_LIBUNWIND;
@@ -167,6 +193,8 @@ static const struct option_def {
     { "MP_MAX_MEMORY", "4G", "cap on the profiler's own memory", parse_memory, &mp_opt.max_memory },
     { "MP_DEBUGINFO_PATH", ":.debug:/usr/lib/debug", "where separate debug info is searched (elfutils format)",
       parse_text, mp_opt.debuginfo_path },
+    { "MP_FATAL_TIMEOUT", "10", "seconds the last snapshot of a fatal signal may take (1..3600)", parse_timeout,
+      &mp_opt.fatal_timeout },
 };
 
 void options_load(void)

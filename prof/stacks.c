@@ -5,7 +5,10 @@
  * and its id is the leaf's. A new stack costs only the nodes it does not
  * share with the stacks before it (16 bytes each), not a copy of its
  * addresses. Nodes are immutable once published, in chunks indexed by id:
- * readers (the flush, symbol resolution) take no lock. Two pseudo
+ * readers (the flush, symbol resolution) take no lock. The one exception is
+ * stacks_retire: after an object is unloaded its addresses are renamed to
+ * pseudo addresses (RETIRED_BASE), so that whatever is mapped there next
+ * interns new nodes; lookups compare the node's address, never a copy. Two pseudo
  * addresses hang from the root: ADDR_TRUNCATED above the outermost frame of
  * a stack cut at MP_DEPTH, ADDR_UNKNOWN as the only frame of a stack the
  * unwinder found empty.
@@ -188,6 +191,17 @@ uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64
 out:
     spin_unlock(&sh->lock);
     return id;
+}
+
+void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t))
+{
+    spin_lock(&tree_lock);
+    uint32_t n = atomic_load_explicit(&nnodes, RELAXED);
+    for (uint32_t id = 1; id <= n; id++) {
+        struct mp_node *nd = (struct mp_node *)stack_node(id);
+        if (nd && nd->addr >= lo && nd->addr < hi) __atomic_store_n(&nd->addr, rename(nd->addr), __ATOMIC_RELAXED);
+    }
+    spin_unlock(&tree_lock);
 }
 
 void stacks_lock_all(void)

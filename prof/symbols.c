@@ -18,11 +18,13 @@
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 struct resolved {
     uintptr_t addr;
+    uintptr_t retired_as;       /* its pseudo address once its object is unloaded */
     int nframes;
     struct sym_frame frames[];
 };
@@ -109,7 +111,7 @@ static struct resolved *resolve_special(uintptr_t addr)
 
 static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
 {
-    if (addr >= ADDR_UNKNOWN || !dwfl) return resolve_special(addr);
+    if (addr >= RETIRED_BASE || !dwfl) return resolve_special(addr);
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr - 1);    /* the call, not what follows */
     if (!mod) return resolve_special(addr);
     const char *path, *build_id;
@@ -128,6 +130,43 @@ static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
     return r;
 }
 
+/* The file mapped at addr, from /proc/self/maps, read with plain system
+ * calls (this can run inside malloc, for an unwind rule). For objects the
+ * loader knows by a relative name (dlopen("./plug.so"), LD_LIBRARY_PATH=.),
+ * which the process may have left by chdir since. */
+static int mapped_file(uintptr_t addr, char *path, size_t size)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char buf[8192];
+    size_t have = 0;
+    int found = -1;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+        if (n <= 0) break;
+        have += (size_t)n;
+        buf[have] = 0;
+        char *line = buf, *nl;
+        while (found < 0 && (nl = strchr(line, '\n'))) {
+            *nl = 0;
+            unsigned long lo, hi;
+            int at = 0;
+            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) == 2 && at > 0 &&
+                addr >= lo && addr < hi && line[at] == '/' && strlen(line + at) < size) {
+                strcpy(path, line + at);
+                found = 0;
+            }
+            line = nl + 1;
+        }
+        if (found == 0) break;
+        have = (size_t)(buf + have - line);
+        memmove(buf, line, have);
+        if (have == sizeof buf - 1) have = 0;      /* a line longer than the buffer: skip it */
+    }
+    close(fd);
+    return found;
+}
+
 /* Reports the loaded objects to a Dwfl from the loader's own list
  * (dl_iterate_phdr) with their exact load bias. /proc/self/maps would also
  * show the files libdw itself maps to read them, and after a dlclose and a
@@ -144,7 +183,6 @@ static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
         exe[n] = 0;
         path = exe;
     }
-    if (path[0] != '/') return 0;       /* the vDSO and the like: no file */
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -152,6 +190,11 @@ static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
         if (a < lo) lo = a;
         if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    char real[4096];
+    if (path[0] != '/') {               /* a relative name; the vDSO has no file */
+        if (lo >= hi || mapped_file(lo, real, sizeof real) != 0) return 0;
+        path = real;
     }
     /* an unchanged module (same name and range) is kept with what was read */
     if (lo < hi) dwfl_report_module(d, path, lo & ~(uintptr_t)4095, hi);
@@ -197,12 +240,12 @@ Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2])
 static Dwfl *dwfl;
 static unsigned long long seen_loader[2];
 
-size_t symbols_resolve_pending(void)
+static size_t resolve_pending(int refresh)
 {
     size_t resolved = 0;
     uint32_t n = stack_node_count();
-    Dwfl *d = NULL;
-    int opened = 0;
+    Dwfl *d = refresh ? NULL : dwfl;
+    int opened = !refresh;
     for (uint32_t id = nodes_done + 1; id <= n; id++) {
         const struct mp_node *nd = stack_node(id);
         if (!nd) break;
@@ -217,6 +260,51 @@ size_t symbols_resolve_pending(void)
         resolved++;
     }
     return resolved;
+}
+
+size_t symbols_resolve_pending(void) { return resolve_pending(1); }
+size_t symbols_resolve_pending_as_before(void) { return resolve_pending(0); }
+
+static uintptr_t retired_next = RETIRED_BASE;
+
+uintptr_t symbols_retire(uintptr_t addr)
+{
+    struct resolved *r = cache_get(addr);
+    if (!r) return ADDR_UNKNOWN;
+    if (!r->retired_as) {
+        struct resolved *copy = make(retired_next, r->nframes);
+        if (!copy) return ADDR_UNKNOWN;
+        memcpy(copy->frames, r->frames, (size_t)r->nframes * sizeof r->frames[0]);
+        r->retired_as = retired_next++;
+        cache_put(copy);
+        r = cache_get(addr);            /* cache_put may have moved the table */
+    }
+    return r->retired_as;
+}
+
+/* Drops the entries of retired addresses (the table is rebuilt without them). */
+void symbols_forget_retired(void)
+{
+    if (!cache) return;
+    size_t cap = cache_mask + 1;
+    struct resolved **old = cache;
+    if (!(cache = calloc(cap, sizeof *cache))) {
+        cache = old;
+        return;
+    }
+    cache_count = 0;
+    for (size_t i = 0; i < cap; i++) {
+        if (!old[i]) continue;
+        if (old[i]->retired_as) {
+            free(old[i]);
+            continue;
+        }
+        size_t j = addr_slot(old[i]->addr);
+        while (cache[j]) j = (j + 1) & cache_mask;
+        cache[j] = old[i];
+        cache_count++;
+    }
+    free(old);
 }
 
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames)

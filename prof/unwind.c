@@ -177,8 +177,9 @@ static void rules_init(void)
     if (!rules) mp_opt.unwind = UNWIND_LIBUNWIND;
 }
 
-/* Bumped when the rules are cleared: each thread then clears its own cache. */
-static _Atomic unsigned rules_gen;
+/* Bumped when an object was unloaded (the rules cleared, addresses retired):
+ * each thread then clears its caches of rules and of stacks. */
+_Atomic unsigned mp_maps_gen;
 
 void unwind_forget_rules(void)
 {
@@ -186,7 +187,7 @@ void unwind_forget_rules(void)
     pthread_mutex_lock(&rules_lock);
     for (size_t i = 0; i <= RULE_MASK; i++) atomic_store_explicit(&rules[i].ip, 0, memory_order_relaxed);
     STORE(rules_full, 0);
-    atomic_fetch_add(&rules_gen, 1);
+    atomic_fetch_add(&mp_maps_gen, 1);
     pthread_mutex_unlock(&rules_lock);
 }
 
@@ -342,7 +343,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     rip = fp[1];
     rsp = (uintptr_t)(fp + 2);
     rbp = fp[0];
-    unsigned gen = atomic_load_explicit(&rules_gen, RELAXED);
+    unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
     if (unlikely(t->rules_gen != gen)) {
         memset(t->rules, 0, sizeof t->rules);
         t->rules_gen = gen;
