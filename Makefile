@@ -32,7 +32,7 @@ $(B)/schema.h: schema/profile.sql
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/mallocprof.h $(B)/schema.h | deps
+$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -44,15 +44,16 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize).
-MPQ_SRC  += prof/resolve.c
+# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize)
+# and its checks of untrusted database files (prof/dbguard.c).
+MPQ_SRC  += prof/resolve.c prof/dbguard.c
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw
-MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h $(B)/schema.h
+MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h prof/dbguard.h $(B)/schema.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
-$(B)/obj/mpquery/resolve.o: prof/resolve.c $(MPQ_DEPS) | deps
+$(B)/obj/mpquery/resolve.o $(B)/obj/mpquery/dbguard.o: $(B)/obj/mpquery/%.o: prof/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
 

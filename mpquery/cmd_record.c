@@ -1,9 +1,11 @@
 /* mpquery record: runs a command under the profiler. Sets LD_PRELOAD to the
  * libmallocprof.so installed next to mpquery (prepended to an existing
- * LD_PRELOAD) and MP_* variables from the options, refuses statically
- * linked programs (LD_PRELOAD cannot reach them), and exits with the
- * command's status (128 + N when a signal N killed it). The MP_* table below
- * mirrors prof/options.c; tests/mpquery_record.sh checks they agree. */
+ * LD_PRELOAD), MP_* variables from the options and an MP_RUN token, refuses
+ * statically linked programs (LD_PRELOAD cannot reach them; a script whose
+ * interpreter is static gets a warning) and an output it cannot write, then
+ * says what the run wrote (record_db.c) and exits with the command's status
+ * (128 + N when a signal N killed it). The MP_* table below mirrors
+ * prof/options.c; tests/mpquery_record.sh checks they agree. */
 #include "mpquery.h"
 
 #include <elf.h>
@@ -15,9 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-enum { V_PATH, V_TEXT, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY };
+enum { V_PATH, V_TEXT, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY, V_TIMEOUT };
 
 static const struct mp_var {
     const char *env, *option, *arg, *deflt, *help;
@@ -46,6 +49,8 @@ static const struct mp_var {
       "                        stacks are counted without a stack", OPT_MAX_MEMORY, V_MEMORY },
     { "MP_DEBUGINFO_PATH", "--debuginfo-path", "PATH", ":.debug:/usr/lib/debug",
       "where separate debug info files are searched (elfutils format)", OPT_DEBUGINFO, V_TEXT },
+    { "MP_FATAL_TIMEOUT", "--fatal-timeout", "S", "10",
+      "seconds the last snapshot after a fatal signal may take (1..3600)", OPT_FATAL_TIMEOUT, V_TIMEOUT },
 };
 #define NVARS (sizeof vars / sizeof *vars)
 
@@ -64,7 +69,11 @@ static void print_help(void)
         snprintf(opt, sizeof opt, "%s %s", vars[i].option, vars[i].arg);
         printf("  %-22s  %s (default %s)\n      %s\n", opt, vars[i].env, vars[i].deflt, vars[i].help);
     }
-    fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it.\n"
+    fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it (a script\n"
+          "whose interpreter is statically linked gets a warning). So is an output that\n"
+          "cannot be written (missing or read-only directory, a file that is not a\n"
+          "mallocprof profile), before COMMAND starts. When COMMAND ends, one line on\n"
+          "stderr says what its run wrote (processes, snapshots) or that nothing was.\n"
           "\n"
           "example:\n"
           "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n", stdout);
@@ -103,6 +112,7 @@ static int valid(int kind, const char *s)
     case V_INT: return !parse_int64(s, &v);
     case V_SIZE: return !parse_size(s, &u);
     case V_MEMORY: return !parse_size(s, &u) && u >= (16ull << 20);
+    case V_TIMEOUT: return !parse_int64(s, &v) && v >= 1 && v <= 3600;
     case V_BOOL: return !strcmp(s, "0") || !strcmp(s, "1");
     case V_UNWIND: return !strcmp(s, "cfi") || !strcmp(s, "libunwind") || !strcmp(s, "fp");
     case V_SIGNAL: {
@@ -180,6 +190,40 @@ out:
     return result;
 }
 
+/* The interpreter a "#!" script names (malloc'd), or NULL: the first word
+ * of its first line, as the kernel reads it (at most 255 bytes). */
+static char *script_interpreter(const char *path)
+{
+    char line[256];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n < 2 || line[0] != '#' || line[1] != '!') return NULL;
+    line[n] = 0;
+    char *interp = line + 2 + strspn(line + 2, " \t");
+    interp[strcspn(interp, " \t\n")] = 0;
+    return *interp ? xstrdup(interp) : NULL;
+}
+
+/* The file to run (*exe, malloc'd), or the exit code: a command that is not
+ * found or not executable, or a static binary, is refused; a script whose
+ * interpreter is static (followed one level) runs with a warning, since
+ * only the dynamically linked programs it starts can be recorded. */
+static int find_program(const char *cmd, char **exe)
+{
+    if (!(*exe = resolve(cmd))) return error(EXIT_BAD_INPUT, "%s: command not found", cmd);
+    if (access(*exe, X_OK) != 0) return error(EXIT_BAD_INPUT, "%s: %s", cmd, strerror(errno));
+    if (is_static_elf(*exe))
+        return error(EXIT_BAD_INPUT, "%s: statically linked, LD_PRELOAD cannot profile it", cmd);
+    char *interp = script_interpreter(*exe);
+    if (interp && is_static_elf(interp))
+        warning("%s: its interpreter %s is statically linked: LD_PRELOAD cannot profile it, "
+                "nothing of it can be recorded", cmd, interp);
+    free(interp);
+    return 0;
+}
+
 static char *find_library(void)
 {
     char *dir = exe_dir();
@@ -212,6 +256,50 @@ static int set_out(const char *path)
     return rc;
 }
 
+/* The run's token: MP_RUN when it is already set (record runs inside a
+ * profiled tree: its processes join that run, as any child would), a new
+ * one otherwise. Shorter than the recorder's 64-byte limit. */
+static int set_run(char *token, size_t size)
+{
+    const char *run = getenv("MP_RUN");
+    if (run && *run && strlen(run) < size) {
+        strcpy(token, run);
+        return 0;
+    }
+    char host[64] = "";
+    struct timespec now;
+    gethostname(host, sizeof host - 1);
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(token, size, "%.20s-%d-%lld.%09ld", host, (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+    return setenv("MP_RUN", token, 1);
+}
+
+/* LD_PRELOAD (lib first), the MP_* variables given as options, MP_RUN. */
+static int set_environment(const char *lib, const char *const *value, char *token, size_t size)
+{
+    const char *old = getenv("LD_PRELOAD");
+    struct strbuf preload = { 0 };
+    sb_puts(&preload, lib);
+    if (old && *old) { sb_putc(&preload, ':'); sb_puts(&preload, old); }
+    int rc = setenv("LD_PRELOAD", preload.s, 1);
+    sb_free(&preload);
+    for (size_t i = 0; !rc && i < NVARS; i++) {
+        if (!value[i]) continue;
+        rc = vars[i].kind == V_PATH ? set_out(value[i]) : setenv(vars[i].env, value[i], 1);
+    }
+    if (!rc) rc = set_run(token, size);
+    return rc ? error(EXIT_FAILED, "record: cannot set the environment: %s", strerror(errno)) : 0;
+}
+
+/* The profile the recorder will write, as the user named it. */
+static const char *out_path(const char *const *value)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (vars[i].kind == V_PATH && value[i]) return value[i];
+    const char *env = getenv("MP_OUT");
+    return env && *env ? env : "profile.db";
+}
+
 static int run(char **args, const char *exe)
 {
     struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -235,7 +323,8 @@ static int run(char **args, const char *exe)
     return WEXITSTATUS(status);
 }
 
-int cmd_record(int argc, char **argv)
+/* The options into value[]; -1 to go on, or the exit code (0 after --help). */
+static int parse_options(int argc, char **argv, const char **value)
 {
     static const struct option long_options[] = {
         { "out", required_argument, NULL, 'o' },
@@ -248,10 +337,10 @@ int cmd_record(int argc, char **argv)
         { "unwind", required_argument, NULL, OPT_UNWIND },
         { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
         { "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO },
+        { "fatal-timeout", required_argument, NULL, OPT_FATAL_TIMEOUT },
         { "help", no_argument, NULL, OPT_HELP },
         { 0 }
     };
-    const char *value[NVARS] = { 0 };
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+:o:", long_options, NULL)) != -1) {
@@ -264,37 +353,31 @@ int cmd_record(int argc, char **argv)
         value[i] = optarg;
     }
     if (optind == argc) return usage_error("record", "missing COMMAND");
-    char **args = argv + optind;
+    return -1;
+}
 
-    char *exe = resolve(args[0]);
-    if (!exe) return error(EXIT_BAD_INPUT, "%s: command not found", args[0]);
-    if (access(exe, X_OK) != 0) {
-        int rc = error(EXIT_BAD_INPUT, "%s: %s", args[0], strerror(errno));
-        free(exe);
-        return rc;
+int cmd_record(int argc, char **argv)
+{
+    const char *value[NVARS] = { 0 };
+    int rc = parse_options(argc, argv, value);
+    if (rc >= 0) return rc;
+    char **args = argv + optind;
+    char *exe = NULL, *lib = NULL, token[64], err[4400];
+    const char *out = out_path(value);
+    struct run_count before;
+    if ((rc = find_program(args[0], &exe))) goto done;
+    if (!(lib = find_library())) {
+        rc = error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery (nor in ../lib)");
+        goto done;
     }
-    if (is_static_elf(exe)) {
-        free(exe);
-        return error(EXIT_BAD_INPUT, "%s: statically linked, LD_PRELOAD cannot profile it", args[0]);
+    if ((rc = record_check_out(out)) || (rc = set_environment(lib, value, token, sizeof token))) goto done;
+    if ((rc = record_count(out, token, &before, err, sizeof err))) {
+        rc = error(rc, "%s: %s", out, err);
+        goto done;
     }
-    char *lib = find_library();
-    if (!lib) {
-        free(exe);
-        return error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery "
-                     "(nor in ../lib)");
-    }
-    const char *old = getenv("LD_PRELOAD");
-    struct strbuf preload = { 0 };
-    sb_puts(&preload, lib);
-    if (old && *old) { sb_putc(&preload, ':'); sb_puts(&preload, old); }
-    int rc = setenv("LD_PRELOAD", preload.s, 1);
-    for (size_t i = 0; !rc && i < NVARS; i++) {
-        if (!value[i]) continue;
-        rc = vars[i].kind == V_PATH ? set_out(value[i]) : setenv(vars[i].env, value[i], 1);
-    }
-    if (rc) rc = error(EXIT_FAILED, "record: cannot set the environment: %s", strerror(errno));
-    else rc = run(args, exe);
-    sb_free(&preload);
+    rc = run(args, exe);
+    record_report(out, token, &before);
+done:
     free(lib);
     free(exe);
     return rc;

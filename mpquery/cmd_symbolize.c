@@ -234,12 +234,13 @@ static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *ch
     return 0;
 }
 
-static char *debuginfo_path;
+/* Debug info from this machine's disk only, as in the recorder (never a
+ * debuginfod server). */
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = resolve_find_debuginfo,
     .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
+    .debuginfo_path = &resolve_debuginfo_path,
 };
 
 /* Resolves every address of one module. Returns 0, or EXIT_BAD_INPUT for a
@@ -497,12 +498,12 @@ int cmd_symbolize(int argc, char **argv)
     common_init(&c, "symbolize");
     int opt, skip_mismatched = 0, dry_run = 0;
     static char default_path[] = ":.debug:/usr/lib/debug";
-    debuginfo_path = default_path;
+    resolve_debuginfo_path = default_path;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
         switch (opt) {
         case OPT_HELP: fputs(help, stdout); return 0;
-        case OPT_DEBUGINFO: debuginfo_path = optarg; break;
+        case OPT_DEBUGINFO: resolve_debuginfo_path = optarg; break;
         case OPT_SKIP_MISMATCHED: skip_mismatched = 1; break;
         case OPT_DRY_RUN: dry_run = 1; break;
         default: return bad_option(c.cmd, opt, argv);

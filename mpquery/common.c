@@ -81,7 +81,8 @@ int common_option(struct common *c, int opt, const char *arg)
         return 1;
     case OPT_SNAPSHOT:
         if (select_parse_snapshot(arg, &c->sel))
-            return bad_value(c, "--snapshot", arg, "last, a sequence number N >= 1, id:N or label:TEXT");
+            return bad_value(c, "--snapshot", arg,
+                             "last, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
         return 1;
     case OPT_RULES:
         if (c->nrules_files == sizeof c->rules_files / sizeof *c->rules_files)

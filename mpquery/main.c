@@ -3,6 +3,7 @@
  * 0 success, 1 failed operation, 2 bad input or usage. */
 #include "mpquery.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,16 @@ static void exec_with_huge_pages(char **argv)
     /* could not: go on as we are */
 }
 
+/* Everything written to stdout reached it, or "write error: why" (fflush
+ * writes what is buffered again and sets errno: ENOSPC for /dev/full,
+ * EBADF for a closed stdout) and exit 1. */
+static int finish_output(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    return error(EXIT_FAILED, "write error: %s", strerror(errno ? errno : EIO));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -72,18 +83,16 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
-        return 0;
+        return finish_output(0);
     }
     if (!strcmp(name, "--version")) {
         printf("mpquery %s (profile schema version %d)\n", MPQ_VERSION, SCHEMA_VERSION);
-        return 0;
+        return finish_output(0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(name, commands[i].name)) {
             if (commands[i].loads_profiles) exec_with_huge_pages(argv);
-            int rc = commands[i].fn(argc - 1, argv + 1);
-            if (fflush(stdout) != 0 || ferror(stdout)) return error(EXIT_FAILED, "cannot write output");
-            return rc;
+            return finish_output(commands[i].fn(argc - 1, argv + 1));
         }
     return error(EXIT_BAD_INPUT, "unknown command '%s' (see mpquery --help)", name);
 }

@@ -278,7 +278,7 @@ enum {
     OPT_FORMAT, OPT_BY, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
     OPT_FUNCTIONS, OPT_SELF, OPT_INCLUSIVE, OPT_FILTER, OPT_EXCLUDE, OPT_FOLD,
     OPT_HELP, OPT_INTERVAL, OPT_THRESHOLD, OPT_SAMPLE, OPT_UNWIND, OPT_ENABLED,
-    OPT_SIGNAL, OPT_MAX_MEMORY, OPT_DEBUGINFO, OPT_RAW,
+    OPT_SIGNAL, OPT_MAX_MEMORY, OPT_DEBUGINFO, OPT_FATAL_TIMEOUT, OPT_RAW,
 };
 struct common {
     const char *cmd;
@@ -310,6 +310,18 @@ int query_run(const struct common *c, const char *path, struct dtree *t, struct 
 void query_free(struct query *q);
 /* Locates the filters directory next to the executable (malloc'd) or NULL. */
 char *filters_dir(void);
+
+/* ---------------------------------------------------------------- record_db.c */
+/* Before record runs the program: the profile can be written there (an
+ * existing file must be a mallocprof profile); 0 or the exit code, reported. */
+int record_check_out(const char *path);
+struct run_count { int64_t processes, snapshots; };
+/* Processes and snapshots of the run with this MP_RUN token (0 without a
+ * file); 0, or the exit code with the reason in err. */
+int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen);
+/* After the run: one line on stderr, what the run wrote beyond `before`, or
+ * that nothing was written. */
+void record_report(const char *path, const char *token, const struct run_count *before);
 
 /* ---------------------------------------------------------------- commands */
 int cmd_record(int argc, char **argv);

@@ -4,8 +4,12 @@
  * rest of mpquery never sees an id it cannot index. The database is opened
  * SQLITE_OPEN_READONLY and never written (symbolize, the one command that
  * writes, opens it read-write with profile_open_db). Every sqlite return is checked: a
- * truncated or corrupted file is an error message, never a crash. */
+ * truncated or corrupted file is an error message, never a crash. A file is
+ * untrusted: profile_open_db hardens the connection and accepts only
+ * mallocprof's own schema objects (prof/dbguard.c), so no SQL that the file
+ * brings (trigger, view) ever runs. */
 #include "mpquery.h"
+#include "dbguard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +42,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
-int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, size_t errlen)
+/* The file itself: a regular, non-empty file that starts as SQLite does. */
+static int check_file(const char *path, char *err, size_t errlen)
 {
     struct stat st;
-    *out = NULL;
     if (stat(path, &st) != 0) return fail(err, errlen, "%s", strerror(errno));
     if (S_ISDIR(st.st_mode)) return fail(err, errlen, "is a directory, not a mallocprof profile");
     if (!S_ISREG(st.st_mode)) return fail(err, errlen, "not a regular file");
@@ -53,34 +57,50 @@ int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, si
     close(fd);
     if (n != (ssize_t)sizeof magic || memcmp(magic, "SQLite format 3", 16) != 0)
         return fail(err, errlen, "not a mallocprof profile (not an SQLite database)");
+    return 0;
+}
 
+/* PRAGMA user_version is the schema version; then every object of the
+ * file's schema must be mallocprof's own (prof/dbguard.c), so that no SQL
+ * the file brings runs: not a trigger (symbolize writes), not a view. */
+static int check_schema(sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st_v = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st_v, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st_v);
+    if (rc != SQLITE_ROW) {
+        fail(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
+        sqlite3_finalize(st_v);
+        return EXIT_BAD_INPUT;
+    }
+    int version = sqlite3_column_int(st_v, 0);
+    sqlite3_finalize(st_v);
+    if (version == 0) return fail(err, errlen, "not a mallocprof profile (schema version 0)");
+    if (version != schema_version())
+        return fail(err, errlen, "schema version %d, this mpquery reads version %d", version, schema_version());
+    return db_schema_check(db, err, errlen) ? EXIT_BAD_INPUT : 0;
+}
+
+int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = check_file(path, err, errlen);
+    if (rc) return rc;
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX, NULL);
+    rc = sqlite3_open_v2(path, &db, (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         fail(err, errlen, "cannot open (%s)", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return EXIT_BAD_INPUT;
     }
     sqlite3_busy_timeout(db, 10000);
-    sqlite3_stmt *st_v = NULL;
-    rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st_v, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_step(st_v);
-    if (rc != SQLITE_ROW) {
-        fail(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
-        sqlite3_finalize(st_v);
+    /* views stay on: mpquery's own queries use them, and the schema check
+     * proves they are mallocprof's */
+    if (db_harden(db, 1)) rc = fail(err, errlen, "cannot open safely (%s)", sqlite3_errmsg(db));
+    else rc = check_schema(db, err, errlen);
+    if (rc) {
         sqlite3_close(db);
-        return EXIT_BAD_INPUT;
-    }
-    int version = sqlite3_column_int(st_v, 0);
-    sqlite3_finalize(st_v);
-    if (version != schema_version()) {
-        if (version == 0)
-            fail(err, errlen, "not a mallocprof profile (schema version 0)");
-        else
-            fail(err, errlen, "schema version %d, this mpquery reads version %d",
-                 version, schema_version());
-        sqlite3_close(db);
-        return EXIT_BAD_INPUT;
+        return rc;
     }
     *out = db;
     return 0;

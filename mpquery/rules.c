@@ -23,6 +23,10 @@
 
 enum { RULE_REPLACE = 8 };
 
+/* The longest line, newline not counted: a longer one is an error, and a
+ * file is read no further than that (--rules /dev/zero ends at once). */
+#define RULES_LINE_MAX 65536
+
 struct rule {
     int kind;                   /* RULE_REPLACE, RULE_DROP, RULE_PRUNE, RULE_ROOT */
     regex_t re;
@@ -369,21 +373,40 @@ static int parse_line(struct ruleset *rs, char *line, size_t n, const char *name
 {
     char where[4200];
     snprintf(where, sizeof where, "%s:%u", name, lineno);
+    if (n - (n && line[n - 1] == '\n') > RULES_LINE_MAX) {
+        char what[64];
+        snprintf(what, sizeof what, "line longer than %d bytes", RULES_LINE_MAX);
+        return rule_error(err, errlen, where, what, NULL);
+    }
     if (memchr(line, 0, n))
         return rule_error(err, errlen, where, "binary data (NUL byte), not a rules file", NULL);
     return parse_rule(rs, line, where, err, errlen);
+}
+
+/* Reads a line with its newline into line (at most cap bytes: a longer
+ * line comes back cut, for parse_line to refuse); returns its length, 0 at
+ * the end of the file. */
+static size_t read_line(FILE *f, char *line, size_t cap)
+{
+    size_t n = 0;
+    int c;
+    while (n < cap && (c = getc_unlocked(f)) != EOF) {
+        line[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    line[n] = 0;
+    return n;
 }
 
 int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return EXIT_BAD_INPUT; }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char *line = xmalloc(RULES_LINE_MAX + 3);    /* one byte more than a line may have, '\n', NUL */
+    size_t n;
     int rc = 0;
-    for (unsigned lineno = 1; (n = getline(&line, &cap, f)) >= 0; lineno++)
-        if ((rc = parse_line(rs, line, (size_t)n, path, lineno, err, errlen))) break;
+    for (unsigned lineno = 1; !rc && (n = read_line(f, line, RULES_LINE_MAX + 2)) > 0; lineno++)
+        rc = parse_line(rs, line, n, path, lineno, err, errlen);
     if (!rc && ferror(f)) rc = rule_error(err, errlen, path, strerror(errno), NULL);
     free(line);
     fclose(f);

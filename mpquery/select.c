@@ -20,7 +20,7 @@ int select_parse_snapshot(const char *arg, struct select_opts *o)
     if (!strncmp(arg, "label:", 6)) {
         o->snap_kind = SNAP_LABEL;
         o->snap_label = arg + 6;
-        return 0;
+        return *o->snap_label ? 0 : -1;     /* '' is no label: every unlabelled snapshot */
     }
     o->snap_kind = SNAP_SEQ;
     if (parse_int64(arg, &o->snap_value) || o->snap_value < 1) return -1;

@@ -14,6 +14,7 @@
  * real malloc. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "dbguard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -338,10 +339,15 @@ static int64_t query_int(struct writer *w, const char *sql, int64_t deflt)
 
 /* ------------------------------------------------------------ schema, mirrors */
 
+/* The file's schema must be ours, object for object (dbguard.c): SQL that a
+ * file brings (a trigger, a view) never runs inside the profiled program. */
 static int ensure_schema(struct writer *w)
 {
     int64_t version = query_int(w, "PRAGMA user_version", -1);
-    if (version == SCHEMA_VERSION) return 0;
+    if (version == SCHEMA_VERSION) {
+        static char msg[256];
+        return db_schema_check(w->db, msg, sizeof msg) ? fail(w, msg) : 0;
+    }
     if (version != 0) {
         static char msg[128];
         snprintf(msg, sizeof msg, "the database has schema version %lld, this profiler writes %d",
@@ -773,6 +779,7 @@ static int open_writer(struct writer *w)
 {
     if (sqlite3_open_v2(mp_opt.out, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
+    if (db_harden(w->db, 0)) return fail(w, sqlite3_errmsg(w->db));
     sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
     if (exec(w, "PRAGMA synchronous = NORMAL") || exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_mirrors(w)) return -1;

@@ -1,0 +1,96 @@
+/* The profile `mpquery record` writes: checked before the program starts
+ * (its directory exists and is writable; an existing file is a mallocprof
+ * profile the recorder will append to, or empty), and read after the
+ * program ended to say what its run wrote. The run is the one whose MP_RUN
+ * token record put in the environment: the recorder stores it in table
+ * run, and every process of the tree inherits it. */
+#include "mpquery.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* SQLite creates its journal next to the file: the directory must be
+ * writable even when the file exists. */
+static int check_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrdup(path) : xstrdup(".");
+    if (slash) dir[slash == path ? 1 : slash - path] = 0;
+    int rc = 0;
+    if (access(dir, W_OK | X_OK) != 0)
+        rc = error(EXIT_BAD_INPUT, "%s: cannot write the profile in %s: %s", path, dir, strerror(errno));
+    free(dir);
+    return rc;
+}
+
+int record_check_out(const char *path)
+{
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) return error(EXIT_BAD_INPUT, "%s: %s", path, strerror(errno));
+    if (exists && (!S_ISREG(st.st_mode) || st.st_size > 0)) {
+        char err[4400];
+        sqlite3 *db;
+        int rc = profile_open_db(path, &db, 0, err, sizeof err);
+        if (rc) return error(rc, "%s: %s", path, err);
+        sqlite3_close(db);
+    }
+    if (exists && access(path, W_OK) != 0) return error(EXIT_BAD_INPUT, "%s: cannot write: %s", path, strerror(errno));
+    return check_dir(path);
+}
+
+static int64_t count_of(sqlite3 *db, const char *sql, const char *token)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* Processes and snapshots of run `token` in the file (zero when there is no
+ * file yet); 0, or the exit code with the reason in err. */
+int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen)
+{
+    struct stat st;
+    c->processes = c->snapshots = 0;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) return 0;
+    } else if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        return 0;
+    }
+    sqlite3 *db;
+    int rc = profile_open_db(path, &db, 0, err, errlen);
+    if (rc) return rc;
+    c->processes = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    c->snapshots = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
+                                " JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    if (c->processes < 0 || c->snapshots < 0) rc = EXIT_FAILED;
+    if (rc) snprintf(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return rc;
+}
+
+void record_report(const char *path, const char *token, const struct run_count *before)
+{
+    char err[4400];
+    struct run_count after;
+    if (record_count(path, token, &after, err, sizeof err)) {
+        warning("record: nothing can be read from %s after the run: %s", path, err);
+        return;
+    }
+    int64_t procs = after.processes - before->processes, snaps = after.snapshots - before->snapshots;
+    if (procs <= 0 && snaps <= 0) {
+        warning("record: nothing was written to %s (a statically linked program, "
+                "or LD_PRELOAD removed from the environment, or killed before its first snapshot)", path);
+        return;
+    }
+    fprintf(stderr, "mpquery: record: wrote %s: %lld process%s, %lld snapshot%s\n", path, (long long)procs,
+            procs == 1 ? "" : "es", (long long)snaps, snaps == 1 ? "" : "s");
+}
