@@ -72,7 +72,13 @@ static const char *demangled(const char *name)
     if (!looked) {
         looked = 1;
         demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        if (!demangle) dlerror();   /* the program's next dlerror() must not see ours */
+        if (!demangle) {
+            /* The failed lookup left an error message (memory of ours) that
+             * the program's next dlerror() would return, then free: the
+             * first call takes it, the second frees it. */
+            dlerror();
+            dlerror();
+        }
     }
     if (!demangle) return resolve_intern(name);
     int status = 0;

@@ -307,11 +307,13 @@ void symbols_forget_retired(void)
     free(old);
 }
 
+/* An address not resolved yet (a node made by another thread after the
+ * flush resolved the pending ones) is resolved now, not taken for unknown. */
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames)
 {
     struct resolved *r = cache_get(addr);
     if (!r) {
-        r = resolve_special(addr);
+        r = resolve_one(addr < RETIRED_BASE ? mp_dwfl_session(&dwfl, seen_loader) : NULL, addr);
         if (!r) {
             static const struct sym_frame unknown = { "[unknown]", "", 0, NULL, NULL, 0 };
             *frames = &unknown;
