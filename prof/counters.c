@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -346,6 +347,100 @@ void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_
         else STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
     if (p) record_alloc(p, new_size);
+}
+
+/* ---------------------------------------------------------------- signal handlers */
+
+/* Per thread, a log of the allocations and frees of signal handlers that
+ * interrupted the allocator or the profiler, written only by them and read
+ * by the thread at its way out. It grows with mmap (a system call, safe in
+ * a handler): a slow stretch inside the profiler (computing an unwind rule
+ * the first time) can see hundreds of signals. */
+enum { EV_ALLOC, EV_PAIR, EV_FREE };
+struct handler_event { void *p; uint64_t size; int kind; };
+static MP_TLS struct {
+    struct handler_event *ev;
+    uint32_t n, cap;
+    uint64_t lost_ncalls, lost_memtot;  /* no room: counted; their frees will be unknown ones */
+} hlog;
+
+static struct handler_event *handler_append(void)
+{
+    if (hlog.n == hlog.cap) {
+        uint32_t cap = hlog.cap ? hlog.cap * 2 : 256;
+        struct handler_event *ev = mp_map((size_t)cap * sizeof *ev, 0);
+        if (!ev) return NULL;
+        if (hlog.ev) {
+            memcpy(ev, hlog.ev, (size_t)hlog.n * sizeof *ev);
+            mp_unmap(hlog.ev, (size_t)hlog.cap * sizeof *ev);
+        }
+        hlog.ev = ev;
+        hlog.cap = cap;
+    }
+    mp_pending |= PENDING_HANDLER;
+    return &hlog.ev[hlog.n++];
+}
+
+void handler_alloc(void *p, size_t size)
+{
+    struct handler_event *e = handler_append();
+    if (e) *e = (struct handler_event){ p, size, EV_ALLOC };
+    else hlog.lost_ncalls++, hlog.lost_memtot += size;
+}
+
+static struct handler_event *handler_block(const void *p)
+{
+    for (uint32_t i = hlog.n; i-- > 0;)
+        if (hlog.ev[i].p == p && hlog.ev[i].kind == EV_ALLOC) return &hlog.ev[i];
+    return NULL;
+}
+
+int handler_owns(const void *p)
+{
+    return handler_block(p) != NULL;
+}
+
+int handler_free(void *p)
+{
+    struct handler_event *e = handler_block(p);
+    if (e) {
+        e->kind = EV_PAIR;      /* allocated and freed by handlers: free it now */
+        return 0;
+    }
+    /* a block the map may hold: freed for real once it is out of the map, so
+     * the allocator cannot give its address out again before; with no room
+     * left, kept (a leak is safe, a stale map entry is not) */
+    e = handler_append();
+    if (e) *e = (struct handler_event){ p, 0, EV_FREE };
+    return 1;
+}
+
+/* At the thread's way out of the profiler, signals blocked: the events in
+ * order, the blocks without a stack. */
+void handler_drain(void)
+{
+    struct mp_thread *t = thread_self();
+    for (uint32_t i = 0; i < hlog.n; i++) {
+        struct handler_event *e = &hlog.ev[i];
+        if (e->kind == EV_FREE) {
+            record_free(e->p);
+            free(e->p);                 /* marked inside: the real free */
+        } else if (t) {
+            count_alloc(t, t->nostack_slot, e->size);
+            if (e->kind == EV_ALLOC) ptrmap_insert((uintptr_t)e->p, t->nostack_slot, e->size);
+            else count_free(t, t->nostack_slot, e->size);
+        }
+    }
+    hlog.n = 0;
+    if (t && hlog.lost_ncalls) {
+        struct mp_slot *ns = slot_at(t->nostack_slot);
+        STORE(ns->ncalls, ns->ncalls + hlog.lost_ncalls * WEIGHT_ONE);
+        STORE(ns->memtot, ns->memtot + hlog.lost_memtot * WEIGHT_ONE);
+        STORE(t->ncalls, t->ncalls + hlog.lost_ncalls);
+        STORE(t->alloc_bytes, t->alloc_bytes + hlog.lost_memtot);
+        publish_live(t, (int64_t)hlog.lost_memtot, 0);
+    }
+    hlog.lost_ncalls = hlog.lost_memtot = 0;
 }
 
 /* ---------------------------------------------------------------- fork */

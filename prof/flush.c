@@ -815,10 +815,13 @@ int flush_snapshot(enum flush_reason reason, const char *label)
 {
     if (!atomic_load(&mp_initialized)) return -1;
     int saved_errno = errno, saved = guard_enter();
+    sigset_t mask;
+    signals_hold(&mask);
     flush_lock();
     if (!mp_pid) mp_pid = getpid();
     if (getpid() != mp_pid) {       /* a vfork child shares our memory: not ours to write */
         flush_unlock();
+        signals_release(&mask);
         guard_leave(saved);
         return -1;
     }
@@ -842,6 +845,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
                "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
                reason_names[reason], naddrs, resolve_s, mp_now() - t0);
     flush_unlock();
+    signals_release(&mask);
     guard_leave(saved);
     errno = saved_errno;
     return rc ? -1 : 0;

@@ -131,16 +131,22 @@ static inline int guard_enter(void)
     mp_in_profiler = 1;
     return saved;
 }
-/* Leaving the profiler (saved == 0) runs what a fatal signal that arrived
- * meanwhile left pending (fatal.c). */
-extern MP_TLS volatile int mp_fatal_pending;
-void fatal_deferred(void);
+/* mp_in_profiler is IN_HANDLER while a program's signal handler runs that
+ * interrupted the allocator or the profiler: what it allocates and frees is
+ * logged and recorded when the thread leaves (counters.c, handler_*). */
+#define IN_HANDLER 2
+/* Work left for the thread's way out of the profiler (guard_leave with
+ * saved == 0): a fatal signal's last snapshot, the signal handlers' log. */
+#define PENDING_FATAL 1
+#define PENDING_HANDLER 2
+extern MP_TLS volatile int mp_pending;
+void mp_run_pending(void);      /* signals.c */
 static inline void guard_leave(int saved)
 {
     mp_in_profiler = saved;
     if (!saved) {
         atomic_signal_fence(memory_order_seq_cst);
-        if (unlikely(mp_fatal_pending)) fatal_deferred();
+        if (unlikely(mp_pending)) mp_run_pending();
     }
 }
 extern _Atomic int mp_active;           /* process-wide switch */
@@ -159,6 +165,15 @@ int record_realloc_take(void *old, uint32_t *slot, uint64_t *size);
 void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size);
 int64_t process_peak(void);
 void counters_after_fork_child(void);
+/* A signal handler that interrupted the allocator or the profiler
+ * (IN_HANDLER): its allocations and frees, logged without touching the
+ * profiler's state, are recorded by handler_drain at the way out (blocks
+ * without a stack; totals exact). handler_free returns 1 when the block's
+ * real free must wait for the drain (a block of the map), 0 to free it now. */
+void handler_alloc(void *p, size_t size);
+int handler_free(void *p);
+int handler_owns(const void *p);
+void handler_drain(void);
 #define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
 void thread_exiting(struct mp_thread *t);
 
@@ -279,8 +294,11 @@ size_t symbols_resolve_pending_as_before(void);
 uintptr_t symbols_retire(uintptr_t addr);
 void symbols_forget_retired(void);
 
-/* ------------------------------------------------------------ fatal.c */
-void fatal_init(void);          /* a last snapshot on fatal signals left at SIG_DFL */
+/* ------------------------------------------------------------ signals.c */
+#include <signal.h>
+void signals_hold(sigset_t *old);              /* around the profiler's own malloc calls */
+void signals_release(const sigset_t *old);
+void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
 
 /* ------------------------------------------------------------ interpose.c */
 void interpose_check(void);     /* says so when another library's malloc comes first */

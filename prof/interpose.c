@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 
 static struct {
@@ -89,9 +90,17 @@ static inline void recorded(void *p, size_t size)
     }
 }
 
+/* The thread is inside already: the profiler's own allocation, or one of a
+ * signal handler that interrupted the allocator (logged, see counters.c). */
+static inline void *passed(void *p, size_t size)
+{
+    if (unlikely(mp_in_profiler == IN_HANDLER) && p) handler_alloc(p, size);
+    return p;
+}
+
 #define ALLOCATE(call, size)                                                  \
     do {                                                                      \
-        if (unlikely(mp_in_profiler)) return call;                            \
+        if (unlikely(mp_in_profiler)) return passed(call, size);              \
         mp_in_profiler = 1;                                                   \
         void *p_ = call;                                                      \
         recorded(p_, size);                                                   \
@@ -118,7 +127,7 @@ MP_EXPORT void free(void *p)
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
     if (unlikely(mp_in_profiler)) {
-        real.free(p);
+        if (mp_in_profiler != IN_HANDLER || !handler_free(p)) real.free(p);
         return;
     }
     mp_in_profiler = 1;
@@ -127,6 +136,28 @@ MP_EXPORT void free(void *p)
     errno = saved;
     real.free(p);
     guard_leave(0);
+}
+
+/* realloc in a signal handler that interrupted the allocator: a block the
+ * handler allocated is reallocated; any other one is copied and its free
+ * waits for the drain, like free's. */
+static void *handler_realloc(void *old, size_t size)
+{
+    if (handler_owns(old)) {
+        void *p = real.realloc(old, size);
+        if (p || !size) handler_free(old);
+        return passed(p, size);
+    }
+    if (!size) {
+        if (!handler_free(old)) real.free(old);
+        return NULL;
+    }
+    void *p = real.malloc(size);
+    if (!p) return NULL;
+    size_t have = malloc_usable_size(old);
+    memcpy(p, old, have < size ? have : size);
+    if (!handler_free(old)) real.free(old);
+    return passed(p, size);
 }
 
 MP_EXPORT void *realloc(void *old, size_t size)
@@ -139,6 +170,7 @@ MP_EXPORT void *realloc(void *old, size_t size)
     }
     ENSURE_REAL(boot_alloc(size));
     if (!old) ALLOCATE(real.realloc(NULL, size), size);
+    if (unlikely(mp_in_profiler == IN_HANDLER)) return handler_realloc(old, size);
     if (unlikely(mp_in_profiler)) return real.realloc(old, size);
     mp_in_profiler = 1;
     int saved = errno;

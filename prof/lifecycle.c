@@ -125,9 +125,12 @@ MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 /* The parent resolves the return addresses it has so far before forking, so
  * that children (often many, as in a build) inherit them instead of each
  * reading the same debug info again. */
+static sigset_t fork_mask;
+
 static void fork_prepare(void)
 {
     mp_in_profiler = 1;
+    signals_hold(&fork_mask);
     flush_lock();
     symbols_resolve_pending();
     unwind_lock();
@@ -141,6 +144,7 @@ static void fork_parent(void)
     stacks_unlock_all();
     unwind_unlock();
     flush_unlock();
+    signals_release(&fork_mask);
     guard_leave(0);
 }
 
@@ -154,6 +158,7 @@ static void fork_child(void)
     flush_unlock();
     sem_init(&wakeup, 0, 0);
     start_background();
+    signals_release(&fork_mask);
     guard_leave(0);
 }
 
@@ -208,6 +213,8 @@ void mp_ensure_init(void)
 {
     if (likely(atomic_load_explicit(&mp_initialized, memory_order_acquire))) return;
     int saved = guard_enter();
+    sigset_t mask;
+    signals_hold(&mask);
     pthread_mutex_lock(&init_lock);
     if (!atomic_load(&mp_initialized)) {
         mp_pid = getpid();
@@ -222,7 +229,7 @@ void mp_ensure_init(void)
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         at_quick_exit(on_quick_exit);
-        fatal_init();
+        signals_init();
         interpose_check();
         if (mp_opt.signal) {
             struct sigaction sa;
@@ -236,6 +243,7 @@ void mp_ensure_init(void)
         start_background();
     }
     pthread_mutex_unlock(&init_lock);
+    signals_release(&mask);
     guard_leave(saved);
 }
 
@@ -433,16 +441,21 @@ MP_EXPORT int dlclose(void *handle)
     static int (*next_dlclose)(void *);
     int saved = guard_enter();
     if (!next_dlclose) next_dlclose = NEXT(dlclose);
+    sigset_t mask;
+    signals_hold(&mask);
     struct objects before = { 0 };
     dl_iterate_phdr(add_object, &before);
     flush_lock();
     symbols_resolve_pending();
     flush_unlock();
+    signals_release(&mask);
     guard_leave(saved);
     int rc = next_dlclose(handle);
     saved = guard_enter();
+    signals_hold(&mask);
     retire_unloaded(&before);
     free(before.range);
+    signals_release(&mask);
     guard_leave(saved);
     return rc;
 }

@@ -313,7 +313,10 @@ static uint64_t rule_for(uintptr_t ip)
     if (LOAD(rules_full) || pthread_mutex_trylock(&rules_lock) != 0) return 0;
     r = rule_get(ip);
     if (!r) {
+        sigset_t old;
+        signals_hold(&old);     /* libdw allocates */
         r = rule_compute(ip);
+        signals_release(&old);
         if (!rule_put(ip, r)) STORE(rules_full, 1);
     }
     pthread_mutex_unlock(&rules_lock);
@@ -356,8 +359,10 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             *more = 1;
             break;
         }
-        buf[n++] = rip;
-        hash_add(&h, rip);
+        if (likely(!mp_in_self(rip))) {         /* our signal trampoline: walked through, not kept */
+            buf[n++] = rip;
+            hash_add(&h, rip);
+        }
         uint64_t r;
         unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
         if (t->rules[c].ip == rip) {
@@ -399,13 +404,12 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
     int n = -1;
     if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, ret_addrs, want);
     if (n < 0) n = unw_backtrace((void **)ret_addrs, want);
-    int skip = 0;
-    while (skip < n && mp_in_self(ret_addrs[skip])) skip++;
-    n -= skip;
+    int kept = 0;
+    for (int i = 0; i < n; i++)     /* the profiler's own frames: the leading ones, and its signal trampoline */
+        if (!mp_in_self(ret_addrs[i])) ret_addrs[kept++] = ret_addrs[i];
+    n = kept;
     *truncated = n > max;
     if (n > max) n = max;
-    if (n < 0) n = 0;
-    memmove(ret_addrs, ret_addrs + skip, (size_t)n * sizeof *ret_addrs);
     if (n == 0) ret_addrs[n++] = ADDR_UNKNOWN;  /* a stack has a frame */
     for (int i = 0; i < n; i++) hash_add(h, ret_addrs[i]);
     return n;

@@ -1,4 +1,12 @@
-/* Fatal signals: a process killed by SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+/* Signals: the program's handlers, and fatal signals.
+ *
+ * The program's handlers are installed behind a trampoline of ours: when a
+ * handler interrupts the allocator or the profiler, the thread is marked
+ * IN_HANDLER while it runs, so that what it allocates and frees is logged
+ * and recorded on the thread's way out (counters.c), not lost. sigaction
+ * reports the program's own actions, never ours.
+ *
+ * Fatal signals: a process killed by SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
  * SIGILL, SIGTERM, SIGINT or SIGHUP writes a last snapshot (reason
  * "signal", label the signal's name) and then dies the same way: same
  * signal, same exit status, same core dump.
@@ -20,6 +28,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,14 +39,20 @@ static const struct { int sig; const char *name; } fatal_signals[] = {
 };
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 
-/* Per signal: whether the recorder's handler stands in for SIG_DFL, and the
- * flags and mask the program gave with SIG_DFL (what it reads back). */
+/* Per signal: what stands in the kernel's table for the program's action
+ * (nothing, the fatal handler for its SIG_DFL, the trampoline for its
+ * handler), the action the program gave (what it reads back), and the
+ * handler the trampoline calls. */
+enum { STANDS_NONE, STANDS_FATAL, STANDS_WRAPPED };
 static struct {
-    _Atomic int managed;
+    _Atomic int stands;
     struct sigaction program;
+    void *_Atomic call;
+    _Atomic int call_flags;
 } state[NSIG];
 
-MP_TLS volatile int mp_fatal_pending;
+MP_TLS volatile int mp_pending;
+static MP_TLS int fatal_pending;
 static volatile sig_atomic_t dying;     /* the signal being handled, for the alarm */
 
 static int (*next_sigaction)(int, const struct sigaction *, struct sigaction *);
@@ -71,7 +86,7 @@ static void set_default(int sig)
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     real_sigaction(sig, &dfl, NULL);
-    atomic_store(&state[sig].managed, 0);
+    atomic_store(&state[sig].stands, STANDS_NONE);
 }
 
 static void unblock(int sig)
@@ -128,7 +143,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
         if (is_fault(sig, si) || sig == SIGABRT)
             mp_log("error", "%s inside the allocator or the profiler; no snapshot written", signal_name(sig));
         else
-            mp_fatal_pending = sig;     /* guard_leave takes it from here */
+            fatal_pending = sig, mp_pending |= PENDING_FATAL;   /* guard_leave takes it from here */
         errno = saved_errno;
         return;
     }
@@ -137,13 +152,48 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
     errno = saved_errno;
 }
 
-void fatal_deferred(void)
+/* While the profiler itself calls the real malloc (an unwind rule, symbols,
+ * the flush, init), the thread's signals wait: a program's handler that
+ * allocates would otherwise re-enter glibc's malloc in the middle of the
+ * profiler's own call (glibc's malloc is not async-signal-safe). Faults and
+ * SIGABRT stay deliverable, and so do SIGALRM and the signal being handled
+ * while a fatal signal's last snapshot is written (its time bound, and a
+ * second Ctrl-C). */
+void signals_hold(sigset_t *old)
 {
-    int sig = mp_fatal_pending;
-    mp_fatal_pending = 0;
-    if (!sig) return;
-    last_snapshot(sig);
-    die(sig);
+    sigset_t set;
+    sigfillset(&set);
+    int keep[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&set, keep[i]);
+    if (dying) sigdelset(&set, SIGALRM), sigdelset(&set, dying);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void signals_release(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* The thread's way out of the allocator or the profiler, with work left by
+ * a signal: the handlers' log recorded (signals blocked), then a fatal
+ * signal's last snapshot and death. */
+void mp_run_pending(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    mp_in_profiler = 1;
+    int pending = mp_pending;
+    mp_pending = 0;
+    if (pending & PENDING_HANDLER) handler_drain();
+    mp_in_profiler = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pending & PENDING_FATAL) {
+        int sig = fatal_pending;
+        fatal_pending = 0;
+        last_snapshot(sig);
+        die(sig);
+    }
 }
 
 static void manage(int sig, const struct sigaction *program)
@@ -156,11 +206,49 @@ static void manage(int sig, const struct sigaction *program)
     if (program) state[sig].program = *program;
     else memset(&state[sig].program, 0, sizeof state[sig].program);
     state[sig].program.sa_handler = SIG_DFL;
-    if (real_sigaction(sig, &sa, NULL) == 0) atomic_store(&state[sig].managed, 1);
+    if (real_sigaction(sig, &sa, NULL) == 0) atomic_store(&state[sig].stands, STANDS_FATAL);
 }
 
-void fatal_init(void)
+/* The program's handler, called with the thread marked IN_HANDLER when it
+ * interrupted the allocator or the profiler. */
+static void on_program_signal(int sig, siginfo_t *si, void *ctx)
 {
+    void *call = atomic_load(&state[sig].call);
+    int flags = atomic_load(&state[sig].call_flags);
+    if (flags & SA_RESETHAND) atomic_store(&state[sig].stands, STANDS_NONE);  /* the kernel reset it */
+    int saved = mp_in_profiler;
+    if (saved == 1) mp_in_profiler = IN_HANDLER;
+    if (flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))call)(sig, si, ctx);
+    else ((void (*)(int))call)(sig);
+    mp_in_profiler = saved;
+}
+
+static int wrap(int sig, const struct sigaction *act)
+{
+    struct sigaction sa = *act;
+    sa.sa_sigaction = on_program_signal;
+    sa.sa_flags |= SA_SIGINFO;
+    atomic_store(&state[sig].call, (act->sa_flags & SA_SIGINFO) ? (void *)act->sa_sigaction : (void *)act->sa_handler);
+    atomic_store(&state[sig].call_flags, act->sa_flags);
+    state[sig].program = *act;
+    if (real_sigaction(sig, &sa, NULL) != 0) return -1;
+    atomic_store(&state[sig].stands, STANDS_WRAPPED);
+    return 0;
+}
+
+static int is_handler(const struct sigaction *act)
+{
+    return (act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL
+                                        : act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+}
+
+void signals_init(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {     /* handlers installed before the recorder started */
+        struct sigaction old;
+        if (sig != SIGKILL && sig != SIGSTOP && real_sigaction(sig, NULL, &old) == 0 && is_handler(&old))
+            wrap(sig, &old);
+    }
     for (size_t i = 0; i < NFATAL; i++) {
         int sig = fatal_signals[i].sig;
         struct sigaction old;
@@ -174,17 +262,19 @@ void fatal_init(void)
 
 MP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    if (!is_fatal(sig)) return real_sigaction(sig, act, old);
+    if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP) return real_sigaction(sig, act, old);
     struct sigaction before;
-    int managed = atomic_load(&state[sig].managed);
-    if (managed) before = state[sig].program;
+    if (atomic_load(&state[sig].stands) != STANDS_NONE) before = state[sig].program;
     else if (real_sigaction(sig, NULL, &before) != 0) return -1;
     if (act) {
-        if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL && atomic_load(&mp_initialized)) {
+        int ready = atomic_load(&mp_initialized);
+        if (ready && is_fatal(sig) && !is_handler(act) && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
             manage(sig, act);
+        } else if (ready && is_handler(act)) {
+            if (wrap(sig, act) != 0) return -1;
         } else {
             if (real_sigaction(sig, act, NULL) != 0) return -1;
-            atomic_store(&state[sig].managed, 0);
+            atomic_store(&state[sig].stands, STANDS_NONE);
         }
     }
     if (old) *old = before;
