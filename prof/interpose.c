@@ -237,9 +237,10 @@ MP_EXPORT void *pvalloc(size_t size)
 void interpose_check(void)
 {
     void *owner = dlsym(RTLD_DEFAULT, "malloc");
-    Dl_info info;
-    if (!owner || owner == (void *)malloc) return;
-    const char *lib = dladdr(owner, &info) && info.dli_fname ? info.dli_fname : "another library";
+    Dl_info info = { 0 }, self;
+    if (!owner || !dladdr((void *)interpose_check, &self)) return;
+    if (dladdr(owner, &info) && info.dli_fbase == self.dli_fbase) return;
+    const char *lib = info.dli_fname ? info.dli_fname : "another library";
     mp_log("warning", "malloc is defined by %s, loaded before libmallocprof.so: nothing will be recorded; "
            "put libmallocprof.so first in LD_PRELOAD", lib);
 }

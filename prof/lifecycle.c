@@ -209,6 +209,36 @@ static void init_run_environment(void)
     export_environment();
 }
 
+/* A Go program (its executable carries a "Go" ELF note) ends with the
+ * exit_group system call, past libc's exit and every destructor: nothing
+ * can write its exit snapshot. */
+static int go_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const char *name = p + sizeof *nh;
+            if (nh->n_namesz >= 3 && name + 3 <= end && !memcmp(name, "Go", 3)) *(int *)arg = 1;
+            p = name + ((nh->n_namesz + 3) & ~3u) + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1;       /* the first object is the executable */
+}
+
+static void check_go(void)
+{
+    int go = 0;
+    dl_iterate_phdr(go_note, &go);
+    if (go && mp_opt.interval <= 0)
+        mp_log("warning", "a Go program: ended the Go way (return from main, os.Exit), it makes the exit_group "
+               "system call, which no exit handler sees, and no exit snapshot is written; set MP_INTERVAL "
+               "(e.g. 1) to keep snapshots while it runs");
+}
+
 void mp_ensure_init(void)
 {
     if (likely(atomic_load_explicit(&mp_initialized, memory_order_acquire))) return;
@@ -231,6 +261,7 @@ void mp_ensure_init(void)
         at_quick_exit(on_quick_exit);
         signals_init();
         interpose_check();
+        check_go();
         if (mp_opt.signal) {
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);

@@ -3,7 +3,9 @@
 # one line "N passed, M failed". TESTS="name1 name2" runs a subset.
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
-list=${TESTS:-$(ls tests/*.sh | grep -v -e '/lib.sh$' -e '/run.sh$' -e '/deps.sh$' | xargs -n1 basename | sed 's/\.sh$//')}
+list=${TESTS:-$(ls tests/*.sh | grep -v -e '/lib.sh$' -e '/run.sh$' -e '/deps.sh$' -e '/runtime_lib.sh$' -e '/runtime_deps.sh$' | xargs -n1 basename | sed 's/\.sh$//')}
+# the language runtimes the runtime_* tests profile (Debian packages)
+case " $(echo $list) " in *" runtime_"*) sh tests/runtime_deps.sh ;; esac
 for t in $list; do
     log=build/testlogs/$t.log
     mkdir -p build/testlogs
@@ -14,7 +16,7 @@ for t in $list; do
         fail=$((fail + 1)); failed+=("$t"); status=FAIL
     fi
     printf '%-4s %-32s %6.2fs\n' "$status" "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
-    grep '^#' "$log" | sed 's/^/     /'
+    grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
     if [ $status = FAIL ]; then tail -n 25 "$log" | sed 's/^/     | /'; fi
 done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
