@@ -92,9 +92,13 @@ static inline void recorded(void *p, size_t size)
 
 /* The thread is inside already: the profiler's own allocation, or one of a
  * signal handler that interrupted the allocator (logged, see counters.c). */
+#define IN_PROBE 3              /* interpose_check's call: is this malloc the program's? */
+static int probe_seen;
+
 static inline void *passed(void *p, size_t size)
 {
     if (unlikely(mp_in_profiler == IN_HANDLER) && p) handler_alloc(p, size);
+    else if (unlikely(mp_in_profiler == IN_PROBE)) probe_seen = 1;
     return p;
 }
 
@@ -233,14 +237,25 @@ MP_EXPORT void *pvalloc(size_t size)
 /* ------------------------------------------------------------ checks */
 
 /* Another allocator preloaded before this library (LD_PRELOAD=libjemalloc.so
- * :libmallocprof.so) owns malloc: the program never calls ours. */
+ * :libmallocprof.so) owns malloc: the program never calls ours. The malloc
+ * the program's own calls reach is called once to see whether it is ours
+ * (an executable that takes malloc's address exports a stub of its own,
+ * which leads here all the same). */
 void interpose_check(void)
 {
-    void *owner = dlsym(RTLD_DEFAULT, "malloc");
-    Dl_info info = { 0 }, self;
-    if (!owner || !dladdr((void *)interpose_check, &self)) return;
-    if (dladdr(owner, &info) && info.dli_fbase == self.dli_fbase) return;
-    const char *lib = info.dli_fname ? info.dli_fname : "another library";
+    void *(*owner)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+    void (*owner_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+    if (!owner || !owner_free) return;
+    int saved = mp_in_profiler;
+    mp_in_profiler = IN_PROBE;
+    probe_seen = 0;
+    void *p = owner(1);
+    mp_in_profiler = 1;
+    owner_free(p);
+    mp_in_profiler = saved;
+    if (probe_seen) return;
+    Dl_info info = { 0 };
+    const char *lib = dladdr((void *)owner, &info) && info.dli_fname ? info.dli_fname : "another library";
     mp_log("warning", "malloc is defined by %s, loaded before libmallocprof.so: nothing will be recorded; "
            "put libmallocprof.so first in LD_PRELOAD", lib);
 }

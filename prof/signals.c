@@ -67,16 +67,13 @@ static int real_sigaction(int sig, const struct sigaction *act, struct sigaction
     return next_sigaction(sig, act, old);
 }
 
-static const char *signal_name(int sig)
+/* The name of a fatal signal the recorder may stand in for; NULL otherwise
+ * (MP_SIGNAL, the snapshot signal, is the recorder's own). */
+static const char *fatal_name(int sig)
 {
     for (size_t i = 0; i < NFATAL; i++)
-        if (fatal_signals[i].sig == sig) return fatal_signals[i].name;
-    return "signal";
-}
-
-static int is_fatal(int sig)
-{
-    return sig > 0 && sig < NSIG && strcmp(signal_name(sig), "signal") != 0 && sig != mp_opt.signal;
+        if (fatal_signals[i].sig == sig && sig != mp_opt.signal) return fatal_signals[i].name;
+    return NULL;
 }
 
 static void set_default(int sig)
@@ -122,7 +119,7 @@ static void last_snapshot(int sig)
     real_sigaction(SIGALRM, &sa, NULL);
     unblock(SIGALRM);
     alarm(mp_opt.fatal_timeout);
-    flush_snapshot(FLUSH_FATAL, signal_name(sig));
+    flush_snapshot(FLUSH_FATAL, fatal_name(sig));
     alarm(0);
 }
 
@@ -141,7 +138,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
     unblock(sig);
     if (mp_in_profiler) {
         if (is_fault(sig, si) || sig == SIGABRT)
-            mp_log("error", "%s inside the allocator or the profiler; no snapshot written", signal_name(sig));
+            mp_log("error", "%s inside the allocator or the profiler; no snapshot written", fatal_name(sig));
         else
             fatal_pending = sig, mp_pending |= PENDING_FATAL;   /* guard_leave takes it from here */
         errno = saved_errno;
@@ -252,7 +249,7 @@ void signals_init(void)
     for (size_t i = 0; i < NFATAL; i++) {
         int sig = fatal_signals[i].sig;
         struct sigaction old;
-        if (is_fatal(sig) && real_sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        if (fatal_name(sig) && real_sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
             old.sa_handler == SIG_DFL)
             manage(sig, &old);
     }
@@ -268,7 +265,7 @@ MP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     else if (real_sigaction(sig, NULL, &before) != 0) return -1;
     if (act) {
         int ready = atomic_load(&mp_initialized);
-        if (ready && is_fatal(sig) && !is_handler(act) && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
+        if (ready && fatal_name(sig) && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
             manage(sig, act);
         } else if (ready && is_handler(act)) {
             if (wrap(sig, act) != 0) return -1;
