@@ -413,14 +413,8 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct objects *o = arg;
     if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) o->subs = info->dlpi_subs;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
+    uintptr_t lo, hi;
+    object_range(info, &lo, &hi);
     if (lo >= hi) return 0;
     if (o->n == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 64;

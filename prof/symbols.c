@@ -167,6 +167,18 @@ static int mapped_file(uintptr_t addr, char *path, size_t size)
     return found;
 }
 
+void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX, *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
+    }
+}
+
 /* Reports the loaded objects to a Dwfl from the loader's own list
  * (dl_iterate_phdr) with their exact load bias. /proc/self/maps would also
  * show the files libdw itself maps to read them, and after a dlclose and a
@@ -183,14 +195,8 @@ static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
         exe[n] = 0;
         path = exe;
     }
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
+    uintptr_t lo, hi;
+    object_range(info, &lo, &hi);
     char real[4096];
     if (path[0] != '/') {               /* a relative name; the vDSO has no file */
         if (lo >= hi || mapped_file(lo, real, sizeof real) != 0) return 0;

@@ -353,13 +353,14 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     }
     int rbp_known = 1, n = 0;
     struct mp_hash h = *hash;
+    const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
     *more = 0;
     while (rip) {
         if (n == max) {
             *more = 1;
             break;
         }
-        if (likely(!mp_in_self(rip))) {         /* our signal trampoline: walked through, not kept */
+        if (likely(rip - own_lo >= own_len)) {  /* our signal trampoline: walked through, not kept */
             buf[n++] = rip;
             hash_add(&h, rip);
         }
