@@ -30,9 +30,16 @@ $(B)/schema.h: schema/profile.sql
 	@mkdir -p $(B)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
 
+# SCHEMA_VERSION, from the schema's own "PRAGMA user_version = N;".
+$(B)/schema_version.h: schema/profile.sql
+	@mkdir -p $(B)
+	sed -n 's/^PRAGMA user_version = \([0-9][0-9]*\);.*/#define SCHEMA_VERSION \1/p' $< > $@.tmp
+	@grep -q SCHEMA_VERSION $@.tmp || { echo "schema/profile.sql: no PRAGMA user_version = N;" >&2; exit 1; }
+	mv $@.tmp $@
+
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h | deps
+$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h $(B)/schema_version.h | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -49,7 +56,7 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 MPQ_SRC  += prof/resolve.c prof/dbguard.c
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw
-MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h prof/dbguard.h $(B)/schema.h
+MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h prof/dbguard.h $(B)/schema.h $(B)/schema_version.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
@@ -103,7 +110,7 @@ bench: all
 	@bash tests/bench/run.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-asan: deps $(B)/schema.h
+asan: deps $(B)/schema.h $(B)/schema_version.h
 	@mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 1
+#include "schema_version.h"     /* SCHEMA_VERSION, from the schema's PRAGMA user_version */
 static const char schema_sql[] =
 #include "schema.h"
     ;
@@ -356,8 +356,7 @@ static int ensure_schema(struct writer *w)
     }
     if (query_int(w, "SELECT count(*) FROM sqlite_master", 0) != 0)
         return fail(w, "the file is an SQLite database of another program (not a mallocprof profile)");
-    if (exec(w, schema_sql)) return -1;
-    return exec(w, "PRAGMA user_version = 1");
+    return exec(w, schema_sql);         /* it sets user_version last */
 }
 
 /* Reads the dictionary rows other processes added since our last look. */

@@ -1,4 +1,5 @@
--- mallocprof profile database, format version 1 (PRAGMA user_version = 1).
+-- mallocprof profile database, format version 1 (the PRAGMA user_version at the
+-- end: the one place the version is written; the build makes SCHEMA_VERSION of it).
 --
 -- This file is the single definition of the format: both libmallocprof.so
 -- (the writer) and mpquery (the reader) compile it in. Every statement is
@@ -190,3 +191,6 @@ SELECT p.id AS process, p.pid, p.exe, t.ncalls, t.memtot, t.nfree, t.memlive,
        t.maxlive, t.ncalls_nostack, t.memtot_nostack, t.nfree_unknown
 FROM process p JOIN last_snapshot ls ON ls.process = p.id
 JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
+
+-- The format version (last: a file that has it has everything above).
+PRAGMA user_version = 1;

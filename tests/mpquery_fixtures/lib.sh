@@ -8,7 +8,7 @@ FIX=$ROOT/tests/mpquery_fixtures
 fixture() {
     local name=$1 db=${2:-$1.db}
     rm -f "$db"
-    { cat "$ROOT/schema/profile.sql"; echo "PRAGMA user_version = 1;"; cat "$FIX/$name.sql"; } \
+    { cat "$ROOT/schema/profile.sql"; cat "$FIX/$name.sql"; } \
         | sqlite3 -batch "$db" || fail "cannot build fixture $name"
     echo "$db"
 }
@@ -37,7 +37,7 @@ stacks_db() {
     local db=$1
     rm -f "$db"
     python3 "$FIX/stacks2sql.py" > "$db.sql" || fail "stacks2sql.py failed"
-    { cat "$ROOT/schema/profile.sql"; echo "PRAGMA user_version = 1;"; cat "$db.sql"; } \
+    { cat "$ROOT/schema/profile.sql"; cat "$db.sql"; } \
         | sqlite3 -batch "$db" || fail "cannot build $db"
 }
 
