@@ -39,7 +39,7 @@ $(B)/schema_version.h: schema/profile.sql
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h $(B)/schema_version.h | deps
+$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/optdefs.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h $(B)/schema_version.h | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -51,16 +51,18 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize)
-# and its checks of untrusted database files (prof/dbguard.c).
-MPQ_SRC  += prof/resolve.c prof/dbguard.c
+# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize),
+# its checks of untrusted database files (prof/dbguard.c) and its MP_* table
+# (prof/optdefs.c: record).
+MPQ_SHARED := resolve dbguard optdefs
+MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw
-MPQ_DEPS := $(wildcard mpquery/*.h) prof/resolve.h prof/dbguard.h $(B)/schema.h $(B)/schema_version.h
+MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) $(B)/schema.h $(B)/schema_version.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
-$(B)/obj/mpquery/resolve.o $(B)/obj/mpquery/dbguard.o: $(B)/obj/mpquery/%.o: prof/%.c $(MPQ_DEPS) | deps
+$(patsubst %,$(B)/obj/mpquery/%.o,$(MPQ_SHARED)): $(B)/obj/mpquery/%.o: prof/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
 

@@ -4,9 +4,10 @@
  * statically linked programs (LD_PRELOAD cannot reach them; a script whose
  * interpreter is static gets a warning) and an output it cannot write, then
  * says what the run wrote (record_db.c) and exits with the command's status
- * (128 + N when a signal N killed it). The MP_* table below mirrors
- * prof/options.c; tests/mpquery_record.sh checks they agree. */
+ * (128 + N when a signal N killed it). The MP_* options are the recorder's
+ * own table (prof/optdefs.h). */
 #include "mpquery.h"
+#include "optdefs.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -20,39 +21,27 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { V_PATH, V_TEXT, V_SECONDS, V_DEPTH, V_INT, V_SIZE, V_BOOL, V_SIGNAL, V_UNWIND, V_MEMORY, V_TIMEOUT };
+/* The MP_* settings are prof/optdefs.h's table: the options are their
+ * names there ("-o, --out", "--interval"...), each setting one variable,
+ * validated with the recorder's own parsers. */
+#define OPT_VAR 1000            /* getopt value of the table's row i: OPT_VAR + i */
 
-static const struct mp_var {
-    const char *env, *option, *arg, *deflt, *help;
-    int opt, kind;
-} vars[] = {
-    { "MP_OUT", "-o, --out", "FILE", "profile.db",
-      "the database to write (made absolute; several runs may share it)", 'o', V_PATH },
-    { "MP_INTERVAL", "--interval", "S", "0",
-      "seconds between snapshots; 0 = only at exit", OPT_INTERVAL, V_SECONDS },
-    { "MP_DEPTH", "--depth", "N", "128",
-      "deepest stack recorded (1..1024); deeper stacks are marked [truncated]", OPT_DEPTH, V_DEPTH },
-    { "MP_THRESHOLD", "--threshold", "N", "0",
-      "N > 0: stacks only for blocks >= N bytes; -N: only for blocks < N bytes", OPT_THRESHOLD, V_INT },
-    { "MP_SAMPLE", "--sample", "BYTES", "0",
-      "0 = every allocation; BYTES = Poisson byte sampling, one sample per BYTES\n"
-      "                        on average, counters scaled (K, M, G suffixes)", OPT_SAMPLE, V_SIZE },
-    { "MP_ENABLED", "--enabled", "0|1", "1",
-      "0 = load inactive (the mallocprof.h API turns it on)", OPT_ENABLED, V_BOOL },
-    { "MP_SIGNAL", "--signal", "SIG", "none",
-      "a signal that requests a snapshot, e.g. USR2", OPT_SIGNAL, V_SIGNAL },
-    { "MP_UNWIND", "--unwind", "MODE", "cfi",
-      "cfi (cached .eh_frame rules), libunwind, or fp (frame pointers: needs -fno-omit-frame-pointer)",
-      OPT_UNWIND, V_UNWIND },
-    { "MP_MAX_MEMORY", "--max-memory", "SIZE", "4G",
-      "cap on the profiler's own memory (>= 16M; K, M, G suffixes); past it new\n"
-      "                        stacks are counted without a stack", OPT_MAX_MEMORY, V_MEMORY },
-    { "MP_DEBUGINFO_PATH", "--debuginfo-path", "PATH", ":.debug:/usr/lib/debug",
-      "where separate debug info files are searched (elfutils format)", OPT_DEBUGINFO, V_TEXT },
-    { "MP_FATAL_TIMEOUT", "--fatal-timeout", "S", "10",
-      "seconds the last snapshot after a fatal signal may take (1..3600)", OPT_FATAL_TIMEOUT, V_TIMEOUT },
-};
-#define NVARS (sizeof vars / sizeof *vars)
+/* Prints text wrapped at 78 columns, each line indented by `indent`. */
+static void print_wrapped(const char *text, int indent)
+{
+    int col = indent;
+    printf("%*s", indent, "");
+    for (const char *p = text; *p; ) {
+        size_t word = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)word > 78) printf("\n%*s", col = indent, "");
+        else if (col > indent) putchar(' '), col++;
+        printf("%.*s", (int)word, p);
+        col += (int)word;
+        p += word;
+        p += strspn(p, " ");
+    }
+    putchar('\n');
+}
 
 static void print_help(void)
 {
@@ -64,10 +53,12 @@ static void print_help(void)
           "variables already in the environment apply when no option overrides them.\n"
           "\n"
           "options (each sets one variable):\n", stdout);
-    for (size_t i = 0; i < NVARS; i++) {
+    for (size_t i = 0; i < MP_NOPTIONS; i++) {
+        const struct mp_option_def *o = &mp_option_defs[i];
         char opt[48];
-        snprintf(opt, sizeof opt, "%s %s", vars[i].option, vars[i].arg);
-        printf("  %-22s  %s (default %s)\n      %s\n", opt, vars[i].env, vars[i].deflt, vars[i].help);
+        snprintf(opt, sizeof opt, "%s %s", o->option, o->arg);
+        printf("  %-22s  %s (default %s)\n", opt, o->name, *o->deflt ? o->deflt : "none");
+        print_wrapped(o->help, 6);
     }
     fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it (a script\n"
           "whose interpreter is statically linked gets a warning). So is an output that\n"
@@ -79,51 +70,19 @@ static void print_help(void)
           "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n", stdout);
 }
 
-/* ---------------------------------------------------------------- values */
-static int parse_size(const char *s, unsigned long long *out)
+/* Whether text is a valid value of the table's row i (the recorder's parser). */
+static int valid(size_t i, const char *text)
 {
-    char *end;
-    errno = 0;
-    if (*s == '-' || !*s) return -1;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s) return -1;
-    int shift = 0;
-    if (*end == 'K' || *end == 'k') shift = 10, end++;
-    else if (*end == 'M' || *end == 'm') shift = 20, end++;
-    else if (*end == 'G' || *end == 'g') shift = 30, end++;
-    if (*end || x > (~0ull >> shift)) return -1;
-    *out = x << shift;
-    return 0;
+    union { double d; long l; uint64_t u; int n; char s[4096]; } v;
+    return mp_option_parse(mp_option_defs[i].kind, text, &v, sizeof v) == 0;
 }
 
-static int valid(int kind, const char *s)
+/* The long option of row i ("out" of "-o, --out"), and its short letter. */
+static const char *long_name(size_t i, int *letter)
 {
-    int64_t v;
-    unsigned long long u;
-    char *end;
-    switch (kind) {
-    case V_PATH: case V_TEXT: return *s != 0;
-    case V_SECONDS: {
-        errno = 0;
-        double x = strtod(s, &end);
-        return !errno && end != s && !*end && x >= 0 && x <= 1e7;
-    }
-    case V_DEPTH: return !parse_int64(s, &v) && v >= 1 && v <= 1024;
-    case V_INT: return !parse_int64(s, &v);
-    case V_SIZE: return !parse_size(s, &u);
-    case V_MEMORY: return !parse_size(s, &u) && u >= (16ull << 20);
-    case V_TIMEOUT: return !parse_int64(s, &v) && v >= 1 && v <= 3600;
-    case V_BOOL: return !strcmp(s, "0") || !strcmp(s, "1");
-    case V_UNWIND: return !strcmp(s, "cfi") || !strcmp(s, "libunwind") || !strcmp(s, "fp");
-    case V_SIGNAL: {
-        static const char *const names[] = { "USR1", "USR2", "HUP", "PROF", "URG", "WINCH" };
-        const char *n = strncmp(s, "SIG", 3) ? s : s + 3;
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-            if (!strcmp(n, names[i])) return 1;
-        return !parse_int64(n, &v) && v >= 1 && v < NSIG && v != SIGKILL && v != SIGSTOP;
-    }
-    }
-    return 0;
+    const char *o = mp_option_defs[i].option, *dashes = strstr(o, "--");
+    *letter = o[0] == '-' && o[1] != '-' ? o[1] : 0;
+    return dashes ? dashes + 2 : o;
 }
 
 /* ---------------------------------------------------------------- program */
@@ -283,9 +242,9 @@ static int set_environment(const char *lib, const char *const *value, char *toke
     if (old && *old) { sb_putc(&preload, ':'); sb_puts(&preload, old); }
     int rc = setenv("LD_PRELOAD", preload.s, 1);
     sb_free(&preload);
-    for (size_t i = 0; !rc && i < NVARS; i++) {
+    for (size_t i = 0; !rc && i < MP_NOPTIONS; i++) {
         if (!value[i]) continue;
-        rc = vars[i].kind == V_PATH ? set_out(value[i]) : setenv(vars[i].env, value[i], 1);
+        rc = mp_option_defs[i].kind == VAL_PATH ? set_out(value[i]) : setenv(mp_option_defs[i].name, value[i], 1);
     }
     if (!rc) rc = set_run(token, size);
     return rc ? error(EXIT_FAILED, "record: cannot set the environment: %s", strerror(errno)) : 0;
@@ -294,8 +253,8 @@ static int set_environment(const char *lib, const char *const *value, char *toke
 /* The profile the recorder will write, as the user named it. */
 static const char *out_path(const char *const *value)
 {
-    for (size_t i = 0; i < NVARS; i++)
-        if (vars[i].kind == V_PATH && value[i]) return value[i];
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (mp_option_defs[i].kind == VAL_PATH && value[i]) return value[i];
     const char *env = getenv("MP_OUT");
     return env && *env ? env : "profile.db";
 }
@@ -326,30 +285,30 @@ static int run(char **args, const char *exe)
 /* The options into value[]; -1 to go on, or the exit code (0 after --help). */
 static int parse_options(int argc, char **argv, const char **value)
 {
-    static const struct option long_options[] = {
-        { "out", required_argument, NULL, 'o' },
-        { "interval", required_argument, NULL, OPT_INTERVAL },
-        { "depth", required_argument, NULL, OPT_DEPTH },
-        { "threshold", required_argument, NULL, OPT_THRESHOLD },
-        { "sample", required_argument, NULL, OPT_SAMPLE },
-        { "enabled", required_argument, NULL, OPT_ENABLED },
-        { "signal", required_argument, NULL, OPT_SIGNAL },
-        { "unwind", required_argument, NULL, OPT_UNWIND },
-        { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
-        { "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO },
-        { "fatal-timeout", required_argument, NULL, OPT_FATAL_TIMEOUT },
-        { "help", no_argument, NULL, OPT_HELP },
-        { 0 }
-    };
+    struct option long_options[MP_NOPTIONS + 2];
+    char shorts[2 * MP_NOPTIONS + 3] = "+:";
+    size_t ns = 2;
+    for (size_t i = 0; i < MP_NOPTIONS; i++) {
+        int letter;
+        long_options[i] = (struct option){ long_name(i, &letter), required_argument, NULL, OPT_VAR + (int)i };
+        if (letter) shorts[ns++] = (char)letter, shorts[ns++] = ':';
+    }
+    long_options[MP_NOPTIONS] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+    long_options[MP_NOPTIONS + 1] = (struct option){ 0 };
+    shorts[ns] = 0;
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+:o:", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
         if (opt == OPT_HELP) { print_help(); return 0; }
-        size_t i = 0;
-        while (i < NVARS && vars[i].opt != opt) i++;
-        if (i == NVARS) return bad_option("record", opt, argv);
-        if (!valid(vars[i].kind, optarg))
-            return usage_error("record", "bad value '%s' for %s", optarg, vars[i].option);
+        size_t i = opt >= OPT_VAR ? (size_t)(opt - OPT_VAR) : MP_NOPTIONS;
+        for (size_t k = 0; k < MP_NOPTIONS && i == MP_NOPTIONS; k++) {   /* a short letter */
+            int letter;
+            long_name(k, &letter);
+            if (letter && letter == opt) i = k;
+        }
+        if (i >= MP_NOPTIONS) return bad_option("record", opt, argv);
+        if (!valid(i, optarg))
+            return usage_error("record", "bad value '%s' for %s", optarg, mp_option_defs[i].option);
         value[i] = optarg;
     }
     if (optind == argc) return usage_error("record", "missing COMMAND");
@@ -358,7 +317,7 @@ static int parse_options(int argc, char **argv, const char **value)
 
 int cmd_record(int argc, char **argv)
 {
-    const char *value[NVARS] = { 0 };
+    const char *value[MP_NOPTIONS] = { 0 };
     int rc = parse_options(argc, argv, value);
     if (rc >= 0) return rc;
     char **args = argv + optind;

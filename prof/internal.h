@@ -25,7 +25,7 @@
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* ------------------------------------------------------------ options.c */
-enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };
+#include "optdefs.h"     /* the MP_* table, UNWIND_* */
 
 struct mp_options {
     char out[4096];        /* MP_OUT, made absolute */
@@ -38,7 +38,7 @@ struct mp_options {
     int unwind;            /* MP_UNWIND */
     uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
     char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
-    unsigned fatal_timeout;     /* MP_FATAL_TIMEOUT seconds for the last snapshot */
+    int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;

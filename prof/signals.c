@@ -118,7 +118,7 @@ static void last_snapshot(int sig)
     sigemptyset(&sa.sa_mask);
     real_sigaction(SIGALRM, &sa, NULL);
     unblock(SIGALRM);
-    alarm(mp_opt.fatal_timeout);
+    alarm((unsigned)mp_opt.fatal_timeout);
     flush_snapshot(FLUSH_FATAL, fatal_name(sig));
     alarm(0);
 }

@@ -76,13 +76,3 @@ else
 fi
 gcc -o dyn_prog st.c && { flat/mpquery record ./dyn_prog; assert_eq $? 3 "a dynamic program runs"; }
 
-# --help: every MP_* variable of prof/options.c, with the same default
-help=$(flat/mpquery record --help)
-n=0
-while IFS='|' read -r name deflt; do
-    [ -n "$deflt" ] || deflt=none
-    printf '%s\n' "$help" | grep -Fq -- "  $name (default $deflt)" || fail "record --help: no line for $name with default $deflt"
-    n=$((n + 1))
-done < <(sed -n 's/^ *{ "\(MP_[A-Z_]*\)", "\([^"]*\)",.*/\1|\2/p' "$ROOT/prof/options.c")
-[ $n -ge 9 ] || fail "read only $n variables from prof/options.c"
-echo "  ok: record --help documents the $n MP_* variables of prof/options.c with their defaults"

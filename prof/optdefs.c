@@ -1,0 +1,123 @@
+/* Parsers of the MP_* values (optdefs.h), shared by the recorder, which
+ * runs them at start inside the first allocation (nothing here allocates),
+ * and by mpquery record. */
+#define _GNU_SOURCE
+#include "optdefs.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int parse_long(const char *s, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno || end == s || *end) return -1;
+    *v = x;
+    return 0;
+}
+
+/* Sizes accept a K, M or G suffix (powers of 1024). */
+static int parse_size(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || !*s) return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end || x > (~0ull >> shift)) return -1;
+    *v = x << shift;
+    return 0;
+}
+
+/* A relative path is made absolute now, for children that chdir. */
+static int parse_path(const char *s, char *out, size_t size)
+{
+    if (!*s) return -1;
+    if (s[0] == '/') {
+        if (strlen(s) >= size) return -1;
+        strcpy(out, s);
+        return 0;
+    }
+    char cwd[2048];
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    size_t lc = strlen(cwd), ls = strlen(s);
+    if (lc + 1 + ls >= size) return -1;
+    memcpy(out, cwd, lc);
+    out[lc] = '/';
+    memcpy(out + lc + 1, s, ls + 1);
+    return 0;
+}
+
+static int parse_signal(const char *s, int *sig)
+{
+    static const struct { const char *name; int sig; } names[] = {
+        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+        { "PROF", SIGPROF }, { "URG", SIGURG }, { "WINCH", SIGWINCH },
+    };
+    if (!strncmp(s, "SIG", 3)) s += 3;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i].name)) return *sig = names[i].sig, 0;
+    long v;
+    if (parse_long(s, &v) || v < 1 || v >= NSIG || v == SIGKILL || v == SIGSTOP) return -1;
+    *sig = (int)v;
+    return 0;
+}
+
+static int parse_word(const char *s, const char *const *words, int n, int *v)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, words[i])) return *v = i, 0;
+    return -1;
+}
+
+static int parse_ranged(const char *s, long lo, long hi, int *v)
+{
+    long x;
+    if (parse_long(s, &x) || x < lo || x > hi) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t size)
+{
+    static const char *const unwinders[] = { [UNWIND_LIBUNWIND] = "libunwind", [UNWIND_FP] = "fp", [UNWIND_CFI] = "cfi" };
+    static const char *const bools[] = { "0", "1" }, *const yes_no[] = { "no", "yes" }, *const on_off[] = { "off", "on" };
+    switch (kind) {
+    case VAL_PATH: return parse_path(s, dst, size);
+    case VAL_TEXT:
+        if (strlen(s) >= size) return -1;
+        strcpy(dst, s);
+        return 0;
+    case VAL_SECONDS: {
+        char *end;
+        errno = 0;
+        double x = strtod(s, &end);
+        if (errno || end == s || *end || !(x >= 0) || x > 1e7) return -1;
+        *(double *)dst = x;
+        return 0;
+    }
+    case VAL_DEPTH: return parse_ranged(s, 1, 1024, dst);
+    case VAL_TIMEOUT: return parse_ranged(s, 1, 3600, dst);
+    case VAL_LONG: return parse_long(s, dst);
+    case VAL_SIZE: return parse_size(s, dst);
+    case VAL_MEMORY: {
+        uint64_t v;
+        if (parse_size(s, &v) || v < (16u << 20)) return -1;
+        *(uint64_t *)dst = v;
+        return 0;
+    }
+    case VAL_BOOL:
+        return parse_word(s, bools, 2, dst) && parse_word(s, yes_no, 2, dst) && parse_word(s, on_off, 2, dst) ? -1 : 0;
+    case VAL_SIGNAL: return parse_signal(s, dst);
+    case VAL_UNWIND: return parse_word(s, unwinders, 3, dst);
+    }
+    return -1;
+}

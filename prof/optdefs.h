@@ -1,0 +1,63 @@
+/* The MP_* settings, declared once for both programs: the recorder reads
+ * them from the environment (options.c), `mpquery record` turns its
+ * options into them and prints their help; README's settings table is
+ * checked against this list (tests/options_table.sh). No dependency on the
+ * recorder's internals: mpquery compiles prof/optdefs.c in too. */
+#ifndef MP_OPTDEFS_H
+#define MP_OPTDEFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a value is, and where its parser (mp_option_parse) stores it:
+ * PATH, TEXT: char[size]; SECONDS: double; LONG: long; SIZE, MEMORY:
+ * uint64_t; DEPTH, BOOL, SIGNAL, UNWIND, TIMEOUT: int. */
+enum mp_option_kind {
+    VAL_PATH, VAL_TEXT, VAL_SECONDS, VAL_DEPTH, VAL_LONG, VAL_SIZE, VAL_BOOL,
+    VAL_SIGNAL, VAL_UNWIND, VAL_MEMORY, VAL_TIMEOUT,
+};
+enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };      /* VAL_UNWIND values */
+
+/* X(NAME, KIND, DEFAULT, FIELD of struct mp_options, mpquery record's
+ *   option, its argument, help on one line) */
+#define MP_OPTIONS(X)                                                                              \
+    X(MP_OUT, VAL_PATH, "profile.db", out, "-o, --out", "FILE",                                   \
+      "the database to write (made absolute; several runs may share it)")                          \
+    X(MP_INTERVAL, VAL_SECONDS, "0", interval, "--interval", "S",                                  \
+      "seconds between snapshots; 0 = only at exit")                                               \
+    X(MP_DEPTH, VAL_DEPTH, "128", depth, "--depth", "N",                                           \
+      "deepest stack recorded (1..1024); deeper stacks are marked [truncated]")                    \
+    X(MP_THRESHOLD, VAL_LONG, "0", threshold, "--threshold", "N",                                  \
+      "N > 0: stacks only for blocks >= N bytes; -N: only for blocks < N bytes")                   \
+    X(MP_SAMPLE, VAL_SIZE, "0", sample, "--sample", "BYTES",                                       \
+      "0 = every allocation; BYTES = Poisson byte sampling, one sample per BYTES "                 \
+      "on average, counters scaled (K, M, G suffixes)")                                            \
+    X(MP_ENABLED, VAL_BOOL, "1", enabled, "--enabled", "0|1",                                      \
+      "0 = load inactive (the mallocprof.h API turns it on)")                                      \
+    X(MP_SIGNAL, VAL_SIGNAL, "", signal, "--signal", "SIG",                                        \
+      "a signal that requests a snapshot, e.g. USR2")                                              \
+    X(MP_UNWIND, VAL_UNWIND, "cfi", unwind, "--unwind", "MODE",                                    \
+      "cfi (cached .eh_frame rules), libunwind, or fp (frame pointers: needs -fno-omit-frame-pointer)") \
+    X(MP_MAX_MEMORY, VAL_MEMORY, "4G", max_memory, "--max-memory", "SIZE",                         \
+      "cap on the profiler's own memory (>= 16M; K, M, G suffixes); past it new "                  \
+      "stacks are counted without a stack")                                                        \
+    X(MP_DEBUGINFO_PATH, VAL_TEXT, ":.debug:/usr/lib/debug", debuginfo_path, "--debuginfo-path",  \
+      "PATH", "where separate debug info files are searched (elfutils format)")                    \
+    X(MP_FATAL_TIMEOUT, VAL_TIMEOUT, "10", fatal_timeout, "--fatal-timeout", "S",                  \
+      "seconds the last snapshot after a fatal signal may take (1..3600)")
+
+struct mp_option_def {
+    const char *name, *deflt, *option, *arg, *help;
+    enum mp_option_kind kind;
+};
+#define MP_OPTION_ROW(name, kind, deflt, field, option, arg, help) { #name, deflt, option, arg, help, kind },
+static const struct mp_option_def mp_option_defs[] = { MP_OPTIONS(MP_OPTION_ROW) };
+#undef MP_OPTION_ROW
+#define MP_NOPTIONS (sizeof mp_option_defs / sizeof mp_option_defs[0])
+
+/* Parses `text` as a value of `kind` into dst (see above; size is dst's
+ * size, for the strings). 0, or -1 when the text is not valid. Pure: no
+ * state, no allocation (VAL_PATH reads the working directory). */
+int mp_option_parse(enum mp_option_kind kind, const char *text, void *dst, size_t size);
+
+#endif
