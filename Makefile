@@ -39,7 +39,7 @@ $(B)/schema_version.h: schema/profile.sql
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c prof/internal.h prof/optdefs.h prof/resolve.h prof/dbguard.h prof/mallocprof.h $(B)/schema.h $(B)/schema_version.h | deps
+$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(B)/schema.h $(B)/schema_version.h | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 

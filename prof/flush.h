@@ -1,0 +1,80 @@
+/* What the files of the flush share (never installed). A snapshot is one
+ * SQLite transaction written through a `writer`:
+ *   flush.c        the entry: locks, the schema, the transaction, the log line
+ *   flush_sql.c    statements: prepare, step, batches of rows, the first error
+ *   mirror.c       this process's mirror of the shared dictionaries (module,
+ *                  function, file, frame) and of the stack tree
+ *   flush_rows.c   the rows of a snapshot: process, threads, totals, samples
+ * Everything runs under flush_lock with the profiler marked internal: SQLite,
+ * libdw and these files allocate with the real malloc. */
+#ifndef MP_FLUSH_H
+#define MP_FLUSH_H
+
+#include "internal.h"
+
+#include <sqlite3.h>
+
+/* ------------------------------------------------------------ flush_sql.c */
+
+/* Rows of the two big tables (stack nodes, samples) go in by BATCH_ROWS
+ * per INSERT: a statement per row costs more than the row. */
+#define BATCH_ROWS 64
+#define BATCH_COLS 8
+struct batch {
+    sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
+    int ncols, n;
+    int64_t v[BATCH_ROWS * BATCH_COLS];
+};
+
+enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, ND };    /* the mirrored dictionaries */
+
+struct writer {
+    sqlite3 *db;
+    const char *error;      /* first failure, for the one-line report */
+    char error_text[256];
+    sqlite3_stmt *ins[ND];  /* one INSERT per dictionary */
+    sqlite3_stmt *totals;
+    struct batch stacks, samples;
+};
+
+int fail(struct writer *w, const char *what);           /* keeps the first; returns -1 */
+sqlite3_stmt *prepare(struct writer *w, const char *sql);
+int step_done(struct writer *w, sqlite3_stmt *st);      /* step, reset, clear bindings */
+int sql_exec(struct writer *w, const char *sql);
+int64_t query_int(struct writer *w, const char *sql, int64_t deflt);
+int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols);
+int batch_add(struct writer *w, struct batch *b, const int64_t *row);
+int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so far */
+void batch_finalize(struct batch *b);
+/* Grows a zeroed array of elem-sized items to at least need items. */
+int grow_array(void *pp, size_t *n, size_t need, size_t elem);
+
+/* ------------------------------------------------------------ mirror.c */
+
+/* (u32, u32) → u32 with 12-byte entries, any capacity, grown by half: the
+ * stack tree's (parent, frame) → id, and flush_rows.c's rows. 0 = absent. */
+struct node_map {
+    struct node_entry { uint32_t parent, frame, id; } *e;     /* id 0 = empty */
+    size_t cap, count;
+};
+uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame);
+int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id);
+int node_reserve(struct node_map *m, size_t more);      /* room for more entries */
+void node_clear(struct node_map *m);
+
+int mirror_stale(struct writer *w);     /* the database was replaced: forget everything */
+int mirror_sync(struct writer *w);      /* the rows other processes added since */
+int mirror_prepare(struct writer *w);   /* the dictionaries' INSERT statements */
+int mirror_reserve(void);               /* room for the stack nodes not mapped yet */
+int64_t mirror_stack(struct writer *w, uint32_t node);  /* a recorder node's database stack id */
+void mirror_forget(void);               /* another database: nothing is known */
+void mirror_forget_addresses(void);     /* after an unload */
+
+/* ------------------------------------------------------------ flush_rows.c */
+
+int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
+int rows_check_process(struct writer *w);   /* 1 when our process row is gone */
+void rows_forget(int new_process);      /* a fork child: a new process of the same run */
+extern const char *const reason_names[];
+
+#endif

@@ -1,0 +1,315 @@
+/* The rows of a snapshot, inside the flush's transaction: the process row
+ * (created at the first snapshot, its end time updated after), the snapshot
+ * row, each thread's exact totals and the process's, and the samples: one
+ * row per (stack, thread) whose values changed since the previous snapshot.
+ * What is kept here is this process's own: its row ids and what it wrote
+ * last; a fork child starts it anew (rows_forget). */
+#define _GNU_SOURCE
+#include "flush.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
+
+struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
+
+static struct {
+    int64_t run_id, process_id, snapshot_seq;
+    int64_t *thread_ids;        /* by thread seq */
+    size_t nthread_ids;
+    struct written *prev;       /* by canonical slot: values in the previous snapshot */
+    size_t nprev;
+    /* Several counter slots of a thread can be one row (stack, thread) of
+     * the database: stacks that differ only in addresses of an object
+     * loaded twice (dlclose, dlopen again elsewhere) have the same frames.
+     * The first slot mapped to a row is its canonical slot; the row is the
+     * sum of the slots chained from it. */
+    uint32_t *canon, *alias_next;   /* by slot; canon 0 = not mapped yet */
+    size_t ncanon, nalias;
+    struct node_map rows;       /* (database stack, thread seq) → canonical slot */
+} r;
+
+/* new_process: a fork child (same run, new process row); else another
+ * database altogether. */
+void rows_forget(int new_process)
+{
+    if (!new_process) r.run_id = 0;
+    r.process_id = r.snapshot_seq = 0;
+    free(r.thread_ids), r.thread_ids = NULL, r.nthread_ids = 0;
+    free(r.prev), r.prev = NULL, r.nprev = 0;
+    free(r.canon), r.canon = NULL, r.ncanon = 0;
+    free(r.alias_next), r.alias_next = NULL, r.nalias = 0;
+    node_clear(&r.rows);
+}
+
+/* Our process row must still be there (the same database). */
+int rows_check_process(struct writer *w)
+{
+    if (!r.process_id) return 0;
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT pid FROM process WHERE id = %lld", (long long)r.process_id);
+    return query_int(w, sql, -1) != mp_pid;
+}
+
+/* ------------------------------------------------------------ process, threads */
+
+static void read_cmdline(char *buf, size_t size)
+{
+    buf[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0) return;
+    if (buf[n - 1] == 0) n--;
+    for (ssize_t i = 0; i < n; i++) if (!buf[i]) buf[i] = ' ';
+    buf[n] = 0;
+}
+
+static int write_process(struct writer *w, double now)
+{
+    if (!r.run_id) {
+        sqlite3_stmt *st = prepare(w, "INSERT OR IGNORE INTO run(token, start_time) VALUES (?, ?)");
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 2, now);
+        int rc = step_done(w, st);
+        sqlite3_finalize(st);
+        if (rc) return -1;
+        st = prepare(w, "SELECT id FROM run WHERE token = ?");
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) r.run_id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (!r.run_id) return fail(w, "cannot create the run row");
+    }
+    sqlite3_stmt *st;
+    if (!r.process_id) {
+        char exe[4096] = "", cmdline[8192], host[256] = "";
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        read_cmdline(cmdline, sizeof cmdline);
+        gethostname(host, sizeof host - 1);
+        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        if (!st) return -1;
+        sqlite3_bind_int64(st, 1, r.run_id);
+        sqlite3_bind_int64(st, 2, mp_pid);
+        sqlite3_bind_int64(st, 3, getppid());
+        sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 7, mp_start_time);
+        sqlite3_bind_double(st, 8, now);
+        sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
+        int rc = step_done(w, st);
+        sqlite3_finalize(st);
+        if (rc) return -1;
+        r.process_id = sqlite3_last_insert_rowid(w->db);
+        return 0;
+    }
+    st = prepare(w, "UPDATE process SET end_time = ? WHERE id = ?");
+    if (!st) return -1;
+    sqlite3_bind_double(st, 1, now);
+    sqlite3_bind_int64(st, 2, r.process_id);
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void thread_name(struct mp_thread *t, char *name, size_t size)
+{
+    if (atomic_load(&t->exited)) {
+        snprintf(name, size, "%s", t->name);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, name, size - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n > 0 && name[n - 1] == '\n') n--;
+    name[n > 0 ? n : 0] = 0;
+}
+
+static int64_t thread_row(struct writer *w, struct mp_thread *t)
+{
+    if (grow_array(&r.thread_ids, &r.nthread_ids, t->seq + 1, sizeof *r.thread_ids)) return 0;
+    char name[64];
+    thread_name(t, name, sizeof name);
+    sqlite3_stmt *st;
+    if (r.thread_ids[t->seq]) {
+        st = prepare(w, "UPDATE thread SET name = ? WHERE id = ? AND name != ?");
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, r.thread_ids[t->seq]);
+        sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    } else {
+        st = prepare(w, "INSERT INTO thread(process, seq, tid, name) VALUES (?, ?, ?, ?)");
+        sqlite3_bind_int64(st, 1, r.process_id);
+        sqlite3_bind_int64(st, 2, t->seq);
+        sqlite3_bind_int64(st, 3, t->tid);
+        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+    }
+    if (!st) return 0;
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    if (rc) return 0;
+    if (!r.thread_ids[t->seq]) r.thread_ids[t->seq] = sqlite3_last_insert_rowid(w->db);
+    return r.thread_ids[t->seq];
+}
+
+/* ------------------------------------------------------------ totals */
+
+/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
+static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
+
+struct totals {
+    uint64_t ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
+};
+
+static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct totals *t)
+{
+    sqlite3_stmt *st = w->totals;
+    sqlite3_bind_int64(st, 1, snapshot);
+    sqlite3_bind_int64(st, 2, thread);
+    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->memlive, t->maxlive,
+                           t->ncalls_nostack, t->memtot_nostack, t->nfree_unknown };
+    for (int i = 0; i < 8; i++) sqlite3_bind_int64(st, 3 + i, (int64_t)v[i]);
+    return step_done(w, st);
+}
+
+/* Each thread's exact totals from its own counters, and the process's. */
+static int write_thread_totals(struct writer *w, int64_t snapshot)
+{
+    struct totals process = { 0 };
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        struct totals tt = {
+            .ncalls = LOAD(t->ncalls),
+            .memtot = LOAD(t->alloc_bytes),
+            .nfree = LOAD(t->nfree_local) + atomic_load(&t->nfree_remote),
+            .maxlive = LOAD(t->peak),
+            .nfree_unknown = LOAD(t->nfree_unknown),
+        };
+        uint64_t freed = LOAD(t->freed_local) + atomic_load(&t->freed_remote);
+        tt.memlive = tt.memtot > freed ? tt.memtot - freed : 0;
+        const struct mp_slot *ns = slot_at(t->nostack_slot);
+        if (ns) tt.ncalls_nostack = whole(LOAD(ns->ncalls)), tt.memtot_nostack = whole(LOAD(ns->memtot));
+        if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
+        int64_t tid = thread_row(w, t);
+        if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
+        process.ncalls += tt.ncalls, process.memtot += tt.memtot, process.nfree += tt.nfree;
+        process.memlive += tt.memlive, process.nfree_unknown += tt.nfree_unknown;
+        process.ncalls_nostack += tt.ncalls_nostack, process.memtot_nostack += tt.memtot_nostack;
+    }
+    int64_t peak = process_peak();
+    process.maxlive = peak > (int64_t)process.memlive ? (uint64_t)peak : process.memlive;
+    return write_totals(w, snapshot, 0, &process);
+}
+
+/* ------------------------------------------------------------ samples */
+
+static struct written slot_values(const struct mp_slot *s)
+{
+    uint64_t memtot = LOAD(s->memtot);
+    uint64_t freed = LOAD(s->freed) + atomic_load_explicit(&s->freed_remote, RELAXED);
+    uint64_t maxlive = LOAD(s->maxlive);
+    return (struct written){
+        .ncalls = whole(LOAD(s->ncalls)),
+        .memtot = whole(memtot),
+        .nfree = whole(LOAD(s->nfree) + atomic_load_explicit(&s->nfree_remote, RELAXED)),
+        .memlive = memtot > freed ? whole(memtot - freed) : 0,
+        .maxlive = whole(maxlive),
+    };
+}
+
+/* Maps slot i to its database stack and thread, and to the canonical slot of
+ * that row (itself if it is the first). */
+static int map_slot(struct writer *w, uint32_t i)
+{
+    const struct mp_slot *s = slot_at(i);
+    if (!s || !s->stack_id || !LOAD(s->thread_seq)) return 0;
+    struct mp_thread *t = thread_by_seq(s->thread_seq);
+    int64_t stack = mirror_stack(w, s->stack_id);
+    int64_t thread = t && t->seq < r.nthread_ids && r.thread_ids[t->seq] ? r.thread_ids[t->seq] : t ? thread_row(w, t) : 0;
+    if (!stack || !thread) return fail(w, "cannot write a stack");
+    uint32_t c = node_get(&r.rows, (uint32_t)stack, s->thread_seq);
+    if (!c) {
+        if (node_put(&r.rows, (uint32_t)stack, s->thread_seq, i)) return fail(w, "out of memory");
+        r.canon[i] = i;
+    } else {
+        r.canon[i] = c;
+        r.alias_next[i] = r.alias_next[c];
+        r.alias_next[c] = i;
+    }
+    return 0;
+}
+
+/* The value of canonical slot i's row: the sum of its slots. */
+static struct written row_values(uint32_t i)
+{
+    struct written v = slot_values(slot_at(i));
+    for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
+        struct written a = slot_values(slot_at(j));
+        v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
+        v.memlive += a.memlive, v.maxlive += a.maxlive;
+    }
+    return v;
+}
+
+/* The rows whose values changed since the previous snapshot. Every slot is
+ * mapped first, so a row's sum includes slots new in this snapshot. */
+static int write_samples(struct writer *w, int64_t snapshot, int64_t *nrows)
+{
+    uint32_t limit = slot_limit();
+    if (grow_array(&r.prev, &r.nprev, limit, sizeof *r.prev) || grow_array(&r.canon, &r.ncanon, limit, sizeof *r.canon) ||
+        grow_array(&r.alias_next, &r.nalias, limit, sizeof *r.alias_next) || mirror_reserve())
+        return fail(w, "out of memory");
+    for (uint32_t i = 1; i < limit; i++)
+        if (!r.canon[i] && map_slot(w, i)) return -1;
+    for (uint32_t i = 1; i < limit; i++) {
+        if (r.canon[i] != i) continue;
+        struct written v = row_values(i);
+        if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
+        const struct mp_slot *s = slot_at(i);
+        const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
+                                (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
+                                (int64_t)v.memlive, (int64_t)v.maxlive };
+        if (batch_add(w, &w->samples, row)) return -1;
+        r.prev[i] = v;
+        ++*nrows;
+    }
+    return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ snapshot */
+
+static int64_t snapshot_row(struct writer *w, enum flush_reason reason, const char *label, double now)
+{
+    sqlite3_stmt *st = prepare(w, "INSERT INTO snapshot(process, seq, time, reason, label, profiler_memory)"
+                                  " VALUES (?, ?, ?, ?, ?, ?)");
+    if (!st) return 0;
+    sqlite3_bind_int64(st, 1, r.process_id);
+    sqlite3_bind_int64(st, 2, r.snapshot_seq + 1);
+    sqlite3_bind_double(st, 3, now);
+    sqlite3_bind_text(st, 4, reason_names[reason], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, (int64_t)mp_memory_used());
+    int rc = step_done(w, st);
+    sqlite3_finalize(st);
+    return rc ? 0 : sqlite3_last_insert_rowid(w->db);
+}
+
+/* Everything of one snapshot, inside the open transaction. */
+int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows)
+{
+    double now = mp_now();
+    if (write_process(w, now)) return -1;
+    int64_t snapshot = snapshot_row(w, reason, label, now);
+    if (!snapshot || write_thread_totals(w, snapshot) || write_samples(w, snapshot, nrows)) return -1;
+    r.snapshot_seq++;
+    return 0;
+}

@@ -1,0 +1,110 @@
+/* SQL for the flush: prepared statements, steps, batched INSERTs, and the
+ * first error of a snapshot kept for its one-line report. */
+#define _GNU_SOURCE
+#include "flush.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int grow_array(void *pp, size_t *n, size_t need, size_t elem)
+{
+    if (need <= *n) return 0;
+    size_t cap = *n ? *n : 256;
+    while (cap < need) cap *= 2;
+    void *p = realloc(*(void **)pp, cap * elem);
+    if (!p) return -1;
+    memset((char *)p + *n * elem, 0, (cap - *n) * elem);
+    *(void **)pp = p;
+    *n = cap;
+    return 0;
+}
+
+/* Keeps the first failure's text (SQLite's message buffer changes later). */
+int fail(struct writer *w, const char *what)
+{
+    if (!w->error) {
+        snprintf(w->error_text, sizeof w->error_text, "%s", what);
+        w->error = w->error_text;
+    }
+    return -1;
+}
+
+sqlite3_stmt *prepare(struct writer *w, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) fail(w, sqlite3_errmsg(w->db));
+    return st;
+}
+
+int step_done(struct writer *w, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+/* "INSERT INTO table VALUES (?,..),(?,..)..." with `rows` rows. */
+static sqlite3_stmt *prepare_insert(struct writer *w, const char *table, int ncols, int rows)
+{
+    char sql[BATCH_ROWS * (2 * BATCH_COLS + 4) + 64];
+    int len = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES ", table);
+    for (int r = 0; r < rows; r++) {
+        sql[len++] = r ? ',' : ' ';
+        sql[len++] = '(';
+        for (int c = 0; c < ncols; c++) sql[len++] = '?', sql[len++] = c + 1 < ncols ? ',' : ')';
+    }
+    sql[len] = 0;
+    return prepare(w, sql);
+}
+
+int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols)
+{
+    b->ncols = ncols;
+    b->n = 0;
+    b->many = prepare_insert(w, table, ncols, BATCH_ROWS);
+    b->one = prepare_insert(w, table, ncols, 1);
+    return b->many && b->one ? 0 : -1;
+}
+
+/* Writes the rows collected so far: a full batch with its statement, a
+ * partial one (the end of a snapshot) row by row. */
+int batch_flush(struct writer *w, struct batch *b)
+{
+    int per = b->n == BATCH_ROWS ? BATCH_ROWS : 1, rc = 0;
+    sqlite3_stmt *st = per == 1 ? b->one : b->many;
+    for (int r = 0; r < b->n && !rc; r += per) {
+        for (int i = 0; i < per * b->ncols; i++) sqlite3_bind_int64(st, i + 1, b->v[r * b->ncols + i]);
+        rc = step_done(w, st);
+    }
+    b->n = 0;
+    return rc;
+}
+
+int batch_add(struct writer *w, struct batch *b, const int64_t *row)
+{
+    memcpy(&b->v[b->n * b->ncols], row, (size_t)b->ncols * sizeof *row);
+    return ++b->n == BATCH_ROWS ? batch_flush(w, b) : 0;
+}
+
+int sql_exec(struct writer *w, const char *sql)
+{
+    return sqlite3_exec(w->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+int64_t query_int(struct writer *w, const char *sql, int64_t deflt)
+{
+    sqlite3_stmt *st = prepare(w, sql);
+    int64_t v = deflt;
+    if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+void batch_finalize(struct batch *b)
+{
+    sqlite3_finalize(b->many);
+    sqlite3_finalize(b->one);
+}

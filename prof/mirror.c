@@ -1,0 +1,361 @@
+/* This process's mirror of what the database shares between its writers:
+ * the dictionaries (module, function, file, frame: key → id) and the stack
+ * tree ((parent, frame) → id), brought up to date at the start of each flush
+ * by reading only the rows added since (id > the largest id seen), under the
+ * write lock (BEGIN IMMEDIATE). New rows get explicit ids. So a flush costs
+ * what is new (distinct stacks and addresses), never the number of
+ * allocations. Two memos sit on top: a return address's frame ids (its
+ * inline chain; forgotten after an unload) and a recorder node's database
+ * stack id. */
+#define _GNU_SOURCE
+#include "flush.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Byte-string key → database id, open addressing. */
+struct dict {
+    struct dict_entry { uint64_t hash; int64_t id; size_t len; char *key; } *e;
+    size_t mask, count;
+    int64_t max_id;             /* largest id of the table seen so far */
+};
+
+static struct {
+    struct dict dicts[ND];
+    struct node_map tree;       /* the stack table: (parent, frame) → id */
+    int64_t tree_max_id;
+    uint32_t *node_ids;         /* recorder's stack node → database stack id */
+    size_t nnode_ids, nmapped;  /* nmapped: nonzero node_ids */
+    struct dict addrs;          /* return address → index in addr_frames + 1 */
+    int64_t *addr_frames;       /* count, frame ids... */
+    size_t naddr_frames, cap_addr_frames;
+} m;
+
+/* ------------------------------------------------------------ dictionary */
+
+static uint64_t bytes_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 1469598103934665603ull ^ len;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h | 1;
+}
+
+static void dict_clear(struct dict *d)
+{
+    for (size_t i = 0; d->e && i <= d->mask; i++) free(d->e[i].key);
+    free(d->e);
+    memset(d, 0, sizeof *d);
+}
+
+static int64_t dict_get(const struct dict *d, const void *key, size_t len, uint64_t h)
+{
+    if (!d->e) return 0;
+    for (size_t i = h & d->mask; d->e[i].hash; i = (i + 1) & d->mask)
+        if (d->e[i].hash == h && d->e[i].len == len && !memcmp(d->e[i].key, key, len))
+            return d->e[i].id;
+    return 0;
+}
+
+static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int64_t id)
+{
+    if ((d->count + 1) * 2 > (d->e ? d->mask + 1 : 0)) {
+        size_t cap = d->e ? (d->mask + 1) * 2 : 1024;
+        struct dict_entry *t = calloc(cap, sizeof *t);
+        if (!t) return -1;
+        for (size_t i = 0; d->e && i <= d->mask; i++) {
+            if (!d->e[i].hash) continue;
+            size_t j = d->e[i].hash & (cap - 1);
+            while (t[j].hash) j = (j + 1) & (cap - 1);
+            t[j] = d->e[i];
+        }
+        free(d->e);
+        d->e = t;
+        d->mask = cap - 1;
+    }
+    char *copy = malloc(len ? len : 1);
+    if (!copy) return -1;
+    memcpy(copy, key, len);
+    size_t i = h & d->mask;
+    while (d->e[i].hash) i = (i + 1) & d->mask;
+    d->e[i] = (struct dict_entry){ h, id, len, copy };
+    d->count++;
+    if (id > d->max_id) d->max_id = id;
+    return 0;
+}
+
+/* ------------------------------------------------------------ node map */
+
+/* The stack tree's (parent, frame) → id is by far the largest dictionary (a
+ * node per distinct frame position), so its entries are 12 bytes with the
+ * key inline. Ids are below 2^32 (checked where they enter). The capacity
+ * is any number (the home is the hash scaled to it): the table grows by
+ * half, and is sized ahead for the nodes a flush is about to add, so it
+ * stays between 1/2 and 3/4 full and a big first flush does not double it
+ * step by step. */
+static inline size_t node_home(uint32_t parent, uint32_t frame, size_t cap)
+{
+    uint64_t h = (((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull) >> 32;
+    return (size_t)((h * cap) >> 32);
+}
+
+uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame)
+{
+    if (!m->e) return 0;
+    for (size_t i = node_home(parent, frame, m->cap); m->e[i].id; i = i + 1 == m->cap ? 0 : i + 1)
+        if (m->e[i].parent == parent && m->e[i].frame == frame) return m->e[i].id;
+    return 0;
+}
+
+/* Room for `more` entries past the current ones at 3/4 load at most. */
+int node_reserve(struct node_map *m, size_t more)
+{
+    size_t need = m->count + more;
+    if (need * 4 <= m->cap * 3) return 0;
+    size_t cap = m->cap ? m->cap + m->cap / 2 : 4096;
+    if (need * 4 > cap * 3) cap = need * 4 / 3 + 1;
+    if (cap > UINT32_MAX) return -1;
+    struct node_entry *t = mp_map(cap * sizeof *t, 0);
+    if (!t) return -1;
+    for (size_t i = 0; m->e && i < m->cap; i++) {
+        if (!m->e[i].id) continue;
+        size_t j = node_home(m->e[i].parent, m->e[i].frame, cap);
+        while (t[j].id) j = j + 1 == cap ? 0 : j + 1;
+        t[j] = m->e[i];
+    }
+    if (m->e) mp_unmap(m->e, m->cap * sizeof *m->e);
+    m->e = t;
+    m->cap = cap;
+    return 0;
+}
+
+int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id)
+{
+    if (node_reserve(m, 1)) return -1;
+    size_t i = node_home(parent, frame, m->cap);
+    while (m->e[i].id) i = i + 1 == m->cap ? 0 : i + 1;
+    m->e[i] = (struct node_entry){ parent, frame, id };
+    m->count++;
+    return 0;
+}
+
+void node_clear(struct node_map *m)
+{
+    if (m->e) mp_unmap(m->e, m->cap * sizeof *m->e);
+    memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------ sync */
+
+void mirror_forget(void)
+{
+    for (int d = 0; d < ND; d++) dict_clear(&m.dicts[d]);
+    node_clear(&m.tree);
+    m.tree_max_id = 0;
+    free(m.node_ids), m.node_ids = NULL, m.nnode_ids = m.nmapped = 0;
+    mirror_forget_addresses();
+}
+
+/* After an unload: return addresses may now belong to another object. */
+void mirror_forget_addresses(void)
+{
+    dict_clear(&m.addrs);
+    m.naddr_frames = 0;
+}
+
+static int sync_dict(struct writer *w, int d, const char *sql)
+{
+    sqlite3_stmt *st = prepare(w, sql);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, m.dicts[d].max_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), key[3];
+        const void *k = key;
+        size_t len = sizeof key;
+        if (d == D_FRAME) {
+            for (int i = 0; i < 3; i++) key[i] = sqlite3_column_int64(st, 1 + i);
+        } else {
+            k = sqlite3_column_blob(st, 1);
+            len = (size_t)sqlite3_column_bytes(st, 1);
+            if (!k) k = "";
+        }
+        if (dict_put(&m.dicts[d], k, len, bytes_hash(k, len), id)) rc = SQLITE_NOMEM;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's dictionaries");
+}
+
+static int sync_tree(struct writer *w)
+{
+    sqlite3_stmt *st = prepare(w, "SELECT id, parent, frame FROM stack WHERE id > ?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, m.tree_max_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), parent = sqlite3_column_int64(st, 1),
+                frame = sqlite3_column_int64(st, 2);
+        if (id > UINT32_MAX || parent > UINT32_MAX || frame > UINT32_MAX || id <= 0 || parent < 0 || frame <= 0 ||
+            node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        if (id > m.tree_max_id) m.tree_max_id = id;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's stack tree");
+}
+
+static const struct { const char *sync, *max, *insert; } tables[ND] = {
+    [D_MODULE] = { "SELECT id, path || char(0) || build_id FROM module WHERE id > ?", "SELECT max(id) FROM module",
+                   "INSERT INTO module(id, path, build_id) VALUES (?, ?, ?)" },
+    [D_FUNCTION] = { "SELECT id, name FROM function WHERE id > ?", "SELECT max(id) FROM function",
+                     "INSERT INTO function(id, name) VALUES (?, ?)" },
+    [D_FILE] = { "SELECT id, path FROM file WHERE id > ?", "SELECT max(id) FROM file",
+                 "INSERT INTO file(id, path) VALUES (?, ?)" },
+    [D_FRAME] = { "SELECT id, module, offset, inline_depth FROM frame WHERE id > ?", "SELECT max(id) FROM frame",
+                  "INSERT INTO frame(id, module, offset, inline_depth, function, file, line) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+};
+
+/* Whether the database has fewer rows than we saw: it was replaced behind
+ * our back, and what we know of it is void. */
+int mirror_stale(struct writer *w)
+{
+    int shrank = query_int(w, "SELECT max(id) FROM stack", 0) < m.tree_max_id;
+    for (int d = 0; d < ND && !shrank; d++) shrank = query_int(w, tables[d].max, 0) < m.dicts[d].max_id;
+    return shrank;
+}
+
+/* Reads the rows other processes added since our last look. */
+int mirror_sync(struct writer *w)
+{
+    for (int d = 0; d < ND; d++)
+        if (sync_dict(w, d, tables[d].sync)) return -1;
+    return sync_tree(w);
+}
+
+int mirror_prepare(struct writer *w)
+{
+    for (int d = 0; d < ND; d++)
+        if (!(w->ins[d] = prepare(w, tables[d].insert))) return -1;
+    return 0;
+}
+
+/* Each node not mapped yet adds a database node or more (inline levels: a
+ * quarter more is allowed for; past that the map grows by half). */
+int mirror_reserve(void)
+{
+    size_t unmapped = stack_node_count() - m.nmapped;
+    return node_reserve(&m.tree, unmapped + unmapped / 4);
+}
+
+/* ------------------------------------------------------------ new rows */
+
+/* Id of a text row (module/function/file), inserting it when new. */
+static int64_t text_id(struct writer *w, int d, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = b ? strlen(b) + 1 : 0;
+    char stackbuf[512], *key = la + lb <= sizeof stackbuf ? stackbuf : malloc(la + lb);
+    if (!key) return fail(w, "out of memory"), 0;
+    memcpy(key, a, la);
+    if (b) key[la] = 0, memcpy(key + la + 1, b, lb - 1);
+    size_t len = la + lb;
+    uint64_t h = bytes_hash(key, len);
+    int64_t id = dict_get(&m.dicts[d], key, len, h);
+    if (!id) {
+        id = m.dicts[d].max_id + 1;
+        sqlite3_stmt *st = w->ins[d];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, a, (int)la, SQLITE_STATIC);
+        if (b) sqlite3_bind_text(st, 3, b, (int)lb - 1, SQLITE_STATIC);
+        if (step_done(w, st) || dict_put(&m.dicts[d], key, len, h, id)) id = 0;
+    }
+    if (key != stackbuf) free(key);
+    return id;
+}
+
+static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
+{
+    int64_t module = text_id(w, D_MODULE, f->module, f->build_id);
+    if (!module) return 0;
+    int64_t key[3] = { module, (int64_t)f->offset, depth };
+    uint64_t h = bytes_hash(key, sizeof key);
+    int64_t id = dict_get(&m.dicts[D_FRAME], key, sizeof key, h);
+    if (id) return id;
+    int64_t function = f->function ? text_id(w, D_FUNCTION, f->function, NULL) : 0;
+    int64_t file = f->file ? text_id(w, D_FILE, f->file, NULL) : 0;
+    id = m.dicts[D_FRAME].max_id + 1;
+    sqlite3_stmt *st = w->ins[D_FRAME];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, module);
+    sqlite3_bind_int64(st, 3, key[1]);
+    sqlite3_bind_int64(st, 4, depth);
+    if (function) sqlite3_bind_int64(st, 5, function);
+    if (file) sqlite3_bind_int64(st, 6, file);
+    sqlite3_bind_int64(st, 7, f->line);
+    if (step_done(w, st) || dict_put(&m.dicts[D_FRAME], key, sizeof key, h, id)) return 0;
+    return id;
+}
+
+static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
+{
+    if (frame > UINT32_MAX || m.tree_max_id >= UINT32_MAX)
+        return fail(w, "more than 2^32 stack nodes or frames"), 0;
+    int64_t id = node_get(&m.tree, (uint32_t)parent, (uint32_t)frame);
+    if (id) return id;
+    id = m.tree_max_id + 1;
+    if (batch_add(w, &w->stacks, (const int64_t[]){ id, parent, frame })) return 0;
+    if (node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
+    m.tree_max_id = id;
+    return id;
+}
+
+/* The frame ids of one return address (its inline chain), memoized. */
+static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
+{
+    uint64_t h = bytes_hash(&addr, sizeof addr);
+    int64_t at = dict_get(&m.addrs, &addr, sizeof addr, h);
+    if (!at) {
+        const struct sym_frame *f;
+        int nf = symbols_resolve(addr, &f);
+        if (grow_array(&m.addr_frames, &m.cap_addr_frames, m.naddr_frames + nf + 2, sizeof *m.addr_frames))
+            return fail(w, "out of memory"), NULL;
+        at = (int64_t)m.naddr_frames + 1;     /* 0 means absent */
+        m.addr_frames[m.naddr_frames] = nf;
+        for (int i = 0; i < nf; i++)
+            if (!(m.addr_frames[m.naddr_frames + 1 + i] = frame_id(w, &f[i], i))) return NULL;
+        m.naddr_frames += (size_t)nf + 1;
+        if (dict_put(&m.addrs, &addr, sizeof addr, h, at)) return NULL;
+    }
+    *n = (int)m.addr_frames[at - 1];
+    return &m.addr_frames[at];
+}
+
+/* Database id of a recorder's stack node: its address's frames (the inline
+ * chain, outermost first) under its parent's id. Memoized per node, so a
+ * node is mapped once, whatever the number of stacks through it. */
+int64_t mirror_stack(struct writer *w, uint32_t id)
+{
+    if (grow_array(&m.node_ids, &m.nnode_ids, (size_t)stack_node_count() + 1, sizeof *m.node_ids)) return 0;
+    uint32_t path[MP_CAPTURE_ROOM + MP_MAX_TAGS + 1];
+    int k = 0;
+    while (id && !m.node_ids[id]) {       /* up to the root or a mapped ancestor */
+        const struct mp_node *nd = stack_node(id);
+        if (!nd || k == (int)(sizeof path / sizeof *path)) return 0;
+        path[k++] = id;
+        id = nd->parent;
+    }
+    int64_t node = id ? m.node_ids[id] : 0;
+    while (k > 0) {
+        uint32_t x = path[--k];
+        int n;
+        const int64_t *frames = address_frames(w, stack_node(x)->addr, &n);
+        if (!frames) return 0;
+        for (int f = 0; f < n; f++)
+            if (!(node = db_stack_node(w, node, frames[f]))) return 0;
+        m.node_ids[x] = (uint32_t)node;
+        m.nmapped++;
+    }
+    return node;
+}
+
