@@ -1,6 +1,6 @@
 /* The public API (mallocprof.h) as the preloaded library implements it; the
  * same symbols in libmallocprof_api.so do nothing. */
-#include "internal.h"
+#include "record.h"
 #include "mallocprof.h"
 
 #include <string.h>

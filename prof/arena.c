@@ -5,7 +5,7 @@
  * arena_alloc is a bump allocator over 1 MB chunks behind one spin lock; it
  * is called only when something new appears (a thread, a stack, a slot
  * chunk), never per allocation. Nothing here calls malloc. */
-#include "internal.h"
+#include "record.h"
 
 #include <sys/mman.h>
 
@@ -16,16 +16,6 @@ static char *chunk_pos, *chunk_end;
 static _Atomic uint64_t mapped_bytes;
 static _Atomic int exhausted;
 
-static void lock(void)
-{
-    while (atomic_flag_test_and_set_explicit(&arena_lock, memory_order_acquire))
-        __builtin_ia32_pause();
-}
-
-static void unlock(void)
-{
-    atomic_flag_clear_explicit(&arena_lock, memory_order_release);
-}
 
 void *mp_map(size_t size, int capped)
 {
@@ -53,12 +43,12 @@ void mp_unmap(void *p, size_t size)
 void *arena_alloc(size_t size, int capped)
 {
     size = (size + 63) & ~(size_t)63;   /* cache-line aligned: no false sharing */
-    if (size >= CHUNK / 4) return mp_map((size + 4095) & ~(size_t)4095, capped);
-    lock();
+    if (size >= CHUNK / 4) return mp_map((size + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1), capped);
+    spin_lock(&arena_lock);
     if (!chunk_pos || (size_t)(chunk_end - chunk_pos) < size) {
         char *c = mp_map(CHUNK, capped);
         if (!c) {
-            unlock();
+            spin_unlock(&arena_lock);
             return NULL;
         }
         chunk_pos = c;
@@ -66,7 +56,7 @@ void *arena_alloc(size_t size, int capped)
     }
     void *p = chunk_pos;
     chunk_pos += size;
-    unlock();
+    spin_unlock(&arena_lock);
     return p;
 }
 

@@ -16,7 +16,7 @@
  * every thread's own exact peak (a thread's live bytes never exceed the
  * process's). Exact for a process with one thread, within
  * threads × PEAK_SLACK otherwise. */
-#include "internal.h"
+#include "record.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -88,7 +88,7 @@ static int slot_map_grow(struct mp_thread *t)
     for (uint32_t i = 0; t->slot_keys && i <= t->slot_mask; i++) {
         uint32_t k = t->slot_keys[i];
         if (!k) continue;
-        uint32_t j = (k * 0x9E3779B1u) & (cap - 1);
+        uint32_t j = (uint32_t)fib_hash(k, 32) & (cap - 1);
         while (keys[j]) j = (j + 1) & (cap - 1);
         keys[j] = k;
         vals[j] = t->slot_vals[i];
@@ -105,7 +105,7 @@ static uint32_t thread_slot(struct mp_thread *t, uint32_t stack_id)
 {
     if ((!t->slot_keys || (t->slot_count + 1) * 4 > (t->slot_mask + 1) * 3) && slot_map_grow(t))
         return 0;
-    uint32_t i = (stack_id * 0x9E3779B1u) & t->slot_mask;
+    uint32_t i = (uint32_t)fib_hash(stack_id, 32) & t->slot_mask;
     for (; t->slot_keys[i]; i = (i + 1) & t->slot_mask)
         if (t->slot_keys[i] == stack_id) return t->slot_vals[i];
     uint32_t slot = slot_new(t, stack_id);

@@ -9,7 +9,7 @@
  * profiler or the allocator runs on the thread) sends the profiler's own
  * allocations straight through. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "record.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,7 +30,7 @@ static struct {
 
 /* ------------------------------------------------------------ bootstrap */
 
-static char bootstrap[256 << 10] __attribute__((aligned(64)));
+static char bootstrap[256 << 10] __attribute__((aligned(CACHE_LINE)));
 static size_t boot_used;
 static int resolving;
 

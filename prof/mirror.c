@@ -33,12 +33,10 @@ static struct {
 
 /* ------------------------------------------------------------ dictionary */
 
+/* Never 0 (an empty entry). */
 static uint64_t bytes_hash(const void *key, size_t len)
 {
-    const unsigned char *p = key;
-    uint64_t h = 1469598103934665603ull ^ len;
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h | 1;
+    return (fnv1a(key, len) ^ len) | 1;
 }
 
 static void dict_clear(struct dict *d)
@@ -95,7 +93,7 @@ static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int
  * step by step. */
 static inline size_t node_home(uint32_t parent, uint32_t frame, size_t cap)
 {
-    uint64_t h = (((uint64_t)parent << 32 | frame) * 0x9E3779B97F4A7C15ull) >> 32;
+    uint64_t h = fib_hash((uint64_t)parent << 32 | frame, 32);
     return (size_t)((h * cap) >> 32);
 }
 

@@ -3,7 +3,7 @@
  * reported once on stderr, naming the variable and the default used
  * instead; the program runs on. Runs once at initialization, with the
  * profiler marked internal (getenv and friends do not allocate). */
-#include "internal.h"
+#include "base.h"
 
 #include <errno.h>
 #include <limits.h>

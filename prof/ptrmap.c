@@ -8,7 +8,7 @@
  * address >> 4) so that the inserts and erases of a program walking its
  * heap touch few cache lines, and scatters pages with a multiplicative hash
  * of the page number (without it, the pages of a shard, 16 MB apart, pile
- * onto the same slots: measured 0.99 s → 0.74 s on the churn benchmark).
+ * onto the same slots and the probes run long).
  * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11 and
  * 24-46 (bits 12-23 are the shard's number; blocks are 8-byte aligned at
  * least and user addresses are below 2^47: a block that is not is counted
@@ -28,7 +28,7 @@
  * switch or its busy mark is seen) and waits until the lone thread is not
  * busy. From then on everything locks. Without membarrier the map always
  * locks. */
-#include "internal.h"
+#include "record.h"
 
 #include <linux/membarrier.h>
 #include <string.h>
@@ -53,7 +53,7 @@ struct shard {
     atomic_flag lock;
     uint32_t cap, count;        /* cap >= MIN_CAP when table != NULL */
     struct entry *table;
-} __attribute__((aligned(64)));
+} __attribute__((aligned(CACHE_LINE)));
 
 static struct shard shards[NSHARDS];
 static _Atomic uint64_t unmappable;     /* blocks the map could not take */
@@ -68,16 +68,6 @@ static inline uintptr_t address_of(uint32_t key, const struct shard *s)
 static atomic_flag big_lock = ATOMIC_FLAG_INIT;
 static struct { uintptr_t ptr; uint64_t size; } big_blocks[NBIG];
 
-static inline void spin_lock(atomic_flag *l)
-{
-    while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
-        __builtin_ia32_pause();
-}
-
-static inline void spin_unlock(atomic_flag *l)
-{
-    atomic_flag_clear_explicit(l, memory_order_release);
-}
 
 /* ------------------------------------------------------------ lone thread */
 
@@ -133,7 +123,7 @@ static inline void shard_leave(struct shard *s, int lone)
  * positions of the page follow it (cap >= 256, so one wrap at most). */
 static inline uint32_t home(uintptr_t p, uint32_t cap)
 {
-    uint32_t page = (uint32_t)(((p >> 12) * 0x9E3779B97F4A7C15ull) >> 32);
+    uint32_t page = (uint32_t)fib_hash(p >> 12, 32);
     uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + (uint32_t)((p >> 4) & 0xff);
     return h >= cap ? h - cap : h;
 }

@@ -6,6 +6,7 @@
  * distinct string is kept once for the life of the process. */
 #define _GNU_SOURCE
 #include "resolve.h"
+#include "hash.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -24,9 +25,7 @@ static size_t pool_mask, pool_count;
 
 static uint64_t str_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return fnv1a(s, FNV_STRING);
 }
 
 const char *resolve_intern(const char *s)

@@ -24,7 +24,7 @@
  * kills the process with the original signal), and the original signal is
  * unblocked while it runs, so a second Ctrl-C ends it. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "record.h"
 
 #include <dlfcn.h>
 #include <errno.h>

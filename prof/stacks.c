@@ -23,22 +23,22 @@
  * Threads normally find their stacks in their own cache (counters.c) and
  * come here only for a stack they have not seen recently. Tags
  * (mp_tag_push) are pseudo return addresses above TAG_BASE. */
-#include "internal.h"
+#include "record.h"
 
 #include <string.h>
 
-#define NSHARDS 256
+#define LEAF_SHARDS 256
 #define NODE_CHUNK_BITS 16
 #define NODE_CHUNK (1u << NODE_CHUNK_BITS)
 #define MAX_NODE_CHUNKS 65536
 
-struct shard {
+struct leaf_shard {
     atomic_flag lock;
     uint32_t mask, count;
     uint64_t *table;            /* (hash high 32 bits << 32) | leaf id; 0 = empty */
-} __attribute__((aligned(64)));
+} __attribute__((aligned(CACHE_LINE)));
 
-static struct shard shards[NSHARDS];
+static struct leaf_shard shards[LEAF_SHARDS];
 static _Atomic uint32_t nstacks;
 
 /* the tree: nodes by id (1..), and the children index */
@@ -48,16 +48,6 @@ static atomic_flag tree_lock = ATOMIC_FLAG_INIT;
 static uint32_t *children;              /* node ids; 0 = empty */
 static uint32_t children_mask, children_count;
 
-static inline void spin_lock(atomic_flag *l)
-{
-    while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
-        __builtin_ia32_pause();
-}
-
-static inline void spin_unlock(atomic_flag *l)
-{
-    atomic_flag_clear_explicit(l, memory_order_release);
-}
 
 const struct mp_node *stack_node(uint32_t id)
 {
@@ -80,8 +70,7 @@ uint32_t stacks_count(void)
 
 static inline uint32_t child_home(uint32_t parent, uintptr_t addr)
 {
-    uint64_t h = (addr ^ ((uint64_t)parent << 40 | parent)) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32);
+    return (uint32_t)fib_hash(addr ^ ((uint64_t)parent << 40 | parent), 32);
 }
 
 static int children_grow(void)
@@ -142,7 +131,7 @@ static int same(uint32_t id, const uintptr_t *ret_addrs, int n, unsigned flags)
 
 /* ---------------------------------------------------------------- leaves */
 
-static int shard_grow(struct shard *sh)
+static int shard_grow(struct leaf_shard *sh)
 {
     uint32_t cap = sh->table ? (sh->mask + 1) * 2 : 1024;
     uint64_t *t = mp_map((size_t)cap * sizeof *t, 1);
@@ -163,7 +152,7 @@ static int shard_grow(struct shard *sh)
 /* runs inside malloc, on a per-thread cache miss; n >= 1 */
 uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash)
 {
-    struct shard *sh = &shards[hash & (NSHARDS - 1)];
+    struct leaf_shard *sh = &shards[hash & (LEAF_SHARDS - 1)];
     uint32_t h32 = (uint32_t)(hash >> 32);
     uint32_t id = 0;
     spin_lock(&sh->lock);
@@ -206,22 +195,22 @@ void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t))
 
 void stacks_lock_all(void)
 {
-    for (int i = 0; i < NSHARDS; i++) spin_lock(&shards[i].lock);
+    for (int i = 0; i < LEAF_SHARDS; i++) spin_lock(&shards[i].lock);
     spin_lock(&tree_lock);
 }
 
 void stacks_unlock_all(void)
 {
     spin_unlock(&tree_lock);
-    for (int i = 0; i < NSHARDS; i++) spin_unlock(&shards[i].lock);
+    for (int i = 0; i < LEAF_SHARDS; i++) spin_unlock(&shards[i].lock);
 }
 
 /* ---------------------------------------------------------------- tags */
 
-#define MAX_TAGS 4096
+#define MAX_TAG_NAMES 4096
 #define TAG_LEN 64
 static atomic_flag tag_lock = ATOMIC_FLAG_INIT;
-static char tag_names[MAX_TAGS][TAG_LEN];
+static char tag_names[MAX_TAG_NAMES][TAG_LEN];
 static _Atomic uint32_t ntags;
 
 uintptr_t tag_intern(const char *name)
@@ -233,12 +222,12 @@ uintptr_t tag_intern(const char *name)
     uint32_t n = atomic_load_explicit(&ntags, RELAXED), i;
     for (i = 0; i < n; i++)
         if (!strcmp(tag_names[i], buf)) break;
-    if (i == n && n < MAX_TAGS) {
+    if (i == n && n < MAX_TAG_NAMES) {
         memcpy(tag_names[n], buf, TAG_LEN);
         atomic_store_explicit(&ntags, n + 1, memory_order_release);
     }
     spin_unlock(&tag_lock);
-    return i < MAX_TAGS ? TAG_BASE + i : TAG_BASE + MAX_TAGS - 1;
+    return i < MAX_TAG_NAMES ? TAG_BASE + i : TAG_BASE + MAX_TAG_NAMES - 1;
 }
 
 const char *tag_name(uintptr_t addr)

@@ -37,7 +37,7 @@ static uint32_t nodes_done;          /* stack nodes 1..nodes_done are resolved *
 
 static size_t addr_slot(uintptr_t addr)
 {
-    return (addr * 0x9E3779B97F4A7C15ull >> 20) & cache_mask;
+    return fib_hash(addr, 44) & cache_mask;
 }
 
 static struct resolved *cache_get(uintptr_t addr)
@@ -203,7 +203,7 @@ static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
         path = real;
     }
     /* an unchanged module (same name and range) is kept with what was read */
-    if (lo < hi) dwfl_report_module(d, path, lo & ~(uintptr_t)4095, hi);
+    if (lo < hi) dwfl_report_module(d, path, lo & ~(uintptr_t)(PAGE_SIZE - 1), hi);
     return 0;
 }
 

@@ -81,7 +81,7 @@ static MP_TLS uintptr_t start_lo, start_hi;
 static void main_stack_init(void)
 {
     struct rlimit rl;
-    uintptr_t top = ((uintptr_t)__libc_stack_end + 4095) & ~(uintptr_t)4095;
+    uintptr_t top = ((uintptr_t)__libc_stack_end + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
     uintptr_t room = (uintptr_t)1 << 30;
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room)
         room = rl.rlim_cur;
@@ -155,6 +155,19 @@ static int __attribute__((noinline)) walk_fp(struct mp_thread *t, uintptr_t *buf
 #define R_END (1ull << 59)
 #define R_NONE (1ull << 60)
 #define R_KNOWN (1ull << 63)
+/* The fields of a rule. */
+static inline int64_t rule_cfa_offset(uint64_t r) { return (int32_t)(uint32_t)r; }
+static inline int64_t rule_rbp_offset(uint64_t r) { return (int16_t)(uint16_t)(r >> 32); }
+static inline int64_t rule_ra_offset(uint64_t r) { return (int8_t)(uint8_t)(r >> 48); }
+static inline uint64_t rule_pack(uint64_t flags, int64_t cfa_off, int64_t rbp_off, int64_t ra_off)
+{
+    return flags | (uint32_t)(int32_t)cfa_off | (uint64_t)(uint16_t)(int16_t)rbp_off << 32 |
+           (uint64_t)(uint8_t)(int8_t)ra_off << 48;
+}
+
+/* x86-64 DWARF register numbers */
+enum { DWARF_RBP = 6, DWARF_RSP = 7, DWARF_RA = 16 };
+
 #define RULE_BITS 18
 #define RULE_MASK ((1u << RULE_BITS) - 1)
 #define RULE_PROBES 16
@@ -196,7 +209,7 @@ void unwind_unlock(void) { pthread_mutex_unlock(&rules_lock); }
 
 static inline size_t rule_home(uintptr_t ip)
 {
-    return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> (64 - RULE_BITS));
+    return (size_t)fib_hash(ip, RULE_BITS);
 }
 
 static inline uint64_t rule_get(uintptr_t ip)
@@ -284,22 +297,21 @@ static uint64_t rule_compute(uintptr_t ip)
     else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
         reg = ops[0].atom - DW_OP_breg0, cfa_off = (int64_t)ops[0].number;
     else goto out;
-    if ((reg != 6 && reg != 7) || cfa_off < INT32_MIN || cfa_off > INT32_MAX) goto out;
-    uint64_t flags = R_KNOWN | (reg == 6 ? R_CFA_RBP : 0);
-    if (dwarf_frame_register(f, 16, mem, &ops, &n) != 0) goto out;
+    if ((reg != DWARF_RBP && reg != DWARF_RSP) || cfa_off < INT32_MIN || cfa_off > INT32_MAX) goto out;
+    uint64_t flags = R_KNOWN | (reg == DWARF_RBP ? R_CFA_RBP : 0);
+    if (dwarf_frame_register(f, DWARF_RA, mem, &ops, &n) != 0) goto out;
     if (n == 0 && ops == mem) {
         rule = R_KNOWN | R_END;     /* the outermost frame */
         goto out;
     }
     if (cfa_relative(ops, n, &ra_off) || ra_off < -128 || ra_off > 127) goto out;
-    if (dwarf_frame_register(f, 6, mem, &ops, &n) != 0) goto out;
+    if (dwarf_frame_register(f, DWARF_RBP, mem, &ops, &n) != 0) goto out;
     if (n == 0 && ops == mem) flags |= R_RBP_UNDEF;
     else if (n != 0) {
         if (cfa_relative(ops, n, &rbp_off) || rbp_off < INT16_MIN || rbp_off > INT16_MAX) goto out;
         flags |= R_RBP_SAVED;
     }
-    rule = flags | (uint32_t)(int32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)rbp_off << 32) |
-           ((uint64_t)(uint8_t)(int8_t)ra_off << 48);
+    rule = rule_pack(flags, cfa_off, rbp_off, ra_off);
 out:
     free(f);
     return rule;
@@ -375,11 +387,11 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         if (!r || (r & R_NONE)) return -1;
         if (r & R_END) break;
         if ((r & R_CFA_RBP) && !rbp_known) return -1;
-        uintptr_t cfa = ((r & R_CFA_RBP) ? rbp : rsp) + (int64_t)(int32_t)(uint32_t)r;
-        uintptr_t ra_at = cfa + (int64_t)(int8_t)(uint8_t)(r >> 48);
+        uintptr_t cfa = ((r & R_CFA_RBP) ? rbp : rsp) + rule_cfa_offset(r);
+        uintptr_t ra_at = cfa + rule_ra_offset(r);
         if (!on_stack(t, ra_at) || cfa <= rsp) return -1;
         if (r & R_RBP_SAVED) {
-            uintptr_t at = cfa + (int64_t)(int16_t)(uint16_t)(r >> 32);
+            uintptr_t at = cfa + rule_rbp_offset(r);
             if (!on_stack(t, at)) return -1;
             rbp = *(uintptr_t *)at;
         } else if (r & R_RBP_UNDEF) {

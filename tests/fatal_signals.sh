@@ -20,8 +20,8 @@ for how in segv bus fpe ill abort term int hup; do
 done
 # kill from outside: the same for a program sleeping (SIGTERM, SIGHUP, SIGSEGV sent by kill)
 for sig in TERM HUP SEGV; do   # (a background job of a script ignores SIGINT)
-    LD_PRELOAD=$LIB MP_OUT=k$sig.db $P sleep >out 2>/dev/null & pid=$!
-    while [ "$(cat out)" != ready ]; do sleep 0.05; done
+    rm -f out; LD_PRELOAD=$LIB MP_OUT=k$sig.db $P sleep >out 2>/dev/null & pid=$!
+    while [ "$(cat out 2>/dev/null)" != ready ]; do sleep 0.05; done
     kill -$sig $pid; wait $pid; rc=$?
     assert_eq "$rc" $((128 + $(kill -l $sig))) "kill -$sig: exit status"
     assert_eq "$(q k$sig.db "SELECT label FROM snapshot")" "SIG$sig" "kill -$sig: snapshot"
@@ -44,8 +44,8 @@ assert_eq "$prof" "$(status timeout 60 $P corrupt 2>/dev/null)" "heap corruption
 assert_match "$(cat err)" "SIGABRT inside the allocator or the profiler; no snapshot written" "heap corruption: said so"
 # SIGTERM while the program allocates: often inside malloc, where it waits for the way out
 for i in $(seq 20); do
-    LD_PRELOAD=$LIB MP_OUT=storm.db $P storm >out 2>/dev/null & pid=$!
-    while [ "$(cat out)" != ready ]; do sleep 0.01; done
+    rm -f out; LD_PRELOAD=$LIB MP_OUT=storm.db $P storm >out 2>/dev/null & pid=$!
+    while [ "$(cat out 2>/dev/null)" != ready ]; do sleep 0.01; done
     sleep 0.0$((i % 10))
     kill -TERM $pid; wait $pid; rc=$?
     [ $rc = 143 ] || fail "storm $i: exit status $rc"

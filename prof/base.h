@@ -1,0 +1,119 @@
+/* What every file of the recorder shares (never installed): the basic
+ * macros and helpers, the options, the log, the arena, the guard that marks
+ * a thread inside the profiler, signals and the process's life. The
+ * recording path adds record.h, the symbol side symbols.h; internal.h is
+ * all of them. Everything that runs inside malloc obeys: no call to the
+ * real malloc, no stdio, no lock held across the unwinder, and the
+ * per-thread `mp_in_profiler` flag set while the profiler runs so that any
+ * allocation made on its behalf passes straight through. */
+#ifndef MP_BASE_H
+#define MP_BASE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MP_EXPORT __attribute__((visibility("default")))
+#define MP_TLS __thread __attribute__((tls_model("initial-exec")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define RELAXED memory_order_relaxed
+
+/* Relaxed access to counters that one thread writes and the flush reads. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+#define CACHE_LINE 64
+#define PAGE_SIZE 4096
+
+#include "hash.h"        /* fib_hash, fnv1a */
+
+/* The one spin lock: for short sections that never call out. */
+static inline void spin_lock(atomic_flag *l)
+{
+    while (atomic_flag_test_and_set_explicit(l, memory_order_acquire)) __builtin_ia32_pause();
+}
+static inline void spin_unlock(atomic_flag *l) { atomic_flag_clear_explicit(l, memory_order_release); }
+
+/* ------------------------------------------------------------ options.c */
+#include "optdefs.h"     /* the MP_* table, UNWIND_* */
+
+struct mp_options {
+    char out[4096];        /* MP_OUT, made absolute */
+    double interval;       /* MP_INTERVAL seconds, 0 = only at exit */
+    int depth;             /* MP_DEPTH */
+    long threshold;        /* MP_THRESHOLD */
+    uint64_t sample;       /* MP_SAMPLE mean bytes between samples, 0 = off */
+    int enabled;           /* MP_ENABLED */
+    int signal;            /* MP_SIGNAL number, 0 = none */
+    int unwind;            /* MP_UNWIND */
+    uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
+    char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
+    int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
+    char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
+};
+extern struct mp_options mp_opt;
+void options_load(void);
+
+/* Messages on stderr without allocating: "mallocprof: LEVEL: ...", only
+ * while fd 2 is still the file it was at mp_log_init (process start). */
+void mp_log_init(void);
+void mp_log(const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ arena.c */
+/* Zeroed memory from mmap, never returned. When capped, NULL once
+ * MP_MAX_MEMORY is reached (the caller degrades: a new stack is counted as
+ * "no stack"); uncapped for what exact totals need (threads). */
+void *arena_alloc(size_t size, int capped);
+/* Raw mappings for tables that grow; capped = counts against MP_MAX_MEMORY
+ * (everything but the pointer map). */
+void *mp_map(size_t size, int capped);
+void mp_unmap(void *p, size_t size);
+uint64_t mp_memory_used(void);
+int mp_memory_exhausted(void);
+
+/* ------------------------------------------------------------ the guard */
+extern MP_TLS int mp_in_profiler;
+/* Marks the thread as inside the profiler (its allocations pass through)
+ * and returns the previous mark for guard_leave. */
+static inline int guard_enter(void)
+{
+    int saved = mp_in_profiler;
+    mp_in_profiler = 1;
+    return saved;
+}
+/* mp_in_profiler is IN_HANDLER while a program's signal handler runs that
+ * interrupted the allocator or the profiler: what it allocates and frees is
+ * logged and recorded when the thread leaves (counters.c, handler_*). */
+#define IN_HANDLER 2
+/* Work left for the thread's way out of the profiler (guard_leave with
+ * saved == 0): a fatal signal's last snapshot, the signal handlers' log. */
+#define PENDING_FATAL 1
+#define PENDING_HANDLER 2
+extern MP_TLS volatile int mp_pending;
+void mp_run_pending(void);      /* signals.c */
+static inline void guard_leave(int saved)
+{
+    mp_in_profiler = saved;
+    if (!saved) {
+        atomic_signal_fence(memory_order_seq_cst);
+        if (unlikely(mp_pending)) mp_run_pending();
+    }
+}
+/* ------------------------------------------------------------ signals.c */
+#include <signal.h>
+void signals_hold(sigset_t *old);              /* around the profiler's own malloc calls */
+void signals_release(const sigset_t *old);
+void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
+
+/* ------------------------------------------------------------ lifecycle.c */
+double mp_now(void);
+extern char mp_run_token[64];
+extern double mp_start_time;    /* when profiling of this process began */
+void mp_ensure_init(void);
+extern _Atomic int mp_initialized;
+extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */
+
+#endif

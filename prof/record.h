@@ -1,0 +1,194 @@
+/* The recording path's types and calls (never installed): counters,
+ * stack capture and interning, the pointer map, the flush's entry. The
+ * hot-path files (interpose.c, counters.c, stacks.c, ptrmap.c) include this
+ * and not libdwfl. */
+#ifndef MP_RECORD_H
+#define MP_RECORD_H
+
+#include "base.h"
+
+/* ------------------------------------------------------------ counters.c */
+/* One counter slot per (stack, allocating thread). The owner thread writes
+ * its fields with plain (relaxed) stores; other threads' frees go to the
+ * *_remote fields with atomic adds, so no cache line is shared on the
+ * common path. One cache line per slot. */
+struct mp_slot {
+    uint32_t stack_id;          /* its leaf node (stacks.c); 0 = recorded without a stack */
+    uint32_t thread_seq;        /* 0 = unused slot */
+    uint64_t ncalls, memtot;    /* owner */
+    uint64_t nfree, freed;      /* owner: frees by the owner thread */
+    uint64_t maxlive;           /* owner: peak of memtot - freed - freed_remote */
+    _Atomic uint64_t nfree_remote, freed_remote;  /* frees by other threads */
+};
+
+#define MP_MAX_TAGS 16
+#define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
+#define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
+
+/* A stack this thread saw recently: its hash (see hash_add), leaf return
+ * address, depth and flags, and the thread's counter slot for it. */
+struct mp_stack_cache {
+    uint64_t hash;
+    uintptr_t leaf;
+    uint32_t shape;             /* depth | flags << 16 */
+    uint32_t slot;
+};
+
+struct mp_thread {
+    uint32_t seq;               /* 1.. in order of first allocation */
+    pid_t tid;
+    int active;                 /* -1: follow process switch, 0 off, 1 on */
+    _Atomic int exited;
+    char name[16];
+    /* totals, owner-written */
+    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
+    uint64_t nfree_local, freed_local;  /* frees of its blocks by itself */
+    uint64_t nfree_unknown, peak;
+    int64_t pending_live;       /* not yet published to the process's live */
+    _Atomic uint64_t nfree_remote, freed_remote;  /* by other threads */
+    uint32_t nostack_slot;
+    /* per-thread stack_id → slot map (open addressing, key stack_id) */
+    uint32_t *slot_keys, *slot_vals;
+    uint32_t slot_mask, slot_count;
+    uint32_t slot_next, slot_end;   /* current chunk of global slot indices */
+    /* sampling */
+    int64_t sample_countdown;
+    uint64_t rng;
+    /* tags */
+    int ntags;
+    uintptr_t tags[MP_MAX_TAGS];
+    /* stack bounds for the frame-pointer walk */
+    uintptr_t stack_lo, stack_hi;
+    struct mp_stack_cache cache[MP_CACHE_SIZE];
+    unsigned cache_gen;         /* the cache is valid while it equals mp_maps_gen */
+    /* the cfi walker's recently used rules (an L1-sized front of its table) */
+    struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
+    unsigned rules_gen;         /* rules are valid while it equals the global one */
+    struct mp_thread *next;     /* global list, newest first */
+};
+
+extern _Atomic int mp_active;           /* process-wide switch */
+extern _Atomic long mp_threshold;
+
+struct mp_thread *thread_self(void);    /* creates on first use */
+struct mp_thread *thread_list(void);
+struct mp_thread *thread_by_seq(uint32_t seq);
+uint32_t thread_count(void);
+struct mp_slot *slot_at(uint32_t idx);
+uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
+void record_alloc(void *p, size_t size);
+void record_free(void *p);
+/* realloc's two halves: take the old block out, then account the outcome. */
+int record_realloc_take(void *old, uint32_t *slot, uint64_t *size);
+void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size);
+int64_t process_peak(void);
+void counters_after_fork_child(void);
+/* A signal handler that interrupted the allocator or the profiler
+ * (IN_HANDLER): its allocations and frees, logged without touching the
+ * profiler's state, are recorded by handler_drain at the way out (blocks
+ * without a stack; totals exact). handler_free returns 1 when the block's
+ * real free must wait for the drain (a block of the map), 0 to free it now. */
+void handler_alloc(void *p, size_t size);
+int handler_free(void *p);
+int handler_owns(const void *p);
+void handler_drain(void);
+#define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
+void thread_exiting(struct mp_thread *t);
+
+/* ------------------------------------------------------------ unwind.c */
+/* The stack hash: two lanes taking the addresses in turn (the chain of one
+ * lane would serialize on the multiplier's latency), each step a 64x64→128
+ * multiply folded to 64 bits (every input bit reaches every state bit), fed
+ * by the walker as it finds each frame (the multiplies hide in the latency
+ * of the walk's loads), finished with the depth and flags. A thread's cache
+ * of recent stacks (counters.c) trusts hash, leaf address, depth and flags:
+ * two distinct stacks with the same leaf and depth are taken for one with
+ * probability about 2^-63 per pair. Interning (stacks.c) compares all the
+ * addresses. */
+struct mp_hash { uint64_t a, b; };
+#define MP_HASH_INIT ((struct mp_hash){ 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full })
+static inline void hash_add(struct mp_hash *h, uintptr_t x)
+{
+    unsigned __int128 m = (unsigned __int128)(h->a ^ x) * 0xff51afd7ed558ccdull;
+    h->a = h->b;
+    h->b = (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
+{
+    unsigned __int128 m = (unsigned __int128)(h.a ^ ((uint64_t)n << 1 | flags)) * (h.b ^ 0xc4ceb9fe1a85ec53ull);
+    uint64_t x = (uint64_t)m ^ (uint64_t)(m >> 64);
+    x ^= x >> 29;
+    return x | 1;   /* never 0 */
+}
+
+/* Fills ret_addrs (room for MP_CAPTURE_ROOM) leaf first, the profiler's own
+ * frames skipped, and feeds the first returned frames to *h. Returns the
+ * number of frames (at most max); *truncated set when the stack was deeper. */
+#define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
+int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
+void unwind_init(void);
+void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
+void unwind_thread_start(void);                 /* a new thread, before its code runs */
+void unwind_forget_rules(void); /* after an unload: rules may be stale; bumps mp_maps_gen */
+extern _Atomic unsigned mp_maps_gen;
+void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
+void unwind_unlock(void);
+int mp_in_self(uintptr_t addr);
+
+/* ------------------------------------------------------------ stacks.c */
+#define STACK_TRUNCATED 1u
+
+/* A node of the stack tree: a return address under its caller's node. */
+struct mp_node {
+    uintptr_t addr;
+    uint32_t parent;            /* 0 = the root */
+    uint32_t depth;             /* nodes from the root, this one included */
+};
+
+/* Interns ret_addrs[0..n) (leaf first, n >= 1) and returns the stack's id,
+ * its leaf node; 0 if out of memory. Exact. */
+uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64_t hash);
+const struct mp_node *stack_node(uint32_t id);  /* NULL if no such node */
+uint32_t stack_node_count(void);        /* node ids are 1 .. stack_node_count() */
+uint32_t stacks_count(void);            /* distinct stacks interned */
+/* Renames every node whose address lies in [lo, hi) to rename(address). */
+void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t));
+void stacks_lock_all(void);
+void stacks_unlock_all(void);
+
+/* Tags are pseudo return addresses: TAG_BASE + index into the tag names. */
+#define TAG_BASE ((uintptr_t)0xfffffffffff00000ull)
+/* Pseudo addresses below the tags: the "[truncated]" frame at the root of a
+ * stack cut at MP_DEPTH, and the one frame of a stack found empty. */
+#define ADDR_TRUNCATED (TAG_BASE - 1)
+#define ADDR_UNKNOWN (TAG_BASE - 2)
+/* Addresses of an unloaded object, retired (stacks_retire): each becomes a
+ * pseudo address of its own above RETIRED_BASE, named as it was, so that an
+ * object mapped at the same place later gets nodes and names of its own. */
+#define RETIRED_BASE ((uintptr_t)1 << 63)
+uintptr_t tag_intern(const char *name);
+const char *tag_name(uintptr_t addr);
+
+/* ------------------------------------------------------------ ptrmap.c */
+/* Block address → (slot, size). Sharded, locked per shard, except while
+ * one thread records (see ptrmap.c). */
+void ptrmap_init(void);
+void ptrmap_share(void);                /* before a second thread's first operation */
+void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
+int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
+void ptrmap_reset(void);                /* forget every block (fork child) */
+void ptrmap_lock_all(void);
+void ptrmap_unlock_all(void);
+
+/* ------------------------------------------------------------ flush.c */
+enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC, FLUSH_FATAL };
+int flush_snapshot(enum flush_reason reason, const char *label);
+void flush_lock(void);
+void flush_unlock(void);
+void flush_after_fork_child(void);
+void flush_forget_addresses(void);      /* after an unload; flush lock held */
+
+/* ------------------------------------------------------------ interpose.c */
+void interpose_check(void);     /* says so when another library's malloc comes first */
+
+#endif
