@@ -10,23 +10,14 @@
  * allocations straight through. */
 #define _GNU_SOURCE
 #include "record.h"
+#include "hooks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <string.h>
 
-static struct {
-    void *(*malloc)(size_t);
-    void *(*calloc)(size_t, size_t);
-    void *(*realloc)(void *, size_t);
-    void (*free)(void *);
-    int (*posix_memalign)(void **, size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);
-    void *(*memalign)(size_t, size_t);
-    void *(*valloc)(size_t);
-    void *(*pvalloc)(size_t);
-} real;
+struct mp_next mp_next;
 
 /* ------------------------------------------------------------ bootstrap */
 
@@ -52,26 +43,24 @@ static void *boot_alloc(size_t size)
     return bootstrap + at + 16;
 }
 
-static void resolve_real(void)
+/* The malloc family first (while it resolves, allocations are served from
+ * the bootstrap buffer), then the rest. */
+void hooks_resolve(void)
 {
+    if (resolving || mp_next.sigaction) return;
     resolving = 1;
-    real.malloc = dlsym(RTLD_NEXT, "malloc");
-    real.calloc = dlsym(RTLD_NEXT, "calloc");
-    real.realloc = dlsym(RTLD_NEXT, "realloc");
-    real.free = dlsym(RTLD_NEXT, "free");
-    real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-    real.memalign = dlsym(RTLD_NEXT, "memalign");
-    real.valloc = dlsym(RTLD_NEXT, "valloc");
-    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+#define MP_HOOK_RESOLVE(name, ret, params) \
+    __atomic_store_n(&mp_next.name, (ret(*) params)dlsym(RTLD_NEXT, #name), __ATOMIC_RELEASE);
+    MP_HOOKS(MP_HOOK_RESOLVE)
+#undef MP_HOOK_RESOLVE
     resolving = 0;
 }
 
 #define ENSURE_REAL(fallback)                                                 \
     do {                                                                      \
-        if (unlikely(!real.free)) {                                           \
+        if (unlikely(!mp_next.sigaction)) {                                   \
             if (resolving) return fallback;                                   \
-            resolve_real();                                                   \
+            hooks_resolve();                                                  \
         }                                                                     \
     } while (0)
 
@@ -117,13 +106,13 @@ static inline void *passed(void *p, size_t size)
 MP_EXPORT void *malloc(size_t size)
 {
     ENSURE_REAL(boot_alloc(size));
-    ALLOCATE(real.malloc(size), size);
+    ALLOCATE(mp_next.malloc(size), size);
 }
 
 MP_EXPORT void *calloc(size_t n, size_t size)
 {
     ENSURE_REAL(n && size > ~(size_t)0 / n ? NULL : boot_alloc(n * size));
-    ALLOCATE(real.calloc(n, size), n * size);  /* success implies n * size did not overflow */
+    ALLOCATE(mp_next.calloc(n, size), n * size);  /* success implies n * size did not overflow */
 }
 
 MP_EXPORT void free(void *p)
@@ -131,14 +120,14 @@ MP_EXPORT void free(void *p)
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
     if (unlikely(mp_in_profiler)) {
-        if (mp_in_profiler != IN_HANDLER || !handler_free(p)) real.free(p);
+        if (mp_in_profiler != IN_HANDLER || !handler_free(p)) mp_next.free(p);
         return;
     }
     mp_in_profiler = 1;
     int saved = errno;
     record_free(p);
     errno = saved;
-    real.free(p);
+    mp_next.free(p);
     guard_leave(0);
 }
 
@@ -148,19 +137,19 @@ MP_EXPORT void free(void *p)
 static void *handler_realloc(void *old, size_t size)
 {
     if (handler_owns(old)) {
-        void *p = real.realloc(old, size);
+        void *p = mp_next.realloc(old, size);
         if (p || !size) handler_free(old);
         return passed(p, size);
     }
     if (!size) {
-        if (!handler_free(old)) real.free(old);
+        if (!handler_free(old)) mp_next.free(old);
         return NULL;
     }
-    void *p = real.malloc(size);
+    void *p = mp_next.malloc(size);
     if (!p) return NULL;
     size_t have = malloc_usable_size(old);
     memcpy(p, old, have < size ? have : size);
-    if (!handler_free(old)) real.free(old);
+    if (!handler_free(old)) mp_next.free(old);
     return passed(p, size);
 }
 
@@ -173,16 +162,16 @@ MP_EXPORT void *realloc(void *old, size_t size)
         return p;
     }
     ENSURE_REAL(boot_alloc(size));
-    if (!old) ALLOCATE(real.realloc(NULL, size), size);
+    if (!old) ALLOCATE(mp_next.realloc(NULL, size), size);
     if (unlikely(mp_in_profiler == IN_HANDLER)) return handler_realloc(old, size);
-    if (unlikely(mp_in_profiler)) return real.realloc(old, size);
+    if (unlikely(mp_in_profiler)) return mp_next.realloc(old, size);
     mp_in_profiler = 1;
     int saved = errno;
     uint32_t slot = 0;
     uint64_t old_size = 0;
     if (!record_realloc_take(old, &slot, &old_size)) slot = 0;
     errno = saved;
-    void *p = real.realloc(old, size);
+    void *p = mp_next.realloc(old, size);
     saved = errno;
     record_realloc_done(old, slot, old_size, p, size);
     errno = saved;
@@ -202,9 +191,9 @@ MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     ENSURE_REAL(ENOMEM);
-    if (unlikely(mp_in_profiler)) return real.posix_memalign(out, align, size);
+    if (unlikely(mp_in_profiler)) return mp_next.posix_memalign(out, align, size);
     mp_in_profiler = 1;
-    int rc = real.posix_memalign(out, align, size);
+    int rc = mp_next.posix_memalign(out, align, size);
     if (rc == 0) recorded(*out, size);
     guard_leave(0);
     return rc;
@@ -213,25 +202,25 @@ MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 MP_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
     ENSURE_REAL(NULL);
-    ALLOCATE(real.aligned_alloc(align, size), size);
+    ALLOCATE(mp_next.aligned_alloc(align, size), size);
 }
 
 MP_EXPORT void *memalign(size_t align, size_t size)
 {
     ENSURE_REAL(NULL);
-    ALLOCATE(real.memalign(align, size), size);
+    ALLOCATE(mp_next.memalign(align, size), size);
 }
 
 MP_EXPORT void *valloc(size_t size)
 {
     ENSURE_REAL(NULL);
-    ALLOCATE(real.valloc(size), size);
+    ALLOCATE(mp_next.valloc(size), size);
 }
 
 MP_EXPORT void *pvalloc(size_t size)
 {
     ENSURE_REAL(NULL);
-    ALLOCATE(real.pvalloc(size), size);
+    ALLOCATE(mp_next.pvalloc(size), size);
 }
 
 /* ------------------------------------------------------------ checks */

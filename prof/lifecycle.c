@@ -9,6 +9,7 @@
  * exit snapshot after the program's own destructors ran. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "hooks.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -104,14 +105,13 @@ static void *thread_start(void *p)
 
 MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    static int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    HOOKS_READY();
     int saved = guard_enter();
-    if (!next) next = dlsym(RTLD_NEXT, "pthread_create");
     struct thread_start *s = malloc(sizeof *s);
     guard_leave(saved);
-    if (!s) return next(th, attr, fn, arg);
+    if (!s) return mp_next.pthread_create(th, attr, fn, arg);
     *s = (struct thread_start){ fn, arg };
-    int rc = next(th, attr, thread_start, s);
+    int rc = mp_next.pthread_create(th, attr, thread_start, s);
     if (rc != 0) {
         saved = guard_enter();
         free(s);
@@ -307,36 +307,39 @@ static void before_exec_path(const char *path)
     before_exec();
 }
 
-#define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec_path(path);
-    return NEXT(execve)(path, argv, envp);
+    HOOKS_READY();
+    return mp_next.execve(path, argv, envp);
 }
 
 MP_EXPORT int execv(const char *path, char *const argv[])
 {
     before_exec_path(path);
-    return NEXT(execv)(path, argv);
+    HOOKS_READY();
+    return mp_next.execv(path, argv);
 }
 
 MP_EXPORT int execvp(const char *file, char *const argv[])
 {
     before_exec();
-    return NEXT(execvp)(file, argv);
+    HOOKS_READY();
+    return mp_next.execvp(file, argv);
 }
 
 MP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     before_exec();
-    return NEXT(execvpe)(file, argv, envp);
+    HOOKS_READY();
+    return mp_next.execvpe(file, argv, envp);
 }
 
 MP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     before_exec();
-    return NEXT(fexecve)(fd, argv, envp);
+    HOOKS_READY();
+    return mp_next.fexecve(fd, argv, envp);
 }
 
 /* The execl family packs its arguments into an argv and calls execve. */
@@ -393,14 +396,16 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
 MP_EXPORT void _exit(int status)
 {
     flush_snapshot(FLUSH_EXIT, "");
-    NEXT(_exit)(status);
+    HOOKS_READY();
+    mp_next._exit(status);
     __builtin_unreachable();
 }
 
 MP_EXPORT void _Exit(int status)
 {
     flush_snapshot(FLUSH_EXIT, "");
-    NEXT(_Exit)(status);
+    HOOKS_READY();
+    mp_next._Exit(status);
     __builtin_unreachable();
 }
 
@@ -463,9 +468,8 @@ static void retire_unloaded(const struct objects *before)
  * the library's destructors: what they allocate is the program's. */
 MP_EXPORT int dlclose(void *handle)
 {
-    static int (*next_dlclose)(void *);
+    HOOKS_READY();
     int saved = guard_enter();
-    if (!next_dlclose) next_dlclose = NEXT(dlclose);
     sigset_t mask;
     signals_hold(&mask);
     struct objects before = { 0 };
@@ -475,7 +479,7 @@ MP_EXPORT int dlclose(void *handle)
     flush_unlock();
     signals_release(&mask);
     guard_leave(saved);
-    int rc = next_dlclose(handle);
+    int rc = mp_next.dlclose(handle);
     saved = guard_enter();
     signals_hold(&mask);
     retire_unloaded(&before);

@@ -25,6 +25,7 @@
  * unblocked while it runs, so a second Ctrl-C ends it. */
 #define _GNU_SOURCE
 #include "record.h"
+#include "hooks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,16 +56,10 @@ MP_TLS volatile int mp_pending;
 static MP_TLS int fatal_pending;
 static volatile sig_atomic_t dying;     /* the signal being handled, for the alarm */
 
-static int (*next_sigaction)(int, const struct sigaction *, struct sigaction *);
-
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    if (!next_sigaction) {
-        int saved = guard_enter();
-        next_sigaction = dlsym(RTLD_NEXT, "sigaction");
-        guard_leave(saved);
-    }
-    return next_sigaction(sig, act, old);
+    HOOKS_READY();
+    return mp_next.sigaction(sig, act, old);
 }
 
 /* The name of a fatal signal the recorder may stand in for; NULL otherwise

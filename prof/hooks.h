@@ -1,0 +1,45 @@
+/* Every libc function the recorder interposes, declared once: X(name,
+ * return type, parameters). The definitions are where their work is
+ * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit,
+ * dlclose; signals.c: sigaction); mp_next holds each original, the next
+ * definition in the lookup order (RTLD_NEXT), all resolved together by
+ * hooks_resolve (interpose.c) at the first call of any of them. */
+#ifndef MP_HOOKS_H
+#define MP_HOOKS_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+
+#define MP_HOOKS(X)                                                                         \
+    X(malloc, void *, (size_t))                                                             \
+    X(calloc, void *, (size_t, size_t))                                                     \
+    X(realloc, void *, (void *, size_t))                                                    \
+    X(free, void, (void *))                                                                 \
+    X(posix_memalign, int, (void **, size_t, size_t))                                       \
+    X(aligned_alloc, void *, (size_t, size_t))                                              \
+    X(memalign, void *, (size_t, size_t))                                                   \
+    X(valloc, void *, (size_t))                                                             \
+    X(pvalloc, void *, (size_t))                                                            \
+    X(pthread_create, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) \
+    X(execve, int, (const char *, char *const[], char *const[]))                            \
+    X(execv, int, (const char *, char *const[]))                                            \
+    X(execvp, int, (const char *, char *const[]))                                           \
+    X(execvpe, int, (const char *, char *const[], char *const[]))                           \
+    X(fexecve, int, (int, char *const[], char *const[]))                                    \
+    X(_exit, void, (int))                                                                   \
+    X(_Exit, void, (int))                                                                   \
+    X(dlclose, int, (void *))                                                               \
+    X(sigaction, int, (int, const struct sigaction *, struct sigaction *))
+
+#define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
+struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };
+#undef MP_HOOK_FIELD
+extern struct mp_next mp_next;
+
+/* Resolves every original once (the malloc family first: dlsym may
+ * allocate, served meanwhile from interpose.c's bootstrap buffer). */
+void hooks_resolve(void);
+#define HOOKS_READY() do { if (unlikely(!mp_next.sigaction)) hooks_resolve(); } while (0)
+
+#endif
