@@ -20,7 +20,6 @@ static const char schema_sql[] =
     ;
 
 static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
-pid_t mp_pid;
 
 void flush_lock(void) { pthread_mutex_lock(&flush_mutex); }
 void flush_unlock(void) { pthread_mutex_unlock(&flush_mutex); }

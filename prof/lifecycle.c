@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 _Atomic int mp_initialized;
+pid_t mp_pid;
 char mp_run_token[64];
 double mp_start_time;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -391,8 +392,8 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
 /* _exit and _Exit skip destructors (a forked child commonly leaves this
  * way): write the exit snapshot first. quick_exit reaches _exit through
  * libc's internal call, so it is caught by an at_quick_exit handler. A
- * process killed by a signal writes nothing at its end: MP_INTERVAL
- * snapshots are what survives a crash. */
+ * fatal signal gets its last snapshot in signals.c; SIGKILL leaves what the
+ * last MP_INTERVAL snapshot wrote. */
 MP_EXPORT void _exit(int status)
 {
     flush_snapshot(FLUSH_EXIT, "");

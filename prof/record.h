@@ -35,36 +35,37 @@ struct mp_stack_cache {
 };
 
 struct mp_thread {
+    /* identity: set when the thread is first seen, read by anyone */
     uint32_t seq;               /* 1.. in order of first allocation */
     pid_t tid;
+    uint32_t nostack_slot;      /* its slot for what is counted without a stack */
+    struct mp_thread *next;     /* global list, newest first */
+    char name[16];              /* written once, by the thread as it exits */
+
+    /* written by the thread itself (plain stores; the flush reads relaxed) */
     int active;                 /* -1: follow process switch, 0 off, 1 on */
-    _Atomic int exited;
-    char name[16];
-    /* totals, owner-written */
     uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
     uint64_t nfree_local, freed_local;  /* frees of its blocks by itself */
     uint64_t nfree_unknown, peak;
     int64_t pending_live;       /* not yet published to the process's live */
-    _Atomic uint64_t nfree_remote, freed_remote;  /* by other threads */
-    uint32_t nostack_slot;
-    /* per-thread stack_id → slot map (open addressing, key stack_id) */
+    /* its stack_id → slot map (open addressing, key stack_id) */
     uint32_t *slot_keys, *slot_vals;
     uint32_t slot_mask, slot_count;
     uint32_t slot_next, slot_end;   /* current chunk of global slot indices */
-    /* sampling */
-    int64_t sample_countdown;
+    int64_t sample_countdown;   /* sampling */
     uint64_t rng;
-    /* tags */
-    int ntags;
+    int ntags;                  /* mp_tag_push scopes */
     uintptr_t tags[MP_MAX_TAGS];
-    /* stack bounds for the frame-pointer walk */
-    uintptr_t stack_lo, stack_hi;
+    uintptr_t stack_lo, stack_hi;   /* its stack, bounding every walk */
     struct mp_stack_cache cache[MP_CACHE_SIZE];
     unsigned cache_gen;         /* the cache is valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    unsigned rules_gen;         /* rules are valid while it equals the global one */
-    struct mp_thread *next;     /* global list, newest first */
+    unsigned rules_gen;         /* rules are valid while it equals mp_maps_gen */
+
+    /* written by other threads: atomics, on a line of their own */
+    _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */
+    _Atomic int exited;         /* by the thread's exit, or a fork child for the others */
 };
 
 extern _Atomic int mp_active;           /* process-wide switch */
