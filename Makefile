@@ -20,7 +20,7 @@ MPQ_SRC  := $(wildcard mpquery/*.c)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 
-.PHONY: all deps demo test bench asan install clean fuzz
+.PHONY: all deps demo test bench asan debug install clean fuzz
 all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
 
 deps:
@@ -116,6 +116,14 @@ asan: deps $(B)/schema.h $(B)/schema_version.h
 	@mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
+# The recorder with its invariants checked (MP_ASSERT, prof/base.h):
+# tests/debug_build.sh runs the recorder's tests with it.
+debug: $(B)/debug/libmallocprof.so
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(B)/schema.h $(B)/schema_version.h | deps
+	@mkdir -p $(B)/debug
+	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
+	    -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mallocprof/filters
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
@@ -165,3 +173,16 @@ fuzz: $(B)/fuzz/fuzz_rules
 	@sh tests/fuzz/seeds.sh $(B)/fuzz/corpus
 	$(B)/fuzz/fuzz_rules -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=8192 \
 	    -artifact_prefix=$(B)/fuzz/ $(B)/fuzz/corpus
+
+# ---------------------------------------------------------------- unit tests
+# C unit tests of the recorder's data structures: build/unit/NAME from
+# tests/unit/NAME.c, compiled with the prof/ files they test and
+# tests/unit/stubs.c (mp_opt, mp_log) under ASan and UBSan; tests/unit.sh
+# runs them (`make -s unit` builds them).
+UNIT_SRC  := $(filter-out tests/unit/stubs.c,$(wildcard tests/unit/*.c))
+UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c
+.PHONY: unit
+unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
+$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
+	@mkdir -p $(B)/unit
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -Iprof $(shell pkg-config --cflags libdw) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread

@@ -29,6 +29,16 @@
 
 #include "hash.h"        /* fib_hash, fnv1a */
 
+/* The documented invariants, checked in an MP_DEBUG build (make debug; the
+ * unit tests and tests/debug_build.sh run with it): a broken one is said on
+ * stderr with its place, and the process aborts. Nothing in other builds. */
+#ifdef MP_DEBUG
+void mp_assert_failed(const char *what, const char *file, int line) __attribute__((noreturn));
+#define MP_ASSERT(cond) ((cond) ? (void)0 : mp_assert_failed(#cond, __FILE__, __LINE__))
+#else
+#define MP_ASSERT(cond) ((void)0)
+#endif
+
 /* The one spin lock: for short sections that never call out. */
 static inline void spin_lock(atomic_flag *l)
 {

@@ -269,6 +269,7 @@ static uint32_t stack_slot(struct mp_thread *t)
 static inline void count_alloc(struct mp_thread *t, uint32_t idx, uint64_t size)
 {
     struct mp_slot *s = slot_at(idx);
+    MP_ASSERT(s && s->thread_seq == t->seq);            /* a thread counts only in its own slots */
     uint64_t w = block_weight(s, size);
     STORE(s->ncalls, s->ncalls + w);
     STORE(s->memtot, s->memtot + size * w);

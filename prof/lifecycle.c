@@ -205,7 +205,7 @@ static void init_run_environment(void)
     } else {
         char host[64] = "";
         gethostname(host, sizeof host - 1);
-        snprintf(mp_run_token, sizeof mp_run_token, "%s-%d-%.6f", host, (int)getpid(), mp_now());
+        snprintf(mp_run_token, sizeof mp_run_token, "%.30s-%d-%.6f", host, (int)getpid(), mp_now());
     }
     export_environment();
 }

@@ -302,6 +302,7 @@ static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
     int64_t id = node_get(&m.tree, (uint32_t)parent, (uint32_t)frame);
     if (id) return id;
     id = m.tree_max_id + 1;
+    MP_ASSERT(parent < id && id <= UINT32_MAX);         /* the database's tree: parents first */
     if (batch_add(w, &w->stacks, (const int64_t[]){ id, parent, frame })) return 0;
     if (node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
     m.tree_max_id = id;

@@ -32,6 +32,15 @@ void mp_log_init(void)
     log_ino = st.st_ino;
 }
 
+#ifdef MP_DEBUG
+void mp_assert_failed(const char *what, const char *file, int line)
+{
+    log_ok = 1;     /* whatever fd 2 is now */
+    mp_log("bug", "%s:%d: %s does not hold", file, line, what);
+    abort();
+}
+#endif
+
 void mp_log(const char *level, const char *fmt, ...)
 {
     struct stat st;

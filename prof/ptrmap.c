@@ -200,6 +200,7 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
     uint32_t key = key_of(ptr), i = home(ptr, s->cap);
     while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
     if (!s->table[i].slot) s->count++;  /* else: a block freed behind our back */
+    MP_ASSERT(s->count * 4 <= s->cap * 3);
     s->table[i] = (struct entry){ key, slot, size32 };
     shard_leave(s, lone);
 }
@@ -233,6 +234,7 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
         }
     }
     s->table[i].slot = 0;
+    MP_ASSERT(s->count > 0);
     s->count--;
     shard_leave(s, lone);
     *size = size32 == BIG_SIZE ? big_take(ptr) : size32;

@@ -111,6 +111,7 @@ static uint32_t child(uint32_t parent, uintptr_t addr)
         atomic_store_explicit(&node_chunks[c], chunk, memory_order_release);
     }
     const struct mp_node *up = parent ? stack_node(parent) : NULL;
+    MP_ASSERT(id > parent && id != 0);                  /* a parent is older than its children */
     chunk[id & (NODE_CHUNK - 1)] = (struct mp_node){ addr, parent, up ? up->depth + 1 : 1 };
     atomic_store_explicit(&nnodes, id, memory_order_release);
     children[i] = id;

@@ -3,7 +3,7 @@
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$ROOT/build
-LIB=$B/libmallocprof.so
+LIB=${MP_TEST_LIB:-$B/libmallocprof.so}     # tests/debug_build.sh: the MP_DEBUG build
 MPQ=${MPQUERY:-$B/mpquery}
 T=$(mktemp -d "${TMPDIR:-/tmp}/mptest.XXXXXX")
 trap 'rm -rf "$T"' EXIT
