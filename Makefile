@@ -177,12 +177,12 @@ fuzz: $(B)/fuzz/fuzz_rules
 # ---------------------------------------------------------------- unit tests
 # C unit tests of the recorder's data structures: build/unit/NAME from
 # tests/unit/NAME.c, compiled with the prof/ files they test and
-# tests/unit/stubs.c (mp_opt, mp_log) under ASan and UBSan; tests/unit.sh
-# runs them (`make -s unit` builds them).
+# tests/unit/stubs.c (mp_opt, mp_log, mp_assert_failed) under ASan, UBSan
+# and MP_DEBUG's asserts; tests/unit.sh runs them (`make -s unit` builds them).
 UNIT_SRC  := $(filter-out tests/unit/stubs.c,$(wildcard tests/unit/*.c))
 UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c
 .PHONY: unit
 unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 $(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
-	$(CC) -std=gnu11 $(WARN) $(ASAN) -Iprof $(shell pkg-config --cflags libdw) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread

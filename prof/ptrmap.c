@@ -73,6 +73,12 @@ static struct { uintptr_t ptr; uint64_t size; } big_blocks[NBIG];
 
 static _Atomic int shared = 1;  /* 0: one thread records, without locks */
 static int lone_busy;           /* that thread is inside an operation */
+/* Set once the lone thread is out of the map for good: until then a thread
+ * that finds `shared` set must not go in either (a third thread whose first
+ * operation comes during the hand-over would work, locked, beside the lone
+ * thread's unlocked operation). */
+static _Atomic int handed_over = 1;
+static atomic_flag sharing = ATOMIC_FLAG_INIT;      /* one hand-over at a time */
 
 static int membarrier_registered(void)
 {
@@ -83,19 +89,19 @@ static int membarrier_registered(void)
 
 void ptrmap_init(void)
 {
-    if (membarrier_registered()) atomic_store(&shared, 0);
+    if (membarrier_registered()) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
 }
 
 void ptrmap_share(void)
 {
-    static atomic_flag sharing = ATOMIC_FLAG_INIT;
-    if (atomic_load(&shared)) return;
+    if (atomic_load_explicit(&handed_over, memory_order_acquire)) return;
     spin_lock(&sharing);
     if (!atomic_load(&shared)) {
         atomic_store(&shared, 1);
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
         while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
     }
+    atomic_store_explicit(&handed_over, 1, memory_order_release);
     spin_unlock(&sharing);
 }
 
@@ -247,6 +253,8 @@ void ptrmap_reset(void)
 {
     lone_busy = 0;
     if (!atomic_load(&shared) && !membarrier_registered()) atomic_store(&shared, 1);
+    atomic_store(&handed_over, atomic_load(&shared));
+    atomic_flag_clear(&sharing);        /* a fork during a hand-over: the child has one thread */
     for (int i = 0; i < NSHARDS; i++) {
         struct shard *s = &shards[i];
         mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
