@@ -159,15 +159,20 @@ static int grow(struct shard *s)
     return 0;
 }
 
+/* An address already there (a block freed behind our back) gets its new
+ * size; past NBIG live huge blocks, a size is lost (reads back as BIG_SIZE). */
 static void big_put(uintptr_t ptr, uint64_t size)
 {
     spin_lock(&big_lock);
-    for (int i = 0; i < NBIG; i++)
-        if (!big_blocks[i].ptr) {
-            big_blocks[i].ptr = ptr;
-            big_blocks[i].size = size;
+    int at = -1;
+    for (int i = 0; i < NBIG; i++) {
+        if (big_blocks[i].ptr == ptr) {
+            at = i;
             break;
         }
+        if (!big_blocks[i].ptr && at < 0) at = i;
+    }
+    if (at >= 0) big_blocks[at].ptr = ptr, big_blocks[at].size = size;
     spin_unlock(&big_lock);
 }
 
@@ -205,10 +210,12 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
     }
     uint32_t key = key_of(ptr), i = home(ptr, s->cap);
     while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
+    int stale_big = s->table[i].slot && s->table[i].size == BIG_SIZE && size32 != BIG_SIZE;
     if (!s->table[i].slot) s->count++;  /* else: a block freed behind our back */
     MP_ASSERT(s->count * 4 <= s->cap * 3);
     s->table[i] = (struct entry){ key, slot, size32 };
     shard_leave(s, lone);
+    if (stale_big) big_take(ptr);       /* its huge predecessor's size */
 }
 
 /* runs inside free: backward-shift deletion keeps probe chains intact */

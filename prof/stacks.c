@@ -183,10 +183,18 @@ out:
     return id;
 }
 
+/* rename gives the same pseudo address for the same address every time,
+ * and may allocate the first time only: it is called once per node without
+ * the tree lock (a lock is never held while calling out), then again under
+ * it, where it only looks up. */
 void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t))
 {
+    uint32_t n = atomic_load_explicit(&nnodes, memory_order_acquire);
+    for (uint32_t id = 1; id <= n; id++) {
+        const struct mp_node *nd = stack_node(id);
+        if (nd && nd->addr >= lo && nd->addr < hi) rename(nd->addr);
+    }
     spin_lock(&tree_lock);
-    uint32_t n = atomic_load_explicit(&nnodes, RELAXED);
     for (uint32_t id = 1; id <= n; id++) {
         struct mp_node *nd = (struct mp_node *)stack_node(id);
         if (nd && nd->addr >= lo && nd->addr < hi) __atomic_store_n(&nd->addr, rename(nd->addr), __ATOMIC_RELAXED);
