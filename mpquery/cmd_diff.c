@@ -6,56 +6,25 @@
  * mode (the difffolded.pl format). */
 #include "mpquery.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery diff A.db B.db [options]\n"
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
 "rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
-"\n"
-"  --by COUNTER        compare ncalls, memtot (default), nfree, memlive or maxlive\n"
-"  -n N                show N rows (default 20, 0 = all)\n"
-"  --functions         compare functions instead of stacks\n"
-"  --self              with --functions, compare self values (default)\n"
-"  --inclusive         with --functions, compare inclusive values\n"
-"  --fold              write 'root;...;leaf A B' lines (flamegraph.pl's\n"
-"                      differential input, as difffolded.pl makes)\n"
-"  --depth K           frames shown per stack, leaf first (default 5, 0 = all)\n"
-"  --lines, --no-inline, --module\n"
-"                      frame display, as in mpquery top --help\n"
-"  --run N|latest|all, --pid PID, --thread TID, --snapshot S\n"
-"                      select samples in BOTH profiles, as in mpquery top --help\n"
-"  --rules FILE        apply a rules file after filters/default.rules (repeatable)\n"
-"  --no-default-rules  do not apply filters/default.rules\n"
-"  --format F          text (default), csv or json\n"
+"\n";
+
+static const char more[] =
 "\n"
 "example:\n"
 "  mpquery diff before.db after.db --by memlive --functions -n 10\n"
 "  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n";
 
-static const struct option long_options[] = {
-    { "by", required_argument, NULL, OPT_BY },
-    { "functions", no_argument, NULL, OPT_FUNCTIONS },
-    { "self", no_argument, NULL, OPT_SELF },
-    { "inclusive", no_argument, NULL, OPT_INCLUSIVE },
-    { "fold", no_argument, NULL, OPT_FOLD },
-    { "depth", required_argument, NULL, OPT_DEPTH },
-    { "lines", no_argument, NULL, OPT_LINES },
-    { "no-inline", no_argument, NULL, OPT_NO_INLINE },
-    { "module", no_argument, NULL, OPT_MODULE },
-    { "run", required_argument, NULL, OPT_RUN },
-    { "pid", required_argument, NULL, OPT_PID },
-    { "thread", required_argument, NULL, OPT_THREAD },
-    { "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-    { "rules", required_argument, NULL, OPT_RULES },
-    { "no-default-rules", no_argument, NULL, OPT_NO_DEFAULT_RULES },
-    { "format", required_argument, NULL, OPT_FORMAT },
-    { "help", no_argument, NULL, OPT_HELP },
-    { 0 }
-};
+/* What diff compares and how it writes it. */
+struct diff_args { int functions, inclusive, fold; };
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
 
@@ -81,10 +50,10 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
     printf(" %lld %lld\n", (long long)x->a[node], (long long)x->b[node]);
 }
 
-static void print_rows(const struct common *c, struct dtree *t, const int64_t *a, const int64_t *b,
+static void print_rows(const struct common *c, const struct dtree *t, const int64_t *a, const int64_t *b,
                        size_t nitems, int functions)
 {
-    uint32_t *items = xmalloc((nitems ? nitems : 1) * sizeof *items);
+    uint32_t *items = xmalloc(nitems * sizeof *items);
     size_t n = 0;
     for (uint32_t i = functions ? 0 : 1; i < nitems; i++)
         if (a[i] || b[i]) items[n++] = i;
@@ -115,74 +84,81 @@ static void print_rows(const struct common *c, struct dtree *t, const int64_t *a
     free(items);
 }
 
+/* The compared value of each profile per function (self or inclusive). */
+static void function_values(struct listing *l, int inclusive, int64_t *value[2])
+{
+    size_t nl = l->t.labels.n;
+    counters *self = xmalloc(nl * sizeof *self), *incl = xmalloc(nl * sizeof *incl);
+    for (size_t i = 0; i < 2; i++) {
+        memset(self, 0, nl * sizeof *self);
+        memset(incl, 0, nl * sizeof *incl);
+        dtree_functions(&l->t, l->own[i], self, incl);
+        for (size_t k = 0; k < nl; k++) value[i][k] = (inclusive ? incl : self)[k].v[l->c->by];
+    }
+    free(self);
+    free(incl);
+}
+
+/* --fold: subtrees where both profiles are zero are not walked. */
+static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
+{
+    struct dtree *t = &l->t;
+    int by = l->c->by;
+    counters *suba = xmalloc(t->n * sizeof *suba), *subb = xmalloc(t->n * sizeof *subb);
+    dtree_subtotals(t, l->own[0], suba);
+    dtree_subtotals(t, l->own[1], subb);
+    int64_t *keep = xmalloc(t->n * sizeof *keep);
+    for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
+    struct fold_ctx fx = { a, b };
+    fold_walk(t, keep, emit_fold, &fx);
+    free(keep);
+    free(suba);
+    free(subb);
+}
+
+static void print(struct listing *l, void *arg)
+{
+    const struct diff_args *d = arg;
+    size_t nitems = d->functions ? l->t.labels.n : l->t.n;
+    int64_t *value[2] = { xmalloc(nitems * sizeof (int64_t)), xmalloc(nitems * sizeof (int64_t)) };
+    if (d->functions) {
+        function_values(l, d->inclusive, value);
+    } else {
+        for (size_t n = 0; n < nitems; n++) {
+            value[0][n] = l->own[0][n].v[l->c->by];
+            value[1][n] = l->own[1][n].v[l->c->by];
+        }
+    }
+    if (d->fold) print_fold(l, value[0], value[1]);
+    else print_rows(l->c, &l->t, value[0], value[1], nitems, d->functions);
+    free(value[0]);
+    free(value[1]);
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "diff");
-    int functions = 0, inclusive = 0, fold = 0, opt, rc;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":n:", long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
-        if (opt == OPT_FUNCTIONS) { functions = 1; continue; }
-        if (opt == OPT_SELF) { inclusive = 0; continue; }
-        if (opt == OPT_INCLUSIVE) { inclusive = 1; continue; }
-        if (opt == OPT_FOLD) { fold = 1; continue; }
-        rc = common_option(&c, opt, optarg);
-        if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, opt, argv);
-    }
-    if (optind + 2 != argc)
-        return usage_error(c.cmd, optind + 2 > argc ? "needs two profiles A and B" : "too many arguments");
-    if (fold && functions) return usage_error(c.cmd, "--fold and --functions do not combine");
-
-    struct ruleset *rules;
-    if ((rc = load_rules(&c, &rules))) return rc;
-    struct dtree t;
-    struct query qa, qb;
-    dtree_init(&t);
-    memset(&qb, 0, sizeof qb);
-    rc = query_run(&c, argv[optind], &t, &qa);
-    if (!rc) rc = query_run(&c, argv[optind + 1], &t, &qb);
-    if (!rc) {
-        counters *own_a = xcalloc(t.n, sizeof *own_a), *own_b = xcalloc(t.n, sizeof *own_b);
-        view_accumulate(qa.p, &qa.sel, qa.stack_node, own_a);
-        view_accumulate(qb.p, &qb.sel, qb.stack_node, own_b);
-        size_t nitems = functions ? t.labels.n : t.n;
-        int64_t *a = xcalloc(nitems, sizeof *a), *b = xcalloc(nitems, sizeof *b);
-        if (functions) {
-            size_t nl = t.labels.n;
-            counters *sa = xcalloc(nl, sizeof *sa), *ia = xcalloc(nl, sizeof *ia);
-            counters *sbf = xcalloc(nl, sizeof *sbf), *ib = xcalloc(nl, sizeof *ib);
-            dtree_functions(&t, own_a, sa, ia);
-            dtree_functions(&t, own_b, sbf, ib);
-            for (size_t l = 0; l < nl; l++) {
-                a[l] = (inclusive ? ia : sa)[l].v[c.by];
-                b[l] = (inclusive ? ib : sbf)[l].v[c.by];
-            }
-            free(sa); free(ia); free(sbf); free(ib);
-        } else {
-            for (size_t n = 0; n < t.n; n++) {
-                a[n] = own_a[n].v[c.by];
-                b[n] = own_b[n].v[c.by];
-            }
-        }
-        if (fold) {
-            counters *suba = xmalloc(t.n * sizeof *suba), *subb = xmalloc(t.n * sizeof *subb);
-            dtree_subtotals(&t, own_a, suba);
-            dtree_subtotals(&t, own_b, subb);
-            int64_t *keep = xmalloc(t.n * sizeof *keep);
-            for (size_t n = 0; n < t.n; n++) keep[n] = suba[n].v[c.by] || subb[n].v[c.by];
-            struct fold_ctx fx = { a, b };
-            fold_walk(&t, keep, emit_fold, &fx);
-            free(keep); free(suba); free(subb);
-        } else {
-            print_rows(&c, &t, a, b, nitems, functions);
-        }
-        free(a); free(b); free(own_a); free(own_b);
-    }
-    query_free(&qa);
-    query_free(&qb);
-    dtree_free(&t);
-    rules_free(rules);
-    return rc;
+    struct diff_args a = { 0 };
+    const struct opt opts[] = {
+        OPTION_BY("compare ncalls, memtot (default), nfree, memlive or maxlive"),
+        OPTION_LIMIT,
+        OPTIONS_FUNCTIONS(&a.functions, &a.inclusive, "compare functions instead of stacks",
+                          "with --functions, compare self values (default)",
+                          "with --functions, compare inclusive values"),
+        { .name = "fold", .flag = &a.fold, .value = 1,
+          .help = "write 'root;...;leaf A B' lines (flamegraph.pl's\n"
+                  "differential input, as difffolded.pl makes)" },
+        OPTION_DEPTH,
+        OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
+        OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
+        OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_FORMAT("text (default), csv or json"),
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = "diff", .usage = usage, .more = more, .opts = opts,
+                                .operands = 2, .missing = "needs two profiles A and B" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    if (a.fold && a.functions) return usage_error(c.cmd, "--fold and --functions do not combine");
+    return listing_run(&c, argv + optind, 2, print, &a);
 }

@@ -5,24 +5,23 @@
  * profiler's own memory. Totals of a process or thread at a snapshot are
  * its totals row with the largest snapshot id <= the selected one. */
 #include "mpquery.h"
+#include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery info DB [options]\n"
 "\n"
 "Runs, processes (as a tree), threads, snapshots, exact totals (ncalls,\n"
 "memtot, nfree, memlive, maxlive = peak live bytes, allocations without a\n"
 "stack, frees of unknown blocks), stack and frame counts, settings and the\n"
 "profiler's own memory.\n"
-"\n"
-"  --run N|latest|all  which run of the database (default: latest)\n"
-"  --pid PID           only this process\n"
-"  --snapshot S        last (default), N, id:N or label:TEXT (see top --help)\n"
-"  --format F          text (default), csv (one row a process) or json\n"
+"\n";
+
+static const char more[] =
 "\n"
 "Totals summed over processes add their peaks: maxlive is then an upper\n"
 "bound of the peak of the whole run.\n"
@@ -30,20 +29,23 @@ static const char help[] =
 "example:\n"
 "  mpquery info app.db --format json\n";
 
-static const struct option long_options[] = {
-    { "run", required_argument, NULL, OPT_RUN },
-    { "pid", required_argument, NULL, OPT_PID },
-    { "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-    { "format", required_argument, NULL, OPT_FORMAT },
-    { "help", no_argument, NULL, OPT_HELP },
+static const struct opt opts[] = {
+    OPTION_RUN(HELP_RUN),
+    OPTION_PID(HELP_PID),
+    OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
+    OPTION_FORMAT("text (default), csv (one row a process) or json"),
     { 0 }
+};
+
+static const struct cmd_opts info_opts = {
+    .cmd = "info", .usage = usage, .more = more, .opts = opts,
+    .operands = 1, .missing = "missing DB"
 };
 
 /* Totals as of the selection, per process and per thread. */
 struct info {
     const struct profile *p;
     const struct selection *sel;
-    const struct common *c;
     uint32_t *proc_total, *thread_total;    /* index into p->totals, NONE */
     uint32_t *order;                        /* selected processes, tree order */
     uint32_t *depth;                        /* tree depth per process */
@@ -55,10 +57,8 @@ struct info {
 static void pick_totals(struct info *in)
 {
     const struct profile *p = in->p;
-    in->proc_total = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *in->proc_total);
-    in->thread_total = xmalloc((p->nthreads ? p->nthreads : 1) * sizeof *in->thread_total);
-    memset(in->proc_total, 0xff, (p->nprocs ? p->nprocs : 1) * sizeof *in->proc_total);
-    memset(in->thread_total, 0xff, (p->nthreads ? p->nthreads : 1) * sizeof *in->thread_total);
+    in->proc_total = none_array(p->nprocs);
+    in->thread_total = none_array(p->nthreads);
     for (uint32_t i = 0; i < p->ntotals; i++) {
         const struct total *t = &p->totals[i];
         const struct snapshot *sn = &p->snapshots[t->snapshot];
@@ -88,42 +88,29 @@ static int cmp_start(const void *a, const void *b, void *ctx)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Processes in tree order: a child follows its parent (same run, pid ==
- * ppid, started no later), siblings by start time. */
-static void process_tree(struct info *in)
+/* Per selected process (sel[0..n), by start time), its parent's position
+ * in sel: the latest process of the same run started before it whose pid
+ * is its ppid; NONE for a root. */
+static uint32_t *find_parents(const struct profile *p, const uint32_t *sel, size_t n)
 {
-    const struct profile *p = in->p;
-    size_t n = 0;
-    uint32_t *sel = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *sel);
-    for (uint32_t i = 0; i < p->nprocs; i++)
-        if (in->sel->proc_snapshot[i] != NONE) sel[n++] = i;
-    qsort_r(sel, n, sizeof *sel, cmp_start, (void *)p);
-    uint32_t *parent = xmalloc((n ? n : 1) * sizeof *parent);
+    uint32_t *parent = xmalloc(n * sizeof *parent);
     struct idmap by_pid;                    /* (run, pid) → latest started before */
     idmap_init(&by_pid, n);
     for (size_t k = 0; k < n; k++) {
         const struct process *pr = &p->procs[sel[k]];
-        uint32_t par = idmap_get(&by_pid, (uint64_t)pr->run << 40 ^ (uint64_t)pr->ppid);
-        parent[k] = par;
+        parent[k] = idmap_get(&by_pid, (uint64_t)pr->run << 40 ^ (uint64_t)pr->ppid);
         int created;
         *idmap_put(&by_pid, (uint64_t)pr->run << 40 ^ (uint64_t)pr->pid, &created) = (uint32_t)k;
     }
     idmap_free(&by_pid);
-    /* depth-first emission through children lists (parents precede children) */
-    uint32_t *first = xmalloc((n ? n : 1) * sizeof *first), *next = xmalloc((n ? n : 1) * sizeof *next);
-    memset(first, 0xff, (n ? n : 1) * sizeof *first);
-    uint32_t roots = NONE, *tail_next = &roots;
-    uint32_t *last_child = xmalloc((n ? n : 1) * sizeof *last_child);
-    memset(last_child, 0xff, (n ? n : 1) * sizeof *last_child);
-    for (size_t k = 0; k < n; k++) {
-        next[k] = NONE;
-        if (parent[k] == NONE) { *tail_next = (uint32_t)k; tail_next = &next[k]; continue; }
-        if (first[parent[k]] == NONE) first[parent[k]] = (uint32_t)k;
-        else next[last_child[parent[k]]] = (uint32_t)k;
-        last_child[parent[k]] = (uint32_t)k;
-    }
-    in->order = xmalloc((n ? n : 1) * sizeof *in->order);
-    in->depth = xmalloc((n ? n : 1) * sizeof *in->depth);
+    return parent;
+}
+
+/* Depth-first from each root through the children lists (first[k], then
+ * next[]), appending to in->order and in->depth. */
+static void emit_tree(struct info *in, const uint32_t *sel, size_t n, uint32_t roots,
+                      const uint32_t *first, const uint32_t *next)
+{
     uint32_t *stk = xmalloc((n + 1) * sizeof *stk), *dep = xmalloc((n + 1) * sizeof *dep);
     size_t sp = 0;
     for (uint32_t r = roots; r != NONE; r = next[r]) {
@@ -140,7 +127,34 @@ static void process_tree(struct info *in)
             }
         }
     }
-    free(stk); free(dep); free(first); free(next); free(last_child); free(parent); free(sel);
+    free(stk);
+    free(dep);
+}
+
+/* Processes in tree order: a child follows its parent (same run, pid ==
+ * ppid, started no later), siblings by start time. */
+static void process_tree(struct info *in)
+{
+    const struct profile *p = in->p;
+    size_t n = 0;
+    uint32_t *sel = xmalloc(p->nprocs * sizeof *sel);
+    for (uint32_t i = 0; i < p->nprocs; i++)
+        if (in->sel->proc_snapshot[i] != NONE) sel[n++] = i;
+    qsort_r(sel, n, sizeof *sel, cmp_start, (void *)p);
+    uint32_t *parent = find_parents(p, sel, n);
+    uint32_t *first = none_array(n), *next = xmalloc(n * sizeof *next), *last_child = none_array(n);
+    uint32_t roots = NONE, *tail_next = &roots;
+    for (size_t k = 0; k < n; k++) {
+        next[k] = NONE;
+        if (parent[k] == NONE) { *tail_next = (uint32_t)k; tail_next = &next[k]; continue; }
+        if (first[parent[k]] == NONE) first[parent[k]] = (uint32_t)k;
+        else next[last_child[parent[k]]] = (uint32_t)k;
+        last_child[parent[k]] = (uint32_t)k;
+    }
+    in->order = xmalloc(n * sizeof *in->order);
+    in->depth = xmalloc(n * sizeof *in->depth);
+    emit_tree(in, sel, n, roots, first, next);
+    free(first); free(next); free(last_child); free(parent); free(sel);
 }
 
 static void fmt_time(double t, char *buf, size_t n)
@@ -155,18 +169,6 @@ static const struct total *total_at(const struct info *in, uint32_t idx)
     return idx == NONE ? NULL : &in->p->totals[idx];
 }
 
-static void json_totals(const struct total *t)
-{
-    static const struct total zero;
-    if (!t) t = &zero;
-    printf("{");
-    for (int i = 0; i < NCOUNTERS; i++) printf("%s\"%s\": %lld", i ? ", " : "", counter_name[i], (long long)t->c.v[i]);
-    printf(", \"ncalls_nostack\": %lld, \"memtot_nostack\": %lld, \"nfree_unknown\": %lld}",
-           (long long)t->ncalls_nostack, (long long)t->memtot_nostack, (long long)t->nfree_unknown);
-}
-
-static void js(const char *s) { json_string(stdout, s, strlen(s)); }
-
 static size_t stacks_with_samples(const struct info *in)
 {
     size_t n = 0;
@@ -174,76 +176,144 @@ static size_t stacks_with_samples(const struct info *in)
     return n;
 }
 
+static size_t processes_of_run(const struct profile *p, size_t run)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nprocs; i++) n += p->procs[i].run == run;
+    return n;
+}
+
+/* ---------------------------------------------------------------- json */
+static void json_totals(struct json *w, const struct total *t)
+{
+    static const struct total zero;
+    if (!t) t = &zero;
+    json_open(w, '{');
+    for (int i = 0; i < NCOUNTERS; i++) {
+        json_key(w, counter_name[i]);
+        json_int(w, t->c.v[i]);
+    }
+    json_key(w, "ncalls_nostack"); json_int(w, t->ncalls_nostack);
+    json_key(w, "memtot_nostack"); json_int(w, t->memtot_nostack);
+    json_key(w, "nfree_unknown"); json_int(w, t->nfree_unknown);
+    json_close(w, '}');
+}
+
+static void json_runs(struct json *w, const struct profile *p)
+{
+    json_open(w, '[');
+    for (size_t r = 0; r < p->nruns; r++) {
+        json_open(w, '{');
+        json_key(w, "id"); json_int(w, p->runs[r].id);
+        json_key(w, "token"); json_str(w, p->runs[r].token);
+        json_key(w, "start_time"); json_fixed(w, p->runs[r].start_time, 6);
+        json_key(w, "processes"); json_int(w, (int64_t)processes_of_run(p, r));
+        json_close(w, '}');
+    }
+    json_close(w, ']');
+}
+
+static void json_threads(struct json *w, const struct info *in, uint32_t proc)
+{
+    const struct profile *p = in->p;
+    json_open(w, '[');
+    for (size_t t = 0; t < p->nthreads; t++) {
+        if (p->threads[t].process != proc) continue;
+        json_open(w, '{');
+        json_key(w, "tid"); json_int(w, p->threads[t].tid);
+        json_key(w, "seq"); json_int(w, p->threads[t].seq);
+        json_key(w, "name"); json_str(w, p->threads[t].name);
+        json_key(w, "totals"); json_totals(w, total_at(in, in->thread_total[t]));
+        json_close(w, '}');
+    }
+    json_close(w, ']');
+}
+
+static void json_snapshots(struct json *w, const struct profile *p, const struct process *pr)
+{
+    json_open(w, '[');
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        const struct snapshot *sn = &p->snapshots[j];
+        json_open(w, '{');
+        json_key(w, "id"); json_int(w, sn->id);
+        json_key(w, "seq"); json_int(w, sn->seq);
+        json_key(w, "time"); json_fixed(w, sn->time, 6);
+        json_key(w, "reason"); json_str(w, sn->reason);
+        json_key(w, "label"); json_str(w, sn->label);
+        json_key(w, "profiler_memory"); json_int(w, sn->profiler_memory);
+        json_key(w, "totals"); json_totals(w, snapshot_total(p, j));
+        json_close(w, '}');
+    }
+    json_close(w, ']');
+}
+
+/* The k-th process in tree order. */
+static void json_process(struct json *w, const struct info *in, size_t k)
+{
+    const struct profile *p = in->p;
+    uint32_t i = in->order[k];
+    const struct process *pr = &p->procs[i];
+    const struct snapshot *sel = &p->snapshots[in->sel->proc_snapshot[i]];
+    json_open(w, '{');
+    json_key(w, "id"); json_int(w, pr->id);
+    json_key(w, "pid"); json_int(w, pr->pid);
+    json_key(w, "ppid"); json_int(w, pr->ppid);
+    json_key(w, "depth"); json_int(w, in->depth[k]);
+    json_key(w, "run"); json_int(w, p->runs[pr->run].id);
+    json_key(w, "exe"); json_str(w, pr->exe);
+    json_key(w, "cmdline"); json_str(w, pr->cmdline);
+    json_key(w, "host"); json_str(w, pr->host);
+    json_key(w, "settings"); json_str(w, pr->settings);
+    json_key(w, "start_time"); json_fixed(w, pr->start_time, 6);
+    json_key(w, "end_time");
+    if (pr->end_time < 0) json_null(w); else json_fixed(w, pr->end_time, 6);
+    json_key(w, "duration");
+    if (pr->end_time < 0) json_null(w); else json_fixed(w, pr->end_time - pr->start_time, 6);
+    json_key(w, "snapshot"); json_int(w, sel->seq);
+    json_key(w, "profiler_memory"); json_int(w, sel->profiler_memory);
+    json_key(w, "totals"); json_totals(w, total_at(in, in->proc_total[i]));
+    json_break(w, 3);
+    json_key(w, "threads"); json_threads(w, in, i);
+    json_break(w, 3);
+    json_key(w, "snapshots"); json_snapshots(w, p, pr);
+    json_close(w, '}');
+}
+
 static void print_json(const struct info *in)
 {
     const struct profile *p = in->p;
-    printf("{\"file\": ");
-    js(p->path);
-    printf(", \"schema_version\": %d, \"run\": ", SCHEMA_VERSION);
-    if (in->sel->run == NONE) printf("null"); else printf("%lld", (long long)p->runs[in->sel->run].id);
-    printf(",\n \"runs\": [");
-    for (size_t r = 0; r < p->nruns; r++) {
-        size_t np = 0;
-        for (size_t i = 0; i < p->nprocs; i++) np += p->procs[i].run == r;
-        printf("%s{\"id\": %lld, \"token\": ", r ? ", " : "", (long long)p->runs[r].id);
-        js(p->runs[r].token);
-        printf(", \"start_time\": %.6f, \"processes\": %zu}", p->runs[r].start_time, np);
-    }
-    printf("],\n \"totals\": ");
-    json_totals(&in->sum);
-    printf(",\n \"stacks\": %zu, \"stacks_with_samples\": %zu, \"frames\": %zu, \"functions\": %zu,"
-           " \"modules\": %zu, \"profiler_memory\": %lld,\n \"processes\": [",
-           p->nstacks, stacks_with_samples(in), p->nframes, p->nfunctions, p->nmodules,
-           (long long)in->profiler_memory);
+    struct json w;
+    json_init(&w, stdout);
+    json_open(&w, '{');
+    json_key(&w, "file"); json_str(&w, p->path);
+    json_key(&w, "schema_version"); json_int(&w, SCHEMA_VERSION);
+    json_key(&w, "run");
+    if (in->sel->run == NONE) json_null(&w); else json_int(&w, p->runs[in->sel->run].id);
+    json_break(&w, 1);
+    json_key(&w, "runs"); json_runs(&w, p);
+    json_break(&w, 1);
+    json_key(&w, "totals"); json_totals(&w, &in->sum);
+    json_break(&w, 1);
+    json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);
+    json_key(&w, "stacks_with_samples"); json_int(&w, (int64_t)stacks_with_samples(in));
+    json_key(&w, "frames"); json_int(&w, (int64_t)p->nframes);
+    json_key(&w, "functions"); json_int(&w, (int64_t)p->nfunctions);
+    json_key(&w, "modules"); json_int(&w, (int64_t)p->nmodules);
+    json_key(&w, "profiler_memory"); json_int(&w, in->profiler_memory);
+    json_break(&w, 1);
+    json_key(&w, "processes");
+    json_open(&w, '[');
     for (size_t k = 0; k < in->norder; k++) {
-        uint32_t i = in->order[k];
-        const struct process *pr = &p->procs[i];
-        const struct snapshot *sel = &p->snapshots[in->sel->proc_snapshot[i]];
-        printf("%s\n  {\"id\": %lld, \"pid\": %lld, \"ppid\": %lld, \"depth\": %u, \"run\": %lld, \"exe\": ",
-               k ? "," : "", (long long)pr->id, (long long)pr->pid, (long long)pr->ppid, in->depth[k],
-               (long long)p->runs[pr->run].id);
-        js(pr->exe);
-        printf(", \"cmdline\": ");
-        js(pr->cmdline);
-        printf(", \"host\": ");
-        js(pr->host);
-        printf(", \"settings\": ");
-        js(pr->settings);
-        printf(", \"start_time\": %.6f, \"end_time\": ", pr->start_time);
-        if (pr->end_time < 0) printf("null, \"duration\": null");
-        else printf("%.6f, \"duration\": %.6f", pr->end_time, pr->end_time - pr->start_time);
-        printf(", \"snapshot\": %lld, \"profiler_memory\": %lld, \"totals\": ",
-               (long long)sel->seq, (long long)sel->profiler_memory);
-        json_totals(total_at(in, in->proc_total[i]));
-        printf(",\n   \"threads\": [");
-        int first = 1;
-        for (size_t t = 0; t < p->nthreads; t++) {
-            if (p->threads[t].process != i) continue;
-            printf("%s{\"tid\": %lld, \"seq\": %lld, \"name\": ", first ? "" : ", ",
-                   (long long)p->threads[t].tid, (long long)p->threads[t].seq);
-            js(p->threads[t].name);
-            printf(", \"totals\": ");
-            json_totals(total_at(in, in->thread_total[t]));
-            printf("}");
-            first = 0;
-        }
-        printf("],\n   \"snapshots\": [");
-        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
-            const struct snapshot *sn = &p->snapshots[j];
-            printf("%s{\"id\": %lld, \"seq\": %lld, \"time\": %.6f, \"reason\": ", j == pr->first_snapshot ? "" : ", ",
-                   (long long)sn->id, (long long)sn->seq, sn->time);
-            js(sn->reason);
-            printf(", \"label\": ");
-            js(sn->label);
-            printf(", \"profiler_memory\": %lld, \"totals\": ", (long long)sn->profiler_memory);
-            json_totals(snapshot_total(p, j));
-            printf("}");
-        }
-        printf("]}");
+        json_break(&w, 2);
+        json_process(&w, in, k);
     }
-    printf("\n ]}\n");
+    json_break(&w, 1);
+    json_close(&w, ']');
+    json_close(&w, '}');
+    putchar('\n');
 }
 
+/* ---------------------------------------------------------------- text, csv */
 static void add_totals(struct table *t, const struct total *x)
 {
     static const struct total zero;
@@ -282,16 +352,15 @@ static void print_processes(const struct info *in, int format)
     sb_free(&sb);
 }
 
-static void print_text(const struct info *in)
+/* The runs (when more than one, the selected marked) and the selection. */
+static void text_runs(const struct info *in)
 {
     const struct profile *p = in->p;
     char when[64];
-    printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
     if (p->nruns > 1) {
         printf("\nruns:\n");
         for (size_t r = 0; r < p->nruns; r++) {
-            size_t np = 0;
-            for (size_t i = 0; i < p->nprocs; i++) np += p->procs[i].run == r;
+            size_t np = processes_of_run(p, r);
             fmt_time(p->runs[r].start_time, when, sizeof when);
             printf("  %c run %lld  %s  %zu process%s\n", in->sel->run == r ? '*' : ' ',
                    (long long)p->runs[r].id, when, np, np == 1 ? "" : "es");
@@ -303,11 +372,12 @@ static void print_text(const struct info *in)
     } else {
         printf("\nall runs\n");
     }
-    printf("\nprocesses:\n");
-    print_processes(in, FMT_TEXT);
+}
 
-    printf("\ntotals:\n");
+static void text_totals(const struct info *in)
+{
     const struct total *s = &in->sum;
+    printf("\ntotals:\n");
     printf("  ncalls  %lld allocations (%lld without a stack)\n", (long long)s->c.v[NCALLS],
            (long long)s->ncalls_nostack);
     printf("  memtot  %lld bytes allocated (%lld without a stack)\n", (long long)s->c.v[MEMTOT],
@@ -317,52 +387,72 @@ static void print_text(const struct info *in)
     printf("  memlive %lld bytes still allocated\n", (long long)s->c.v[MEMLIVE]);
     printf("  maxlive %lld bytes at the peak%s\n", (long long)s->c.v[MAXLIVE],
            in->norder > 1 ? " (sum of the processes' peaks)" : "");
+}
 
+static void text_threads(const struct info *in, uint32_t proc)
+{
+    const struct profile *p = in->p;
+    static const char *const cols[] = { "tid", "name", "ncalls", "memtot", "nfree", "memlive", "maxlive" };
+    struct table tab;
+    table_init(&tab, 7, cols);
+    tab.indent = 4;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        if (p->threads[t].process != proc) continue;
+        table_int(&tab, p->threads[t].tid);
+        table_str(&tab, p->threads[t].name);
+        add_totals(&tab, total_at(in, in->thread_total[t]));
+    }
+    printf("  threads:\n");
+    table_print(&tab, FMT_TEXT, stdout);
+    table_free(&tab);
+}
+
+static void text_snapshots(const struct info *in, uint32_t proc)
+{
+    const struct profile *p = in->p;
+    const struct process *pr = &p->procs[proc];
+    static const char *const cols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
+                                        "memlive", "maxlive", "profiler_memory" };
+    struct table tab;
+    table_init(&tab, 9, cols);
+    tab.indent = 4;
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        const struct snapshot *sn = &p->snapshots[j];
+        const struct total *t = snapshot_total(p, j);
+        char seq[32], rel[32];
+        snprintf(seq, sizeof seq, "%s%lld", in->sel->proc_snapshot[proc] == j ? "*" : "", (long long)sn->seq);
+        snprintf(rel, sizeof rel, "+%.3fs", sn->time - pr->start_time);
+        table_str(&tab, seq);
+        table_str(&tab, rel);
+        table_str(&tab, sn->reason);
+        table_str(&tab, sn->label);
+        static const int shown[] = { NCALLS, MEMTOT, MEMLIVE, MAXLIVE };
+        for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
+            if (t) table_int(&tab, t->c.v[shown[k]]); else table_null(&tab);
+        table_int(&tab, sn->profiler_memory);
+    }
+    printf("  snapshots (* = selected):\n");
+    table_print(&tab, FMT_TEXT, stdout);
+    table_free(&tab);
+}
+
+static void print_text(const struct info *in)
+{
+    const struct profile *p = in->p;
+    char when[64];
+    printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
+    text_runs(in);
+    printf("\nprocesses:\n");
+    print_processes(in, FMT_TEXT);
+    text_totals(in);
     for (size_t k = 0; k < in->norder; k++) {
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
         fmt_time(pr->start_time, when, sizeof when);
         printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n", (long long)pr->pid, pr->exe,
                when, pr->host, pr->settings);
-        static const char *const tcols[] = { "tid", "name", "ncalls", "memtot", "nfree", "memlive", "maxlive" };
-        struct table tab;
-        table_init(&tab, 7, tcols);
-        tab.indent = 4;
-        for (size_t t = 0; t < p->nthreads; t++) {
-            if (p->threads[t].process != i) continue;
-            table_int(&tab, p->threads[t].tid);
-            table_str(&tab, p->threads[t].name);
-            add_totals(&tab, total_at(in, in->thread_total[t]));
-        }
-        printf("  threads:\n");
-        table_print(&tab, FMT_TEXT, stdout);
-        table_free(&tab);
-        static const char *const scols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
-                                             "memlive", "maxlive", "profiler_memory" };
-        table_init(&tab, 9, scols);
-        tab.indent = 4;
-        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
-            const struct snapshot *sn = &p->snapshots[j];
-            const struct total *t = snapshot_total(p, j);
-            char seq[32];
-            snprintf(seq, sizeof seq, "%s%lld", in->sel->proc_snapshot[i] == j ? "*" : "", (long long)sn->seq);
-            table_str(&tab, seq);
-            char rel[32];
-            snprintf(rel, sizeof rel, "+%.3fs", sn->time - pr->start_time);
-            table_str(&tab, rel);
-            table_str(&tab, sn->reason);
-            table_str(&tab, sn->label);
-            if (t) {
-                table_int(&tab, t->c.v[NCALLS]); table_int(&tab, t->c.v[MEMTOT]);
-                table_int(&tab, t->c.v[MEMLIVE]); table_int(&tab, t->c.v[MAXLIVE]);
-            } else {
-                table_null(&tab); table_null(&tab); table_null(&tab); table_null(&tab);
-            }
-            table_int(&tab, sn->profiler_memory);
-        }
-        printf("  snapshots (* = selected):\n");
-        table_print(&tab, FMT_TEXT, stdout);
-        table_free(&tab);
+        text_threads(in, i);
+        text_snapshots(in, i);
     }
     printf("\nstacks: %zu (%zu with samples in this selection), frames: %zu, functions: %zu, modules: %zu\n",
            p->nstacks, stacks_with_samples(in), p->nframes, p->nfunctions, p->nmodules);
@@ -372,22 +462,13 @@ static void print_text(const struct info *in)
 int cmd_info(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "info");
-    int opt, rc;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
-        rc = common_option(&c, opt, optarg);
-        if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, opt, argv);
-    }
-    if (optind + 1 != argc)
-        return usage_error(c.cmd, optind == argc ? "missing DB" : "too many arguments");
+    int rc = parse_options(&c, &info_opts, argc, argv);
+    if (rc != PARSE_OK) return rc;
     struct profile *p;
     if ((rc = load_profile(argv[optind], &p))) return rc;
     struct selection sel;
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
-    struct info in = { .p = p, .sel = &sel, .c = &c };
+    struct info in = { .p = p, .sel = &sel };
     pick_totals(&in);
     process_tree(&in);
     if (c.format == FMT_JSON) print_json(&in);

@@ -12,7 +12,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,6 @@
 /* The MP_* settings are prof/optdefs.h's table: the options are their
  * names there ("-o, --out", "--interval"...), each setting one variable,
  * validated with the recorder's own parsers. */
-#define OPT_VAR 1000            /* getopt value of the table's row i: OPT_VAR + i */
 
 /* Prints text wrapped at 78 columns, each line indented by `indent`. */
 static void print_wrapped(const char *text, int indent)
@@ -282,44 +280,40 @@ static int run(char **args, const char *exe)
     return WEXITSTATUS(status);
 }
 
-/* The options into value[]; -1 to go on, or the exit code (0 after --help). */
-static int parse_options(int argc, char **argv, const char **value)
+/* An option of the MP_* table: row o->value, validated by the recorder's
+ * own parser before it is stored in value[]. */
+static int take_value(void *ctx, const struct opt *o, const char *arg)
 {
-    struct option long_options[MP_NOPTIONS + 2];
-    char shorts[2 * MP_NOPTIONS + 3] = "+:";
-    size_t ns = 2;
+    const char **value = ctx;
+    size_t i = (size_t)o->value;
+    if (!valid(i, arg)) return usage_error("record", "bad value '%s' for %s", arg, mp_option_defs[i].option);
+    value[i] = arg;
+    return 0;
+}
+
+/* The options into value[]: one entry per row of the MP_* table. PARSE_OK
+ * to go on, or the exit code (0 after --help). */
+static int parse_record_options(int argc, char **argv, const char **value)
+{
+    struct opt opts[MP_NOPTIONS + 1] = { { 0 } };
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         int letter;
-        long_options[i] = (struct option){ long_name(i, &letter), required_argument, NULL, OPT_VAR + (int)i };
-        if (letter) shorts[ns++] = (char)letter, shorts[ns++] = ':';
+        opts[i].name = long_name(i, &letter);
+        opts[i].letter = (char)letter;
+        opts[i].arg = mp_option_defs[i].arg;
+        opts[i].value = (int)i;
     }
-    long_options[MP_NOPTIONS] = (struct option){ "help", no_argument, NULL, OPT_HELP };
-    long_options[MP_NOPTIONS + 1] = (struct option){ 0 };
-    shorts[ns] = 0;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { print_help(); return 0; }
-        size_t i = opt >= OPT_VAR ? (size_t)(opt - OPT_VAR) : MP_NOPTIONS;
-        for (size_t k = 0; k < MP_NOPTIONS && i == MP_NOPTIONS; k++) {   /* a short letter */
-            int letter;
-            long_name(k, &letter);
-            if (letter && letter == opt) i = k;
-        }
-        if (i >= MP_NOPTIONS) return bad_option("record", opt, argv);
-        if (!valid(i, optarg))
-            return usage_error("record", "bad value '%s' for %s", optarg, mp_option_defs[i].option);
-        value[i] = optarg;
-    }
-    if (optind == argc) return usage_error("record", "missing COMMAND");
-    return -1;
+    const struct cmd_opts d = { .cmd = "record", .opts = opts, .missing = "missing COMMAND",
+                                .in_order = 1, .help = print_help, .own = take_value, .ctx = value };
+    struct common c;
+    return parse_options(&c, &d, argc, argv);
 }
 
 int cmd_record(int argc, char **argv)
 {
     const char *value[MP_NOPTIONS] = { 0 };
-    int rc = parse_options(argc, argv, value);
-    if (rc >= 0) return rc;
+    int rc = parse_record_options(argc, argv, value);
+    if (rc != PARSE_OK) return rc;
     char **args = argv + optind;
     char *exe = NULL, *lib = NULL, token[64], err[4400];
     const char *out = out_path(value);

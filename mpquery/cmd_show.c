@@ -4,118 +4,154 @@
  * is dropped or cut, this is the raw stack. */
 #include "mpquery.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery show DB STACK [options]\n"
 "\n"
 "One stack (its database id, as top prints it) in full, leaf first:\n"
 "  #N  function  file:line [inlined]  (module+0xOFFSET)\n"
 "Names are rewritten by the replace rules; no frame is dropped or cut.\n"
-"\n"
-"  --raw               names exactly as stored (no rules at all)\n"
-"  --run N|latest|all, --pid PID, --thread TID, --snapshot S\n"
-"                      which samples the header's counters sum (as in top)\n"
-"  --rules FILE        apply a rules file after filters/default.rules (repeatable)\n"
-"  --no-default-rules  do not apply filters/default.rules\n"
-"  --format F          text (default), csv (one row a frame) or json\n"
+"\n";
+
+static const char more[] =
 "\n"
 "example:\n"
 "  mpquery show app.db 1234\n";
 
-static const struct option long_options[] = {
-    { "raw", no_argument, NULL, OPT_RAW },
-    { "run", required_argument, NULL, OPT_RUN },
-    { "pid", required_argument, NULL, OPT_PID },
-    { "thread", required_argument, NULL, OPT_THREAD },
-    { "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-    { "rules", required_argument, NULL, OPT_RULES },
-    { "no-default-rules", no_argument, NULL, OPT_NO_DEFAULT_RULES },
-    { "format", required_argument, NULL, OPT_FORMAT },
-    { "help", no_argument, NULL, OPT_HELP },
-    { 0 }
+/* One frame as shown. */
+struct shown {
+    const char *function;       /* after the replace rules; "??" without a name */
+    const char *file;           /* "" when unknown */
+    int32_t line, inline_depth;
+    const char *module;
+    int64_t offset;
 };
+
+/* The frames of stack s, leaf first; names in names' arena. */
+static size_t collect(const struct profile *p, uint32_t s, const struct ruleset *rules,
+                      struct arena *names, struct shown **out)
+{
+    struct strbuf base = { 0 }, name = { 0 };
+    size_t n = 0;
+    for (uint32_t f = s; f != NONE; f = p->stacks[f].parent) n++;
+    struct shown *fr = *out = xmalloc(n * sizeof *fr);
+    n = 0;
+    for (uint32_t f = s; f != NONE; f = p->stacks[f].parent, n++) {
+        const struct frame *x = &p->frames[p->stacks[f].frame];
+        const struct module *m = &p->modules[x->module];
+        fr[n] = (struct shown){ "??", x->file == NONE ? "" : p->files[x->file], x->line,
+                                x->inline_depth, m->path, x->offset };
+        if (x->function == NONE && !m->special) continue;
+        frame_base_name(p, p->stacks[f].frame, &base);
+        rules_apply(rules, base.s, base.len, &name);
+        fr[n].function = arena_strndup(names, name.s, name.len);
+    }
+    sb_free(&base);
+    sb_free(&name);
+    return n;
+}
+
+/* csv, json: one row a frame */
+static void frames_table(const struct shown *fr, size_t n, struct table *tab)
+{
+    static const char *const cols[] = { "index", "function", "file", "line", "inline_depth",
+                                        "module", "offset" };
+    table_init(tab, 7, cols);
+    for (size_t i = 0; i < n; i++) {
+        table_int(tab, (int64_t)i);
+        table_str(tab, fr[i].function);
+        table_str(tab, fr[i].file);
+        table_int(tab, fr[i].line);
+        table_int(tab, fr[i].inline_depth);
+        table_str(tab, fr[i].module);
+        table_int(tab, fr[i].offset);
+    }
+}
+
+static void print_json(const struct table *tab, int64_t id, const counters *k)
+{
+    struct json w;
+    json_init(&w, stdout);
+    json_open(&w, '{');
+    json_key(&w, "stack");
+    json_int(&w, id);
+    for (int i = 0; i < NCOUNTERS; i++) {
+        json_key(&w, counter_name[i]);
+        json_int(&w, k->v[i]);
+    }
+    json_key(&w, "frames");
+    table_json_value(tab, &w);
+    json_break(&w, 0);
+    json_close(&w, '}');
+    putchar('\n');
+}
+
+/* "#N  function  file:line [inlined]  (module+0xOFFSET)", text cleaned */
+static void print_text(const struct shown *fr, size_t n, int64_t id, const counters *k)
+{
+    struct strbuf loc = { 0 }, where = { 0 };
+    printf("stack %lld:", (long long)id);
+    for (int i = 0; i < NCOUNTERS; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        loc.len = 0;
+        sb_add(&loc, "", 0);
+        if (fr[i].file[0]) {
+            sb_puts(&loc, fr[i].file);
+            if (fr[i].line != 0) sb_printf(&loc, ":%d", fr[i].line);
+        }
+        if (fr[i].inline_depth != 0) sb_puts(&loc, loc.len ? " [inlined]" : "[inlined]");
+        where.len = 0;
+        sb_printf(&where, "(%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
+        printf("#%-3zu ", i);
+        text_clean(stdout, fr[i].function, strlen(fr[i].function));
+        if (loc.len) { fputs("  ", stdout); text_clean(stdout, loc.s, loc.len); }
+        fputs("  ", stdout);
+        text_clean(stdout, where.s, where.len);
+        fputc('\n', stdout);
+    }
+    sb_free(&loc);
+    sb_free(&where);
+}
 
 static void show_stack(const struct common *c, const struct profile *p, const struct selection *sel,
                        uint32_t s, const struct ruleset *rules)
 {
+    struct arena names = { 0 };
+    struct shown *fr;
+    size_t n = collect(p, s, rules, &names, &fr);
     const counters *k = &sel->stack_c[s];
-    struct strbuf base = { 0 }, name = { 0 }, loc = { 0 }, where = { 0 };
-    static const char *const cols[] = { "index", "function", "file", "line", "inline_depth",
-                                        "module", "offset" };
-    struct table tab;
-    table_init(&tab, 7, cols);
-    int index = 0;
-    for (uint32_t f = s; f != NONE; f = p->stacks[f].parent, index++) {
-        uint32_t fr = p->stacks[f].frame;
-        const struct frame *x = &p->frames[fr];
-        const struct module *m = &p->modules[x->module];
-        table_int(&tab, index);
-        if (x->function == NONE && !m->special) {
-            table_str(&tab, "??");
-        } else {
-            frame_base_name(p, fr, &base);
-            rules_apply(rules, base.s, base.len, &name);
-            table_strn(&tab, name.s, name.len);
-        }
-        table_str(&tab, x->file == NONE ? "" : p->files[x->file]);
-        table_int(&tab, x->line);
-        table_int(&tab, x->inline_depth);
-        table_str(&tab, m->path);
-        table_int(&tab, x->offset);
-    }
-    if (c->format == FMT_CSV) {
-        table_print(&tab, FMT_CSV, stdout);
-    } else if (c->format == FMT_JSON) {
-        printf("{\"stack\": %lld", (long long)p->stacks[s].id);
-        for (int i = 0; i < NCOUNTERS; i++) printf(", \"%s\": %lld", counter_name[i], (long long)k->v[i]);
-        printf(", \"frames\": ");
-        table_print(&tab, FMT_JSON, stdout);
-        printf("}\n");
+    if (c->format == FMT_TEXT) {
+        print_text(fr, n, p->stacks[s].id, k);
     } else {
-        printf("stack %lld:", (long long)p->stacks[s].id);
-        for (int i = 0; i < NCOUNTERS; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
-        printf("\n");
-        for (size_t r = 0; r < tab.nrows; r++) {
-            const struct cell *row = &tab.cells[r * tab.ncols];
-            loc.len = 0;
-            sb_add(&loc, "", 0);
-            if (row[2].s[0]) {
-                sb_puts(&loc, row[2].s);
-                if (strcmp(row[3].s, "0") != 0) sb_printf(&loc, ":%s", row[3].s);
-            }
-            if (strcmp(row[4].s, "0") != 0) sb_puts(&loc, loc.len ? " [inlined]" : "[inlined]");
-            where.len = 0;
-            sb_printf(&where, "(%s+0x%llx)", row[5].s, (unsigned long long)strtoll(row[6].s, NULL, 10));
-            printf("#%-3s ", row[0].s);
-            text_clean(stdout, row[1].s, strlen(row[1].s));
-            if (loc.len) { fputs("  ", stdout); text_clean(stdout, loc.s, loc.len); }
-            fputs("  ", stdout);
-            text_clean(stdout, where.s, where.len);
-            fputc('\n', stdout);
-        }
+        struct table tab;
+        frames_table(fr, n, &tab);
+        if (c->format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
+        else print_json(&tab, p->stacks[s].id, k);
+        table_free(&tab);
     }
-    table_free(&tab);
-    sb_free(&base); sb_free(&name); sb_free(&loc); sb_free(&where);
+    free(fr);
+    arena_free(&names);
 }
 
 int cmd_show(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "show");
-    int raw = 0, opt, rc;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
-        if (opt == OPT_RAW) { raw = 1; continue; }
-        rc = common_option(&c, opt, optarg);
-        if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, opt, argv);
-    }
-    if (optind + 2 != argc)
-        return usage_error(c.cmd, optind + 2 > argc ? "needs DB and STACK" : "too many arguments");
+    int raw = 0;
+    const struct opt opts[] = {
+        { .name = "raw", .flag = &raw, .value = 1, .help = "names exactly as stored (no rules at all)" },
+        OPTIONS_SELECT("which samples the header's counters sum (as in top)"),
+        OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_FORMAT("text (default), csv (one row a frame) or json"),
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = "show", .usage = usage, .more = more, .opts = opts,
+                                .operands = 2, .missing = "needs DB and STACK" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
     int64_t id;
     if (parse_int64(argv[optind + 1], &id))
         return usage_error(c.cmd, "bad stack id '%s'", argv[optind + 1]);

@@ -4,12 +4,12 @@
  * run (sqlite3_stmt_readonly). */
 #include "mpquery.h"
 
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery sql DB \"SELECT ...\" [--format text|csv|json]\n"
 "\n"
 "Runs one read-only SQL statement (SQLite) on the profile. The tables are\n"
@@ -30,17 +30,22 @@ static const char help[] =
 "                  (including allocations without a stack)\n"
 "\n"
 "Rules do not apply here: names are as stored.\n"
-"\n"
-"  --format F          text (default), csv or json (an array of objects)\n"
+"\n";
+
+static const char more[] =
 "\n"
 "examples:\n"
 "  mpquery sql app.db \"SELECT leaf, memtot FROM stack_totals ORDER BY memtot DESC LIMIT 5\"\n"
 "  mpquery sql app.db \"SELECT pid, exe, memlive FROM process_totals\" --format csv\n";
 
-static const struct option long_options[] = {
-    { "format", required_argument, NULL, OPT_FORMAT },
-    { "help", no_argument, NULL, OPT_HELP },
+static const struct opt opts[] = {
+    OPTION_FORMAT("text (default), csv or json (an array of objects)"),
     { 0 }
+};
+
+static const struct cmd_opts sql_opts = {
+    .cmd = "sql", .usage = usage, .more = more, .opts = opts,
+    .operands = 2, .missing = "needs DB and a query"
 };
 
 static int only_space(const char *s)
@@ -66,7 +71,7 @@ static int run_query(const struct common *c, const char *path, sqlite3 *db, cons
         return error(EXIT_BAD_INPUT, "%s: sql: only read-only statements are allowed", path);
     }
     int ncols = sqlite3_column_count(st);
-    const char **cols = xmalloc((size_t)(ncols ? ncols : 1) * sizeof *cols);
+    const char **cols = xmalloc((size_t)ncols * sizeof *cols);
     for (int i = 0; i < ncols; i++) {
         const char *name = sqlite3_column_name(st, i);
         cols[i] = name ? name : "?";
@@ -104,17 +109,8 @@ static int run_query(const struct common *c, const char *path, sqlite3 *db, cons
 int cmd_sql(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "sql");
-    int opt, rc;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
-        rc = common_option(&c, opt, optarg);
-        if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, opt, argv);
-    }
-    if (optind + 2 != argc)
-        return usage_error(c.cmd, optind + 2 > argc ? "needs DB and a query" : "too many arguments");
+    int rc = parse_options(&c, &sql_opts, argc, argv);
+    if (rc != PARSE_OK) return rc;
     const char *path = argv[optind];
     sqlite3 *db;
     char err[512];

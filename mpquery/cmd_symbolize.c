@@ -14,14 +14,12 @@
 #include "resolve.h"
 
 #include <errno.h>
-#include <getopt.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery symbolize DB [options]\n"
 "\n"
 "Names DB's frames again from the modules on disk, as the recorder does\n"
@@ -33,32 +31,12 @@ static const char help[] =
 "A module whose file now has another build-id than the one recorded is\n"
 "refused: nothing is written (exit 2). A module whose file is gone keeps\n"
 "its names (said on stderr).\n"
-"\n"
-"  --debuginfo-path P  where separate debug info is looked for (elfutils'\n"
-"                      format; default \":.debug:/usr/lib/debug\")\n"
-"  --skip-mismatched   leave modules with another build-id as they are and\n"
-"                      resolve the others\n"
-"  --dry-run           resolve and report, write nothing\n"
+"\n";
+
+static const char more[] =
 "\n"
 "example:\n"
 "  apt-get install python3.11-dbgsym && mpquery symbolize py.db\n";
-
-enum { OPT_SKIP_MISMATCHED = 512, OPT_DRY_RUN };
-static const struct option long_options[] = {
-    { "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO },
-    { "skip-mismatched", no_argument, NULL, OPT_SKIP_MISMATCHED },
-    { "dry-run", no_argument, NULL, OPT_DRY_RUN },
-    { "help", no_argument, NULL, OPT_HELP },
-    { 0 }
-};
-
-/* One row of the frame table, sorted by (module, offset, inline_depth): the
- * rows of one address are consecutive. */
-struct frow {
-    int64_t id, module, offset, function, file;     /* function, file: 0 = NULL */
-    int depth, line;
-    int64_t addr;                                    /* index into addrs */
-};
 
 /* One distinct (module, offset) and its frames after resolution. */
 struct addr {
@@ -68,79 +46,51 @@ struct addr {
 };
 
 struct sym {
-    sqlite3 *db;
+    struct symdb db;
     const char *path;
-    struct frow *frows; size_t nframes;
+    int skip_mismatched;
+    struct frow *frows; size_t nframes;     /* by (module, offset, inline_depth) */
     struct addr *addrs; size_t naddrs;
     struct idmap frame_ix;          /* frame id → index in frows */
     struct strtab names;            /* function and file names seen */
     struct idmap fn_id, file_id;    /* strtab index → database id */
     int64_t max_function, max_file, max_frame;
-    size_t resolved, changed, kept, gained_names, gained_lines, new_frames;
+    size_t modules, resolved, changed, kept, gained_names, gained_lines, new_frames;
 };
 
-static int sql_fail(struct sym *s, const char *what)
+/* A failed database call: "mpquery: DB: what: why"; returns rc. */
+static int db_fail(struct sym *s, int rc)
 {
-    return error(EXIT_FAILED, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return rc ? error(rc, "%s: %s", s->path, s->db.err) : 0;
 }
 
-static int exec(struct sym *s, const char *sql)
+struct name_ids { struct sym *s; struct idmap *ids; };
+
+static void add_name(void *ctx, int64_t id, const char *name)
 {
-    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : sql_fail(s, sql);
+    struct name_ids *x = ctx;
+    uint32_t ix = strtab_intern(&x->s->names, name, strlen(name));
+    int created;
+    uint32_t *v = idmap_put(x->ids, ix, &created);
+    if (created) *v = (uint32_t)id;
 }
 
-static int64_t max_id(struct sym *s, const char *table)
+/* The names with their ids, the largest ids, and the frames grouped by
+ * address. */
+static int load(struct sym *s)
 {
-    char sql[64];
-    snprintf(sql, sizeof sql, "SELECT COALESCE(MAX(id), 0) FROM %s", table);
-    sqlite3_stmt *st;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-/* Loads a name table (function or file) into names and its id map. */
-static int load_names(struct sym *s, const char *sql, struct idmap *ids)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(s, sql);
+    s->max_function = symdb_max_id(&s->db, "function");
+    s->max_file = symdb_max_id(&s->db, "file");
+    s->max_frame = symdb_max_id(&s->db, "frame");
+    if (s->max_function < 0 || s->max_file < 0 || s->max_frame < 0) return db_fail(s, EXIT_FAILED);
+    strtab_init(&s->names);
+    idmap_init(&s->fn_id, 1024);
+    idmap_init(&s->file_id, 1024);
+    struct name_ids fns = { s, &s->fn_id }, files = { s, &s->file_id };
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        if (!name) continue;
-        uint32_t ix = strtab_intern(&s->names, name, strlen(name));
-        int created;
-        uint32_t *v = idmap_put(ids, ix, &created);
-        if (created) *v = (uint32_t)sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : sql_fail(s, sql);
-}
-
-static int load_frames(struct sym *s)
-{
-    static const char sql[] = "SELECT id, module, offset, inline_depth, COALESCE(function, 0), "
-                              "COALESCE(file, 0), line FROM frame ORDER BY module, offset, inline_depth";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(s, sql);
-    size_t cap = 1024;
-    s->frows = xmalloc(cap * sizeof *s->frows);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (s->nframes == cap) s->frows = xrealloc(s->frows, (cap *= 2) * sizeof *s->frows);
-        struct frow *f = &s->frows[s->nframes++];
-        f->id = sqlite3_column_int64(st, 0);
-        f->module = sqlite3_column_int64(st, 1);
-        f->offset = sqlite3_column_int64(st, 2);
-        f->depth = sqlite3_column_int(st, 3);
-        f->function = sqlite3_column_int64(st, 4);
-        f->file = sqlite3_column_int64(st, 5);
-        f->line = sqlite3_column_int(st, 6);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return sql_fail(s, sql);
+    if ((rc = symdb_each_name(&s->db, 0, add_name, &fns)) || (rc = symdb_each_name(&s->db, 1, add_name, &files))
+        || (rc = symdb_frames(&s->db, &s->frows, &s->nframes)))
+        return db_fail(s, rc);
     idmap_init(&s->frame_ix, s->nframes);
     s->addrs = xcalloc(s->nframes + 1, sizeof *s->addrs);
     for (size_t i = 0; i < s->nframes; i++) {
@@ -170,30 +120,26 @@ static int name_id(struct sym *s, const char *name, int is_file, int64_t *out)
     int64_t id = is_file ? ++s->max_file : ++s->max_function;
     *v = (uint32_t)id;
     *out = id;
-    sqlite3_stmt *st;
-    const char *sql = is_file ? "INSERT INTO file(id, path) VALUES(?, ?)"
-                              : "INSERT INTO function(id, name) VALUES(?, ?)";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(s, sql);
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : sql_fail(s, sql);
+    return db_fail(s, symdb_insert_name(&s->db, is_file, id, name));
 }
 
-/* Writes the resolved chain of address a: existing rows updated where they
- * differ, missing depths inserted. */
-static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *chain, int n,
-                       sqlite3_stmt *upd, sqlite3_stmt *ins)
+/* Never lose what was known (debug info found when recording and not now):
+ * a chain that names fewer functions and lines is not taken. */
+static int knows_less(const struct sym *s, const struct addr *a, const struct sym_frame *chain, int n)
 {
-    const struct frow *first = &s->frows[a->first];
-    /* never lose what was known (debug info found when recording and not
-     * now): a chain that names fewer functions and lines is not taken */
     int known_old = 0, known_new = 0;
     for (size_t d = 0; d < a->nold; d++)
         known_old += (s->frows[a->first + d].function != 0) + (s->frows[a->first + d].line != 0);
     for (int d = 0; d < n; d++) known_new += (chain[d].function != NULL) + (chain[d].line != 0);
-    if (known_new < known_old) {
+    return known_new < known_old;
+}
+
+/* Writes the resolved chain of address a: existing rows updated where they
+ * differ, missing depths inserted. */
+static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *chain, int n)
+{
+    const struct frow *first = &s->frows[a->first];
+    if (knows_less(s, a, chain, n)) {
         s->kept++;
         return 0;
     }
@@ -216,19 +162,10 @@ static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *ch
         } else {
             s->new_frames++;
         }
-        sqlite3_stmt *st = old ? upd : ins;
         a->ids[d] = old ? old->id : ++s->max_frame;
-        sqlite3_reset(st);
-        if (fn) sqlite3_bind_int64(st, 1, fn); else sqlite3_bind_null(st, 1);
-        if (file) sqlite3_bind_int64(st, 2, file); else sqlite3_bind_null(st, 2);
-        sqlite3_bind_int(st, 3, chain[d].line);
-        sqlite3_bind_int64(st, 4, a->ids[d]);
-        if (!old) {
-            sqlite3_bind_int64(st, 5, first->module);
-            sqlite3_bind_int64(st, 6, first->offset);
-            sqlite3_bind_int(st, 7, d);
-        }
-        if (sqlite3_step(st) != SQLITE_DONE) return sql_fail(s, "writing frames");
+        const struct frow row = { .id = a->ids[d], .module = first->module, .offset = first->offset,
+                                  .function = fn, .file = file, .depth = d, .line = chain[d].line };
+        if (symdb_write_frame(&s->db, &row, !old)) return db_fail(s, EXIT_FAILED);
     }
     if (changed) s->changed++;
     return 0;
@@ -244,9 +181,9 @@ static const Dwfl_Callbacks offline_callbacks = {
 };
 
 /* Resolves every address of one module. Returns 0, or EXIT_BAD_INPUT for a
- * build-id mismatch (unless skipped), EXIT_FAILED for a database error. */
-static int symbolize_module(struct sym *s, int64_t module, const char *path, const char *build_id,
-                            int skip_mismatched, size_t *nmodules)
+ * build-id mismatch (unless skipped), EXIT_FAILED for a database error;
+ * reported. */
+static int symbolize_module(struct sym *s, int64_t module, const char *path, const char *build_id)
 {
     Dwfl *d = dwfl_begin(&offline_callbacks);
     if (!d) return error(EXIT_FAILED, "libdwfl: %s", dwfl_errmsg(-1));
@@ -262,7 +199,7 @@ static int symbolize_module(struct sym *s, int64_t module, const char *path, con
     GElf_Addr bias;
     resolve_module(m, &disk_path, &disk_id, &bias);
     if (strcmp(disk_id, build_id) != 0) {
-        if (skip_mismatched) {
+        if (s->skip_mismatched) {
             warning("symbolize: %s: build-id %s on disk, %s recorded; skipped", path,
                     *disk_id ? disk_id : "(none)", *build_id ? build_id : "(none)");
         } else {
@@ -272,14 +209,7 @@ static int symbolize_module(struct sym *s, int64_t module, const char *path, con
         }
         goto out;
     }
-    (*nmodules)++;
-    sqlite3_stmt *upd = NULL, *ins = NULL;
-    if (sqlite3_prepare_v2(s->db, "UPDATE frame SET function = ?1, file = ?2, line = ?3 WHERE id = ?4",
-                           -1, &upd, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, "INSERT INTO frame(function, file, line, id, module, offset, inline_depth) "
-                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &ins, NULL) != SQLITE_OK) {
-        rc = sql_fail(s, "preparing frame statements");
-    }
+    s->modules++;
     for (size_t i = 0; i < s->naddrs && !rc; i++) {
         struct addr *a = &s->addrs[i];
         const struct frow *f = &s->frows[a->first];
@@ -287,10 +217,8 @@ static int symbolize_module(struct sym *s, int64_t module, const char *path, con
         struct sym_frame chain[RES_MAX_INLINE];
         int n = resolve_chain(m, (Dwarf_Addr)f->offset + bias, chain);
         s->resolved++;
-        rc = store_chain(s, a, chain, n, upd, ins);
+        rc = store_chain(s, a, chain, n);
     }
-    sqlite3_finalize(upd);
-    sqlite3_finalize(ins);
 out:
     dwfl_end(d);
     return rc;
@@ -298,14 +226,12 @@ out:
 
 /* ---------------------------------------------------------------- stack tree */
 
-struct node { int64_t id, parent, frame; };
-
 struct tree {
-    struct node *old; size_t nold;
+    struct stack_row *old; size_t nold;
     struct idmap old_ix;            /* old id → index */
     int64_t *group_end;             /* per old node: new id of its address's last frame */
     int64_t *group_parent;          /* per old node: new id its address hangs from */
-    struct node *new; size_t nnew, cap;
+    struct stack_row *new; size_t nnew, cap;
     struct idmap new_ix;            /* (parent, frame) → new id - base */
     int64_t base;
 };
@@ -319,7 +245,7 @@ static int64_t new_node(struct tree *t, int64_t parent, int64_t frame)
     if (!created) return t->new[*v].id;
     if (t->nnew == t->cap) t->new = xrealloc(t->new, (t->cap = t->cap ? t->cap * 2 : 4096) * sizeof *t->new);
     *v = (uint32_t)t->nnew;
-    t->new[t->nnew] = (struct node){ t->base + (int64_t)t->nnew + 1, parent, frame };
+    t->new[t->nnew] = (struct stack_row){ t->base + (int64_t)t->nnew + 1, parent, frame };
     return t->new[t->nnew++].id;
 }
 
@@ -345,7 +271,7 @@ static int resolve_node(struct sym *s, struct tree *t, uint32_t i)
     int rc = n > t->nold ? -1 : 0;
     while (n > 0 && !rc) {
         uint32_t j = todo[--n];
-        const struct node *o = &t->old[j];
+        const struct stack_row *o = &t->old[j];
         uint32_t pi = o->parent ? idmap_get(&t->old_ix, (uint64_t)o->parent) : NONE;
         uint32_t fi = frame_index(s, o->frame);
         uint32_t pfi = pi != NONE ? frame_index(s, t->old[pi].frame) : NONE;
@@ -371,60 +297,33 @@ static int resolve_node(struct sym *s, struct tree *t, uint32_t i)
     return rc;
 }
 
+/* Each old node mapped to its new path (group_end); 0, or the exit code
+ * (reported). */
+static int map_old_nodes(struct sym *s, struct tree *t)
+{
+    for (size_t i = 0; i < t->nold; i++)
+        if (t->old[i].id > t->base) t->base = t->old[i].id;
+    if (t->base + (int64_t)t->nold * RES_MAX_INLINE >= INT32_MAX || s->max_frame >= INT32_MAX)
+        return error(EXIT_FAILED, "%s: ids beyond 2^31: cannot rebuild its stacks", s->path);
+    idmap_init(&t->old_ix, t->nold);
+    idmap_init(&t->new_ix, t->nold);
+    int created;
+    for (size_t i = 0; i < t->nold; i++) *idmap_put(&t->old_ix, (uint64_t)t->old[i].id, &created) = (uint32_t)i;
+    t->group_end = xcalloc(t->nold + 1, sizeof *t->group_end);
+    t->group_parent = xcalloc(t->nold + 1, sizeof *t->group_parent);
+    for (size_t i = 0; i < t->nold; i++)
+        if (resolve_node(s, t, (uint32_t)i))
+            return error(EXIT_BAD_INPUT, "%s: the stack table is not a tree (stack %lld); nothing written",
+                         s->path, (long long)t->old[i].id);
+    return 0;
+}
+
 static int rebuild_stacks(struct sym *s, size_t *nodes)
 {
     struct tree t = { 0 };
-    sqlite3_stmt *st;
-    const char *sql = "SELECT id, parent, frame FROM stack";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(s, sql);
-    size_t cap = 4096;
-    t.old = xmalloc(cap * sizeof *t.old);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t.nold == cap) t.old = xrealloc(t.old, (cap *= 2) * sizeof *t.old);
-        t.old[t.nold++] = (struct node){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                         sqlite3_column_int64(st, 2) };
-        if (t.old[t.nold - 1].id > t.base) t.base = t.old[t.nold - 1].id;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return sql_fail(s, sql);
-    if (t.base + (int64_t)t.nold * RES_MAX_INLINE >= INT32_MAX || s->max_frame >= INT32_MAX)
-        return error(EXIT_FAILED, "%s: ids beyond 2^31: cannot rebuild its stacks", s->path);
-    idmap_init(&t.old_ix, t.nold);
-    idmap_init(&t.new_ix, t.nold);
-    int created;
-    for (size_t i = 0; i < t.nold; i++) *idmap_put(&t.old_ix, (uint64_t)t.old[i].id, &created) = (uint32_t)i;
-    t.group_end = xcalloc(t.nold + 1, sizeof *t.group_end);
-    t.group_parent = xcalloc(t.nold + 1, sizeof *t.group_parent);
-    rc = 0;
-    for (size_t i = 0; i < t.nold && !rc; i++)
-        if (resolve_node(s, &t, (uint32_t)i))
-            rc = error(EXIT_BAD_INPUT, "%s: the stack table is not a tree (stack %lld); nothing written",
-                       s->path, (long long)t.old[i].id);
-    sqlite3_stmt *map = NULL, *ins = NULL;
-    if (!rc) rc = exec(s, "CREATE TEMP TABLE stack_map(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
-    if (!rc && (sqlite3_prepare_v2(s->db, "INSERT INTO stack_map VALUES(?, ?)", -1, &map, NULL) ||
-                sqlite3_prepare_v2(s->db, "INSERT INTO stack(id, parent, frame) VALUES(?, ?, ?)", -1, &ins, NULL)))
-        rc = sql_fail(s, "preparing stack statements");
-    for (size_t i = 0; i < t.nold && !rc; i++) {
-        sqlite3_reset(map);
-        sqlite3_bind_int64(map, 1, t.old[i].id);
-        sqlite3_bind_int64(map, 2, t.group_end[i]);
-        if (sqlite3_step(map) != SQLITE_DONE) rc = sql_fail(s, "stack_map");
-    }
-    if (!rc) rc = exec(s, "DELETE FROM stack");
-    for (size_t i = 0; i < t.nnew && !rc; i++) {
-        sqlite3_reset(ins);
-        sqlite3_bind_int64(ins, 1, t.new[i].id);
-        sqlite3_bind_int64(ins, 2, t.new[i].parent);
-        sqlite3_bind_int64(ins, 3, t.new[i].frame);
-        if (sqlite3_step(ins) != SQLITE_DONE) rc = sql_fail(s, "writing stacks");
-    }
-    sqlite3_finalize(map);
-    sqlite3_finalize(ins);
-    if (!rc) rc = exec(s, "UPDATE sample SET stack = (SELECT new FROM stack_map WHERE old = sample.stack)");
-    if (!rc) rc = exec(s, "DELETE FROM frame WHERE id NOT IN (SELECT frame FROM stack)");
-    if (!rc) rc = exec(s, "DROP TABLE stack_map");
+    int rc = db_fail(s, symdb_stacks(&s->db, &t.old, &t.nold));
+    if (!rc) rc = map_old_nodes(s, &t);
+    if (!rc) rc = db_fail(s, symdb_replace_stacks(&s->db, t.old, t.group_end, t.nold, t.new, t.nnew));
     *nodes = t.nnew;
     free(t.old);
     free(t.new);
@@ -444,78 +343,77 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int symbolize(struct sym *s, int skip_mismatched, int dry_run)
+static void report(const struct sym *s, double secs, int dry_run, int reshaped, size_t nodes)
 {
-    double t0 = now();
-    int rc = exec(s, "BEGIN IMMEDIATE");
-    if (rc) return rc;
-    s->max_function = max_id(s, "function");
-    s->max_file = max_id(s, "file");
-    s->max_frame = max_id(s, "frame");
-    if (s->max_function < 0 || s->max_file < 0 || s->max_frame < 0) rc = sql_fail(s, "reading ids");
-    strtab_init(&s->names);
-    idmap_init(&s->fn_id, 1024);
-    idmap_init(&s->file_id, 1024);
-    if (!rc) rc = load_names(s, "SELECT id, name FROM function", &s->fn_id);
-    if (!rc) rc = load_names(s, "SELECT id, path FROM file", &s->file_id);
-    if (!rc) rc = load_frames(s);
-
-    size_t nmodules = 0, nodes = 0;
-    sqlite3_stmt *st = NULL;
-    const char *sql = "SELECT id, path, build_id FROM module WHERE path NOT LIKE '[%' ORDER BY id";
-    if (!rc && sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) rc = sql_fail(s, sql);
-    int step = SQLITE_DONE;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
-        rc = symbolize_module(s, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-                              (const char *)sqlite3_column_text(st, 2), skip_mismatched, &nmodules);
-    if (!rc && step != SQLITE_DONE) rc = sql_fail(s, sql);
-    sqlite3_finalize(st);
-
-    int reshaped = 0;
-    for (size_t i = 0; i < s->naddrs; i++)
-        if (s->addrs[i].nnew && s->addrs[i].nnew != (int)s->addrs[i].nold) reshaped = 1;
-    if (!rc && reshaped) rc = rebuild_stacks(s, &nodes);
-    if (!rc) rc = exec(s, dry_run ? "ROLLBACK" : "COMMIT");
-    if (rc) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return rc;
-    }
-    double secs = now() - t0;
     printf("%s: %zu addresses of %zu modules resolved in %.3f s (%.0f addresses/s)%s\n", s->path,
-           s->resolved, nmodules, secs, secs > 0 ? (double)s->resolved / secs : 0.0,
+           s->resolved, s->modules, secs, secs > 0 ? (double)s->resolved / secs : 0.0,
            dry_run ? "; dry run, nothing written" : "");
     printf("%zu addresses changed: %zu frames gained a function name, %zu a line, %zu inline frames added",
            s->changed, s->gained_names, s->gained_lines, s->new_frames);
     if (s->kept) printf("; %zu kept as they were (they had more names than found now)", s->kept);
     if (reshaped) printf("; stack tree rebuilt (%zu nodes)", nodes);
     printf("\n");
+}
+
+/* One transaction: everything read, every module resolved and its frames
+ * written, the stacks rebuilt when a chain changed length; then COMMIT, or
+ * ROLLBACK for a dry run or on any error. */
+static int symbolize(struct sym *s, int dry_run)
+{
+    double t0 = now();
+    int rc = db_fail(s, symdb_exec(&s->db, "BEGIN IMMEDIATE"));
+    if (rc) return rc;
+    rc = load(s);
+    struct module_row *mods = NULL;
+    size_t nmods = 0;
+    struct arena text = { 0 };
+    if (!rc) rc = db_fail(s, symdb_modules(&s->db, &mods, &nmods, &text));
+    for (size_t i = 0; i < nmods && !rc; i++)
+        rc = symbolize_module(s, mods[i].id, mods[i].path, mods[i].build_id);
+    free(mods);
+    arena_free(&text);
+    symdb_finish(&s->db);
+    size_t nodes = 0;
+    int reshaped = 0;
+    for (size_t i = 0; i < s->naddrs; i++)
+        if (s->addrs[i].nnew && s->addrs[i].nnew != (int)s->addrs[i].nold) reshaped = 1;
+    if (!rc && reshaped) rc = rebuild_stacks(s, &nodes);
+    if (!rc) rc = db_fail(s, symdb_exec(&s->db, dry_run ? "ROLLBACK" : "COMMIT"));
+    if (rc) {
+        symdb_exec(&s->db, "ROLLBACK");
+        return rc;
+    }
+    report(s, now() - t0, dry_run, reshaped, nodes);
     return 0;
 }
 
 int cmd_symbolize(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "symbolize");
-    int opt, skip_mismatched = 0, dry_run = 0;
+    struct sym s = { 0 };
+    int dry_run = 0;
     static char default_path[] = ":.debug:/usr/lib/debug";
     resolve_debuginfo_path = default_path;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", long_options, NULL)) != -1) {
-        switch (opt) {
-        case OPT_HELP: fputs(help, stdout); return 0;
-        case OPT_DEBUGINFO: resolve_debuginfo_path = optarg; break;
-        case OPT_SKIP_MISMATCHED: skip_mismatched = 1; break;
-        case OPT_DRY_RUN: dry_run = 1; break;
-        default: return bad_option(c.cmd, opt, argv);
-        }
-    }
-    if (optind + 1 != argc) return usage_error(c.cmd, optind >= argc ? "needs DB" : "too many arguments");
-    struct sym s = { .path = argv[optind] };
+    const struct opt opts[] = {
+        { .name = "debuginfo-path", .arg = "P", .str = &resolve_debuginfo_path,
+          .help = "where separate debug info is looked for (elfutils'\n"
+                  "format; default \":.debug:/usr/lib/debug\")" },
+        { .name = "skip-mismatched", .flag = &s.skip_mismatched, .value = 1,
+          .help = "leave modules with another build-id as they are and\n"
+                  "resolve the others" },
+        { .name = "dry-run", .flag = &dry_run, .value = 1, .help = "resolve and report, write nothing" },
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = "symbolize", .usage = usage, .more = more, .opts = opts,
+                                .operands = 1, .missing = "needs DB" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    s.path = argv[optind];
     char err[512];
-    int rc = profile_open_db(s.path, &s.db, 1, err, sizeof err);
+    rc = profile_open_db(s.path, &s.db.db, 1, err, sizeof err);
     if (rc) return error(rc, "%s: %s", s.path, err);
-    rc = symbolize(&s, skip_mismatched, dry_run);
-    sqlite3_close(s.db);
+    rc = symbolize(&s, dry_run);
+    symdb_close(&s.db);
     for (size_t i = 0; i < s.naddrs; i++) free(s.addrs[i].ids);
     free(s.addrs);
     free(s.frows);

@@ -6,38 +6,17 @@
  * id / function name so that output is deterministic. */
 #include "mpquery.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char help[] =
+static const char usage[] =
 "usage: mpquery top DB [options]\n"
 "\n"
 "The largest allocation stacks (or functions) of a profile, after rules.\n"
-"\n"
-"  --by COUNTER        sort by ncalls, memtot (default), nfree, memlive or maxlive\n"
-"  -n N                show N rows (default 20, 0 = all)\n"
-"  --functions         list functions instead of stacks, with self and inclusive\n"
-"                      values (self: the function is the leaf after rules;\n"
-"                      inclusive: anywhere on the stack, counted once per stack)\n"
-"  --self              with --functions, sort by the self value (default)\n"
-"  --inclusive         with --functions, sort by the inclusive value\n"
-"  --depth K           frames shown per stack, leaf first (default 5, 0 = all)\n"
-"  --lines             show frames as 'function (file:line)'\n"
-"  --no-inline         hide inlined frames (inline_depth > 0): each address\n"
-"                      shows only the function it is compiled in\n"
-"  --module            append ' [module]' to named frames (frames without a\n"
-"                      name always show as module+0xOFFSET)\n"
-"  --run N|latest|all  which run of the database (default: latest)\n"
-"  --pid PID           only this process\n"
-"  --thread TID        only allocations made by this thread\n"
-"  --snapshot S        last (default), N (the last snapshot with seq <= N in\n"
-"                      each process), id:N (that snapshot's process only) or\n"
-"                      label:TEXT (each process's last snapshot with that label)\n"
-"  --rules FILE        apply a rules file after filters/default.rules (repeatable;\n"
-"                      a bare NAME also finds filters/NAME.rules)\n"
-"  --no-default-rules  do not apply filters/default.rules\n"
-"  --format F          text (default), csv or json\n"
+"\n";
+
+static const char more[] =
 "\n"
 "Counters are summed over threads and processes; maxlive then is the sum of\n"
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
@@ -48,25 +27,8 @@ static const char help[] =
 "example:\n"
 "  mpquery top app.db --by memlive -n 10 --functions\n";
 
-static const struct option long_options[] = {
-    { "by", required_argument, NULL, OPT_BY },
-    { "functions", no_argument, NULL, OPT_FUNCTIONS },
-    { "self", no_argument, NULL, OPT_SELF },
-    { "inclusive", no_argument, NULL, OPT_INCLUSIVE },
-    { "depth", required_argument, NULL, OPT_DEPTH },
-    { "lines", no_argument, NULL, OPT_LINES },
-    { "no-inline", no_argument, NULL, OPT_NO_INLINE },
-    { "module", no_argument, NULL, OPT_MODULE },
-    { "run", required_argument, NULL, OPT_RUN },
-    { "pid", required_argument, NULL, OPT_PID },
-    { "thread", required_argument, NULL, OPT_THREAD },
-    { "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-    { "rules", required_argument, NULL, OPT_RULES },
-    { "no-default-rules", no_argument, NULL, OPT_NO_DEFAULT_RULES },
-    { "format", required_argument, NULL, OPT_FORMAT },
-    { "help", no_argument, NULL, OPT_HELP },
-    { 0 }
-};
+/* What top lists: stacks, or functions sorted by self or inclusive. */
+struct top_args { int functions, inclusive; };
 
 struct top_ctx {
     const counters *c;          /* per node or per label */
@@ -104,11 +66,11 @@ static void frames_json(const struct dtree *t, uint32_t node, struct strbuf *out
     sb_putc(out, ']');
 }
 
-static void list_stacks(const struct common *c, struct query *q, struct dtree *t, const counters *own)
+static void list_stacks(const struct common *c, const struct query *q, const struct dtree *t,
+                        const counters *own)
 {
     const struct profile *p = q->p;
-    uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xcalloc(t->n, sizeof *nmerged);
-    memset(rep, 0xff, t->n * sizeof *rep);
+    uint32_t *rep = none_array(t->n), *nmerged = xcalloc(t->n, sizeof *nmerged);
     for (uint32_t s = 0; s < p->nstacks; s++) {
         uint32_t n = q->stack_node[s];
         if (n == NONE || counters_zero(&q->sel.stack_c[s])) continue;
@@ -167,7 +129,7 @@ static void list_functions(const struct common *c, struct dtree *t, const counte
     size_t nl = t->labels.n;
     counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
     dtree_functions(t, own, self, incl);
-    uint32_t *items = xmalloc((nl ? nl : 1) * sizeof *items);
+    uint32_t *items = xmalloc(nl * sizeof *items);
     const counters *key = inclusive ? incl : self;
     size_t n = 0;
     for (uint32_t l = 0; l < nl; l++)
@@ -194,39 +156,41 @@ static void list_functions(const struct common *c, struct dtree *t, const counte
     free(incl);
 }
 
+static void print(struct listing *l, void *arg)
+{
+    const struct top_args *a = arg;
+    if (a->functions) list_functions(l->c, &l->t, l->own[0], a->inclusive);
+    else list_stacks(l->c, &l->q[0], &l->t, l->own[0]);
+}
+
 int cmd_top(int argc, char **argv)
 {
     struct common c;
-    common_init(&c, "top");
-    int functions = 0, inclusive = 0, opt, rc;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":n:", long_options, NULL)) != -1) {
-        if (opt == OPT_HELP) { fputs(help, stdout); return 0; }
-        if (opt == OPT_FUNCTIONS) { functions = 1; continue; }
-        if (opt == OPT_SELF) { inclusive = 0; continue; }
-        if (opt == OPT_INCLUSIVE) { inclusive = 1; continue; }
-        rc = common_option(&c, opt, optarg);
-        if (rc < 0) return EXIT_BAD_INPUT;
-        if (rc == 0) return bad_option(c.cmd, opt, argv);
-    }
-    if (optind + 1 != argc)
-        return usage_error(c.cmd, optind == argc ? "missing DB" : "too many arguments");
-
-    struct ruleset *rules;
-    if ((rc = load_rules(&c, &rules))) return rc;
-    struct dtree t;
-    struct query q;
-    dtree_init(&t);
-    rc = query_run(&c, argv[optind], &t, &q);
-    if (!rc) {
-        counters *own = xcalloc(t.n, sizeof *own);
-        view_accumulate(q.p, &q.sel, q.stack_node, own);
-        if (functions) list_functions(&c, &t, own, inclusive);
-        else list_stacks(&c, &q, &t, own);
-        free(own);
-    }
-    query_free(&q);
-    dtree_free(&t);
-    rules_free(rules);
-    return rc;
+    struct top_args a = { 0 };
+    const struct opt opts[] = {
+        OPTION_BY("sort by ncalls, memtot (default), nfree, memlive or maxlive"),
+        OPTION_LIMIT,
+        OPTIONS_FUNCTIONS(&a.functions, &a.inclusive,
+                          "list functions instead of stacks, with self and inclusive\n"
+                          "values (self: the function is the leaf after rules;\n"
+                          "inclusive: anywhere on the stack, counted once per stack)",
+                          "with --functions, sort by the self value (default)",
+                          "with --functions, sort by the inclusive value"),
+        OPTION_DEPTH,
+        OPTION_LINES("show frames as 'function (file:line)'"),
+        OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"
+                         "shows only the function it is compiled in"),
+        OPTION_MODULE("append ' [module]' to named frames (frames without a\n"
+                      "name always show as module+0xOFFSET)"),
+        OPTIONS_SELECT_EACH,
+        OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
+                      "a bare NAME also finds filters/NAME.rules)"),
+        OPTION_FORMAT("text (default), csv or json"),
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = "top", .usage = usage, .more = more, .opts = opts,
+                                .operands = 1, .missing = "missing DB" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    return listing_run(&c, argv + optind, 1, print, &a);
 }

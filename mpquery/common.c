@@ -1,12 +1,10 @@
-/* What the listing commands share: the options every one of them takes
- * (--run, --pid, --thread, --snapshot, --rules, --format, --by, ...), the
- * way errors are reported ("mpquery: FILE: what is wrong", exit 2 for bad
- * input), loading a profile, and finding the filters/ directory next to the
- * executable. Commands return exit codes; only main exits. */
+/* What the commands that read profiles share: loading one and reporting
+ * why it cannot be read ("mpquery: FILE: what is wrong"), the selection,
+ * the rules (filters/ found next to the executable), and the skeleton of
+ * top, fold and diff (rules, profiles, one display tree, counters per
+ * node). Commands return exit codes; only main exits. */
 #include "mpquery.h"
 
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,104 +17,6 @@ int counter_parse(const char *name)
     for (int i = 0; i < NCOUNTERS; i++)
         if (!strcmp(name, counter_name[i])) return i;
     return -1;
-}
-
-void common_init(struct common *c, const char *cmd)
-{
-    memset(c, 0, sizeof *c);
-    c->cmd = cmd;
-    c->sel.snap_kind = SNAP_LAST;
-    c->format = FMT_TEXT;
-    c->by = MEMTOT;
-    c->depth = 5;
-    c->limit = 20;
-    c->view.filter = c->filters;
-    c->view.exclude = c->excludes;
-}
-
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "mpquery: %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, " (see mpquery %s --help)\n", cmd);
-    return EXIT_BAD_INPUT;
-}
-
-int bad_option(const char *cmd, int opt, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
-    if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
-    return usage_error(cmd, "unknown option %s", arg);
-}
-
-static int bad_value(struct common *c, const char *opt, const char *arg, const char *expected)
-{
-    usage_error(c->cmd, "bad value '%s' for %s (expected %s)", arg, opt, expected);
-    return -2;
-}
-
-int common_option(struct common *c, int opt, const char *arg)
-{
-    int64_t v;
-    switch (opt) {
-    case OPT_RUN:
-        if (!strcmp(arg, "all")) { c->sel.run_all = 1; return 1; }
-        if (!strcmp(arg, "latest")) { c->sel.run_all = c->sel.has_run = 0; return 1; }
-        if (parse_int64(arg, &c->sel.run_id)) return bad_value(c, "--run", arg, "a run id, latest or all");
-        c->sel.has_run = 1;
-        c->sel.run_all = 0;
-        return 1;
-    case OPT_PID:
-        if (parse_int64(arg, &c->sel.pid)) return bad_value(c, "--pid", arg, "a process id");
-        c->sel.has_pid = 1;
-        return 1;
-    case OPT_THREAD:
-        if (parse_int64(arg, &c->sel.tid)) return bad_value(c, "--thread", arg, "a thread id (tid)");
-        c->sel.has_tid = 1;
-        return 1;
-    case OPT_SNAPSHOT:
-        if (select_parse_snapshot(arg, &c->sel))
-            return bad_value(c, "--snapshot", arg,
-                             "last, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
-        return 1;
-    case OPT_RULES:
-        if (c->nrules_files == sizeof c->rules_files / sizeof *c->rules_files)
-            return bad_value(c, "--rules", arg, "at most 64 rules files");
-        c->rules_files[c->nrules_files++] = arg;
-        return 1;
-    case OPT_NO_DEFAULT_RULES: c->no_default_rules = 1; return 1;
-    case OPT_FORMAT:
-        if ((c->format = format_parse(arg)) < 0) return bad_value(c, "--format", arg, "text, csv or json");
-        return 1;
-    case OPT_BY:
-        if ((c->by = counter_parse(arg)) < 0)
-            return bad_value(c, "--by", arg, "ncalls, memtot, nfree, memlive or maxlive");
-        return 1;
-    case 'n':
-        if (parse_int64(arg, &v) || v < 0 || v > 100000000) return bad_value(c, "-n", arg, "a count >= 0 (0 = all)");
-        c->limit = (int)v;
-        return 1;
-    case OPT_DEPTH:
-        if (parse_int64(arg, &v) || v < 0 || v > 100000) return bad_value(c, "--depth", arg, "a frame count >= 0 (0 = all)");
-        c->depth = (int)v;
-        return 1;
-    case OPT_NO_INLINE: c->view.no_inline = 1; return 1;
-    case OPT_LINES: c->view.lines = 1; return 1;
-    case OPT_MODULE: c->view.module = 1; return 1;
-    case OPT_FILTER: case OPT_EXCLUDE: {
-        size_t *n = opt == OPT_FILTER ? &c->view.nfilter : &c->view.nexclude;
-        const char **list = opt == OPT_FILTER ? c->filters : c->excludes;
-        if (*n == 64) return bad_value(c, opt == OPT_FILTER ? "--filter" : "--exclude", arg, "at most 64 of them");
-        list[(*n)++] = arg;
-        return 1;
-    }
-    }
-    return 0;
 }
 
 int load_profile(const char *path, struct profile **p)
@@ -210,23 +110,48 @@ int load_rules(struct common *c, struct ruleset **out)
     return 0;
 }
 
-int query_run(const struct common *c, const char *path, struct dtree *t, struct query *q)
+/* A profile loaded, selected and mapped onto t; 0 or the exit code. */
+static int query_run(const struct common *c, const char *path, struct dtree *t, struct query *q)
 {
     char err[512];
     memset(q, 0, sizeof *q);
     int rc = load_profile(path, &q->p);
     if (rc) return rc;
     if ((rc = select_or_report(c, q->p, &q->sel))) return rc;
-    q->stack_node = xmalloc((q->p->nstacks ? q->p->nstacks : 1) * sizeof *q->stack_node);
+    q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
     if ((rc = view_build(q->p, &c->view, t, q->stack_node, err, sizeof err)))
         return error(rc, "%s: %s", c->cmd, err);
     return 0;
 }
 
-void query_free(struct query *q)
+static void query_free(struct query *q)
 {
     selection_free(&q->sel);
     free(q->stack_node);
     profile_free(q->p);
-    memset(q, 0, sizeof *q);
+}
+
+/* Counters per node are summed once every profile is in the tree: the
+ * second profile of a diff adds nodes. */
+int listing_run(struct common *c, char *const *paths, size_t n,
+                void (*print)(struct listing *l, void *ctx), void *ctx)
+{
+    struct listing l = { .c = c, .n = n };
+    struct ruleset *rules;
+    int rc = load_rules(c, &rules);
+    if (rc) return rc;
+    dtree_init(&l.t);
+    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, paths[i], &l.t, &l.q[i]);
+    for (size_t i = 0; i < n && !rc; i++) {
+        l.own[i] = xcalloc(l.t.n, sizeof *l.own[i]);
+        view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);
+    }
+    if (!rc) print(&l, ctx);
+    for (size_t i = 0; i < n; i++) {
+        free(l.own[i]);
+        query_free(&l.q[i]);
+    }
+    dtree_free(&l.t);
+    rules_free(rules);
+    return rc;
 }

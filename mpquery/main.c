@@ -2,6 +2,7 @@
  * lives in cmd_NAME.c, parses its own options and returns an exit code:
  * 0 success, 1 failed operation, 2 bad input or usage. */
 #include "mpquery.h"
+#include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,11 +27,11 @@ static const struct command {
 
 static void usage(FILE *f)
 {
-    fputs("usage: mpquery COMMAND [OPTIONS] ...\n"
-          "       mpquery COMMAND --help\n"
-          "       mpquery --version\n\n"
-          "Queries profiles written by libmallocprof.so (schema version 1).\n\n"
-          "commands:\n", f);
+    fprintf(f, "usage: mpquery COMMAND [OPTIONS] ...\n"
+               "       mpquery COMMAND --help\n"
+               "       mpquery --version\n\n"
+               "Queries profiles written by libmallocprof.so (schema version %d).\n\n"
+               "commands:\n", SCHEMA_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
     fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"

@@ -1,7 +1,9 @@
-/* What mpquery's files share: the in-memory profile (profile.c), the
- * selection of samples (select.c), the rules (rules.c), the display tree of
- * rewritten paths (view.c), output writers (output.c), common options
- * (common.c) and small containers (util.c).
+/* What mpquery's files share: the in-memory profile (profile.c, the only
+ * SQL reader, with profile_link.c turning ids into indexes; profile_write.c,
+ * symbolize's writes), the selection of samples (select.c), the rules
+ * (rules.c), the display tree of rewritten paths (view.c), output writers
+ * (output.c), option tables (options.c), what the commands that read
+ * profiles share (common.c) and small containers (util.c).
  *
  * Invariant: after profile_load every cross reference is a dense array index
  * (never a database id), checked once at load time, so commands index arrays
@@ -18,17 +20,20 @@
 #include <stdio.h>
 
 #define MPQ_VERSION "1.0"
-#define SCHEMA_VERSION 1
 #define NONE UINT32_MAX            /* "no index" in uint32_t index arrays */
 #define NAME_MAX_BYTES 65536       /* longer names are cut on load (with "...") */
 
-/* Exit codes (STYLE.md): 2 bad input or usage, 1 failed operation. */
+/* Exit codes: 2 bad input or usage, 1 failed operation. */
 enum { EXIT_BAD_INPUT = 2, EXIT_FAILED = 1 };
 
 /* ---------------------------------------------------------------- util.c */
+/* Allocation that exits on failure; a size of 0 is valid (a pointer that
+ * must only be freed), so callers need no special case for empty tables. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* n uint32_t indexes, all NONE. */
+uint32_t *none_array(size_t n);
 char *xstrdup(const char *s);
 /* "mpquery: ..." on stderr; returns `code` so that commands can
  * `return error(2, "%s: ...", path)`. */
@@ -152,9 +157,53 @@ void profile_free(struct profile *p);
 /* Index of the stack with this database id, or NONE. */
 uint32_t profile_stack_index(const struct profile *p, int64_t id);
 /* Opens a database (read-only unless writable: symbolize) and checks that
- * it is a version-1 profile; shared by profile_load, sql and symbolize. */
+ * it is a profile of this schema version, made only of mallocprof's own
+ * schema objects; shared by profile_load, sql, symbolize and record. */
 struct sqlite3;
 int profile_open_db(const char *path, struct sqlite3 **db, int writable, char *err, size_t errlen);
+/* The processes and snapshots of the run with this MP_RUN token (record);
+ * 0, or EXIT_FAILED with the reason in err. */
+struct run_count { int64_t processes, snapshots; };
+int profile_count_run(struct sqlite3 *db, const char *token, struct run_count *c, char *err, size_t errlen);
+
+/* symbolize's access to the database it rewrites: its reads are at the end
+ * of profile.c, its writes in profile_write.c. Each call returns 0, or
+ * EXIT_FAILED with "WHAT: sqlite's message" in err (symdb_max_id: -1). */
+struct sqlite3_stmt;
+struct symdb {
+    struct sqlite3 *db;
+    struct sqlite3_stmt *frame_update, *frame_insert;   /* prepared on first use */
+    char err[1024];
+};
+/* A frame row as symbolize works on it; function, file: 0 = NULL. */
+struct frow {
+    int64_t id, module, offset, function, file;
+    int depth, line;
+    int64_t addr;                   /* symbolize's: index of its address */
+};
+struct stack_row { int64_t id, parent, frame; };
+int64_t symdb_max_id(struct symdb *d, const char *table);
+int symdb_each_name(struct symdb *d, int files, void (*fn)(void *ctx, int64_t id, const char *name),
+                    void *ctx);
+/* Sorted by (module, offset, inline_depth): an address's rows are consecutive. */
+int symdb_frames(struct symdb *d, struct frow **out, size_t *n);
+int symdb_stacks(struct symdb *d, struct stack_row **out, size_t *n);
+/* The modules that are files (not [tag], [unknown]...), by id; their
+ * strings in text. */
+struct module_row { int64_t id; const char *path, *build_id; };
+int symdb_modules(struct symdb *d, struct module_row **out, size_t *n, struct arena *text);
+/* BEGIN IMMEDIATE, COMMIT, ROLLBACK */
+int symdb_exec(struct symdb *d, const char *sql);
+int symdb_insert_name(struct symdb *d, int is_file, int64_t id, const char *name);
+/* Sets frame f->id's function, file and line; with insert, adds f whole. */
+int symdb_write_frame(struct symdb *d, const struct frow *f, int insert);
+/* The stack table becomes rows[0..nrows); sample rows move from stack
+ * old[i].id to new_ids[i]; frames no stack uses any more are deleted. */
+int symdb_replace_stacks(struct symdb *d, const struct stack_row *old, const int64_t *new_ids, size_t nold,
+                         const struct stack_row *rows, size_t nrows);
+/* Finalizes its statements (the connection stays open); then closes. */
+void symdb_finish(struct symdb *d);
+void symdb_close(struct symdb *d);
 
 /* ---------------------------------------------------------------- select.c */
 enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL };
@@ -265,20 +314,41 @@ void table_json(struct table *t, const char *json);  /* raw JSON value */
  * CSV: RFC 4180. JSON: array of objects; a column "a.b" nests b in a. */
 void table_print(const struct table *t, int format, FILE *f);
 void table_free(struct table *t);
+/* A JSON writer: values in order; separators, nesting and escaping are its
+ * job. json_break(w, indent) puts the next element, or the closing bracket,
+ * on a new line indented by indent spaces. */
+struct json {
+    FILE *f;
+    int depth, after_key, brk;      /* brk: pending line break's indent, -1 none */
+    unsigned char first[32];        /* per level: no element written yet */
+};
+void json_init(struct json *w, FILE *f);
+void json_open(struct json *w, char bracket);      /* '{' or '[' */
+void json_close(struct json *w, char bracket);
+void json_key(struct json *w, const char *key);
+void json_int(struct json *w, int64_t v);
+void json_fixed(struct json *w, double v, int decimals);
+void json_str(struct json *w, const char *s);
+void json_strn(struct json *w, const char *s, size_t n);
+void json_null(struct json *w);
+void json_raw(struct json *w, const char *json);   /* a value already in JSON */
+void json_break(struct json *w, int indent);
+/* The table as one JSON value: an array of objects, one a row. */
+void table_json_value(const struct table *t, struct json *w);
 void json_string(FILE *f, const char *s, size_t n);
 void json_string_sb(struct strbuf *sb, const char *s, size_t n);
 /* Text output: control characters shown as spaces. */
 void text_clean(FILE *f, const char *s, size_t n);
 void csv_field(FILE *f, const char *s, size_t n);
 
-/* ---------------------------------------------------------------- common.c */
-/* Options shared by the listing commands (long-only values >= 256). */
+/* ---------------------------------------------------------------- options.c */
+/* Ids of the options several commands share, parsed into struct common. */
 enum {
-    OPT_RUN = 256, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_RULES, OPT_NO_DEFAULT_RULES,
-    OPT_FORMAT, OPT_BY, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
-    OPT_FUNCTIONS, OPT_SELF, OPT_INCLUSIVE, OPT_FILTER, OPT_EXCLUDE, OPT_FOLD,
-    OPT_HELP, OPT_THRESHOLD, OPT_DEBUGINFO, OPT_RAW,
+    OPT_RUN = 1, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_RULES, OPT_NO_DEFAULT_RULES,
+    OPT_FORMAT, OPT_BY, OPT_LIMIT, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
+    OPT_FILTER, OPT_EXCLUDE,
 };
+/* The values of the shared options. */
 struct common {
     const char *cmd;
     struct select_opts sel;
@@ -288,15 +358,85 @@ struct common {
     struct view_opts view;
     const char *filters[64], *excludes[64];
 };
-void common_init(struct common *c, const char *cmd);
-/* Handles an option shared by several commands: 1 handled, 0 not shared,
- * or -2 bad value (message printed). */
-int common_option(struct common *c, int opt, const char *arg);
+
+/* One entry of a command's option table. The table yields both the
+ * getopt_long array and the option lines of --help, as git's
+ * parse-options tables do. An entry is a shared option (id), a flag or a
+ * value of the command's own (flag, str), or else goes to the command's
+ * `own` callback. */
+struct opt {
+    const char *name;       /* long name without "--"; NULL: short only; NULL
+                               and no letter: the end of the table */
+    char letter;            /* short form (-n), or 0 */
+    int id;                 /* a shared option: OPT_* */
+    const char *arg;        /* the value's name in --help; NULL: takes no value */
+    const char *help;       /* its text in --help, lines after the first indented
+                               by the writer; NULL: listed on the next entry's line */
+    int *flag;              /* a flag of the command: *flag = value */
+    int value;
+    char **str;             /* a value of the command: *str = the text */
+};
+/* The shared options as entries, defined once; the help text is the
+ * command's where its wording differs. OPTIONS_* are groups. */
+#define OPTION_BY(h)        { .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
+#define OPTION_LIMIT        { .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
+                              .help = "show N rows (default 20, 0 = all)" }
+#define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
+                              .help = "frames shown per stack, leaf first (default 5, 0 = all)" }
+#define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
+#define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
+#define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
+#define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID", .help = (h) }
+#define OPTION_SNAPSHOT(h)  { .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
+#define OPTION_LINES(h)     { .name = "lines", .id = OPT_LINES, .help = (h) }
+#define OPTION_NO_INLINE(h) { .name = "no-inline", .id = OPT_NO_INLINE, .help = (h) }
+#define OPTION_MODULE(h)    { .name = "module", .id = OPT_MODULE, .help = (h) }
+#define HELP_RUN            "which run of the database (default: latest)"
+#define HELP_PID            "only this process"
+/* selection (select.c): on one line, or each option with its own help */
+#define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
+#define OPTIONS_SELECT_EACH \
+    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), \
+    OPTION_THREAD("only allocations made by this thread"), \
+    OPTION_SNAPSHOT("last (default), N (the last snapshot with seq <= N in\n" \
+                    "each process), id:N (that snapshot's process only) or\n" \
+                    "label:TEXT (each process's last snapshot with that label)")
+/* frame display (view.c) */
+#define OPTIONS_DISPLAY(h)  OPTION_LINES(NULL), OPTION_NO_INLINE(NULL), OPTION_MODULE(h)
+/* --functions, --self, --inclusive (top, diff): functions instead of
+ * stacks (*functions = 1), with self or inclusive values (*inclusive) */
+#define OPTIONS_FUNCTIONS(functions, inclusive, h_functions, h_self, h_inclusive) \
+    { .name = "functions", .flag = (functions), .value = 1, .help = (h_functions) }, \
+    { .name = "self", .flag = (inclusive), .value = 0, .help = (h_self) }, \
+    { .name = "inclusive", .flag = (inclusive), .value = 1, .help = (h_inclusive) }
+/* rules (rules.c) */
+#define OPTIONS_RULES(h) \
+    { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
+    { .name = "no-default-rules", .id = OPT_NO_DEFAULT_RULES, .help = "do not apply filters/default.rules" }
+
+/* A command's options and its --help around them. */
+struct cmd_opts {
+    const char *cmd;            /* the command, for messages */
+    const char *usage, *more;   /* --help: the text before and after the options */
+    const struct opt *opts;
+    int operands;               /* how many operands it takes; 0: one or more */
+    const char *missing;        /* the usage error when operands are missing */
+    int in_order;               /* options end at the first operand (record) */
+    void (*help)(void);         /* writes --help instead (record) */
+    int (*own)(void *ctx, const struct opt *o, const char *arg);  /* 0 or exit code */
+    void *ctx;
+};
+enum { PARSE_OK = -1 };
+/* Parses argv against the table: shared options into c (set to their
+ * defaults first), the command's own as their entries say, then checks
+ * the number of operands. Returns PARSE_OK with optind at the first
+ * operand, or the exit code: 0 after --help, 2 for a usage error
+ * (reported). */
+int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Reports what getopt_long returned for opt (':' missing value, '?' or an
- * option the command does not take); returns 2. */
-int bad_option(const char *cmd, int opt, char **argv);
+
+/* ---------------------------------------------------------------- common.c */
 /* Loads a profile and reports "mpquery: PATH: why"; 0 or the exit code. */
 int load_profile(const char *path, struct profile **p);
 /* Applies the selection, reporting errors; 0 or the exit code. */
@@ -305,8 +445,19 @@ int select_or_report(const struct common *c, const struct profile *p, struct sel
 int load_rules(struct common *c, struct ruleset **out);
 /* A profile loaded, selected and mapped onto a display tree. */
 struct query { struct profile *p; struct selection sel; uint32_t *stack_node; };
-int query_run(const struct common *c, const char *path, struct dtree *t, struct query *q);
-void query_free(struct query *q);
+/* What top, fold and diff share: the rules loaded, each profile queried
+ * into ONE display tree (diff matches paths through it), and per profile
+ * its counters summed per display node. */
+struct listing {
+    const struct common *c;
+    struct dtree t;
+    struct query q[2];
+    counters *own[2];           /* per node of t, per profile */
+    size_t n;                   /* profiles */
+};
+/* Runs that for paths[0..n) (n <= 2), then print; 0 or the exit code. */
+int listing_run(struct common *c, char *const *paths, size_t n,
+                void (*print)(struct listing *l, void *ctx), void *ctx);
 /* Locates the filters directory next to the executable (malloc'd) or NULL. */
 char *filters_dir(void);
 
@@ -314,7 +465,6 @@ char *filters_dir(void);
 /* Before record runs the program: the profile can be written there (an
  * existing file must be a mallocprof profile); 0 or the exit code, reported. */
 int record_check_out(const char *path);
-struct run_count { int64_t processes, snapshots; };
 /* Processes and snapshots of the run with this MP_RUN token (0 without a
  * file); 0, or the exit code with the reason in err. */
 int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen);

@@ -1,9 +1,10 @@
 /* Text, CSV and JSON writers. A command fills a `struct table` (cells typed
  * as string, integer, number, null or raw JSON) and prints it in the chosen
- * format. Invariants: JSON output is always valid (control characters as
- * \u00XX, invalid UTF-8 bytes replaced by U+FFFD); CSV follows RFC 4180;
- * text output never contains control characters (they become spaces), so
- * one row is one line. */
+ * format; other JSON (info, show's header) goes through struct json, which
+ * owns separators, nesting and escaping. Invariants: JSON output is always
+ * valid (control characters as \u00XX, invalid UTF-8 bytes replaced by
+ * U+FFFD); CSV follows RFC 4180; text output never contains control
+ * characters (they become spaces), so one row is one line. */
 #include "mpquery.h"
 
 #include <math.h>
@@ -223,48 +224,135 @@ static void print_csv(const struct table *t, FILE *f)
     }
 }
 
+/* ---------------------------------------------------------------- JSON writer */
+void json_init(struct json *w, FILE *f)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->brk = -1;
+}
+
+static void json_newline(struct json *w)
+{
+    if (w->brk < 0) return;
+    fprintf(w->f, "\n%*s", w->brk, "");
+    w->brk = -1;
+}
+
+/* Before an element: ", " between elements, or the pending line break;
+ * nothing between a key and its value. */
+static void json_element(struct json *w)
+{
+    if (w->after_key) { w->after_key = 0; return; }
+    if (w->depth == 0) return;
+    int first = w->first[w->depth];
+    w->first[w->depth] = 0;
+    if (!first) fputc(',', w->f);
+    if (w->brk >= 0) json_newline(w);
+    else if (!first) fputc(' ', w->f);
+}
+
+void json_break(struct json *w, int indent) { w->brk = indent; }
+
+void json_open(struct json *w, char bracket)
+{
+    json_element(w);
+    fputc(bracket, w->f);
+    if (w->depth + 1 < (int)sizeof w->first) w->depth++;
+    w->first[w->depth] = 1;
+}
+
+void json_close(struct json *w, char bracket)
+{
+    json_newline(w);
+    fputc(bracket, w->f);
+    if (w->depth > 0) w->depth--;
+}
+
+static void json_keyn(struct json *w, const char *key, size_t n)
+{
+    json_element(w);
+    json_string(w->f, key, n);
+    fputs(": ", w->f);
+    w->after_key = 1;
+}
+
+void json_key(struct json *w, const char *key) { json_keyn(w, key, strlen(key)); }
+
+void json_raw(struct json *w, const char *json)
+{
+    json_element(w);
+    fputs(json, w->f);
+}
+
+void json_int(struct json *w, int64_t v)
+{
+    json_element(w);
+    fprintf(w->f, "%lld", (long long)v);
+}
+
+void json_fixed(struct json *w, double v, int decimals)
+{
+    json_element(w);
+    fprintf(w->f, "%.*f", decimals, v);
+}
+
+void json_strn(struct json *w, const char *s, size_t n)
+{
+    json_element(w);
+    json_string(w->f, s, n);
+}
+
+void json_str(struct json *w, const char *s) { json_strn(w, s, strlen(s)); }
+
+void json_null(struct json *w) { json_raw(w, "null"); }
+
 /* Columns named "group.key" become nested objects {"group": {"key": ...}}. */
+static void json_row(const struct table *t, const struct cell *row, struct json *w)
+{
+    const char *group = NULL;
+    size_t glen = 0;
+    json_open(w, '{');
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *name = t->cols[c], *dot = strchr(name, '.');
+        size_t plen = dot ? (size_t)(dot - name) : 0;
+        if (group && (!dot || plen != glen || strncmp(name, group, glen))) {
+            json_close(w, '}');
+            group = NULL;
+        }
+        if (dot && !group) {
+            json_keyn(w, name, plen);
+            json_open(w, '{');
+            group = name;
+            glen = plen;
+        }
+        json_key(w, dot ? dot + 1 : name);
+        const struct cell *x = &row[c];
+        if (x->type == CELL_NULL) json_null(w);
+        else if (x->type == CELL_STR) json_str(w, x->s);
+        else json_raw(w, x->s);
+    }
+    if (group) json_close(w, '}');
+    json_close(w, '}');
+}
+
+void table_json_value(const struct table *t, struct json *w)
+{
+    json_open(w, '[');
+    for (size_t r = 0; r < t->nrows; r++) {
+        json_break(w, 1);
+        json_row(t, &t->cells[r * t->ncols], w);
+    }
+    if (t->nrows) json_break(w, 0);
+    json_close(w, ']');
+}
+
 static void print_json(const struct table *t, FILE *f)
 {
-    fputs("[", f);
-    for (size_t r = 0; r < t->nrows; r++) {
-        fputs(r ? ",\n {" : "\n {", f);
-        const char *group = NULL;
-        size_t glen = 0;
-        int first = 1, gfirst = 1;
-        for (size_t c = 0; c < t->ncols; c++) {
-            const char *name = t->cols[c], *dot = strchr(name, '.');
-            size_t plen = dot ? (size_t)(dot - name) : 0;
-            if (group && (!dot || plen != glen || strncmp(name, group, glen))) {
-                fputc('}', f);
-                group = NULL;
-            }
-            if (dot && !group) {
-                if (!first) fputs(", ", f);
-                json_string(f, name, plen);
-                fputs(": {", f);
-                group = name;
-                glen = plen;
-                gfirst = 1;
-                first = 0;
-            }
-            if (group) { if (!gfirst) fputs(", ", f); gfirst = 0; }
-            else if (!first) fputs(", ", f);
-            first = 0;
-            const char *key = dot ? dot + 1 : name;
-            json_string(f, key, strlen(key));
-            fputs(": ", f);
-            const struct cell *x = &t->cells[r * t->ncols + c];
-            switch (x->type) {
-            case CELL_INT: case CELL_NUM: case CELL_JSON: fputs(x->s, f); break;
-            case CELL_NULL: fputs("null", f); break;
-            default: json_string(f, x->s, strlen(x->s));
-            }
-        }
-        if (group) fputc('}', f);
-        fputc('}', f);
-    }
-    fputs(t->nrows ? "\n]\n" : "]\n", f);
+    struct json w;
+    json_init(&w, f);
+    table_json_value(t, &w);
+    fputc('\n', f);
 }
 
 void table_print(const struct table *t, int format, FILE *f)

@@ -1,39 +1,31 @@
-/* The only SQL reader of mpquery: loads a profile database into arrays with
- * ONE sequential pass per table (no per-row queries), then translates every
- * database id into a dense array index and checks each reference, so the
- * rest of mpquery never sees an id it cannot index. The database is opened
- * SQLITE_OPEN_READONLY and never written (symbolize, the one command that
- * writes, opens it read-write with profile_open_db). Every sqlite return is checked: a
- * truncated or corrupted file is an error message, never a crash. A file is
- * untrusted: profile_open_db hardens the connection and accepts only
- * mallocprof's own schema objects (prof/dbguard.c), so no SQL that the file
- * brings (trigger, view) ever runs. */
+/* The only SQL reader of mpquery. profile_load reads a profile database
+ * into arrays with ONE sequential pass per table (no per-row queries), then
+ * translates every database id into a dense array index and checks each
+ * reference, so the rest of mpquery never sees an id it cannot index. The
+ * database is opened SQLITE_OPEN_READONLY and never written here; the
+ * reads of symbolize, which opens it read-write and writes through
+ * profile_write.c, and of record are at the end. Every sqlite return is
+ * checked: a truncated or corrupted file is an error message, never a
+ * crash. A file is untrusted: profile_open_db hardens the connection and
+ * accepts only mallocprof's own schema objects (prof/dbguard.c), so no SQL
+ * that the file brings (trigger, view) ever runs. (The sql command runs the
+ * user's own statement, read-only.) */
 #include "mpquery.h"
 #include "dbguard.h"
+#include "profile_link.h"
+#include "schema_version.h"   /* SCHEMA_VERSION: schema/profile.sql's PRAGMA user_version */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char schema_sql[] =
-#include "schema.h"
-;
-
-/* The version the compiled-in schema declares ("PRAGMA user_version = N"). */
-static int schema_version(void)
-{
-    const char *s = strstr(schema_sql, "user_version = ");
-    return s ? atoi(s + strlen("user_version = ")) : SCHEMA_VERSION;
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int profile_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -46,17 +38,17 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 static int check_file(const char *path, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, "%s", strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "is a directory, not a mallocprof profile");
-    if (!S_ISREG(st.st_mode)) return fail(err, errlen, "not a regular file");
-    if (st.st_size == 0) return fail(err, errlen, "empty file, not a mallocprof profile");
+    if (stat(path, &st) != 0) return profile_fail(err, errlen, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) return profile_fail(err, errlen, "is a directory, not a mallocprof profile");
+    if (!S_ISREG(st.st_mode)) return profile_fail(err, errlen, "not a regular file");
+    if (st.st_size == 0) return profile_fail(err, errlen, "empty file, not a mallocprof profile");
     int fd = open(path, O_RDONLY);
-    if (fd < 0) return fail(err, errlen, "%s", strerror(errno));
+    if (fd < 0) return profile_fail(err, errlen, "%s", strerror(errno));
     char magic[16] = { 0 };
     ssize_t n = read(fd, magic, sizeof magic);
     close(fd);
     if (n != (ssize_t)sizeof magic || memcmp(magic, "SQLite format 3", 16) != 0)
-        return fail(err, errlen, "not a mallocprof profile (not an SQLite database)");
+        return profile_fail(err, errlen, "not a mallocprof profile (not an SQLite database)");
     return 0;
 }
 
@@ -69,15 +61,15 @@ static int check_schema(sqlite3 *db, char *err, size_t errlen)
     int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st_v, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_step(st_v);
     if (rc != SQLITE_ROW) {
-        fail(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
+        profile_fail(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
         sqlite3_finalize(st_v);
         return EXIT_BAD_INPUT;
     }
     int version = sqlite3_column_int(st_v, 0);
     sqlite3_finalize(st_v);
-    if (version == 0) return fail(err, errlen, "not a mallocprof profile (schema version 0)");
-    if (version != schema_version())
-        return fail(err, errlen, "schema version %d, this mpquery reads version %d", version, schema_version());
+    if (version == 0) return profile_fail(err, errlen, "not a mallocprof profile (schema version 0)");
+    if (version != SCHEMA_VERSION)
+        return profile_fail(err, errlen, "schema version %d, this mpquery reads version %d", version, SCHEMA_VERSION);
     return db_schema_check(db, err, errlen) ? EXIT_BAD_INPUT : 0;
 }
 
@@ -89,14 +81,14 @@ int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, si
     sqlite3 *db = NULL;
     rc = sqlite3_open_v2(path, &db, (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        fail(err, errlen, "cannot open (%s)", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        profile_fail(err, errlen, "cannot open (%s)", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return EXIT_BAD_INPUT;
     }
     sqlite3_busy_timeout(db, 10000);
     /* views stay on: mpquery's own queries use them, and the schema check
      * proves they are mallocprof's */
-    if (db_harden(db, 1)) rc = fail(err, errlen, "cannot open safely (%s)", sqlite3_errmsg(db));
+    if (db_harden(db, 1)) rc = profile_fail(err, errlen, "cannot open safely (%s)", sqlite3_errmsg(db));
     else rc = check_schema(db, err, errlen);
     if (rc) {
         sqlite3_close(db);
@@ -106,48 +98,97 @@ int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, si
     return 0;
 }
 
-/* ---------------------------------------------------------------- loading */
-struct idindex;
-struct loader {
-    sqlite3 *db;
-    struct profile *p;
-    char *err; size_t errlen;
-    /* samples are converted as they are read (no raw copy of the largest
-     * table): these index the tables they refer to */
-    const struct idindex *ix_snap, *ix_stack, *ix_thread;
-    int bad_ref;                /* first dangling reference seen */
+/* ---------------------------------------------------------------- tables */
+/* How one column lands in a row struct. *_NULL: -1 when the column is NULL. */
+enum { COL_I64, COL_I32, COL_F64, COL_TEXT, COL_I64_NULL, COL_F64_NULL };
+struct col { const char *name; int type; size_t offset; };
+#define COL(type, row, field, name) { name, COL_##type, offsetof(row, field) }
+
+/* One full-table read: SELECT the columns FROM table [ORDER BY order], each
+ * row into a struct of `size` bytes; or, with convert, read into a raw row
+ * first and converted into a struct of `stored` bytes. */
+struct loader;
+struct table_spec {
+    const char *table, *order;
+    const struct col *cols; size_t ncols;
+    size_t size, stored;
+    void (*convert)(struct loader *l, const void *raw, void *stored);
+};
+#define SPEC(table, order, cols, row) \
+    { table, order, cols, sizeof cols / sizeof *cols, sizeof(row), sizeof(row), NULL }
+#define RAW_MAX 128                 /* the largest raw row of a converted table */
+
+static const struct col run_cols[] = {
+    COL(I64, struct run, id, "id"), COL(TEXT, struct run, token, "token"),
+    COL(F64, struct run, start_time, "start_time"),
+};
+static const struct col process_cols[] = {
+    COL(I64, struct process, id, "id"), COL(F64, struct process, start_time, "start_time"),
+    COL(F64_NULL, struct process, end_time, "end_time"), COL(I64, struct process, pid, "pid"),
+    COL(I64, struct process, ppid, "ppid"), COL(TEXT, struct process, exe, "exe"),
+    COL(TEXT, struct process, cmdline, "cmdline"), COL(TEXT, struct process, host, "host"),
+    COL(TEXT, struct process, settings, "settings"), COL(I64, struct process, run_id, "run"),
+};
+static const struct col thread_cols[] = {
+    COL(I64, struct raw_thread, t.id, "id"), COL(I64, struct raw_thread, process, "process"),
+    COL(I64, struct raw_thread, t.seq, "seq"), COL(I64, struct raw_thread, t.tid, "tid"),
+    COL(TEXT, struct raw_thread, t.name, "name"),
+};
+static const struct col module_cols[] = {
+    COL(I64, struct module, id, "id"), COL(TEXT, struct module, path, "path"),
+    COL(TEXT, struct module, build_id, "build_id"),
+};
+static const struct col function_cols[] = {
+    COL(I64, struct raw_name, id, "id"), COL(TEXT, struct raw_name, name, "name"),
+};
+static const struct col file_cols[] = {
+    COL(I64, struct raw_name, id, "id"), COL(TEXT, struct raw_name, name, "path"),
+};
+static const struct col frame_cols[] = {
+    COL(I64, struct raw_frame, id, "id"), COL(I64, struct raw_frame, module, "module"),
+    COL(I64, struct raw_frame, offset, "offset"), COL(I32, struct raw_frame, inline_depth, "inline_depth"),
+    COL(I64_NULL, struct raw_frame, function, "function"), COL(I64_NULL, struct raw_frame, file, "file"),
+    COL(I32, struct raw_frame, line, "line"),
+};
+static const struct col stack_cols[] = {
+    COL(I64, struct raw_stack, id, "id"), COL(I64, struct raw_stack, parent, "parent"),
+    COL(I64, struct raw_stack, frame, "frame"),
+};
+static const struct col snapshot_cols[] = {
+    COL(I64, struct raw_snapshot, s.id, "id"), COL(I64, struct raw_snapshot, process, "process"),
+    COL(I64, struct raw_snapshot, s.seq, "seq"), COL(F64, struct raw_snapshot, s.time, "time"),
+    COL(TEXT, struct raw_snapshot, s.reason, "reason"), COL(TEXT, struct raw_snapshot, s.label, "label"),
+    COL(I64, struct raw_snapshot, s.profiler_memory, "profiler_memory"),
+};
+#define COUNTER_COLS(row, c) \
+    COL(I64, row, c.v[NCALLS], "ncalls"), COL(I64, row, c.v[MEMTOT], "memtot"), \
+    COL(I64, row, c.v[NFREE], "nfree"), COL(I64, row, c.v[MEMLIVE], "memlive"), \
+    COL(I64, row, c.v[MAXLIVE], "maxlive")
+static const struct col total_cols[] = {
+    COL(I64, struct raw_total, snapshot, "snapshot"), COL(I64, struct raw_total, thread, "thread"),
+    COUNTER_COLS(struct raw_total, t.c),
+    COL(I64, struct raw_total, t.ncalls_nostack, "ncalls_nostack"),
+    COL(I64, struct raw_total, t.memtot_nostack, "memtot_nostack"),
+    COL(I64, struct raw_total, t.nfree_unknown, "nfree_unknown"),
+};
+static const struct col sample_cols[] = {
+    COL(I64, struct raw_sample, snapshot, "snapshot"), COL(I64, struct raw_sample, stack, "stack"),
+    COL(I64, struct raw_sample, thread, "thread"), COUNTER_COLS(struct raw_sample, c),
 };
 
-/* Id → index for one table: direct when ids are 1..n in order (the usual
- * case), a hash map otherwise. */
-struct idindex { size_t n; int dense; struct idmap map; };
+static const struct table_spec
+    runs = SPEC("run", "id", run_cols, struct run),
+    processes = SPEC("process", "id", process_cols, struct process),
+    threads = SPEC("thread", "id", thread_cols, struct raw_thread),
+    modules = SPEC("module", "id", module_cols, struct module),
+    functions = SPEC("function", "id", function_cols, struct raw_name),
+    files = SPEC("file", "id", file_cols, struct raw_name),
+    frames = SPEC("frame", "id", frame_cols, struct raw_frame),
+    stacks = SPEC("stack", "id", stack_cols, struct raw_stack),
+    snapshots = SPEC("snapshot", "process, seq", snapshot_cols, struct raw_snapshot),
+    totals = SPEC("totals", NULL, total_cols, struct raw_total);
 
-static void idindex_build(struct idindex *ix, size_t n, const void *rows, size_t stride)
-{
-    ix->n = n;
-    ix->dense = 1;
-    for (size_t i = 0; i < n && ix->dense; i++)
-        if (*(const int64_t *)((const char *)rows + i * stride) != (int64_t)i + 1) ix->dense = 0;
-    if (ix->dense) return;
-    idmap_init(&ix->map, n);
-    for (size_t i = 0; i < n; i++) {
-        int created;
-        uint32_t *v = idmap_put(&ix->map, (uint64_t)*(const int64_t *)((const char *)rows + i * stride), &created);
-        *v = (uint32_t)i;   /* duplicates cannot happen: ids are primary keys */
-    }
-}
-
-static uint32_t idindex_get(const struct idindex *ix, int64_t id)
-{
-    if (ix->dense) return id >= 1 && (uint64_t)id <= ix->n ? (uint32_t)(id - 1) : NONE;
-    return idmap_get(&ix->map, (uint64_t)id);
-}
-
-static void idindex_free(struct idindex *ix)
-{
-    if (!ix->dense) idmap_free(&ix->map);
-}
-
+/* ---------------------------------------------------------------- reading */
 static const char *text_col(struct loader *l, sqlite3_stmt *st, int col)
 {
     const char *s = (const char *)sqlite3_column_text(st, col);
@@ -161,376 +202,122 @@ static const char *text_col(struct loader *l, sqlite3_stmt *st, int col)
     return arena_strndup(&l->p->text, s, n);
 }
 
-/* Grows an array by doubling; returns the new element's address. */
+static int is_null(sqlite3_stmt *st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
+
+static void read_row(struct loader *l, sqlite3_stmt *st, const struct table_spec *t, char *row)
+{
+    for (int i = 0; i < (int)t->ncols; i++) {
+        void *dst = row + t->cols[i].offset;
+        switch (t->cols[i].type) {
+        case COL_I64: *(int64_t *)dst = sqlite3_column_int64(st, i); break;
+        case COL_I32: *(int32_t *)dst = (int32_t)sqlite3_column_int64(st, i); break;
+        case COL_F64: *(double *)dst = sqlite3_column_double(st, i); break;
+        case COL_TEXT: *(const char **)dst = text_col(l, st, i); break;
+        case COL_I64_NULL: *(int64_t *)dst = is_null(st, i) ? -1 : sqlite3_column_int64(st, i); break;
+        case COL_F64_NULL: *(double *)dst = is_null(st, i) ? -1 : sqlite3_column_double(st, i); break;
+        }
+    }
+}
+
+/* The array sized from count(*) first (cheap), so that large tables are
+ * not copied while growing; 0 when unknown. */
+static size_t presize(struct loader *l, const struct table_spec *t, void **arr, size_t size)
+{
+    struct strbuf sql = { 0 };
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    sb_printf(&sql, "SELECT count(*) FROM %s", t->table);
+    if (sqlite3_prepare_v2(l->db, sql.s, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_int64 rows = sqlite3_column_int64(st, 0);
+        if (rows > 0 && (uint64_t)rows < SIZE_MAX / size / 2) {
+            cap = (size_t)rows;
+            *arr = xrealloc(*arr, cap * size);
+        }
+    }
+    sqlite3_finalize(st);
+    sb_free(&sql);
+    return cap;
+}
+
+/* Grows an array by doubling; returns the new element, zeroed. */
 static void *push(void **arr, size_t *n, size_t *cap, size_t size)
 {
     if (*n == *cap) {
         *cap = *cap ? *cap * 2 : 256;
         *arr = xrealloc(*arr, *cap * size);
     }
-    return (char *)*arr + (*n)++ * size;
+    return memset((char *)*arr + (*n)++ * size, 0, size);
 }
 
-typedef void (*row_fn)(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap);
+static const struct table_spec samples = {
+    "sample", NULL, sample_cols, sizeof sample_cols / sizeof *sample_cols,
+    sizeof(struct raw_sample), sizeof(struct sample), convert_sample
+};
+_Static_assert(sizeof(struct raw_sample) <= RAW_MAX, "RAW_MAX holds a raw sample");
 
-/* Runs one full-table query; each row is appended by `fn`. The array is
- * sized from count(*) first (cheap) so that large tables are not copied
- * while growing. */
-static int load_table(struct loader *l, const char *sql, row_fn fn, void *arr, size_t *n, size_t size)
+/* Rows into *arr; a converted table stops storing after a dangling
+ * reference (the load fails). */
+static int step_rows(struct loader *l, sqlite3_stmt *st, const struct table_spec *t, void **arr,
+                     size_t *n, size_t cap)
 {
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    const char *from = strstr(sql, " FROM ");
-    char count_sql[128];
-    const char *order = from ? strstr(from, " ORDER BY") : NULL;
-    int from_len = from ? (order ? (int)(order - from) : (int)strlen(from)) : 0;
-    if (from && snprintf(count_sql, sizeof count_sql, "SELECT count(*)%.*s", from_len, from)
-                < (int)sizeof count_sql
-        && sqlite3_prepare_v2(l->db, count_sql, -1, &st, NULL) == SQLITE_OK
-        && sqlite3_step(st) == SQLITE_ROW) {
-        sqlite3_int64 rows = sqlite3_column_int64(st, 0);
-        if (rows > 0 && (uint64_t)rows < SIZE_MAX / size / 2) {
-            cap = (size_t)rows;
-            *(void **)arr = xrealloc(*(void **)arr, cap * size);
+    int rc;
+    _Alignas(max_align_t) char raw[RAW_MAX];
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!t->convert) {
+            read_row(l, st, t, push(arr, n, &cap, t->size));
+        } else if (!l->bad_ref) {
+            read_row(l, st, t, raw);
+            t->convert(l, raw, push(arr, n, &cap, t->stored));
         }
     }
-    sqlite3_finalize(st);
-    st = NULL;
-    int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(l, st, arr, n, &cap);
-    }
-    if (rc != SQLITE_DONE) {
-        fail(l->err, l->errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(l->db));
-        sqlite3_finalize(st);
-        return EXIT_BAD_INPUT;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-#define I64(c) sqlite3_column_int64(st, c)
-#define DBL(c) sqlite3_column_double(st, c)
-
-static void row_run(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct run *r = push(arr, n, cap, sizeof *r);
-    r->id = I64(0);
-    r->token = text_col(l, st, 1);
-    r->start_time = DBL(2);
-}
-
-static void row_process(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct process *p = push(arr, n, cap, sizeof *p);
-    p->id = I64(0);
-    p->run = NONE;
-    p->start_time = DBL(1);
-    p->end_time = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : DBL(2);
-    p->pid = I64(3);
-    p->ppid = I64(4);
-    p->exe = text_col(l, st, 5);
-    p->cmdline = text_col(l, st, 6);
-    p->host = text_col(l, st, 7);
-    p->settings = text_col(l, st, 8);
-    p->run_id = I64(9);
-}
-
-struct raw_thread { struct thread t; int64_t process; };
-static void row_thread(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct raw_thread *t = push(arr, n, cap, sizeof *t);
-    t->t.id = I64(0);
-    t->process = I64(1);
-    t->t.seq = I64(2);
-    t->t.tid = I64(3);
-    t->t.name = text_col(l, st, 4);
-}
-
-static void row_module(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct module *m = push(arr, n, cap, sizeof *m);
-    m->id = I64(0);
-    m->path = text_col(l, st, 1);
-    m->build_id = text_col(l, st, 2);
-    m->base = path_basename(m->path);
-    m->special = m->path[0] == '[';
-}
-
-struct raw_name { int64_t id; const char *name; };
-static void row_name(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct raw_name *r = push(arr, n, cap, sizeof *r);
-    r->id = I64(0);
-    r->name = text_col(l, st, 1);
-}
-
-struct raw_frame { int64_t id, offset, module, function, file; int32_t inline_depth, line; };
-static void row_frame(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    (void)l;
-    struct raw_frame *f = push(arr, n, cap, sizeof *f);
-    f->id = I64(0);
-    f->module = I64(1);
-    f->offset = I64(2);
-    f->inline_depth = (int32_t)I64(3);
-    f->function = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : I64(4);
-    f->file = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : I64(5);
-    f->line = (int32_t)I64(6);
-}
-
-struct raw_stack { int64_t id, parent, frame; };
-static void row_stack(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    (void)l;
-    struct raw_stack *s = push(arr, n, cap, sizeof *s);
-    s->id = I64(0);
-    s->parent = I64(1);
-    s->frame = I64(2);
-}
-
-struct raw_snapshot { struct snapshot s; int64_t process; };
-static void row_snapshot(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    struct raw_snapshot *s = push(arr, n, cap, sizeof *s);
-    s->s.id = I64(0);
-    s->process = I64(1);
-    s->s.seq = I64(2);
-    s->s.time = DBL(3);
-    s->s.reason = text_col(l, st, 4);
-    s->s.label = text_col(l, st, 5);
-    s->s.profiler_memory = I64(6);
-}
-
-static uint32_t idindex_get(const struct idindex *ix, int64_t id);
-
-static void row_sample(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    if (l->bad_ref) return;
-    struct sample *s = push(arr, n, cap, sizeof *s);
-    int64_t snapshot = I64(0), stack = I64(1), thread = I64(2);
-    s->snapshot = idindex_get(l->ix_snap, snapshot);
-    s->stack = idindex_get(l->ix_stack, stack);
-    s->thread = idindex_get(l->ix_thread, thread);
-    for (int i = 0; i < NCOUNTERS; i++) s->c.v[i] = I64(3 + i);
-    if (s->snapshot == NONE || s->stack == NONE || s->thread == NONE) {
-        l->bad_ref = 1;
-        fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
-             s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
-             (long long)(s->snapshot == NONE ? snapshot : s->stack == NONE ? stack : thread));
-    }
-}
-
-struct raw_total { int64_t snapshot, thread; struct total t; };
-static void row_total(struct loader *l, sqlite3_stmt *st, void *arr, size_t *n, size_t *cap)
-{
-    (void)l;
-    struct raw_total *t = push(arr, n, cap, sizeof *t);
-    t->snapshot = I64(0);
-    t->thread = I64(1);
-    for (int i = 0; i < NCOUNTERS; i++) t->t.c.v[i] = I64(2 + i);
-    t->t.ncalls_nostack = I64(7);
-    t->t.memtot_nostack = I64(8);
-    t->t.nfree_unknown = I64(9);
-}
-
-#define BAD(...) do { rc = fail(l->err, l->errlen, __VA_ARGS__); goto out; } while (0)
-
-/* Computes stack depths (root = 0) and an order with parents first,
- * rejecting parent cycles (possible only in a corrupted file). */
-static int order_stacks(struct loader *l)
-{
-    struct profile *p = l->p;
-    size_t n = p->nstacks;
-    uint8_t *state = xcalloc(n, 1);      /* 0 new, 1 on the walk, 2 done */
-    uint32_t *walk = xmalloc((n ? n : 1) * sizeof *walk);
-    uint32_t maxdepth = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t w = 0;
-        uint32_t cur = (uint32_t)i;
-        while (cur != NONE && state[cur] == 0) {
-            state[cur] = 1;
-            walk[w++] = cur;
-            cur = p->stacks[cur].parent;
-        }
-        if (cur != NONE && state[cur] == 1)
-            BAD("inconsistent profile (stack %lld is its own ancestor)", (long long)p->stacks[cur].id);
-        uint32_t d = cur == NONE ? 0 : p->stacks[cur].depth + 1;
-        while (w-- > 0) {
-            p->stacks[walk[w]].depth = d++;
-            state[walk[w]] = 2;
-        }
-        if (d > maxdepth) maxdepth = d;
-    }
-    uint32_t *count = xcalloc((size_t)maxdepth + 2, sizeof *count);
-    for (size_t i = 0; i < n; i++) count[p->stacks[i].depth + 1]++;
-    for (size_t d = 1; d <= maxdepth + 1; d++) count[d] += count[d - 1];
-    p->stack_order = xmalloc((n ? n : 1) * sizeof *p->stack_order);
-    for (size_t i = 0; i < n; i++) p->stack_order[count[p->stacks[i].depth]++] = (uint32_t)i;
-    free(count);
-out:
-    free(state);
-    free(walk);
     return rc;
 }
 
-#define Q(sql, fn, arr, n) load_table(l, sql, fn, arr, n, sizeof **(arr))
+/* Reads a whole table into *arr, an array of t->stored-byte rows. */
+static int load_table(struct loader *l, const struct table_spec *t, void *arr, size_t *n)
+{
+    size_t cap = presize(l, t, arr, t->stored);
+    struct strbuf sql = { 0 };
+    sb_puts(&sql, "SELECT ");
+    for (size_t i = 0; i < t->ncols; i++) sb_printf(&sql, "%s%s", i ? ", " : "", t->cols[i].name);
+    sb_printf(&sql, " FROM %s", t->table);
+    if (t->order) sb_printf(&sql, " ORDER BY %s", t->order);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(l->db, sql.s, -1, &st, NULL);
+    if (rc == SQLITE_OK) rc = step_rows(l, st, t, arr, n, cap);
+    if (rc != SQLITE_DONE)
+        profile_fail(l->err, l->errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(l->db));
+    sqlite3_finalize(st);
+    sb_free(&sql);
+    return rc == SQLITE_DONE ? 0 : EXIT_BAD_INPUT;
+}
 
+/* The dictionaries, before the samples are resolved against them. */
+static int load_dictionaries(struct loader *l)
+{
+    struct profile *p = l->p;
+    int rc = load_table(l, &runs, &p->runs, &p->nruns);
+    if (!rc) rc = load_table(l, &processes, &p->procs, &p->nprocs);
+    if (!rc) rc = load_table(l, &threads, &l->rthreads, &l->nthreads);
+    if (!rc) rc = load_table(l, &modules, &p->modules, &p->nmodules);
+    if (!rc) rc = load_table(l, &functions, &l->rfunctions, &l->nfunctions);
+    if (!rc) rc = load_table(l, &files, &l->rfiles, &l->nfiles);
+    if (!rc) rc = load_table(l, &frames, &l->rframes, &l->nframes);
+    if (!rc) rc = load_table(l, &stacks, &l->rstacks, &l->nstacks);
+    if (!rc) rc = load_table(l, &snapshots, &l->rsnapshots, &l->nsnapshots);
+    if (!rc) rc = load_table(l, &totals, &l->rtotals, &l->ntotals);
+    return rc;
+}
+
+/* The largest table, samples, is read last, converted row by row. */
 static int load_all(struct loader *l)
 {
     struct profile *p = l->p;
-    struct raw_thread *rth = NULL; struct raw_name *rfn = NULL, *rfl = NULL;
-    struct raw_frame *rfr = NULL; struct raw_stack *rst = NULL;
-    struct raw_snapshot *rsn = NULL; struct raw_total *rto = NULL;
-    size_t nth = 0, nfn = 0, nfl = 0, nfr = 0, nst = 0, nsn = 0, nto = 0;
-    struct idindex ix_run = { 0 }, ix_proc = { 0 }, ix_thread = { 0 }, ix_module = { 0 },
-                   ix_fn = { 0 }, ix_file = { 0 }, ix_frame = { 0 }, ix_snap = { 0 }, ix_stack = { 0 };
     int rc;
-
-    /* dictionaries first: samples are resolved against them as they are read */
-    if ((rc = Q("SELECT id, token, start_time FROM run ORDER BY id", row_run, &p->runs, &p->nruns))
-        || (rc = Q("SELECT id, start_time, end_time, pid, ppid, exe, cmdline, host, settings, run"
-                   " FROM process ORDER BY id", row_process, &p->procs, &p->nprocs))
-        || (rc = Q("SELECT id, process, seq, tid, name FROM thread ORDER BY id", row_thread, &rth, &nth))
-        || (rc = Q("SELECT id, path, build_id FROM module ORDER BY id", row_module, &p->modules, &p->nmodules))
-        || (rc = Q("SELECT id, name FROM function ORDER BY id", row_name, &rfn, &nfn))
-        || (rc = Q("SELECT id, path FROM file ORDER BY id", row_name, &rfl, &nfl))
-        || (rc = Q("SELECT id, module, offset, inline_depth, function, file, line FROM frame ORDER BY id",
-                   row_frame, &rfr, &nfr))
-        || (rc = Q("SELECT id, parent, frame FROM stack ORDER BY id", row_stack, &rst, &nst))
-        || (rc = Q("SELECT id, process, seq, time, reason, label, profiler_memory FROM snapshot"
-                   " ORDER BY process, seq", row_snapshot, &rsn, &nsn))
-        || (rc = Q("SELECT snapshot, thread, ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack,"
-                   " memtot_nostack, nfree_unknown FROM totals", row_total, &rto, &nto)))
-        goto out;
-
-    idindex_build(&ix_run, p->nruns, p->runs, sizeof *p->runs);
-    idindex_build(&ix_proc, p->nprocs, p->procs, sizeof *p->procs);
-    idindex_build(&ix_thread, nth, rth, sizeof *rth);
-    idindex_build(&ix_module, p->nmodules, p->modules, sizeof *p->modules);
-    idindex_build(&ix_fn, nfn, rfn, sizeof *rfn);
-    idindex_build(&ix_file, nfl, rfl, sizeof *rfl);
-    idindex_build(&ix_frame, nfr, rfr, sizeof *rfr);
-
-    for (size_t i = 0; i < p->nprocs; i++) {
-        int64_t run = p->procs[i].run_id;
-        p->procs[i].run = idindex_get(&ix_run, run);
-        p->procs[i].first_snapshot = p->procs[i].nsnapshots = 0;
-        if (p->procs[i].run == NONE)
-            BAD("inconsistent profile (process %lld refers to missing run %lld)",
-                (long long)p->procs[i].id, (long long)run);
-    }
-
-    p->nthreads = nth;
-    p->threads = xmalloc((nth ? nth : 1) * sizeof *p->threads);
-    for (size_t i = 0; i < nth; i++) {
-        p->threads[i] = rth[i].t;
-        p->threads[i].process = idindex_get(&ix_proc, rth[i].process);
-        if (p->threads[i].process == NONE)
-            BAD("inconsistent profile (thread %lld refers to missing process %lld)",
-                (long long)rth[i].t.id, (long long)rth[i].process);
-    }
-
-    /* function and file names: dense arrays by index (ids via ix_fn/ix_file) */
-    p->nfunctions = nfn;
-    p->functions = xmalloc((nfn ? nfn : 1) * sizeof *p->functions);
-    for (size_t i = 0; i < nfn; i++) p->functions[i] = rfn[i].name;
-    p->nfiles = nfl;
-    p->files = xmalloc((nfl ? nfl : 1) * sizeof *p->files);
-    for (size_t i = 0; i < nfl; i++) p->files[i] = rfl[i].name;
-
-    p->nframes = nfr;
-    p->frames = xmalloc((nfr ? nfr : 1) * sizeof *p->frames);
-    for (size_t i = 0; i < nfr; i++) {
-        struct frame *f = &p->frames[i];
-        f->id = rfr[i].id;
-        f->offset = rfr[i].offset;
-        f->inline_depth = rfr[i].inline_depth;
-        f->line = rfr[i].line;
-        f->module = idindex_get(&ix_module, rfr[i].module);
-        f->function = rfr[i].function < 0 ? NONE : idindex_get(&ix_fn, rfr[i].function);
-        f->file = rfr[i].file < 0 ? NONE : idindex_get(&ix_file, rfr[i].file);
-        if (f->module == NONE)
-            BAD("inconsistent profile (frame %lld refers to missing module %lld)",
-                (long long)f->id, (long long)rfr[i].module);
-        if (rfr[i].function >= 0 && f->function == NONE)
-            BAD("inconsistent profile (frame %lld refers to missing function %lld)",
-                (long long)f->id, (long long)rfr[i].function);
-        if (rfr[i].file >= 0 && f->file == NONE)
-            BAD("inconsistent profile (frame %lld refers to missing file %lld)",
-                (long long)f->id, (long long)rfr[i].file);
-    }
-
-    p->nstacks = nst;
-    p->stacks = xmalloc((nst ? nst : 1) * sizeof *p->stacks);
-    for (size_t i = 0; i < nst; i++) p->stacks[i].id = rst[i].id;
-    idindex_build(&ix_stack, nst, p->stacks, sizeof *p->stacks);
-    for (size_t i = 0; i < nst; i++) {
-        struct stack *s = &p->stacks[i];
-        s->frame = idindex_get(&ix_frame, rst[i].frame);
-        s->parent = rst[i].parent == 0 ? NONE : idindex_get(&ix_stack, rst[i].parent);
-        s->depth = 0;
-        if (s->frame == NONE || (rst[i].parent != 0 && s->parent == NONE))
-            BAD("inconsistent profile (stack %lld refers to missing %s %lld)", (long long)s->id,
-                s->frame == NONE ? "frame" : "stack",
-                (long long)(s->frame == NONE ? rst[i].frame : rst[i].parent));
-    }
-    if ((rc = order_stacks(l))) goto out;
-
-    /* snapshots arrive sorted by (process, seq): each process owns a range */
-    p->nsnapshots = nsn;
-    p->snapshots = xmalloc((nsn ? nsn : 1) * sizeof *p->snapshots);
-    for (size_t i = 0; i < nsn; i++) {
-        p->snapshots[i] = rsn[i].s;
-        uint32_t pi = idindex_get(&ix_proc, rsn[i].process);
-        if (pi == NONE)
-            BAD("inconsistent profile (snapshot %lld refers to missing process %lld)",
-                (long long)rsn[i].s.id, (long long)rsn[i].process);
-        p->snapshots[i].process = pi;
-        if (p->procs[pi].nsnapshots++ == 0) p->procs[pi].first_snapshot = (uint32_t)i;
-    }
-    /* snapshot ids are not in index order (sorted by process): hash them */
-    ix_snap.n = nsn;
-    idmap_init(&ix_snap.map, nsn);
-    for (size_t i = 0; i < nsn; i++) {
-        int created;
-        *idmap_put(&ix_snap.map, (uint64_t)p->snapshots[i].id, &created) = (uint32_t)i;
-    }
-
-    /* the largest table last, converted row by row */
-    l->ix_snap = &ix_snap;
-    l->ix_stack = &ix_stack;
-    l->ix_thread = &ix_thread;
-    if ((rc = Q("SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive FROM sample",
-                row_sample, &p->samples, &p->nsamples)))
-        goto out;
-    if (l->bad_ref) { rc = EXIT_BAD_INPUT; goto out; }
-
-    /* totals of unknown threads are skipped (they only feed per-thread lines) */
-    p->totals = xmalloc((nto ? nto : 1) * sizeof *p->totals);
-    for (size_t i = 0; i < nto; i++) {
-        struct total t = rto[i].t;
-        t.snapshot = idindex_get(&ix_snap, rto[i].snapshot);
-        t.thread = rto[i].thread == 0 ? NONE : idindex_get(&ix_thread, rto[i].thread);
-        if (t.snapshot == NONE)
-            BAD("inconsistent profile (totals refer to missing snapshot %lld)",
-                (long long)rto[i].snapshot);
-        if (rto[i].thread != 0 && t.thread == NONE) continue;
-        p->totals[p->ntotals++] = t;
-    }
-    p->snapshot_total = xmalloc((nsn ? nsn : 1) * sizeof *p->snapshot_total);
-    memset(p->snapshot_total, 0xff, (nsn ? nsn : 1) * sizeof *p->snapshot_total);
-    for (size_t i = 0; i < p->ntotals; i++)
-        if (p->totals[i].thread == NONE) p->snapshot_total[p->totals[i].snapshot] = (uint32_t)i;
-    rc = 0;
-out:
-    idindex_free(&ix_run); idindex_free(&ix_proc); idindex_free(&ix_thread);
-    idindex_free(&ix_module); idindex_free(&ix_fn); idindex_free(&ix_file);
-    idindex_free(&ix_frame); idindex_free(&ix_stack);
-    if (ix_snap.map.keys) idmap_free(&ix_snap.map);
-    free(rth); free(rfn); free(rfl); free(rfr); free(rst); free(rsn); free(rto);
-    return rc;
+    if ((rc = load_dictionaries(l)) || (rc = link_dictionaries(l))) return rc;
+    if ((rc = load_table(l, &samples, &p->samples, &p->nsamples))) return rc;
+    if (l->bad_ref) return EXIT_BAD_INPUT;
+    return link_totals(l);
 }
 
 uint32_t profile_stack_index(const struct profile *p, int64_t id)
@@ -558,14 +345,15 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
     struct loader l = { .db = db, .p = p, .err = err, .errlen = errlen };
     char *msg = NULL;
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
-        rc = fail(err, errlen, "not a mallocprof profile (%s)", msg ? msg : sqlite3_errmsg(db));
+        rc = profile_fail(err, errlen, "not a mallocprof profile (%s)", msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
     } else {
         rc = load_all(&l);
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     }
+    loader_free(&l);
     if (sqlite3_close(db) != SQLITE_OK && !rc)
-        rc = fail(err, errlen, "cannot close (%s)", sqlite3_errmsg(db));
+        rc = profile_fail(err, errlen, "cannot close (%s)", sqlite3_errmsg(db));
     if (rc) { profile_free(p); return rc; }
     *out = p;
     return 0;
@@ -579,4 +367,135 @@ void profile_free(struct profile *p)
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
     free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);
     free(p);
+}
+
+/* ---------------------------------------------------------------- symbolize, record */
+/* Runs sql, calling row for each row; 0, or EXIT_FAILED with "SQL: why" in
+ * err. */
+static int each_row(sqlite3 *db, const char *sql, void (*row)(sqlite3_stmt *st, void *ctx), void *ctx,
+                    char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(st, ctx);
+    if (rc != SQLITE_DONE) snprintf(err, errlen, "%s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : EXIT_FAILED;
+}
+
+int64_t symdb_max_id(struct symdb *d, const char *table)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "SELECT COALESCE(MAX(id), 0) FROM %s", table);
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    else
+        snprintf(d->err, sizeof d->err, "reading ids: %s", sqlite3_errmsg(d->db));
+    sqlite3_finalize(st);
+    return v;
+}
+
+struct name_rows { void (*fn)(void *ctx, int64_t id, const char *name); void *ctx; };
+
+static void name_row(sqlite3_stmt *st, void *ctx)
+{
+    const struct name_rows *x = ctx;
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    if (name) x->fn(x->ctx, sqlite3_column_int64(st, 0), name);
+}
+
+int symdb_each_name(struct symdb *d, int files, void (*fn)(void *ctx, int64_t id, const char *name),
+                    void *ctx)
+{
+    struct name_rows x = { fn, ctx };
+    return each_row(d->db, files ? "SELECT id, path FROM file" : "SELECT id, name FROM function",
+                    name_row, &x, d->err, sizeof d->err);
+}
+
+struct rows { void *arr; size_t n, cap; struct arena *text; };
+
+static void frame_row(sqlite3_stmt *st, void *ctx)
+{
+    struct rows *r = ctx;
+    struct frow *f = push(&r->arr, &r->n, &r->cap, sizeof *f);
+    *f = (struct frow){ .id = sqlite3_column_int64(st, 0), .module = sqlite3_column_int64(st, 1),
+                        .offset = sqlite3_column_int64(st, 2), .depth = sqlite3_column_int(st, 3),
+                        .function = sqlite3_column_int64(st, 4), .file = sqlite3_column_int64(st, 5),
+                        .line = sqlite3_column_int(st, 6) };
+}
+
+int symdb_frames(struct symdb *d, struct frow **out, size_t *n)
+{
+    struct rows r = { 0 };
+    int rc = each_row(d->db, "SELECT id, module, offset, inline_depth, COALESCE(function, 0), "
+                      "COALESCE(file, 0), line FROM frame ORDER BY module, offset, inline_depth",
+                      frame_row, &r, d->err, sizeof d->err);
+    *out = r.arr;
+    *n = r.n;
+    return rc;
+}
+
+static void stack_row(sqlite3_stmt *st, void *ctx)
+{
+    struct rows *r = ctx;
+    struct stack_row *s = push(&r->arr, &r->n, &r->cap, sizeof *s);
+    *s = (struct stack_row){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                             sqlite3_column_int64(st, 2) };
+}
+
+int symdb_stacks(struct symdb *d, struct stack_row **out, size_t *n)
+{
+    struct rows r = { 0 };
+    int rc = each_row(d->db, "SELECT id, parent, frame FROM stack", stack_row, &r, d->err, sizeof d->err);
+    *out = r.arr;
+    *n = r.n;
+    return rc;
+}
+
+static const char *column_text(sqlite3_stmt *st, int col, struct arena *text)
+{
+    const char *s = (const char *)sqlite3_column_text(st, col);
+    return s ? arena_strndup(text, s, strlen(s)) : "";
+}
+
+static void module_row(sqlite3_stmt *st, void *ctx)
+{
+    struct rows *r = ctx;
+    struct module_row *m = push(&r->arr, &r->n, &r->cap, sizeof *m);
+    *m = (struct module_row){ sqlite3_column_int64(st, 0), column_text(st, 1, r->text),
+                              column_text(st, 2, r->text) };
+}
+
+int symdb_modules(struct symdb *d, struct module_row **out, size_t *n, struct arena *text)
+{
+    struct rows r = { .text = text };
+    int rc = each_row(d->db, "SELECT id, path, build_id FROM module WHERE path NOT LIKE '[%' ORDER BY id",
+                      module_row, &r, d->err, sizeof d->err);
+    *out = r.arr;
+    *n = r.n;
+    return rc;
+}
+
+static int64_t count_of(sqlite3 *db, const char *sql, const char *token)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+int profile_count_run(struct sqlite3 *db, const char *token, struct run_count *c, char *err, size_t errlen)
+{
+    c->processes = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    c->snapshots = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
+                                " JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    if (c->processes >= 0 && c->snapshots >= 0) return 0;
+    snprintf(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
+    return EXIT_FAILED;
 }

@@ -1,9 +1,10 @@
 /* The profile `mpquery record` writes: checked before the program starts
  * (its directory exists and is writable; an existing file is a mallocprof
  * profile the recorder will append to, or empty), and read after the
- * program ended to say what its run wrote. The run is the one whose MP_RUN
- * token record put in the environment: the recorder stores it in table
- * run, and every process of the tree inherits it. */
+ * program ended to say what its run wrote (counted by profile.c). The run
+ * is the one whose MP_RUN token record put in the environment: the
+ * recorder stores it in table run, and every process of the tree inherits
+ * it. */
 #include "mpquery.h"
 
 #include <errno.h>
@@ -43,17 +44,6 @@ int record_check_out(const char *path)
     return check_dir(path);
 }
 
-static int64_t count_of(sqlite3 *db, const char *sql, const char *token)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t n = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_bind_text(st, 1, token, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
 /* Processes and snapshots of run `token` in the file (zero when there is no
  * file yet); 0, or the exit code with the reason in err. */
 int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen)
@@ -68,11 +58,7 @@ int record_count(const char *path, const char *token, struct run_count *c, char 
     sqlite3 *db;
     int rc = profile_open_db(path, &db, 0, err, errlen);
     if (rc) return rc;
-    c->processes = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
-    c->snapshots = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
-                                " JOIN run r ON r.id = p.run WHERE r.token = ?", token);
-    if (c->processes < 0 || c->snapshots < 0) rc = EXIT_FAILED;
-    if (rc) snprintf(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
+    rc = profile_count_run(db, token, c, err, errlen);
     sqlite3_close(db);
     return rc;
 }

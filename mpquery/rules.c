@@ -1,4 +1,4 @@
-/* The rules language (DESIGN.md §3): one rule a line, applied in order.
+/* The rules language (filters/README.md): one rule a line, applied in order.
  *
  *   replace REGEX => TEXT   rewrite every non-overlapping match (once per rule,
  *                           left to right; \1..\9 insert groups, \0 the whole

@@ -77,16 +77,63 @@ static int select_processes(const struct profile *p, const struct select_opts *o
     return 0;
 }
 
+/* A sample qualifies when its thread is selected and its snapshot is at
+ * or before its process's selected one. */
+static int qualifies(const struct profile *p, const struct selection *s, const uint8_t *thread_ok,
+                     const struct sample *sa)
+{
+    const struct snapshot *sn = &p->snapshots[sa->snapshot];
+    uint32_t sel = s->proc_snapshot[sn->process];
+    return sel != NONE && thread_ok[sa->thread] && sn->id <= p->snapshots[sel].id;
+}
+
+/* Whether each selected process has exactly one qualifying snapshot (the
+ * common "exit only" case): rows are then unique per (stack, thread). */
+static int one_snapshot_each(const struct profile *p, const struct selection *s)
+{
+    for (size_t i = 0; i < p->nprocs; i++) {
+        uint32_t sel = s->proc_snapshot[i];
+        if (sel == NONE) continue;
+        const struct process *pr = &p->procs[i];
+        size_t k = 0;
+        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+            k += p->snapshots[j].id <= p->snapshots[sel].id;
+        if (k != 1) return 0;
+    }
+    return 1;
+}
+
+/* Several snapshots qualify: per (stack, thread) only the newest row. */
+static void sum_latest(const struct profile *p, struct selection *s, const uint8_t *thread_ok)
+{
+    struct idmap latest;
+    idmap_init(&latest, p->nstacks);
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const struct sample *sa = &p->samples[i];
+        if (!qualifies(p, s, thread_ok, sa)) continue;
+        int created;
+        uint32_t *v = idmap_put(&latest, (uint64_t)sa->thread << 32 | sa->stack, &created);
+        if (created || p->snapshots[p->samples[*v].snapshot].id < p->snapshots[sa->snapshot].id)
+            *v = (uint32_t)i;
+    }
+    for (size_t k = 0; k < latest.cap; k++) {
+        if (latest.vals[k] == NONE) continue;
+        const struct sample *sa = &p->samples[latest.vals[k]];
+        counters_add(&s->stack_c[sa->stack], &sa->c);
+    }
+    idmap_free(&latest);
+}
+
 int select_apply(const struct profile *p, const struct select_opts *o,
                  struct selection *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    s->proc_snapshot = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *s->proc_snapshot);
+    s->proc_snapshot = xmalloc(p->nprocs * sizeof *s->proc_snapshot);
     s->stack_c = xcalloc(p->nstacks, sizeof *s->stack_c);
     int rc = select_processes(p, o, s, err, errlen);
     if (rc) return rc;
 
-    uint8_t *thread_ok = xmalloc(p->nthreads ? p->nthreads : 1);
+    uint8_t *thread_ok = xmalloc(p->nthreads);
     size_t nthreads_ok = 0;
     for (size_t t = 0; t < p->nthreads; t++) {
         const struct thread *th = &p->threads[t];
@@ -97,47 +144,12 @@ int select_apply(const struct profile *p, const struct select_opts *o,
         free(thread_ok);
         ERR("no thread with tid %lld in the selected processes", (long long)o->tid);
     }
-
-    /* A sample qualifies when its snapshot is at or before the process's
-     * selected one. When each process has exactly one qualifying snapshot
-     * (the common "exit only" case) rows are unique per (stack, thread). */
-    int unique = 1;
-    for (size_t i = 0; i < p->nprocs && unique; i++) {
-        uint32_t sel = s->proc_snapshot[i];
-        if (sel == NONE) continue;
-        const struct process *pr = &p->procs[i];
-        size_t k = 0;
-        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
-            k += p->snapshots[j].id <= p->snapshots[sel].id;
-        unique = k == 1;
-    }
-
-    if (unique) {
-        for (size_t i = 0; i < p->nsamples; i++) {
-            const struct sample *sa = &p->samples[i];
-            const struct snapshot *sn = &p->snapshots[sa->snapshot];
-            uint32_t sel = s->proc_snapshot[sn->process];
-            if (sel == NONE || !thread_ok[sa->thread] || sn->id > p->snapshots[sel].id) continue;
-            counters_add(&s->stack_c[sa->stack], &sa->c);
-        }
+    if (one_snapshot_each(p, s)) {
+        for (size_t i = 0; i < p->nsamples; i++)
+            if (qualifies(p, s, thread_ok, &p->samples[i]))
+                counters_add(&s->stack_c[p->samples[i].stack], &p->samples[i].c);
     } else {
-        struct idmap latest;
-        idmap_init(&latest, p->nstacks);
-        for (size_t i = 0; i < p->nsamples; i++) {
-            const struct sample *sa = &p->samples[i];
-            const struct snapshot *sn = &p->snapshots[sa->snapshot];
-            uint32_t sel = s->proc_snapshot[sn->process];
-            if (sel == NONE || !thread_ok[sa->thread] || sn->id > p->snapshots[sel].id) continue;
-            int created;
-            uint32_t *v = idmap_put(&latest, (uint64_t)sa->thread << 32 | sa->stack, &created);
-            if (created || p->snapshots[p->samples[*v].snapshot].id < sn->id) *v = (uint32_t)i;
-        }
-        for (size_t k = 0; k < latest.cap; k++) {
-            if (latest.vals[k] == NONE) continue;
-            const struct sample *sa = &p->samples[latest.vals[k]];
-            counters_add(&s->stack_c[sa->stack], &sa->c);
-        }
-        idmap_free(&latest);
+        sum_latest(p, s, thread_ok);
     }
     free(thread_ok);
     return 0;

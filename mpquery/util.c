@@ -11,25 +11,25 @@
 #include <string.h>
 #include <unistd.h>
 
-void *xmalloc(size_t n)
+/* A size of 0 asks for 1 byte: NULL then always means out of memory, and
+ * callers need no special case for empty tables. */
+static void *checked(void *p)
 {
-    void *p = malloc(n ? n : 1);
     if (!p) { fputs("mpquery: out of memory\n", stderr); exit(EXIT_FAILED); }
     return p;
 }
 
-void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) { fputs("mpquery: out of memory\n", stderr); exit(EXIT_FAILED); }
-    return p;
-}
+void *xmalloc(size_t n) { return checked(malloc(n ? n : 1)); }
 
-void *xrealloc(void *p, size_t n)
+void *xcalloc(size_t n, size_t size) { return checked(calloc(n ? n : 1, size ? size : 1)); }
+
+void *xrealloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1)); }
+
+uint32_t *none_array(size_t n)
 {
-    p = realloc(p, n ? n : 1);
-    if (!p) { fputs("mpquery: out of memory\n", stderr); exit(EXIT_FAILED); }
-    return p;
+    uint32_t *a = xmalloc(n * sizeof *a);
+    memset(a, 0xff, n * sizeof *a);
+    return a;
 }
 
 char *xstrdup(const char *s)
@@ -165,8 +165,7 @@ void idmap_init(struct idmap *m, size_t expected)
     m->cap = cap;
     m->len = 0;
     m->keys = xmalloc(cap * sizeof *m->keys);
-    m->vals = xmalloc(cap * sizeof *m->vals);
-    memset(m->vals, 0xff, cap * sizeof *m->vals);
+    m->vals = none_array(cap);
 }
 
 uint32_t idmap_get(const struct idmap *m, uint64_t key)
@@ -230,15 +229,13 @@ void strtab_init(struct strtab *t)
 {
     memset(t, 0, sizeof *t);
     t->nslots = 1024;
-    t->slots = xmalloc(t->nslots * sizeof *t->slots);
-    memset(t->slots, 0xff, t->nslots * sizeof *t->slots);
+    t->slots = none_array(t->nslots);
 }
 
 static void strtab_rehash(struct strtab *t)
 {
     size_t n = t->nslots * 2;
-    uint32_t *slots = xmalloc(n * sizeof *slots);
-    memset(slots, 0xff, n * sizeof *slots);
+    uint32_t *slots = none_array(n);
     for (size_t id = 0; id < t->n; id++) {
         size_t i = t->hash[id] & (n - 1);
         while (slots[i] != NONE) i = (i + 1) & (n - 1);

@@ -172,8 +172,7 @@ static int apply_filters(const struct profile *p, const struct view_opts *o, str
         return rc;
     }
     size_t nl = t->labels.n;
-    uint8_t *label_bits = xmalloc(nl ? nl : 1);     /* 1 filter, 2 exclude, 4 known */
-    memset(label_bits, 0, nl ? nl : 1);
+    uint8_t *label_bits = xcalloc(nl, 1);           /* 1 filter, 2 exclude, 4 known */
     uint8_t *node_bits = xcalloc(t->n, 1);
     for (size_t n = 1; n < t->n; n++) {
         uint32_t l = t->label[n];
@@ -201,11 +200,10 @@ int view_build(const struct profile *p, const struct view_opts *o,
                struct dtree *t, uint32_t *stack_node, char *err, size_t errlen)
 {
     struct namer nm = { .p = p, .o = o, .t = t };
-    nm.fn_label = xmalloc((p->nfunctions ? p->nfunctions : 1) * sizeof *nm.fn_label);
-    memset(nm.fn_label, 0xff, (p->nfunctions ? p->nfunctions : 1) * sizeof *nm.fn_label);
+    nm.fn_label = none_array(p->nfunctions);
     nm.fn_flags = xcalloc(p->nfunctions, 1);
-    uint32_t *flabel = xmalloc((p->nframes ? p->nframes : 1) * sizeof *flabel);
-    uint8_t *fflags = xmalloc(p->nframes ? p->nframes : 1);
+    uint32_t *flabel = xmalloc(p->nframes * sizeof *flabel);
+    uint8_t *fflags = xmalloc(p->nframes);
     for (size_t f = 0; f < p->nframes; f++) {
         unsigned flags;
         flabel[f] = frame_label(&nm, (uint32_t)f, &flags);
@@ -309,7 +307,7 @@ void dtree_functions(struct dtree *t, const counters *own, counters *self, count
     for (size_t n = 1; n < t->n; n++) counters_add(&self[t->label[n]], &own[n]);
     if (!t->children_ready) dtree_children(t, 0);
     /* depth-first; a label counts at its outermost occurrence on the path */
-    uint32_t *active = xcalloc(nl ? nl : 1, sizeof *active);
+    uint32_t *active = xcalloc(nl, sizeof *active);
     uint32_t *stk = xmalloc(t->n * sizeof *stk), *pos = xmalloc(t->n * sizeof *pos);
     size_t sp = 0;
     stk[0] = 0;
@@ -385,8 +383,8 @@ void fold_walk(struct dtree *t, const int64_t *sub,
     dtree_children(t, 1);
     /* each label escaped once, not once per line it appears on */
     size_t nl = t->labels.n;
-    const char **esc = xcalloc(nl ? nl : 1, sizeof *esc);
-    uint32_t *esc_len = xmalloc((nl ? nl : 1) * sizeof *esc_len);
+    const char **esc = xcalloc(nl, sizeof *esc);
+    uint32_t *esc_len = xmalloc(nl * sizeof *esc_len);
     struct arena esc_text = { 0 };
     struct strbuf path = { 0 }, tmp = { 0 };
     uint32_t *stk = xmalloc(t->n * sizeof *stk), *pos = xmalloc(t->n * sizeof *pos);

@@ -1,0 +1,242 @@
+/* Command options, git's parse-options way: each command declares its
+ * options once, in one table (struct opt), which yields both the
+ * getopt_long array and the option lines of its --help. The options
+ * several commands share (selection, display, rules, format) are parsed
+ * here into struct common; usage errors are reported here, one line,
+ * "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
+#include "mpquery.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* getopt_long's value for a table entry without a short letter: its index
+ * plus this (above every character); and for --help, which every command
+ * takes without listing it */
+#define LONG_ONLY 1000
+#define HELP_VALUE (LONG_ONLY - 1)
+/* --help: the column option texts start at, and the room for names */
+#define HELP_COLUMN 22
+
+static void common_init(struct common *c, const char *cmd)
+{
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->sel.snap_kind = SNAP_LAST;
+    c->format = FMT_TEXT;
+    c->by = MEMTOT;
+    c->depth = 5;
+    c->limit = 20;
+    c->view.filter = c->filters;
+    c->view.exclude = c->excludes;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "mpquery: %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see mpquery %s --help)\n", cmd);
+    return EXIT_BAD_INPUT;
+}
+
+/* What getopt_long returned for an option the table does not have (':'
+ * missing value, '?' unknown). */
+static int bad_option(const char *cmd, int opt, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
+    if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
+    return usage_error(cmd, "unknown option %s", arg);
+}
+
+static int bad_value(const struct common *c, const char *opt, const char *arg, const char *expected)
+{
+    return usage_error(c->cmd, "bad value '%s' for %s (expected %s)", arg, opt, expected);
+}
+
+/* A count option's value: a whole number in 0..max. */
+static int parse_count(const char *arg, int64_t max, int *out)
+{
+    int64_t v;
+    if (parse_int64(arg, &v) || v < 0 || v > max) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Appends arg to one of the 64-entry lists (--rules, --filter, --exclude). */
+static int add_to(const struct common *c, const char **list, size_t *n, const char *opt,
+                  const char *arg, const char *expected)
+{
+    if (*n == 64) return bad_value(c, opt, arg, expected);
+    list[(*n)++] = arg;
+    return 0;
+}
+
+static int selection_option(struct common *c, int id, const char *arg)
+{
+    struct select_opts *s = &c->sel;
+    switch (id) {
+    case OPT_RUN:
+        if (!strcmp(arg, "all")) { s->run_all = 1; return 0; }
+        if (!strcmp(arg, "latest")) { s->run_all = s->has_run = 0; return 0; }
+        if (parse_int64(arg, &s->run_id)) return bad_value(c, "--run", arg, "a run id, latest or all");
+        s->has_run = 1;
+        s->run_all = 0;
+        return 0;
+    case OPT_PID:
+        if (parse_int64(arg, &s->pid)) return bad_value(c, "--pid", arg, "a process id");
+        s->has_pid = 1;
+        return 0;
+    case OPT_THREAD:
+        if (parse_int64(arg, &s->tid)) return bad_value(c, "--thread", arg, "a thread id (tid)");
+        s->has_tid = 1;
+        return 0;
+    }
+    if (select_parse_snapshot(arg, s))
+        return bad_value(c, "--snapshot", arg,
+                         "last, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
+    return 0;
+}
+
+/* A shared option into c; 0, or 2 for a bad value (reported). */
+static int common_option(struct common *c, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_RUN: case OPT_PID: case OPT_THREAD: case OPT_SNAPSHOT:
+        return selection_option(c, id, arg);
+    case OPT_RULES:
+        return add_to(c, c->rules_files, &c->nrules_files, "--rules", arg, "at most 64 rules files");
+    case OPT_NO_DEFAULT_RULES: c->no_default_rules = 1; return 0;
+    case OPT_FORMAT:
+        if ((c->format = format_parse(arg)) < 0) return bad_value(c, "--format", arg, "text, csv or json");
+        return 0;
+    case OPT_BY:
+        if ((c->by = counter_parse(arg)) < 0)
+            return bad_value(c, "--by", arg, "ncalls, memtot, nfree, memlive or maxlive");
+        return 0;
+    case OPT_LIMIT:
+        if (parse_count(arg, 100000000, &c->limit)) return bad_value(c, "-n", arg, "a count >= 0 (0 = all)");
+        return 0;
+    case OPT_DEPTH:
+        if (parse_count(arg, 100000, &c->depth))
+            return bad_value(c, "--depth", arg, "a frame count >= 0 (0 = all)");
+        return 0;
+    case OPT_NO_INLINE: c->view.no_inline = 1; return 0;
+    case OPT_LINES: c->view.lines = 1; return 0;
+    case OPT_MODULE: c->view.module = 1; return 0;
+    case OPT_FILTER:
+        return add_to(c, c->filters, &c->view.nfilter, "--filter", arg, "at most 64 of them");
+    case OPT_EXCLUDE:
+        return add_to(c, c->excludes, &c->view.nexclude, "--exclude", arg, "at most 64 of them");
+    }
+    return 0;
+}
+
+static int table_end(const struct opt *o) { return !o->name && !o->letter; }
+
+static int getopt_value(const struct opt *opts, size_t i)
+{
+    return opts[i].letter ? opts[i].letter : LONG_ONLY + (int)i;
+}
+
+/* ---------------------------------------------------------------- --help */
+/* One entry's names, "-n N", "--by COUNTER", appended to sb. */
+static void add_names(struct strbuf *sb, const struct opt *o)
+{
+    if (sb->len) sb_puts(sb, ", ");
+    if (o->letter) sb_printf(sb, "-%c", o->letter);
+    if (o->letter && o->name) sb_puts(sb, ", ");
+    if (o->name) sb_printf(sb, "--%s", o->name);
+    if (o->arg) sb_printf(sb, " %s", o->arg);
+}
+
+/* "  NAMES  TEXT", TEXT's further lines under its first; names too long
+ * for the column go on a line of their own. */
+static void print_option_line(const char *names, size_t len, const char *text)
+{
+    if (len + 4 <= HELP_COLUMN) printf("  %-*s", HELP_COLUMN - 2, names);
+    else printf("  %s\n%*s", names, HELP_COLUMN, "");
+    for (const char *nl; (nl = strchr(text, '\n')); text = nl + 1)
+        printf("%.*s\n%*s", (int)(nl - text), text, HELP_COLUMN, "");
+    printf("%s\n", text);
+}
+
+static void print_help(const struct cmd_opts *d)
+{
+    struct strbuf names = { 0 };
+    fputs(d->usage, stdout);
+    for (const struct opt *o = d->opts; !table_end(o); o++) {
+        add_names(&names, o);
+        if (!o->help) continue;
+        print_option_line(names.s, names.len, o->help);
+        names.len = 0;
+    }
+    fputs(d->more, stdout);
+    sb_free(&names);
+}
+
+/* ---------------------------------------------------------------- parsing */
+/* getopt_long's array and short options string for the table (+ --help). */
+static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shorts)
+{
+    size_t n = 0;
+    while (!table_end(&d->opts[n])) n++;
+    struct option *lo = xcalloc(n + 2, sizeof *lo), *l = lo;
+    sb_puts(shorts, d->in_order ? "+:" : ":");
+    for (size_t i = 0; i < n; i++) {
+        const struct opt *o = &d->opts[i];
+        int has_arg = o->arg ? required_argument : no_argument;
+        if (o->letter) sb_printf(shorts, "%c%s", o->letter, o->arg ? ":" : "");
+        if (o->name) *l++ = (struct option){ o->name, has_arg, NULL, getopt_value(d->opts, i) };
+    }
+    *l = (struct option){ "help", no_argument, NULL, HELP_VALUE };
+    return lo;
+}
+
+/* One option of the table: 0 or the exit code. */
+static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg)
+{
+    if (o->id) return common_option(c, o->id, arg);
+    if (o->flag) *o->flag = o->value;
+    else if (o->str) *o->str = arg;
+    else return d->own(d->ctx, o, arg);
+    return 0;
+}
+
+static int next_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
+{
+    struct strbuf shorts = { 0 };
+    struct option *lo = getopt_table(d, &shorts);
+    int opt, rc = PARSE_OK;
+    opterr = 0;
+    while (rc == PARSE_OK && (opt = getopt_long(argc, argv, shorts.s, lo, NULL)) != -1) {
+        size_t i = 0;
+        if (opt == HELP_VALUE) {
+            if (d->help) d->help(); else print_help(d);
+            rc = 0;
+            break;
+        }
+        while (!table_end(&d->opts[i]) && getopt_value(d->opts, i) != opt) i++;
+        if (table_end(&d->opts[i])) rc = bad_option(c->cmd, opt, argv);
+        else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
+    }
+    free(lo);
+    sb_free(&shorts);
+    return rc;
+}
+
+int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
+{
+    common_init(c, d->cmd);
+    int rc = next_options(c, d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    int operands = argc - optind;
+    if (operands < (d->operands ? d->operands : 1)) return usage_error(c->cmd, "%s", d->missing);
+    if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");
+    return PARSE_OK;
+}

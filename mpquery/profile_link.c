@@ -1,0 +1,242 @@
+/* Turns the rows profile.c read into the in-memory profile: every database
+ * id becomes a dense array index, every reference is checked (a dangling
+ * one is "inconsistent profile (...)", exit 2), and stacks get depths and
+ * a parents-first order. No SQL here. */
+#include "profile_link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* rows: n structs of `stride` bytes whose first field is the int64 id */
+static void idindex_build(struct idindex *ix, size_t n, const void *rows, size_t stride)
+{
+    ix->n = n;
+    ix->dense = 1;
+    for (size_t i = 0; i < n && ix->dense; i++)
+        if (*(const int64_t *)((const char *)rows + i * stride) != (int64_t)i + 1) ix->dense = 0;
+    if (ix->dense) return;
+    idmap_init(&ix->map, n);
+    for (size_t i = 0; i < n; i++) {
+        int created;
+        uint32_t *v = idmap_put(&ix->map, (uint64_t)*(const int64_t *)((const char *)rows + i * stride), &created);
+        *v = (uint32_t)i;   /* duplicates cannot happen: ids are primary keys */
+    }
+}
+
+static uint32_t idindex_get(const struct idindex *ix, int64_t id)
+{
+    if (ix->dense) return id >= 1 && (uint64_t)id <= ix->n ? (uint32_t)(id - 1) : NONE;
+    return idmap_get(&ix->map, (uint64_t)id);
+}
+
+static void idindex_free(struct idindex *ix)
+{
+    if (!ix->dense) idmap_free(&ix->map);
+}
+
+/* A sample row, converted as it is read (no raw copy of the largest table):
+ * its references become indexes; the first dangling one is the error. */
+void convert_sample(struct loader *l, const void *raw, void *stored)
+{
+    const struct raw_sample *r = raw;
+    struct sample *s = stored;
+    s->snapshot = idindex_get(&l->snapshot, r->snapshot);
+    s->stack = idindex_get(&l->stack, r->stack);
+    s->thread = idindex_get(&l->thread, r->thread);
+    s->c = r->c;
+    if (s->snapshot != NONE && s->stack != NONE && s->thread != NONE) return;
+    l->bad_ref = 1;
+    profile_fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
+         s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
+         (long long)(s->snapshot == NONE ? r->snapshot : s->stack == NONE ? r->stack : r->thread));
+}
+
+/* ---------------------------------------------------------------- linking */
+#define BAD(fmt, ...) profile_fail(l->err, l->errlen, "inconsistent profile (" fmt ")", __VA_ARGS__)
+
+static int link_processes(struct loader *l)
+{
+    struct profile *p = l->p;
+    for (size_t i = 0; i < p->nprocs; i++) {
+        struct process *pr = &p->procs[i];
+        pr->run = idindex_get(&l->run, pr->run_id);
+        if (pr->run == NONE)
+            return BAD("process %lld refers to missing run %lld", (long long)pr->id, (long long)pr->run_id);
+    }
+    for (size_t i = 0; i < p->nmodules; i++) {
+        p->modules[i].base = path_basename(p->modules[i].path);
+        p->modules[i].special = p->modules[i].path[0] == '[';
+    }
+    p->nthreads = l->nthreads;
+    p->threads = xmalloc(l->nthreads * sizeof *p->threads);
+    for (size_t i = 0; i < l->nthreads; i++) {
+        const struct raw_thread *r = &l->rthreads[i];
+        p->threads[i] = r->t;
+        p->threads[i].process = idindex_get(&l->proc, r->process);
+        if (p->threads[i].process == NONE)
+            return BAD("thread %lld refers to missing process %lld", (long long)r->t.id,
+                       (long long)r->process);
+    }
+    return 0;
+}
+
+/* A frame reference that is not NULL (-1) must resolve. */
+static int link_frame(struct loader *l, const struct raw_frame *r, struct frame *f)
+{
+    *f = (struct frame){ .id = r->id, .offset = r->offset, .inline_depth = r->inline_depth, .line = r->line };
+    f->module = idindex_get(&l->module, r->module);
+    f->function = r->function < 0 ? NONE : idindex_get(&l->function, r->function);
+    f->file = r->file < 0 ? NONE : idindex_get(&l->file, r->file);
+    if (f->module == NONE)
+        return BAD("frame %lld refers to missing module %lld", (long long)f->id, (long long)r->module);
+    if (r->function >= 0 && f->function == NONE)
+        return BAD("frame %lld refers to missing function %lld", (long long)f->id, (long long)r->function);
+    if (r->file >= 0 && f->file == NONE)
+        return BAD("frame %lld refers to missing file %lld", (long long)f->id, (long long)r->file);
+    return 0;
+}
+
+/* Function and file names: dense arrays by index; then the frames. */
+static int link_frames(struct loader *l)
+{
+    struct profile *p = l->p;
+    p->nfunctions = l->nfunctions;
+    p->functions = xmalloc(l->nfunctions * sizeof *p->functions);
+    for (size_t i = 0; i < l->nfunctions; i++) p->functions[i] = l->rfunctions[i].name;
+    p->nfiles = l->nfiles;
+    p->files = xmalloc(l->nfiles * sizeof *p->files);
+    for (size_t i = 0; i < l->nfiles; i++) p->files[i] = l->rfiles[i].name;
+    p->nframes = l->nframes;
+    p->frames = xmalloc(l->nframes * sizeof *p->frames);
+    int rc = 0;
+    for (size_t i = 0; i < l->nframes && !rc; i++) rc = link_frame(l, &l->rframes[i], &p->frames[i]);
+    return rc;
+}
+
+/* Computes stack depths (root = 0) and an order with parents first,
+ * rejecting parent cycles (possible only in a corrupted file). */
+static int order_stacks(struct loader *l)
+{
+    struct profile *p = l->p;
+    size_t n = p->nstacks;
+    uint8_t *state = xcalloc(n, 1);      /* 0 new, 1 on the walk, 2 done */
+    uint32_t *walk = xmalloc(n * sizeof *walk);
+    uint32_t maxdepth = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t w = 0;
+        uint32_t cur = (uint32_t)i;
+        while (cur != NONE && state[cur] == 0) {
+            state[cur] = 1;
+            walk[w++] = cur;
+            cur = p->stacks[cur].parent;
+        }
+        if (cur != NONE && state[cur] == 1) {
+            rc = BAD("stack %lld is its own ancestor", (long long)p->stacks[cur].id);
+            break;
+        }
+        uint32_t d = cur == NONE ? 0 : p->stacks[cur].depth + 1;
+        while (w-- > 0) {
+            p->stacks[walk[w]].depth = d++;
+            state[walk[w]] = 2;
+        }
+        if (d > maxdepth) maxdepth = d;
+    }
+    free(state);
+    free(walk);
+    if (rc) return rc;
+    uint32_t *count = xcalloc((size_t)maxdepth + 2, sizeof *count);
+    for (size_t i = 0; i < n; i++) count[p->stacks[i].depth + 1]++;
+    for (size_t d = 1; d <= maxdepth + 1; d++) count[d] += count[d - 1];
+    p->stack_order = xmalloc(n * sizeof *p->stack_order);
+    for (size_t i = 0; i < n; i++) p->stack_order[count[p->stacks[i].depth]++] = (uint32_t)i;
+    free(count);
+    return 0;
+}
+
+static int link_stacks(struct loader *l)
+{
+    struct profile *p = l->p;
+    p->nstacks = l->nstacks;
+    p->stacks = xmalloc(l->nstacks * sizeof *p->stacks);
+    for (size_t i = 0; i < l->nstacks; i++) p->stacks[i].id = l->rstacks[i].id;
+    idindex_build(&l->stack, l->nstacks, p->stacks, sizeof *p->stacks);
+    for (size_t i = 0; i < l->nstacks; i++) {
+        const struct raw_stack *r = &l->rstacks[i];
+        struct stack *s = &p->stacks[i];
+        s->frame = idindex_get(&l->frame, r->frame);
+        s->parent = r->parent == 0 ? NONE : idindex_get(&l->stack, r->parent);
+        s->depth = 0;
+        if (s->frame == NONE || (r->parent != 0 && s->parent == NONE))
+            return BAD("stack %lld refers to missing %s %lld", (long long)s->id,
+                       s->frame == NONE ? "frame" : "stack",
+                       (long long)(s->frame == NONE ? r->frame : r->parent));
+    }
+    return order_stacks(l);
+}
+
+/* Snapshots arrive sorted by (process, seq): each process owns a range. */
+static int link_snapshots(struct loader *l)
+{
+    struct profile *p = l->p;
+    p->nsnapshots = l->nsnapshots;
+    p->snapshots = xmalloc(l->nsnapshots * sizeof *p->snapshots);
+    for (size_t i = 0; i < l->nsnapshots; i++) {
+        const struct raw_snapshot *r = &l->rsnapshots[i];
+        uint32_t pi = idindex_get(&l->proc, r->process);
+        if (pi == NONE)
+            return BAD("snapshot %lld refers to missing process %lld", (long long)r->s.id,
+                       (long long)r->process);
+        p->snapshots[i] = r->s;
+        p->snapshots[i].process = pi;
+        if (p->procs[pi].nsnapshots++ == 0) p->procs[pi].first_snapshot = (uint32_t)i;
+    }
+    idindex_build(&l->snapshot, l->nsnapshots, p->snapshots, sizeof *p->snapshots);
+    return 0;
+}
+
+/* Totals of unknown threads are skipped (they only feed per-thread lines). */
+int link_totals(struct loader *l)
+{
+    struct profile *p = l->p;
+    p->totals = xmalloc(l->ntotals * sizeof *p->totals);
+    for (size_t i = 0; i < l->ntotals; i++) {
+        const struct raw_total *r = &l->rtotals[i];
+        struct total t = r->t;
+        t.snapshot = idindex_get(&l->snapshot, r->snapshot);
+        t.thread = r->thread == 0 ? NONE : idindex_get(&l->thread, r->thread);
+        if (t.snapshot == NONE)
+            return BAD("totals refer to missing snapshot %lld", (long long)r->snapshot);
+        if (r->thread != 0 && t.thread == NONE) continue;
+        p->totals[p->ntotals++] = t;
+    }
+    p->snapshot_total = none_array(l->nsnapshots);
+    for (size_t i = 0; i < p->ntotals; i++)
+        if (p->totals[i].thread == NONE) p->snapshot_total[p->totals[i].snapshot] = (uint32_t)i;
+    return 0;
+}
+
+void loader_free(struct loader *l)
+{
+    idindex_free(&l->run); idindex_free(&l->proc); idindex_free(&l->thread);
+    idindex_free(&l->module); idindex_free(&l->function); idindex_free(&l->file);
+    idindex_free(&l->frame); idindex_free(&l->stack); idindex_free(&l->snapshot);
+    free(l->rthreads); free(l->rfunctions); free(l->rfiles); free(l->rframes);
+    free(l->rstacks); free(l->rsnapshots); free(l->rtotals);
+}
+
+
+int link_dictionaries(struct loader *l)
+{
+    struct profile *p = l->p;
+    idindex_build(&l->run, p->nruns, p->runs, sizeof *p->runs);
+    idindex_build(&l->proc, p->nprocs, p->procs, sizeof *p->procs);
+    idindex_build(&l->thread, l->nthreads, l->rthreads, sizeof *l->rthreads);
+    idindex_build(&l->module, p->nmodules, p->modules, sizeof *p->modules);
+    idindex_build(&l->function, l->nfunctions, l->rfunctions, sizeof *l->rfunctions);
+    idindex_build(&l->file, l->nfiles, l->rfiles, sizeof *l->rfiles);
+    idindex_build(&l->frame, l->nframes, l->rframes, sizeof *l->rframes);
+    int rc;
+    if ((rc = link_processes(l)) || (rc = link_frames(l)) || (rc = link_stacks(l))) return rc;
+    return link_snapshots(l);
+}

@@ -1,0 +1,48 @@
+/* What profile.c (the SQL reader) and profile_link.c (ids into indexes)
+ * share while a profile loads: the rows as read, the id indexes and the
+ * loader's state. Private to those two files. */
+#ifndef MPQUERY_PROFILE_LINK_H
+#define MPQUERY_PROFILE_LINK_H
+
+#include "mpquery.h"
+
+/* Rows kept as read until their references are resolved (the dictionaries
+ * the profile stores as they are have no raw form). */
+struct raw_thread { struct thread t; int64_t process; };
+struct raw_name { int64_t id; const char *name; };
+struct raw_frame { int64_t id, offset, module, function, file; int32_t inline_depth, line; };
+struct raw_stack { int64_t id, parent, frame; };
+struct raw_snapshot { struct snapshot s; int64_t process; };
+struct raw_total { int64_t snapshot, thread; struct total t; };
+struct raw_sample { int64_t snapshot, stack, thread; counters c; };
+
+/* Id → index for one table: direct when ids are 1..n in order (the usual
+ * case), a hash map otherwise. */
+struct idindex { size_t n; int dense; struct idmap map; };
+
+struct loader {
+    struct sqlite3 *db;
+    struct profile *p;
+    char *err; size_t errlen;
+    struct idindex run, proc, thread, module, function, file, frame, stack, snapshot;
+    struct raw_thread *rthreads; size_t nthreads;
+    struct raw_name *rfunctions, *rfiles; size_t nfunctions, nfiles;
+    struct raw_frame *rframes; size_t nframes;
+    struct raw_stack *rstacks; size_t nstacks;
+    struct raw_snapshot *rsnapshots; size_t nsnapshots;
+    struct raw_total *rtotals; size_t ntotals;
+    int bad_ref;                /* a sample's dangling reference was seen */
+};
+
+/* "why" into err; returns EXIT_BAD_INPUT. */
+int profile_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* After the dictionaries are read: their indexes, then processes, threads,
+ * names, frames, stacks (with their order) and snapshots linked. */
+int link_dictionaries(struct loader *l);
+/* A raw sample into a struct sample as it is read (table_spec.convert). */
+void convert_sample(struct loader *l, const void *raw, void *stored);
+/* After the samples: the totals. */
+int link_totals(struct loader *l);
+void loader_free(struct loader *l);
+
+#endif
