@@ -92,6 +92,9 @@ static inline int guard_enter(void)
 {
     int saved = mp_in_profiler;
     mp_in_profiler = 1;
+    /* the compiler takes malloc for a builtin that reads no global: without
+     * this it may drop the store before a malloc call as dead */
+    atomic_signal_fence(memory_order_seq_cst);
     return saved;
 }
 /* mp_in_profiler is IN_HANDLER while a program's signal handler runs that
@@ -106,6 +109,7 @@ extern MP_TLS volatile int mp_pending;
 void mp_run_pending(void);      /* signals.c */
 static inline void guard_leave(int saved)
 {
+    atomic_signal_fence(memory_order_seq_cst);
     mp_in_profiler = saved;
     if (!saved) {
         atomic_signal_fence(memory_order_seq_cst);

@@ -191,7 +191,11 @@ MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     ENSURE_REAL(ENOMEM);
-    if (unlikely(mp_in_profiler)) return mp_next.posix_memalign(out, align, size);
+    if (unlikely(mp_in_profiler)) {
+        int rc = mp_next.posix_memalign(out, align, size);
+        if (rc == 0) passed(*out, size);
+        return rc;
+    }
     mp_in_profiler = 1;
     int rc = mp_next.posix_memalign(out, align, size);
     if (rc == 0) recorded(*out, size);

@@ -97,8 +97,8 @@ struct thread_start { void *(*fn)(void *); void *arg; };
 static void *thread_start(void *p)
 {
     struct thread_start s = *(struct thread_start *)p;
+    mp_next.free(p);
     int saved = guard_enter();
-    free(p);
     unwind_thread_start();
     guard_leave(saved);
     return s.fn(s.arg);
@@ -107,17 +107,11 @@ static void *thread_start(void *p)
 MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     HOOKS_READY();
-    int saved = guard_enter();
-    struct thread_start *s = malloc(sizeof *s);
-    guard_leave(saved);
+    struct thread_start *s = mp_next.malloc(sizeof *s);      /* the profiler's, not the program's */
     if (!s) return mp_next.pthread_create(th, attr, fn, arg);
     *s = (struct thread_start){ fn, arg };
     int rc = mp_next.pthread_create(th, attr, thread_start, s);
-    if (rc != 0) {
-        saved = guard_enter();
-        free(s);
-        guard_leave(saved);
-    }
+    if (rc != 0) mp_next.free(s);
     return rc;
 }
 
@@ -165,9 +159,23 @@ static void fork_child(void)
 
 /* ------------------------------------------------------------ init / exit */
 
+/* The snapshot of a process about to end (exit, _exit, exec), unless the
+ * thread is inside the allocator or the profiler: a signal handler that
+ * interrupted malloc and calls _exit (async-signal-safe) must not re-enter
+ * the allocator in the middle of its call. */
+static void last_flush(enum flush_reason reason)
+{
+    if (mp_in_profiler) {
+        mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
+               reason == FLUSH_EXEC ? "exec" : "exit");
+        return;
+    }
+    flush_snapshot(reason, "");
+}
+
 static void on_quick_exit(void)
 {
-    flush_snapshot(FLUSH_EXIT, "");
+    last_flush(FLUSH_EXIT);
 }
 
 /* The run token ties the processes of one run together (forks and execs
@@ -286,7 +294,7 @@ __attribute__((constructor)) static void mp_constructor(void)
 
 __attribute__((destructor)) static void mp_destructor(void)
 {
-    flush_snapshot(FLUSH_EXIT, "");
+    last_flush(FLUSH_EXIT);
 }
 
 /* ------------------------------------------------------------ exec */
@@ -296,7 +304,7 @@ __attribute__((destructor)) static void mp_destructor(void)
  * the profile (the exit snapshot supersedes this one). */
 static void before_exec(void)
 {
-    flush_snapshot(FLUSH_EXEC, "");
+    last_flush(FLUSH_EXEC);
 }
 
 /* A shell tries execve on each directory of PATH in turn: a file that is
@@ -396,7 +404,7 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
  * last MP_INTERVAL snapshot wrote. */
 MP_EXPORT void _exit(int status)
 {
-    flush_snapshot(FLUSH_EXIT, "");
+    last_flush(FLUSH_EXIT);
     HOOKS_READY();
     mp_next._exit(status);
     __builtin_unreachable();
@@ -404,7 +412,7 @@ MP_EXPORT void _exit(int status)
 
 MP_EXPORT void _Exit(int status)
 {
-    flush_snapshot(FLUSH_EXIT, "");
+    last_flush(FLUSH_EXIT);
     HOOKS_READY();
     mp_next._Exit(status);
     __builtin_unreachable();

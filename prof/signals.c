@@ -207,7 +207,13 @@ static void on_program_signal(int sig, siginfo_t *si, void *ctx)
 {
     void *call = atomic_load(&state[sig].call);
     int flags = atomic_load(&state[sig].call_flags);
-    if (flags & SA_RESETHAND) atomic_store(&state[sig].stands, STANDS_NONE);  /* the kernel reset it */
+    if (flags & SA_RESETHAND) {
+        /* one delivery, then SIG_DFL: for a fatal signal the recorder stands
+         * in for it (the kernel was not told to reset), so that a handler
+         * that re-raises still gets the last snapshot */
+        if (fatal_name(sig)) manage(sig, NULL);
+        else atomic_store(&state[sig].stands, STANDS_NONE);     /* the kernel reset it */
+    }
     int saved = mp_in_profiler;
     if (saved == 1) mp_in_profiler = IN_HANDLER;
     if (flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))call)(sig, si, ctx);
@@ -220,6 +226,7 @@ static int wrap(int sig, const struct sigaction *act)
     struct sigaction sa = *act;
     sa.sa_sigaction = on_program_signal;
     sa.sa_flags |= SA_SIGINFO;
+    if (fatal_name(sig)) sa.sa_flags &= ~SA_RESETHAND;     /* the trampoline does it (manage) */
     atomic_store(&state[sig].call, (act->sa_flags & SA_SIGINFO) ? (void *)act->sa_sigaction : (void *)act->sa_handler);
     atomic_store(&state[sig].call_flags, act->sa_flags);
     state[sig].program = *act;
@@ -230,8 +237,7 @@ static int wrap(int sig, const struct sigaction *act)
 
 static int is_handler(const struct sigaction *act)
 {
-    return (act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL
-                                        : act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+    return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;   /* a union with sa_sigaction */
 }
 
 void signals_init(void)
@@ -244,7 +250,7 @@ void signals_init(void)
     for (size_t i = 0; i < NFATAL; i++) {
         int sig = fatal_signals[i].sig;
         struct sigaction old;
-        if (fatal_name(sig) && real_sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        if (fatal_name(sig) && real_sigaction(sig, NULL, &old) == 0 &&
             old.sa_handler == SIG_DFL)
             manage(sig, &old);
     }
@@ -260,7 +266,7 @@ MP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
     else if (real_sigaction(sig, NULL, &before) != 0) return -1;
     if (act) {
         int ready = atomic_load(&mp_initialized);
-        if (ready && fatal_name(sig) && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL) {
+        if (ready && fatal_name(sig) && act->sa_handler == SIG_DFL) {
             manage(sig, act);
         } else if (ready && is_handler(act)) {
             if (wrap(sig, act) != 0) return -1;

@@ -11,3 +11,6 @@ assert_eq "$(q a.db "SELECT count(DISTINCT thread) FROM last_sample s JOIN stack
 assert_eq "$(q a.db "SELECT DISTINCT p.path FROM last_sample s JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'getattr_alloc' ORDER BY 1")" \
 "__clone3;start_thread;first_thing;getattr_alloc
 _start;__libc_start_main;__libc_start_call_main;main;first_thing;getattr_alloc" "whole stacks, no frame of the recorder's thread start"
+# the recorder's own block per pthread_create is not the program's (it was
+# charged to main, the caller, as a 16-byte leak per thread)
+assert_eq "$(q a.db "SELECT count(*) FROM last_sample s JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'main'")" 0 "nothing allocated by main itself"
