@@ -243,6 +243,12 @@ static uint32_t stack_slot(struct mp_thread *t)
     uintptr_t ret_addrs[MP_CAPTURE_ROOM + MP_MAX_TAGS];
     struct mp_hash h = MP_HASH_INIT;
     int truncated;
+    unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
+    if (unlikely(t->maps_gen != gen)) {         /* an object was unloaded: both caches are stale */
+        memset(t->cache, 0, sizeof t->cache);
+        memset(t->rules, 0, sizeof t->rules);
+        t->maps_gen = gen;
+    }
     int n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
     for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
@@ -252,11 +258,6 @@ static uint32_t stack_slot(struct mp_thread *t)
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
-    unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
-    if (unlikely(t->cache_gen != gen)) {        /* an object was unloaded */
-        memset(t->cache, 0, sizeof t->cache);
-        t->cache_gen = gen;
-    }
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
     if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
     uint32_t id = stacks_intern(ret_addrs, n, flags, hash);

@@ -58,10 +58,9 @@ struct mp_thread {
     uintptr_t tags[MP_MAX_TAGS];
     uintptr_t stack_lo, stack_hi;   /* its stack, bounding every walk */
     struct mp_stack_cache cache[MP_CACHE_SIZE];
-    unsigned cache_gen;         /* the cache is valid while it equals mp_maps_gen */
+    unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    unsigned rules_gen;         /* rules are valid while it equals mp_maps_gen */
 
     /* written by other threads: atomics, on a line of their own */
     _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */

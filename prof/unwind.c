@@ -358,11 +358,6 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     rip = fp[1];
     rsp = (uintptr_t)(fp + 2);
     rbp = fp[0];
-    unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
-    if (unlikely(t->rules_gen != gen)) {
-        memset(t->rules, 0, sizeof t->rules);
-        t->rules_gen = gen;
-    }
     int rbp_known = 1, n = 0;
     struct mp_hash h = *hash;
     const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
