@@ -89,7 +89,7 @@ static int parse_ranged(const char *s, long lo, long hi, int *v)
 int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t size)
 {
     static const char *const unwinders[] = { [UNWIND_LIBUNWIND] = "libunwind", [UNWIND_FP] = "fp", [UNWIND_CFI] = "cfi" };
-    static const char *const bools[] = { "0", "1" }, *const yes_no[] = { "no", "yes" }, *const on_off[] = { "off", "on" };
+    static const char *const bools[] = { "0", "1", "no", "yes", "off", "on" };    /* false, true in turn */
     switch (kind) {
     case VAL_PATH: return parse_path(s, dst, size);
     case VAL_TEXT:
@@ -115,7 +115,9 @@ int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t s
         return 0;
     }
     case VAL_BOOL:
-        return parse_word(s, bools, 2, dst) && parse_word(s, yes_no, 2, dst) && parse_word(s, on_off, 2, dst) ? -1 : 0;
+        if (parse_word(s, bools, 6, dst)) return -1;
+        *(int *)dst %= 2;
+        return 0;
     case VAL_SIGNAL: return parse_signal(s, dst);
     case VAL_UNWIND: return parse_word(s, unwinders, 3, dst);
     }
