@@ -58,6 +58,7 @@ MP_EXPORT void mp_tag_push(const char *name)
         uintptr_t tag = tag_intern(name);
         if (t->ntags < MP_MAX_TAGS) t->tags[t->ntags] = tag;
         t->ntags++;     /* pushes beyond the limit are counted so pops match */
+        t->tag_slot = 0;
     }
     guard_leave(saved);
 }
@@ -65,5 +66,5 @@ MP_EXPORT void mp_tag_push(const char *name)
 MP_EXPORT void mp_tag_pop(void)
 {
     struct mp_thread *t = thread_self();
-    if (t && t->ntags > 0) t->ntags--;
+    if (t && t->ntags > 0) t->ntags--, t->tag_slot = 0;
 }

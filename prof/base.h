@@ -55,6 +55,7 @@ struct mp_options {
     int depth;             /* MP_DEPTH */
     long threshold;        /* MP_THRESHOLD */
     uint64_t sample;       /* MP_SAMPLE mean bytes between samples, 0 = off */
+    int stacks;            /* MP_STACKS: STACKS_UNWIND, _TAGS, _NONE */
     int enabled;           /* MP_ENABLED */
     int signal;            /* MP_SIGNAL number, 0 = none */
     int unwind;            /* MP_UNWIND */

@@ -17,6 +17,7 @@
  * process's). Exact for a process with one thread, within
  * threads × PEAK_SLACK otherwise. */
 #include "record.h"
+#include "hooks.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -33,6 +34,7 @@
 #define PEAK_SLACK (64 << 10)
 
 MP_TLS int mp_in_profiler;
+int mp_track_all = 1;
 static MP_TLS struct mp_thread *self;
 
 _Atomic int mp_active = 1;
@@ -129,7 +131,7 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
-static void publish_live(struct mp_thread *t, int64_t delta, int force);
+static inline void publish_live(struct mp_thread *t, int64_t delta, int force);
 
 void thread_exiting(struct mp_thread *t)
 {
@@ -181,9 +183,15 @@ struct mp_thread *thread_by_seq(uint32_t seq)
     return seq < MAX_THREADS ? atomic_load_explicit(&by_seq[seq], memory_order_acquire) : NULL;
 }
 
+/* With every block tracked, a thread's live bytes are those of the blocks
+ * it allocated, never more than the process's; otherwise they are its
+ * allocations less its frees, which may exceed the process's (a producer
+ * whose consumer frees): its peak says something then only when it is the
+ * one thread. */
 int64_t process_peak(void)
 {
     int64_t peak = atomic_load(&process_peak_bytes);
+    if (!mp_track_all && thread_count() > 1) return peak;
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         int64_t p = (int64_t)LOAD(t->peak);
         if (p > peak) peak = p;
@@ -193,31 +201,74 @@ int64_t process_peak(void)
 
 /* ---------------------------------------------------------------- counting */
 
-static void publish_live(struct mp_thread *t, int64_t delta, int force)
+/* Sampled (MP_SAMPLE): a slot's maxlive is its live bytes at the process's
+ * peak, captured by peak_capture; else each slot's own exact peak. */
+static int weighted;
+static atomic_flag capturing = ATOMIC_FLAG_INIT;
+static _Atomic int64_t next_capture = PEAK_SLACK;
+
+void counters_init(void)
 {
-    t->pending_live += delta;
-    if (!force && t->pending_live < PEAK_SLACK && t->pending_live > -PEAK_SLACK) return;
+    mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
+    weighted = mp_opt.sample != 0;
+    ptrmap_init(!mp_track_all);
+}
+
+/* Every slot's tracked live bytes now, as its maxlive: the process has
+ * reached a new peak, 1/128 above the previous capture. A sampled stack's
+ * own peak has no unbiased estimate (the largest of its estimates over
+ * time is inflated by each sampled block's weight); its live bytes at a
+ * given moment have one. At most ln(peak / 64 KiB) / ln(1 + 1/128)
+ * captures, each a pass over the slots. */
+static void peak_capture(int64_t live)
+{
+    if (atomic_flag_test_and_set_explicit(&capturing, memory_order_acquire)) return;
+    if (live >= atomic_load_explicit(&next_capture, RELAXED)) {
+        uint32_t limit = slot_limit();
+        for (uint32_t i = 1; i < limit; i++) {
+            struct mp_slot *s = slot_at(i);
+            if (!s || !s->stack_id) continue;
+            uint64_t v = LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED);
+            STORE(s->maxlive, (int64_t)v > 0 ? v : 0);
+        }
+        atomic_store_explicit(&next_capture, live + live / 128, RELAXED);
+    }
+    atomic_flag_clear_explicit(&capturing, memory_order_release);
+}
+
+static void publish_pending(struct mp_thread *t)
+{
     int64_t live = atomic_fetch_add(&process_live, t->pending_live) + t->pending_live;
     t->pending_live = 0;
     int64_t peak = atomic_load_explicit(&process_peak_bytes, RELAXED);
     while (live > peak && !atomic_compare_exchange_weak(&process_peak_bytes, &peak, live)) {}
+    if (weighted && live > peak && live >= atomic_load_explicit(&next_capture, RELAXED)) peak_capture(live);
 }
 
-/* Weight of a block in WEIGHT_ONE units: 1 unless sampling, where a block of
- * `size` bytes is sampled with probability p = 1 - exp(-size / MP_SAMPLE)
- * and stands for 1/p blocks (an unbiased estimate). Deterministic in size,
- * so the free subtracts exactly what the allocation added. */
-static inline uint64_t block_weight(const struct mp_slot *s, uint64_t size)
+static inline void publish_live(struct mp_thread *t, int64_t delta, int force)
 {
-    if (likely(!mp_opt.sample) || !s->stack_id) return WEIGHT_ONE;
+    t->pending_live += delta;
+    if (unlikely(force || t->pending_live >= PEAK_SLACK || t->pending_live <= -PEAK_SLACK)) publish_pending(t);
+}
+
+/* Weight of a tracked block in WEIGHT_ONE units: 1 unless sampling, where
+ * a block of `size` bytes is sampled with probability p = 1 - exp(-size /
+ * MP_SAMPLE) and stands for 1/p blocks (an unbiased estimate).
+ * Deterministic in size, so the free subtracts exactly what the allocation
+ * added. */
+static inline uint64_t block_weight(uint64_t size)
+{
+    if (likely(!mp_opt.sample)) return WEIGHT_ONE;
     double p = -expm1(-(double)size / (double)mp_opt.sample);
     return p > 0 ? (uint64_t)(WEIGHT_ONE / p + 0.5) : WEIGHT_ONE;
 }
 
 /* Sampling decision: a Poisson process over allocated bytes. The next sample
- * point is an exponential draw of mean MP_SAMPLE bytes away. */
+ * point is an exponential draw of mean MP_SAMPLE bytes away. (record_alloc
+ * counts down inline the blocks that do not reach it.) */
 static int sample_hit(struct mp_thread *t, size_t size)
 {
+    if (likely(!mp_opt.sample)) return 1;
     t->sample_countdown -= (int64_t)size;
     if (t->sample_countdown > 0) return 0;
     while (t->sample_countdown <= 0) {
@@ -228,33 +279,45 @@ static int sample_hit(struct mp_thread *t, size_t size)
     return 1;
 }
 
-static inline int wants_stack(struct mp_thread *t, size_t size)
+/* sample_hit's common case, inline: the block does not reach the next
+ * sample point (0), or it may (1: sample_hit decides). */
+static inline int sample_due(struct mp_thread *t, size_t size)
+{
+    if (!mp_opt.sample || t->sample_countdown <= (int64_t)size) return 1;
+    t->sample_countdown -= (int64_t)size;
+    return 0;
+}
+
+/* Active (process switch or the thread's own) and within the threshold. */
+static inline int stack_wanted(struct mp_thread *t, size_t size)
 {
     int on = t->active >= 0 ? t->active : atomic_load_explicit(&mp_active, RELAXED);
     if (!on) return 0;
     long th = atomic_load_explicit(&mp_threshold, RELAXED);
-    if (th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th) return 0;
-    return likely(!mp_opt.sample) || sample_hit(t, size);
+    return !(th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th);
 }
 
-/* Unwind and find this thread's slot for the stack. 0 = count without stack. */
-static uint32_t stack_slot(struct mp_thread *t)
+/* The thread's slot for a captured stack (unwound frames, then its tags
+ * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
+ * without stack. */
+static uint32_t stack_slot(struct mp_thread *t, int unwind)
 {
     uintptr_t ret_addrs[MP_CAPTURE_ROOM + MP_MAX_TAGS];
     struct mp_hash h = MP_HASH_INIT;
-    int truncated;
+    int truncated = 0, n = 0;
     unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
     if (unlikely(t->maps_gen != gen)) {         /* an object was unloaded: both caches are stale */
         memset(t->cache, 0, sizeof t->cache);
         memset(t->rules, 0, sizeof t->rules);
         t->maps_gen = gen;
     }
-    int n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);
+    if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
     for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
         ret_addrs[n++] = t->tags[i];
         hash_add(&h, t->tags[i]);
     }
+    if (!n) return 0;
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
@@ -267,52 +330,122 @@ static uint32_t stack_slot(struct mp_thread *t)
     return slot;
 }
 
-static inline void count_alloc(struct mp_thread *t, uint32_t idx, uint64_t size)
+/* MP_STACKS=tags: the slot of the thread's current tags, kept until a push
+ * or a pop (api.c clears it). 0 = no tag. */
+static inline uint32_t tag_slot(struct mp_thread *t)
+{
+    if (!t->ntags) return 0;
+    if (unlikely(!t->tag_slot)) t->tag_slot = stack_slot(t, 0);
+    return t->tag_slot;
+}
+
+/* An allocation attributed to slot idx: counted with weight cw, tracked
+ * (in the map) with weight lw, or not tracked (lw 0). */
+static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, uint64_t cw, uint64_t lw)
 {
     struct mp_slot *s = slot_at(idx);
     MP_ASSERT(s && s->thread_seq == t->seq);            /* a thread counts only in its own slots */
-    uint64_t w = block_weight(s, size);
-    STORE(s->ncalls, s->ncalls + w);
-    STORE(s->memtot, s->memtot + size * w);
-    uint64_t live = s->memtot - s->freed - atomic_load_explicit(&s->freed_remote, RELAXED);
-    if (live > s->maxlive) STORE(s->maxlive, live);
-    STORE(t->ncalls, t->ncalls + 1);
-    STORE(t->alloc_bytes, t->alloc_bytes + size);
-    uint64_t tlive = t->alloc_bytes - t->freed_local - atomic_load_explicit(&t->freed_remote, RELAXED);
-    if (tlive > t->peak) STORE(t->peak, tlive);
-    publish_live(t, (int64_t)size, 0);
+    (void)t;
+    STORE(s->ncalls, s->ncalls + cw);
+    STORE(s->memtot, s->memtot + size * cw);
+    if (!lw) return;
+    STORE(s->live_n, s->live_n + lw);
+    STORE(s->live_b, s->live_b + size * lw);
+    uint64_t live = s->live_b - atomic_load_explicit(&s->freed_remote, RELAXED);
+    if (!weighted && live > s->maxlive) STORE(s->maxlive, live);
 }
 
-static inline void count_free(struct mp_thread *t, uint32_t idx, uint64_t size)
+/* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread). */
+static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size)
 {
     struct mp_slot *s = slot_at(idx);
-    uint64_t w = block_weight(s, size);
+    uint64_t w = block_weight(size);
     if (t && s->thread_seq == t->seq) {
-        STORE(s->nfree, s->nfree + w);
-        STORE(s->freed, s->freed + size * w);
-        STORE(t->nfree_local, t->nfree_local + 1);
-        STORE(t->freed_local, t->freed_local + size);
+        STORE(s->live_n, s->live_n - w);
+        STORE(s->live_b, s->live_b - size * w);
     } else {
-        struct mp_thread *owner = thread_by_seq(s->thread_seq);
         atomic_fetch_add_explicit(&s->nfree_remote, w, RELAXED);
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
+    }
+}
+
+/* The thread's exact totals: `live` bytes join its live bytes (the
+ * requested size with every block tracked, else the allocator's size). */
+static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live)
+{
+    STORE(t->ncalls, t->ncalls + 1);
+    STORE(t->alloc_bytes, t->alloc_bytes + size);
+    int64_t now = t->live + (int64_t)live;
+    STORE(t->live, now);
+    if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
+    if (now > t->peak) STORE(t->peak, now);
+    publish_live(t, (int64_t)live, 0);
+}
+
+/* With every block tracked: a free of slot idx's block counts for the
+ * thread that allocated it. */
+static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size)
+{
+    slot_free(t, idx, size);
+    struct mp_slot *s = slot_at(idx);
+    if (s->thread_seq == t->seq) {
+        STORE(t->nfree_local, t->nfree_local + 1);
+        STORE(t->live, t->live - (int64_t)size);
+    } else {
+        struct mp_thread *owner = thread_by_seq(s->thread_seq);
         atomic_fetch_add_explicit(&owner->nfree_remote, 1, RELAXED);
         atomic_fetch_add_explicit(&owner->freed_remote, size, RELAXED);
     }
-    if (t) publish_live(t, -(int64_t)size, 0);
+    publish_live(t, -(int64_t)size, 0);
+}
+
+/* Otherwise: the free counts for the thread that makes it. */
+static inline void untracked_free(struct mp_thread *t, uint64_t usable)
+{
+    STORE(t->nfree_local, t->nfree_local + 1);
+    STORE(t->live, t->live - (int64_t)usable);
+    publish_live(t, -(int64_t)usable, 0);
+}
+
+/* The cheap modes, a block that may get a slot (the fast path decided).
+ * Unwound stacks are taken for sampled blocks only, which count with
+ * their weight; a tag path is known without unwinding, so every
+ * allocation counts for its tags exactly, and sampling only chooses the
+ * blocks whose frees are followed. */
+static __attribute__((noinline)) void attribute(struct mp_thread *t, void *p, size_t size)
+{
+    uint32_t slot = 0;
+    uint64_t cw = WEIGHT_ONE, lw = 0;
+    if (mp_opt.stacks == STACKS_TAGS) {
+        if (!stack_wanted(t, size) || !(slot = tag_slot(t))) return;
+        if (sample_hit(t, size)) lw = block_weight(size);
+    } else {
+        if (!sample_hit(t, size) || !(slot = stack_slot(t, 1))) return;
+        cw = lw = block_weight(size);
+    }
+    STORE(t->attr_n, t->attr_n + 1);
+    STORE(t->attr_b, t->attr_b + size);
+    slot_alloc(t, slot, size, cw, lw);
+    if (lw) ptrmap_insert((uintptr_t)p, slot, size);
 }
 
 /* runs inside malloc, the thread marked (interpose.c): see the file comment */
 void record_alloc(void *p, size_t size)
 {
     struct mp_thread *t = thread_self();
-    if (likely(t != NULL)) {
-        uint32_t slot = 0;
-        if (wants_stack(t, size)) slot = stack_slot(t);
+    if (unlikely(!t)) return;
+    if (mp_track_all) {
+        uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
         if (!slot) slot = t->nostack_slot;
-        count_alloc(t, slot, size);
+        slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
+        thread_alloc(t, size, size);
         ptrmap_insert((uintptr_t)p, slot, size);
+        return;
     }
+    thread_alloc(t, size, mp_next.malloc_usable_size(p));
+    if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
+        : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
+        attribute(t, p, size);
 }
 
 /* runs inside free, before the real free (so the address cannot be reused
@@ -322,31 +455,41 @@ void record_free(void *p)
     struct mp_thread *t = thread_self();
     uint32_t slot;
     uint64_t size;
-    if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
-        if (t) count_free(t, slot, size);
-    } else if (t) {
-        STORE(t->nfree_unknown, t->nfree_unknown + 1);
+    if (mp_track_all) {
+        if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
+            if (t) tracked_free(t, slot, size);
+        } else if (t) {
+            STORE(t->nfree_unknown, t->nfree_unknown + 1);
+        }
+        return;
     }
+    if (t) untracked_free(t, mp_next.malloc_usable_size(p));
+    if (ptrmap_may_hold((uintptr_t)p) && ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size);
 }
 
-int record_realloc_take(void *old, uint32_t *slot, uint64_t *size)
+void record_realloc_take(void *old, struct mp_block *b)
 {
     thread_self();      /* a thread's first operation may be this one (ptrmap_share) */
-    return ptrmap_remove((uintptr_t)old, slot, size);
+    b->usable = mp_track_all ? 0 : mp_next.malloc_usable_size(old);
+    if (!mp_track_all && !ptrmap_may_hold((uintptr_t)old)) b->slot = 0;
+    else if (!ptrmap_remove((uintptr_t)old, &b->slot, &b->size)) b->slot = 0;
 }
 
 /* After the real realloc: p == NULL && new_size != 0 means it failed and the
  * old block lives on; otherwise the old block is gone (freed or moved). */
-void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size)
+void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t new_size)
 {
     struct mp_thread *t = thread_self();
     if (!p && new_size != 0) {
-        if (slot) ptrmap_insert((uintptr_t)old, slot, size);
+        if (b->slot) ptrmap_insert((uintptr_t)old, b->slot, b->size);
         return;
     }
-    if (t) {
-        if (slot) count_free(t, slot, size);
-        else STORE(t->nfree_unknown, t->nfree_unknown + 1);
+    if (mp_track_all) {
+        if (t && b->slot) tracked_free(t, b->slot, b->size);
+        else if (t) STORE(t->nfree_unknown, t->nfree_unknown + 1);
+    } else {
+        if (t) untracked_free(t, b->usable);
+        if (b->slot) slot_free(t, b->slot, b->size);
     }
     if (p) record_alloc(p, new_size);
 }
@@ -417,6 +560,22 @@ int handler_free(void *p)
     return 1;
 }
 
+/* A signal handler's block, counted without a stack. With every block
+ * tracked, a live one joins the map; in the cheap modes it is an untracked
+ * block like any other. `freed`: the handler freed it too (it is gone). */
+static void handler_block_record(struct mp_thread *t, void *p, uint64_t size, int freed)
+{
+    if (mp_track_all) {
+        slot_alloc(t, t->nostack_slot, size, WEIGHT_ONE, WEIGHT_ONE);
+        thread_alloc(t, size, size);
+        if (freed) tracked_free(t, t->nostack_slot, size);
+        else ptrmap_insert((uintptr_t)p, t->nostack_slot, size);
+        return;
+    }
+    thread_alloc(t, size, freed ? size : mp_next.malloc_usable_size(p));
+    if (freed) untracked_free(t, size);
+}
+
 /* At the thread's way out of the profiler, signals blocked: the events in
  * order, the blocks without a stack. */
 void handler_drain(void)
@@ -428,18 +587,19 @@ void handler_drain(void)
             record_free(e->p);
             free(e->p);                 /* marked inside: the real free */
         } else if (t) {
-            count_alloc(t, t->nostack_slot, e->size);
-            if (e->kind == EV_ALLOC) ptrmap_insert((uintptr_t)e->p, t->nostack_slot, e->size);
-            else count_free(t, t->nostack_slot, e->size);
+            handler_block_record(t, e->p, e->size, e->kind == EV_PAIR);
         }
     }
     hlog.n = 0;
     if (t && hlog.lost_ncalls) {
         struct mp_slot *ns = slot_at(t->nostack_slot);
-        STORE(ns->ncalls, ns->ncalls + hlog.lost_ncalls * WEIGHT_ONE);
-        STORE(ns->memtot, ns->memtot + hlog.lost_memtot * WEIGHT_ONE);
+        if (mp_track_all) {
+            STORE(ns->ncalls, ns->ncalls + hlog.lost_ncalls * WEIGHT_ONE);
+            STORE(ns->memtot, ns->memtot + hlog.lost_memtot * WEIGHT_ONE);
+        }
         STORE(t->ncalls, t->ncalls + hlog.lost_ncalls);
         STORE(t->alloc_bytes, t->alloc_bytes + hlog.lost_memtot);
+        STORE(t->live, t->live + (int64_t)hlog.lost_memtot);
         publish_live(t, (int64_t)hlog.lost_memtot, 0);
     }
     hlog.lost_ncalls = hlog.lost_memtot = 0;
@@ -462,8 +622,9 @@ void counters_after_fork_child(void)
         s->thread_seq = seq;
     }
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        t->ncalls = t->nfree_local = t->alloc_bytes = t->freed_local = 0;
-        t->nfree_unknown = t->peak = 0;
+        t->ncalls = t->nfree_local = t->alloc_bytes = t->attr_n = t->attr_b = 0;
+        t->live = t->peak = 0;
+        t->nfree_unknown = 0;
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
@@ -473,5 +634,7 @@ void counters_after_fork_child(void)
     atomic_store(&nalive, self ? 1 : 0);
     atomic_store(&process_live, 0);
     atomic_store(&process_peak_bytes, 0);
+    atomic_store(&next_capture, PEAK_SLACK);
+    atomic_flag_clear(&capturing);
     ptrmap_reset();
 }

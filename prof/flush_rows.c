@@ -186,25 +186,34 @@ static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, cons
 static int write_thread_totals(struct writer *w, int64_t snapshot)
 {
     struct totals process = { 0 };
+    int64_t process_live = 0;
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         struct totals tt = {
             .ncalls = LOAD(t->ncalls),
             .memtot = LOAD(t->alloc_bytes),
             .nfree = LOAD(t->nfree_local) + atomic_load(&t->nfree_remote),
-            .maxlive = LOAD(t->peak),
+            .maxlive = LOAD(t->peak) > 0 ? (uint64_t)LOAD(t->peak) : 0,
             .nfree_unknown = LOAD(t->nfree_unknown),
         };
-        uint64_t freed = LOAD(t->freed_local) + atomic_load(&t->freed_remote);
-        tt.memlive = tt.memtot > freed ? tt.memtot - freed : 0;
+        /* the cheap modes: a thread that freed more than it allocated has a
+         * negative share of the process's live bytes, written as 0 */
+        int64_t live = LOAD(t->live) - (int64_t)atomic_load(&t->freed_remote);
+        tt.memlive = live > 0 ? (uint64_t)live : 0;
+        process_live += live;
         const struct mp_slot *ns = slot_at(t->nostack_slot);
-        if (ns) tt.ncalls_nostack = whole(LOAD(ns->ncalls)), tt.memtot_nostack = whole(LOAD(ns->memtot));
+        if (mp_track_all && ns) {
+            tt.ncalls_nostack = whole(LOAD(ns->ncalls)), tt.memtot_nostack = whole(LOAD(ns->memtot));
+        } else {    /* the cheap modes: what got no slot */
+            tt.ncalls_nostack = tt.ncalls - LOAD(t->attr_n), tt.memtot_nostack = tt.memtot - LOAD(t->attr_b);
+        }
         if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
         int64_t tid = thread_row(w, t);
         if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
         process.ncalls += tt.ncalls, process.memtot += tt.memtot, process.nfree += tt.nfree;
-        process.memlive += tt.memlive, process.nfree_unknown += tt.nfree_unknown;
+        process.nfree_unknown += tt.nfree_unknown;
         process.ncalls_nostack += tt.ncalls_nostack, process.memtot_nostack += tt.memtot_nostack;
     }
+    process.memlive = process_live > 0 ? (uint64_t)process_live : 0;
     int64_t peak = process_peak();
     process.maxlive = peak > (int64_t)process.memlive ? (uint64_t)peak : process.memlive;
     return write_totals(w, snapshot, 0, &process);
@@ -212,17 +221,19 @@ static int write_thread_totals(struct writer *w, int64_t snapshot)
 
 /* ------------------------------------------------------------ samples */
 
+/* nfree: the attributed blocks not live (record.h); an estimate can come
+ * out below zero, written as 0. */
 static struct written slot_values(const struct mp_slot *s)
 {
-    uint64_t memtot = LOAD(s->memtot);
-    uint64_t freed = LOAD(s->freed) + atomic_load_explicit(&s->freed_remote, RELAXED);
-    uint64_t maxlive = LOAD(s->maxlive);
+    int64_t nlive = (int64_t)(LOAD(s->live_n) - atomic_load_explicit(&s->nfree_remote, RELAXED));
+    int64_t live = (int64_t)(LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED));
+    int64_t nfree = (int64_t)LOAD(s->ncalls) - nlive;
     return (struct written){
         .ncalls = whole(LOAD(s->ncalls)),
-        .memtot = whole(memtot),
-        .nfree = whole(LOAD(s->nfree) + atomic_load_explicit(&s->nfree_remote, RELAXED)),
-        .memlive = memtot > freed ? whole(memtot - freed) : 0,
-        .maxlive = whole(maxlive),
+        .memtot = whole(LOAD(s->memtot)),
+        .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
+        .memlive = live > 0 ? whole((uint64_t)live) : 0,
+        .maxlive = whole(LOAD(s->maxlive)),
     };
 }
 

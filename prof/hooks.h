@@ -1,4 +1,5 @@
-/* Every libc function the recorder interposes, declared once: X(name,
+/* Every libc function the recorder interposes (and malloc_usable_size,
+ * which it calls the next allocator's of and does not define), declared once: X(name,
  * return type, parameters). The definitions are where their work is
  * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit,
  * dlclose; signals.c: sigaction); mp_next holds each original, the next
@@ -21,6 +22,7 @@
     X(memalign, void *, (size_t, size_t))                                                   \
     X(valloc, void *, (size_t))                                                             \
     X(pvalloc, void *, (size_t))                                                            \
+    X(malloc_usable_size, size_t, (void *))                                                 \
     X(pthread_create, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) \
     X(execve, int, (const char *, char *const[], char *const[]))                            \
     X(execv, int, (const char *, char *const[]))                                            \

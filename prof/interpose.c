@@ -167,13 +167,12 @@ MP_EXPORT void *realloc(void *old, size_t size)
     if (unlikely(mp_in_profiler)) return mp_next.realloc(old, size);
     mp_in_profiler = 1;
     int saved = errno;
-    uint32_t slot = 0;
-    uint64_t old_size = 0;
-    if (!record_realloc_take(old, &slot, &old_size)) slot = 0;
+    struct mp_block b;
+    record_realloc_take(old, &b);
     errno = saved;
     void *p = mp_next.realloc(old, size);
     saved = errno;
-    record_realloc_done(old, slot, old_size, p, size);
+    record_realloc_done(old, &b, p, size);
     errno = saved;
     guard_leave(0);
     return p;

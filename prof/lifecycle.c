@@ -263,7 +263,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
-        ptrmap_init();
+        counters_init();
         init_run_environment();
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);

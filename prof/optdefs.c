@@ -89,6 +89,7 @@ static int parse_ranged(const char *s, long lo, long hi, int *v)
 int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t size)
 {
     static const char *const unwinders[] = { [UNWIND_LIBUNWIND] = "libunwind", [UNWIND_FP] = "fp", [UNWIND_CFI] = "cfi" };
+    static const char *const stacks[] = { [STACKS_UNWIND] = "unwind", [STACKS_TAGS] = "tags", [STACKS_NONE] = "none" };
     static const char *const bools[] = { "0", "1", "no", "yes", "off", "on" };    /* false, true in turn */
     switch (kind) {
     case VAL_PATH: return parse_path(s, dst, size);
@@ -120,6 +121,7 @@ int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t s
         return 0;
     case VAL_SIGNAL: return parse_signal(s, dst);
     case VAL_UNWIND: return parse_word(s, unwinders, 3, dst);
+    case VAL_STACKS: return parse_word(s, stacks, 3, dst);
     }
     return -1;
 }

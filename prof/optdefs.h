@@ -11,12 +11,13 @@
 
 /* What a value is, and where its parser (mp_option_parse) stores it:
  * PATH, TEXT: char[size]; SECONDS: double; LONG: long; SIZE, MEMORY:
- * uint64_t; DEPTH, BOOL, SIGNAL, UNWIND, TIMEOUT: int. */
+ * uint64_t; DEPTH, BOOL, SIGNAL, UNWIND, TIMEOUT, STACKS: int. */
 enum mp_option_kind {
     VAL_PATH, VAL_TEXT, VAL_SECONDS, VAL_DEPTH, VAL_LONG, VAL_SIZE, VAL_BOOL,
-    VAL_SIGNAL, VAL_UNWIND, VAL_MEMORY, VAL_TIMEOUT,
+    VAL_SIGNAL, VAL_UNWIND, VAL_MEMORY, VAL_TIMEOUT, VAL_STACKS,
 };
 enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };      /* VAL_UNWIND values */
+enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
 
 /* X(NAME, KIND, DEFAULT, FIELD of struct mp_options, mpquery record's
  *   option, its argument, help on one line) */
@@ -32,6 +33,9 @@ enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };      /* VAL_UNWIND values */
     X(MP_SAMPLE, VAL_SIZE, "0", sample, "--sample", "BYTES",                                       \
       "0 = every allocation; BYTES = Poisson byte sampling, one sample per BYTES "                 \
       "on average, counters scaled (K, M, G suffixes)")                                            \
+    X(MP_STACKS, VAL_STACKS, "unwind", stacks, "--stacks", "WHAT",                                 \
+      "unwind = call stacks; tags = the mp_tag_push scope path only (no unwinding); "              \
+      "none = process and thread totals only")                                                     \
     X(MP_ENABLED, VAL_BOOL, "1", enabled, "--enabled", "0|1",                                      \
       "0 = load inactive (the mallocprof.h API turns it on)")                                      \
     X(MP_SIGNAL, VAL_SIGNAL, "", signal, "--signal", "SIG",                                        \

@@ -27,7 +27,16 @@
  * every running thread of the process, so the lone thread either sees the
  * switch or its busy mark is seen) and waits until the lone thread is not
  * busy. From then on everything locks. Without membarrier the map always
- * locks. */
+ * locks.
+ *
+ * Sparse mode (the cheap modes, where only sampled blocks are tracked):
+ * most frees are of blocks the map does not hold, and must not pay a shard
+ * lock to learn it. A counting filter, one byte per hash bucket of
+ * addresses, says which buckets may hold a tracked block: a new entry
+ * increments its bucket, a removal decrements it, and a bucket that
+ * reaches 255 stays there (always "maybe"). A free whose bucket is 0 is
+ * not looked up (ptrmap_may_hold, inlined in the caller). The program's own ordering (no free of a block before its
+ * malloc returned) makes the insertion's increment visible to the free. */
 #include "record.h"
 
 #include <linux/membarrier.h>
@@ -56,6 +65,17 @@ struct shard {
 } __attribute__((aligned(CACHE_LINE)));
 
 static struct shard shards[NSHARDS];
+
+uint8_t ptrmap_filter[1 << PTRMAP_FILTER_BITS];
+static int sparse;
+
+static inline uint8_t *bucket_of(uintptr_t p) { return &ptrmap_filter[fib_hash(p >> 4, PTRMAP_FILTER_BITS)]; }
+
+static void filter_add(uintptr_t p, int delta)
+{
+    uint8_t *b = bucket_of(p), v = __atomic_load_n(b, __ATOMIC_RELAXED);
+    while (v != 255 && !__atomic_compare_exchange_n(b, &v, (uint8_t)(v + delta), 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+}
 static _Atomic uint64_t unmappable;     /* blocks the map could not take */
 
 static inline uintptr_t address_of(uint32_t key, const struct shard *s)
@@ -87,8 +107,9 @@ static int membarrier_registered(void)
            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
 }
 
-void ptrmap_init(void)
+void ptrmap_init(int sparse_mode)
 {
+    sparse = sparse_mode;
     if (membarrier_registered()) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
 }
 
@@ -211,7 +232,10 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
     uint32_t key = key_of(ptr), i = home(ptr, s->cap);
     while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
     int stale_big = s->table[i].slot && s->table[i].size == BIG_SIZE && size32 != BIG_SIZE;
-    if (!s->table[i].slot) s->count++;  /* else: a block freed behind our back */
+    if (!s->table[i].slot) {            /* else: a block freed behind our back */
+        s->count++;
+        if (sparse) filter_add(ptr, 1);
+    }
     MP_ASSERT(s->count * 4 <= s->cap * 3);
     s->table[i] = (struct entry){ key, slot, size32 };
     shard_leave(s, lone);
@@ -249,6 +273,7 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
     s->table[i].slot = 0;
     MP_ASSERT(s->count > 0);
     s->count--;
+    if (sparse) filter_add(ptr, -1);
     shard_leave(s, lone);
     *size = size32 == BIG_SIZE ? big_take(ptr) : size32;
     return 1;
@@ -270,6 +295,7 @@ void ptrmap_reset(void)
         atomic_flag_clear(&s->lock);
     }
     memset(big_blocks, 0, sizeof big_blocks);
+    memset(ptrmap_filter, 0, sizeof ptrmap_filter);
     atomic_store(&unmappable, 0);
     atomic_flag_clear(&big_lock);
 }

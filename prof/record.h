@@ -11,13 +11,24 @@
 /* One counter slot per (stack, allocating thread). The owner thread writes
  * its fields with plain (relaxed) stores; other threads' frees go to the
  * *_remote fields with atomic adds, so no cache line is shared on the
- * common path. One cache line per slot. */
+ * common path. One cache line per slot. Fixed point (WEIGHT_ONE).
+ *
+ * Two sides: the allocations attributed to the stack (ncalls, memtot) and
+ * the blocks of it that the pointer map tracks (live_n, live_b: added at
+ * the allocation, taken off by the owner's frees; other threads' frees in
+ * the *_remote fields). With every block tracked (full capture, or tags
+ * without sampling) both sides count the same blocks, exactly. Sampled,
+ * the tracked blocks stand for 1/p blocks each (block_weight), and so do
+ * the attributed ones, except with MP_STACKS=tags, where every allocation
+ * is attributed exactly and only the live side is an estimate.
+ * nfree = ncalls - (live_n - nfree_remote). */
 struct mp_slot {
     uint32_t stack_id;          /* its leaf node (stacks.c); 0 = recorded without a stack */
     uint32_t thread_seq;        /* 0 = unused slot */
-    uint64_t ncalls, memtot;    /* owner */
-    uint64_t nfree, freed;      /* owner: frees by the owner thread */
-    uint64_t maxlive;           /* owner: peak of memtot - freed - freed_remote */
+    uint64_t ncalls, memtot;    /* owner: attributed allocations */
+    uint64_t live_n, live_b;    /* owner: tracked blocks and bytes, less the owner's frees */
+    uint64_t maxlive;           /* exact: peak of live_b - freed_remote; sampled: the live
+                                 * bytes at the process's peak (written by peak_capture) */
     _Atomic uint64_t nfree_remote, freed_remote;  /* frees by other threads */
 };
 
@@ -35,24 +46,35 @@ struct mp_stack_cache {
 };
 
 struct mp_thread {
+    /* written by the thread itself (plain stores; the flush reads relaxed);
+     * what every allocation touches first, on one line */
+    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
+    /* With every block tracked: the live bytes of its blocks (requested
+     * sizes) less the frees made by other threads (freed_remote), and its
+     * own frees of them. Otherwise: the allocator's bytes it allocated less
+     * those it freed, whoever allocated them, and every free it made. */
+    int64_t live;
+    uint64_t nfree_local;
+    int64_t peak;               /* of live - freed_remote */
+    int64_t pending_live;       /* not yet published to the process's live */
+    int64_t sample_countdown;   /* sampling */
+    /* the cheap modes: the allocations that got a slot (the others are
+     * counted without a stack) */
+    uint64_t attr_n, attr_b;
+    uint64_t nfree_unknown;
+    int active;                 /* -1: follow process switch, 0 off, 1 on */
+    uint32_t tag_slot;          /* MP_STACKS=tags: its slot for the current tags, 0 = not known */
+
     /* identity: set when the thread is first seen, read by anyone */
     uint32_t seq;               /* 1.. in order of first allocation */
     pid_t tid;
     uint32_t nostack_slot;      /* its slot for what is counted without a stack */
     struct mp_thread *next;     /* global list, newest first */
     char name[16];              /* written once, by the thread as it exits */
-
-    /* written by the thread itself (plain stores; the flush reads relaxed) */
-    int active;                 /* -1: follow process switch, 0 off, 1 on */
-    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
-    uint64_t nfree_local, freed_local;  /* frees of its blocks by itself */
-    uint64_t nfree_unknown, peak;
-    int64_t pending_live;       /* not yet published to the process's live */
     /* its stack_id → slot map (open addressing, key stack_id) */
     uint32_t *slot_keys, *slot_vals;
     uint32_t slot_mask, slot_count;
     uint32_t slot_next, slot_end;   /* current chunk of global slot indices */
-    int64_t sample_countdown;   /* sampling */
     uint64_t rng;
     int ntags;                  /* mp_tag_push scopes */
     uintptr_t tags[MP_MAX_TAGS];
@@ -68,6 +90,14 @@ struct mp_thread {
 };
 
 extern _Atomic int mp_active;           /* process-wide switch */
+/* Every block is tracked in the pointer map (full capture: MP_SAMPLE=0,
+ * MP_STACKS=unwind, MP_ENABLED=1): live bytes are requested bytes, exact
+ * per thread and per stack. Otherwise (the cheap modes) only blocks that
+ * get a stack and are sampled are tracked; thread and process live bytes
+ * are the allocator's block sizes (malloc_usable_size), taken at the
+ * allocation and at the free. Set once, at initialization. */
+extern int mp_track_all;
+void counters_init(void);
 extern _Atomic long mp_threshold;
 
 struct mp_thread *thread_self(void);    /* creates on first use */
@@ -79,8 +109,9 @@ uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 void record_alloc(void *p, size_t size);
 void record_free(void *p);
 /* realloc's two halves: take the old block out, then account the outcome. */
-int record_realloc_take(void *old, uint32_t *slot, uint64_t *size);
-void record_realloc_done(void *old, uint32_t slot, uint64_t size, void *p, size_t new_size);
+struct mp_block { uint32_t slot; uint64_t size, usable; };   /* slot 0: not tracked */
+void record_realloc_take(void *old, struct mp_block *b);
+void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t new_size);
 int64_t process_peak(void);
 void counters_after_fork_child(void);
 /* A signal handler that interrupted the allocator or the profiler
@@ -171,8 +202,15 @@ const char *tag_name(uintptr_t addr);
 
 /* ------------------------------------------------------------ ptrmap.c */
 /* Block address → (slot, size). Sharded, locked per shard, except while
- * one thread records (see ptrmap.c). */
-void ptrmap_init(void);
+ * one thread records (see ptrmap.c). Sparse (few blocks tracked: the cheap
+ * modes), a removal first asks a small lock-free filter. */
+void ptrmap_init(int sparse);
+#define PTRMAP_FILTER_BITS 16
+extern uint8_t ptrmap_filter[1 << PTRMAP_FILTER_BITS];
+static inline int ptrmap_may_hold(uintptr_t p)
+{
+    return __atomic_load_n(&ptrmap_filter[fib_hash(p >> 4, PTRMAP_FILTER_BITS)], __ATOMIC_RELAXED) != 0;
+}
 void ptrmap_share(void);                /* before a second thread's first operation */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);

@@ -314,7 +314,7 @@ static void test_reset(void)
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    ptrmap_init();
+    ptrmap_init(0);
     int lone = membarrier_available();
     if (!lone) printf("SKIP: no membarrier(PRIVATE_EXPEDITED): the map always locks, lone-thread mode untested\n");
     check_mode(lone, "after ptrmap_init");

@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         printf("SKIP: no membarrier(PRIVATE_EXPEDITED): the map always locks, no hand-over to test\n");
         return 0;
     }
-    ptrmap_init();
+    ptrmap_init(0);
     int overlapped = 0;
     for (int i = 0; i < ITERATIONS; i++) {
         fflush(stdout);
