@@ -247,6 +247,31 @@ static void json_snapshots(struct json *w, const struct profile *p, const struct
     json_close(w, ']');
 }
 
+/* How the process's recorder counted live bytes, from its settings: with
+ * every block tracked (full capture), requested bytes; in the cheap modes
+ * (MP_SAMPLE, MP_STACKS=tags|none, MP_ENABLED=0), the allocator's block
+ * sizes, and a stack's counters may be estimates. */
+static int setting_is(const char *settings, const char *name, const char *value)
+{
+    size_t n = strlen(name);
+    for (const char *s = settings; (s = strstr(s, name)); s += n)
+        if ((s == settings || s[-1] == ' ') && s[n] == '=')
+            return !strncmp(s + n + 1, value, strlen(value)) && (s[n + 1 + strlen(value)] == ' ' || !s[n + 1 + strlen(value)]);
+    return -1;  /* not there: a recorder from before the setting */
+}
+
+static const char *live_bytes(const char *settings)
+{
+    int full = setting_is(settings, "MP_SAMPLE", "0") != 0 && setting_is(settings, "MP_STACKS", "unwind") != 0 &&
+               setting_is(settings, "MP_ENABLED", "1") != 0;
+    return full ? "requested" : "allocator";
+}
+
+static const char *const live_bytes_text[] = {
+    "requested sizes (every block tracked)",
+    "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; calls, bytes and frees exact)",
+};
+
 /* The k-th process in tree order. */
 static void json_process(struct json *w, const struct info *in, size_t k)
 {
@@ -264,6 +289,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "cmdline"); json_str(w, pr->cmdline);
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);
+    json_key(w, "live_bytes"); json_str(w, live_bytes(pr->settings));
     json_key(w, "start_time"); json_fixed(w, pr->start_time, 6);
     json_key(w, "end_time");
     if (pr->end_time < 0) json_null(w); else json_fixed(w, pr->end_time, 6);
@@ -449,8 +475,8 @@ static void print_text(const struct info *in)
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
         fmt_time(pr->start_time, when, sizeof when);
-        printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n", (long long)pr->pid, pr->exe,
-               when, pr->host, pr->settings);
+        printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n  live bytes: %s\n", (long long)pr->pid,
+               pr->exe, when, pr->host, pr->settings, live_bytes_text[live_bytes(pr->settings)[0] == 'a']);
         text_threads(in, i);
         text_snapshots(in, i);
     }

@@ -44,3 +44,7 @@ assert_eq "$(q x.db 'SELECT ncalls, memtot, nfree FROM process_totals')" "$(q y.
 # live: the 12 leaked 64-byte blocks (72 bytes each) and glibc's 4 thread
 # vectors (calloc of 336 bytes, 344 each)
 assert_eq "$(q x.db 'SELECT memlive FROM process_totals')" 2240 "MP_STACKS=none, four threads: live bytes"
+# mpquery info says which bytes the live figures are
+assert_match "$("$MPQ" info full.db)" "live bytes: requested sizes" "info: full capture counts requested bytes"
+assert_match "$("$MPQ" info c.db)" "live bytes: the allocator's block sizes" "info: a cheap mode counts the allocator's"
+assert_match "$("$MPQ" info --format json c.db)" '"live_bytes": "allocator"' "info --format json: live_bytes"
