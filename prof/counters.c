@@ -16,8 +16,7 @@
  * every thread's own exact peak (a thread's live bytes never exceed the
  * process's). Exact for a process with one thread, within
  * threads × PEAK_SLACK otherwise. */
-#include "record.h"
-#include "hooks.h"
+#include "hot.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -31,11 +30,10 @@
 #define SLOT_CHUNK 64
 #define MAX_SLOT_CHUNKS (1u << 20)
 #define MAX_THREADS 65536
-#define PEAK_SLACK (64 << 10)
 
 MP_TLS int mp_in_profiler;
 int mp_track_all = 1;
-static MP_TLS struct mp_thread *self;
+MP_TLS struct mp_thread *mp_self;
 
 _Atomic int mp_active = 1;
 _Atomic long mp_threshold;
@@ -131,7 +129,6 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
-static inline void publish_live(struct mp_thread *t, int64_t delta, int force);
 
 void thread_exiting(struct mp_thread *t)
 {
@@ -152,7 +149,7 @@ void thread_exiting(struct mp_thread *t)
 
 struct mp_thread *thread_self(void)
 {
-    if (likely(self != NULL)) return self;
+    if (likely(mp_self != NULL)) return mp_self;
     mp_ensure_init();
     uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
     if (seq > 1) ptrmap_share();    /* before this thread's first map operation */
@@ -169,7 +166,7 @@ struct mp_thread *thread_self(void)
     t->next = atomic_load(&threads);
     while (!atomic_compare_exchange_weak(&threads, &t->next, t)) {}
     atomic_fetch_add(&nalive, 1);
-    self = t;
+    mp_self = t;
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
     return t;
@@ -236,7 +233,7 @@ static void peak_capture(int64_t live)
     atomic_flag_clear_explicit(&capturing, memory_order_release);
 }
 
-static void publish_pending(struct mp_thread *t)
+void publish_pending(struct mp_thread *t)
 {
     int64_t live = atomic_fetch_add(&process_live, t->pending_live) + t->pending_live;
     t->pending_live = 0;
@@ -245,11 +242,6 @@ static void publish_pending(struct mp_thread *t)
     if (weighted && live > peak && live >= atomic_load_explicit(&next_capture, RELAXED)) peak_capture(live);
 }
 
-static inline void publish_live(struct mp_thread *t, int64_t delta, int force)
-{
-    t->pending_live += delta;
-    if (unlikely(force || t->pending_live >= PEAK_SLACK || t->pending_live <= -PEAK_SLACK)) publish_pending(t);
-}
 
 /* Weight of a tracked block in WEIGHT_ONE units: 1 unless sampling, where
  * a block of `size` bytes is sampled with probability p = 1 - exp(-size /
@@ -279,23 +271,7 @@ static int sample_hit(struct mp_thread *t, size_t size)
     return 1;
 }
 
-/* sample_hit's common case, inline: the block does not reach the next
- * sample point (0), or it may (1: sample_hit decides). */
-static inline int sample_due(struct mp_thread *t, size_t size)
-{
-    if (!mp_opt.sample || t->sample_countdown <= (int64_t)size) return 1;
-    t->sample_countdown -= (int64_t)size;
-    return 0;
-}
 
-/* Active (process switch or the thread's own) and within the threshold. */
-static inline int stack_wanted(struct mp_thread *t, size_t size)
-{
-    int on = t->active >= 0 ? t->active : atomic_load_explicit(&mp_active, RELAXED);
-    if (!on) return 0;
-    long th = atomic_load_explicit(&mp_threshold, RELAXED);
-    return !(th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th);
-}
 
 /* The thread's slot for a captured stack (unwound frames, then its tags
  * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
@@ -369,18 +345,6 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size)
     }
 }
 
-/* The thread's exact totals: `live` bytes join its live bytes (the
- * requested size with every block tracked, else the allocator's size). */
-static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live)
-{
-    STORE(t->ncalls, t->ncalls + 1);
-    STORE(t->alloc_bytes, t->alloc_bytes + size);
-    int64_t now = t->live + (int64_t)live;
-    STORE(t->live, now);
-    if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
-    if (now > t->peak) STORE(t->peak, now);
-    publish_live(t, (int64_t)live, 0);
-}
 
 /* With every block tracked: a free of slot idx's block counts for the
  * thread that allocated it. */
@@ -399,20 +363,13 @@ static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size)
     publish_live(t, -(int64_t)size, 0);
 }
 
-/* Otherwise: the free counts for the thread that makes it. */
-static inline void untracked_free(struct mp_thread *t, uint64_t usable)
-{
-    STORE(t->nfree_local, t->nfree_local + 1);
-    STORE(t->live, t->live - (int64_t)usable);
-    publish_live(t, -(int64_t)usable, 0);
-}
 
 /* The cheap modes, a block that may get a slot (the fast path decided).
  * Unwound stacks are taken for sampled blocks only, which count with
  * their weight; a tag path is known without unwinding, so every
  * allocation counts for its tags exactly, and sampling only chooses the
  * blocks whose frees are followed. */
-static __attribute__((noinline)) void attribute(struct mp_thread *t, void *p, size_t size)
+void record_attribute(struct mp_thread *t, void *p, size_t size)
 {
     uint32_t slot = 0;
     uint64_t cw = WEIGHT_ONE, lw = 0;
@@ -429,41 +386,42 @@ static __attribute__((noinline)) void attribute(struct mp_thread *t, void *p, si
     if (lw) ptrmap_insert((uintptr_t)p, slot, size);
 }
 
-/* runs inside malloc, the thread marked (interpose.c): see the file comment */
+/* runs inside malloc, the thread marked (interpose.c), when record_cheap_alloc
+ * (hot.h) did not: with every block tracked, or the thread's first time */
 void record_alloc(void *p, size_t size)
 {
     struct mp_thread *t = thread_self();
-    if (unlikely(!t)) return;
-    if (mp_track_all) {
-        uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
-        if (!slot) slot = t->nostack_slot;
-        slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
-        thread_alloc(t, size, size);
-        ptrmap_insert((uintptr_t)p, slot, size);
-        return;
-    }
-    thread_alloc(t, size, mp_next.malloc_usable_size(p));
-    if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
-        : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
-        attribute(t, p, size);
+    if (unlikely(!t) || record_cheap_alloc(p, size)) return;
+    uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
+    if (!slot) slot = t->nostack_slot;
+    slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
+    thread_alloc(t, size, size);
+    ptrmap_insert((uintptr_t)p, slot, size);
 }
 
 /* runs inside free, before the real free (so the address cannot be reused
- * by another thread's malloc while it is still in the map) */
+ * by another thread's malloc while it is still in the map), when
+ * record_cheap_free (hot.h) did not */
 void record_free(void *p)
 {
     struct mp_thread *t = thread_self();
     uint32_t slot;
     uint64_t size;
-    if (mp_track_all) {
-        if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
-            if (t) tracked_free(t, slot, size);
-        } else if (t) {
-            STORE(t->nfree_unknown, t->nfree_unknown + 1);
-        }
-        return;
+    if (!mp_track_all) {
+        if (t) untracked_free(t, mp_next.malloc_usable_size(p));
+        record_sampled_free(t, p);
+    } else if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
+        if (t) tracked_free(t, slot, size);
+    } else if (t) {
+        STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
-    if (t) untracked_free(t, mp_next.malloc_usable_size(p));
+}
+
+/* The cheap modes: a free whose filter bucket says the map may hold it. */
+void record_sampled_free(struct mp_thread *t, void *p)
+{
+    uint32_t slot;
+    uint64_t size;
     if (ptrmap_may_hold((uintptr_t)p) && ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size);
 }
 
@@ -628,10 +586,10 @@ void counters_after_fork_child(void)
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
-        if (t != self) atomic_store(&t->exited, 1);
+        if (t != mp_self) atomic_store(&t->exited, 1);
     }
-    if (self) self->tid = (pid_t)syscall(SYS_gettid);
-    atomic_store(&nalive, self ? 1 : 0);
+    if (mp_self) mp_self->tid = (pid_t)syscall(SYS_gettid);
+    atomic_store(&nalive, mp_self ? 1 : 0);
     atomic_store(&process_live, 0);
     atomic_store(&process_peak_bytes, 0);
     atomic_store(&next_capture, PEAK_SLACK);

@@ -9,8 +9,7 @@
  * profiler or the allocator runs on the thread) sends the profiler's own
  * allocations straight through. */
 #define _GNU_SOURCE
-#include "record.h"
-#include "hooks.h"
+#include "hot.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -72,7 +71,7 @@ void hooks_resolve(void)
  * handled at guard_leave, once no allocator lock is held (fatal.c). */
 static inline void recorded(void *p, size_t size)
 {
-    if (likely(p != NULL)) {
+    if (likely(p != NULL) && !record_cheap_alloc(p, size)) {
         int saved = errno;
         record_alloc(p, size);
         errno = saved;
@@ -124,9 +123,11 @@ MP_EXPORT void free(void *p)
         return;
     }
     mp_in_profiler = 1;
-    int saved = errno;
-    record_free(p);
-    errno = saved;
+    if (!record_cheap_free(p)) {
+        int saved = errno;
+        record_free(p);
+        errno = saved;
+    }
     mp_next.free(p);
     guard_leave(0);
 }
