@@ -7,6 +7,7 @@
  * chunk), never per allocation. Nothing here calls malloc. */
 #include "record.h"
 
+#include <sched.h>
 #include <sys/mman.h>
 
 #define CHUNK (1u << 20)
@@ -68,4 +69,14 @@ uint64_t mp_memory_used(void)
 int mp_memory_exhausted(void)
 {
     return atomic_load_explicit(&exhausted, RELAXED);
+}
+
+/* spin_lock's slow path: pause while the lock is busy; after a while,
+ * yield the CPU at each try (the holder may have been preempted). */
+void spin_lock_wait(atomic_flag *l)
+{
+    for (unsigned n = 1; atomic_flag_test_and_set_explicit(l, memory_order_acquire); n++) {
+        if (n < 128) __builtin_ia32_pause();
+        else sched_yield();
+    }
 }

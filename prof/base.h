@@ -39,10 +39,13 @@ void mp_assert_failed(const char *what, const char *file, int line) __attribute_
 #define MP_ASSERT(cond) ((void)0)
 #endif
 
-/* The one spin lock: for short sections that never call out. */
+/* The one spin lock: for short sections that never call out. A waiter
+ * that spins long yields its CPU: with more threads than CPUs the holder
+ * may be the one waiting to run (a system call: safe inside malloc). */
+void spin_lock_wait(atomic_flag *l);    /* arena.c */
 static inline void spin_lock(atomic_flag *l)
 {
-    while (atomic_flag_test_and_set_explicit(l, memory_order_acquire)) __builtin_ia32_pause();
+    if (unlikely(atomic_flag_test_and_set_explicit(l, memory_order_acquire))) spin_lock_wait(l);
 }
 static inline void spin_unlock(atomic_flag *l) { atomic_flag_clear_explicit(l, memory_order_release); }
 

@@ -285,6 +285,7 @@ static uint32_t stack_slot(struct mp_thread *t, int unwind)
     if (unlikely(t->maps_gen != gen)) {         /* an object was unloaded: both caches are stale */
         memset(t->cache, 0, sizeof t->cache);
         memset(t->rules, 0, sizeof t->rules);
+        t->walk_n = 0;
         t->maps_gen = gen;
     }
     if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);

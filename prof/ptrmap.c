@@ -10,7 +10,7 @@
  * of the page number (without it, the pages of a shard, 16 MB apart, pile
  * onto the same slots and the probes run long).
  * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11 and
- * 24-46 (bits 12-23 are the shard's number; blocks are 8-byte aligned at
+ * 24-46 (bits 12-23 follow from the shard's number; blocks are 8-byte aligned at
  * least and user addresses are below 2^47: a block that is not is counted
  * and its free is "unknown"). A shard starts at 256 slots and grows by
  * half at 3/4 load (capacities are not powers of two: the table stays
@@ -44,8 +44,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define NSHARDS 4096
-#define SHARD_OF(p) (((p) >> 12) & (NSHARDS - 1))
+#define SHARD_BITS 12
+#define NSHARDS (1 << SHARD_BITS)
+/* Bits 12-23 of the address, XORed with a hash of the 64 MiB region it is
+ * in: glibc gives each thread's arena heaps of their own, 64 MiB aligned,
+ * and threads doing the same work touch the same offsets of their heaps at
+ * the same time; without the hash, those pages share shards (and locks),
+ * and with a plain XOR of the region number, neighbouring pages do. The
+ * region is in the key, so the page bits can be recovered (address_of). */
+#define REGION_MIX(p) ((uintptr_t)fib_hash((p) >> 26, SHARD_BITS))
+#define SHARD_OF(p) ((((p) >> 12) ^ REGION_MIX(p)) & (NSHARDS - 1))
 #define MIN_CAP 256
 #define BIG_SIZE UINT32_MAX
 
@@ -80,7 +88,9 @@ static _Atomic uint64_t unmappable;     /* blocks the map could not take */
 
 static inline uintptr_t address_of(uint32_t key, const struct shard *s)
 {
-    return (uintptr_t)(key >> 9) << 24 | (uintptr_t)(s - shards) << 12 | (uintptr_t)(key & 0x1ff) << 3;
+    uintptr_t hi = (uintptr_t)(key >> 9) << 24;
+    uintptr_t mid = ((uintptr_t)(s - shards) ^ REGION_MIX(hi)) & (NSHARDS - 1);
+    return hi | mid << 12 | (uintptr_t)(key & 0x1ff) << 3;
 }
 
 /* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */

@@ -35,6 +35,7 @@ struct mp_slot {
 #define MP_MAX_TAGS 16
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
+#define MP_WALK_CACHE 256       /* frames of the cfi walker's previous walk kept */
 
 /* A stack this thread saw recently: its hash (see hash_add), leaf return
  * address, depth and flags, and the thread's counter slot for it. */
@@ -83,6 +84,12 @@ struct mp_thread {
     unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
+    /* the cfi walker's previous walk, outward: where each return address
+     * was read, its value, and whether the frames from there on can be
+     * checked by their return addresses alone (unwind.c) */
+    uint32_t walk_n;
+    uintptr_t walk_at[MP_WALK_CACHE + 1], walk_ra[MP_WALK_CACHE + 1];
+    uint8_t walk_ok[MP_WALK_CACHE + 1];
 
     /* written by other threads: atomics, on a line of their own */
     _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */

@@ -340,6 +340,84 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
     return a >= t->stack_lo && a <= t->stack_hi - 8 && !(a & 7);     /* a + 8 could wrap */
 }
 
+/* The previous walk. A walk reads each frame's return address from a
+ * slot of the stack; the next slot follows from this one, the return
+ * address and its rule, and, where the rule's CFA is based on rsp (most
+ * code without frame pointers), from nothing else. So once a walk finds a
+ * return address in the slot where the previous walk found it, and each
+ * frame from there outward has an rsp-based rule, the slots of the outer
+ * frames are the previous walk's, and they are the same frames if each
+ * slot still holds the return address the previous walk read there:
+ * independent loads, checked without rules (a deep, stable stack, such as
+ * an interpreter's loop under a leaf that changes, costs a few frames'
+ * walk). A walk that ended on a zero return address keeps that slot as a
+ * last entry whose value must still be 0. */
+struct walk_tail { uintptr_t at[MP_WALK_CACHE]; uint8_t rsp_based[MP_WALK_CACHE]; };
+
+/* The frames of the previous walk from entry i on, if they are all still
+ * in place: appended to buf (at most max in all) and hashed. Returns the
+ * new n, or -1 with *changed the first entry no longer in place (the
+ * frames outside it may be again). */
+static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, int max, int *more,
+                      struct mp_hash *h, unsigned *changed)
+{
+    for (unsigned m = i + 1; m < t->walk_n; m++)
+        if (*(const uintptr_t *)t->walk_at[m] != t->walk_ra[m]) return *changed = m, -1;
+    for (; i < t->walk_n && t->walk_ra[i]; i++) {
+        if (n == max) {
+            *more = 1;
+            return n;
+        }
+        buf[n] = t->walk_ra[i];
+        hash_add(h, buf[n]);
+        n++;
+    }
+    return n;
+}
+
+/* A walk of n frames that found the previous walk's from entry i on: its
+ * first n frames replace the previous walk's first i. */
+static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, unsigned i)
+{
+    unsigned keep = t->walk_n - i;
+    if (n + keep > MP_WALK_CACHE + 1) {
+        t->walk_n = 0;
+        return;
+    }
+    if ((unsigned)n != i) {
+        memmove(t->walk_at + n, t->walk_at + i, keep * sizeof *t->walk_at);
+        memmove(t->walk_ra + n, t->walk_ra + i, keep * sizeof *t->walk_ra);
+        memmove(t->walk_ok + n, t->walk_ok + i, keep);
+    }
+    int ok = t->walk_ok[n];
+    for (int k = n - 1; k >= 0; k--) {
+        ok = ok && tail->rsp_based[k];
+        t->walk_at[k] = tail->at[k];
+        t->walk_ra[k] = buf[k];
+        t->walk_ok[k] = (uint8_t)ok;
+    }
+    t->walk_n = n + keep;
+}
+
+/* After a whole walk of n frames (zero_at: the slot that held 0, or 0 if
+ * the last rule ended the stack): it becomes the previous walk. */
+static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, uintptr_t zero_at)
+{
+    if (n > MP_WALK_CACHE || (zero_at && n == MP_WALK_CACHE)) {
+        t->walk_n = 0;
+        return;
+    }
+    int ok = 1;
+    for (int k = n - 1; k >= 0; k--) {
+        ok = ok && tail->rsp_based[k];
+        t->walk_at[k] = tail->at[k];
+        t->walk_ra[k] = buf[k];
+        t->walk_ok[k] = (uint8_t)ok;
+    }
+    if (zero_at) t->walk_at[n] = zero_at, t->walk_ra[n] = 0, t->walk_ok[n] = 1, n++;
+    t->walk_n = (uint32_t)n;
+}
+
 /* Returns the frame count (at most max, *more set if the stack goes on),
  * or -1 to fall back to libunwind. Feeds the frames to *hash. */
 static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
@@ -358,7 +436,10 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     rip = fp[1];
     rsp = (uintptr_t)(fp + 2);
     rbp = fp[0];
-    int rbp_known = 1, n = 0;
+    uintptr_t at = (uintptr_t)(fp + 1);     /* where rip was read */
+    int rbp_known = 1, n = 0, cacheable = 1, tries = 0;
+    unsigned ci = 0;                        /* first entry of the previous walk to try */
+    struct walk_tail tail;
     struct mp_hash h = *hash;
     const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
     *more = 0;
@@ -368,8 +449,24 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             break;
         }
         if (likely(rip - own_lo >= own_len)) {  /* our signal trampoline: walked through, not kept */
-            buf[n++] = rip;
+            if (tries < 3) {    /* each try loads the outer frames once */
+                while (ci < t->walk_n && t->walk_at[ci] < at) ci++;
+                if (ci < t->walk_n && t->walk_at[ci] == at && t->walk_ra[ci] == rip && t->walk_ok[ci]) {
+                    tries++;
+                    int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
+                    if (m >= 0) {
+                        if (!*more && cacheable) walk_splice(t, buf, n, &tail, ci);
+                        *hash = h;
+                        return m;
+                    }
+                }
+            }
+            buf[n] = rip;
             hash_add(&h, rip);
+            if (n < MP_WALK_CACHE) tail.at[n] = at;
+            n++;
+        } else {
+            cacheable = 0;
         }
         uint64_t r;
         unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
@@ -380,22 +477,29 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
         }
         if (!r || (r & R_NONE)) return -1;
-        if (r & R_END) break;
+        if (n <= MP_WALK_CACHE && n) tail.rsp_based[n - 1] = !(r & R_CFA_RBP);
+        if (r & R_END) {
+            if (cacheable) walk_save(t, buf, n, &tail, 0);
+            *hash = h;
+            return n ? n : -1;
+        }
         if ((r & R_CFA_RBP) && !rbp_known) return -1;
         uintptr_t cfa = ((r & R_CFA_RBP) ? rbp : rsp) + rule_cfa_offset(r);
         uintptr_t ra_at = cfa + rule_ra_offset(r);
         if (!on_stack(t, ra_at) || cfa <= rsp) return -1;
         if (r & R_RBP_SAVED) {
-            uintptr_t at = cfa + rule_rbp_offset(r);
-            if (!on_stack(t, at)) return -1;
-            rbp = *(uintptr_t *)at;
+            uintptr_t slot = cfa + rule_rbp_offset(r);
+            if (!on_stack(t, slot)) return -1;
+            rbp = *(uintptr_t *)slot;
         } else if (r & R_RBP_UNDEF) {
             rbp_known = 0;
         }
+        at = ra_at;
         rip = *(uintptr_t *)ra_at;
         rsp = cfa;
     }
     if (n == 0) return -1;
+    if (!*more && cacheable) walk_save(t, buf, n, &tail, at);
     *hash = h;
     return n;
 }

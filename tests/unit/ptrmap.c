@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #define HEAP ((uintptr_t)0x555555560000ull)     /* where a brk heap starts */
-#define SHARD_BITS 12                           /* ptrmap.c: shard = address bits 12-23 */
 #define ENTRY_BYTES 12                          /* ptrmap.c: one entry */
 #define NBIG 256                                /* ptrmap.c: live blocks of 4 GiB or more */
 
@@ -151,8 +150,8 @@ static void test_grow(void)
     ptrmap_reset();
     CHECK_EQ(mp_memory_used(), 0);
     uint64_t per_shard[SHARDS] = { 0 };
-#define GROW_ADDR(i) (((uintptr_t)1 << 44) + ((uintptr_t)((i) / PER_PAGE / SHARDS) << 24) + \
-                      ((uintptr_t)((i) / PER_PAGE % SHARDS) << SHARD_BITS) + ((uintptr_t)((i) % PER_PAGE) * 32))
+#define GROW_ADDR(i) (shard_page((uintptr_t)1 << 18, (unsigned)((i) / PER_PAGE % SHARDS), (i) / PER_PAGE / SHARDS) + \
+                      ((uintptr_t)((i) % PER_PAGE) * 32))
     uint64_t expected_bytes = 0;
     for (uint64_t i = 0; i < N; i++) {
         ptrmap_insert(GROW_ADDR(i), slot_of(i), size_of(i));
@@ -213,9 +212,9 @@ static void test_collisions(const char *mode)
     }
     for (uint64_t k = 0; k < M; k++) expect_absent(page + k * 8);
 
-    /* 64 pages 16 MB apart (one shard), 8 blocks each at the same offsets */
-    uintptr_t base = HEAP + 0x3000;
-#define COLL_ADDR(i) (base + ((uintptr_t)((i) / PER) << 24) + (uintptr_t)((i) % PER) * 64)
+    /* 64 pages of one shard (16 MB apart, in 16 regions), 8 blocks each at the same offsets */
+    unsigned shard = shard_of(HEAP + 0x3000);
+#define COLL_ADDR(i) (shard_page(HEAP >> 26, shard, (i) / PER) + (uintptr_t)((i) % PER) * 64)
     memset(gone, 0, sizeof gone);
     for (uint64_t i = 0; i < M; i++) ptrmap_insert(COLL_ADDR(i), slot_of(i), size_of(i));
     for (uint64_t r = 0; r < M; r++) {

@@ -33,9 +33,8 @@
  * who 2 in other pages of the same shards. */
 static uintptr_t block(int who, uint32_t k)
 {
-    uintptr_t base = (uintptr_t)0x7f0000000000ull + (who == 2 ? (uintptr_t)1 << 39 : 0);
-    return base + ((uintptr_t)(k / 4096) << 24) + ((uintptr_t)(k % 16) << 12) +
-           ((uintptr_t)(k / 16 % 256) << 4) + (who == 1 ? 8 : 0);
+    uintptr_t region = ((uintptr_t)0x7f0000000000ull >> 26) + (who == 2 ? (uintptr_t)1 << 13 : 0);
+    return shard_page(region, k % 16, k / 4096) + ((uintptr_t)(k / 16 % 256) << 4) + (who == 1 ? 8 : 0);
 }
 static uint32_t slot_of(int who, uint32_t k) { return (k + 1) * 4 + (uint32_t)who; }
 static uint64_t size_of(int who, uint32_t k) { return (uint64_t)k * 16 + (uint64_t)who; }
