@@ -1,10 +1,15 @@
-/* Per-thread state and counters: the recording path behind interpose.c.
+/* Per-thread state and counters: the recording path behind interpose.c
+ * (whose inline part, the cheap modes' fast path, is hot.h).
  *
- * record_alloc: unwind → per-thread stack cache (→ stacks_intern on a miss)
- * → the thread's counter slot for that stack → ptrmap. record_free: ptrmap
- * → the slot the block was counted in → decrement. A slot belongs to the
- * thread that allocated; another thread's free adds to the slot's *_remote
- * atomics, so the common path writes only lines its own thread owns.
+ * Full capture, record_alloc: unwind → per-thread stack cache
+ * (→ stacks_intern on a miss) → the thread's counter slot for that stack →
+ * ptrmap. record_free: ptrmap → the slot the block was counted in →
+ * decrement. The cheap modes (mp_track_all unset): thread counters with
+ * the allocator's block size, and only a block that gets a slot and is
+ * sampled goes through the map (record_attribute, record_sampled_free).
+ * A slot belongs to the thread that allocated; another thread's free adds
+ * to the slot's *_remote atomics, so the common path writes only lines its
+ * own thread owns.
  *
  * Slot counters are fixed point with 8 fractional bits (WEIGHT_ONE), so a
  * sampled block can stand for a fractional number of blocks (MP_SAMPLE);
@@ -13,9 +18,9 @@
  * Process peak: each thread accumulates its live-byte delta and publishes it
  * to one atomic when it exceeds PEAK_SLACK, without a shared write per
  * allocation; the process peak is the larger of the peak of that sum and of
- * every thread's own exact peak (a thread's live bytes never exceed the
- * process's). Exact for a process with one thread, within
- * threads × PEAK_SLACK otherwise. */
+ * every thread's own exact peak (with every block tracked, a thread's live
+ * bytes never exceed the process's). Exact for a process with one thread,
+ * within threads × PEAK_SLACK otherwise. */
 #include "hot.h"
 
 #include <fcntl.h>

@@ -61,7 +61,8 @@ static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t liv
     publish_live(t, (int64_t)live, 0);
 }
 
-/* Otherwise: the free counts for the thread that makes it. */
+/* The cheap modes: a free counts for the thread that makes it (who
+ * allocated an untracked block is not known), in the allocator's bytes. */
 static inline void untracked_free(struct mp_thread *t, uint64_t usable)
 {
     STORE(t->nfree_local, t->nfree_local + 1);
