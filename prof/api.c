@@ -5,6 +5,23 @@
 
 #include <string.h>
 
+MP_EXPORT int mp_loaded(void)
+{
+    return 1;
+}
+
+MP_EXPORT int mp_summary(struct mp_summary *out)
+{
+    if (!out) return -1;
+    int saved = guard_enter();
+    mp_ensure_init();
+    struct mp_totals t;
+    process_totals(&t);
+    *out = (struct mp_summary){ t.ncalls, t.memtot, t.nfree, (uint64_t)t.live, t.maxlive };
+    guard_leave(saved);
+    return 0;
+}
+
 MP_EXPORT void mp_activate(void)
 {
     mp_ensure_init();

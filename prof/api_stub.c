@@ -13,3 +13,11 @@ void mp_set_threshold(long bytes) { (void)bytes; }
 int mp_snapshot(const char *label) { (void)label; return -1; }
 void mp_tag_push(const char *name) { (void)name; }
 void mp_tag_pop(void) {}
+int mp_loaded(void) { return 0; }
+int mp_dump(int fd, const char *by, int n) { (void)fd, (void)by, (void)n; return -1; }
+
+int mp_summary(struct mp_summary *out)
+{
+    if (out) *out = (struct mp_summary){ 0, 0, 0, 0, 0 };
+    return -1;
+}

@@ -65,6 +65,8 @@ struct mp_options {
     uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
     char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
     int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
+    int final;                  /* MP_FINAL: snapshots when the process ends */
+    int quiet;                  /* MP_QUIET: no info lines */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;

@@ -201,6 +201,62 @@ int64_t process_peak(void)
     return peak;
 }
 
+/* ---------------------------------------------------------------- reading */
+
+/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
+static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
+
+void thread_totals(const struct mp_thread *t, struct mp_totals *out)
+{
+    *out = (struct mp_totals){
+        .ncalls = LOAD(t->ncalls),
+        .memtot = LOAD(t->alloc_bytes),
+        .nfree = LOAD(t->nfree_local) + atomic_load_explicit(&t->nfree_remote, RELAXED),
+        .maxlive = LOAD(t->peak) > 0 ? (uint64_t)LOAD(t->peak) : 0,
+        .nfree_unknown = LOAD(t->nfree_unknown),
+        .live = LOAD(t->live) - (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED),
+    };
+    const struct mp_slot *ns = slot_at(t->nostack_slot);
+    if (mp_track_all && ns) {
+        out->ncalls_nostack = whole(LOAD(ns->ncalls));
+        out->memtot_nostack = whole(LOAD(ns->memtot));
+    } else {    /* the cheap modes: what got no slot */
+        out->ncalls_nostack = out->ncalls - LOAD(t->attr_n);
+        out->memtot_nostack = out->memtot - LOAD(t->attr_b);
+    }
+}
+
+void process_totals(struct mp_totals *out)
+{
+    *out = (struct mp_totals){ 0 };
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        struct mp_totals tt;
+        thread_totals(t, &tt);
+        out->ncalls += tt.ncalls, out->memtot += tt.memtot, out->nfree += tt.nfree;
+        out->nfree_unknown += tt.nfree_unknown, out->live += tt.live;
+        out->ncalls_nostack += tt.ncalls_nostack, out->memtot_nostack += tt.memtot_nostack;
+    }
+    if (out->live < 0) out->live = 0;
+    int64_t peak = process_peak();
+    out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
+}
+
+/* nfree: the attributed blocks not live (record.h); an estimate can come
+ * out below zero, read as 0. */
+void slot_read(const struct mp_slot *s, struct slot_counts *out)
+{
+    int64_t nlive = (int64_t)(LOAD(s->live_n) - atomic_load_explicit(&s->nfree_remote, RELAXED));
+    int64_t live = (int64_t)(LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED));
+    int64_t nfree = (int64_t)LOAD(s->ncalls) - nlive;
+    *out = (struct slot_counts){
+        .ncalls = whole(LOAD(s->ncalls)),
+        .memtot = whole(LOAD(s->memtot)),
+        .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
+        .memlive = live > 0 ? whole((uint64_t)live) : 0,
+        .maxlive = whole(LOAD(s->maxlive)),
+    };
+}
+
 /* ---------------------------------------------------------------- counting */
 
 /* Sampled (MP_SAMPLE): a slot's maxlive is its live bytes at the process's

@@ -15,13 +15,11 @@
 
 const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
 
-struct written { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
-
 static struct {
     int64_t run_id, process_id, snapshot_seq;
     int64_t *thread_ids;        /* by thread seq */
     size_t nthread_ids;
-    struct written *prev;       /* by canonical slot: values in the previous snapshot */
+    struct slot_counts *prev;       /* by canonical slot: values in the previous snapshot */
     size_t nprev;
     /* Several counter slots of a thread can be one row (stack, thread) of
      * the database: stacks that differ only in addresses of an object
@@ -164,19 +162,14 @@ static int64_t thread_row(struct writer *w, struct mp_thread *t)
 
 /* ------------------------------------------------------------ totals */
 
-/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
-static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
-
-struct totals {
-    uint64_t ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
-};
-
-static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct totals *t)
+/* A row of totals; the cheap modes' thread that freed more than it
+ * allocated has a negative share of the live bytes, written as 0. */
+static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct mp_totals *t)
 {
     sqlite3_stmt *st = w->totals;
     sqlite3_bind_int64(st, 1, snapshot);
     sqlite3_bind_int64(st, 2, thread);
-    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->memlive, t->maxlive,
+    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->live > 0 ? (uint64_t)t->live : 0, t->maxlive,
                            t->ncalls_nostack, t->memtot_nostack, t->nfree_unknown };
     for (int i = 0; i < 8; i++) sqlite3_bind_int64(st, 3 + i, (int64_t)v[i]);
     return step_done(w, st);
@@ -185,57 +178,19 @@ static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, cons
 /* Each thread's exact totals from its own counters, and the process's. */
 static int write_thread_totals(struct writer *w, int64_t snapshot)
 {
-    struct totals process = { 0 };
-    int64_t process_live = 0;
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        struct totals tt = {
-            .ncalls = LOAD(t->ncalls),
-            .memtot = LOAD(t->alloc_bytes),
-            .nfree = LOAD(t->nfree_local) + atomic_load(&t->nfree_remote),
-            .maxlive = LOAD(t->peak) > 0 ? (uint64_t)LOAD(t->peak) : 0,
-            .nfree_unknown = LOAD(t->nfree_unknown),
-        };
-        /* the cheap modes: a thread that freed more than it allocated has a
-         * negative share of the process's live bytes, written as 0 */
-        int64_t live = LOAD(t->live) - (int64_t)atomic_load(&t->freed_remote);
-        tt.memlive = live > 0 ? (uint64_t)live : 0;
-        process_live += live;
-        const struct mp_slot *ns = slot_at(t->nostack_slot);
-        if (mp_track_all && ns) {
-            tt.ncalls_nostack = whole(LOAD(ns->ncalls)), tt.memtot_nostack = whole(LOAD(ns->memtot));
-        } else {    /* the cheap modes: what got no slot */
-            tt.ncalls_nostack = tt.ncalls - LOAD(t->attr_n), tt.memtot_nostack = tt.memtot - LOAD(t->attr_b);
-        }
+        struct mp_totals tt;
+        thread_totals(t, &tt);
         if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
         int64_t tid = thread_row(w, t);
         if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
-        process.ncalls += tt.ncalls, process.memtot += tt.memtot, process.nfree += tt.nfree;
-        process.nfree_unknown += tt.nfree_unknown;
-        process.ncalls_nostack += tt.ncalls_nostack, process.memtot_nostack += tt.memtot_nostack;
     }
-    process.memlive = process_live > 0 ? (uint64_t)process_live : 0;
-    int64_t peak = process_peak();
-    process.maxlive = peak > (int64_t)process.memlive ? (uint64_t)peak : process.memlive;
+    struct mp_totals process;
+    process_totals(&process);
     return write_totals(w, snapshot, 0, &process);
 }
 
 /* ------------------------------------------------------------ samples */
-
-/* nfree: the attributed blocks not live (record.h); an estimate can come
- * out below zero, written as 0. */
-static struct written slot_values(const struct mp_slot *s)
-{
-    int64_t nlive = (int64_t)(LOAD(s->live_n) - atomic_load_explicit(&s->nfree_remote, RELAXED));
-    int64_t live = (int64_t)(LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED));
-    int64_t nfree = (int64_t)LOAD(s->ncalls) - nlive;
-    return (struct written){
-        .ncalls = whole(LOAD(s->ncalls)),
-        .memtot = whole(LOAD(s->memtot)),
-        .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
-        .memlive = live > 0 ? whole((uint64_t)live) : 0,
-        .maxlive = whole(LOAD(s->maxlive)),
-    };
-}
 
 /* Maps slot i to its database stack and thread, and to the canonical slot of
  * that row (itself if it is the first). */
@@ -260,11 +215,12 @@ static int map_slot(struct writer *w, uint32_t i)
 }
 
 /* The value of canonical slot i's row: the sum of its slots. */
-static struct written row_values(uint32_t i)
+static struct slot_counts row_values(uint32_t i)
 {
-    struct written v = slot_values(slot_at(i));
+    struct slot_counts v, a;
+    slot_read(slot_at(i), &v);
     for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
-        struct written a = slot_values(slot_at(j));
+        slot_read(slot_at(j), &a);
         v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
         v.memlive += a.memlive, v.maxlive += a.maxlive;
     }
@@ -283,7 +239,7 @@ static int write_samples(struct writer *w, int64_t snapshot, int64_t *nrows)
         if (!r.canon[i] && map_slot(w, i)) return -1;
     for (uint32_t i = 1; i < limit; i++) {
         if (r.canon[i] != i) continue;
-        struct written v = row_values(i);
+        struct slot_counts v = row_values(i);
         if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
         const struct mp_slot *s = slot_at(i);
         const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],

@@ -165,6 +165,7 @@ static void fork_child(void)
  * the allocator in the middle of its call. */
 static void last_flush(enum flush_reason reason)
 {
+    if (!mp_opt.final) return;
     if (mp_in_profiler) {
         mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
                reason == FLUSH_EXEC ? "exec" : "exit");

@@ -7,9 +7,29 @@
 #ifndef MALLOCPROF_H
 #define MALLOCPROF_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* 1 when the preloaded profiler is there, whether or not it records
+ * stacks now (mp_is_active); 0 with the do-nothing library. */
+int mp_loaded(void);
+
+/* The process's exact totals now: allocations, bytes requested, frees,
+ * live bytes and the peak of live bytes (the allocator's block sizes in
+ * the cheap modes, see the README). Returns 0, or -1 with every field 0
+ * when the profiler is not loaded. */
+struct mp_summary { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
+int mp_summary(struct mp_summary *out);
+
+/* Writes the n largest stacks by a counter ("ncalls", "memtot", "nfree",
+ * "memlive", "maxlive", "nlive"; NULL = "memtot") to the file descriptor,
+ * as text with function names, from inside the program. Returns the
+ * number of stacks written, -1 if the counter is unknown, the write failed
+ * or there is no profiler. */
+int mp_dump(int fd, const char *by, int n);
 
 /* Start / stop recording stacks in every thread. Totals keep counting
  * allocations made while inactive (as "no stack"), so they stay exact. */
@@ -42,6 +62,17 @@ void mp_tag_push(const char *name);
 void mp_tag_pop(void);
 
 #ifdef __cplusplus
+}
+
+namespace mp {
+/* A tag for the life of a C++ scope: { mp::scope s("parse"); ... } */
+class scope {
+public:
+    explicit scope(const char *name) { mp_tag_push(name); }
+    ~scope() { mp_tag_pop(); }
+    scope(const scope &) = delete;
+    scope &operator=(const scope &) = delete;
+};
 }
 #endif
 #endif

@@ -48,7 +48,12 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
     X(MP_DEBUGINFO_PATH, VAL_TEXT, ":.debug:/usr/lib/debug", debuginfo_path, "--debuginfo-path",  \
       "PATH", "where separate debug info files are searched (elfutils format)")                    \
     X(MP_FATAL_TIMEOUT, VAL_TIMEOUT, "10", fatal_timeout, "--fatal-timeout", "S",                  \
-      "seconds the last snapshot after a fatal signal may take (1..3600)")
+      "seconds the last snapshot after a fatal signal may take (1..3600)")                        \
+    X(MP_FINAL, VAL_BOOL, "1", final, "--final", "0|1",                                            \
+      "0 = no snapshot when the process ends (exit, exec, fatal signal): only those asked for "   \
+      "(MP_INTERVAL, MP_SIGNAL, mp_snapshot)")                                                     \
+    X(MP_QUIET, VAL_BOOL, "0", quiet, "--quiet", "0|1",                                            \
+      "1 = no 'mallocprof: info' lines on stderr (warnings and errors still)")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;

@@ -43,6 +43,7 @@ void mp_assert_failed(const char *what, const char *file, int line)
 
 void mp_log(const char *level, const char *fmt, ...)
 {
+    if (mp_opt.quiet && !strcmp(level, "info")) return;
     struct stat st;
     if (!log_ok || fstat(2, &st) != 0 || st.st_dev != log_dev || st.st_ino != log_ino) return;
     char buf[1024];

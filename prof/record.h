@@ -120,6 +120,18 @@ struct mp_block { uint32_t slot; uint64_t size, usable; };   /* slot 0: not trac
 void record_realloc_take(void *old, struct mp_block *b);
 void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t new_size);
 int64_t process_peak(void);
+/* Exact totals now, as the totals table has them: a thread's, and the
+ * process's (summed; maxlive is the process's peak). live is signed (a
+ * thread's share in the cheap modes can be negative). */
+struct mp_totals {
+    uint64_t ncalls, memtot, nfree, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
+    int64_t live;
+};
+void thread_totals(const struct mp_thread *t, struct mp_totals *out);
+void process_totals(struct mp_totals *out);
+/* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE). */
+struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
+void slot_read(const struct mp_slot *s, struct slot_counts *out);
 void counters_after_fork_child(void);
 /* A signal handler that interrupted the allocator or the profiler
  * (IN_HANDLER): its allocations and frees, logged without touching the

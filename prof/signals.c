@@ -107,6 +107,7 @@ static void on_alarm(int sig)
 static void last_snapshot(int sig)
 {
     dying = sig;
+    if (!mp_opt.final) return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_alarm;
