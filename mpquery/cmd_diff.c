@@ -19,6 +19,12 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--filter and --exclude apply to both profiles. What they leave out is said\n"
+"after the table: 'ignored M stacks (N calls, B bytes) in a, M2 stacks (...)\n"
+"in b with F filters' (csv and --fold: on stderr; json: the rows are then in\n"
+"{\"ignored\": {\"a\": {\"stacks\", \"calls\", \"bytes\"}, \"b\": {...}, \"filters\"},\n"
+"\"rows\": [...]}).\n"
+"\n"
 "example:\n"
 "  mpquery diff before.db after.db --by memlive --functions -n 10\n"
 "  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n";
@@ -50,9 +56,11 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
     printf(" %lld %lld\n", (long long)x->a[node], (long long)x->b[node]);
 }
 
-static void print_rows(const struct common *c, const struct dtree *t, const int64_t *a, const int64_t *b,
-                       size_t nitems, int functions)
+static void print_rows(const struct listing *l, const int64_t *a, const int64_t *b, size_t nitems,
+                       int functions)
 {
+    const struct common *c = l->c;
+    const struct dtree *t = &l->t;
     uint32_t *items = xmalloc(nitems * sizeof *items);
     size_t n = 0;
     for (uint32_t i = functions ? 0 : 1; i < nitems; i++)
@@ -78,7 +86,7 @@ static void print_rows(const struct common *c, const struct dtree *t, const int6
             table_str(&tab, sb.s);
         }
     }
-    table_print(&tab, c->format, stdout);
+    listing_print(l, &tab);
     table_free(&tab);
     sb_free(&sb);
     free(items);
@@ -114,6 +122,7 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     free(keep);
     free(suba);
     free(subb);
+    listing_ignored_line(l, stderr);
 }
 
 static void print(struct listing *l, void *arg)
@@ -130,7 +139,7 @@ static void print(struct listing *l, void *arg)
         }
     }
     if (d->fold) print_fold(l, value[0], value[1]);
-    else print_rows(l->c, &l->t, value[0], value[1], nitems, d->functions);
+    else print_rows(l, value[0], value[1], nitems, d->functions);
     free(value[0]);
     free(value[1]);
 }
@@ -140,7 +149,7 @@ int cmd_diff(int argc, char **argv)
     struct common c;
     struct diff_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("compare ncalls, memtot (default), nfree, memlive or maxlive"),
+        OPTION_BY("compare " COUNTER_LIST "\n(default memtot)"),
         OPTION_LIMIT,
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive, "compare functions instead of stacks",
                           "with --functions, compare self values (default)",
@@ -148,6 +157,7 @@ int cmd_diff(int argc, char **argv)
         { .name = "fold", .flag = &a.fold, .value = 1,
           .help = "write 'root;...;leaf A B' lines (flamegraph.pl's\n"
                   "differential input, as difffolded.pl makes)" },
+        OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),

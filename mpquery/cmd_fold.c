@@ -20,17 +20,15 @@ static const char more[] =
 "\n"
 "In frame names ';' is written as ':' and control characters as spaces.\n"
 "A stack whose frames were all dropped by rules is written as '[no frames]'.\n"
+"What --filter and --exclude leave out is said on stderr: 'ignored M stacks\n"
+"(N calls, B bytes) with F filters'.\n"
 "\n"
 "example:\n"
 "  mpquery fold app.db --by memlive > app.folded && flamegraph.pl app.folded > app.svg\n";
 
 static const struct opt opts[] = {
-    OPTION_BY("value: ncalls, memtot (default), nfree, memlive or maxlive"),
-    { .name = "filter", .id = OPT_FILTER, .arg = "RE",
-      .help = "keep only stacks with a frame matching RE (POSIX ERE, on\n"
-              "the names after rules; repeatable: any of them)" },
-    { .name = "exclude", .id = OPT_EXCLUDE, .arg = "RE",
-      .help = "drop stacks with a frame matching RE (repeatable)" },
+    OPTION_BY("value: " COUNTER_LIST "\n(default memtot)"),
+    OPTIONS_FILTER,
     OPTION_LINES("frames as 'function (file:line)'"),
     OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
     OPTION_MODULE("append ' [module]' to named frames"),
@@ -69,6 +67,7 @@ static void print(struct listing *l, void *arg)
     fold_walk(t, keep, emit_line, &ctx);
     free(keep);
     free(sub);
+    listing_ignored_line(l, stderr);
 }
 
 int cmd_fold(int argc, char **argv)

@@ -16,9 +16,9 @@ static const char usage[] =
 "usage: mpquery info DB [options]\n"
 "\n"
 "Runs, processes (as a tree), threads, snapshots, exact totals (ncalls,\n"
-"memtot, nfree, memlive, maxlive = peak live bytes, allocations without a\n"
-"stack, frees of unknown blocks), stack and frame counts, settings and the\n"
-"profiler's own memory.\n"
+"memtot, nfree, nlive = ncalls - nfree, memlive, maxlive = peak live bytes,\n"
+"allocations without a stack, frees of unknown blocks), stack and frame\n"
+"counts, settings and the profiler's own memory.\n"
 "\n";
 
 static const char more[] =
@@ -351,9 +351,9 @@ static void print_processes(const struct info *in, int format)
 {
     const struct profile *p = in->p;
     static const char *const cols[] = { "pid", "ppid", "duration", "threads", "snapshots",
-        "ncalls", "memtot", "nfree", "memlive", "maxlive", "command" };
+        "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive", "command" };
     struct table tab;
-    table_init(&tab, 11, cols);
+    table_init(&tab, 12, cols);
     tab.indent = format == FMT_TEXT ? 2 : 0;
     struct strbuf sb = { 0 };
     for (size_t k = 0; k < in->norder; k++) {
@@ -410,6 +410,7 @@ static void text_totals(const struct info *in)
            (long long)s->memtot_nostack);
     printf("  nfree   %lld frees (%lld of blocks the profiler never saw)\n", (long long)s->c.v[NFREE],
            (long long)s->nfree_unknown);
+    printf("  nlive   %lld blocks still allocated\n", (long long)s->c.v[NLIVE]);
     printf("  memlive %lld bytes still allocated\n", (long long)s->c.v[MEMLIVE]);
     printf("  maxlive %lld bytes at the peak%s\n", (long long)s->c.v[MAXLIVE],
            in->norder > 1 ? " (sum of the processes' peaks)" : "");
@@ -418,9 +419,10 @@ static void text_totals(const struct info *in)
 static void text_threads(const struct info *in, uint32_t proc)
 {
     const struct profile *p = in->p;
-    static const char *const cols[] = { "tid", "name", "ncalls", "memtot", "nfree", "memlive", "maxlive" };
+    static const char *const cols[] = { "tid", "name", "ncalls", "memtot", "nfree", "nlive", "memlive",
+                                        "maxlive" };
     struct table tab;
-    table_init(&tab, 7, cols);
+    table_init(&tab, 8, cols);
     tab.indent = 4;
     for (size_t t = 0; t < p->nthreads; t++) {
         if (p->threads[t].process != proc) continue;

@@ -22,7 +22,12 @@ static const char more[] =
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
 "allocates from the stack). The 'stack' column is the database id of the\n"
 "largest stack merged into the row ('+N' when N more were merged): see\n"
-"mpquery show DB ID.\n"
+"mpquery show DB ID. nlive = ncalls - nfree, the blocks still allocated.\n"
+"\n"
+"--filter and --exclude test the frame names as shown (after rules). What\n"
+"they leave out is said after the table: 'ignored M stacks (N calls, B\n"
+"bytes) with F filters' (csv: on stderr; json: the rows are then in\n"
+"{\"ignored\": {\"stacks\", \"calls\", \"bytes\", \"filters\"}, \"rows\": [...]}).\n"
 "\n"
 "example:\n"
 "  mpquery top app.db --by memlive -n 10 --functions\n";
@@ -55,68 +60,43 @@ static int cmp_function(uint32_t a, uint32_t b, void *ctx)
     return strcmp(x->t->labels.str[a], x->t->labels.str[b]);
 }
 
-static void frames_json(const struct dtree *t, uint32_t node, struct strbuf *out)
+static void list_stacks(const struct listing *l)
 {
-    out->len = 0;
-    sb_putc(out, '[');
-    for (uint32_t n = node; n != 0; n = t->parent[n]) {
-        if (n != node) sb_puts(out, ", ");
-        json_string_sb(out, t->labels.str[t->label[n]], t->labels.len[t->label[n]]);
-    }
-    sb_putc(out, ']');
-}
-
-static void list_stacks(const struct common *c, const struct query *q, const struct dtree *t,
-                        const counters *own)
-{
-    const struct profile *p = q->p;
-    uint32_t *rep = none_array(t->n), *nmerged = xcalloc(t->n, sizeof *nmerged);
-    for (uint32_t s = 0; s < p->nstacks; s++) {
-        uint32_t n = q->stack_node[s];
-        if (n == NONE || counters_zero(&q->sel.stack_c[s])) continue;
-        nmerged[n]++;
-        if (rep[n] == NONE || q->sel.stack_c[s].v[c->by] > q->sel.stack_c[rep[n]].v[c->by]
-            || (q->sel.stack_c[s].v[c->by] == q->sel.stack_c[rep[n]].v[c->by]
-                && p->stacks[s].id < p->stacks[rep[n]].id))
-            rep[n] = s;
-    }
+    const struct common *c = l->c;
+    const struct query *q = &l->q[0];
+    const struct dtree *t = &l->t;
+    const counters *own = l->own[0];
+    uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xmalloc(t->n * sizeof *nmerged);
+    node_stacks(q, t, c->by, rep, nmerged);
     uint32_t *items = xmalloc(t->n * sizeof *items);
     size_t n = 0;
     for (uint32_t i = 1; i < t->n; i++)
         if (own[i].v[c->by] != 0 && rep[i] != NONE) items[n++] = i;
-    struct top_ctx ctx = { own, p, rep, t, c->by };
+    struct top_ctx ctx = { own, q->p, rep, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_stack, &ctx);
 
     /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
-    static const char *const text_cols[] = { "ncalls", "memtot", "nfree", "memlive", "maxlive",
+    static const char *const text_cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
                                              "stack", "where" };
-    static const char *const cols[] = { "ncalls", "memtot", "nfree", "memlive", "maxlive",
+    static const char *const cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
                                         "stack", "stacks", "where", "frames" };
     int json = c->format == FMT_JSON;
     struct table tab;
-    if (c->format == FMT_TEXT) table_init(&tab, 7, text_cols);
-    else table_init(&tab, json ? 9 : 8, cols);
+    if (c->format == FMT_TEXT) table_init(&tab, NCOUNTERS + 2, text_cols);
+    else table_init(&tab, NCOUNTERS + (json ? 4 : 3), cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
         for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, own[node].v[k]);
-        if (c->format == FMT_TEXT) {
-            sb.len = 0;
-            sb_printf(&sb, "%lld", (long long)p->stacks[rep[node]].id);
-            if (nmerged[node] > 1) sb_printf(&sb, "+%u", nmerged[node] - 1);
-            table_str(&tab, sb.s);
-        } else {
-            table_int(&tab, p->stacks[rep[node]].id);
-            table_int(&tab, nmerged[node]);
-        }
+        table_stack(&tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
         dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
         table_str(&tab, sb.s);
         if (json) {
-            frames_json(t, node, &sb);
+            dtree_frames_json(t, node, &sb);
             table_json(&tab, sb.s);
         }
     }
-    table_print(&tab, c->format, stdout);
+    listing_print(l, &tab);
     table_free(&tab);
     sb_free(&sb);
     free(items);
@@ -124,8 +104,11 @@ static void list_stacks(const struct common *c, const struct query *q, const str
     free(nmerged);
 }
 
-static void list_functions(const struct common *c, struct dtree *t, const counters *own, int inclusive)
+static void list_functions(struct listing *l, int inclusive)
 {
+    const struct common *c = l->c;
+    struct dtree *t = &l->t;
+    const counters *own = l->own[0];
     size_t nl = t->labels.n;
     counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
     dtree_functions(t, own, self, incl);
@@ -138,18 +121,18 @@ static void list_functions(const struct common *c, struct dtree *t, const counte
     n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
 
     static const char *const cols[] = {
-        "self.ncalls", "self.memtot", "self.nfree", "self.memlive", "self.maxlive",
-        "inclusive.ncalls", "inclusive.memtot", "inclusive.nfree", "inclusive.memlive",
+        "self.ncalls", "self.memtot", "self.nfree", "self.nlive", "self.memlive", "self.maxlive",
+        "inclusive.ncalls", "inclusive.memtot", "inclusive.nfree", "inclusive.nlive", "inclusive.memlive",
         "inclusive.maxlive", "function" };
     struct table tab;
-    table_init(&tab, 11, cols);
+    table_init(&tab, 2 * NCOUNTERS + 1, cols);
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
         for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, self[l].v[k]);
         for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, incl[l].v[k]);
         table_strn(&tab, t->labels.str[l], t->labels.len[l]);
     }
-    table_print(&tab, c->format, stdout);
+    listing_print(l, &tab);
     table_free(&tab);
     free(items);
     free(self);
@@ -159,8 +142,8 @@ static void list_functions(const struct common *c, struct dtree *t, const counte
 static void print(struct listing *l, void *arg)
 {
     const struct top_args *a = arg;
-    if (a->functions) list_functions(l->c, &l->t, l->own[0], a->inclusive);
-    else list_stacks(l->c, &l->q[0], &l->t, l->own[0]);
+    if (a->functions) list_functions(l, a->inclusive);
+    else list_stacks(l);
 }
 
 int cmd_top(int argc, char **argv)
@@ -168,7 +151,7 @@ int cmd_top(int argc, char **argv)
     struct common c;
     struct top_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("sort by ncalls, memtot (default), nfree, memlive or maxlive"),
+        OPTION_BY("sort by " COUNTER_LIST "\n(default memtot)"),
         OPTION_LIMIT,
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive,
                           "list functions instead of stacks, with self and inclusive\n"
@@ -176,6 +159,7 @@ int cmd_top(int argc, char **argv)
                           "inclusive: anywhere on the stack, counted once per stack)",
                           "with --functions, sort by the self value (default)",
                           "with --functions, sort by the inclusive value"),
+        OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"

@@ -1,8 +1,9 @@
 /* What the commands that read profiles share: loading one and reporting
  * why it cannot be read ("mpquery: FILE: what is wrong"), the selection,
  * the rules (filters/ found next to the executable), and the skeleton of
- * top, fold and diff (rules, profiles, one display tree, counters per
- * node). Commands return exit codes; only main exits. */
+ * top, fold, diff and leaks (rules, profiles, one display tree, counters
+ * per node, what the filters left out) with the pieces of their output
+ * they share. Commands return exit codes; only main exits. */
 #include "mpquery.h"
 
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const counter_name[NCOUNTERS] = { "ncalls", "memtot", "nfree", "memlive", "maxlive" };
+const char *const counter_name[NCOUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
+                                                "maxlive" };
 
 int counter_parse(const char *name)
 {
@@ -131,21 +133,61 @@ static void query_free(struct query *q)
     profile_free(q->p);
 }
 
+/* --suppressions FILE...: one rule set, NULL without files; 0 or the exit
+ * code (reported: "mpquery: FILE: why"). */
+static int load_suppressions(struct common *c, struct ruleset **out)
+{
+    char err[8192];
+    *out = NULL;
+    if (!c->nsuppression_files) return 0;
+    struct ruleset *rs = rules_new();
+    for (size_t i = 0; i < c->nsuppression_files; i++) {
+        int rc = rules_load(rs, c->suppression_files[i], err, sizeof err);
+        if (rc) {
+            rules_free(rs);
+            return error(rc, "%s", err);
+        }
+    }
+    *out = rs;
+    c->view.suppress = rs;
+    return 0;
+}
+
+/* Takes the paths the filters leave out (t.left_out) out of every
+ * profile's counters, into l->left. */
+static void listing_filter(struct listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t node = 0; node < l->t.n; node++) {
+            counters *own = &l->own[i][node];
+            if (!l->t.left_out[node] || counters_zero(own)) continue;
+            l->left[i].stacks++;
+            counters_add(&l->left[i].c, own);
+            memset(own, 0, sizeof *own);
+        }
+}
+
 /* Counters per node are summed once every profile is in the tree: the
  * second profile of a diff adds nodes. */
 int listing_run(struct common *c, char *const *paths, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx)
 {
     struct listing l = { .c = c, .n = n };
-    struct ruleset *rules;
+    struct ruleset *rules, *suppress;
     int rc = load_rules(c, &rules);
     if (rc) return rc;
+    if ((rc = load_suppressions(c, &suppress))) {
+        rules_free(rules);
+        return rc;
+    }
+    l.nfilters = c->view.nfilter + c->view.nexclude + (suppress ? rules_count_marks(suppress) : 0);
     dtree_init(&l.t);
     for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, paths[i], &l.t, &l.q[i]);
     for (size_t i = 0; i < n && !rc; i++) {
         l.own[i] = xcalloc(l.t.n, sizeof *l.own[i]);
         view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);
     }
+    if (!rc && l.t.left_out) listing_filter(&l);
     if (!rc) print(&l, ctx);
     for (size_t i = 0; i < n; i++) {
         free(l.own[i]);
@@ -153,5 +195,93 @@ int listing_run(struct common *c, char *const *paths, size_t n,
     }
     dtree_free(&l.t);
     rules_free(rules);
+    rules_free(suppress);
     return rc;
+}
+
+/* ---------------------------------------------------------------- printing */
+void listing_ignored_line(const struct listing *l, FILE *f)
+{
+    static const char *const names[] = { "a", "b" };
+    if (!l->left[0].stacks && !l->left[1].stacks) return;
+    if (f != stdout) fflush(stdout);        /* after what stdout had before it */
+    fputs("ignored ", f);
+    for (size_t i = 0; i < l->n; i++) {
+        const struct left_out *x = &l->left[i];
+        fprintf(f, "%s%lld stacks (%lld calls, %lld bytes)", i ? ", " : "", (long long)x->stacks,
+                (long long)x->c.v[NCALLS], (long long)x->c.v[MEMTOT]);
+        if (l->n > 1) fprintf(f, " in %s", names[i]);
+    }
+    fprintf(f, " with %zu filters\n", l->nfilters);
+}
+
+static void json_left_out(struct json *w, const struct left_out *x)
+{
+    json_key(w, "stacks"); json_int(w, x->stacks);
+    json_key(w, "calls"); json_int(w, x->c.v[NCALLS]);
+    json_key(w, "bytes"); json_int(w, x->c.v[MEMTOT]);
+}
+
+/* {"ignored": {stacks, calls, bytes, filters}, "rows": [...]}; a diff's
+ * ignored object holds one {stacks, calls, bytes} per profile, a and b. */
+static void json_listing(const struct listing *l, const struct table *tab)
+{
+    struct json w;
+    json_init(&w, stdout);
+    json_open(&w, '{');
+    json_key(&w, "ignored");
+    json_open(&w, '{');
+    if (l->n == 1) json_left_out(&w, &l->left[0]);
+    for (size_t i = 0; l->n > 1 && i < l->n; i++) {
+        json_key(&w, i ? "b" : "a");
+        json_open(&w, '{');
+        json_left_out(&w, &l->left[i]);
+        json_close(&w, '}');
+    }
+    json_key(&w, "filters"); json_int(&w, (int64_t)l->nfilters);
+    json_close(&w, '}');
+    json_rows_last(&w, "rows", tab);
+}
+
+void listing_print(const struct listing *l, const struct table *tab)
+{
+    int format = l->c->format;
+    if (format == FMT_JSON && l->nfilters) {
+        json_listing(l, tab);
+        return;
+    }
+    table_print(tab, format, stdout);
+    if (format == FMT_TEXT) listing_ignored_line(l, stdout);
+    else if (format == FMT_CSV) listing_ignored_line(l, stderr);
+}
+
+void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t *rep, uint32_t *nmerged)
+{
+    const struct profile *p = q->p;
+    const counters *c = q->sel.stack_c;
+    for (size_t n = 0; n < t->n; n++) {
+        rep[n] = NONE;
+        nmerged[n] = 0;
+    }
+    for (uint32_t s = 0; s < p->nstacks; s++) {
+        uint32_t n = q->stack_node[s];
+        if (n == NONE || counters_zero(&c[s])) continue;
+        nmerged[n]++;
+        if (rep[n] == NONE || c[s].v[by] > c[rep[n]].v[by]
+            || (c[s].v[by] == c[rep[n]].v[by] && p->stacks[s].id < p->stacks[rep[n]].id))
+            rep[n] = s;
+    }
+}
+
+void table_stack(struct table *tab, int format, int64_t id, uint32_t nmerged)
+{
+    if (format != FMT_TEXT) {
+        table_int(tab, id);
+        table_int(tab, nmerged);
+        return;
+    }
+    char cell[48];
+    if (nmerged > 1) snprintf(cell, sizeof cell, "%lld+%u", (long long)id, nmerged - 1);
+    else snprintf(cell, sizeof cell, "%lld", (long long)id);
+    table_str(tab, cell);
 }

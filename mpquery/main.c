@@ -20,6 +20,8 @@ static const struct command {
     { "top", cmd_top, "largest stacks or functions by a counter", 1 },
     { "fold", cmd_fold, "folded stacks for flamegraph.pl and speedscope", 1 },
     { "diff", cmd_diff, "what changed between two profiles", 1 },
+    { "leaks", cmd_leaks, "blocks never freed, by stack, with known leaks suppressed", 1 },
+    { "hist", cmd_hist, "the size histogram: allocations and live blocks by size class", 1 },
     { "show", cmd_show, "one stack in full, like a backtrace", 1 },
     { "sql", cmd_sql, "run an SQL query against the profile", 0 },
     { "symbolize", cmd_symbolize, "name frames again from the files on disk", 0 },
@@ -37,7 +39,8 @@ static void usage(FILE *f)
     fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"
           "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n", f);
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
-          "          memlive (bytes still allocated), maxlive (peak of memlive)\n\n"
+          "          nlive (blocks still allocated: ncalls - nfree), memlive (bytes still\n"
+          "          allocated), maxlive (peak of memlive)\n\n"
           "example:\n"
           "  mpquery record -o app.db -- ./app --input x\n"
           "  mpquery top app.db --by memlive -n 10\n", f);

@@ -89,10 +89,18 @@ size_t select_top(uint32_t *items, size_t n, size_t k,
                   int (*cmp)(uint32_t, uint32_t, void *), void *ctx);
 
 /* ---------------------------------------------------------------- counters */
-enum { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NCOUNTERS };
+/* nlive (blocks allocated and not freed) is not stored: it is ncalls - nfree,
+ * set by counters_derive when a row is loaded, and sums like the others. */
+enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NCOUNTERS };
 typedef struct { int64_t v[NCOUNTERS]; } counters;
 extern const char *const counter_name[NCOUNTERS];
 int counter_parse(const char *name);     /* -1 when unknown */
+/* The counters in order, for --help and messages. */
+#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive or maxlive"
+static inline void counters_derive(counters *a)
+{
+    a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
+}
 static inline void counters_add(counters *a, const counters *b)
 {
     for (int i = 0; i < NCOUNTERS; i++) a->v[i] += b->v[i];
@@ -212,6 +220,7 @@ struct select_opts {
     int has_pid; int64_t pid;
     int has_tid; int64_t tid;
     int snap_kind; int64_t snap_value; const char *snap_label;
+    int live_only;              /* leaks: only stacks with blocks or bytes still live */
 };
 struct selection {
     uint32_t run;               /* run index, NONE = all runs */
@@ -236,6 +245,8 @@ int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen);
 int rules_parse(struct ruleset *rs, const char *text, size_t len, const char *name,
                 char *err, size_t errlen);
 size_t rules_count(const struct ruleset *rs);
+/* The rules that mark frames: drop, prune, root. */
+size_t rules_count_marks(const struct ruleset *rs);
 /* Runs the rules in order on name; the rewritten name goes to out, the
  * stack flags (RULE_*) are returned. */
 unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len,
@@ -253,17 +264,24 @@ struct dtree {
     struct strtab labels;       /* label id → text */
     uint32_t children_ready;    /* child_start / child_list built */
     uint32_t *child_start, *child_list;
+    /* with filters (view_build), per node: 1 when they leave its path out:
+     * --filter given and no frame on the path matches one, or a frame
+     * matches an --exclude or is marked (drop, prune, root) by a
+     * suppression rule; names tested as shown. NULL without filters. */
+    uint8_t *left_out;
 };
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
-    const char **filter; size_t nfilter;    /* fold --filter / --exclude */
+    const char **filter; size_t nfilter;    /* --filter / --exclude */
     const char **exclude; size_t nexclude;
+    const struct ruleset *suppress;         /* leaks --suppressions, or NULL */
 };
 void dtree_init(struct dtree *t);
 void dtree_free(struct dtree *t);
-/* Maps every stack of p to a display node (out: per stack index). Returns
- * 0, or 2 with err set (bad --filter regex). */
+/* Maps every stack of p to a display node (out: per stack index) and,
+ * with filters, sets t->left_out. Returns 0, or 2 with err set (bad
+ * --filter or --exclude regex). */
 int view_build(const struct profile *p, const struct view_opts *o,
                struct dtree *t, uint32_t *stack_node, char *err, size_t errlen);
 /* Adds per-stack counters into per-node counters (node_c sized t->n). */
@@ -278,6 +296,8 @@ void dtree_children(struct dtree *t, int sorted);
  * (0 = all), " < ..." style ellipsis when cut. */
 void dtree_short_path(const struct dtree *t, uint32_t node, size_t depth,
                       const char *sep, struct strbuf *out);
+/* Leaf-first labels of a node as a JSON array of strings. */
+void dtree_frames_json(const struct dtree *t, uint32_t node, struct strbuf *out);
 /* Root-first path for folded output, names escaped for the format. */
 void dtree_fold_path(const struct dtree *t, uint32_t node, struct strbuf *out);
 /* Depth-first over the tree in path order (siblings sorted by label),
@@ -335,6 +355,8 @@ void json_raw(struct json *w, const char *json);   /* a value already in JSON */
 void json_break(struct json *w, int indent);
 /* The table as one JSON value: an array of objects, one a row. */
 void table_json_value(const struct table *t, struct json *w);
+/* Ends an object written to w->f with "key": the table, then a newline. */
+void json_rows_last(struct json *w, const char *key, const struct table *t);
 void json_string(FILE *f, const char *s, size_t n);
 void json_string_sb(struct strbuf *sb, const char *s, size_t n);
 /* Text output: control characters shown as spaces. */
@@ -346,7 +368,7 @@ void csv_field(FILE *f, const char *s, size_t n);
 enum {
     OPT_RUN = 1, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_RULES, OPT_NO_DEFAULT_RULES,
     OPT_FORMAT, OPT_BY, OPT_LIMIT, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
-    OPT_FILTER, OPT_EXCLUDE,
+    OPT_FILTER, OPT_EXCLUDE, OPT_SUPPRESSIONS,
 };
 /* The values of the shared options. */
 struct common {
@@ -357,6 +379,7 @@ struct common {
     int format, by, depth, limit;
     struct view_opts view;
     const char *filters[64], *excludes[64];
+    const char *suppression_files[64]; size_t nsuppression_files;
 };
 
 /* One entry of a command's option table. The table yields both the
@@ -379,6 +402,12 @@ struct opt {
 /* The shared options as entries, defined once; the help text is the
  * command's where its wording differs. OPTIONS_* are groups. */
 #define OPTION_BY(h)        { .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
+#define OPTIONS_FILTER \
+    { .name = "filter", .id = OPT_FILTER, .arg = "RE", \
+      .help = "keep only stacks with a frame matching RE (POSIX ERE, on\n" \
+              "the names after rules; repeatable: any of them)" }, \
+    { .name = "exclude", .id = OPT_EXCLUDE, .arg = "RE", \
+      .help = "drop stacks with a frame matching RE (repeatable)" }
 #define OPTION_LIMIT        { .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
                               .help = "show N rows (default 20, 0 = all)" }
 #define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
@@ -445,19 +474,39 @@ int select_or_report(const struct common *c, const struct profile *p, struct sel
 int load_rules(struct common *c, struct ruleset **out);
 /* A profile loaded, selected and mapped onto a display tree. */
 struct query { struct profile *p; struct selection sel; uint32_t *stack_node; };
-/* What top, fold and diff share: the rules loaded, each profile queried
- * into ONE display tree (diff matches paths through it), and per profile
- * its counters summed per display node. */
+/* What the filters (--filter, --exclude, suppressions) left out of one
+ * profile: the paths with a value and their counters summed. */
+struct left_out { int64_t stacks; counters c; };
+/* What top, fold, diff and leaks share: the rules loaded, each profile
+ * queried into ONE display tree (diff matches paths through it), per
+ * profile its counters summed per display node, the paths the filters
+ * leave out taken out of them. */
 struct listing {
     const struct common *c;
     struct dtree t;
     struct query q[2];
-    counters *own[2];           /* per node of t, per profile */
+    counters *own[2];           /* per node of t, per profile; 0 where left out */
     size_t n;                   /* profiles */
+    size_t nfilters;            /* --filter, --exclude and suppression rules */
+    struct left_out left[2];    /* per profile */
 };
 /* Runs that for paths[0..n) (n <= 2), then print; 0 or the exit code. */
 int listing_run(struct common *c, char *const *paths, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);
+/* Prints a table of top or diff: with filters, JSON is an object
+ * {"ignored": ..., "rows": [table]}, and text (stdout) or csv (stderr)
+ * ends with the line of listing_ignored_line when they left anything out. */
+void listing_print(const struct listing *l, const struct table *tab);
+/* "ignored M stacks (N calls, B bytes) with F filters" (diff: "... in a,
+ * ... in b with F filters"), or nothing when nothing was left out. */
+void listing_ignored_line(const struct listing *l, FILE *f);
+/* Per display node: rep, the stack shown for it (the largest by `by`, ties
+ * the lowest id; NONE: none with a value), and nmerged, the stacks with a
+ * value merged into it. Both arrays sized t->n, filled here. */
+void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t *rep, uint32_t *nmerged);
+/* A row's stack: text "ID" or "ID+N" (N more merged); csv and json the
+ * two cells stack and stacks. */
+void table_stack(struct table *tab, int format, int64_t id, uint32_t nmerged);
 /* Locates the filters directory next to the executable (malloc'd) or NULL. */
 char *filters_dir(void);
 
@@ -481,5 +530,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_leaks(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 
 #endif

@@ -117,7 +117,7 @@ static int common_option(struct common *c, int id, const char *arg)
         return 0;
     case OPT_BY:
         if ((c->by = counter_parse(arg)) < 0)
-            return bad_value(c, "--by", arg, "ncalls, memtot, nfree, memlive or maxlive");
+            return bad_value(c, "--by", arg, COUNTER_LIST);
         return 0;
     case OPT_LIMIT:
         if (parse_count(arg, 100000000, &c->limit)) return bad_value(c, "-n", arg, "a count >= 0 (0 = all)");
@@ -133,6 +133,9 @@ static int common_option(struct common *c, int id, const char *arg)
         return add_to(c, c->filters, &c->view.nfilter, "--filter", arg, "at most 64 of them");
     case OPT_EXCLUDE:
         return add_to(c, c->excludes, &c->view.nexclude, "--exclude", arg, "at most 64 of them");
+    case OPT_SUPPRESSIONS:
+        return add_to(c, c->suppression_files, &c->nsuppression_files, "--suppressions", arg,
+                      "at most 64 suppressions files");
     }
     return 0;
 }

@@ -347,6 +347,14 @@ void table_json_value(const struct table *t, struct json *w)
     json_close(w, ']');
 }
 
+void json_rows_last(struct json *w, const char *key, const struct table *t)
+{
+    json_key(w, key);
+    table_json_value(t, w);
+    json_close(w, '}');
+    fputc('\n', w->f);
+}
+
 static void print_json(const struct table *t, FILE *f)
 {
     struct json w;

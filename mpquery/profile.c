@@ -68,8 +68,10 @@ static int check_schema(sqlite3 *db, char *err, size_t errlen)
     int version = sqlite3_column_int(st_v, 0);
     sqlite3_finalize(st_v);
     if (version == 0) return profile_fail(err, errlen, "not a mallocprof profile (schema version 0)");
-    if (version != SCHEMA_VERSION)
-        return profile_fail(err, errlen, "schema version %d, this mpquery reads version %d", version, SCHEMA_VERSION);
+    /* version 1 lacks sample.ntemp (read as 0); the objects of each version
+     * are dbguard.c's variants */
+    if (version < 1 || version > SCHEMA_VERSION)
+        return profile_fail(err, errlen, "schema version %d, this mpquery reads versions 1 to %d", version, SCHEMA_VERSION);
     return db_schema_check(db, err, errlen) ? EXIT_BAD_INPUT : 0;
 }
 

@@ -44,6 +44,7 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
     s->stack = idindex_get(&l->stack, r->stack);
     s->thread = idindex_get(&l->thread, r->thread);
     s->c = r->c;
+    counters_derive(&s->c);
     if (s->snapshot != NONE && s->stack != NONE && s->thread != NONE) return;
     l->bad_ref = 1;
     profile_fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
@@ -203,6 +204,7 @@ int link_totals(struct loader *l)
     for (size_t i = 0; i < l->ntotals; i++) {
         const struct raw_total *r = &l->rtotals[i];
         struct total t = r->t;
+        counters_derive(&t.c);
         t.snapshot = idindex_get(&l->snapshot, r->snapshot);
         t.thread = r->thread == 0 ? NONE : idindex_get(&l->thread, r->thread);
         if (t.snapshot == NONE)

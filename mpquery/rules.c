@@ -41,6 +41,13 @@ struct ruleset *rules_new(void) { return xcalloc(1, sizeof(struct ruleset)); }
 
 size_t rules_count(const struct ruleset *rs) { return rs->n; }
 
+size_t rules_count_marks(const struct ruleset *rs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rs->n; i++) n += rs->rules[i].kind != RULE_REPLACE;
+    return n;
+}
+
 void rules_free(struct ruleset *rs)
 {
     if (!rs) return;

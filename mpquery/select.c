@@ -4,7 +4,9 @@
  * stores only changed rows, so the value of (stack, thread) at snapshot S of
  * a process is its row with the largest snapshot id <= S among that
  * process's snapshots. The result is per-stack counters summed over the
- * selected threads and processes (maxlive: sum of per-thread peaks). */
+ * selected threads and processes (maxlive: sum of per-thread peaks).
+ * live_only (leaks) then keeps only the stacks with blocks or bytes still
+ * live, so that every later count is of leaking stacks. */
 #include "mpquery.h"
 
 #include <stdlib.h>
@@ -152,6 +154,10 @@ int select_apply(const struct profile *p, const struct select_opts *o,
         sum_latest(p, s, thread_ok);
     }
     free(thread_ok);
+    if (o->live_only)
+        for (size_t i = 0; i < p->nstacks; i++)
+            if (s->stack_c[i].v[NLIVE] <= 0 && s->stack_c[i].v[MEMLIVE] <= 0)
+                memset(&s->stack_c[i], 0, sizeof s->stack_c[i]);
     return 0;
 }
 

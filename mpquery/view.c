@@ -9,7 +9,11 @@
  * result (stacks are visited parents first). Stack rules, per path
  * root→leaf: the innermost `root` frame restarts the path, then the
  * outermost `prune` frame ends it, then `drop` frames are removed; with
- * --no-inline, inlined frames (inline_depth > 0) are skipped entirely. */
+ * --no-inline, inlined frames (inline_depth > 0) are skipped entirely.
+ * Filters (--filter, --exclude, leaks' suppressions) mark display nodes,
+ * not stacks (t->left_out): a path is kept or left out whole, and the
+ * listing (common.c) takes the counters of those left out aside to report
+ * them. */
 #include "mpquery.h"
 
 #include <regex.h>
@@ -38,6 +42,7 @@ void dtree_free(struct dtree *t)
     free(t->label);
     free(t->child_start);
     free(t->child_list);
+    free(t->left_out);
     idmap_free(&t->child);
     strtab_free(&t->labels);
 }
@@ -158,10 +163,26 @@ static int match_any(const regex_t *re, size_t n, const char *s, size_t len)
     return 0;
 }
 
-/* Drops stacks whose path has no --filter match or has an --exclude match.
- * Node bits are inherited from parents (parent index < child index). */
-static int apply_filters(const struct profile *p, const struct view_opts *o, struct dtree *t,
-                         uint32_t *stack_node, char *err, size_t errlen)
+/* What a label matches: --filter (1), --exclude (2), a suppression (4);
+ * 8: computed. */
+enum { M_FILTER = 1, M_EXCLUDE = 2, M_SUPPRESS = 4, M_KNOWN = 8 };
+
+static unsigned label_matches(const struct view_opts *o, const regex_t *fre, const regex_t *xre,
+                              const char *s, size_t len, struct strbuf *scratch)
+{
+    unsigned m = M_KNOWN;
+    if (match_any(fre, o->nfilter, s, len)) m |= M_FILTER;
+    if (match_any(xre, o->nexclude, s, len)) m |= M_EXCLUDE;
+    if (o->suppress && (rules_apply(o->suppress, s, len, scratch) & (RULE_DROP | RULE_PRUNE | RULE_ROOT)))
+        m |= M_SUPPRESS;
+    return m;
+}
+
+/* t->left_out for every node of the tree (a diff's second profile adds
+ * nodes: computed again). Each label is tested once; a node inherits its
+ * parent's matches (parent index < child index), so a path matches when
+ * any of its frames does. */
+static int mark_left_out(struct dtree *t, const struct view_opts *o, char *err, size_t errlen)
 {
     regex_t *fre = xmalloc((o->nfilter + o->nexclude + 1) * sizeof *fre), *xre = fre + o->nfilter;
     int rc = compile_all(o->filter, o->nfilter, fre, err, errlen);
@@ -171,28 +192,23 @@ static int apply_filters(const struct profile *p, const struct view_opts *o, str
         free(fre);
         return rc;
     }
-    size_t nl = t->labels.n;
-    uint8_t *label_bits = xcalloc(nl, 1);           /* 1 filter, 2 exclude, 4 known */
+    uint8_t *label_bits = xcalloc(t->labels.n, 1);
     uint8_t *node_bits = xcalloc(t->n, 1);
+    struct strbuf scratch = { 0 };
+    uint8_t *left_out = t->left_out = xrealloc(t->left_out, t->n);
+    left_out[0] = 0;
     for (size_t n = 1; n < t->n; n++) {
         uint32_t l = t->label[n];
-        if (!(label_bits[l] & 4)) {
-            const char *s = t->labels.str[l];
-            size_t len = t->labels.len[l];
-            label_bits[l] = (uint8_t)(4 | match_any(fre, o->nfilter, s, len)
-                                      | match_any(xre, o->nexclude, s, len) << 1);
-        }
-        node_bits[n] = (uint8_t)(node_bits[t->parent[n]] | (label_bits[l] & 3));
-    }
-    for (size_t s = 0; s < p->nstacks; s++) {
-        uint32_t n = stack_node[s];
-        if (n == NONE) continue;
-        if ((o->nfilter && !(node_bits[n] & 1)) || (node_bits[n] & 2)) stack_node[s] = NONE;
+        if (!label_bits[l])
+            label_bits[l] = (uint8_t)label_matches(o, fre, xre, t->labels.str[l], t->labels.len[l], &scratch);
+        node_bits[n] = (uint8_t)(node_bits[t->parent[n]] | (label_bits[l] & ~M_KNOWN));
+        left_out[n] = (o->nfilter && !(node_bits[n] & M_FILTER)) || (node_bits[n] & (M_EXCLUDE | M_SUPPRESS));
     }
     for (size_t i = 0; i < o->nfilter + o->nexclude; i++) regfree(&fre[i]);
     free(fre);
     free(label_bits);
     free(node_bits);
+    sb_free(&scratch);
     return 0;
 }
 
@@ -245,7 +261,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
         stack_node[s] = empty;
     }
     int rc = 0;
-    if (o->nfilter || o->nexclude) rc = apply_filters(p, o, t, stack_node, err, errlen);
+    if (o->nfilter || o->nexclude || o->suppress) rc = mark_left_out(t, o, err, errlen);
     free(pruned);
     free(flabel);
     free(fflags);
@@ -344,6 +360,17 @@ void dtree_short_path(const struct dtree *t, uint32_t node, size_t depth,
         if (k) sb_puts(out, sep);
         sb_add(out, t->labels.str[t->label[n]], t->labels.len[t->label[n]]);
     }
+}
+
+void dtree_frames_json(const struct dtree *t, uint32_t node, struct strbuf *out)
+{
+    out->len = 0;
+    sb_putc(out, '[');
+    for (uint32_t n = node; n != 0; n = t->parent[n]) {
+        if (n != node) sb_puts(out, ", ");
+        json_string_sb(out, t->labels.str[t->label[n]], t->labels.len[t->label[n]]);
+    }
+    sb_putc(out, ']');
 }
 
 static int needs_escape(unsigned char c) { return c == ';' || c < 0x20 || c == 0x7f; }

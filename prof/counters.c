@@ -60,6 +60,13 @@ struct mp_slot *slot_at(uint32_t idx)
     return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
 }
 
+/* A chunk is SLOT_CHUNK slots, then their ntemp counters. */
+uint64_t *slot_ntemp(uint32_t idx)
+{
+    struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    return chunk ? (uint64_t *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
+}
+
 uint32_t slot_limit(void)
 {
     return atomic_load_explicit(&slot_chunks_used, memory_order_acquire) * SLOT_CHUNK;
@@ -71,7 +78,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     if (t->slot_next == t->slot_end) {
         uint32_t c = atomic_fetch_add_explicit(&slot_chunks_used, 1, RELAXED);
         if (c >= MAX_SLOT_CHUNKS) return 0;
-        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * sizeof *chunk, stack_id != 0);
+        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * (sizeof *chunk + sizeof(uint64_t)), stack_id != 0);
         if (!chunk) return 0;
         atomic_store_explicit(&slot_chunks[c], chunk, memory_order_release);
         t->slot_next = c * SLOT_CHUNK + (c == 0);   /* slot 0 means "none" */
@@ -243,8 +250,9 @@ void process_totals(struct mp_totals *out)
 
 /* nfree: the attributed blocks not live (record.h); an estimate can come
  * out below zero, read as 0. */
-void slot_read(const struct mp_slot *s, struct slot_counts *out)
+void slot_read(uint32_t idx, struct slot_counts *out)
 {
+    const struct mp_slot *s = slot_at(idx);
     int64_t nlive = (int64_t)(LOAD(s->live_n) - atomic_load_explicit(&s->nfree_remote, RELAXED));
     int64_t live = (int64_t)(LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED));
     int64_t nfree = (int64_t)LOAD(s->ncalls) - nlive;
@@ -254,6 +262,7 @@ void slot_read(const struct mp_slot *s, struct slot_counts *out)
         .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
         .memlive = live > 0 ? whole((uint64_t)live) : 0,
         .maxlive = whole(LOAD(s->maxlive)),
+        .ntemp = whole(LOAD(*slot_ntemp(idx))),
     };
 }
 
@@ -393,9 +402,15 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
     if (!weighted && live > s->maxlive) STORE(s->maxlive, live);
 }
 
-/* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread). */
-static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size)
+/* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread)
+ * at address p: a temporary one if it is the thread's latest allocation. */
+static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
+    if (t && p == t->last_block) {
+        uint64_t *temp = slot_ntemp(idx);
+        STORE(*temp, *temp + block_weight(size));
+        t->last_block = 0;
+    }
     struct mp_slot *s = slot_at(idx);
     uint64_t w = block_weight(size);
     if (t && s->thread_seq == t->seq) {
@@ -410,9 +425,10 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size)
 
 /* With every block tracked: a free of slot idx's block counts for the
  * thread that allocated it. */
-static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size)
+static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
-    slot_free(t, idx, size);
+    slot_free(t, idx, size, p);
+    hist_free(t, size);
     struct mp_slot *s = slot_at(idx);
     if (s->thread_seq == t->seq) {
         STORE(t->nfree_local, t->nfree_local + 1);
@@ -458,6 +474,7 @@ void record_alloc(void *p, size_t size)
     if (!slot) slot = t->nostack_slot;
     slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
     thread_alloc(t, size, size);
+    t->last_block = (uintptr_t)p;
     ptrmap_insert((uintptr_t)p, slot, size);
 }
 
@@ -472,8 +489,9 @@ void record_free(void *p)
     if (!mp_track_all) {
         if (t) untracked_free(t, mp_next.malloc_usable_size(p));
         record_sampled_free(t, p);
+        if (t && (uintptr_t)p == t->last_block) t->last_block = 0;
     } else if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
-        if (t) tracked_free(t, slot, size);
+        if (t) tracked_free(t, slot, size, (uintptr_t)p);
     } else if (t) {
         STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
@@ -484,7 +502,7 @@ void record_sampled_free(struct mp_thread *t, void *p)
 {
     uint32_t slot;
     uint64_t size;
-    if (ptrmap_may_hold((uintptr_t)p) && ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size);
+    if (ptrmap_may_hold((uintptr_t)p) && ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size, (uintptr_t)p);
 }
 
 void record_realloc_take(void *old, struct mp_block *b)
@@ -505,11 +523,12 @@ void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t ne
         return;
     }
     if (mp_track_all) {
-        if (t && b->slot) tracked_free(t, b->slot, b->size);
+        if (t && b->slot) tracked_free(t, b->slot, b->size, (uintptr_t)old);
         else if (t) STORE(t->nfree_unknown, t->nfree_unknown + 1);
     } else {
         if (t) untracked_free(t, b->usable);
-        if (b->slot) slot_free(t, b->slot, b->size);
+        if (b->slot) slot_free(t, b->slot, b->size, (uintptr_t)old);
+        if (t && (uintptr_t)old == t->last_block) t->last_block = 0;
     }
     if (p) record_alloc(p, new_size);
 }
@@ -588,7 +607,7 @@ static void handler_block_record(struct mp_thread *t, void *p, uint64_t size, in
     if (mp_track_all) {
         slot_alloc(t, t->nostack_slot, size, WEIGHT_ONE, WEIGHT_ONE);
         thread_alloc(t, size, size);
-        if (freed) tracked_free(t, t->nostack_slot, size);
+        if (freed) tracked_free(t, t->nostack_slot, size, 0);
         else ptrmap_insert((uintptr_t)p, t->nostack_slot, size);
         return;
     }
@@ -638,12 +657,14 @@ void counters_after_fork_child(void)
         if (!s || !s->thread_seq) continue;
         uint32_t stack_id = s->stack_id, seq = s->thread_seq;
         memset(s, 0, sizeof *s);
+        *slot_ntemp(i) = 0;
         s->stack_id = stack_id;
         s->thread_seq = seq;
     }
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         t->ncalls = t->nfree_local = t->alloc_bytes = t->attr_n = t->attr_b = 0;
         t->live = t->peak = 0;
+        memset(t->hist, 0, sizeof t->hist);
         t->nfree_unknown = 0;
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);

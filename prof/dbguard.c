@@ -16,7 +16,30 @@ static const char schema_sql[] =
 
 /* A file keeps the schema of the version that created it (the schema is
  * created only in an empty file). Each earlier version is the one after it
- * with these objects replaced, by their text exactly as it was then. */
+ * with these objects replaced, by their text exactly as it was then. The
+ * first: format version 1, before sample.ntemp (a reader of such a file
+ * reads ntemp as 0; the recorder writes only the current version). */
+#define SAMPLE_V1 /* before format version 2: no ntemp */ \
+    "DROP TABLE sample;\n" \
+    "CREATE TABLE IF NOT EXISTS sample (\n" \
+    "    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),\n" \
+    "    stack       INTEGER NOT NULL REFERENCES stack(id),\n" \
+    "    thread      INTEGER NOT NULL REFERENCES thread(id),\n" \
+    "    ncalls      INTEGER NOT NULL,   -- allocations\n" \
+    "    memtot      INTEGER NOT NULL,   -- bytes requested\n" \
+    "    nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed\n" \
+    "    memlive     INTEGER NOT NULL,   -- bytes still allocated\n" \
+    "    maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)\n" \
+    "    PRIMARY KEY (snapshot, stack, thread)\n" \
+    ") WITHOUT ROWID;\n" \
+    "CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);\n" \
+    "DROP VIEW last_sample;\n" \
+    "CREATE VIEW IF NOT EXISTS last_sample AS\n" \
+    "SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,\n" \
+    "       sa.memlive, sa.maxlive\n" \
+    "FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot\n" \
+    "WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2\n" \
+    "                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);\n"
 #define STACK_UNIQUE /* before 77d6cec: UNIQUE (parent, frame) */ \
     "DROP TABLE stack;\n" \
     "CREATE TABLE IF NOT EXISTS stack (\n" \
@@ -45,7 +68,7 @@ static const char schema_sql[] =
     "GROUP BY stack;\n"
 
 /* Variant v: the current schema with the changes 1..v applied. */
-static const char *const variant_change[] = { "", STACK_UNIQUE, VIEWS_5A1E854 };
+static const char *const variant_change[] = { "", SAMPLE_V1, STACK_UNIQUE, VIEWS_5A1E854 };
 #define NVARIANTS (sizeof variant_change / sizeof *variant_change)
 
 /* The tables SQLite itself adds to a file: sqlite_sequence (AUTOINCREMENT)

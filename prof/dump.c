@@ -46,7 +46,7 @@ static struct dumped *collect(size_t *n)
         const struct mp_slot *s = slot_at(i);
         if (!s || !s->stack_id || !LOAD(s->thread_seq)) continue;
         d[k].stack = s->stack_id;
-        slot_read(s, &d[k].c);
+        slot_read(i, &d[k].c);
         k++;
     }
     qsort(d, k, sizeof *d, by_stack);
@@ -55,7 +55,7 @@ static struct dumped *collect(size_t *n)
         if (m && d[m - 1].stack == d[i].stack) {
             struct slot_counts *a = &d[m - 1].c, *b = &d[i].c;
             a->ncalls += b->ncalls, a->memtot += b->memtot, a->nfree += b->nfree;
-            a->memlive += b->memlive, a->maxlive += b->maxlive;
+            a->memlive += b->memlive, a->maxlive += b->maxlive, a->ntemp += b->ntemp;
         } else {
             d[m++] = d[i];
         }

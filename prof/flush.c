@@ -81,7 +81,7 @@ static int open_writer(struct writer *w)
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 8))
+    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 9))
         return -1;
     return 0;
 }

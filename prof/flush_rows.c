@@ -190,6 +190,32 @@ static int write_thread_totals(struct writer *w, int64_t snapshot)
     return write_totals(w, snapshot, 0, &process);
 }
 
+/* ------------------------------------------------------------ histogram */
+
+/* The process's size histogram: the threads' classes summed, the empty
+ * ones left out. */
+static int write_hist(struct writer *w, int64_t snapshot)
+{
+    sqlite3_stmt *st = prepare(w, "INSERT INTO hist(snapshot, lo, ncalls, memtot, nlive, memlive) VALUES (?, ?, ?, ?, ?, ?)");
+    if (!st) return -1;
+    int rc = 0;
+    for (unsigned c = 0; c < MP_HIST_CLASSES && !rc; c++) {
+        int64_t v[4] = { 0 };
+        for (struct mp_thread *t = thread_list(); t; t = t->next) {
+            v[0] += (int64_t)LOAD(t->hist[c].ncalls), v[1] += (int64_t)LOAD(t->hist[c].memtot);
+            v[2] += (int64_t)(LOAD(t->hist[c].ncalls) - LOAD(t->hist[c].nfree));
+            v[3] += (int64_t)(LOAD(t->hist[c].live_in) - LOAD(t->hist[c].live_out));
+        }
+        if (!v[0] && !v[2]) continue;
+        sqlite3_bind_int64(st, 1, snapshot);
+        sqlite3_bind_int64(st, 2, c ? (int64_t)((uint64_t)1 << (c - 1)) : 0);
+        for (int k = 0; k < 4; k++) sqlite3_bind_int64(st, 3 + k, v[k]);
+        rc = step_done(w, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ------------------------------------------------------------ samples */
 
 /* Maps slot i to its database stack and thread, and to the canonical slot of
@@ -218,11 +244,11 @@ static int map_slot(struct writer *w, uint32_t i)
 static struct slot_counts row_values(uint32_t i)
 {
     struct slot_counts v, a;
-    slot_read(slot_at(i), &v);
+    slot_read(i, &v);
     for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
-        slot_read(slot_at(j), &a);
+        slot_read(j, &a);
         v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
-        v.memlive += a.memlive, v.maxlive += a.maxlive;
+        v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp;
     }
     return v;
 }
@@ -244,7 +270,7 @@ static int write_samples(struct writer *w, int64_t snapshot, int64_t *nrows)
         const struct mp_slot *s = slot_at(i);
         const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
                                 (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
-                                (int64_t)v.memlive, (int64_t)v.maxlive };
+                                (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp };
         if (batch_add(w, &w->samples, row)) return -1;
         r.prev[i] = v;
         ++*nrows;
@@ -276,7 +302,8 @@ int rows_write(struct writer *w, enum flush_reason reason, const char *label, in
     double now = mp_now();
     if (write_process(w, now)) return -1;
     int64_t snapshot = snapshot_row(w, reason, label, now);
-    if (!snapshot || write_thread_totals(w, snapshot) || write_samples(w, snapshot, nrows)) return -1;
+    if (!snapshot || write_thread_totals(w, snapshot) || write_hist(w, snapshot) || write_samples(w, snapshot, nrows))
+        return -1;
     r.snapshot_seq++;
     return 0;
 }

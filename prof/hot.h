@@ -54,6 +54,10 @@ static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t liv
 {
     STORE(t->ncalls, t->ncalls + 1);
     STORE(t->alloc_bytes, t->alloc_bytes + size);
+    unsigned c = hist_class(live);
+    STORE(t->hist[c].ncalls, t->hist[c].ncalls + 1);
+    STORE(t->hist[c].memtot, t->hist[c].memtot + size);
+    STORE(t->hist[c].live_in, t->hist[c].live_in + live);
     int64_t now = t->live + (int64_t)live;
     STORE(t->live, now);
     if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
@@ -63,8 +67,17 @@ static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t liv
 
 /* The cheap modes: a free counts for the thread that makes it (who
  * allocated an untracked block is not known), in the allocator's bytes. */
+/* A block of `live` bytes leaves the thread's histogram. */
+static inline void hist_free(struct mp_thread *t, uint64_t live)
+{
+    unsigned c = hist_class(live);
+    STORE(t->hist[c].nfree, t->hist[c].nfree + 1);
+    STORE(t->hist[c].live_out, t->hist[c].live_out + live);
+}
+
 static inline void untracked_free(struct mp_thread *t, uint64_t usable)
 {
+    hist_free(t, usable);
     STORE(t->nfree_local, t->nfree_local + 1);
     STORE(t->live, t->live - (int64_t)usable);
     publish_live(t, -(int64_t)usable, 0);
@@ -77,6 +90,7 @@ static inline int record_cheap_alloc(void *p, size_t size)
     struct mp_thread *t = mp_self;
     if (unlikely(!t || mp_track_all)) return 0;
     thread_alloc(t, size, mp_next.malloc_usable_size(p));
+    t->last_block = (uintptr_t)p;
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size)) {
         int saved = errno;
@@ -93,6 +107,7 @@ static inline int record_cheap_free(void *p)
     if (unlikely(!t || mp_track_all)) return 0;
     untracked_free(t, mp_next.malloc_usable_size(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
+    if ((uintptr_t)p == t->last_block) t->last_block = 0;     /* its address may come back to another thread */
     return 1;
 }
 

@@ -35,6 +35,8 @@ struct mp_slot {
 #define MP_MAX_TAGS 16
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
+#define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
+static inline unsigned hist_class(uint64_t size) { return size ? 64u - (unsigned)__builtin_clzll(size) : 0; }
 #define MP_WALK_CACHE 256       /* frames of the cfi walker's previous walk kept */
 
 /* A stack this thread saw recently: its hash (see hash_add), leaf return
@@ -63,6 +65,11 @@ struct mp_thread {
      * counted without a stack) */
     uint64_t attr_n, attr_b;
     uint64_t nfree_unknown;
+    uintptr_t last_block;       /* its latest allocation (temporary blocks) */
+    /* size histogram, log2 classes (hist_class) of the live size (the
+     * requested size with every block tracked, else the allocator's): its
+     * allocations (their requested bytes, their live bytes) and its frees */
+    struct { uint64_t ncalls, memtot, live_in, nfree, live_out; } hist[MP_HIST_CLASSES];
     int active;                 /* -1: follow process switch, 0 off, 1 on */
     uint32_t tag_slot;          /* MP_STACKS=tags: its slot for the current tags, 0 = not known */
 
@@ -112,6 +119,10 @@ struct mp_thread *thread_list(void);
 struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 struct mp_slot *slot_at(uint32_t idx);
+/* The slot's temporary blocks (freed by their thread before it allocated
+ * anything else), owner-written, fixed point: beside the slots' chunk so
+ * a slot stays one cache line. */
+uint64_t *slot_ntemp(uint32_t idx);
 uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 void record_alloc(void *p, size_t size);
 void record_free(void *p);
@@ -130,8 +141,8 @@ struct mp_totals {
 void thread_totals(const struct mp_thread *t, struct mp_totals *out);
 void process_totals(struct mp_totals *out);
 /* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE). */
-struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
-void slot_read(const struct mp_slot *s, struct slot_counts *out);
+struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp; };
+void slot_read(uint32_t idx, struct slot_counts *out);
 void counters_after_fork_child(void);
 /* A signal handler that interrupted the allocator or the profiler
  * (IN_HANDLER): its allocations and frees, logged without touching the

@@ -1,4 +1,4 @@
--- mallocprof profile database, format version 1 (the PRAGMA user_version at the
+-- mallocprof profile database, format version 2 (the PRAGMA user_version at the
 -- end: the one place the version is written; the build makes SCHEMA_VERSION of it).
 --
 -- This file is the single definition of the format: both libmallocprof.so
@@ -111,7 +111,25 @@ CREATE TABLE IF NOT EXISTS sample (
     nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed
     memlive     INTEGER NOT NULL,   -- bytes still allocated
     maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)
+    ntemp       INTEGER NOT NULL DEFAULT 0, -- of these blocks, how many were temporary: freed
+                                    -- by their thread before it allocated anything else (version 2)
     PRIMARY KEY (snapshot, stack, thread)
+) WITHOUT ROWID;
+
+-- Size histogram per snapshot of a process, log2 classes of the block size:
+-- lo <= size < 2 * lo (lo = 0: size 0). ncalls, memtot (bytes requested):
+-- allocations of the class; nlive, memlive: its blocks live at the
+-- snapshot. The size is the requested one with every block tracked; in
+-- the cheap modes it is the allocator's (as are live bytes there). Only
+-- the classes with something in them. (Version 2.)
+CREATE TABLE IF NOT EXISTS hist (
+    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
+    lo          INTEGER NOT NULL,
+    ncalls      INTEGER NOT NULL,
+    memtot      INTEGER NOT NULL,
+    nlive       INTEGER NOT NULL,
+    memlive     INTEGER NOT NULL,
+    PRIMARY KEY (snapshot, lo)
 ) WITHOUT ROWID;
 
 -- Exact totals per snapshot: one row per thread (thread = its id) and one for
@@ -152,7 +170,7 @@ WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process);
 -- snapshot (the newest row of each key).
 CREATE VIEW IF NOT EXISTS last_sample AS
 SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
-       sa.memlive, sa.maxlive
+       sa.memlive, sa.maxlive, sa.ntemp
 FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2
                      WHERE s2.stack = sa.stack AND s2.thread = sa.thread);
@@ -193,4 +211,4 @@ FROM process p JOIN last_snapshot ls ON ls.process = p.id
 JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
 
 -- The format version (last: a file that has it has everything above).
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

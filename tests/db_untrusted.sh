@@ -11,15 +11,15 @@ source "$ROOT/tests/mpquery_fixtures/lib.sh"
 [ -x "$B/tests/cxx_alloc" ] || fail "$B/tests/cxx_alloc is not built (make)"
 
 profile a.db "$B/tests/cxx_alloc" 2>/dev/null || fail "cannot profile cxx_alloc"
-# ncalls,memtot,nfree,memlive,maxlive of the stacks that free (tests/progs/cxx_alloc.cc)
-expected="ncalls,memtot,nfree,memlive,maxlive
-500,12000,500,0,24
-300,12300,300,0,41
-100,20000,100,0,200
-20,2020,20,0,2020
-11,8188,11,0,6144
-1,640,1,0,640"
-top_of() { "$MPQ" top "$1" --by nfree --format csv | cut -d, -f1-5; }
+# ncalls,memtot,nfree,nlive,memlive,maxlive of the stacks that free (tests/progs/cxx_alloc.cc)
+expected="ncalls,memtot,nfree,nlive,memlive,maxlive
+500,12000,500,0,0,24
+300,12300,300,0,0,41
+100,20000,100,0,0,200
+20,2020,20,0,0,2020
+11,8188,11,0,0,6144
+1,640,1,0,0,640"
+top_of() { "$MPQ" top "$1" --by nfree --format csv | cut -d, -f1-6; }
 assert_eq "$(top_of a.db)" "$expected" "the untouched profile is read: top --by nfree"
 
 # planted NAME SQL: a copy of a.db with SQL applied, as NAME.db
@@ -57,7 +57,14 @@ git -C "$ROOT" show 5a1e854:schema/profile.sql > v0.sql 2>/dev/null || fail "no 
 git -C "$ROOT" show 77d6cec^:schema/profile.sql > v1.sql || fail "no commit 77d6cec in the repository"
 old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack/,/^);/p' v1.sql)
 old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p' v0.sql)
-restack="CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
+# those files are of format version 1 too: sample without ntemp, its view
+old_sample=$(sed -n '/CREATE TABLE IF NOT EXISTS sample/,/^) WITHOUT ROWID;/p' v1.sql)
+old_last=$(sed -n '/CREATE VIEW IF NOT EXISTS last_sample/,/thread = sa.thread);/p' v1.sql)
+resample="CREATE TEMP TABLE sa AS SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive FROM sample;
+    DROP VIEW last_sample; DROP TABLE sample; DROP TABLE hist; $old_sample
+    CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack); INSERT INTO sample SELECT * FROM sa; $old_last
+    PRAGMA user_version = 1;"
+restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
 planted unique "$restack"
 assert_eq "$(q unique.db "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_stack_1'")" 1 \
     "the old stack table has its autoindex"

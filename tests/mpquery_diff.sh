@@ -38,3 +38,39 @@ assert_eq "$(json_get "$json" '[(r["a"], r["b"], r["delta"], r["ratio"]) for r i
 assert_eq "$("$MPQ" diff a.db a.db --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" "0 delta " "a profile against itself: no change"
 expect_fail 2 '^mpquery: diff: needs two profiles A and B \(see mpquery diff --help\)$' "$MPQ" diff a.db
 expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" diff a.db nope.db
+
+# --filter / --exclude on both profiles; what they left out of each is said
+"$MPQ" diff a.db b.db --exclude foo --format csv >out.csv 2>err.txt
+assert_eq "$(cat out.csv)" \
+"a,b,delta,ratio,where
+0,7,7,,app+0x1999 < main
+7,0,-7,0.000,app+0x999 < main
+5100,5100,0,1.000,parse(std::string const&) < main
+2000,2000,0,1.000,std::vector<int>::push_back(int const&) < main
+1000,1000,0,1.000,helper < load < main
+200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff --exclude foo"
+assert_eq "$(cat err.txt)" "ignored 1 stacks (3 calls, 30 bytes) in a, 1 stacks (6 calls, 60 bytes) in b with 1 filters" \
+  "csv: what was left out of a and b on stderr (b has 3 more calls in foo)"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app')" \
+"a  b  delta  ratio  where
+3  6      3  2.000  foo(int) < main
+0  1      1      -  app+0x1999 < main
+1  0     -1  0.000  app+0x999 < main
+ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \
+  "diff --filter twice: A, B, C, F left out of both (10+6+20+2 calls, 1000+5100+2000+200 bytes)"
+json=$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app' --format json)
+assert_eq "$(json_get "$json" 'j["ignored"], [(r["a"], r["b"]) for r in j["rows"]]')" \
+  "({'a': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'b': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'filters': 2}, [(3, 6), (0, 1), (1, 0)])" \
+  "diff json with filters: {ignored: {a, b, filters}, rows}"
+"$MPQ" diff a.db b.db --fold --by ncalls --exclude '^parse' >out.txt 2>err.txt
+assert_eq "$(cat out.txt)" \
+"main;app+0x1999 0 1
+main;app+0x999 1 0
+main;foo(int) 3 6
+main;load;helper 10 10
+main;std::vector<int>::push_back(int const&) 20 20" "diff --fold --exclude: stdout only folded lines"
+assert_eq "$(cat err.txt)" "ignored 2 stacks (8 calls, 5300 bytes) in a, 2 stacks (8 calls, 5300 bytes) in b with 1 filters" \
+  "diff --fold: the 'ignored' line on stderr"
+assert_eq "$("$MPQ" diff a.db b.db --functions --by ncalls --exclude '^parse' -n 1 --format csv 2>/dev/null)" \
+"a,b,delta,ratio,function
+3,6,3,2.000,foo(int)" "diff --functions --exclude"

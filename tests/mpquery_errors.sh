@@ -14,14 +14,14 @@ expect_fail 2 '^mpquery: text.db: not a mallocprof profile \(not an SQLite datab
 expect_fail 2 '^mpquery: empty.db: empty file, not a mallocprof profile$' "$MPQ" info empty.db
 mkdir dir.db
 expect_fail 2 '^mpquery: dir.db: is a directory, not a mallocprof profile$' "$MPQ" top dir.db
-sqlite3 v2.db "CREATE TABLE t(x); PRAGMA user_version = 2;"
-expect_fail 2 '^mpquery: v2.db: schema version 2, this mpquery reads version 1$' "$MPQ" top v2.db
-expect_fail 2 '^mpquery: v2.db: schema version 2, this mpquery reads version 1$' "$MPQ" sql v2.db 'SELECT 1'
+sqlite3 v3.db "CREATE TABLE t(x); PRAGMA user_version = 3;"
+expect_fail 2 '^mpquery: v3.db: schema version 3, this mpquery reads versions 1 to 2$' "$MPQ" top v3.db
+expect_fail 2 '^mpquery: v3.db: schema version 3, this mpquery reads versions 1 to 2$' "$MPQ" sql v3.db 'SELECT 1'
 sqlite3 v0.db "CREATE TABLE t(x);"
 expect_fail 2 '^mpquery: v0.db: not a mallocprof profile \(schema version 0\)$' "$MPQ" info v0.db
 fixture basic notot.db >/dev/null; sqlite3 notot.db "DROP VIEW process_totals; DROP TABLE totals;"
 expect_fail 2 '^mpquery: notot.db: not a mallocprof profile \(no such table: totals\)$' "$MPQ" top notot.db
-fixture basic badref.db >/dev/null; sqlite3 badref.db "INSERT INTO sample VALUES (1, 99, 1, 1, 1, 0, 1, 1);"
+fixture basic badref.db >/dev/null; sqlite3 badref.db "INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES (1, 99, 1, 1, 1, 0, 1, 1);"
 expect_fail 2 '^mpquery: badref.db: inconsistent profile \(sample refers to missing stack 99\)$' "$MPQ" fold badref.db
 fixture basic cycle.db >/dev/null; sqlite3 cycle.db "UPDATE stack SET parent = 5 WHERE id = 1;"
 expect_fail 2 '^mpquery: cycle.db: inconsistent profile \(stack [0-9]+ is its own ancestor\)$' "$MPQ" top cycle.db
@@ -32,7 +32,7 @@ expect_fail 2 "^mpquery: unknown command 'frob' \(see mpquery --help\)$" "$MPQ" 
 expect_fail 2 '^mpquery: top: unknown option --frob \(see mpquery top --help\)$' "$MPQ" top basic.db --frob
 expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
 expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
-expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, memlive or maxlive\)" "$MPQ" top basic.db --by bytes
+expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive or maxlive\)" "$MPQ" top basic.db --by bytes
 expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
 expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
 expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top
@@ -40,13 +40,13 @@ expect_fail 2 '^mpquery: fold: too many arguments \(see mpquery fold --help\)$' 
 expect_fail 2 '^mpquery: diff: --fold and --functions do not combine' "$MPQ" diff basic.db basic.db --fold --functions
 "$MPQ" >/dev/null 2>&1; assert_eq $? 2 "no arguments: usage, exit 2"
 
-for c in record info top fold diff show sql; do
+for c in record info top fold diff leaks show sql; do
     h=$("$MPQ" $c --help) || fail "$c --help exit $?"
     assert_match "$h" "^usage: mpquery $c" "$c --help has a usage line"
     assert_match "$h" "example" "$c --help has an example"
 done
 assert_match "$("$MPQ" --help)" "top .*largest" "mpquery --help lists the commands"
-assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 1\)$' "--version"
+assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 2\)$' "--version"
 
 # every option a command parses is in its --help (the help is made from the
 # option table; these are the command's own entries and the shared ones)

@@ -38,3 +38,13 @@ expect_fail 2 "^mpquery: fold: bad regex '\(' \(.*\)$" "$MPQ" fold basic.db --fi
 # every line is "path integer" for flamegraph.pl's parser
 "$MPQ" fold basic.db --by nfree | grep -Evq '^[^ ].* [0-9]+$' && fail "a line is not 'path value'"
 echo "  ok: every line is 'path value'"
+
+# what --filter / --exclude leave out is said on stderr; stdout stays folded lines
+"$MPQ" fold basic.db --filter '^parse' --by ncalls >out.txt 2>err.txt
+assert_eq "$(cat out.txt)" \
+"main;parse(std::string const&) 6
+main;parse(std::string const&);parse(std::string const&) 2" "fold --filter: stdout unchanged"
+assert_eq "$(cat err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" \
+  "fold: A, C, D, E left out (10+20+3+1 calls, 1000+2000+30+7 bytes), said on stderr"
+"$MPQ" fold basic.db --filter main >/dev/null 2>err.txt
+assert_eq "$(cat err.txt)" "" "nothing left out: nothing on stderr"

@@ -40,7 +40,7 @@ INSERT INTO stack VALUES
   (16, 6, 11), (17, 16, 3), (18, 17, 2);      -- F
 INSERT INTO snapshot VALUES (1, 1, 1, 1002.5, 'exit', '', 123456);
 -- sample: snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive
-INSERT INTO sample VALUES
+INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES
   (1, 5, 1, 10, 1000, 10, 0, 300),      -- A
   (1, 8, 1, 5, 5000, 2, 3000, 3000),    -- B main thread
   (1, 8, 2, 1, 100, 0, 100, 100),       -- B worker

@@ -21,7 +21,7 @@ INSERT INTO snapshot VALUES
   (3, 1, 3, 1003.0, 'exit', '', 300),
   (4, 2, 1, 2005.0, 'exit', '', 400),
   (5, 3, 1, 2002.0, 'exit', '', 500);
-INSERT INTO sample VALUES
+INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES
   (1, 2, 1, 1, 100, 0, 100, 100),
   (2, 2, 1, 3, 300, 0, 300, 300),
   (3, 3, 1, 5, 50, 5, 0, 20),

@@ -62,7 +62,7 @@ for (parent, fr), i in stacks.items():
 print("INSERT INTO snapshot VALUES (1, 1, 1, 1001.0, 'exit', '', 0);")
 tot = [0] * 5
 for st, v in samples.items():
-    print("INSERT INTO sample VALUES (1, %d, 1, %d, %d, %d, %d, %d);" % (st, *v))
+    print("INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES (1, %d, 1, %d, %d, %d, %d, %d);" % (st, *v))
     tot = [a + b for a, b in zip(tot, v)]
 print("INSERT INTO totals VALUES (1, 0, %d, %d, %d, %d, %d, 0, 0, 0);" % tuple(tot))
 print("INSERT INTO totals VALUES (1, 1, %d, %d, %d, %d, %d, 0, 0, 0);" % tuple(tot))

@@ -1,0 +1,159 @@
+/* mpquery hist DB: the size histogram (the seed MallocProfiler's memtot /
+ * memlive histograms) of the selected processes at their selected
+ * snapshots, summed: per log2 class lo <= size < hi, the allocations, their
+ * bytes, and the blocks and bytes live. A text bar chart, csv or json.
+ * The recorder writes the hist table at every snapshot (format version 2). */
+#include "mpquery.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+"usage: mpquery hist DB [options]\n"
+"\n"
+"The size histogram of the selected processes at their selected snapshots,\n"
+"in log2 classes lo <= size < hi: allocations (ncalls), their bytes\n"
+"(memtot), the blocks and bytes live (nlive, memlive). The size is the\n"
+"requested one, or the allocator's in the cheap modes (mpquery info says\n"
+"which: live bytes). The bars show the --by counter.\n"
+"\n";
+
+static const char more[] =
+"\n"
+"examples:\n"
+"  mpquery hist app.db\n"
+"  mpquery hist app.db --by memlive --snapshot label:after-load\n"
+"  mpquery hist app.db --format json\n";
+
+static const struct opt opts[] = {
+    OPTIONS_SELECT(HELP_RUN "; --pid, --snapshot as in top (the\n"
+                   "histogram is per process: no --thread)"),
+    OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
+    OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
+    { 0 },
+};
+
+#define NCLASS 65           /* size 0, then [2^(k-1), 2^k) */
+enum { H_NCALLS, H_MEMTOT, H_NLIVE, H_MEMLIVE, NH };
+static const char *const hist_cols[NH] = { "ncalls", "memtot", "nlive", "memlive" };
+
+static unsigned class_of(int64_t lo) { return lo > 0 ? 64u - (unsigned)__builtin_clzll((uint64_t)lo) : 0; }
+static uint64_t class_lo(unsigned k) { return k ? (uint64_t)1 << (k - 1) : 0; }
+static uint64_t class_hi(unsigned k) { return k ? (k < 64 ? (uint64_t)1 << k : UINT64_MAX) : 1; }
+
+/* Sums the hist rows of each selected process's selected snapshot. */
+static int read_hist(const struct profile *p, const struct selection *sel, int64_t (*h)[NH])
+{
+    sqlite3 *db;
+    char err[1024];
+    int rc = profile_open_db(p->path, &db, 0, err, sizeof err);
+    if (rc) return error(rc, "%s: %s", p->path, err);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT lo, ncalls, memtot, nlive, memlive FROM hist WHERE snapshot = ?", -1, &st,
+                           NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return error(EXIT_BAD_INPUT, "%s: no size histogram in this profile (format version 1: recorded "
+                     "before histograms)", p->path);
+    }
+    for (size_t i = 0; i < p->nprocs && !rc; i++) {
+        if (sel->proc_snapshot[i] == NONE) continue;
+        sqlite3_bind_int64(st, 1, p->snapshots[sel->proc_snapshot[i]].id);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            unsigned k = class_of(sqlite3_column_int64(st, 0));
+            for (int c = 0; c < NH; c++) h[k][c] += sqlite3_column_int64(st, 1 + c);
+        }
+        rc = rc == SQLITE_DONE ? 0 : error(EXIT_FAILED, "%s: %s", p->path, sqlite3_errmsg(db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+/* "[16, 32)", "[1K, 2K)": the class's bounds, in binary units. */
+static void size_human(uint64_t v, char *buf, size_t size)
+{
+    static const char *const units[] = { "", "K", "M", "G", "T", "P", "E" };
+    int u = 0;
+    while (u < 6 && v >= 1024 && v % 1024 == 0) v /= 1024, u++;
+    snprintf(buf, size, "%llu%s", (unsigned long long)v, units[u]);
+}
+
+static void class_label(unsigned k, char *buf, size_t size)
+{
+    char lo[24], hi[24];
+    size_human(class_lo(k), lo, sizeof lo);
+    if (k < 64) size_human(class_hi(k), hi, sizeof hi);
+    else snprintf(hi, sizeof hi, "16E");
+    snprintf(buf, size, "[%s, %s)", lo, hi);
+}
+
+static void print_text(int64_t (*h)[NH], int by)
+{
+    int64_t max = 0;
+    for (unsigned k = 0; k < NCLASS; k++) if (h[k][by] > max) max = h[k][by];
+    printf("%-12s %12s %14s %12s %14s  %s\n", "size", "ncalls", "memtot", "nlive", "memlive", hist_cols[by]);
+    for (unsigned k = 0; k < NCLASS; k++) {
+        if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
+        char label[64];
+        class_label(k, label, sizeof label);
+        int bar = max > 0 ? (int)((h[k][by] * 40 + max - 1) / max) : 0;
+        printf("%-12s %12lld %14lld %12lld %14lld  ", label, (long long)h[k][H_NCALLS], (long long)h[k][H_MEMTOT],
+               (long long)h[k][H_NLIVE], (long long)h[k][H_MEMLIVE]);
+        for (int i = 0; i < bar; i++) fputs("#", stdout);
+        putchar('\n');
+    }
+}
+
+static void fill_table(int64_t (*h)[NH], struct table *tab)
+{
+    static const char *const cols[] = { "lo", "hi", "ncalls", "memtot", "nlive", "memlive" };
+    table_init(tab, 6, cols);
+    for (unsigned k = 0; k < NCLASS; k++) {
+        if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
+        table_int(tab, (int64_t)class_lo(k));
+        if (class_hi(k) > INT64_MAX) table_null(tab);
+        else table_int(tab, (int64_t)class_hi(k));
+        for (int c = 0; c < NH; c++) table_int(tab, h[k][c]);
+    }
+}
+
+int cmd_hist(int argc, char **argv)
+{
+    struct common c;
+    const struct cmd_opts d = { .cmd = "hist", .usage = usage, .more = more, .opts = opts,
+                                .operands = 1, .missing = "missing DB" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    if (c.sel.has_tid) return usage_error("hist", "the histogram is per process: --thread does not apply");
+    int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
+           : c.by == MEMTOT || c.by < 0 ? H_MEMTOT : -1;
+    if (by < 0) return usage_error("hist", "--by %s: the histogram has ncalls, memtot, nlive and memlive",
+                                   counter_name[c.by]);
+    struct profile *p;
+    if ((rc = load_profile(argv[optind], &p))) return rc;
+    struct selection sel;
+    int64_t h[NCLASS][NH];
+    memset(h, 0, sizeof h);
+    if (!(rc = select_or_report(&c, p, &sel)) && !(rc = read_hist(p, &sel, h))) {
+        if (c.format == FMT_TEXT) {
+            print_text(h, by);
+        } else {
+            struct table tab;
+            fill_table(h, &tab);
+            if (c.format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
+            else {
+                struct json w;
+                json_init(&w, stdout);
+                json_open(&w, '{');
+                json_rows_last(&w, "rows", &tab);
+            }
+            table_free(&tab);
+        }
+    }
+    selection_free(&sel);
+    profile_free(p);
+    return rc;
+}
