@@ -135,5 +135,8 @@ extern double mp_start_time;    /* when profiling of this process began */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */
+/* How the process is ending, for process.ended ("exit 0", "exec",
+ * "signal SIGSEGV"), set just before its last snapshot; "" until then. */
+extern char mp_ended[32];
 
 #endif

@@ -17,9 +17,23 @@ static const char schema_sql[] =
 /* A file keeps the schema of the version that created it (the schema is
  * created only in an empty file). Each earlier version is the one after it
  * with these objects replaced, by their text exactly as it was then. The
- * first: format version 1, before sample.ntemp (a reader of such a file
- * reads ntemp as 0; the recorder writes only the current version). */
-#define SAMPLE_V1 /* before format version 2: no ntemp */ \
+ * first: format version 1, before sample.ntemp, process.ended and hist (a
+ * reader of such a file reads ntemp as 0, ended as ''; the recorder writes
+ * only the current version). */
+#define FORMAT_V1 /* before format version 2: no sample.ntemp, process.ended, hist */ \
+    "DROP TABLE process;\n" \
+    "CREATE TABLE IF NOT EXISTS process (\n" \
+    "    id          INTEGER PRIMARY KEY,\n" \
+    "    run         INTEGER NOT NULL REFERENCES run(id),\n" \
+    "    pid         INTEGER NOT NULL,\n" \
+    "    ppid        INTEGER NOT NULL,\n" \
+    "    exe         TEXT NOT NULL,          -- /proc/self/exe\n" \
+    "    cmdline     TEXT NOT NULL,          -- arguments joined by single spaces\n" \
+    "    host        TEXT NOT NULL,\n" \
+    "    start_time  REAL NOT NULL,          -- profiler start, seconds since the epoch\n" \
+    "    end_time    REAL,                   -- time of the latest snapshot\n" \
+    "    settings    TEXT NOT NULL           -- \"MP_DEPTH=128 MP_THRESHOLD=0 ...\"\n" \
+    ");\n" \
     "DROP TABLE sample;\n" \
     "CREATE TABLE IF NOT EXISTS sample (\n" \
     "    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),\n" \
@@ -68,7 +82,7 @@ static const char schema_sql[] =
     "GROUP BY stack;\n"
 
 /* Variant v: the current schema with the changes 1..v applied. */
-static const char *const variant_change[] = { "", SAMPLE_V1, STACK_UNIQUE, VIEWS_5A1E854 };
+static const char *const variant_change[] = { "", FORMAT_V1, STACK_UNIQUE, VIEWS_5A1E854 };
 #define NVARIANTS (sizeof variant_change / sizeof *variant_change)
 
 /* The tables SQLite itself adds to a file: sqlite_sequence (AUTOINCREMENT)

@@ -92,8 +92,8 @@ static int write_process(struct writer *w, double now)
         exe[n > 0 ? n : 0] = 0;
         read_cmdline(cmdline, sizeof cmdline);
         gethostname(host, sizeof host - 1);
-        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         if (!st) return -1;
         sqlite3_bind_int64(st, 1, r.run_id);
         sqlite3_bind_int64(st, 2, mp_pid);
@@ -104,16 +104,18 @@ static int write_process(struct writer *w, double now)
         sqlite3_bind_double(st, 7, mp_start_time);
         sqlite3_bind_double(st, 8, now);
         sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 10, mp_ended, -1, SQLITE_STATIC);
         int rc = step_done(w, st);
         sqlite3_finalize(st);
         if (rc) return -1;
         r.process_id = sqlite3_last_insert_rowid(w->db);
         return 0;
     }
-    st = prepare(w, "UPDATE process SET end_time = ? WHERE id = ?");
+    st = prepare(w, "UPDATE process SET end_time = ?, ended = ? WHERE id = ?");
     if (!st) return -1;
     sqlite3_bind_double(st, 1, now);
-    sqlite3_bind_int64(st, 2, r.process_id);
+    sqlite3_bind_text(st, 2, mp_ended, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, r.process_id);
     int rc = step_done(w, st);
     sqlite3_finalize(st);
     return rc;

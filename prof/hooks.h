@@ -29,6 +29,7 @@
     X(execvp, int, (const char *, char *const[]))                                           \
     X(execvpe, int, (const char *, char *const[], char *const[]))                           \
     X(fexecve, int, (int, char *const[], char *const[]))                                    \
+    X(exit, void, (int))                                                                    \
     X(_exit, void, (int))                                                                   \
     X(_Exit, void, (int))                                                                   \
     X(dlclose, int, (void *))                                                               \

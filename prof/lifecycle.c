@@ -163,8 +163,18 @@ static void fork_child(void)
  * thread is inside the allocator or the profiler: a signal handler that
  * interrupted malloc and calls _exit (async-signal-safe) must not re-enter
  * the allocator in the middle of its call. */
-static void last_flush(enum flush_reason reason)
+char mp_ended[32];
+/* The status given to exit() by the program (its calls reach ours). A
+ * return from main reaches libc's exit directly, and on_exit handlers run
+ * after the destructor that writes the snapshot: its status is not known
+ * here ("exit"). */
+static int exit_status = -1;
+
+/* how: "exit", "_exit"...; status < 0: none known */
+static void last_flush(enum flush_reason reason, const char *how, int status)
 {
+    if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
+    else snprintf(mp_ended, sizeof mp_ended, "%s", how);
     if (!mp_opt.final) return;
     if (mp_in_profiler) {
         mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
@@ -176,7 +186,7 @@ static void last_flush(enum flush_reason reason)
 
 static void on_quick_exit(void)
 {
-    last_flush(FLUSH_EXIT);
+    last_flush(FLUSH_EXIT, "quick_exit", -1);
 }
 
 /* The run token ties the processes of one run together (forks and execs
@@ -295,7 +305,7 @@ __attribute__((constructor)) static void mp_constructor(void)
 
 __attribute__((destructor)) static void mp_destructor(void)
 {
-    last_flush(FLUSH_EXIT);
+    last_flush(FLUSH_EXIT, "exit", exit_status);
 }
 
 /* ------------------------------------------------------------ exec */
@@ -305,7 +315,7 @@ __attribute__((destructor)) static void mp_destructor(void)
  * the profile (the exit snapshot supersedes this one). */
 static void before_exec(void)
 {
-    last_flush(FLUSH_EXEC);
+    last_flush(FLUSH_EXEC, "exec", -1);
 }
 
 /* A shell tries execve on each directory of PATH in turn: a file that is
@@ -403,9 +413,17 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
  * libc's internal call, so it is caught by an at_quick_exit handler. A
  * fatal signal gets its last snapshot in signals.c; SIGKILL leaves what the
  * last MP_INTERVAL snapshot wrote. */
+MP_EXPORT void exit(int status)
+{
+    exit_status = status & 0xff;
+    HOOKS_READY();
+    mp_next.exit(status);
+    __builtin_unreachable();
+}
+
 MP_EXPORT void _exit(int status)
 {
-    last_flush(FLUSH_EXIT);
+    last_flush(FLUSH_EXIT, "_exit", status & 0xff);
     HOOKS_READY();
     mp_next._exit(status);
     __builtin_unreachable();
@@ -413,7 +431,7 @@ MP_EXPORT void _exit(int status)
 
 MP_EXPORT void _Exit(int status)
 {
-    last_flush(FLUSH_EXIT);
+    last_flush(FLUSH_EXIT, "_exit", status & 0xff);
     HOOKS_READY();
     mp_next._Exit(status);
     __builtin_unreachable();

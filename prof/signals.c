@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -107,6 +108,7 @@ static void on_alarm(int sig)
 static void last_snapshot(int sig)
 {
     dying = sig;
+    snprintf(mp_ended, sizeof mp_ended, "signal %s", fatal_name(sig));
     if (!mp_opt.final) return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

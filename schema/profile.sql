@@ -42,7 +42,10 @@ CREATE TABLE IF NOT EXISTS process (
     host        TEXT NOT NULL,
     start_time  REAL NOT NULL,          -- profiler start, seconds since the epoch
     end_time    REAL,                   -- time of the latest snapshot
-    settings    TEXT NOT NULL           -- "MP_DEPTH=128 MP_THRESHOLD=0 ..."
+    settings    TEXT NOT NULL,          -- "MP_DEPTH=128 MP_THRESHOLD=0 ..."
+    ended       TEXT NOT NULL DEFAULT ''    -- how it ended, as its last snapshot saw it: 'exit N',
+                                        -- '_exit N', 'quick_exit', 'exec', 'signal SIGNAME';
+                                        -- '' while running, or killed (version 2)
 );
 
 CREATE TABLE IF NOT EXISTS thread (

@@ -57,12 +57,16 @@ git -C "$ROOT" show 5a1e854:schema/profile.sql > v0.sql 2>/dev/null || fail "no 
 git -C "$ROOT" show 77d6cec^:schema/profile.sql > v1.sql || fail "no commit 77d6cec in the repository"
 old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack/,/^);/p' v1.sql)
 old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p' v0.sql)
-# those files are of format version 1 too: sample without ntemp, its view
+# those files are of format version 1 too: sample without ntemp, its view,
+# process without ended
 old_sample=$(sed -n '/CREATE TABLE IF NOT EXISTS sample/,/^) WITHOUT ROWID;/p' v1.sql)
 old_last=$(sed -n '/CREATE VIEW IF NOT EXISTS last_sample/,/thread = sa.thread);/p' v1.sql)
+old_process=$(sed -n '/CREATE TABLE IF NOT EXISTS process (/,/^);/p' v1.sql)
 resample="CREATE TEMP TABLE sa AS SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive FROM sample;
     DROP VIEW last_sample; DROP TABLE sample; DROP TABLE hist; $old_sample
     CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack); INSERT INTO sample SELECT * FROM sa; $old_last
+    CREATE TEMP TABLE pr AS SELECT id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings FROM process;
+    DROP TABLE process; $old_process INSERT INTO process SELECT * FROM pr;
     PRAGMA user_version = 1;"
 restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
 planted unique "$restack"

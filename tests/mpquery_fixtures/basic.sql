@@ -7,7 +7,7 @@
 --   E  main;app+0x999                          (no symbol)
 --   F  main;parse(std::string const&);parse(std::string const&)   (recursion)
 INSERT INTO run VALUES (1, 'tok1', 1000.0);
-INSERT INTO process VALUES (1, 1, 100, 1, '/usr/bin/app', 'app --x', 'host1', 1000.0, 1002.5, 'MP_DEPTH=128 MP_THRESHOLD=0');
+INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings) VALUES (1, 1, 100, 1, '/usr/bin/app', 'app --x', 'host1', 1000.0, 1002.5, 'MP_DEPTH=128 MP_THRESHOLD=0');
 INSERT INTO thread VALUES (1, 1, 1, 100, 'main'), (2, 1, 2, 101, 'worker');
 INSERT INTO module VALUES (1, '/usr/bin/app', 'abcd'), (2, '/lib/x86_64-linux-gnu/libc.so.6', ''),
                           (3, '/usr/lib/libstdc++.so.6', '');

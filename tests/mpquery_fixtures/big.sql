@@ -2,7 +2,7 @@
 -- C++-ish function names, for the scale test (mpquery_scale.sh).
 BEGIN;
 INSERT INTO run VALUES (1, 'big', 1000.0);
-INSERT INTO process VALUES (1, 1, 1, 0, '/usr/bin/big', 'big', 'h', 1000.0, 1010.0, '');
+INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings) VALUES (1, 1, 1, 0, '/usr/bin/big', 'big', 'h', 1000.0, 1010.0, '');
 INSERT INTO thread VALUES (1, 1, 1, 1, 'main'), (2, 1, 2, 2, 'worker');
 INSERT INTO module VALUES (1, '/usr/bin/big', '');
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)

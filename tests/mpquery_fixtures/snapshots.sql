@@ -6,7 +6,7 @@
 --   run 2: pid 20 and its child pid 21, one exit snapshot each
 --          X in pid 20: 7/700; Y in pid 21: 2/20
 INSERT INTO run VALUES (1, 'run-one', 1000.0), (2, 'run-two', 2000.0);
-INSERT INTO process VALUES
+INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings) VALUES
   (1, 1, 10, 1, '/bin/one', 'one', 'h', 1000.0, 1003.0, 'MP_INTERVAL=1'),
   (2, 2, 20, 1, '/bin/make', 'make -j2', 'h', 2000.0, 2005.0, 'MP_INTERVAL=0'),
   (3, 2, 21, 20, '/bin/cc', 'cc -c x.c', 'h', 2001.0, 2002.0, 'MP_INTERVAL=0');

@@ -50,7 +50,7 @@ for line in sys.stdin:
 
 print("BEGIN;")
 print("INSERT INTO run VALUES (1, 'fixture', 1000.0);")
-print("INSERT INTO process VALUES (1, 1, 4242, 1, '/usr/bin/app', 'app', 'host', 1000.0, 1001.0, 'MP_DEPTH=128');")
+print("INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings) VALUES (1, 1, 4242, 1, '/usr/bin/app', 'app', 'host', 1000.0, 1001.0, 'MP_DEPTH=128');")
 print("INSERT INTO thread VALUES (1, 1, 1, 4242, 'main');")
 print("INSERT INTO module VALUES (1, '/usr/bin/app', '');")
 for name, i in funcs.items():
