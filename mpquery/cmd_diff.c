@@ -149,7 +149,7 @@ int cmd_diff(int argc, char **argv)
     struct common c;
     struct diff_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("compare " COUNTER_LIST "\n(default memtot)"),
+        OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive, "compare functions instead of stacks",
                           "with --functions, compare self values (default)",

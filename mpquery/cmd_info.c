@@ -272,6 +272,15 @@ static const char *const live_bytes_text[] = {
     "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; calls, bytes and frees exact)",
 };
 
+/* process.ended in words: "exit 3", "exit (a return from main; status not
+ * recorded)", "running, or killed (no end snapshot)". */
+static const char *ended_text(const char *ended)
+{
+    if (!*ended) return "running, or killed (no snapshot at its end)";
+    if (!strcmp(ended, "exit")) return "exit (from main or at_exit: the status is not recorded)";
+    return ended;
+}
+
 /* The k-th process in tree order. */
 static void json_process(struct json *w, const struct info *in, size_t k)
 {
@@ -290,6 +299,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);
     json_key(w, "live_bytes"); json_str(w, live_bytes(pr->settings));
+    json_key(w, "ended"); json_str(w, pr->ended);
     json_key(w, "start_time"); json_fixed(w, pr->start_time, 6);
     json_key(w, "end_time");
     if (pr->end_time < 0) json_null(w); else json_fixed(w, pr->end_time, 6);
@@ -477,8 +487,9 @@ static void print_text(const struct info *in)
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
         fmt_time(pr->start_time, when, sizeof when);
-        printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n  live bytes: %s\n", (long long)pr->pid,
-               pr->exe, when, pr->host, pr->settings, live_bytes_text[live_bytes(pr->settings)[0] == 'a']);
+        printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n  live bytes: %s\n  ended: %s\n",
+               (long long)pr->pid, pr->exe, when, pr->host, pr->settings,
+               live_bytes_text[live_bytes(pr->settings)[0] == 'a'], ended_text(pr->ended));
         text_threads(in, i);
         text_snapshots(in, i);
     }

@@ -78,7 +78,7 @@ static void print_json(const struct table *tab, int64_t id, const counters *k)
     json_open(&w, '{');
     json_key(&w, "stack");
     json_int(&w, id);
-    for (int i = 0; i < NCOUNTERS; i++) {
+    for (int i = 0; i < NSTACK_COUNTERS; i++) {
         json_key(&w, counter_name[i]);
         json_int(&w, k->v[i]);
     }
@@ -94,7 +94,7 @@ static void print_text(const struct shown *fr, size_t n, int64_t id, const count
 {
     struct strbuf loc = { 0 }, where = { 0 };
     printf("stack %lld:", (long long)id);
-    for (int i = 0; i < NCOUNTERS; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
+    for (int i = 0; i < NSTACK_COUNTERS; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         loc.len = 0;

@@ -22,7 +22,10 @@ static const char more[] =
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
 "allocates from the stack). The 'stack' column is the database id of the\n"
 "largest stack merged into the row ('+N' when N more were merged): see\n"
-"mpquery show DB ID. nlive = ncalls - nfree, the blocks still allocated.\n"
+"mpquery show DB ID. nlive = ncalls - nfree, the blocks still allocated;\n"
+"ntemp: of the blocks, how many were temporary (freed by the thread that\n"
+"allocated them before it allocated anything else; 0 in files of format\n"
+"version 1).\n"
 "\n"
 "--filter and --exclude test the frame names as shown (after rules). What\n"
 "they leave out is said after the table: 'ignored M stacks (N calls, B\n"
@@ -77,17 +80,17 @@ static void list_stacks(const struct listing *l)
 
     /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
     static const char *const text_cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
-                                             "stack", "where" };
+                                             "ntemp", "stack", "where" };
     static const char *const cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
-                                        "stack", "stacks", "where", "frames" };
+                                        "ntemp", "stack", "stacks", "where", "frames" };
     int json = c->format == FMT_JSON;
     struct table tab;
-    if (c->format == FMT_TEXT) table_init(&tab, NCOUNTERS + 2, text_cols);
-    else table_init(&tab, NCOUNTERS + (json ? 4 : 3), cols);
+    if (c->format == FMT_TEXT) table_init(&tab, NSTACK_COUNTERS + 2, text_cols);
+    else table_init(&tab, NSTACK_COUNTERS + (json ? 4 : 3), cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
-        for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, own[node].v[k]);
+        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, own[node].v[k]);
         table_stack(&tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
         dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
         table_str(&tab, sb.s);
@@ -121,15 +124,15 @@ static void list_functions(struct listing *l, int inclusive)
     n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
 
     static const char *const cols[] = {
-        "self.ncalls", "self.memtot", "self.nfree", "self.nlive", "self.memlive", "self.maxlive",
+        "self.ncalls", "self.memtot", "self.nfree", "self.nlive", "self.memlive", "self.maxlive", "self.ntemp",
         "inclusive.ncalls", "inclusive.memtot", "inclusive.nfree", "inclusive.nlive", "inclusive.memlive",
-        "inclusive.maxlive", "function" };
+        "inclusive.maxlive", "inclusive.ntemp", "function" };
     struct table tab;
-    table_init(&tab, 2 * NCOUNTERS + 1, cols);
+    table_init(&tab, 2 * NSTACK_COUNTERS + 1, cols);
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
-        for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, self[l].v[k]);
-        for (int k = 0; k < NCOUNTERS; k++) table_int(&tab, incl[l].v[k]);
+        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, self[l].v[k]);
+        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, incl[l].v[k]);
         table_strn(&tab, t->labels.str[l], t->labels.len[l]);
     }
     listing_print(l, &tab);
@@ -151,7 +154,7 @@ int cmd_top(int argc, char **argv)
     struct common c;
     struct top_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("sort by " COUNTER_LIST "\n(default memtot)"),
+        OPTION_BY("sort by this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive,
                           "list functions instead of stacks, with self and inclusive\n"

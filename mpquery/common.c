@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const counter_name[NCOUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
-                                                "maxlive" };
+const char *const counter_name[NSTACK_COUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
+                                                      "maxlive", "ntemp" };
 
 int counter_parse(const char *name)
 {
-    for (int i = 0; i < NCOUNTERS; i++)
+    for (int i = 0; i < NSTACK_COUNTERS; i++)
         if (!strcmp(name, counter_name[i])) return i;
     return -1;
 }

@@ -89,25 +89,30 @@ size_t select_top(uint32_t *items, size_t n, size_t k,
                   int (*cmp)(uint32_t, uint32_t, void *), void *ctx);
 
 /* ---------------------------------------------------------------- counters */
-/* nlive (blocks allocated and not freed) is not stored: it is ncalls - nfree,
- * set by counters_derive when a row is loaded, and sums like the others. */
-enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NCOUNTERS };
-typedef struct { int64_t v[NCOUNTERS]; } counters;
-extern const char *const counter_name[NCOUNTERS];
+/* A stack's counters, in the order every table lists them. nlive (blocks
+ * allocated and not freed) is not stored: it is ncalls - nfree, set by
+ * counters_derive when a row is loaded, and sums like the others. ntemp
+ * (temporary blocks) is the samples' alone, last: a totals row has the
+ * first NCOUNTERS (its ntemp stays 0 and is never shown), a sample all
+ * NSTACK_COUNTERS (a file of format version 1 reads ntemp as 0). */
+enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NTEMP, NSTACK_COUNTERS };
+enum { NCOUNTERS = NTEMP };
+typedef struct { int64_t v[NSTACK_COUNTERS]; } counters;
+extern const char *const counter_name[NSTACK_COUNTERS];
 int counter_parse(const char *name);     /* -1 when unknown */
 /* The counters in order, for --help and messages. */
-#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive or maxlive"
+#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive or ntemp"
 static inline void counters_derive(counters *a)
 {
     a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
 }
 static inline void counters_add(counters *a, const counters *b)
 {
-    for (int i = 0; i < NCOUNTERS; i++) a->v[i] += b->v[i];
+    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] += b->v[i];
 }
 static inline int counters_zero(const counters *a)
 {
-    for (int i = 0; i < NCOUNTERS; i++) if (a->v[i]) return 0;
+    for (int i = 0; i < NSTACK_COUNTERS; i++) if (a->v[i]) return 0;
     return 1;
 }
 
@@ -117,6 +122,7 @@ struct process {
     int64_t id, pid, ppid, run_id;
     uint32_t run;                       /* index into profile.runs */
     const char *exe, *cmdline, *host, *settings;
+    const char *ended;                  /* "exit 3", "signal SIGSEGV"...; "" (version 1: always) */
     double start_time, end_time;        /* end_time < 0: none yet */
     uint32_t first_snapshot, nsnapshots; /* range in profile.snapshots (by seq) */
 };
@@ -157,6 +163,7 @@ struct profile {
     struct sample *samples; size_t nsamples;
     struct total *totals; size_t ntotals;
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
+    int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
 };
 /* Loads the whole database (one pass per table). On failure returns the
  * exit code and writes the reason (without the path) into err. */

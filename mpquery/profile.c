@@ -52,10 +52,11 @@ static int check_file(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-/* PRAGMA user_version is the schema version; then every object of the
- * file's schema must be mallocprof's own (prof/dbguard.c), so that no SQL
- * the file brings runs: not a trigger (symbolize writes), not a view. */
-static int check_schema(sqlite3 *db, char *err, size_t errlen)
+/* PRAGMA user_version is the schema version (into *version); then every
+ * object of the file's schema must be mallocprof's own (prof/dbguard.c), so
+ * that no SQL the file brings runs: not a trigger (symbolize writes), not a
+ * view. */
+static int check_schema(sqlite3 *db, int *version, char *err, size_t errlen)
 {
     sqlite3_stmt *st_v = NULL;
     int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st_v, NULL);
@@ -65,17 +66,19 @@ static int check_schema(sqlite3 *db, char *err, size_t errlen)
         sqlite3_finalize(st_v);
         return EXIT_BAD_INPUT;
     }
-    int version = sqlite3_column_int(st_v, 0);
+    *version = sqlite3_column_int(st_v, 0);
     sqlite3_finalize(st_v);
-    if (version == 0) return profile_fail(err, errlen, "not a mallocprof profile (schema version 0)");
-    /* version 1 lacks sample.ntemp (read as 0); the objects of each version
-     * are dbguard.c's variants */
-    if (version < 1 || version > SCHEMA_VERSION)
-        return profile_fail(err, errlen, "schema version %d, this mpquery reads versions 1 to %d", version, SCHEMA_VERSION);
+    if (*version == 0) return profile_fail(err, errlen, "not a mallocprof profile (schema version 0)");
+    /* version 1 lacks sample.ntemp (read as 0: sample_cols); the objects of
+     * each version are dbguard.c's variants */
+    if (*version < 1 || *version > SCHEMA_VERSION)
+        return profile_fail(err, errlen, "schema version %d, this mpquery reads versions 1 to %d", *version,
+                            SCHEMA_VERSION);
     return db_schema_check(db, err, errlen) ? EXIT_BAD_INPUT : 0;
 }
 
-int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, size_t errlen)
+/* profile_open_db, telling the file's format version. */
+static int open_db(const char *path, sqlite3 **out, int writable, int *version, char *err, size_t errlen)
 {
     *out = NULL;
     int rc = check_file(path, err, errlen);
@@ -91,7 +94,7 @@ int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, si
     /* views stay on: mpquery's own queries use them, and the schema check
      * proves they are mallocprof's */
     if (db_harden(db, 1)) rc = profile_fail(err, errlen, "cannot open safely (%s)", sqlite3_errmsg(db));
-    else rc = check_schema(db, err, errlen);
+    else rc = check_schema(db, version, err, errlen);
     if (rc) {
         sqlite3_close(db);
         return rc;
@@ -100,11 +103,21 @@ int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, si
     return 0;
 }
 
+int profile_open_db(const char *path, sqlite3 **out, int writable, char *err, size_t errlen)
+{
+    int version;
+    return open_db(path, out, writable, &version, err, errlen);
+}
+
 /* ---------------------------------------------------------------- tables */
-/* How one column lands in a row struct. *_NULL: -1 when the column is NULL. */
+/* How one column lands in a row struct. *_NULL: -1 when the column is NULL.
+ * A column added by format version `since` is read in older files as the
+ * SQL expression `before` (a constant), never selected where it is not. */
 enum { COL_I64, COL_I32, COL_F64, COL_TEXT, COL_I64_NULL, COL_F64_NULL };
-struct col { const char *name; int type; size_t offset; };
-#define COL(type, row, field, name) { name, COL_##type, offsetof(row, field) }
+struct col { const char *name; int type; size_t offset; int since; const char *before; };
+#define COL(type, row, field, name) { name, COL_##type, offsetof(row, field), 1, NULL }
+#define COL_SINCE(type, row, field, name, version, before) \
+    { name, COL_##type, offsetof(row, field), version, before }
 
 /* One full-table read: SELECT the columns FROM table [ORDER BY order], each
  * row into a struct of `size` bytes; or, with convert, read into a raw row
@@ -130,6 +143,7 @@ static const struct col process_cols[] = {
     COL(I64, struct process, ppid, "ppid"), COL(TEXT, struct process, exe, "exe"),
     COL(TEXT, struct process, cmdline, "cmdline"), COL(TEXT, struct process, host, "host"),
     COL(TEXT, struct process, settings, "settings"), COL(I64, struct process, run_id, "run"),
+    COL_SINCE(TEXT, struct process, ended, "ended", 2, "''"),
 };
 static const struct col thread_cols[] = {
     COL(I64, struct raw_thread, t.id, "id"), COL(I64, struct raw_thread, process, "process"),
@@ -176,6 +190,7 @@ static const struct col total_cols[] = {
 static const struct col sample_cols[] = {
     COL(I64, struct raw_sample, snapshot, "snapshot"), COL(I64, struct raw_sample, stack, "stack"),
     COL(I64, struct raw_sample, thread, "thread"), COUNTER_COLS(struct raw_sample, c),
+    COL_SINCE(I64, struct raw_sample, c.v[NTEMP], "ntemp", 2, "0"),
 };
 
 static const struct table_spec
@@ -281,7 +296,10 @@ static int load_table(struct loader *l, const struct table_spec *t, void *arr, s
     size_t cap = presize(l, t, arr, t->stored);
     struct strbuf sql = { 0 };
     sb_puts(&sql, "SELECT ");
-    for (size_t i = 0; i < t->ncols; i++) sb_printf(&sql, "%s%s", i ? ", " : "", t->cols[i].name);
+    for (size_t i = 0; i < t->ncols; i++) {
+        const struct col *c = &t->cols[i];
+        sb_printf(&sql, "%s%s", i ? ", " : "", l->p->version < c->since ? c->before : c->name);
+    }
     sb_printf(&sql, " FROM %s", t->table);
     if (t->order) sb_printf(&sql, " ORDER BY %s", t->order);
     sqlite3_stmt *st = NULL;
@@ -337,11 +355,13 @@ uint32_t profile_stack_index(const struct profile *p, int64_t id)
 int profile_load(const char *path, struct profile **out, char *err, size_t errlen)
 {
     sqlite3 *db;
+    int version;
     *out = NULL;
-    int rc = profile_open_db(path, &db, 0, err, errlen);
+    int rc = open_db(path, &db, 0, &version, err, errlen);
     if (rc) return rc;
     struct profile *p = xcalloc(1, sizeof *p);
     p->path = path;
+    p->version = version;
     /* one read transaction: a recorder flushing meanwhile cannot make the
      * tables disagree with each other */
     struct loader l = { .db = db, .p = p, .err = err, .errlen = errlen };

@@ -130,9 +130,9 @@ assert_eq "$("$MPQ" leaks af.db | tail -1)" \
   "7 leaked blocks (7000 bytes) in 1 stacks; ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" "alloc_functions: summary"
 assert_eq "$("$MPQ" leaks af.db --exclude '^do_leak$' | tail -1)" \
   "0 leaked blocks (0 bytes) in 0 stacks; ignored 1 stacks (7 blocks, 7000 bytes) with 1 filters" "--exclude do_leak"
-assert_eq "$("$MPQ" top af.db --by nlive --format csv | cut -d, -f1-6,9)" \
-"ncalls,memtot,nfree,nlive,memlive,maxlive,where
-7,7000,0,7,7000,7000,do_leak < main" "top --by nlive: only do_leak has live blocks"
+assert_eq "$("$MPQ" top af.db --by nlive --format csv | cut -d, -f1-7,10)" \
+"ncalls,memtot,nfree,nlive,memlive,maxlive,ntemp,where
+7,7000,0,7,7000,7000,0,do_leak < main" "top --by nlive: only do_leak has live blocks (never freed: none temporary)"
 
 # threads_cross_free: thread_leak's blocks from 4 threads are one row; glibc's DTVs a known leak
 profile tc.db "$B/tests/threads_cross_free" >/dev/null 2>&1 || fail "threads_cross_free failed"

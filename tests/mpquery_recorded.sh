@@ -23,12 +23,12 @@ fn=$("$M" top cxx.db --functions --inclusive -n 0 --format csv)
 for want in "make_objects()|500|12000|500|0" "make_arrays()|100|20000|100|0" "make_strings()|300|12300|300|0" \
             "grow_vector()|11|8188|11|0" "keep_strings()|20|2020|20|0"; do
     IFS='|' read -r f n m nf ml <<<"$want"
-    got=$(printf '%s\n' "$fn" | awk -F, -v f="$f" '$13 == f {print $7 "|" $8 "|" $9 "|" $11}')
+    got=$(printf '%s\n' "$fn" | awk -F, -v f="$f" '$15 == f {print $8 "|" $9 "|" $10 "|" $12}')
     assert_eq "$got" "$n|$m|$nf|$ml" "cxx_alloc: $f inclusive ncalls|memtot|nfree|memlive"
 done
 
 # show: the make_arrays() stack as a backtrace with file:line
-id=$("$M" top cxx.db --format csv | awk -F, '$9 ~ /^make_arrays\(\)/ {print $7}')
+id=$("$M" top cxx.db --format csv | awk -F, '$10 ~ /^make_arrays\(\)/ {print $8}')
 [ -n "$id" ] || fail "no make_arrays() stack in top"
 bt=$("$M" show cxx.db "$id")
 assert_match "$bt" $'^stack '"$id"': ncalls 100 memtot 20000 nfree 100 nlive 0 memlive 0 ' "show header"
@@ -54,10 +54,10 @@ for want in "do_malloc|1000|100000|1000|0" "do_calloc|50|10000|50|0" "do_realloc
             "do_posix_memalign|30|7680|30|0" "do_aligned_alloc|40|5120|40|0" "do_memalign|10|5120|10|0" \
             "do_valloc|5|500|5|0" "do_leak|7|7000|0|7000"; do
     IFS='|' read -r f n m nf ml <<<"$want"
-    got=$(printf '%s\n' "$fn" | awk -F, -v f="$f" '$13 == f {print $1 "|" $2 "|" $3 "|" $5}')
+    got=$(printf '%s\n' "$fn" | awk -F, -v f="$f" '$15 == f {print $1 "|" $2 "|" $3 "|" $5}')
     assert_eq "$got" "$n|$m|$nf|$ml" "alloc_functions: $f self ncalls|memtot|nfree|memlive"
 done
-assert_eq "$("$M" top af.db --functions --by memlive -n 1 --format csv | tail -1 | cut -d, -f5,13)" "7000,do_leak" "--by memlive finds the leak"
+assert_eq "$("$M" top af.db --functions --by memlive -n 1 --format csv | tail -1 | cut -d, -f5,15)" "7000,do_leak" "--by memlive finds the leak"
 json=$("$M" info af.db --format json)
 assert_eq "$(json_get "$json" 'j["totals"]["ncalls"], j["totals"]["memtot"], j["totals"]["nfree"], j["totals"]["memlive"]')" \
   "(1162, 156420, 1155, 7000)" "info: exact totals of alloc_functions"

@@ -22,7 +22,7 @@ timed "top --functions" topf.txt "$MPQ" top a.db --functions -n 5
 timed "fold" fold.txt "$MPQ" fold a.db
 timed "diff" diff.txt "$MPQ" diff a.db b.db
 assert_eq "$(grep -c . top.txt)" 6 "top -n 5: a header and 5 rows"
-assert_eq "$(sed -n 2p top.txt | awk '{print $2, $7}')" "1600 99" "top: the largest stack (memtot ties broken by stack id)"
+assert_eq "$(sed -n 2p top.txt | awk '{print $2, $8}')" "1600 99" "top: the largest stack (memtot ties broken by stack id)"
 assert_eq "$(grep -c . topf.txt)" 6 "top --functions -n 5: a header and 5 rows"
 assert_eq "$(wc -l < fold.txt)" "$("$MPQ" fold a.db --no-default-rules | wc -l)" "fold: one line per distinct path"
 assert_eq "$("$MPQ" diff a.db b.db --format csv -n 0 | awk -F, 'NR > 1 && $3 != 0' | wc -l)" 1000 "diff finds the 1000 changed stacks"

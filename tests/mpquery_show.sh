@@ -8,7 +8,7 @@ fixture basic >/dev/null
 # (compared with diff: run.sh echoes log lines starting with '#')
 "$MPQ" show basic.db 5 > bt.txt || fail "show failed"
 diff bt.txt - <<'TXT' || fail "show 5: unexpected backtrace"
-stack 5: ncalls 10 memtot 1000 nfree 10 nlive 0 memlive 0 maxlive 300
+stack 5: ncalls 10 memtot 1000 nfree 10 nlive 0 memlive 0 maxlive 300 ntemp 0
 #0   malloc  (/lib/x86_64-linux-gnu/libc.so.6+0x1000)
 #1   helper  /src/app/main.cc:41 [inlined]  (/usr/bin/app+0x600)
 #2   load  /src/app/main.cc:40  (/usr/bin/app+0x600)
@@ -17,8 +17,8 @@ stack 5: ncalls 10 memtot 1000 nfree 10 nlive 0 memlive 0 maxlive 300
 TXT
 echo "  ok: show: a backtrace, leaf first, nothing dropped, [inlined] marked"
 assert_eq "$("$MPQ" show basic.db 15 | sed -n 3p | cut -c2-)" "1   ??  (/usr/bin/app+0x999)" "a frame without a symbol is ??"
-assert_eq "$("$MPQ" show basic.db 8 | head -1)" "stack 8: ncalls 6 memtot 5100 nfree 2 nlive 4 memlive 3100 maxlive 3100" "counters summed over threads"
-assert_eq "$("$MPQ" show basic.db 8 --thread 101 | head -1)" "stack 8: ncalls 1 memtot 100 nfree 0 nlive 1 memlive 100 maxlive 100" "--thread"
+assert_eq "$("$MPQ" show basic.db 8 | head -1)" "stack 8: ncalls 6 memtot 5100 nfree 2 nlive 4 memlive 3100 maxlive 3100 ntemp 0" "counters summed over threads"
+assert_eq "$("$MPQ" show basic.db 8 --thread 101 | head -1)" "stack 8: ncalls 1 memtot 100 nfree 0 nlive 1 memlive 100 maxlive 100 ntemp 0" "--thread"
 assert_eq "$("$MPQ" show basic.db 8 | sed -n 4p | cut -c2-)" "2   parse(std::string const&)  /src/app/parse.cc:30  (/usr/bin/app+0x500)" "replace rules apply"
 assert_eq "$("$MPQ" show basic.db 8 --raw | sed -n 4p | cut -c2-40)" "2   parse(std::__cxx11::basic_string<ch" "--raw: names as stored"
 assert_eq "$("$MPQ" show basic.db 13 --raw | sed -n 3p | cut -c2-)" "1   foo(int)  /src/app/main.cc:50  (/usr/bin/app+0x700)" "mangled names are demangled"

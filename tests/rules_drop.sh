@@ -22,7 +22,7 @@ main;mallocx 4
 main;work 120" "drop removes frames, merges, keeps [no frames]"
 
 assert_eq "$("$MPQ" top d.db --no-default-rules --rules d.rules -n 1 --format csv | tail -1)" \
-  "2,120,0,2,120,120,3,2,work < main" "top merges dropped paths (stack id of the largest, 2 stacks)"
+  "2,120,0,2,120,120,0,3,2,work < main" "top merges dropped paths (stack id of the largest, 2 stacks)"
 
 # default rules drop malloc and operator new
 printf '%s\n' $'5\tmain\tf()\toperator new(unsigned long)\tmalloc' $'6\tmain\tg()\toperator new[](unsigned long)' | stacks_db n.db

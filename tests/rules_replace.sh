@@ -46,5 +46,5 @@ R
 assert_eq "$(fold_of r.db --rules all.rules | head -1)" "[empty];[empty] 127" "a name rewritten to nothing shows as [empty]"
 
 # rules also apply to names shown by top --functions and diff
-assert_eq "$("$MPQ" top r.db --no-default-rules --rules ns.rules --functions -n 1 --format csv | tail -1 | cut -d, -f13)" \
+assert_eq "$("$MPQ" top r.db --no-default-rules --rules ns.rules --functions -n 1 --format csv | tail -1 | cut -d, -f15)" \
   "Foo<int>::bar(Foo<int>)" "top --functions uses rewritten names"
