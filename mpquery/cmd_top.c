@@ -24,7 +24,7 @@ static const char more[] =
 "largest stack merged into the row ('+N' when N more were merged): see\n"
 "mpquery show DB ID. nlive = ncalls - nfree, the blocks still allocated;\n"
 "ntemp: of the blocks, how many were temporary (freed by the thread that\n"
-"allocated them before it allocated anything else; 0 in files of format\n"
+"allocated them before it allocated or freed anything else; 0 in files of format\n"
 "version 1).\n"
 "\n"
 "--filter and --exclude test the frame names as shown (after rules). What\n"

@@ -403,7 +403,9 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
 }
 
 /* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread)
- * at address p: a temporary one if it is the thread's latest allocation. */
+ * at address p: a temporary one if it is the thread's latest allocation and
+ * the thread freed nothing since (heaptrack's definition: the allocation is
+ * directly followed by its free; every free clears last_block). */
 static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
     if (t && p == t->last_block) {
@@ -489,12 +491,12 @@ void record_free(void *p)
     if (!mp_track_all) {
         if (t) untracked_free(t, mp_next.malloc_usable_size(p));
         record_sampled_free(t, p);
-        if (t && (uintptr_t)p == t->last_block) t->last_block = 0;
     } else if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
         if (t) tracked_free(t, slot, size, (uintptr_t)p);
     } else if (t) {
         STORE(t->nfree_unknown, t->nfree_unknown + 1);
     }
+    if (t) t->last_block = 0;   /* any free ends "temporary" (heaptrack's definition) */
 }
 
 /* The cheap modes: a free whose filter bucket says the map may hold it. */
@@ -528,8 +530,8 @@ void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t ne
     } else {
         if (t) untracked_free(t, b->usable);
         if (b->slot) slot_free(t, b->slot, b->size, (uintptr_t)old);
-        if (t && (uintptr_t)old == t->last_block) t->last_block = 0;
     }
+    if (t) t->last_block = 0;
     if (p) record_alloc(p, new_size);
 }
 

@@ -107,7 +107,7 @@ static inline int record_cheap_free(void *p)
     if (unlikely(!t || mp_track_all)) return 0;
     untracked_free(t, mp_next.malloc_usable_size(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
-    if ((uintptr_t)p == t->last_block) t->last_block = 0;     /* its address may come back to another thread */
+    t->last_block = 0;      /* any free ends "temporary" (heaptrack's definition) */
     return 1;
 }
 

@@ -115,7 +115,7 @@ CREATE TABLE IF NOT EXISTS sample (
     memlive     INTEGER NOT NULL,   -- bytes still allocated
     maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)
     ntemp       INTEGER NOT NULL DEFAULT 0, -- of these blocks, how many were temporary: freed
-                                    -- by their thread before it allocated anything else (version 2)
+                                    -- by their thread before it allocated or freed anything else (version 2)
     PRIMARY KEY (snapshot, stack, thread)
 ) WITHOUT ROWID;
 
