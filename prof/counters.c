@@ -141,7 +141,6 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
-
 void thread_exiting(struct mp_thread *t)
 {
     int saved = guard_enter();
@@ -270,14 +269,12 @@ void slot_read(uint32_t idx, struct slot_counts *out)
 
 /* Sampled (MP_SAMPLE): a slot's maxlive is its live bytes at the process's
  * peak, captured by peak_capture; else each slot's own exact peak. */
-static int weighted;
 static atomic_flag capturing = ATOMIC_FLAG_INIT;
 static _Atomic int64_t next_capture = PEAK_SLACK;
 
 void counters_init(void)
 {
     mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
-    weighted = mp_opt.sample != 0;
     ptrmap_init(!mp_track_all);
 }
 
@@ -309,9 +306,8 @@ void publish_pending(struct mp_thread *t)
     t->pending_live = 0;
     int64_t peak = atomic_load_explicit(&process_peak_bytes, RELAXED);
     while (live > peak && !atomic_compare_exchange_weak(&process_peak_bytes, &peak, live)) {}
-    if (weighted && live > peak && live >= atomic_load_explicit(&next_capture, RELAXED)) peak_capture(live);
+    if (mp_opt.sample && live > peak && live >= atomic_load_explicit(&next_capture, RELAXED)) peak_capture(live);
 }
-
 
 /* Weight of a tracked block in WEIGHT_ONE units: 1 unless sampling, where
  * a block of `size` bytes is sampled with probability p = 1 - exp(-size /
@@ -340,8 +336,6 @@ static int sample_hit(struct mp_thread *t, size_t size)
     }
     return 1;
 }
-
-
 
 /* The thread's slot for a captured stack (unwound frames, then its tags
  * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
@@ -399,7 +393,7 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
     STORE(s->live_n, s->live_n + lw);
     STORE(s->live_b, s->live_b + size * lw);
     uint64_t live = s->live_b - atomic_load_explicit(&s->freed_remote, RELAXED);
-    if (!weighted && live > s->maxlive) STORE(s->maxlive, live);
+    if (!mp_opt.sample && live > s->maxlive) STORE(s->maxlive, live);
 }
 
 /* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread)
@@ -408,13 +402,13 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
  * directly followed by its free; every free clears last_block). */
 static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
+    uint64_t w = block_weight(size);
     if (t && p == t->last_block) {
         uint64_t *temp = slot_ntemp(idx);
-        STORE(*temp, *temp + block_weight(size));
+        STORE(*temp, *temp + w);
         t->last_block = 0;
     }
     struct mp_slot *s = slot_at(idx);
-    uint64_t w = block_weight(size);
     if (t && s->thread_seq == t->seq) {
         STORE(s->live_n, s->live_n - w);
         STORE(s->live_b, s->live_b - size * w);
@@ -423,7 +417,6 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
     }
 }
-
 
 /* With every block tracked: a free of slot idx's block counts for the
  * thread that allocated it. */
@@ -442,7 +435,6 @@ static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintp
     }
     publish_live(t, -(int64_t)size, 0);
 }
-
 
 /* The cheap modes, a block that may get a slot (the fast path decided).
  * Unwound stacks are taken for sampled blocks only, which count with
@@ -490,7 +482,7 @@ void record_free(void *p)
     uint64_t size;
     if (!mp_track_all) {
         if (t) untracked_free(t, mp_next.malloc_usable_size(p));
-        record_sampled_free(t, p);
+        if (ptrmap_may_hold((uintptr_t)p)) record_sampled_free(t, p);
     } else if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
         if (t) tracked_free(t, slot, size, (uintptr_t)p);
     } else if (t) {
@@ -504,7 +496,7 @@ void record_sampled_free(struct mp_thread *t, void *p)
 {
     uint32_t slot;
     uint64_t size;
-    if (ptrmap_may_hold((uintptr_t)p) && ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size, (uintptr_t)p);
+    if (ptrmap_remove((uintptr_t)p, &slot, &size)) slot_free(t, slot, size, (uintptr_t)p);
 }
 
 void record_realloc_take(void *old, struct mp_block *b)

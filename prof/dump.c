@@ -2,6 +2,7 @@
  * MallocProfiler's dump()). Reads the counter slots like the flush does,
  * sums each stack over its threads, and names the frames with the flush's
  * symbolizer, under the flush's lock. */
+#define _GNU_SOURCE     /* qsort_r */
 #include "internal.h"
 #include "mallocprof.h"
 
@@ -22,16 +23,16 @@ static uint64_t value_of(const struct slot_counts *c, int by)
     return v[by];
 }
 
-static int dump_by;
 static int by_stack(const void *a, const void *b)
 {
     uint32_t x = ((const struct dumped *)a)->stack, y = ((const struct dumped *)b)->stack;
     return (x > y) - (x < y);
 }
-static int by_value(const void *a, const void *b)
+/* largest first by the counter *by points to, then by stack */
+static int by_value(const void *a, const void *b, void *by)
 {
-    uint64_t x = value_of(&((const struct dumped *)a)->c, dump_by);
-    uint64_t y = value_of(&((const struct dumped *)b)->c, dump_by);
+    uint64_t x = value_of(&((const struct dumped *)a)->c, *(const int *)by);
+    uint64_t y = value_of(&((const struct dumped *)b)->c, *(const int *)by);
     return x != y ? (x < y) - (x > y) : by_stack(a, b);
 }
 
@@ -65,10 +66,10 @@ static struct dumped *collect(size_t *n)
 }
 
 /* One stack: its counters, then its frames leaf first. */
-static int dump_stack(FILE *f, int rank, const struct dumped *d)
+static int dump_stack(FILE *f, int rank, const struct dumped *d, int by)
 {
     fprintf(f, "#%d %s %llu: ncalls %llu, memtot %llu, nfree %llu, memlive %llu, maxlive %llu\n", rank,
-            by_names[dump_by], (unsigned long long)value_of(&d->c, dump_by), (unsigned long long)d->c.ncalls,
+            by_names[by], (unsigned long long)value_of(&d->c, by), (unsigned long long)d->c.ncalls,
             (unsigned long long)d->c.memtot, (unsigned long long)d->c.nfree, (unsigned long long)d->c.memlive,
             (unsigned long long)d->c.maxlive);
     for (const struct mp_node *node = stack_node(d->stack); node; node = stack_node(node->parent)) {
@@ -103,11 +104,10 @@ MP_EXPORT int mp_dump(int fd, const char *by, int n)
     int dup_fd = d ? dup(fd) : -1;
     FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
     if (f) {
-        dump_by = which;
-        qsort(d, count, sizeof *d, by_value);
+        qsort_r(d, count, sizeof *d, by_value, &which);
         written = 0;
         for (size_t i = 0; i < count && written < n && value_of(&d[i].c, which); i++, written++)
-            if (dump_stack(f, written + 1, &d[i])) break;
+            if (dump_stack(f, written + 1, &d[i], which)) break;
         if (fclose(f) != 0) written = -1;
     } else if (dup_fd >= 0) {
         close(dup_fd);
