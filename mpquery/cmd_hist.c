@@ -1,8 +1,10 @@
 /* mpquery hist DB: the size histogram (the seed MallocProfiler's memtot /
  * memlive histograms) of the selected processes at their selected
  * snapshots, summed: per log2 class lo <= size < hi, the allocations, their
- * bytes, and the blocks and bytes live. A text bar chart, csv or json.
- * The recorder writes the hist table at every snapshot (format version 2). */
+ * bytes, and the blocks and bytes live; with --stack, those of one stack
+ * (its threads summed). A text bar chart, csv or json. The recorder writes
+ * the hist table at every snapshot (format version 2), the stack_hist
+ * table's changed rows at every snapshot but the peak's (version 3). */
 #include "mpquery.h"
 
 #include <sqlite3.h>
@@ -17,7 +19,8 @@ static const char usage[] =
 "in log2 classes lo <= size < hi: allocations (ncalls), their bytes\n"
 "(memtot), the blocks and bytes live (nlive, memlive). The size is the\n"
 "requested one, or the allocator's in the cheap modes (mpquery info says\n"
-"which: live bytes). The bars show the --by counter.\n"
+"which: live bytes). The bars show the --by counter. With --stack ID, the\n"
+"same for one stack (the stack column of top, fold's ids: mpquery show ID).\n"
 "\n";
 
 static const char more[] =
@@ -25,11 +28,17 @@ static const char more[] =
 "examples:\n"
 "  mpquery hist app.db\n"
 "  mpquery hist app.db --by memlive --snapshot label:after-load\n"
-"  mpquery hist app.db --format json\n";
+"  mpquery hist app.db --format json\n"
+"  mpquery hist app.db --stack 1234 --by ncalls\n";
+
+static char *stack_arg;
 
 static const struct opt opts[] = {
     OPTIONS_SELECT(HELP_RUN "; --pid, --snapshot as in top (the\n"
-                   "histogram is per process: no --thread)"),
+                   "histogram is per process: --thread only with --stack)"),
+    { .name = "stack", .arg = "ID", .str = &stack_arg,
+      .help = "the histogram of this stack's blocks (not at the peak: the\n"
+              "recorder keeps no per-stack histogram there)" },
     OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
     OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
     { 0 },
@@ -43,23 +52,47 @@ static unsigned class_of(int64_t lo) { return lo > 0 ? 64u - (unsigned)__builtin
 static uint64_t class_lo(unsigned k) { return k ? (uint64_t)1 << (k - 1) : 0; }
 static uint64_t class_hi(unsigned k) { return k ? (k < 64 ? (uint64_t)1 << k : UINT64_MAX) : 1; }
 
-/* Sums the hist rows of each selected process's selected snapshot. */
-static int read_hist(const struct profile *p, const struct selection *sel, int64_t (*h)[NH])
+static void bind(sqlite3_stmt *st, const char *name, int64_t v)
 {
+    int i = sqlite3_bind_parameter_index(st, name);
+    if (i) sqlite3_bind_int64(st, i, v);
+}
+
+/* Sums the classes of each selected process at its selected snapshot: the
+ * process's (the hist table), or with a stack, that stack's (stack_hist:
+ * per thread and class, the newest row at or before the snapshot, those
+ * of peak snapshots aside, since they have none); tid 0 = every thread. */
+static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t tid,
+                        int64_t (*h)[NH])
+{
+    static const char process_sql[] = "SELECT lo, ncalls, memtot, nlive, memlive FROM hist WHERE snapshot = :snapshot";
+    static const char stack_sql[] =
+        "SELECT sh.lo, sh.ncalls, sh.memtot, sh.nlive, sh.memlive FROM stack_hist sh"
+        " JOIN thread th ON th.id = sh.thread"
+        " WHERE sh.stack = :stack AND th.process = :process AND (:tid = 0 OR th.tid = :tid)"
+        " AND sh.snapshot = (SELECT MAX(s2.snapshot) FROM stack_hist s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
+        "   WHERE s2.stack = sh.stack AND s2.thread = sh.thread AND s2.lo = sh.lo"
+        "   AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)";
     sqlite3 *db;
     char err[1024];
     int rc = profile_open_db(p->path, &db, 0, err, sizeof err);
     if (rc) return error(rc, "%s: %s", p->path, err);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT lo, ncalls, memtot, nlive, memlive FROM hist WHERE snapshot = ?", -1, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, stack ? stack_sql : process_sql, -1, &st, NULL) != SQLITE_OK) {
         sqlite3_close(db);
-        return error(EXIT_BAD_INPUT, "%s: no size histogram in this profile (format version 1: recorded "
-                     "before histograms)", p->path);
+        return error(EXIT_BAD_INPUT, "%s: no %s in this profile (format version %d: recorded before them)", p->path,
+                     stack ? "per-stack histograms" : "size histogram", p->version);
     }
     for (size_t i = 0; i < p->nprocs && !rc; i++) {
         if (sel->proc_snapshot[i] == NONE) continue;
-        sqlite3_bind_int64(st, 1, p->snapshots[sel->proc_snapshot[i]].id);
+        const struct snapshot *sn = &p->snapshots[sel->proc_snapshot[i]];
+        if (stack && sn->peak) {
+            rc = error(EXIT_BAD_INPUT, "%s: --stack: no per-stack histogram at the peak (snapshot %lld of process "
+                       "%lld); select another snapshot", p->path, (long long)sn->seq, (long long)p->procs[i].pid);
+            break;
+        }
+        bind(st, ":snapshot", sn->id), bind(st, ":stack", stack), bind(st, ":process", p->procs[i].id);
+        bind(st, ":tid", tid);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             unsigned k = class_of(sqlite3_column_int64(st, 0));
             for (int c = 0; c < NH; c++) h[k][c] += sqlite3_column_int64(st, 1 + c);
@@ -127,7 +160,11 @@ int cmd_hist(int argc, char **argv)
                                 .operands = 1, .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    if (c.sel.has_tid) return usage_error("hist", "the histogram is per process: --thread does not apply");
+    int64_t stack = 0;
+    if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))
+        return usage_error("hist", "--stack %s: a stack id (a number >= 1, as top shows)", stack_arg);
+    if (c.sel.has_tid && !stack_arg)
+        return usage_error("hist", "the histogram is per process: --thread applies only with --stack");
     int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
            : c.by == MEMTOT || c.by < 0 ? H_MEMTOT : -1;
     if (by < 0) return usage_error("hist", "--by %s: the histogram has ncalls, memtot, nlive and memlive",
@@ -137,7 +174,9 @@ int cmd_hist(int argc, char **argv)
     struct selection sel;
     int64_t h[NCLASS][NH];
     memset(h, 0, sizeof h);
-    if (!(rc = select_or_report(&c, p, &sel)) && !(rc = read_hist(p, &sel, h))) {
+    if (!(rc = select_or_report(&c, p, &sel)) && stack_arg && profile_stack_index(p, stack) == NONE)
+        rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)stack);
+    if (!rc && !(rc = read_classes(p, &sel, stack, c.sel.has_tid ? c.sel.tid : 0, h))) {
         if (c.format == FMT_TEXT) {
             print_text(h, by);
         } else {

@@ -1,5 +1,6 @@
 /* mpquery info: what a profile holds. Runs (when more than one), the
- * processes of the selected run as a tree (by ppid), their threads and
+ * processes of the selected run as a tree (a node a pid: its images, one
+ * a program exec ran; under the pid of its ppid), their threads and
  * snapshots, exact totals (from the totals table, which includes
  * allocations recorded without a stack), dictionary sizes, settings and the
  * profiler's own memory. Totals of a process or thread at a snapshot are
@@ -19,12 +20,24 @@ static const char usage[] =
 "memtot, nfree, nlive = ncalls - nfree, memlive, maxlive = peak live bytes,\n"
 "allocations without a stack, frees of unknown blocks), stack and frame\n"
 "counts, settings and the profiler's own memory.\n"
+"\n"
+"The process tree has a line a pid, under its parent: its role (the\n"
+"command name: the basename of the executable), the programs it exec'd\n"
+"after an arrow each, and how its last program ended:\n"
+"  2301 bash → env → python3.11: exited with status 3\n"
 "\n";
 
 static const char more[] =
 "\n"
 "Totals summed over processes add their peaks: maxlive is then an upper\n"
 "bound of the peak of the whole run.\n"
+"\n"
+"JSON: \"processes\" has an entry a process image (exec starts a new one),\n"
+"in tree order, with its \"role\" and \"ended\" (as the database has it:\n"
+"\"exit 3\", \"_exit 0\", \"signal SIGTERM\", \"exec\", \"\" when no final\n"
+"snapshot). \"tree\" is flat, an entry a pid in depth-first order (a parent\n"
+"before its children; depth 0 for a root): pid, ppid, depth, roles and\n"
+"process_ids (its images, in exec order) and its last image's ended.\n"
 "\n"
 "example:\n"
 "  mpquery info app.db --format json\n";
@@ -42,6 +55,10 @@ static const struct cmd_opts info_opts = {
     .operands = 1, .missing = "missing DB"
 };
 
+/* A pid in the process tree: its images (the processes exec replaced one
+ * by the next) are order[first .. first + nimages), in exec order. */
+struct pid_node { size_t first, nimages; uint32_t depth; };
+
 /* Totals as of the selection, per process and per thread. */
 struct info {
     const struct profile *p;
@@ -50,6 +67,8 @@ struct info {
     uint32_t *order;                        /* selected processes, tree order */
     uint32_t *depth;                        /* tree depth per process */
     size_t norder;
+    struct pid_node *pids;                  /* the tree, one node a pid (process_tree) */
+    size_t npids;
     struct total sum;
     int64_t profiler_memory;
 };
@@ -88,51 +107,46 @@ static int cmp_start(const void *a, const void *b, void *ctx)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Per selected process (sel[0..n), by start time), its parent's position
- * in sel: the latest process of the same run started before it whose pid
- * is its ppid; NONE for a root. */
-static uint32_t *find_parents(const struct profile *p, const uint32_t *sel, size_t n)
+static uint64_t pid_key(const struct process *pr, int64_t pid)
 {
-    uint32_t *parent = xmalloc(n * sizeof *parent);
-    struct idmap by_pid;                    /* (run, pid) → latest started before */
-    idmap_init(&by_pid, n);
+    return (uint64_t)pr->run << 40 ^ (uint64_t)pid;
+}
+
+/* Groups the selected processes (sel[0..n), by start time) into pids: an
+ * image continues the pid of the latest earlier image of its run and pid
+ * when that one ended by exec; else it starts a pid of its own (a new
+ * process, or a reused pid), whose parent is the pid of the latest image
+ * started before it whose pid is its ppid. A parent is always an earlier
+ * pid. Returns the number of pids; pid_of[k] is image k's pid, parent[pid]
+ * NONE for a root. */
+static uint32_t group_images(const struct profile *p, const uint32_t *sel, size_t n,
+                             uint32_t *pid_of, uint32_t *parent)
+{
+    struct idmap latest;                    /* (run, pid) → its latest image so far */
+    idmap_init(&latest, n);
+    uint32_t npids = 0;
     for (size_t k = 0; k < n; k++) {
         const struct process *pr = &p->procs[sel[k]];
-        parent[k] = idmap_get(&by_pid, (uint64_t)pr->run << 40 ^ (uint64_t)pr->ppid);
-        int created;
-        *idmap_put(&by_pid, (uint64_t)pr->run << 40 ^ (uint64_t)pr->pid, &created) = (uint32_t)k;
-    }
-    idmap_free(&by_pid);
-    return parent;
-}
-
-/* Depth-first from each root through the children lists (first[k], then
- * next[]), appending to in->order and in->depth. */
-static void emit_tree(struct info *in, const uint32_t *sel, size_t n, uint32_t roots,
-                      const uint32_t *first, const uint32_t *next)
-{
-    uint32_t *stk = xmalloc((n + 1) * sizeof *stk), *dep = xmalloc((n + 1) * sizeof *dep);
-    size_t sp = 0;
-    for (uint32_t r = roots; r != NONE; r = next[r]) {
-        stk[sp] = r; dep[sp++] = 0;
-        while (sp > 0) {
-            uint32_t k = stk[--sp], d = dep[sp];
-            in->order[in->norder] = sel[k];
-            in->depth[in->norder++] = d;
-            /* push children in reverse so the first child comes out first */
-            size_t base = sp;
-            for (uint32_t ch = first[k]; ch != NONE; ch = next[ch]) { stk[sp] = ch; dep[sp++] = d + 1; }
-            for (size_t a = base, b = sp; b > a + 1; a++, b--) {
-                uint32_t x = stk[a]; stk[a] = stk[b - 1]; stk[b - 1] = x;
-            }
+        uint32_t prev = idmap_get(&latest, pid_key(pr, pr->pid));
+        if (prev != NONE && !strcmp(p->procs[sel[prev]].ended, "exec")) {
+            pid_of[k] = pid_of[prev];
+        } else {
+            uint32_t up = idmap_get(&latest, pid_key(pr, pr->ppid));
+            parent[npids] = up == NONE ? NONE : pid_of[up];
+            pid_of[k] = npids++;
         }
+        int created;
+        *idmap_put(&latest, pid_key(pr, pr->pid), &created) = (uint32_t)k;
     }
-    free(stk);
-    free(dep);
+    idmap_free(&latest);
+    return npids;
 }
 
-/* Processes in tree order: a child follows its parent (same run, pid ==
- * ppid, started no later), siblings by start time. */
+/* The process tree, which every output shows: in->pids in depth-first
+ * order (a pid, then its children's subtrees, siblings by start time), and
+ * in->order the same walk over images (a pid's in exec order), with depth.
+ * Since a parent is an earlier pid than its children, subtree sizes come
+ * from one backward pass and positions from one forward pass. */
 static void process_tree(struct info *in)
 {
     const struct profile *p = in->p;
@@ -141,20 +155,39 @@ static void process_tree(struct info *in)
     for (uint32_t i = 0; i < p->nprocs; i++)
         if (in->sel->proc_snapshot[i] != NONE) sel[n++] = i;
     qsort_r(sel, n, sizeof *sel, cmp_start, (void *)p);
-    uint32_t *parent = find_parents(p, sel, n);
-    uint32_t *first = none_array(n), *next = xmalloc(n * sizeof *next), *last_child = none_array(n);
-    uint32_t roots = NONE, *tail_next = &roots;
-    for (size_t k = 0; k < n; k++) {
-        next[k] = NONE;
-        if (parent[k] == NONE) { *tail_next = (uint32_t)k; tail_next = &next[k]; continue; }
-        if (first[parent[k]] == NONE) first[parent[k]] = (uint32_t)k;
-        else next[last_child[parent[k]]] = (uint32_t)k;
-        last_child[parent[k]] = (uint32_t)k;
+    uint32_t *pid_of = xmalloc(n * sizeof *pid_of), *parent = xmalloc(n * sizeof *parent);
+    uint32_t npids = group_images(p, sel, n, pid_of, parent);
+    uint32_t *size = xcalloc(npids, sizeof *size), *pos = xmalloc(npids * sizeof *pos);
+    uint32_t *next_free = xmalloc(npids * sizeof *next_free), next_root = 0;
+    for (uint32_t u = npids; u-- > 0;) {
+        size[u]++;
+        if (parent[u] != NONE) size[parent[u]] += size[u];
+    }
+    in->pids = xcalloc(npids, sizeof *in->pids);
+    in->npids = npids;
+    for (uint32_t u = 0; u < npids; u++) {
+        uint32_t *slot = parent[u] == NONE ? &next_root : &next_free[parent[u]];
+        pos[u] = *slot;
+        *slot += size[u];
+        next_free[u] = pos[u] + 1;
+        in->pids[pos[u]].depth = parent[u] == NONE ? 0 : in->pids[pos[parent[u]]].depth + 1;
+    }
+    for (size_t k = 0; k < n; k++) in->pids[pos[pid_of[k]]].nimages++;
+    for (size_t m = 0, first = 0; m < npids; m++) {
+        in->pids[m].first = first;
+        first += in->pids[m].nimages;
     }
     in->order = xmalloc(n * sizeof *in->order);
     in->depth = xmalloc(n * sizeof *in->depth);
-    emit_tree(in, sel, n, roots, first, next);
-    free(first); free(next); free(last_child); free(parent); free(sel);
+    in->norder = n;
+    size_t *placed = xcalloc(npids, sizeof *placed);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t m = pos[pid_of[k]];
+        size_t r = in->pids[m].first + placed[m]++;
+        in->order[r] = sel[k];
+        in->depth[r] = in->pids[m].depth;
+    }
+    free(placed); free(next_free); free(pos); free(size); free(parent); free(pid_of); free(sel);
 }
 
 static void fmt_time(double t, char *buf, size_t n)
@@ -272,13 +305,71 @@ static const char *const live_bytes_text[] = {
     "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; calls, bytes and frees exact)",
 };
 
-/* process.ended in words: "exit 3", "exit (a return from main; status not
- * recorded)", "running, or killed (no end snapshot)". */
-static const char *ended_text(const char *ended)
+/* A process's role: its command name, the basename of its executable
+ * ("bash", "python3.11": for a script, its interpreter). */
+static const char *role(const struct process *pr)
 {
-    if (!*ended) return "running, or killed (no snapshot at its end)";
-    if (!strcmp(ended, "exit")) return "exit (from main or at_exit: the status is not recorded)";
+    return *pr->exe ? path_basename(pr->exe) : "?";
+}
+
+/* process.ended in words: "exited with status 3", "killed by SIGSEGV"...;
+ * a value this version does not know, as it is. */
+static const char *ended_words(const struct profile *p, const char *ended, char *buf, size_t n)
+{
+    static const struct { const char *value, *words; } forms[] = {     /* value, then %s = the rest */
+        { "exit ", "exited with status %s" }, { "_exit ", "_exit(%s)" }, { "signal ", "killed by %s" },
+    };
+    if (!*ended) return p->version < 2 ? "not recorded (a file of format version 1)"
+                                       : "still running or killed (no final snapshot)";
+    if (!strcmp(ended, "exit")) return "returned from main (status not recorded)";
+    if (!strcmp(ended, "exec")) return "replaced itself by exec (the new program was not profiled)";
+    if (!strcmp(ended, "quick_exit")) return "quick_exit()";
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (!strncmp(ended, forms[i].value, strlen(forms[i].value))) {
+            snprintf(buf, n, forms[i].words, ended + strlen(forms[i].value));
+            return buf;
+        }
     return ended;
+}
+
+/* The per-process line: the value as the database has it ("exit 3",
+ * "signal SIGSEGV"), in words where the value alone says little. */
+static const char *ended_text(const struct profile *p, const char *ended, char *buf, size_t n)
+{
+    return *ended && strcmp(ended, "exit") ? ended : ended_words(p, ended, buf, n);
+}
+
+static const struct process *last_image(const struct info *in, const struct pid_node *t)
+{
+    return &in->p->procs[in->order[t->first + t->nimages - 1]];
+}
+
+/* The tree: one entry a pid, in tree order, with its images' roles. */
+static void json_tree(struct json *w, const struct info *in)
+{
+    const struct profile *p = in->p;
+    json_open(w, '[');
+    for (size_t m = 0; m < in->npids; m++) {
+        const struct pid_node *t = &in->pids[m];
+        const struct process *pr = last_image(in, t);
+        json_break(w, 2);
+        json_open(w, '{');
+        json_key(w, "pid"); json_int(w, pr->pid);
+        json_key(w, "ppid"); json_int(w, p->procs[in->order[t->first]].ppid);
+        json_key(w, "depth"); json_int(w, t->depth);
+        json_key(w, "roles");
+        json_open(w, '[');
+        for (size_t r = t->first; r < t->first + t->nimages; r++) json_str(w, role(&p->procs[in->order[r]]));
+        json_close(w, ']');
+        json_key(w, "process_ids");
+        json_open(w, '[');
+        for (size_t r = t->first; r < t->first + t->nimages; r++) json_int(w, p->procs[in->order[r]].id);
+        json_close(w, ']');
+        json_key(w, "ended"); json_str(w, pr->ended);
+        json_close(w, '}');
+    }
+    json_break(w, 1);
+    json_close(w, ']');
 }
 
 /* The k-th process in tree order. */
@@ -295,6 +386,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "depth"); json_int(w, in->depth[k]);
     json_key(w, "run"); json_int(w, p->runs[pr->run].id);
     json_key(w, "exe"); json_str(w, pr->exe);
+    json_key(w, "role"); json_str(w, role(pr));
     json_key(w, "cmdline"); json_str(w, pr->cmdline);
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);
@@ -336,6 +428,8 @@ static void print_json(const struct info *in)
     json_key(&w, "functions"); json_int(&w, (int64_t)p->nfunctions);
     json_key(&w, "modules"); json_int(&w, (int64_t)p->nmodules);
     json_key(&w, "profiler_memory"); json_int(&w, in->profiler_memory);
+    json_break(&w, 1);
+    json_key(&w, "tree"); json_tree(&w, in);
     json_break(&w, 1);
     json_key(&w, "processes");
     json_open(&w, '[');
@@ -410,6 +504,41 @@ static void text_runs(const struct info *in)
     }
 }
 
+/* "process tree: N processes, E exec'd, K killed by a signal", then a
+ * line a pid, indented by depth: its roles joined by arrows (each arrow an
+ * exec) and how its last image ended. */
+static void text_tree(const struct info *in)
+{
+    const struct profile *p = in->p;
+    size_t execd = 0, killed = 0, unfinished = 0;
+    for (size_t m = 0; m < in->npids; m++) {
+        const char *ended = last_image(in, &in->pids[m])->ended;
+        execd += in->pids[m].nimages > 1;
+        killed += !strncmp(ended, "signal ", 7);
+        unfinished += !*ended;
+    }
+    printf("\nprocess tree: %zu process%s", in->npids, in->npids == 1 ? "" : "es");
+    if (execd) printf(", %zu exec'd", execd);
+    if (killed) printf(", %zu killed by a signal", killed);
+    if (unfinished && p->version >= 2) printf(", %zu without a final snapshot", unfinished);
+    putchar('\n');
+    char buf[64];
+    for (size_t m = 0; m < in->npids; m++) {
+        const struct pid_node *t = &in->pids[m];
+        const struct process *last = last_image(in, t);
+        printf("  %*s%lld ", (int)(2 * t->depth), "", (long long)last->pid);
+        for (size_t r = t->first; r < t->first + t->nimages; r++) {
+            const char *name = role(&p->procs[in->order[r]]);
+            if (r > t->first) fputs(" → ", stdout);
+            text_clean(stdout, name, strlen(name));
+        }
+        const char *words = ended_words(p, last->ended, buf, sizeof buf);
+        fputs(": ", stdout);
+        text_clean(stdout, words, strlen(words));
+        putchar('\n');
+    }
+}
+
 static void text_totals(const struct info *in)
 {
     const struct total *s = &in->sum;
@@ -477,11 +606,12 @@ static void text_snapshots(const struct info *in, uint32_t proc)
 static void print_text(const struct info *in)
 {
     const struct profile *p = in->p;
-    char when[64];
+    char when[64], ended[64];
     printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
     text_runs(in);
     printf("\nprocesses:\n");
     print_processes(in, FMT_TEXT);
+    text_tree(in);
     text_totals(in);
     for (size_t k = 0; k < in->norder; k++) {
         uint32_t i = in->order[k];
@@ -489,7 +619,7 @@ static void print_text(const struct info *in)
         fmt_time(pr->start_time, when, sizeof when);
         printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n  live bytes: %s\n  ended: %s\n",
                (long long)pr->pid, pr->exe, when, pr->host, pr->settings,
-               live_bytes_text[live_bytes(pr->settings)[0] == 'a'], ended_text(pr->ended));
+               live_bytes_text[live_bytes(pr->settings)[0] == 'a'], ended_text(p, pr->ended, ended, sizeof ended));
         text_threads(in, i);
         text_snapshots(in, i);
     }
@@ -513,7 +643,7 @@ int cmd_info(int argc, char **argv)
     if (c.format == FMT_JSON) print_json(&in);
     else if (c.format == FMT_CSV) print_processes(&in, FMT_CSV);
     else print_text(&in);
-    free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth);
+    free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth); free(in.pids);
     selection_free(&sel);
     profile_free(p);
     return 0;

@@ -139,6 +139,7 @@ struct snapshot {
     uint32_t process;
     double time;
     const char *reason, *label;
+    int peak;                           /* reason 'peak': not in the chain of the others */
 };
 struct sample { uint32_t snapshot, stack, thread; counters c; };
 struct total {
@@ -221,7 +222,7 @@ void symdb_finish(struct symdb *d);
 void symdb_close(struct symdb *d);
 
 /* ---------------------------------------------------------------- select.c */
-enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL };
+enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL, SNAP_PEAK };
 struct select_opts {
     int run_all, has_run; int64_t run_id;
     int has_pid; int64_t pid;
@@ -434,7 +435,8 @@ struct opt {
 #define OPTIONS_SELECT_EACH \
     OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), \
     OPTION_THREAD("only allocations made by this thread"), \
-    OPTION_SNAPSHOT("last (default), N (the last snapshot with seq <= N in\n" \
+    OPTION_SNAPSHOT("last (default), peak (each process when its live bytes\n" \
+                    "were highest), N (the last snapshot with seq <= N in\n" \
                     "each process), id:N (that snapshot's process only) or\n" \
                     "label:TEXT (each process's last snapshot with that label)")
 /* frame display (view.c) */

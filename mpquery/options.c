@@ -99,7 +99,7 @@ static int selection_option(struct common *c, int id, const char *arg)
     }
     if (select_parse_snapshot(arg, s))
         return bad_value(c, "--snapshot", arg,
-                         "last, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
+                         "last, peak, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
     return 0;
 }
 

@@ -516,7 +516,7 @@ int profile_count_run(struct sqlite3 *db, const char *token, struct run_count *c
 {
     c->processes = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
     c->snapshots = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
-                                " JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+                                " JOIN run r ON r.id = p.run WHERE r.token = ? AND s.reason != 'peak'", token);
     if (c->processes >= 0 && c->snapshots >= 0) return 0;
     snprintf(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
     return EXIT_FAILED;

@@ -190,6 +190,7 @@ static int link_snapshots(struct loader *l)
                        (long long)r->process);
         p->snapshots[i] = r->s;
         p->snapshots[i].process = pi;
+        p->snapshots[i].peak = !strcmp(r->s.reason, "peak");
         if (p->procs[pi].nsnapshots++ == 0) p->procs[pi].first_snapshot = (uint32_t)i;
     }
     idindex_build(&l->snapshot, l->nsnapshots, p->snapshots, sizeof *p->snapshots);

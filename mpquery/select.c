@@ -1,9 +1,10 @@
 /* Which samples a query sees: a run (default the latest, i.e. the largest
  * run id), optionally one pid and one thread tid, and per process one
- * snapshot (default its last). Sample rows are cumulative and a snapshot
- * stores only changed rows, so the value of (stack, thread) at snapshot S of
- * a process is its row with the largest snapshot id <= S among that
- * process's snapshots. The result is per-stack counters summed over the
+ * snapshot (default its last; `peak`: its peak). Sample rows are cumulative
+ * and a snapshot stores only changed rows, so the value of (stack, thread)
+ * at snapshot S of a process is its row with the largest snapshot id <= S
+ * among that process's snapshots, those of the peak left out but for S
+ * itself (schema/profile.sql). The result is per-stack counters summed over the
  * selected threads and processes (maxlive: sum of per-thread peaks).
  * live_only (leaks) then keeps only the stacks with blocks or bytes still
  * live, so that every later count is of leaking stacks. */
@@ -15,6 +16,7 @@
 int select_parse_snapshot(const char *arg, struct select_opts *o)
 {
     if (!strcmp(arg, "last")) { o->snap_kind = SNAP_LAST; return 0; }
+    if (!strcmp(arg, "peak")) { o->snap_kind = SNAP_PEAK; return 0; }
     if (!strncmp(arg, "id:", 3)) {
         o->snap_kind = SNAP_ID;
         return parse_int64(arg + 3, &o->snap_value);
@@ -29,7 +31,8 @@ int select_parse_snapshot(const char *arg, struct select_opts *o)
     return 0;
 }
 
-/* The snapshot a process contributes, or NONE. */
+/* The snapshot a process contributes, or NONE. A sequence number names a
+ * peak snapshot only exactly. */
 static uint32_t pick_snapshot(const struct profile *p, const struct process *pr,
                               const struct select_opts *o)
 {
@@ -37,10 +40,11 @@ static uint32_t pick_snapshot(const struct profile *p, const struct process *pr,
     for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
         const struct snapshot *sn = &p->snapshots[j];
         switch (o->snap_kind) {
-        case SNAP_LAST: found = j; break;
-        case SNAP_SEQ: if (sn->seq <= o->snap_value) found = j; break;
+        case SNAP_LAST: if (!sn->peak) found = j; break;
+        case SNAP_SEQ: if (sn->peak ? sn->seq == o->snap_value : sn->seq <= o->snap_value) found = j; break;
         case SNAP_ID: if (sn->id == o->snap_value) found = j; break;
-        case SNAP_LABEL: if (!strcmp(sn->label, o->snap_label)) found = j; break;
+        case SNAP_LABEL: if (!sn->peak && !strcmp(sn->label, o->snap_label)) found = j; break;
+        case SNAP_PEAK: if (sn->peak) found = j; break;
         }
     }
     return found;
@@ -76,17 +80,24 @@ static int select_processes(const struct profile *p, const struct select_opts *o
         ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
     if (o->snap_kind == SNAP_LABEL && !s->nselected)
         ERR("no snapshot labelled '%s' in the selected processes", o->snap_label);
+    if (o->snap_kind == SNAP_PEAK && !s->nselected)
+        ERR("no peak snapshot in the selected processes (recorded before format version 3?)");
     return 0;
 }
 
-/* A sample qualifies when its thread is selected and its snapshot is at
- * or before its process's selected one. */
+/* Whether snapshot j's rows count at snapshot sel of the same process. */
+static int in_chain(const struct profile *p, uint32_t j, uint32_t sel)
+{
+    return j == sel || (!p->snapshots[j].peak && p->snapshots[j].id < p->snapshots[sel].id);
+}
+
+/* A sample qualifies when its thread is selected and its snapshot is in
+ * the chain of its process's selected one. */
 static int qualifies(const struct profile *p, const struct selection *s, const uint8_t *thread_ok,
                      const struct sample *sa)
 {
-    const struct snapshot *sn = &p->snapshots[sa->snapshot];
-    uint32_t sel = s->proc_snapshot[sn->process];
-    return sel != NONE && thread_ok[sa->thread] && sn->id <= p->snapshots[sel].id;
+    uint32_t sel = s->proc_snapshot[p->snapshots[sa->snapshot].process];
+    return sel != NONE && thread_ok[sa->thread] && in_chain(p, sa->snapshot, sel);
 }
 
 /* Whether each selected process has exactly one qualifying snapshot (the
@@ -99,7 +110,7 @@ static int one_snapshot_each(const struct profile *p, const struct selection *s)
         const struct process *pr = &p->procs[i];
         size_t k = 0;
         for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
-            k += p->snapshots[j].id <= p->snapshots[sel].id;
+            k += in_chain(p, j, sel);
         if (k != 1) return 0;
     }
     return 1;

@@ -16,7 +16,7 @@ MP_EXPORT int mp_summary(struct mp_summary *out)
     int saved = guard_enter();
     mp_ensure_init();
     struct mp_totals t;
-    process_totals(&t);
+    process_totals(0, &t);
     *out = (struct mp_summary){ t.ncalls, t.memtot, t.nfree, (uint64_t)t.live, t.maxlive };
     guard_leave(saved);
     return 0;

@@ -60,11 +60,11 @@ struct mp_slot *slot_at(uint32_t idx)
     return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
 }
 
-/* A chunk is SLOT_CHUNK slots, then their ntemp counters. */
-uint64_t *slot_ntemp(uint32_t idx)
+/* A chunk is SLOT_CHUNK slots, then their sides. */
+struct mp_slot_side *slot_side(uint32_t idx)
 {
     struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
-    return chunk ? (uint64_t *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
+    return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
 }
 
 uint32_t slot_limit(void)
@@ -78,7 +78,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     if (t->slot_next == t->slot_end) {
         uint32_t c = atomic_fetch_add_explicit(&slot_chunks_used, 1, RELAXED);
         if (c >= MAX_SLOT_CHUNKS) return 0;
-        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * (sizeof *chunk + sizeof(uint64_t)), stack_id != 0);
+        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * (sizeof *chunk + sizeof(struct mp_slot_side)), stack_id != 0);
         if (!chunk) return 0;
         atomic_store_explicit(&slot_chunks[c], chunk, memory_order_release);
         t->slot_next = c * SLOT_CHUNK + (c == 0);   /* slot 0 means "none" */
@@ -87,7 +87,8 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     uint32_t idx = t->slot_next++;
     struct mp_slot *s = slot_at(idx);
     s->stack_id = stack_id;
-    STORE(s->thread_seq, t->seq);
+    s->epoch = (uint16_t)peak_epoch();  /* nothing to save: it was all zeros at the peak */
+    STORE(s->thread_seq, (uint16_t)t->seq);
     return idx;
 }
 
@@ -172,6 +173,7 @@ struct mp_thread *thread_self(void)
     t->active = -1;
     t->rng = 0x2545F4914F6CDD1Dull ^ ((uint64_t)seq << 17);
     if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(t);
+    t->epoch = peak_epoch();    /* nothing to save: it was all zeros at the peak */
     t->nostack_slot = slot_new(t, 0);
     atomic_store(&by_seq[seq], t);
     t->next = atomic_load(&threads);
@@ -201,103 +203,47 @@ int64_t process_peak(void)
     int64_t peak = atomic_load(&process_peak_bytes);
     if (!mp_track_all && thread_count() > 1) return peak;
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        int64_t p = (int64_t)LOAD(t->peak);
+        int64_t p = (int64_t)LOAD(t->c.peak);
         if (p > peak) peak = p;
     }
     return peak;
 }
 
-/* ---------------------------------------------------------------- reading */
+/* ---------------------------------------------------------------- the peak */
 
-/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
-static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
-
-void thread_totals(const struct mp_thread *t, struct mp_totals *out)
-{
-    *out = (struct mp_totals){
-        .ncalls = LOAD(t->ncalls),
-        .memtot = LOAD(t->alloc_bytes),
-        .nfree = LOAD(t->nfree_local) + atomic_load_explicit(&t->nfree_remote, RELAXED),
-        .maxlive = LOAD(t->peak) > 0 ? (uint64_t)LOAD(t->peak) : 0,
-        .nfree_unknown = LOAD(t->nfree_unknown),
-        .live = LOAD(t->live) - (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED),
-    };
-    const struct mp_slot *ns = slot_at(t->nostack_slot);
-    if (mp_track_all && ns) {
-        out->ncalls_nostack = whole(LOAD(ns->ncalls));
-        out->memtot_nostack = whole(LOAD(ns->memtot));
-    } else {    /* the cheap modes: what got no slot */
-        out->ncalls_nostack = out->ncalls - LOAD(t->attr_n);
-        out->memtot_nostack = out->memtot - LOAD(t->attr_b);
-    }
-}
-
-void process_totals(struct mp_totals *out)
-{
-    *out = (struct mp_totals){ 0 };
-    for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        struct mp_totals tt;
-        thread_totals(t, &tt);
-        out->ncalls += tt.ncalls, out->memtot += tt.memtot, out->nfree += tt.nfree;
-        out->nfree_unknown += tt.nfree_unknown, out->live += tt.live;
-        out->ncalls_nostack += tt.ncalls_nostack, out->memtot_nostack += tt.memtot_nostack;
-    }
-    if (out->live < 0) out->live = 0;
-    int64_t peak = process_peak();
-    out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
-}
-
-/* nfree: the attributed blocks not live (record.h); an estimate can come
- * out below zero, read as 0. */
-void slot_read(uint32_t idx, struct slot_counts *out)
-{
-    const struct mp_slot *s = slot_at(idx);
-    int64_t nlive = (int64_t)(LOAD(s->live_n) - atomic_load_explicit(&s->nfree_remote, RELAXED));
-    int64_t live = (int64_t)(LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED));
-    int64_t nfree = (int64_t)LOAD(s->ncalls) - nlive;
-    *out = (struct slot_counts){
-        .ncalls = whole(LOAD(s->ncalls)),
-        .memtot = whole(LOAD(s->memtot)),
-        .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
-        .memlive = live > 0 ? whole((uint64_t)live) : 0,
-        .maxlive = whole(LOAD(s->maxlive)),
-        .ntemp = whole(LOAD(*slot_ntemp(idx))),
-    };
-}
-
-/* ---------------------------------------------------------------- counting */
-
-/* Sampled (MP_SAMPLE): a slot's maxlive is its live bytes at the process's
- * peak, captured by peak_capture; else each slot's own exact peak. */
+struct mp_peak_state mp_peak __attribute__((aligned(CACHE_LINE))) = { 0, 1 };
+static struct { int64_t live; double time; } captured;   /* by the latest capture */
 static atomic_flag capturing = ATOMIC_FLAG_INIT;
-static _Atomic int64_t next_capture = PEAK_SLACK;
+#define REMOTE_CLAIMED 0x80000000u
 
-void counters_init(void)
+struct peak_info peak_info(void)
 {
-    mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
-    ptrmap_init(!mp_track_all);
+    uint32_t e = atomic_load_explicit(&mp_peak.epoch, memory_order_acquire);
+    return (struct peak_info){ e, LOAD(captured.live), captured.time };
 }
 
-/* Every slot's tracked live bytes now, as its maxlive: the process has
- * reached a new peak, 1/128 above the previous capture. A sampled stack's
- * own peak has no unbiased estimate (the largest of its estimates over
- * time is inflated by each sampled block's weight); its live bytes at a
- * given moment have one. At most ln(peak / 64 KiB) / ln(1 + 1/128)
- * captures, each a pass over the slots. */
+/* The process's live bytes are `live`, past the next capture point: a new
+ * epoch, and the next point max(1/128, 4 KiB) further. The records save
+ * themselves as they change next (thread_touch, slot_touch). */
 static void peak_capture(int64_t live)
 {
     if (atomic_flag_test_and_set_explicit(&capturing, memory_order_acquire)) return;
-    if (live >= atomic_load_explicit(&next_capture, RELAXED)) {
-        uint32_t limit = slot_limit();
-        for (uint32_t i = 1; i < limit; i++) {
-            struct mp_slot *s = slot_at(i);
-            if (!s || !s->stack_id) continue;
-            uint64_t v = LOAD(s->live_b) - atomic_load_explicit(&s->freed_remote, RELAXED);
-            STORE(s->maxlive, (int64_t)v > 0 ? v : 0);
-        }
-        atomic_store_explicit(&next_capture, live + live / 128, RELAXED);
+    uint32_t e = atomic_load_explicit(&mp_peak.epoch, RELAXED);
+    if (live >= atomic_load_explicit(&mp_peak.next, RELAXED) && e < UINT16_MAX) {
+        STORE(captured.live, live);
+        captured.time = mp_now();
+        atomic_store_explicit(&mp_peak.next, live + (live / 128 > 4096 ? live / 128 : 4096), RELAXED);
+        atomic_store_explicit(&mp_peak.epoch, e + 1, memory_order_release);
     }
     atomic_flag_clear_explicit(&capturing, memory_order_release);
+}
+
+/* A thread's own live bytes passed the next capture point: they are the
+ * process's when it is the one thread (exact, without the publishing
+ * slack); otherwise publish_pending decides. */
+void peak_reached(int64_t live)
+{
+    if (thread_count() == 1) peak_capture(live);
 }
 
 void publish_pending(struct mp_thread *t)
@@ -306,7 +252,175 @@ void publish_pending(struct mp_thread *t)
     t->pending_live = 0;
     int64_t peak = atomic_load_explicit(&process_peak_bytes, RELAXED);
     while (live > peak && !atomic_compare_exchange_weak(&process_peak_bytes, &peak, live)) {}
-    if (mp_opt.sample && live > peak && live >= atomic_load_explicit(&next_capture, RELAXED)) peak_capture(live);
+    if (live > peak && live >= atomic_load_explicit(&mp_peak.next, RELAXED)) peak_capture(live);
+}
+
+void thread_save(struct mp_thread *t, uint32_t epoch)
+{
+    t->at_peak = t->c;
+    atomic_store_explicit((_Atomic uint32_t *)&t->epoch, epoch, memory_order_release);
+}
+
+/* Before the owner changes slot idx. */
+static inline void slot_touch(struct mp_slot *s, uint32_t idx)
+{
+    uint32_t e = peak_epoch();
+    if (unlikely(s->epoch != (uint16_t)e)) slot_save(s, idx, e);
+}
+
+void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch)
+{
+    struct slot_raw *p = &slot_side(idx)->at_peak;
+    p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
+    p->maxlive = s->maxlive, p->ntemp = slot_side(idx)->ntemp;
+    __atomic_store_n(&s->epoch, (uint16_t)epoch, __ATOMIC_RELEASE);
+}
+
+/* Before another thread adds to a record's *_remote pair (n, b): the first
+ * one in a new epoch saves the pair, the others wait for it (adds during
+ * the copy would count before the peak). */
+void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
+                 uint64_t *n_at_peak, uint64_t *b_at_peak)
+{
+    for (;;) {
+        uint32_t seen = atomic_load_explicit(remote_epoch, memory_order_acquire);
+        if (seen == epoch || (!(seen & REMOTE_CLAIMED) && (int32_t)(seen - epoch) > 0)) return;
+        if (seen & REMOTE_CLAIMED) { __builtin_ia32_pause(); continue; }
+        if (!atomic_compare_exchange_weak(remote_epoch, &seen, epoch | REMOTE_CLAIMED)) continue;
+        STORE(*n_at_peak, atomic_load_explicit(n, RELAXED));
+        STORE(*b_at_peak, atomic_load_explicit(b, RELAXED));
+        atomic_store_explicit(remote_epoch, epoch, memory_order_release);
+        return;
+    }
+}
+
+static inline void remote_touch(_Atomic uint32_t *remote_epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
+                                uint64_t *n_at_peak, uint64_t *b_at_peak)
+{
+    uint32_t e = peak_epoch();
+    if (unlikely(atomic_load_explicit(remote_epoch, RELAXED) != e)) remote_save(remote_epoch, e, n, b, n_at_peak, b_at_peak);
+}
+
+/* A *_remote pair as at the peak of epoch e: saved, or untouched since. */
+static void remote_at(_Atomic uint32_t *remote_epoch, uint32_t e, const _Atomic uint64_t *n, const _Atomic uint64_t *b,
+                      const uint64_t *n_at_peak, const uint64_t *b_at_peak, uint64_t *on, uint64_t *ob)
+{
+    if (atomic_load_explicit(remote_epoch, memory_order_acquire) == e) {
+        *on = LOAD(*n_at_peak), *ob = LOAD(*b_at_peak);
+    } else {
+        *on = atomic_load_explicit(n, RELAXED), *ob = atomic_load_explicit(b, RELAXED);
+    }
+}
+
+/* ---------------------------------------------------------------- reading */
+
+/* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
+static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
+
+const struct thread_counts *thread_counts(const struct mp_thread *t, int at_peak)
+{
+    uint32_t e = peak_info().epoch;
+    return at_peak && __atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e ? &t->at_peak : &t->c;
+}
+
+void thread_totals(const struct mp_thread *t, int at_peak, struct mp_totals *out)
+{
+    const struct thread_counts *c = thread_counts(t, at_peak);
+    uint64_t nfree_remote, freed_remote;
+    if (at_peak)
+        remote_at((_Atomic uint32_t *)&t->remote_epoch, peak_info().epoch, &t->nfree_remote, &t->freed_remote,
+                  &t->nfree_remote_at_peak, &t->freed_remote_at_peak, &nfree_remote, &freed_remote);
+    else
+        nfree_remote = atomic_load_explicit(&t->nfree_remote, RELAXED), freed_remote = atomic_load_explicit(&t->freed_remote, RELAXED);
+    *out = (struct mp_totals){
+        .ncalls = LOAD(c->ncalls),
+        .memtot = LOAD(c->alloc_bytes),
+        .nfree = LOAD(c->nfree_local) + nfree_remote,
+        .maxlive = LOAD(c->peak) > 0 ? (uint64_t)LOAD(c->peak) : 0,
+        .nfree_unknown = LOAD(c->nfree_unknown),
+        .live = LOAD(c->live) - (int64_t)freed_remote,
+    };
+    if (mp_track_all && t->nostack_slot) {
+        struct slot_counts ns;
+        slot_read(t->nostack_slot, at_peak, &ns);
+        out->ncalls_nostack = ns.ncalls;
+        out->memtot_nostack = ns.memtot;
+    } else {    /* the cheap modes: what got no slot */
+        out->ncalls_nostack = out->ncalls - LOAD(c->attr_n);
+        out->memtot_nostack = out->memtot - LOAD(c->attr_b);
+    }
+}
+
+/* At the peak, the process's maxlive is its live bytes then (at least
+ * the captured ones). */
+void process_totals(int at_peak, struct mp_totals *out)
+{
+    *out = (struct mp_totals){ 0 };
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        struct mp_totals tt;
+        thread_totals(t, at_peak, &tt);
+        out->ncalls += tt.ncalls, out->memtot += tt.memtot, out->nfree += tt.nfree;
+        out->nfree_unknown += tt.nfree_unknown, out->live += tt.live;
+        out->ncalls_nostack += tt.ncalls_nostack, out->memtot_nostack += tt.memtot_nostack;
+    }
+    if (out->live < 0) out->live = 0;
+    int64_t peak = at_peak ? peak_info().live : process_peak();
+    out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
+}
+
+static void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
+{
+    struct mp_slot *s = slot_at(idx);
+    struct mp_slot_side *side = slot_side(idx);
+    uint32_t e = peak_info().epoch;
+    if (at_peak && __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) == (uint16_t)e) {
+        *out = side->at_peak;
+    } else {
+        *out = (struct slot_raw){ LOAD(s->ncalls), LOAD(s->memtot), LOAD(s->live_n), LOAD(s->live_b),
+                                  LOAD(s->maxlive), LOAD(side->ntemp), 0, 0 };
+    }
+    if (at_peak)
+        remote_at(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &side->at_peak.nfree_remote,
+                  &side->at_peak.freed_remote, &out->nfree_remote, &out->freed_remote);
+    else
+        out->nfree_remote = atomic_load_explicit(&s->nfree_remote, RELAXED),
+        out->freed_remote = atomic_load_explicit(&s->freed_remote, RELAXED);
+}
+
+/* nfree: the attributed blocks not live (record.h); an estimate can come
+ * out below zero, read as 0. Sampled, maxlive is the stack's live bytes at
+ * the peak: a sampled stack's own peak has no unbiased estimate (the
+ * largest of its estimates over time is inflated by each sampled block's
+ * weight); its live bytes at a given moment have one. */
+void slot_read(uint32_t idx, int at_peak, struct slot_counts *out)
+{
+    struct slot_raw v;
+    slot_raw(idx, at_peak, &v);
+    int64_t nlive = (int64_t)(v.live_n - v.nfree_remote), live = (int64_t)(v.live_b - v.freed_remote);
+    int64_t nfree = (int64_t)v.ncalls - nlive;
+    uint64_t maxlive = v.maxlive;
+    if (mp_opt.sample) {
+        struct slot_raw p;
+        if (!at_peak) slot_raw(idx, 1, &p);
+        else p = v;
+        maxlive = (int64_t)(p.live_b - p.freed_remote) > 0 ? p.live_b - p.freed_remote : 0;
+    }
+    *out = (struct slot_counts){
+        .ncalls = whole(v.ncalls),
+        .memtot = whole(v.memtot),
+        .nfree = nfree > 0 ? whole((uint64_t)nfree) : 0,
+        .memlive = live > 0 ? whole((uint64_t)live) : 0,
+        .maxlive = whole(maxlive),
+        .ntemp = whole(v.ntemp),
+    };
+}
+
+/* ---------------------------------------------------------------- counting */
+
+void counters_init(void)
+{
+    mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
+    ptrmap_init(!mp_track_all);
 }
 
 /* Weight of a tracked block in WEIGHT_ONE units: 1 unless sampling, where
@@ -386,7 +500,14 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
 {
     struct mp_slot *s = slot_at(idx);
     MP_ASSERT(s && s->thread_seq == t->seq);            /* a thread counts only in its own slots */
-    (void)t;
+    slot_touch(s, idx);
+    struct stack_hist_entry *e = s->stack_id ? stack_hist_entry(t, idx, size) : NULL;
+    if (e) {
+        STORE(e->ncalls, e->ncalls + cw);
+        STORE(e->memtot, e->memtot + size * cw);
+        STORE(e->live_n, e->live_n + lw);
+        STORE(e->live_b, e->live_b + size * lw);
+    }
     STORE(s->ncalls, s->ncalls + cw);
     STORE(s->memtot, s->memtot + size * cw);
     if (!lw) return;
@@ -403,16 +524,24 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
 static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
     uint64_t w = block_weight(size);
-    if (t && p == t->last_block) {
-        uint64_t *temp = slot_ntemp(idx);
-        STORE(*temp, *temp + w);
-        t->last_block = 0;
-    }
     struct mp_slot *s = slot_at(idx);
+    struct mp_slot_side *side = slot_side(idx);
+    struct stack_hist_entry *e = t && s->stack_id ? stack_hist_entry(t, idx, size) : NULL;
+    if (e) {
+        STORE(e->live_n, e->live_n - w);
+        STORE(e->live_b, e->live_b - size * w);
+    }
     if (t && s->thread_seq == t->seq) {
+        slot_touch(s, idx);
+        if (p == t->last_block) {       /* its own latest allocation: the owner's slot */
+            STORE(side->ntemp, side->ntemp + w);
+            t->last_block = 0;
+        }
         STORE(s->live_n, s->live_n - w);
         STORE(s->live_b, s->live_b - size * w);
     } else {
+        remote_touch(&side->remote_epoch, &s->nfree_remote, &s->freed_remote,
+                     &side->at_peak.nfree_remote, &side->at_peak.freed_remote);
         atomic_fetch_add_explicit(&s->nfree_remote, w, RELAXED);
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
     }
@@ -423,13 +552,16 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
 static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
     slot_free(t, idx, size, p);
+    thread_touch(t);
     hist_free(t, size);
     struct mp_slot *s = slot_at(idx);
     if (s->thread_seq == t->seq) {
-        STORE(t->nfree_local, t->nfree_local + 1);
-        STORE(t->live, t->live - (int64_t)size);
+        STORE(t->c.nfree_local, t->c.nfree_local + 1);
+        STORE(t->c.live, t->c.live - (int64_t)size);
     } else {
         struct mp_thread *owner = thread_by_seq(s->thread_seq);
+        remote_touch(&owner->remote_epoch, &owner->nfree_remote, &owner->freed_remote,
+                     &owner->nfree_remote_at_peak, &owner->freed_remote_at_peak);
         atomic_fetch_add_explicit(&owner->nfree_remote, 1, RELAXED);
         atomic_fetch_add_explicit(&owner->freed_remote, size, RELAXED);
     }
@@ -452,10 +584,17 @@ void record_attribute(struct mp_thread *t, void *p, size_t size)
         if (!sample_hit(t, size) || !(slot = stack_slot(t, 1))) return;
         cw = lw = block_weight(size);
     }
-    STORE(t->attr_n, t->attr_n + 1);
-    STORE(t->attr_b, t->attr_b + size);
+    thread_touch(t);
+    STORE(t->c.attr_n, t->c.attr_n + 1);
+    STORE(t->c.attr_b, t->c.attr_b + size);
     slot_alloc(t, slot, size, cw, lw);
     if (lw) ptrmap_insert((uintptr_t)p, slot, size);
+}
+
+static void unknown_free(struct mp_thread *t)
+{
+    thread_touch(t);
+    STORE(t->c.nfree_unknown, t->c.nfree_unknown + 1);
 }
 
 /* runs inside malloc, the thread marked (interpose.c), when record_cheap_alloc
@@ -486,7 +625,7 @@ void record_free(void *p)
     } else if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
         if (t) tracked_free(t, slot, size, (uintptr_t)p);
     } else if (t) {
-        STORE(t->nfree_unknown, t->nfree_unknown + 1);
+        unknown_free(t);
     }
     if (t) t->last_block = 0;   /* any free ends "temporary" (heaptrack's definition) */
 }
@@ -518,7 +657,7 @@ void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t ne
     }
     if (mp_track_all) {
         if (t && b->slot) tracked_free(t, b->slot, b->size, (uintptr_t)old);
-        else if (t) STORE(t->nfree_unknown, t->nfree_unknown + 1);
+        else if (t) unknown_free(t);
     } else {
         if (t) untracked_free(t, b->usable);
         if (b->slot) slot_free(t, b->slot, b->size, (uintptr_t)old);
@@ -627,12 +766,14 @@ void handler_drain(void)
     if (t && hlog.lost_ncalls) {
         struct mp_slot *ns = slot_at(t->nostack_slot);
         if (mp_track_all) {
+            slot_touch(ns, t->nostack_slot);
             STORE(ns->ncalls, ns->ncalls + hlog.lost_ncalls * WEIGHT_ONE);
             STORE(ns->memtot, ns->memtot + hlog.lost_memtot * WEIGHT_ONE);
         }
-        STORE(t->ncalls, t->ncalls + hlog.lost_ncalls);
-        STORE(t->alloc_bytes, t->alloc_bytes + hlog.lost_memtot);
-        STORE(t->live, t->live + (int64_t)hlog.lost_memtot);
+        thread_touch(t);
+        STORE(t->c.ncalls, t->c.ncalls + hlog.lost_ncalls);
+        STORE(t->c.alloc_bytes, t->c.alloc_bytes + hlog.lost_memtot);
+        STORE(t->c.live, t->c.live + (int64_t)hlog.lost_memtot);
         publish_live(t, (int64_t)hlog.lost_memtot, 0);
     }
     hlog.lost_ncalls = hlog.lost_memtot = 0;
@@ -651,16 +792,17 @@ void counters_after_fork_child(void)
         if (!s || !s->thread_seq) continue;
         uint32_t stack_id = s->stack_id, seq = s->thread_seq;
         memset(s, 0, sizeof *s);
-        *slot_ntemp(i) = 0;
+        memset(slot_side(i), 0, sizeof(struct mp_slot_side));
         s->stack_id = stack_id;
-        s->thread_seq = seq;
+        s->thread_seq = (uint16_t)seq;
     }
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        t->ncalls = t->nfree_local = t->alloc_bytes = t->attr_n = t->attr_b = 0;
-        t->live = t->peak = 0;
-        memset(t->hist, 0, sizeof t->hist);
-        t->nfree_unknown = 0;
+        memset(&t->c, 0, sizeof t->c);
+        memset(&t->at_peak, 0, sizeof t->at_peak);
+        t->epoch = 0;
         t->pending_live = 0;
+        atomic_store(&t->remote_epoch, 0);
+        t->nfree_remote_at_peak = t->freed_remote_at_peak = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
         if (t != mp_self) atomic_store(&t->exited, 1);
@@ -669,7 +811,10 @@ void counters_after_fork_child(void)
     atomic_store(&nalive, mp_self ? 1 : 0);
     atomic_store(&process_live, 0);
     atomic_store(&process_peak_bytes, 0);
-    atomic_store(&next_capture, PEAK_SLACK);
+    atomic_store(&mp_peak.epoch, 0);
+    atomic_store(&mp_peak.next, 1);
+    captured.live = 0, captured.time = 0;
     atomic_flag_clear(&capturing);
     ptrmap_reset();
+    stack_hist_after_fork_child();
 }

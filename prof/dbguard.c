@@ -16,10 +16,23 @@ static const char schema_sql[] =
 
 /* A file keeps the schema of the version that created it (the schema is
  * created only in an empty file). Each earlier version is the one after it
- * with these objects replaced, by their text exactly as it was then. The
- * first: format version 1, before sample.ntemp, process.ended and hist (a
- * reader of such a file reads ntemp as 0, ended as ''; the recorder writes
- * only the current version). */
+ * with these objects replaced, by their text exactly as it was then:
+ * format version 2, before peak snapshots (it has none); format version
+ * 1, before sample.ntemp, process.ended and hist (a reader of such a file
+ * reads ntemp as 0, ended as ''). The recorder writes only the current
+ * version. */
+#define FORMAT_V2 /* before format version 3: no peak snapshots, no stack_hist */ \
+    "DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist;\n" \
+    "DROP VIEW last_sample; DROP VIEW last_snapshot;\n" \
+    "CREATE VIEW IF NOT EXISTS last_snapshot AS\n" \
+    "SELECT s.* FROM snapshot s\n" \
+    "WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process);\n" \
+    "CREATE VIEW IF NOT EXISTS last_sample AS\n" \
+    "SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,\n" \
+    "       sa.memlive, sa.maxlive, sa.ntemp\n" \
+    "FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot\n" \
+    "WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2\n" \
+    "                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);\n"
 #define FORMAT_V1 /* before format version 2: no sample.ntemp, process.ended, hist */ \
     "DROP TABLE process;\n" \
     "CREATE TABLE IF NOT EXISTS process (\n" \
@@ -82,7 +95,7 @@ static const char schema_sql[] =
     "GROUP BY stack;\n"
 
 /* Variant v: the current schema with the changes 1..v applied. */
-static const char *const variant_change[] = { "", FORMAT_V1, STACK_UNIQUE, VIEWS_5A1E854 };
+static const char *const variant_change[] = { "", FORMAT_V2, FORMAT_V1, STACK_UNIQUE, VIEWS_5A1E854 };
 #define NVARIANTS (sizeof variant_change / sizeof *variant_change)
 
 /* The tables SQLite itself adds to a file: sqlite_sequence (AUTOINCREMENT)

@@ -47,7 +47,7 @@ static struct dumped *collect(size_t *n)
         const struct mp_slot *s = slot_at(i);
         if (!s || !s->stack_id || !LOAD(s->thread_seq)) continue;
         d[k].stack = s->stack_id;
-        slot_read(i, &d[k].c);
+        slot_read(i, 0, &d[k].c);
         k++;
     }
     qsort(d, k, sizeof *d, by_stack);

@@ -81,7 +81,8 @@ static int open_writer(struct writer *w)
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 9))
+    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 9) ||
+        batch_prepare(w, &w->stack_hists, "stack_hist", 8))
         return -1;
     return 0;
 }
@@ -91,6 +92,7 @@ static void close_writer(struct writer *w)
     for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
     batch_finalize(&w->stacks);
     batch_finalize(&w->samples);
+    batch_finalize(&w->stack_hists);
     sqlite3_finalize(w->totals);
     sqlite3_close(w->db);
 }

@@ -16,7 +16,7 @@
 
 /* ------------------------------------------------------------ flush_sql.c */
 
-/* Rows of the two big tables (stack nodes, samples) go in by BATCH_ROWS
+/* Rows of the big tables (stack nodes, samples, stack_hist) go in by BATCH_ROWS
  * per INSERT: a statement per row costs more than the row. */
 #define BATCH_ROWS 64
 #define BATCH_COLS 9
@@ -34,7 +34,7 @@ struct writer {
     char error_text[256];
     sqlite3_stmt *ins[ND];  /* one INSERT per dictionary */
     sqlite3_stmt *totals;
-    struct batch stacks, samples;
+    struct batch stacks, samples, stack_hists;
 };
 
 int fail(struct writer *w, const char *what);           /* keeps the first; returns -1 */

@@ -20,6 +20,7 @@ static struct {
     int64_t *thread_ids;        /* by thread seq */
     size_t nthread_ids;
     struct slot_counts *prev;       /* by canonical slot: values in the previous snapshot */
+    uint32_t peak_epoch;            /* of the latest peak snapshot written */
     size_t nprev;
     /* Several counter slots of a thread can be one row (stack, thread) of
      * the database: stacks that differ only in addresses of an object
@@ -29,6 +30,12 @@ static struct {
     uint32_t *canon, *alias_next;   /* by slot; canon 0 = not mapped yet */
     size_t ncanon, nalias;
     struct node_map rows;       /* (database stack, thread seq) → canonical slot */
+    /* the per-stack size classes: (canonical slot, class) → index + 1 into
+     * their values now and in the previous snapshot */
+    struct node_map classes;
+    struct stack_hist_entry *class_now, *class_prev;
+    size_t nclass_now, nclass_prev;
+    int class_failed;           /* out of memory while summing */
 } r;
 
 /* new_process: a fork child (same run, new process row); else another
@@ -37,11 +44,15 @@ void rows_forget(int new_process)
 {
     if (!new_process) r.run_id = 0;
     r.process_id = r.snapshot_seq = 0;
+    r.peak_epoch = 0;
     free(r.thread_ids), r.thread_ids = NULL, r.nthread_ids = 0;
     free(r.prev), r.prev = NULL, r.nprev = 0;
     free(r.canon), r.canon = NULL, r.ncanon = 0;
     free(r.alias_next), r.alias_next = NULL, r.nalias = 0;
     node_clear(&r.rows);
+    node_clear(&r.classes);
+    free(r.class_now), r.class_now = NULL, r.nclass_now = 0;
+    free(r.class_prev), r.class_prev = NULL, r.nclass_prev = 0;
 }
 
 /* Our process row must still be there (the same database). */
@@ -178,17 +189,17 @@ static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, cons
 }
 
 /* Each thread's exact totals from its own counters, and the process's. */
-static int write_thread_totals(struct writer *w, int64_t snapshot)
+static int write_thread_totals(struct writer *w, int64_t snapshot, int at_peak)
 {
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         struct mp_totals tt;
-        thread_totals(t, &tt);
+        thread_totals(t, at_peak, &tt);
         if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
         int64_t tid = thread_row(w, t);
         if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
     }
     struct mp_totals process;
-    process_totals(&process);
+    process_totals(at_peak, &process);
     return write_totals(w, snapshot, 0, &process);
 }
 
@@ -196,7 +207,7 @@ static int write_thread_totals(struct writer *w, int64_t snapshot)
 
 /* The process's size histogram: the threads' classes summed, the empty
  * ones left out. */
-static int write_hist(struct writer *w, int64_t snapshot)
+static int write_hist(struct writer *w, int64_t snapshot, int at_peak)
 {
     sqlite3_stmt *st = prepare(w, "INSERT INTO hist(snapshot, lo, ncalls, memtot, nlive, memlive) VALUES (?, ?, ?, ?, ?, ?)");
     if (!st) return -1;
@@ -204,9 +215,10 @@ static int write_hist(struct writer *w, int64_t snapshot)
     for (unsigned c = 0; c < MP_HIST_CLASSES && !rc; c++) {
         int64_t v[4] = { 0 };
         for (struct mp_thread *t = thread_list(); t; t = t->next) {
-            v[0] += (int64_t)LOAD(t->hist[c].ncalls), v[1] += (int64_t)LOAD(t->hist[c].memtot);
-            v[2] += (int64_t)(LOAD(t->hist[c].ncalls) - LOAD(t->hist[c].nfree));
-            v[3] += (int64_t)(LOAD(t->hist[c].live_in) - LOAD(t->hist[c].live_out));
+            const struct thread_counts *tc = thread_counts(t, at_peak);
+            v[0] += (int64_t)LOAD(tc->hist[c].ncalls), v[1] += (int64_t)LOAD(tc->hist[c].memtot);
+            v[2] += (int64_t)(LOAD(tc->hist[c].ncalls) - LOAD(tc->hist[c].nfree));
+            v[3] += (int64_t)(LOAD(tc->hist[c].live_in) - LOAD(tc->hist[c].live_out));
         }
         if (!v[0] && !v[2]) continue;
         sqlite3_bind_int64(st, 1, snapshot);
@@ -243,21 +255,24 @@ static int map_slot(struct writer *w, uint32_t i)
 }
 
 /* The value of canonical slot i's row: the sum of its slots. */
-static struct slot_counts row_values(uint32_t i)
+static struct slot_counts row_values(uint32_t i, int at_peak)
 {
     struct slot_counts v, a;
-    slot_read(i, &v);
+    slot_read(i, at_peak, &v);
     for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
-        slot_read(j, &a);
+        slot_read(j, at_peak, &a);
         v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
         v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp;
     }
     return v;
 }
 
-/* The rows whose values changed since the previous snapshot. Every slot is
- * mapped first, so a row's sum includes slots new in this snapshot. */
-static int write_samples(struct writer *w, int64_t snapshot, int64_t *nrows)
+/* The rows whose values changed since the previous snapshot (at_peak:
+ * the values at the peak, against the previous snapshot that is not a
+ * peak: the rows of a peak snapshot are not in the chain of the others).
+ * Every slot is mapped first, so a row's sum includes slots new in this
+ * snapshot. */
+static int write_samples(struct writer *w, int64_t snapshot, int at_peak, int64_t *nrows)
 {
     uint32_t limit = slot_limit();
     if (grow_array(&r.prev, &r.nprev, limit, sizeof *r.prev) || grow_array(&r.canon, &r.ncanon, limit, sizeof *r.canon) ||
@@ -267,30 +282,86 @@ static int write_samples(struct writer *w, int64_t snapshot, int64_t *nrows)
         if (!r.canon[i] && map_slot(w, i)) return -1;
     for (uint32_t i = 1; i < limit; i++) {
         if (r.canon[i] != i) continue;
-        struct slot_counts v = row_values(i);
+        struct slot_counts v = row_values(i, at_peak);
         if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
         const struct mp_slot *s = slot_at(i);
         const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
                                 (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
                                 (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp };
         if (batch_add(w, &w->samples, row)) return -1;
-        r.prev[i] = v;
+        if (!at_peak) r.prev[i] = v;
         ++*nrows;
     }
     return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
 }
 
+/* ------------------------------------------------------------ size classes per stack */
+
+/* Adds a thread's entry for (slot, class) to its row's values now. */
+static void class_add(const struct stack_hist_entry *e, void *arg)
+{
+    (void)arg;
+    uint32_t slot = (uint32_t)(e->key >> 7), cls = (uint32_t)(e->key & 127);
+    if (slot >= r.ncanon || !r.canon[slot]) return;     /* a slot of no stack */
+    uint32_t c = r.canon[slot], k = node_get(&r.classes, c, cls);
+    if (!k) {
+        k = (uint32_t)r.classes.count + 1;
+        if (node_put(&r.classes, c, cls, k) ||
+            grow_array(&r.class_now, &r.nclass_now, k + 1, sizeof *r.class_now) ||
+            grow_array(&r.class_prev, &r.nclass_prev, k + 1, sizeof *r.class_prev)) {
+            r.class_failed = 1;
+            return;
+        }
+        r.class_now[k].key = (uint64_t)c << 7 | cls;
+    }
+    struct stack_hist_entry *v = &r.class_now[k];
+    v->ncalls += e->ncalls, v->memtot += e->memtot, v->live_n += e->live_n, v->live_b += e->live_b;
+}
+
+static uint64_t whole_or_0(uint64_t fixed)
+{
+    return (int64_t)fixed > 0 ? (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE : 0;
+}
+
+/* The (stack, thread, class) rows whose values changed since the previous
+ * snapshot: the threads' tables summed (a free may count in another
+ * thread's table than the allocation), after write_samples mapped every
+ * slot to its row. */
+static int write_stack_hist(struct writer *w, int64_t snapshot)
+{
+    for (size_t k = 1; k < r.nclass_now; k++) {
+        uint64_t key = r.class_now[k].key;
+        r.class_now[k] = (struct stack_hist_entry){ .key = key };
+    }
+    r.class_failed = 0;
+    stack_hist_each(class_add, NULL);
+    if (r.class_failed) return fail(w, "out of memory");
+    for (size_t k = 1; k <= r.classes.count; k++) {
+        struct stack_hist_entry *v = &r.class_now[k];
+        if (!memcmp(v, &r.class_prev[k], sizeof *v)) continue;
+        uint32_t c = (uint32_t)(v->key >> 7), cls = (uint32_t)(v->key & 127);
+        const struct mp_slot *s = slot_at(c);
+        const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
+                                cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0,
+                                (int64_t)whole_or_0(v->ncalls), (int64_t)whole_or_0(v->memtot),
+                                (int64_t)whole_or_0(v->live_n), (int64_t)whole_or_0(v->live_b) };
+        if (batch_add(w, &w->stack_hists, row)) return -1;
+        r.class_prev[k] = *v;
+    }
+    return batch_flush(w, &w->stack_hists);
+}
+
 /* ------------------------------------------------------------ snapshot */
 
-static int64_t snapshot_row(struct writer *w, enum flush_reason reason, const char *label, double now)
+static int64_t snapshot_row(struct writer *w, const char *reason, const char *label, double time)
 {
     sqlite3_stmt *st = prepare(w, "INSERT INTO snapshot(process, seq, time, reason, label, profiler_memory)"
                                   " VALUES (?, ?, ?, ?, ?, ?)");
     if (!st) return 0;
     sqlite3_bind_int64(st, 1, r.process_id);
     sqlite3_bind_int64(st, 2, r.snapshot_seq + 1);
-    sqlite3_bind_double(st, 3, now);
-    sqlite3_bind_text(st, 4, reason_names[reason], -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 3, time);
+    sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, label, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, (int64_t)mp_memory_used());
     int rc = step_done(w, st);
@@ -298,14 +369,29 @@ static int64_t snapshot_row(struct writer *w, enum flush_reason reason, const ch
     return rc ? 0 : sqlite3_last_insert_rowid(w->db);
 }
 
-/* Everything of one snapshot, inside the open transaction. */
+/* One snapshot's rows: now, or as at the peak. */
+static int write_snapshot(struct writer *w, const char *reason, const char *label, double time, int at_peak,
+                          int64_t *nrows)
+{
+    int64_t snapshot = snapshot_row(w, reason, label, time);
+    if (!snapshot || write_thread_totals(w, snapshot, at_peak) || write_hist(w, snapshot, at_peak) ||
+        write_samples(w, snapshot, at_peak, nrows) || (!at_peak && write_stack_hist(w, snapshot)))
+        return -1;
+    r.snapshot_seq++;
+    return 0;
+}
+
+/* Everything of one snapshot, inside the open transaction; first, when
+ * the process reached a new peak since the previous snapshot, a snapshot
+ * of the peak (reason 'peak', at the time of the capture). */
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows)
 {
     double now = mp_now();
     if (write_process(w, now)) return -1;
-    int64_t snapshot = snapshot_row(w, reason, label, now);
-    if (!snapshot || write_thread_totals(w, snapshot) || write_hist(w, snapshot) || write_samples(w, snapshot, nrows))
-        return -1;
-    r.snapshot_seq++;
-    return 0;
+    struct peak_info peak = peak_info();
+    if (peak.epoch != r.peak_epoch) {
+        if (write_snapshot(w, "peak", "", peak.time, 1, nrows)) return -1;
+        r.peak_epoch = peak.epoch;
+    }
+    return write_snapshot(w, reason_names[reason], label, now, 0, nrows);
 }

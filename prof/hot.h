@@ -19,6 +19,19 @@
 
 extern MP_TLS struct mp_thread *mp_self;        /* NULL until thread_self() */
 void publish_pending(struct mp_thread *t);
+
+/* The peak (record.h): the current epoch and the live bytes at which the
+ * next capture starts, read by every operation, written by captures. */
+extern struct mp_peak_state { _Atomic uint32_t epoch; _Atomic int64_t next; } mp_peak;
+void peak_reached(int64_t live);
+static inline uint32_t peak_epoch(void) { return atomic_load_explicit(&mp_peak.epoch, RELAXED); }
+/* Before the thread changes its counters: saved first if a capture came
+ * since its latest save. */
+static inline void thread_touch(struct mp_thread *t)
+{
+    uint32_t e = peak_epoch();
+    if (unlikely(t->epoch != e)) thread_save(t, e);
+}
 /* A block that may get a slot (unwinding, a tag path, sampling: may
  * change errno). */
 void record_attribute(struct mp_thread *t, void *p, size_t size);
@@ -52,34 +65,40 @@ static inline int stack_wanted(struct mp_thread *t, size_t size)
  * requested size with every block tracked, else the allocator's size). */
 static inline void thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live)
 {
-    STORE(t->ncalls, t->ncalls + 1);
-    STORE(t->alloc_bytes, t->alloc_bytes + size);
+    thread_touch(t);
+    STORE(t->c.ncalls, t->c.ncalls + 1);
+    STORE(t->c.alloc_bytes, t->c.alloc_bytes + size);
     unsigned c = hist_class(live);
-    STORE(t->hist[c].ncalls, t->hist[c].ncalls + 1);
-    STORE(t->hist[c].memtot, t->hist[c].memtot + size);
-    STORE(t->hist[c].live_in, t->hist[c].live_in + live);
-    int64_t now = t->live + (int64_t)live;
-    STORE(t->live, now);
+    STORE(t->c.hist[c].ncalls, t->c.hist[c].ncalls + 1);
+    STORE(t->c.hist[c].memtot, t->c.hist[c].memtot + size);
+    STORE(t->c.hist[c].live_in, t->c.hist[c].live_in + live);
+    int64_t now = t->c.live + (int64_t)live;
+    STORE(t->c.live, now);
     if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
-    if (now > t->peak) STORE(t->peak, now);
+    if (now > t->c.peak) {
+        STORE(t->c.peak, now);
+        if (unlikely(now >= atomic_load_explicit(&mp_peak.next, RELAXED))) peak_reached(now);
+    }
     publish_live(t, (int64_t)live, 0);
+}
+
+/* A block of `live` bytes leaves the thread's histogram (the thread
+ * touched). */
+static inline void hist_free(struct mp_thread *t, uint64_t live)
+{
+    unsigned c = hist_class(live);
+    STORE(t->c.hist[c].nfree, t->c.hist[c].nfree + 1);
+    STORE(t->c.hist[c].live_out, t->c.hist[c].live_out + live);
 }
 
 /* The cheap modes: a free counts for the thread that makes it (who
  * allocated an untracked block is not known), in the allocator's bytes. */
-/* A block of `live` bytes leaves the thread's histogram. */
-static inline void hist_free(struct mp_thread *t, uint64_t live)
-{
-    unsigned c = hist_class(live);
-    STORE(t->hist[c].nfree, t->hist[c].nfree + 1);
-    STORE(t->hist[c].live_out, t->hist[c].live_out + live);
-}
-
 static inline void untracked_free(struct mp_thread *t, uint64_t usable)
 {
+    thread_touch(t);
     hist_free(t, usable);
-    STORE(t->nfree_local, t->nfree_local + 1);
-    STORE(t->live, t->live - (int64_t)usable);
+    STORE(t->c.nfree_local, t->c.nfree_local + 1);
+    STORE(t->c.live, t->c.live - (int64_t)usable);
     publish_live(t, -(int64_t)usable, 0);
 }
 
@@ -89,14 +108,16 @@ static inline int record_cheap_alloc(void *p, size_t size)
 {
     struct mp_thread *t = mp_self;
     if (unlikely(!t || mp_track_all)) return 0;
-    thread_alloc(t, size, mp_next.malloc_usable_size(p));
-    t->last_block = (uintptr_t)p;
+    /* attributed first, so that a capture the thread's counters start
+     * (thread_alloc) sees the block in its slot too */
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size)) {
         int saved = errno;
         record_attribute(t, p, size);
         errno = saved;
     }
+    thread_alloc(t, size, mp_next.malloc_usable_size(p));
+    t->last_block = (uintptr_t)p;
     return 1;
 }
 

@@ -24,12 +24,26 @@
  * nfree = ncalls - (live_n - nfree_remote). */
 struct mp_slot {
     uint32_t stack_id;          /* its leaf node (stacks.c); 0 = recorded without a stack */
-    uint32_t thread_seq;        /* 0 = unused slot */
+    uint16_t thread_seq;        /* 0 = unused slot */
+    uint16_t epoch;             /* owner: the peak epoch of its latest save (the peak, below) */
     uint64_t ncalls, memtot;    /* owner: attributed allocations */
     uint64_t live_n, live_b;    /* owner: tracked blocks and bytes, less the owner's frees */
-    uint64_t maxlive;           /* exact: peak of live_b - freed_remote; sampled: the live
-                                 * bytes at the process's peak (written by peak_capture) */
+    uint64_t maxlive;           /* exact: peak of live_b - freed_remote; sampled: unused (a
+                                 * sampled stack's maxlive is its live bytes at the peak) */
     _Atomic uint64_t nfree_remote, freed_remote;  /* frees by other threads */
+};
+
+/* A slot's raw values (fixed point), now or as at the process's peak. */
+struct slot_raw { uint64_t ncalls, memtot, live_n, live_b, maxlive, ntemp, nfree_remote, freed_remote; };
+
+/* What a slot needs seldom, beside its chunk so that a slot stays one
+ * cache line: its temporary blocks (freed by their thread before it
+ * allocated anything else; owner-written, fixed point), and its values as
+ * at the peak (saved by the owner, the *_remote ones by other threads). */
+struct mp_slot_side {
+    uint64_t ntemp;
+    _Atomic uint32_t remote_epoch;      /* of at_peak's *_remote values */
+    struct slot_raw at_peak;
 };
 
 #define MP_MAX_TAGS 16
@@ -48,9 +62,9 @@ struct mp_stack_cache {
     uint32_t slot;
 };
 
-struct mp_thread {
-    /* written by the thread itself (plain stores; the flush reads relaxed);
-     * what every allocation touches first, on one line */
+/* A thread's own counters, written by the thread alone: what the peak
+ * saves of it. */
+struct thread_counts {
     uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
     /* With every block tracked: the live bytes of its blocks (requested
      * sizes) less the frees made by other threads (freed_remote), and its
@@ -59,19 +73,27 @@ struct mp_thread {
     int64_t live;
     uint64_t nfree_local;
     int64_t peak;               /* of live - freed_remote */
-    int64_t pending_live;       /* not yet published to the process's live */
-    int64_t sample_countdown;   /* sampling */
     /* the cheap modes: the allocations that got a slot (the others are
      * counted without a stack) */
     uint64_t attr_n, attr_b;
     uint64_t nfree_unknown;
-    uintptr_t last_block;       /* its latest allocation (temporary blocks) */
     /* size histogram, log2 classes (hist_class) of the live size (the
      * requested size with every block tracked, else the allocator's): its
      * allocations (their requested bytes, their live bytes) and its frees */
     struct { uint64_t ncalls, memtot, live_in, nfree, live_out; } hist[MP_HIST_CLASSES];
+};
+
+struct mp_thread {
+    /* written by the thread itself (plain stores; the flush reads relaxed) */
+    struct thread_counts c;
+    int64_t pending_live;       /* not yet published to the process's live */
+    int64_t sample_countdown;   /* sampling */
+    uintptr_t last_block;       /* its latest allocation (temporary blocks) */
+    uint32_t epoch;             /* the peak epoch of its latest save (at_peak) */
     int active;                 /* -1: follow process switch, 0 off, 1 on */
     uint32_t tag_slot;          /* MP_STACKS=tags: its slot for the current tags, 0 = not known */
+
+    struct stack_hist_table *_Atomic stack_hist;    /* its size classes per slot (stack_hist.c) */
 
     /* identity: set when the thread is first seen, read by anyone */
     uint32_t seq;               /* 1.. in order of first allocation */
@@ -101,6 +123,10 @@ struct mp_thread {
     /* written by other threads: atomics, on a line of their own */
     _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */
     _Atomic int exited;         /* by the thread's exit, or a fork child for the others */
+    _Atomic uint32_t remote_epoch;      /* of the *_remote values at the peak */
+    uint64_t nfree_remote_at_peak, freed_remote_at_peak;
+    /* its counters as at the peak (saved by itself, thread_touch) */
+    struct thread_counts at_peak;
 };
 
 extern _Atomic int mp_active;           /* process-wide switch */
@@ -119,10 +145,7 @@ struct mp_thread *thread_list(void);
 struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 struct mp_slot *slot_at(uint32_t idx);
-/* The slot's temporary blocks (freed by their thread before it allocated
- * anything else), owner-written, fixed point: beside the slots' chunk so
- * a slot stays one cache line. */
-uint64_t *slot_ntemp(uint32_t idx);
+struct mp_slot_side *slot_side(uint32_t idx);
 uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 void record_alloc(void *p, size_t size);
 void record_free(void *p);
@@ -131,18 +154,42 @@ struct mp_block { uint32_t slot; uint64_t size, usable; };   /* slot 0: not trac
 void record_realloc_take(void *old, struct mp_block *b);
 void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t new_size);
 int64_t process_peak(void);
-/* Exact totals now, as the totals table has them: a thread's, and the
- * process's (summed; maxlive is the process's peak). live is signed (a
- * thread's share in the cheap modes can be negative). */
+
+/* The peak: the process's state at the moment its live bytes were highest
+ * (heaptrack's "peak memory consumers"), within max(1/128, 4 KiB) of the
+ * peak (and the threads' publishing slack, PEAK_SLACK each, with several
+ * threads). Each time the live bytes pass the next capture point, a
+ * capture starts a new epoch; a bounded number of them (fewer than 4,300
+ * up to 2^63 bytes), so that epochs fit 16 bits. Copy on write, at no
+ * cost to the moment of the capture: a record written by one thread (a
+ * thread's counters, a counter slot) keeps the epoch of its latest save,
+ * and its first write in a newer epoch first saves it as it was. The
+ * values at the latest capture are then the saved ones when the record's
+ * epoch is the current one, else its current ones (untouched since).
+ * Other threads' frees (the *_remote atomics) are saved the same way,
+ * under an epoch of their own, by the first of them in a new epoch. */
+struct peak_info { uint32_t epoch; int64_t live; double time; };   /* epoch 0: no capture yet */
+struct peak_info peak_info(void);
+void thread_save(struct mp_thread *t, uint32_t epoch);
+void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch);
+void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
+                 uint64_t *n_at_peak, uint64_t *b_at_peak);
+
+/* Exact totals, as the totals table has them, now or as at the peak: a
+ * thread's, and the process's (summed; maxlive is the process's peak).
+ * live is signed (a thread's share in the cheap modes can be negative). */
 struct mp_totals {
     uint64_t ncalls, memtot, nfree, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
     int64_t live;
 };
-void thread_totals(const struct mp_thread *t, struct mp_totals *out);
-void process_totals(struct mp_totals *out);
-/* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE). */
+void thread_totals(const struct mp_thread *t, int at_peak, struct mp_totals *out);
+void process_totals(int at_peak, struct mp_totals *out);
+/* A thread's own counters now, or as at the peak. */
+const struct thread_counts *thread_counts(const struct mp_thread *t, int at_peak);
+/* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE),
+ * now or as at the peak. */
 struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp; };
-void slot_read(uint32_t idx, struct slot_counts *out);
+void slot_read(uint32_t idx, int at_peak, struct slot_counts *out);
 void counters_after_fork_child(void);
 /* A signal handler that interrupted the allocator or the profiler
  * (IN_HANDLER): its allocations and frees, logged without touching the
@@ -155,6 +202,33 @@ int handler_owns(const void *p);
 void handler_drain(void);
 #define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
 void thread_exiting(struct mp_thread *t);
+
+/* ------------------------------------------------------------ stack_hist.c */
+/* Size classes per stack: a thread's counts for (slot, class), key
+ * slot << 7 | class, fixed point like slots. Allocations count in the
+ * allocating thread's table (cw attributed, lw tracked), frees of tracked
+ * blocks in the freeing thread's. */
+struct stack_hist_entry { uint64_t key, ncalls, memtot, live_n, live_b; };
+struct stack_hist_table {
+    uint32_t mask, count;
+    struct stack_hist_entry e[];
+};
+struct stack_hist_entry *stack_hist_insert(struct mp_thread *t, uint64_t key);     /* NULL: no memory */
+/* The thread's entry for (slot, size's class): found inline, else made. */
+static inline struct stack_hist_entry *stack_hist_entry(struct mp_thread *t, uint32_t slot, uint64_t size)
+{
+    struct stack_hist_table *h = atomic_load_explicit(&t->stack_hist, memory_order_relaxed);
+    uint64_t key = (uint64_t)slot << 7 | hist_class(size);
+    if (likely(h != NULL)) {
+        for (uint32_t i = (uint32_t)fib_hash(key, 32) & h->mask;; i = (i + 1) & h->mask) {
+            if (likely(h->e[i].key == key)) return &h->e[i];
+            if (!h->e[i].key) break;
+        }
+    }
+    return stack_hist_insert(t, key);
+}
+void stack_hist_each(void (*fn)(const struct stack_hist_entry *e, void *arg), void *arg);
+void stack_hist_after_fork_child(void);
 
 /* ------------------------------------------------------------ unwind.c */
 /* The stack hash: two lanes taking the addresses in turn (the chain of one

@@ -1,4 +1,4 @@
--- mallocprof profile database, format version 2 (the PRAGMA user_version at the
+-- mallocprof profile database, format version 3 (the PRAGMA user_version at the
 -- end: the one place the version is written; the build makes SCHEMA_VERSION of it).
 --
 -- This file is the single definition of the format: both libmallocprof.so
@@ -21,6 +21,15 @@
 --     the previous snapshot of the same process: the value of (stack, thread)
 --     at snapshot S is the row with the largest snapshot id <= S of that
 --     process. View last_sample does this for the latest snapshot.
+--   * Peak snapshots (reason 'peak', version 3): the process as it was when
+--     its live bytes were highest so far (within max(1/128, 4 KiB) of the
+--     peak), written by the first snapshot after a new peak, just before
+--     it. Their rows are not in the chain of the others: the value of
+--     (stack, thread) at a peak snapshot P is P's row, or else the newest
+--     row of the process's other snapshots before P; the value at any other
+--     snapshot S ignores the rows of peak snapshots. The latest peak
+--     snapshot of a process is its peak. Their totals and hist rows are
+--     complete, as for every snapshot.
 --   * Special frames have a module whose path starts with '[':
 --     '[unknown]' (offset = absolute address), '[truncated]' (the stack was
 --     deeper than MP_DEPTH; the marker is the root), '[tag]' (a scope pushed
@@ -135,6 +144,25 @@ CREATE TABLE IF NOT EXISTS hist (
     PRIMARY KEY (snapshot, lo)
 ) WITHOUT ROWID;
 
+-- Size histogram per stack and allocating thread (version 3): the classes
+-- of the hist table, for the blocks of one sample row's (stack, thread).
+-- As for sample rows, a snapshot stores the rows that changed since the
+-- previous snapshot of the process, and the value at snapshot S is the row
+-- with the largest snapshot id <= S; peak snapshots have none (a per-stack
+-- histogram at the peak is not kept).
+CREATE TABLE IF NOT EXISTS stack_hist (
+    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
+    stack       INTEGER NOT NULL REFERENCES stack(id),
+    thread      INTEGER NOT NULL REFERENCES thread(id),
+    lo          INTEGER NOT NULL,
+    ncalls      INTEGER NOT NULL,
+    memtot      INTEGER NOT NULL,
+    nlive       INTEGER NOT NULL,
+    memlive     INTEGER NOT NULL,
+    PRIMARY KEY (snapshot, stack, thread, lo)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS stack_hist_stack ON stack_hist(stack);
+
 -- Exact totals per snapshot: one row per thread (thread = its id) and one for
 -- the whole process (thread = 0). They include allocations that got no stack.
 CREATE TABLE IF NOT EXISTS totals (
@@ -164,19 +192,34 @@ FROM frame f JOIN module m ON m.id = f.module
 LEFT JOIN function fn ON fn.id = f.function
 LEFT JOIN file fl ON fl.id = f.file;
 
--- The latest snapshot of each process.
+-- The latest snapshot of each process (a peak snapshot never is).
 CREATE VIEW IF NOT EXISTS last_snapshot AS
 SELECT s.* FROM snapshot s
-WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process);
+WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t.reason != 'peak');
 
 -- Current value of every (process, stack, thread) as of its process's latest
--- snapshot (the newest row of each key).
+-- snapshot (the newest row of each key, peak snapshots aside).
 CREATE VIEW IF NOT EXISTS last_sample AS
 SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
        sa.memlive, sa.maxlive, sa.ntemp
 FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
-WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2
-                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);
+WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
+                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND sn2.reason != 'peak');
+
+-- Each process's peak: its latest peak snapshot (version 3).
+CREATE VIEW IF NOT EXISTS peak_snapshot AS
+SELECT s.* FROM snapshot s
+WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t.reason = 'peak');
+
+-- The value of every (process, stack, thread) at its process's peak.
+CREATE VIEW IF NOT EXISTS peak_sample AS
+SELECT ps.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
+       sa.memlive, sa.maxlive, sa.ntemp
+FROM peak_snapshot ps JOIN snapshot sn ON sn.process = ps.process
+JOIN sample sa ON sa.snapshot = sn.id
+WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
+                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND sn2.process = ps.process
+                       AND (sn2.id = ps.id OR (sn2.reason != 'peak' AND sn2.id < ps.id)));
 
 -- The frames of every stack that has samples, depth 0 = leaf, walking
 -- towards the root.
@@ -214,4 +257,4 @@ FROM process p JOIN last_snapshot ls ON ls.process = p.id
 JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
 
 -- The format version (last: a file that has it has everything above).
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

@@ -7,5 +7,6 @@ MP_ENABLED=0 profile a.db $P 2>err
 assert_match "$(cat err)" "active=1 snapshot=0" "API active under the preload"
 assert_eq "$(by_function a.db '*_region')" "in_region|200|4000|200|0" "only the region has stacks"
 assert_eq "$(q a.db 'SELECT ncalls, memtot, ncalls_nostack, memtot_nostack FROM process_totals')" "600|14000|400|10000" "totals exact"
-assert_eq "$(q a.db "SELECT seq, reason, label FROM snapshot ORDER BY seq")" "1|api|region
-2|exit|" "snapshots: api (labelled) then exit"
+assert_eq "$(q a.db "SELECT seq, reason, label FROM snapshot ORDER BY seq")" "1|peak|
+2|api|region
+3|exit|" "snapshots: api (labelled, after the peak's) then exit"

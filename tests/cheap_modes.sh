@@ -20,7 +20,7 @@ assert_eq "$(ntemp full.db | tr '\n' ' ')" "grow|9 pairs|10000 tagged_work|300 z
 # the size histogram: [16,32) pairs and grow's 16; [32,64) outer and 32;
 # [64,128) keep, inner and 64 (live: keep's 1000 and inner's 100); [512,1024)
 # peak, zeroed and 512; one each of grow's 128..4096; big
-hist() { q "$1" "SELECT lo, ncalls, memtot, nlive, memlive FROM hist" | tr '\n' ' '; }
+hist() { q "$1" "SELECT lo, ncalls, memtot, nlive, memlive FROM hist JOIN last_snapshot ls ON ls.id = hist.snapshot" | tr '\n' ' '; }
 assert_eq "$(hist full.db)" "16|10001|240016|0|0 32|301|15032|0|0 64|1201|114064|1100|107000 128|1|128|0|0 256|1|256|0|0 512|2011|2010512|0|0 1024|1|1024|0|0 2048|1|2048|0|0 4096|1|4096|0|0 1048576|1|1048576|1|1048576 " \
     "full capture: the size histogram"
 for mode in "MP_STACKS=none" "MP_ENABLED=0" "MP_SAMPLE=64K" "MP_STACKS=tags" "MP_STACKS=tags MP_SAMPLE=4K"; do

@@ -72,7 +72,7 @@ record_ok() {
     assert_eq $rc $status "record $*: the program's exit status"
     local run=$(q "$db" "SELECT max(id) FROM run")
     local np=$(q "$db" "SELECT count(*) FROM process WHERE run = $run")
-    local ns=$(q "$db" "SELECT count(*) FROM snapshot JOIN process p ON p.id = snapshot.process WHERE p.run = $run")
+    local ns=$(q "$db" "SELECT count(*) FROM snapshot JOIN process p ON p.id = snapshot.process WHERE p.run = $run AND reason != 'peak'")
     local pl=es sl=s
     [ "$np" = 1 ] && pl=
     [ "$ns" = 1 ] && sl=

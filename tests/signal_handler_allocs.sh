@@ -16,5 +16,5 @@ assert_eq "$(q a.db "SELECT sum(s.ncalls), sum(s.memtot), sum(s.nfree), sum(s.me
     JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'handler_loop'")" "1500000|60000000|1500000|0" "the loop's own stack exact"
 # the handler's allocations: with their stack (it interrupted the program's code) or without (the allocator's)
 assert_eq "$(q a.db "SELECT (SELECT sum(s.ncalls) FROM last_sample s JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'on_alarm')
-    + (SELECT t.ncalls_nostack FROM totals t JOIN snapshot sn ON sn.id = t.snapshot WHERE t.thread = 0)")" "$((2 * n))" "the handler's: 2 per signal, with a stack or without"
+    + (SELECT t.ncalls_nostack FROM totals t JOIN snapshot sn ON sn.id = t.snapshot WHERE t.thread = 0 AND sn.reason = 'exit')")" "$((2 * n))" "the handler's: 2 per signal, with a stack or without"
 assert_eq "$(q a.db "SELECT count(*) FROM stack_frames WHERE module LIKE '%libmallocprof%'")" 0 "no frame of the recorder's trampoline"

@@ -14,7 +14,7 @@ assert_eq "$(by_function a.db 'thread_*')" "thread_alloc|4000|160000|4000|0
 thread_leak|12|768|0|768" "per function"
 # per-thread totals: the same 1000 frees are credited to the allocating thread
 assert_eq "$(q a.db "SELECT t.ncalls, t.memtot, t.nfree FROM totals t JOIN thread th ON th.id = t.thread
-      WHERE th.seq > 1 ORDER BY t.memtot")" "1003|16192|1000
+      JOIN last_snapshot ls ON ls.id = t.snapshot WHERE th.seq > 1 ORDER BY t.memtot")" "1003|16192|1000
 1003|32192|1000
 1003|48192|1000
 1003|64192|1000" "thread totals (1000 blocks + 3 leaked each)"

@@ -14,7 +14,7 @@ check /nonexistent/dir/p.db "unable to open database file" "nonexistent director
 check /proc/p.db "unable to open database file" "directory that cannot be written"
 check /dev/full "(database or disk is full|disk I/O error)" "full disk"
 sqlite3 other.db "CREATE TABLE t(x); PRAGMA user_version = 99"
-check $T/other.db "the database has schema version 99, this profiler writes 2" "another schema version"
+check $T/other.db "the database has schema version 99, this profiler writes 3" "another schema version"
 assert_eq "$(q other.db 'SELECT count(*) FROM sqlite_master')" 1 "the other database untouched"
 sqlite3 foreign.db "CREATE TABLE t(x)"
 check $T/foreign.db "the file is an SQLite database of another program" "a foreign SQLite file"
