@@ -60,8 +60,10 @@ static void bind(sqlite3_stmt *st, const char *name, int64_t v)
 
 /* Sums the classes of each selected process at its selected snapshot: the
  * process's (the hist table), or with a stack, that stack's (stack_hist:
- * per thread and class, the newest row at or before the snapshot, those
- * of peak snapshots aside, since they have none); tid 0 = every thread. */
+ * per thread and class, the newest row at or before the snapshot, peak
+ * snapshots having none; a thread without rows allocated from the stack in
+ * one class, that of its mean size, and its sample row has the values);
+ * tid 0 = every thread. The first column is a size in the class. */
 static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t tid,
                         int64_t (*h)[NH])
 {
@@ -72,7 +74,15 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
         " WHERE sh.stack = :stack AND th.process = :process AND (:tid = 0 OR th.tid = :tid)"
         " AND sh.snapshot = (SELECT MAX(s2.snapshot) FROM stack_hist s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
         "   WHERE s2.stack = sh.stack AND s2.thread = sh.thread AND s2.lo = sh.lo"
-        "   AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)";
+        "   AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
+        " UNION ALL"
+        " SELECT sa.memtot / sa.ncalls, sa.ncalls, sa.memtot, sa.ncalls - sa.nfree, sa.memlive FROM sample sa"
+        " JOIN thread th ON th.id = sa.thread"
+        " WHERE sa.stack = :stack AND th.process = :process AND (:tid = 0 OR th.tid = :tid) AND sa.ncalls > 0"
+        " AND sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
+        "   WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
+        " AND NOT EXISTS (SELECT 1 FROM stack_hist sh WHERE sh.stack = sa.stack AND sh.thread = sa.thread"
+        "   AND sh.snapshot <= :snapshot)";
     sqlite3 *db;
     char err[1024];
     int rc = profile_open_db(p->path, &db, 0, err, sizeof err);

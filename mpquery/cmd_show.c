@@ -71,14 +71,14 @@ static void frames_table(const struct shown *fr, size_t n, struct table *tab)
     }
 }
 
-static void print_json(const struct table *tab, int64_t id, const counters *k)
+static void print_json(const struct table *tab, int64_t id, const counters *k, int nc)
 {
     struct json w;
     json_init(&w, stdout);
     json_open(&w, '{');
     json_key(&w, "stack");
     json_int(&w, id);
-    for (int i = 0; i < NSTACK_COUNTERS; i++) {
+    for (int i = 0; i < nc; i++) {
         json_key(&w, counter_name[i]);
         json_int(&w, k->v[i]);
     }
@@ -90,11 +90,11 @@ static void print_json(const struct table *tab, int64_t id, const counters *k)
 }
 
 /* "#N  function  file:line [inlined]  (module+0xOFFSET)", text cleaned */
-static void print_text(const struct shown *fr, size_t n, int64_t id, const counters *k)
+static void print_text(const struct shown *fr, size_t n, int64_t id, const counters *k, int nc)
 {
     struct strbuf loc = { 0 }, where = { 0 };
     printf("stack %lld:", (long long)id);
-    for (int i = 0; i < NSTACK_COUNTERS; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
+    for (int i = 0; i < nc; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         loc.len = 0;
@@ -125,12 +125,12 @@ static void show_stack(const struct common *c, const struct profile *p, const st
     size_t n = collect(p, s, rules, &names, &fr);
     const counters *k = &sel->stack_c[s];
     if (c->format == FMT_TEXT) {
-        print_text(fr, n, p->stacks[s].id, k);
+        print_text(fr, n, p->stacks[s].id, k, shown_counters(p));
     } else {
         struct table tab;
         frames_table(fr, n, &tab);
         if (c->format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
-        else print_json(&tab, p->stacks[s].id, k);
+        else print_json(&tab, p->stacks[s].id, k, shown_counters(p));
         table_free(&tab);
     }
     free(fr);

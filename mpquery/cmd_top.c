@@ -79,18 +79,18 @@ static void list_stacks(const struct listing *l)
     n = select_top(items, n, (size_t)c->limit, cmp_stack, &ctx);
 
     /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
-    static const char *const text_cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
-                                             "ntemp", "stack", "where" };
-    static const char *const cols[] = { "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive",
-                                        "ntemp", "stack", "stacks", "where", "frames" };
-    int json = c->format == FMT_JSON;
+    int json = c->format == FMT_JSON, nc = shown_counters(q->p);
+    const char *cols[NSTACK_COUNTERS + 4];
+    memcpy(cols, counter_name, nc * sizeof *cols);
+    static const char *const text_rest[] = { "stack", "where" }, *const rest[] = { "stack", "stacks", "where", "frames" };
+    if (c->format == FMT_TEXT) memcpy(cols + nc, text_rest, sizeof text_rest);
+    else memcpy(cols + nc, rest, sizeof rest);
     struct table tab;
-    if (c->format == FMT_TEXT) table_init(&tab, NSTACK_COUNTERS + 2, text_cols);
-    else table_init(&tab, NSTACK_COUNTERS + (json ? 4 : 3), cols);
+    table_init(&tab, nc + (c->format == FMT_TEXT ? 2 : json ? 4 : 3), cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
-        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, own[node].v[k]);
+        for (int k = 0; k < nc; k++) table_int(&tab, own[node].v[k]);
         table_stack(&tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
         dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
         table_str(&tab, sb.s);
@@ -123,16 +123,20 @@ static void list_functions(struct listing *l, int inclusive)
     struct top_ctx ctx = { key, NULL, NULL, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
 
-    static const char *const cols[] = {
-        "self.ncalls", "self.memtot", "self.nfree", "self.nlive", "self.memlive", "self.maxlive", "self.ntemp",
-        "inclusive.ncalls", "inclusive.memtot", "inclusive.nfree", "inclusive.nlive", "inclusive.memlive",
-        "inclusive.maxlive", "inclusive.ntemp", "function" };
+    int nc = shown_counters(l->q[0].p);
+    char names[2 * NSTACK_COUNTERS][32];
+    const char *cols[2 * NSTACK_COUNTERS + 1];
+    for (int k = 0; k < 2 * nc; k++) {
+        snprintf(names[k], sizeof names[k], "%s.%s", k < nc ? "self" : "inclusive", counter_name[k % nc]);
+        cols[k] = names[k];
+    }
+    cols[2 * nc] = "function";
     struct table tab;
-    table_init(&tab, 2 * NSTACK_COUNTERS + 1, cols);
+    table_init(&tab, 2 * nc + 1, cols);
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
-        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, self[l].v[k]);
-        for (int k = 0; k < NSTACK_COUNTERS; k++) table_int(&tab, incl[l].v[k]);
+        for (int k = 0; k < nc; k++) table_int(&tab, self[l].v[k]);
+        for (int k = 0; k < nc; k++) table_int(&tab, incl[l].v[k]);
         table_strn(&tab, t->labels.str[l], t->labels.len[l]);
     }
     listing_print(l, &tab);

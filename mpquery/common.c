@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 const char *const counter_name[NSTACK_COUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
-                                                      "maxlive", "ntemp" };
+                                                      "maxlive", "ntemp", "time" };
 
 int counter_parse(const char *name)
 {

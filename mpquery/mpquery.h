@@ -15,6 +15,7 @@
 #define _GNU_SOURCE         /* qsort_r, memmem, REG_STARTEND: every .c includes this first */
 #endif
 
+#include <regex.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -92,16 +93,18 @@ size_t select_top(uint32_t *items, size_t n, size_t k,
 /* A stack's counters, in the order every table lists them. nlive (blocks
  * allocated and not freed) is not stored: it is ncalls - nfree, set by
  * counters_derive when a row is loaded, and sums like the others. ntemp
- * (temporary blocks) is the samples' alone, last: a totals row has the
- * first NCOUNTERS (its ntemp stays 0 and is never shown), a sample all
- * NSTACK_COUNTERS (a file of format version 1 reads ntemp as 0). */
-enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NTEMP, NSTACK_COUNTERS };
+ * (temporary blocks) and time (MP_TIME: nanoseconds) are the samples'
+ * alone, last: a totals row has the first NCOUNTERS (the others stay 0 and
+ * are never shown), a sample all NSTACK_COUNTERS (a file of format
+ * version 1 reads ntemp as 0, of versions 1 and 2 time as 0). Tables show
+ * time only for a profile recorded with it (shown_counters). */
+enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NTEMP, TIME, NSTACK_COUNTERS };
 enum { NCOUNTERS = NTEMP };
 typedef struct { int64_t v[NSTACK_COUNTERS]; } counters;
 extern const char *const counter_name[NSTACK_COUNTERS];
 int counter_parse(const char *name);     /* -1 when unknown */
 /* The counters in order, for --help and messages. */
-#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive or ntemp"
+#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time"
 static inline void counters_derive(counters *a)
 {
     a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
@@ -165,7 +168,11 @@ struct profile {
     struct total *totals; size_t ntotals;
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
     int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
+    int has_time;                       /* a process recorded with MP_TIME=1 */
 };
+/* How many counters tables show, from the first: all, or all but time
+ * when no process recorded it. */
+static inline int shown_counters(const struct profile *p) { return p->has_time ? NSTACK_COUNTERS : TIME; }
 /* Loads the whole database (one pass per table). On failure returns the
  * exit code and writes the reason (without the path) into err. */
 int profile_load(const char *path, struct profile **out, char *err, size_t errlen);
@@ -226,15 +233,23 @@ enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL, SNAP_PEAK };
 struct select_opts {
     int run_all, has_run; int64_t run_id;
     int has_pid; int64_t pid;
-    int has_tid; int64_t tid;
+    int has_tid; int64_t tid;   /* --thread TID */
+    const char *thread_re;      /* --thread RE: the threads whose whole name (as shown) matches */
+    const struct ruleset *rules; /* their `thread replace` lines name the threads (load_rules); NULL: as recorded */
     int snap_kind; int64_t snap_value; const char *snap_label;
     int live_only;              /* leaks: only stacks with blocks or bytes still live */
+    int keep_rows;              /* fill selection.rows (--per-thread views) */
 };
 struct selection {
     uint32_t run;               /* run index, NONE = all runs */
     uint32_t *proc_snapshot;    /* per process: selected snapshot index, NONE = not selected */
     size_t nselected;           /* selected processes */
     counters *stack_c;          /* per stack: counters summed over threads/processes */
+    uint8_t *thread_ok;         /* per thread: selected */
+    const char **thread_name;   /* per thread: its name as shown (after thread rules) */
+    struct arena names;         /* their text */
+    uint32_t *rows; size_t nrows; /* keep_rows: the sample rows summed into stack_c, one per
+                                   (stack, thread); live_only does not apply to them */
 };
 int select_parse_snapshot(const char *arg, struct select_opts *o);
 int select_apply(const struct profile *p, const struct select_opts *o,
@@ -242,6 +257,37 @@ int select_apply(const struct profile *p, const struct select_opts *o,
 void selection_free(struct selection *s);
 /* The process totals row (thread = whole process) of a snapshot, or NULL. */
 const struct total *snapshot_total(const struct profile *p, uint32_t snapshot);
+
+/* ---------------------------------------------------------------- threads.c */
+/* --thread and --group-threads patterns: POSIX ERE matched against the
+ * whole name. compile: 0, or 2 with regerror's text in err. */
+int thread_pattern_compile(const char *pattern, regex_t *re, char *err, size_t errlen);
+int thread_pattern_match(const regex_t *re, const char *name);
+/* --thread's value is a tid when it is all digits. */
+int thread_spec_is_tid(const char *arg);
+/* Per thread: its name after the rules' thread lines (rules NULL: the
+ * recorded name); the text in `text` (malloc'd array). */
+const char **thread_names(const struct profile *p, const struct ruleset *rules, struct arena *text);
+/* The roots of per-thread views: every selected thread in one group
+ * (group_of, NONE: not selected), each group named. */
+struct thread_groups {
+    uint32_t *group_of;         /* per thread */
+    const char **name;          /* per group */
+    size_t n;
+    struct arena text;
+};
+/* One group per process: "EXE (pid N)". */
+void thread_groups_by_process(const struct profile *p, const struct selection *s, struct thread_groups *g);
+/* One group per pattern, the threads whose name matches it (the first that
+ * does), named by the pattern; every other thread its own, "NAME (tid N)".
+ * 0, or 2 with err set (bad regex). */
+int thread_groups_by_name(const struct profile *p, const struct selection *s, const char *const *patterns,
+                          size_t npatterns, struct thread_groups *g, char *err, size_t errlen);
+void thread_groups_free(struct thread_groups *g);
+/* s->rows (keep_rows) ordered by group into rows (sized s->nrows); returns
+ * the start of each group's rows (g->n + 1 entries, malloc'd). */
+size_t *group_rows(const struct profile *p, const struct selection *s, const struct thread_groups *g,
+                   uint32_t *rows);
 
 /* ---------------------------------------------------------------- rules.c */
 enum { RULE_DROP = 1, RULE_PRUNE = 2, RULE_ROOT = 4 };
@@ -259,6 +305,8 @@ size_t rules_count_marks(const struct ruleset *rs);
  * stack flags (RULE_*) are returned. */
 unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len,
                      struct strbuf *out);
+/* Runs the `thread replace` lines in order on a thread name, into out. */
+void rules_apply_thread(const struct ruleset *rs, const char *name, size_t len, struct strbuf *out);
 void rules_free(struct ruleset *rs);
 
 /* ---------------------------------------------------------------- view.c */
@@ -277,6 +325,7 @@ struct dtree {
      * matches an --exclude or is marked (drop, prune, root) by a
      * suppression rule; names tested as shown. NULL without filters. */
     uint8_t *left_out;
+    uint8_t *tag_label; size_t tag_cap;     /* per label: 1 when a [tag] frame's (view_build) */
 };
 struct view_opts {
     const struct ruleset *rules;
@@ -297,6 +346,11 @@ void view_accumulate(const struct profile *p, const struct selection *s,
                      const uint32_t *stack_node, counters *node_c);
 /* Per-node subtree sums (sub sized t->n). */
 void dtree_subtotals(const struct dtree *t, const counters *own, counters *sub);
+/* The tree of tag scopes: the leading [tag] frames of the paths of t, named
+ * without the "[tag] " prefix, built into scopes (dtree_init'ed by the
+ * caller). Per node of t, scope_of is the scope node of its innermost tag
+ * (0: the path has no tag). */
+void dtree_tag_scopes(const struct dtree *t, struct dtree *scopes, uint32_t *scope_of);
 /* Self (leaf) and inclusive (stack counted once per function) per label. */
 void dtree_functions(struct dtree *t, const counters *own, counters *self, counters *incl);
 void dtree_children(struct dtree *t, int sorted);
@@ -376,7 +430,7 @@ void csv_field(FILE *f, const char *s, size_t n);
 enum {
     OPT_RUN = 1, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_RULES, OPT_NO_DEFAULT_RULES,
     OPT_FORMAT, OPT_BY, OPT_LIMIT, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
-    OPT_FILTER, OPT_EXCLUDE, OPT_SUPPRESSIONS,
+    OPT_FILTER, OPT_EXCLUDE, OPT_SUPPRESSIONS, OPT_PER_THREAD, OPT_GROUP_THREADS,
 };
 /* The values of the shared options. */
 struct common {
@@ -388,6 +442,8 @@ struct common {
     struct view_opts view;
     const char *filters[64], *excludes[64];
     const char *suppression_files[64]; size_t nsuppression_files;
+    int per_thread;                         /* --per-thread (implied by --group-threads) */
+    const char *thread_groups[64]; size_t nthread_groups;
 };
 
 /* One entry of a command's option table. The table yields both the
@@ -423,7 +479,7 @@ struct opt {
 #define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
 #define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
 #define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
-#define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID", .help = (h) }
+#define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
 #define OPTION_SNAPSHOT(h)  { .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
 #define OPTION_LINES(h)     { .name = "lines", .id = OPT_LINES, .help = (h) }
 #define OPTION_NO_INLINE(h) { .name = "no-inline", .id = OPT_NO_INLINE, .help = (h) }
@@ -434,7 +490,8 @@ struct opt {
 #define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
 #define OPTIONS_SELECT_EACH \
     OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), \
-    OPTION_THREAD("only allocations made by this thread"), \
+    OPTION_THREAD("only allocations made by this thread (a tid), or by the\n" \
+                  "threads whose whole name matches RE (POSIX ERE)"), \
     OPTION_SNAPSHOT("last (default), peak (each process when its live bytes\n" \
                     "were highest), N (the last snapshot with seq <= N in\n" \
                     "each process), id:N (that snapshot's process only) or\n" \
@@ -447,6 +504,12 @@ struct opt {
     { .name = "functions", .flag = (functions), .value = 1, .help = (h_functions) }, \
     { .name = "self", .flag = (inclusive), .value = 0, .help = (h_self) }, \
     { .name = "inclusive", .flag = (inclusive), .value = 1, .help = (h_inclusive) }
+/* --per-thread, --group-threads (tree, top) */
+#define OPTIONS_PER_THREAD(h) \
+    { .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \
+    { .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", \
+      .help = "with --per-thread: the threads whose whole name matches RE\n" \
+              "as one group, named RE (repeatable; implies --per-thread)" }
 /* rules (rules.c) */
 #define OPTIONS_RULES(h) \
     { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
@@ -541,5 +604,6 @@ int cmd_symbolize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_leaks(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
 
 #endif

@@ -191,6 +191,7 @@ static const struct col sample_cols[] = {
     COL(I64, struct raw_sample, snapshot, "snapshot"), COL(I64, struct raw_sample, stack, "stack"),
     COL(I64, struct raw_sample, thread, "thread"), COUNTER_COLS(struct raw_sample, c),
     COL_SINCE(I64, struct raw_sample, c.v[NTEMP], "ntemp", 2, "0"),
+    COL_SINCE(I64, struct raw_sample, c.v[TIME], "time", 3, "0"),
 };
 
 static const struct table_spec
@@ -377,6 +378,8 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
     if (sqlite3_close(db) != SQLITE_OK && !rc)
         rc = profile_fail(err, errlen, "cannot close (%s)", sqlite3_errmsg(db));
     if (rc) { profile_free(p); return rc; }
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (strstr(p->procs[i].settings, "MP_TIME=1")) p->has_time = 1;
     *out = p;
     return 0;
 }

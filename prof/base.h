@@ -67,6 +67,7 @@ struct mp_options {
     int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
     int final;                  /* MP_FINAL: snapshots when the process ends */
     int quiet;                  /* MP_QUIET: no info lines */
+    int time;                   /* MP_TIME: the time counter */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;

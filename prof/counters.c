@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SLOT_CHUNK 64
@@ -47,6 +48,7 @@ static _Atomic(struct mp_thread *) threads;
 static struct mp_thread *_Atomic by_seq[MAX_THREADS];
 static _Atomic uint32_t nthreads, nalive;
 static struct mp_slot *_Atomic slot_chunks[MAX_SLOT_CHUNKS];
+static struct slot_raw *_Atomic peak_chunks[MAX_SLOT_CHUNKS];     /* slot_peak */
 static _Atomic uint32_t slot_chunks_used;
 static _Atomic int64_t process_live, process_peak_bytes;
 static pthread_key_t exit_key;
@@ -65,6 +67,20 @@ struct mp_slot_side *slot_side(uint32_t idx)
 {
     struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
     return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
+}
+
+struct slot_raw *slot_peak(uint32_t idx, int create)
+{
+    struct slot_raw *_Atomic *at = &peak_chunks[idx / SLOT_CHUNK];
+    struct slot_raw *chunk = atomic_load_explicit(at, memory_order_acquire);
+    if (!chunk && create) {
+        struct slot_raw *made = arena_alloc(SLOT_CHUNK * sizeof *made, 1), *none = NULL;
+        if (!made) return NULL;
+        /* a slot's owner and another thread's free may both make it: one
+         * wins, the other's memory stays unused in the arena */
+        chunk = atomic_compare_exchange_strong(at, &none, made) ? made : none;
+    }
+    return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
 }
 
 uint32_t slot_limit(void)
@@ -268,11 +284,16 @@ static inline void slot_touch(struct mp_slot *s, uint32_t idx)
     if (unlikely(s->epoch != (uint16_t)e)) slot_save(s, idx, e);
 }
 
+/* Without memory for it, the slot is not saved: read at the peak, it
+ * has its current values. */
 void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch)
 {
-    struct slot_raw *p = &slot_side(idx)->at_peak;
-    p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
-    p->maxlive = s->maxlive, p->ntemp = slot_side(idx)->ntemp;
+    struct slot_raw *p = slot_peak(idx, 1);
+    if (p) {
+        const struct mp_slot_side *side = slot_side(idx);
+        p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
+        p->maxlive = s->maxlive, p->ntemp = side->ntemp, p->time = side->time;
+    }
     __atomic_store_n(&s->epoch, (uint16_t)epoch, __ATOMIC_RELEASE);
 }
 
@@ -294,18 +315,29 @@ void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_
     }
 }
 
-static inline void remote_touch(_Atomic uint32_t *remote_epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
-                                uint64_t *n_at_peak, uint64_t *b_at_peak)
+static inline void thread_remote_touch(struct mp_thread *owner)
 {
     uint32_t e = peak_epoch();
-    if (unlikely(atomic_load_explicit(remote_epoch, RELAXED) != e)) remote_save(remote_epoch, e, n, b, n_at_peak, b_at_peak);
+    if (unlikely(atomic_load_explicit(&owner->remote_epoch, RELAXED) != e))
+        remote_save(&owner->remote_epoch, e, &owner->nfree_remote, &owner->freed_remote,
+                    &owner->nfree_remote_at_peak, &owner->freed_remote_at_peak);
 }
 
-/* A *_remote pair as at the peak of epoch e: saved, or untouched since. */
+static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *side, uint32_t idx)
+{
+    uint32_t e = peak_epoch();
+    if (unlikely(atomic_load_explicit(&side->remote_epoch, RELAXED) != e)) {
+        struct slot_raw *p = slot_peak(idx, 1);
+        if (p) remote_save(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &p->nfree_remote, &p->freed_remote);
+    }
+}
+
+/* A *_remote pair as at the peak of epoch e: saved (n_at_peak not NULL),
+ * or untouched since. */
 static void remote_at(_Atomic uint32_t *remote_epoch, uint32_t e, const _Atomic uint64_t *n, const _Atomic uint64_t *b,
                       const uint64_t *n_at_peak, const uint64_t *b_at_peak, uint64_t *on, uint64_t *ob)
 {
-    if (atomic_load_explicit(remote_epoch, memory_order_acquire) == e) {
+    if (n_at_peak && atomic_load_explicit(remote_epoch, memory_order_acquire) == e) {
         *on = LOAD(*n_at_peak), *ob = LOAD(*b_at_peak);
     } else {
         *on = atomic_load_explicit(n, RELAXED), *ob = atomic_load_explicit(b, RELAXED);
@@ -368,20 +400,21 @@ void process_totals(int at_peak, struct mp_totals *out)
     out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
 }
 
-static void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
+void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
 {
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);
     uint32_t e = peak_info().epoch;
-    if (at_peak && __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) == (uint16_t)e) {
-        *out = side->at_peak;
+    struct slot_raw *p = at_peak ? slot_peak(idx, 0) : NULL;
+    if (p && __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) == (uint16_t)e) {
+        *out = *p;
     } else {
         *out = (struct slot_raw){ LOAD(s->ncalls), LOAD(s->memtot), LOAD(s->live_n), LOAD(s->live_b),
-                                  LOAD(s->maxlive), LOAD(side->ntemp), 0, 0 };
+                                  LOAD(s->maxlive), LOAD(side->ntemp), 0, 0, LOAD(side->time) };
     }
     if (at_peak)
-        remote_at(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &side->at_peak.nfree_remote,
-                  &side->at_peak.freed_remote, &out->nfree_remote, &out->freed_remote);
+        remote_at(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, p ? &p->nfree_remote : NULL,
+                  p ? &p->freed_remote : NULL, &out->nfree_remote, &out->freed_remote);
     else
         out->nfree_remote = atomic_load_explicit(&s->nfree_remote, RELAXED),
         out->freed_remote = atomic_load_explicit(&s->freed_remote, RELAXED);
@@ -412,6 +445,7 @@ void slot_read(uint32_t idx, int at_peak, struct slot_counts *out)
         .memlive = live > 0 ? whole((uint64_t)live) : 0,
         .maxlive = whole(maxlive),
         .ntemp = whole(v.ntemp),
+        .time = v.time,
     };
 }
 
@@ -494,14 +528,67 @@ static inline uint32_t tag_slot(struct mp_thread *t)
     return t->tag_slot;
 }
 
+/* ---------------------------------------------------------------- time (MP_TIME) */
+
+/* Each thread's wall time between its allocations, less the profiler's
+ * own: counted from the mark (set as the profiler returns to the program)
+ * to the profiler's next entry on the thread, and credited to the slot of
+ * the next allocation recorded with a stack. Sampled, only sampled
+ * allocations enter here: the time between them, and the profiler's fast
+ * path (a few ns an operation) counts as the program's. */
+static inline uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void time_enter(struct mp_thread *t)
+{
+    if (unlikely(mp_opt.time) && t->time_mark) t->time_pending += mono_ns() - t->time_mark;
+}
+
+static inline void time_leave(struct mp_thread *t)
+{
+    if (unlikely(mp_opt.time)) t->time_mark = mono_ns();
+}
+
+/* Size classes per stack (stack_hist.c): a slot's blocks of the class of
+ * its first one count in the slot alone; those of other classes also in
+ * the thread's (slot, class) entry, returned here (NULL: the first class,
+ * or no memory). Most stacks allocate one class. */
+static inline struct stack_hist_entry *other_class(struct mp_thread *t, struct mp_slot_side *side, uint32_t idx,
+                                                   uint64_t size)
+{
+    uint8_t cls = (uint8_t)(hist_class(size) + 1), first = LOAD(side->class0);
+    if (likely(first == cls)) return NULL;
+    if (!first) {        /* the owner's first block (a free comes after it) */
+        STORE(side->class0, cls);
+        return NULL;
+    }
+    return stack_hist_entry(t, idx, size);
+}
+
+/* The calling thread enters (1) or leaves (0) the profiler other than
+ * through the allocator: a snapshot it asked for. */
+void time_in_profiler(int enter)
+{
+    struct mp_thread *t = mp_self;
+    if (!t) return;
+    if (enter) time_enter(t);
+    else time_leave(t);
+}
+
 /* An allocation attributed to slot idx: counted with weight cw, tracked
- * (in the map) with weight lw, or not tracked (lw 0). */
+ * (in the map) with weight lw, or not tracked (lw 0); MP_TIME: the
+ * thread's time since its previous one, credited. */
 static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, uint64_t cw, uint64_t lw)
 {
     struct mp_slot *s = slot_at(idx);
     MP_ASSERT(s && s->thread_seq == t->seq);            /* a thread counts only in its own slots */
     slot_touch(s, idx);
-    struct stack_hist_entry *e = s->stack_id ? stack_hist_entry(t, idx, size) : NULL;
+    struct mp_slot_side *side = slot_side(idx);
+    struct stack_hist_entry *e = s->stack_id ? other_class(t, side, idx, size) : NULL;
     if (e) {
         STORE(e->ncalls, e->ncalls + cw);
         STORE(e->memtot, e->memtot + size * cw);
@@ -510,6 +597,10 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
     }
     STORE(s->ncalls, s->ncalls + cw);
     STORE(s->memtot, s->memtot + size * cw);
+    if (unlikely(mp_opt.time)) {
+        STORE(side->time, side->time + t->time_pending);
+        t->time_pending = 0;
+    }
     if (!lw) return;
     STORE(s->live_n, s->live_n + lw);
     STORE(s->live_b, s->live_b + size * lw);
@@ -526,7 +617,7 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
     uint64_t w = block_weight(size);
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);
-    struct stack_hist_entry *e = t && s->stack_id ? stack_hist_entry(t, idx, size) : NULL;
+    struct stack_hist_entry *e = t && s->stack_id ? other_class(t, side, idx, size) : NULL;
     if (e) {
         STORE(e->live_n, e->live_n - w);
         STORE(e->live_b, e->live_b - size * w);
@@ -540,8 +631,7 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
         STORE(s->live_n, s->live_n - w);
         STORE(s->live_b, s->live_b - size * w);
     } else {
-        remote_touch(&side->remote_epoch, &s->nfree_remote, &s->freed_remote,
-                     &side->at_peak.nfree_remote, &side->at_peak.freed_remote);
+        slot_remote_touch(s, side, idx);
         atomic_fetch_add_explicit(&s->nfree_remote, w, RELAXED);
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
     }
@@ -560,8 +650,7 @@ static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintp
         STORE(t->c.live, t->c.live - (int64_t)size);
     } else {
         struct mp_thread *owner = thread_by_seq(s->thread_seq);
-        remote_touch(&owner->remote_epoch, &owner->nfree_remote, &owner->freed_remote,
-                     &owner->nfree_remote_at_peak, &owner->freed_remote_at_peak);
+        thread_remote_touch(owner);
         atomic_fetch_add_explicit(&owner->nfree_remote, 1, RELAXED);
         atomic_fetch_add_explicit(&owner->freed_remote, size, RELAXED);
     }
@@ -573,7 +662,7 @@ static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintp
  * their weight; a tag path is known without unwinding, so every
  * allocation counts for its tags exactly, and sampling only chooses the
  * blocks whose frees are followed. */
-void record_attribute(struct mp_thread *t, void *p, size_t size)
+static void attribute(struct mp_thread *t, void *p, size_t size)
 {
     uint32_t slot = 0;
     uint64_t cw = WEIGHT_ONE, lw = 0;
@@ -591,6 +680,14 @@ void record_attribute(struct mp_thread *t, void *p, size_t size)
     if (lw) ptrmap_insert((uintptr_t)p, slot, size);
 }
 
+/* attribute, its time the profiler's (MP_TIME) */
+void record_attribute(struct mp_thread *t, void *p, size_t size)
+{
+    time_enter(t);
+    attribute(t, p, size);
+    time_leave(t);
+}
+
 static void unknown_free(struct mp_thread *t)
 {
     thread_touch(t);
@@ -603,12 +700,14 @@ void record_alloc(void *p, size_t size)
 {
     struct mp_thread *t = thread_self();
     if (unlikely(!t) || record_cheap_alloc(p, size)) return;
+    time_enter(t);
     uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;
     slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
     thread_alloc(t, size, size);
     t->last_block = (uintptr_t)p;
     ptrmap_insert((uintptr_t)p, slot, size);
+    time_leave(t);
 }
 
 /* runs inside free, before the real free (so the address cannot be reused
@@ -619,6 +718,7 @@ void record_free(void *p)
     struct mp_thread *t = thread_self();
     uint32_t slot;
     uint64_t size;
+    if (t) time_enter(t);
     if (!mp_track_all) {
         if (t) untracked_free(t, mp_next.malloc_usable_size(p));
         if (ptrmap_may_hold((uintptr_t)p)) record_sampled_free(t, p);
@@ -627,7 +727,10 @@ void record_free(void *p)
     } else if (t) {
         unknown_free(t);
     }
-    if (t) t->last_block = 0;   /* any free ends "temporary" (heaptrack's definition) */
+    if (t) {
+        t->last_block = 0;      /* any free ends "temporary" (heaptrack's definition) */
+        time_leave(t);
+    }
 }
 
 /* The cheap modes: a free whose filter bucket says the map may hold it. */
@@ -793,6 +896,7 @@ void counters_after_fork_child(void)
         uint32_t stack_id = s->stack_id, seq = s->thread_seq;
         memset(s, 0, sizeof *s);
         memset(slot_side(i), 0, sizeof(struct mp_slot_side));
+        if (slot_peak(i, 0)) memset(slot_peak(i, 0), 0, sizeof(struct slot_raw));
         s->stack_id = stack_id;
         s->thread_seq = (uint16_t)seq;
     }

@@ -17,12 +17,28 @@ static const char schema_sql[] =
 /* A file keeps the schema of the version that created it (the schema is
  * created only in an empty file). Each earlier version is the one after it
  * with these objects replaced, by their text exactly as it was then:
- * format version 2, before peak snapshots (it has none); format version
+ * format version 2, before peak snapshots (it has none), stack_hist and
+ * sample.time (read as 0); format version
  * 1, before sample.ntemp, process.ended and hist (a reader of such a file
  * reads ntemp as 0, ended as ''). The recorder writes only the current
  * version. */
-#define FORMAT_V2 /* before format version 3: no peak snapshots, no stack_hist */ \
+#define FORMAT_V2 /* before format version 3: no peak snapshots, stack_hist, sample.time */ \
     "DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist;\n" \
+    "DROP TABLE sample;\n" \
+    "CREATE TABLE IF NOT EXISTS sample (\n" \
+    "    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),\n" \
+    "    stack       INTEGER NOT NULL REFERENCES stack(id),\n" \
+    "    thread      INTEGER NOT NULL REFERENCES thread(id),\n" \
+    "    ncalls      INTEGER NOT NULL,   -- allocations\n" \
+    "    memtot      INTEGER NOT NULL,   -- bytes requested\n" \
+    "    nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed\n" \
+    "    memlive     INTEGER NOT NULL,   -- bytes still allocated\n" \
+    "    maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)\n" \
+    "    ntemp       INTEGER NOT NULL DEFAULT 0, -- of these blocks, how many were temporary: freed\n" \
+    "                                    -- by their thread before it allocated or freed anything else (version 2)\n" \
+    "    PRIMARY KEY (snapshot, stack, thread)\n" \
+    ") WITHOUT ROWID;\n" \
+    "CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);\n" \
     "DROP VIEW last_sample; DROP VIEW last_snapshot;\n" \
     "CREATE VIEW IF NOT EXISTS last_snapshot AS\n" \
     "SELECT s.* FROM snapshot s\n" \

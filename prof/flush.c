@@ -81,7 +81,7 @@ static int open_writer(struct writer *w)
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 9) ||
+    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 10) ||
         batch_prepare(w, &w->stack_hists, "stack_hist", 8))
         return -1;
     return 0;
@@ -113,6 +113,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
         guard_leave(saved);
         return -1;
     }
+    time_in_profiler(1);
     double t0 = mp_now();
     size_t naddrs = symbols_resolve_pending();
     double resolve_s = mp_now() - t0;
@@ -132,6 +133,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
                "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
                reason_names[reason], naddrs, resolve_s, mp_now() - t0);
+    time_in_profiler(0);
     flush_unlock();
     signals_release(&mask);
     guard_leave(saved);

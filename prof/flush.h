@@ -19,7 +19,7 @@
 /* Rows of the big tables (stack nodes, samples, stack_hist) go in by BATCH_ROWS
  * per INSERT: a statement per row costs more than the row. */
 #define BATCH_ROWS 64
-#define BATCH_COLS 9
+#define BATCH_COLS 10
 struct batch {
     sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
     int ncols, n;

@@ -15,6 +15,10 @@
 
 const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
 
+struct class_v { uint64_t ncalls, memtot, live_n, live_b; };      /* fixed point */
+struct other { uint32_t slot, cls, next; struct class_v v; };
+struct row_classes { unsigned n, cls[MP_HIST_CLASSES]; struct class_v v[MP_HIST_CLASSES]; };
+
 static struct {
     int64_t run_id, process_id, snapshot_seq;
     int64_t *thread_ids;        /* by thread seq */
@@ -30,12 +34,18 @@ static struct {
     uint32_t *canon, *alias_next;   /* by slot; canon 0 = not mapped yet */
     size_t ncanon, nalias;
     struct node_map rows;       /* (database stack, thread seq) → canonical slot */
-    /* the per-stack size classes: (canonical slot, class) → index + 1 into
-     * their values now and in the previous snapshot */
-    struct node_map classes;
-    struct stack_hist_entry *class_now, *class_prev;
-    size_t nclass_now, nclass_prev;
-    int class_failed;           /* out of memory while summing */
+    /* the size classes per stack: the threads' entries of this flush,
+     * (slot, class) → index into other (1..nother), listed per slot from
+     * other_head; and the rows written, (canonical slot, class) → index
+     * into class_prev, their values in the previous snapshot */
+    struct node_map other_map, class_rows;
+    struct other *other;
+    size_t nother, other_cap;
+    uint32_t *other_head;
+    size_t nother_head;
+    int other_failed;
+    struct class_v *class_prev;
+    size_t nclass_prev;
 } r;
 
 /* new_process: a fork child (same run, new process row); else another
@@ -50,8 +60,9 @@ void rows_forget(int new_process)
     free(r.canon), r.canon = NULL, r.ncanon = 0;
     free(r.alias_next), r.alias_next = NULL, r.nalias = 0;
     node_clear(&r.rows);
-    node_clear(&r.classes);
-    free(r.class_now), r.class_now = NULL, r.nclass_now = 0;
+    node_clear(&r.other_map), node_clear(&r.class_rows);
+    free(r.other), r.other = NULL, r.nother = r.other_cap = 0;
+    free(r.other_head), r.other_head = NULL, r.nother_head = 0;
     free(r.class_prev), r.class_prev = NULL, r.nclass_prev = 0;
 }
 
@@ -262,7 +273,7 @@ static struct slot_counts row_values(uint32_t i, int at_peak)
     for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
         slot_read(j, at_peak, &a);
         v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
-        v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp;
+        v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp, v.time += a.time;
     }
     return v;
 }
@@ -287,7 +298,7 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, int64_
         const struct mp_slot *s = slot_at(i);
         const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
                                 (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
-                                (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp };
+                                (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp, (int64_t)v.time };
         if (batch_add(w, &w->samples, row)) return -1;
         if (!at_peak) r.prev[i] = v;
         ++*nrows;
@@ -297,58 +308,105 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, int64_
 
 /* ------------------------------------------------------------ size classes per stack */
 
-/* Adds a thread's entry for (slot, class) to its row's values now. */
-static void class_add(const struct stack_hist_entry *e, void *arg)
+/* The threads' entries for the slots' other classes (stack_hist.c), summed
+ * per (slot, class) at each flush: listed per slot from r.other_head. */
+static void other_add(const struct stack_hist_entry *e, void *arg)
 {
     (void)arg;
     uint32_t slot = (uint32_t)(e->key >> 7), cls = (uint32_t)(e->key & 127);
-    if (slot >= r.ncanon || !r.canon[slot]) return;     /* a slot of no stack */
-    uint32_t c = r.canon[slot], k = node_get(&r.classes, c, cls);
+    if (slot >= r.ncanon || !r.canon[slot] || r.other_failed) return;   /* a slot of no stack */
+    uint32_t k = node_get(&r.other_map, slot, cls);
     if (!k) {
-        k = (uint32_t)r.classes.count + 1;
-        if (node_put(&r.classes, c, cls, k) ||
-            grow_array(&r.class_now, &r.nclass_now, k + 1, sizeof *r.class_now) ||
-            grow_array(&r.class_prev, &r.nclass_prev, k + 1, sizeof *r.class_prev)) {
-            r.class_failed = 1;
+        k = (uint32_t)r.nother + 1;
+        if (grow_array(&r.other, &r.other_cap, k + 1, sizeof *r.other) || node_put(&r.other_map, slot, cls, k)) {
+            r.other_failed = 1;
             return;
         }
-        r.class_now[k].key = (uint64_t)c << 7 | cls;
+        r.nother++;
+        r.other[k] = (struct other){ .slot = slot, .cls = cls, .next = r.other_head[slot] };
+        r.other_head[slot] = k;
     }
-    struct stack_hist_entry *v = &r.class_now[k];
+    struct class_v *v = &r.other[k].v;
     v->ncalls += e->ncalls, v->memtot += e->memtot, v->live_n += e->live_n, v->live_b += e->live_b;
 }
 
-static uint64_t whole_or_0(uint64_t fixed)
+static void class_v_add(struct row_classes *rc, unsigned cls, const struct class_v *v)
 {
-    return (int64_t)fixed > 0 ? (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE : 0;
+    unsigned i = 0;
+    while (i < rc->n && rc->cls[i] != cls) i++;
+    if (i == rc->n) rc->cls[rc->n++] = cls, rc->v[i] = (struct class_v){ 0 };
+    rc->v[i].ncalls += v->ncalls, rc->v[i].memtot += v->memtot;
+    rc->v[i].live_n += v->live_n, rc->v[i].live_b += v->live_b;
 }
 
-/* The (stack, thread, class) rows whose values changed since the previous
- * snapshot: the threads' tables summed (a free may count in another
- * thread's table than the allocation), after write_samples mapped every
- * slot to its row. */
+/* The classes of canonical row c (its slots': each slot's first class is
+ * what the slot counted less its other classes); 0 when it has one class
+ * only, which the row's sample values say in full. */
+static unsigned row_classes(uint32_t c, struct row_classes *rc)
+{
+    uint8_t first = slot_side(c)->class0;
+    int several = 0;
+    for (uint32_t j = c; j && !several; j = r.alias_next[j])
+        several = r.other_head[j] || slot_side(j)->class0 != first;
+    if (!several) return 0;
+    rc->n = 0;
+    for (uint32_t j = c; j; j = r.alias_next[j]) {
+        struct slot_raw raw;
+        slot_raw(j, 0, &raw);
+        struct class_v rest = { raw.ncalls, raw.memtot, raw.live_n - raw.nfree_remote, raw.live_b - raw.freed_remote };
+        for (uint32_t k = r.other_head[j]; k; k = r.other[k].next) {
+            const struct class_v *o = &r.other[k].v;
+            class_v_add(rc, r.other[k].cls, o);
+            rest.ncalls -= o->ncalls, rest.memtot -= o->memtot, rest.live_n -= o->live_n, rest.live_b -= o->live_b;
+        }
+        if (slot_side(j)->class0) class_v_add(rc, slot_side(j)->class0 - 1u, &rest);
+    }
+    return rc->n > 1 ? rc->n : 0;
+}
+
+static int64_t whole_or_0(uint64_t fixed)
+{
+    return (int64_t)fixed > 0 ? (int64_t)((fixed + WEIGHT_ONE / 2) / WEIGHT_ONE) : 0;
+}
+
+/* The (stack, thread, class) rows of the rows with several classes whose
+ * values changed since the previous snapshot (a row with one class has
+ * none: its sample row says it all). After write_samples mapped every slot
+ * to its row. */
 static int write_stack_hist(struct writer *w, int64_t snapshot)
 {
-    for (size_t k = 1; k < r.nclass_now; k++) {
-        uint64_t key = r.class_now[k].key;
-        r.class_now[k] = (struct stack_hist_entry){ .key = key };
-    }
-    r.class_failed = 0;
-    stack_hist_each(class_add, NULL);
-    if (r.class_failed) return fail(w, "out of memory");
-    for (size_t k = 1; k <= r.classes.count; k++) {
-        struct stack_hist_entry *v = &r.class_now[k];
-        if (!memcmp(v, &r.class_prev[k], sizeof *v)) continue;
-        uint32_t c = (uint32_t)(v->key >> 7), cls = (uint32_t)(v->key & 127);
+    uint32_t limit = slot_limit();
+    if (grow_array(&r.other_head, &r.nother_head, limit, sizeof *r.other_head)) return fail(w, "out of memory");
+    r.nother = 0, r.other_failed = 0;
+    stack_hist_each(other_add, NULL);
+    int rc = r.other_failed ? fail(w, "out of memory") : 0;
+    struct row_classes classes;
+    for (uint32_t c = 1; c < limit && !rc; c++) {
+        if (c >= r.ncanon || r.canon[c] != c || !row_classes(c, &classes)) continue;
         const struct mp_slot *s = slot_at(c);
-        const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
-                                cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0,
-                                (int64_t)whole_or_0(v->ncalls), (int64_t)whole_or_0(v->memtot),
-                                (int64_t)whole_or_0(v->live_n), (int64_t)whole_or_0(v->live_b) };
-        if (batch_add(w, &w->stack_hists, row)) return -1;
-        r.class_prev[k] = *v;
+        for (unsigned i = 0; i < classes.n && !rc; i++) {
+            uint32_t k = node_get(&r.class_rows, c, classes.cls[i]);
+            if (!k) {
+                k = (uint32_t)r.class_rows.count + 1;
+                if (grow_array(&r.class_prev, &r.nclass_prev, k + 1, sizeof *r.class_prev) ||
+                    node_put(&r.class_rows, c, classes.cls[i], k)) {
+                    rc = fail(w, "out of memory");
+                    break;
+                }
+            }
+            const struct class_v *v = &classes.v[i];
+            if (!memcmp(v, &r.class_prev[k], sizeof *v)) continue;
+            unsigned cls = classes.cls[i];
+            const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
+                                    cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0, whole_or_0(v->ncalls),
+                                    whole_or_0(v->memtot), whole_or_0(v->live_n), whole_or_0(v->live_b) };
+            rc = batch_add(w, &w->stack_hists, row);
+            r.class_prev[k] = *v;
+        }
     }
-    return batch_flush(w, &w->stack_hists);
+    for (size_t k = 1; k <= r.nother; k++) r.other_head[r.other[k].slot] = 0;
+    node_clear(&r.other_map);
+    return rc ? -1 : batch_flush(w, &w->stack_hists);
 }
 
 /* ------------------------------------------------------------ snapshot */

@@ -53,7 +53,10 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "0 = no snapshot when the process ends (exit, exec, fatal signal): only those asked for "   \
       "(MP_INTERVAL, MP_SIGNAL, mp_snapshot)")                                                     \
     X(MP_QUIET, VAL_BOOL, "0", quiet, "--quiet", "0|1",                                            \
-      "1 = no 'mallocprof: info' lines on stderr (warnings and errors still)")
+      "1 = no 'mallocprof: info' lines on stderr (warnings and errors still)")                     \
+    X(MP_TIME, VAL_BOOL, "0", time, "--time", "0|1",                                               \
+      "1 = credit each thread's wall time between its allocations (sampled ones when sampling), " \
+      "less the profiler's, to the stack of the allocation that ends it: the time counter")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;

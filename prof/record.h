@@ -34,16 +34,18 @@ struct mp_slot {
 };
 
 /* A slot's raw values (fixed point), now or as at the process's peak. */
-struct slot_raw { uint64_t ncalls, memtot, live_n, live_b, maxlive, ntemp, nfree_remote, freed_remote; };
+struct slot_raw { uint64_t ncalls, memtot, live_n, live_b, maxlive, ntemp, nfree_remote, freed_remote, time; };
 
-/* What a slot needs seldom, beside its chunk so that a slot stays one
- * cache line: its temporary blocks (freed by their thread before it
- * allocated anything else; owner-written, fixed point), and its values as
- * at the peak (saved by the owner, the *_remote ones by other threads). */
+/* What a slot needs besides its counters, beside its chunk so that a slot
+ * stays one cache line: its temporary blocks (freed by their thread before
+ * it allocated anything else; owner-written, fixed point), its time, the
+ * size class of its first block, and the epoch of its *_remote values as
+ * at the peak (slot_peak). */
 struct mp_slot_side {
     uint64_t ntemp;
-    _Atomic uint32_t remote_epoch;      /* of at_peak's *_remote values */
-    struct slot_raw at_peak;
+    uint64_t time;                      /* MP_TIME: nanoseconds credited (owner) */
+    _Atomic uint32_t remote_epoch;      /* of the *_remote values saved at the peak */
+    uint8_t class0;                     /* hist_class of its first block + 1 (0: none yet) */
 };
 
 #define MP_MAX_TAGS 16
@@ -90,6 +92,10 @@ struct mp_thread {
     int64_t sample_countdown;   /* sampling */
     uintptr_t last_block;       /* its latest allocation (temporary blocks) */
     uint32_t epoch;             /* the peak epoch of its latest save (at_peak) */
+    /* MP_TIME: when its time last started counting (monotonic ns; the
+     * profiler's own time is left out), and what it counted since its
+     * latest allocation credited */
+    uint64_t time_mark, time_pending;
     int active;                 /* -1: follow process switch, 0 off, 1 on */
     uint32_t tag_slot;          /* MP_STACKS=tags: its slot for the current tags, 0 = not known */
 
@@ -146,6 +152,10 @@ struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 struct mp_slot *slot_at(uint32_t idx);
 struct mp_slot_side *slot_side(uint32_t idx);
+/* The slot's values as at the peak, saved (copy on write): kept per chunk
+ * of slots, made at the first save in the chunk (create); NULL when not
+ * made (or out of memory). */
+struct slot_raw *slot_peak(uint32_t idx, int create);
 uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 void record_alloc(void *p, size_t size);
 void record_free(void *p);
@@ -188,9 +198,11 @@ void process_totals(int at_peak, struct mp_totals *out);
 const struct thread_counts *thread_counts(const struct mp_thread *t, int at_peak);
 /* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE),
  * now or as at the peak. */
-struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp; };
+struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp, time; };
+void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out);     /* fixed point, as stored */
 void slot_read(uint32_t idx, int at_peak, struct slot_counts *out);
 void counters_after_fork_child(void);
+void time_in_profiler(int enter);       /* MP_TIME: a snapshot on the thread is the profiler's time */
 /* A signal handler that interrupted the allocator or the profiler
  * (IN_HANDLER): its allocations and frees, logged without touching the
  * profiler's state, are recorded by handler_drain at the way out (blocks

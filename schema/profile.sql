@@ -125,6 +125,8 @@ CREATE TABLE IF NOT EXISTS sample (
     maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)
     ntemp       INTEGER NOT NULL DEFAULT 0, -- of these blocks, how many were temporary: freed
                                     -- by their thread before it allocated or freed anything else (version 2)
+    time        INTEGER NOT NULL DEFAULT 0, -- MP_TIME: nanoseconds of the thread's wall time before
+                                    -- these allocations, since its previous one (version 3)
     PRIMARY KEY (snapshot, stack, thread)
 ) WITHOUT ROWID;
 
@@ -145,11 +147,13 @@ CREATE TABLE IF NOT EXISTS hist (
 ) WITHOUT ROWID;
 
 -- Size histogram per stack and allocating thread (version 3): the classes
--- of the hist table, for the blocks of one sample row's (stack, thread).
--- As for sample rows, a snapshot stores the rows that changed since the
--- previous snapshot of the process, and the value at snapshot S is the row
--- with the largest snapshot id <= S; peak snapshots have none (a per-stack
--- histogram at the peak is not kept).
+-- of the hist table, for the blocks of one sample row's (stack, thread),
+-- when they are of several classes: a (stack, thread) without rows here
+-- allocated in one class, that of its mean size (memtot / ncalls), with
+-- its sample row's values. As for sample rows, a snapshot stores the rows
+-- that changed since the previous snapshot of the process, and the value
+-- at snapshot S is the row with the largest snapshot id <= S; peak
+-- snapshots have none (a per-stack histogram at the peak is not kept).
 CREATE TABLE IF NOT EXISTS stack_hist (
     snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
     stack       INTEGER NOT NULL REFERENCES stack(id),
@@ -201,7 +205,7 @@ WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t
 -- snapshot (the newest row of each key, peak snapshots aside).
 CREATE VIEW IF NOT EXISTS last_sample AS
 SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
-       sa.memlive, sa.maxlive, sa.ntemp
+       sa.memlive, sa.maxlive, sa.ntemp, sa.time
 FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
                      WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND sn2.reason != 'peak');
@@ -214,7 +218,7 @@ WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t
 -- The value of every (process, stack, thread) at its process's peak.
 CREATE VIEW IF NOT EXISTS peak_sample AS
 SELECT ps.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
-       sa.memlive, sa.maxlive, sa.ntemp
+       sa.memlive, sa.maxlive, sa.ntemp, sa.time
 FROM peak_snapshot ps JOIN snapshot sn ON sn.process = ps.process
 JOIN sample sa ON sa.snapshot = sn.id
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
