@@ -32,7 +32,7 @@ expect_fail 2 "^mpquery: unknown command 'frob' \(see mpquery --help\)$" "$MPQ" 
 expect_fail 2 '^mpquery: top: unknown option --frob \(see mpquery top --help\)$' "$MPQ" top basic.db --frob
 expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
 expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
-expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive or ntemp\)" "$MPQ" top basic.db --by bytes
+expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time\)" "$MPQ" top basic.db --by bytes
 expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
 expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
 expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top
