@@ -3,8 +3,9 @@
  * profiles are viewed into ONE display tree, so equal paths are equal nodes
  * and matching costs nothing per stack. Rows are sorted by |B - A|, larger
  * first; --fold writes "path A B" lines for flamegraph.pl's differential
- * mode (the difffolded.pl format). */
-#include "mpquery.h"
+ * mode (the difffolded.pl format), --flame a differential flame graph
+ * (flame.c): B's widths, coloured by the change of each frame's subtree. */
+#include "flame.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,11 @@ static const char more[] =
 "\n"
 "example:\n"
 "  mpquery diff before.db after.db --by memlive --functions -n 10\n"
-"  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n";
+"  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n"
+"  mpquery diff before.db after.db --flame -o diff.svg\n";
 
 /* What diff compares and how it writes it. */
-struct diff_args { int functions, inclusive, fold; };
+struct diff_args { int functions, inclusive, fold, flame, rc; struct flame_opts f; };
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
 
@@ -125,9 +127,30 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     listing_ignored_line(l, stderr);
 }
 
+/* --flame: widths from b, colours from a to b, per subtree. */
+static void print_flame(struct listing *l, struct diff_args *d)
+{
+    struct dtree *t = &l->t;
+    counters *suba = xmalloc(t->n * sizeof *suba), *subb = xmalloc(t->n * sizeof *subb);
+    dtree_subtotals(t, l->own[0], suba);
+    dtree_subtotals(t, l->own[1], subb);
+    struct strbuf source = { 0 };
+    sb_printf(&source, "%s \xe2\x86\x92 %s", l->q[0].p->path, l->q[1].p->path);
+    const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->by, .source = source.s };
+    d->rc = flame_write(&g, &d->f);
+    sb_free(&source);
+    free(suba);
+    free(subb);
+    listing_ignored_line(l, stderr);
+}
+
 static void print(struct listing *l, void *arg)
 {
-    const struct diff_args *d = arg;
+    struct diff_args *d = arg;
+    if (d->flame) {
+        print_flame(l, d);
+        return;
+    }
     size_t nitems = d->functions ? l->t.labels.n : l->t.n;
     int64_t *value[2] = { xmalloc(nitems * sizeof (int64_t)), xmalloc(nitems * sizeof (int64_t)) };
     if (d->functions) {
@@ -157,6 +180,11 @@ int cmd_diff(int argc, char **argv)
         { .name = "fold", .flag = &a.fold, .value = 1,
           .help = "write 'root;...;leaf A B' lines (flamegraph.pl's\n"
                   "differential input, as difffolded.pl makes)" },
+        { .name = "flame", .flag = &a.flame, .value = 1,
+          .help = "write a differential flame graph (SVG): widths from B,\n"
+                  "red where the counter grew from A, blue where it shrank;\n"
+                  "with the options of mpquery flame:" },
+        OPTIONS_FLAME(&a.f),
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
@@ -170,5 +198,11 @@ int cmd_diff(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (a.fold && a.functions) return usage_error(c.cmd, "--fold and --functions do not combine");
-    return listing_run(&c, argv + optind, 2, print, &a);
+    if (a.flame && (a.fold || a.functions))
+        return usage_error(c.cmd, "--flame does not combine with --fold or --functions");
+    if (!a.flame && (a.f.out || a.f.icicle || a.f.title || a.f.width_arg || a.f.min_width_arg))
+        return usage_error(c.cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
+    if ((rc = flame_check_options(c.cmd, &a.f))) return rc;
+    rc = listing_run(&c, argv + optind, 2, print, &a);
+    return rc ? rc : a.rc;
 }

@@ -35,7 +35,8 @@ static char *stack_arg;
 
 static const struct opt opts[] = {
     OPTIONS_SELECT(HELP_RUN "; --pid, --snapshot as in top (the\n"
-                   "histogram is per process: --thread only with --stack)"),
+                   "histogram is per process: --thread (a tid or a name\n"
+                   "pattern) only with --stack)"),
     { .name = "stack", .arg = "ID", .str = &stack_arg,
       .help = "the histogram of this stack's blocks (not at the peak: the\n"
               "recorder keeps no per-stack histogram there)" },
@@ -62,33 +63,43 @@ static void bind(sqlite3_stmt *st, const char *name, int64_t v)
  * process's (the hist table), or with a stack, that stack's (stack_hist:
  * per thread and class, the newest row at or before the snapshot, peak
  * snapshots having none; a thread without rows allocated from the stack in
- * one class, that of its mean size, and its sample row has the values);
- * tid 0 = every thread. The first column is a size in the class. */
-static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t tid,
-                        int64_t (*h)[NH])
+ * one class, that of its mean size, and its sample row has the values),
+ * of the selected threads (--thread). The first column is a size in the
+ * class, the last the thread's id. */
+static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t (*h)[NH])
 {
-    static const char process_sql[] = "SELECT lo, ncalls, memtot, nlive, memlive FROM hist WHERE snapshot = :snapshot";
+    static const char process_sql[] = "SELECT lo, ncalls, memtot, nlive, memlive, 0 FROM hist WHERE snapshot = :snapshot";
     static const char stack_sql[] =
-        "SELECT sh.lo, sh.ncalls, sh.memtot, sh.nlive, sh.memlive FROM stack_hist sh"
+        "SELECT sh.lo, sh.ncalls, sh.memtot, sh.nlive, sh.memlive, sh.thread FROM stack_hist sh"
         " JOIN thread th ON th.id = sh.thread"
-        " WHERE sh.stack = :stack AND th.process = :process AND (:tid = 0 OR th.tid = :tid)"
+        " WHERE sh.stack = :stack AND th.process = :process"
         " AND sh.snapshot = (SELECT MAX(s2.snapshot) FROM stack_hist s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
         "   WHERE s2.stack = sh.stack AND s2.thread = sh.thread AND s2.lo = sh.lo"
         "   AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
         " UNION ALL"
-        " SELECT sa.memtot / sa.ncalls, sa.ncalls, sa.memtot, sa.ncalls - sa.nfree, sa.memlive FROM sample sa"
+        " SELECT sa.memtot / sa.ncalls, sa.ncalls, sa.memtot, sa.ncalls - sa.nfree, sa.memlive, sa.thread FROM sample sa"
         " JOIN thread th ON th.id = sa.thread"
-        " WHERE sa.stack = :stack AND th.process = :process AND (:tid = 0 OR th.tid = :tid) AND sa.ncalls > 0"
+        " WHERE sa.stack = :stack AND th.process = :process AND sa.ncalls > 0"
         " AND sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
         "   WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
         " AND NOT EXISTS (SELECT 1 FROM stack_hist sh WHERE sh.stack = sa.stack AND sh.thread = sa.thread"
         "   AND sh.snapshot <= :snapshot)";
+    struct idmap thread_of;             /* database thread id → index */
+    idmap_init(&thread_of, p->nthreads);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        int created;
+        *idmap_put(&thread_of, (uint64_t)p->threads[t].id, &created) = (uint32_t)t;
+    }
     sqlite3 *db;
     char err[1024];
     int rc = profile_open_db(p->path, &db, 0, err, sizeof err);
-    if (rc) return error(rc, "%s: %s", p->path, err);
+    if (rc) {
+        idmap_free(&thread_of);
+        return error(rc, "%s: %s", p->path, err);
+    }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, stack ? stack_sql : process_sql, -1, &st, NULL) != SQLITE_OK) {
+        idmap_free(&thread_of);
         sqlite3_close(db);
         return error(EXIT_BAD_INPUT, "%s: no %s in this profile (format version %d: recorded before them)", p->path,
                      stack ? "per-stack histograms" : "size histogram", p->version);
@@ -102,8 +113,9 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
             break;
         }
         bind(st, ":snapshot", sn->id), bind(st, ":stack", stack), bind(st, ":process", p->procs[i].id);
-        bind(st, ":tid", tid);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            uint32_t t = stack ? idmap_get(&thread_of, (uint64_t)sqlite3_column_int64(st, 5)) : NONE;
+            if (stack && (t == NONE || !sel->thread_ok[t])) continue;
             unsigned k = class_of(sqlite3_column_int64(st, 0));
             for (int c = 0; c < NH; c++) h[k][c] += sqlite3_column_int64(st, 1 + c);
         }
@@ -112,6 +124,7 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
+    idmap_free(&thread_of);
     return rc;
 }
 
@@ -173,7 +186,7 @@ int cmd_hist(int argc, char **argv)
     int64_t stack = 0;
     if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))
         return usage_error("hist", "--stack %s: a stack id (a number >= 1, as top shows)", stack_arg);
-    if (c.sel.has_tid && !stack_arg)
+    if ((c.sel.has_tid || c.sel.thread_re) && !stack_arg)
         return usage_error("hist", "the histogram is per process: --thread applies only with --stack");
     int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
            : c.by == MEMTOT || c.by < 0 ? H_MEMTOT : -1;
@@ -186,7 +199,7 @@ int cmd_hist(int argc, char **argv)
     memset(h, 0, sizeof h);
     if (!(rc = select_or_report(&c, p, &sel)) && stack_arg && profile_stack_index(p, stack) == NONE)
         rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)stack);
-    if (!rc && !(rc = read_classes(p, &sel, stack, c.sel.has_tid ? c.sel.tid : 0, h))) {
+    if (!rc && !(rc = read_classes(p, &sel, stack, h))) {
         if (c.format == FMT_TEXT) {
             print_text(h, by);
         } else {

@@ -3,7 +3,9 @@
  * with self (the function is the leaf after rules) and inclusive (the
  * function is anywhere on the path; a recursive stack counts once) values.
  * Rows with a zero sort counter are not listed; ties are broken by stack
- * id / function name so that output is deterministic. */
+ * id / function name so that output is deterministic. --per-thread lists
+ * the N largest of each thread (or --group-threads group), largest group
+ * first, with the group in a first column, 'thread'. */
 #include "mpquery.h"
 
 #include <stdlib.h>
@@ -26,6 +28,12 @@ static const char more[] =
 "ntemp: of the blocks, how many were temporary (freed by the thread that\n"
 "allocated them before it allocated or freed anything else; 0 in files of format\n"
 "version 1).\n"
+"\n"
+"--per-thread: the N largest rows of each thread, in a first column 'thread'\n"
+"named 'NAME (tid N)' (NAME after the rules' thread lines) or, for the\n"
+"threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
+"of their total of the --by counter, largest first; each row's counters\n"
+"are its thread's (group's) alone.\n"
 "\n"
 "--filter and --exclude test the frame names as shown (after rules). What\n"
 "they leave out is said after the table: 'ignored M stacks (N calls, B\n"
@@ -63,12 +71,24 @@ static int cmp_function(uint32_t a, uint32_t b, void *ctx)
     return strcmp(x->t->labels.str[a], x->t->labels.str[b]);
 }
 
-static void list_stacks(const struct listing *l)
+/* The table's columns: those of one section's rows, after a first column
+ * 'thread' with --per-thread. */
+static void table_start(struct table *tab, const struct common *c, const char *const *cols, size_t n)
+{
+    const char *all[2 * NSTACK_COUNTERS + 8];
+    size_t k = 0;
+    if (c->per_thread) all[k++] = "thread";
+    memcpy(all + k, cols, n * sizeof *cols);
+    table_init(tab, k + n, all);
+}
+
+/* The stacks of one section: own (per display node) and q's stack_c its
+ * counters; thread: its name, or NULL. */
+static void stack_rows(const struct listing *l, const struct query *q, const counters *own, const char *thread,
+                       struct table *tab)
 {
     const struct common *c = l->c;
-    const struct query *q = &l->q[0];
     const struct dtree *t = &l->t;
-    const counters *own = l->own[0];
     uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xmalloc(t->n * sizeof *nmerged);
     node_stacks(q, t, c->by, rep, nmerged);
     uint32_t *items = xmalloc(t->n * sizeof *items);
@@ -78,40 +98,32 @@ static void list_stacks(const struct listing *l)
     struct top_ctx ctx = { own, q->p, rep, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_stack, &ctx);
 
-    /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
     int json = c->format == FMT_JSON, nc = shown_counters(q->p);
-    const char *cols[NSTACK_COUNTERS + 4];
-    memcpy(cols, counter_name, nc * sizeof *cols);
-    static const char *const text_rest[] = { "stack", "where" }, *const rest[] = { "stack", "stacks", "where", "frames" };
-    if (c->format == FMT_TEXT) memcpy(cols + nc, text_rest, sizeof text_rest);
-    else memcpy(cols + nc, rest, sizeof rest);
-    struct table tab;
-    table_init(&tab, nc + (c->format == FMT_TEXT ? 2 : json ? 4 : 3), cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
-        for (int k = 0; k < nc; k++) table_int(&tab, own[node].v[k]);
-        table_stack(&tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
+        if (thread) table_str(tab, thread);
+        for (int k = 0; k < nc; k++) table_int(tab, own[node].v[k]);
+        table_stack(tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
         dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
-        table_str(&tab, sb.s);
+        table_str(tab, sb.s);
         if (json) {
             dtree_frames_json(t, node, &sb);
-            table_json(&tab, sb.s);
+            table_json(tab, sb.s);
         }
     }
-    listing_print(l, &tab);
-    table_free(&tab);
     sb_free(&sb);
     free(items);
     free(rep);
     free(nmerged);
 }
 
-static void list_functions(struct listing *l, int inclusive)
+/* The functions of one section (own: per display node). */
+static void function_rows(struct listing *l, const struct query *q, const counters *own, const char *thread,
+                          struct table *tab, int inclusive)
 {
     const struct common *c = l->c;
     struct dtree *t = &l->t;
-    const counters *own = l->own[0];
     size_t nl = t->labels.n;
     counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
     dtree_functions(t, own, self, incl);
@@ -123,34 +135,124 @@ static void list_functions(struct listing *l, int inclusive)
     struct top_ctx ctx = { key, NULL, NULL, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
 
-    int nc = shown_counters(l->q[0].p);
-    char names[2 * NSTACK_COUNTERS][32];
-    const char *cols[2 * NSTACK_COUNTERS + 1];
-    for (int k = 0; k < 2 * nc; k++) {
-        snprintf(names[k], sizeof names[k], "%s.%s", k < nc ? "self" : "inclusive", counter_name[k % nc]);
-        cols[k] = names[k];
-    }
-    cols[2 * nc] = "function";
-    struct table tab;
-    table_init(&tab, 2 * nc + 1, cols);
+    int nc = shown_counters(q->p);
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
-        for (int k = 0; k < nc; k++) table_int(&tab, self[l].v[k]);
-        for (int k = 0; k < nc; k++) table_int(&tab, incl[l].v[k]);
-        table_strn(&tab, t->labels.str[l], t->labels.len[l]);
+        if (thread) table_str(tab, thread);
+        for (int k = 0; k < nc; k++) table_int(tab, self[l].v[k]);
+        for (int k = 0; k < nc; k++) table_int(tab, incl[l].v[k]);
+        table_strn(tab, t->labels.str[l], t->labels.len[l]);
     }
-    listing_print(l, &tab);
-    table_free(&tab);
     free(items);
     free(self);
     free(incl);
 }
 
+static void section(struct listing *l, const struct query *q, const counters *own, const char *thread,
+                    struct table *tab, const struct top_args *a)
+{
+    if (a->functions) function_rows(l, q, own, thread, tab, a->inclusive);
+    else stack_rows(l, q, own, thread, tab);
+}
+
+/* --per-thread: a section per group with a value, largest first; each
+ * sees its rows' counters alone, per display node (own) and per stack
+ * (the stack_c of a copy of the query). Rows the filters leave out are
+ * left out here too. */
+struct group_order { const counters *c; const struct thread_groups *g; int by; };
+
+static int cmp_group(uint32_t a, uint32_t b, void *ctx)
+{
+    const struct group_order *x = ctx;
+    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
+    if (va != vb) return va > vb ? -1 : 1;
+    return strcmp(x->g->name[a], x->g->name[b]);
+}
+
+static void per_thread(struct listing *l, struct table *tab, const struct top_args *a)
+{
+    const struct common *c = l->c;
+    const struct query *q = &l->q[0];
+    const struct profile *p = q->p;
+    const uint8_t *left_out = l->t.left_out;
+    struct thread_groups g;
+    char err[512];
+    if (thread_groups_by_name(p, &q->sel, c->thread_groups, c->nthread_groups, &g, err, sizeof err)) {
+        error(EXIT_BAD_INPUT, "top: %s", err);      /* options.c compiled them already */
+        return;
+    }
+    uint32_t *rows = xmalloc((q->sel.nrows + 1) * sizeof *rows);
+    size_t *start = group_rows(p, &q->sel, &g, rows);
+    counters *total = xcalloc(g.n + 1, sizeof *total);
+    uint32_t *order = xmalloc((g.n + 1) * sizeof *order);
+    size_t n = 0;
+    for (uint32_t k = 0; k < g.n; k++) {
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
+            const struct sample *sa = &p->samples[rows[i]];
+            if (!left_out || !left_out[q->stack_node[sa->stack]]) counters_add(&total[k], &sa->c);
+        }
+        if (total[k].v[c->by] != 0) order[n++] = k;
+    }
+    struct group_order go = { total, &g, c->by };
+    n = select_top(order, n, n, cmp_group, &go);
+    counters *own = xcalloc(l->t.n, sizeof *own), *stack_c = xcalloc(p->nstacks, sizeof *stack_c);
+    struct query gq = *q;
+    gq.sel.stack_c = stack_c;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t k = order[j];
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
+            const struct sample *sa = &p->samples[rows[i]];
+            uint32_t node = q->stack_node[sa->stack];
+            if (left_out && left_out[node]) continue;
+            counters_add(&own[node], &sa->c);
+            counters_add(&stack_c[sa->stack], &sa->c);
+        }
+        section(l, &gq, own, g.name[k], tab, a);
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
+            const struct sample *sa = &p->samples[rows[i]];
+            memset(&own[q->stack_node[sa->stack]], 0, sizeof *own);
+            memset(&stack_c[sa->stack], 0, sizeof *stack_c);
+        }
+    }
+    free(own);
+    free(stack_c);
+    free(order);
+    free(total);
+    free(rows);
+    free(start);
+    thread_groups_free(&g);
+}
+
 static void print(struct listing *l, void *arg)
 {
     const struct top_args *a = arg;
-    if (a->functions) list_functions(l, a->inclusive);
-    else list_stacks(l);
+    const struct common *c = l->c;
+    int nc = shown_counters(l->q[0].p);
+    const char *cols[2 * NSTACK_COUNTERS + 4];
+    char names[2 * NSTACK_COUNTERS][32];
+    size_t ncols;
+    if (a->functions) {
+        for (int k = 0; k < 2 * nc; k++) {
+            snprintf(names[k], sizeof names[k], "%s.%s", k < nc ? "self" : "inclusive", counter_name[k % nc]);
+            cols[k] = names[k];
+        }
+        cols[2 * nc] = "function";
+        ncols = 2 * (size_t)nc + 1;
+    } else {
+        /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
+        static const char *const text_rest[] = { "stack", "where" };
+        static const char *const rest[] = { "stack", "stacks", "where", "frames" };
+        size_t nrest = c->format == FMT_TEXT ? 2 : c->format == FMT_JSON ? 4 : 3;
+        memcpy(cols, counter_name, (size_t)nc * sizeof *cols);
+        memcpy(cols + nc, c->format == FMT_TEXT ? text_rest : rest, nrest * sizeof *cols);
+        ncols = (size_t)nc + nrest;
+    }
+    struct table tab;
+    table_start(&tab, c, cols, ncols);
+    if (c->per_thread) per_thread(l, &tab, a);
+    else section(l, &l->q[0], l->own[0], NULL, &tab, a);
+    listing_print(l, &tab);
+    table_free(&tab);
 }
 
 int cmd_top(int argc, char **argv)
@@ -176,6 +278,8 @@ int cmd_top(int argc, char **argv)
         OPTIONS_SELECT_EACH,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
                       "a bare NAME also finds filters/NAME.rules)"),
+        OPTIONS_PER_THREAD("the largest rows of each thread, in a first column\n"
+                           "'thread' (see below)"),
         OPTION_FORMAT("text (default), csv or json"),
         { 0 }
     };

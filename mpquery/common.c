@@ -109,6 +109,7 @@ int load_rules(struct common *c, struct ruleset **out)
     }
     *out = rs;
     c->view.rules = rs;
+    c->sel.rules = rs;          /* thread names: its `thread replace` lines */
     return 0;
 }
 

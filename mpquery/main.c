@@ -19,9 +19,12 @@ static const struct command {
     { "info", cmd_info, "runs, processes, threads, snapshots, totals", 1 },
     { "top", cmd_top, "largest stacks or functions by a counter", 1 },
     { "fold", cmd_fold, "folded stacks for flamegraph.pl and speedscope", 1 },
+    { "flame", cmd_flame, "an interactive flame graph (SVG)", 1 },
     { "diff", cmd_diff, "what changed between two profiles", 1 },
     { "leaks", cmd_leaks, "blocks never freed, by stack, with known leaks suppressed", 1 },
     { "hist", cmd_hist, "the size histogram: allocations and live blocks by size class", 1 },
+    { "timeline", cmd_timeline, "memory over time from the snapshots (SVG plot, table)", 1 },
+    { "tree", cmd_tree, "the tree of tag scopes (or functions): self and total per node", 1 },
     { "show", cmd_show, "one stack in full, like a backtrace", 1 },
     { "sql", cmd_sql, "run an SQL query against the profile", 0 },
     { "symbolize", cmd_symbolize, "name frames again from the files on disk", 0 },
@@ -37,7 +40,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
     fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"
-          "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n", f);
+          "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n"
+          "  thread replace REGEX => TEXT (thread names)\n", f);
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
           "          nlive (blocks still allocated: ncalls - nfree), memlive (bytes still\n"
           "          allocated), maxlive (peak of memlive), ntemp (of these, temporary:\n"

@@ -420,6 +420,8 @@ void table_json_value(const struct table *t, struct json *w);
 /* Ends an object written to w->f with "key": the table, then a newline. */
 void json_rows_last(struct json *w, const char *key, const struct table *t);
 void json_string(FILE *f, const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+size_t utf8_seq_len(const char *s, size_t n);
 void json_string_sb(struct strbuf *sb, const char *s, size_t n);
 /* Text output: control characters shown as spaces. */
 void text_clean(FILE *f, const char *s, size_t n);
@@ -508,8 +510,8 @@ struct opt {
 #define OPTIONS_PER_THREAD(h) \
     { .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \
     { .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", \
-      .help = "with --per-thread: the threads whose whole name matches RE\n" \
-              "as one group, named RE (repeatable; implies --per-thread)" }
+      .help = "the threads whose whole name matches RE as one group,\n" \
+              "named RE (repeatable; implies --per-thread)" }
 /* rules (rules.c) */
 #define OPTIONS_RULES(h) \
     { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
@@ -605,5 +607,14 @@ int cmd_show(int argc, char **argv);
 int cmd_leaks(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+
+/* ---------------------------------------------------------------- units.c */
+/* v of a counter for people, into buf (returned): bytes in B, KiB, MiB...
+ * (powers of 1024), time in ns, µs, ms, s, counts as 999, 1.23k, 45.6M;
+ * at most three significant digits once scaled, exact below the first
+ * step (1000 B, 999); negative values with '-'. */
+char *fmt_human(int counter, int64_t v, char *buf, size_t n);
 
 #endif

@@ -77,6 +77,17 @@ static int add_to(const struct common *c, const char **list, size_t *n, const ch
     return 0;
 }
 
+/* A thread name pattern compiles; else the usage error, reported. */
+static int check_pattern(const struct common *c, const char *opt, const char *arg)
+{
+    regex_t re;
+    char msg[256];
+    if (thread_pattern_compile(arg, &re, msg, sizeof msg))
+        return usage_error(c->cmd, "bad regex '%s' for %s (%s)", arg, opt, msg);
+    regfree(&re);
+    return 0;
+}
+
 static int selection_option(struct common *c, int id, const char *arg)
 {
     struct select_opts *s = &c->sel;
@@ -93,8 +104,15 @@ static int selection_option(struct common *c, int id, const char *arg)
         s->has_pid = 1;
         return 0;
     case OPT_THREAD:
-        if (parse_int64(arg, &s->tid)) return bad_value(c, "--thread", arg, "a thread id (tid)");
-        s->has_tid = 1;
+        if (thread_spec_is_tid(arg)) {
+            if (parse_int64(arg, &s->tid)) return bad_value(c, "--thread", arg, "a thread id (tid)");
+            s->has_tid = 1;
+            s->thread_re = NULL;
+            return 0;
+        }
+        if (check_pattern(c, "--thread", arg)) return EXIT_BAD_INPUT;
+        s->thread_re = arg;
+        s->has_tid = 0;
         return 0;
     }
     if (select_parse_snapshot(arg, s))
@@ -136,6 +154,11 @@ static int common_option(struct common *c, int id, const char *arg)
     case OPT_SUPPRESSIONS:
         return add_to(c, c->suppression_files, &c->nsuppression_files, "--suppressions", arg,
                       "at most 64 suppressions files");
+    case OPT_PER_THREAD: c->per_thread = c->sel.keep_rows = 1; return 0;
+    case OPT_GROUP_THREADS:
+        if (check_pattern(c, "--group-threads", arg)) return EXIT_BAD_INPUT;
+        c->per_thread = c->sel.keep_rows = 1;
+        return add_to(c, c->thread_groups, &c->nthread_groups, "--group-threads", arg, "at most 64 of them");
     }
     return 0;
 }

@@ -41,6 +41,8 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+size_t utf8_seq_len(const char *s, size_t n) { return n ? utf8_len((const unsigned char *)s, n) : 0; }
+
 void json_string_sb(struct strbuf *sb, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;

@@ -6,6 +6,9 @@
  *   drop REGEX              remove matching frames
  *   prune REGEX             cut the callees of the first (outermost) match
  *   root REGEX              cut the callers of the last (innermost) match
+ *   thread replace REGEX => TEXT   the same on thread names (only replace):
+ *                           frame names never see these lines, thread
+ *                           names see only these
  *
  * Regexes are POSIX extended (regcomp REG_EXTENDED), unanchored unless they
  * say ^ or $. A name runs through the rules top to bottom: replace rewrites
@@ -29,6 +32,7 @@ enum { RULE_REPLACE = 8 };
 
 struct rule {
     int kind;                   /* RULE_REPLACE, RULE_DROP, RULE_PRUNE, RULE_ROOT */
+    int thread;                 /* a `thread replace` line: applies to thread names only */
     regex_t re;
     char *text;                 /* replacement (replace only) */
     char *literal;              /* a substring every match contains, or NULL */
@@ -44,7 +48,7 @@ size_t rules_count(const struct ruleset *rs) { return rs->n; }
 size_t rules_count_marks(const struct ruleset *rs)
 {
     size_t n = 0;
-    for (size_t i = 0; i < rs->n; i++) n += rs->rules[i].kind != RULE_REPLACE;
+    for (size_t i = 0; i < rs->n; i++) n += rs->rules[i].kind != RULE_REPLACE && !rs->rules[i].thread;
     return n;
 }
 
@@ -328,6 +332,16 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
 
     struct rule r = { 0 };
     char *text = NULL;
+    if (!strcmp(line, "thread")) {
+        r.thread = 1;
+        line = arg;
+        arg = line + strcspn(line, " \t");
+        if (*arg) *arg++ = 0;
+        arg = trim(arg);
+        if (strcmp(line, "replace"))
+            return rule_error(err, errlen, where, "a thread rule can only replace (thread replace REGEX => TEXT):",
+                              *line ? line : "thread");
+    }
     if (!strcmp(line, "replace")) r.kind = RULE_REPLACE;
     else if (!strcmp(line, "drop")) r.kind = RULE_DROP;
     else if (!strcmp(line, "prune")) r.kind = RULE_PRUNE;
@@ -499,7 +513,7 @@ unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len, str
     sb_add(out, name, len);
     for (size_t i = 0; rs && i < rs->n; i++) {
         const struct rule *r = &rs->rules[i];
-        if (!may_match(r, out->s, out->len)) continue;
+        if (r->thread || !may_match(r, out->s, out->len)) continue;
         if (r->kind == RULE_REPLACE) {
             if (replace_all(r, out->s, out->len, &tmp)) {
                 struct strbuf x = *out;
@@ -514,4 +528,21 @@ unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len, str
     }
     sb_free(&tmp);
     return flags;
+}
+
+void rules_apply_thread(const struct ruleset *rs, const char *name, size_t len, struct strbuf *out)
+{
+    struct strbuf tmp = { 0 };
+    out->len = 0;
+    sb_add(out, name, len);
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const struct rule *r = &rs->rules[i];
+        if (!r->thread || !may_match(r, out->s, out->len)) continue;
+        if (replace_all(r, out->s, out->len, &tmp)) {
+            struct strbuf x = *out;
+            *out = tmp;
+            tmp = x;
+        }
+    }
+    sb_free(&tmp);
 }

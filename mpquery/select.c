@@ -1,5 +1,6 @@
 /* Which samples a query sees: a run (default the latest, i.e. the largest
- * run id), optionally one pid and one thread tid, and per process one
+ * run id), optionally one pid and one thread tid or the threads whose name
+ * (after the rules' thread lines) matches a pattern, and per process one
  * snapshot (default its last; `peak`: its peak). Sample rows are cumulative
  * and a snapshot stores only changed rows, so the value of (stack, thread)
  * at snapshot S of a process is its row with the largest snapshot id <= S
@@ -116,9 +117,19 @@ static int one_snapshot_each(const struct profile *p, const struct selection *s)
     return 1;
 }
 
-/* Several snapshots qualify: per (stack, thread) only the newest row. */
-static void sum_latest(const struct profile *p, struct selection *s, const uint8_t *thread_ok)
+static void keep_row(struct selection *s, uint32_t row, size_t *cap)
 {
+    if (s->nrows == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        s->rows = xrealloc(s->rows, *cap * sizeof *s->rows);
+    }
+    s->rows[s->nrows++] = row;
+}
+
+/* Several snapshots qualify: per (stack, thread) only the newest row. */
+static void sum_latest(const struct profile *p, struct selection *s, const uint8_t *thread_ok, int keep_rows)
+{
+    size_t cap = 0;
     struct idmap latest;
     idmap_init(&latest, p->nstacks);
     for (size_t i = 0; i < p->nsamples; i++) {
@@ -133,8 +144,31 @@ static void sum_latest(const struct profile *p, struct selection *s, const uint8
         if (latest.vals[k] == NONE) continue;
         const struct sample *sa = &p->samples[latest.vals[k]];
         counters_add(&s->stack_c[sa->stack], &sa->c);
+        if (keep_rows) keep_row(s, latest.vals[k], &cap);
     }
     idmap_free(&latest);
+}
+
+/* s->thread_ok: the threads of the selected processes that --thread names. */
+static int select_threads(const struct profile *p, const struct select_opts *o,
+                          struct selection *s, char *err, size_t errlen)
+{
+    regex_t re;
+    if (o->thread_re && thread_pattern_compile(o->thread_re, &re, err, errlen))
+        return EXIT_BAD_INPUT;      /* options.c compiled it already */
+    size_t nthreads_ok = 0;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        const struct thread *th = &p->threads[t];
+        s->thread_ok[t] = s->proc_snapshot[th->process] != NONE && (!o->has_tid || th->tid == o->tid)
+                          && (!o->thread_re || thread_pattern_match(&re, s->thread_name[t]));
+        nthreads_ok += s->thread_ok[t];
+    }
+    if (o->thread_re) regfree(&re);
+    if (o->has_tid && !nthreads_ok)
+        ERR("no thread with tid %lld in the selected processes", (long long)o->tid);
+    if (o->thread_re && !nthreads_ok)
+        ERR("no thread whose name matches '%s' in the selected processes (see mpquery info)", o->thread_re);
+    return 0;
 }
 
 int select_apply(const struct profile *p, const struct select_opts *o,
@@ -143,28 +177,23 @@ int select_apply(const struct profile *p, const struct select_opts *o,
     memset(s, 0, sizeof *s);
     s->proc_snapshot = xmalloc(p->nprocs * sizeof *s->proc_snapshot);
     s->stack_c = xcalloc(p->nstacks, sizeof *s->stack_c);
+    s->thread_name = thread_names(p, o->rules, &s->names);
+    s->thread_ok = xmalloc(p->nthreads);
     int rc = select_processes(p, o, s, err, errlen);
     if (rc) return rc;
+    if ((rc = select_threads(p, o, s, err, errlen))) return rc;
 
-    uint8_t *thread_ok = xmalloc(p->nthreads);
-    size_t nthreads_ok = 0;
-    for (size_t t = 0; t < p->nthreads; t++) {
-        const struct thread *th = &p->threads[t];
-        thread_ok[t] = s->proc_snapshot[th->process] != NONE && (!o->has_tid || th->tid == o->tid);
-        nthreads_ok += thread_ok[t];
-    }
-    if (o->has_tid && !nthreads_ok) {
-        free(thread_ok);
-        ERR("no thread with tid %lld in the selected processes", (long long)o->tid);
-    }
+    const uint8_t *thread_ok = s->thread_ok;
     if (one_snapshot_each(p, s)) {
+        size_t cap = 0;
         for (size_t i = 0; i < p->nsamples; i++)
-            if (qualifies(p, s, thread_ok, &p->samples[i]))
+            if (qualifies(p, s, thread_ok, &p->samples[i])) {
                 counters_add(&s->stack_c[p->samples[i].stack], &p->samples[i].c);
+                if (o->keep_rows) keep_row(s, (uint32_t)i, &cap);
+            }
     } else {
-        sum_latest(p, s, thread_ok);
+        sum_latest(p, s, thread_ok, o->keep_rows);
     }
-    free(thread_ok);
     if (o->live_only)
         for (size_t i = 0; i < p->nstacks; i++)
             if (s->stack_c[i].v[NLIVE] <= 0 && s->stack_c[i].v[MEMLIVE] <= 0)
@@ -176,6 +205,10 @@ void selection_free(struct selection *s)
 {
     free(s->proc_snapshot);
     free(s->stack_c);
+    free(s->thread_ok);
+    free(s->thread_name);
+    arena_free(&s->names);
+    free(s->rows);
     memset(s, 0, sizeof *s);
 }
 

@@ -13,7 +13,9 @@
  * Filters (--filter, --exclude, leaks' suppressions) mark display nodes,
  * not stacks (t->left_out): a path is kept or left out whole, and the
  * listing (common.c) takes the counters of those left out aside to report
- * them. */
+ * them. Labels of [tag] frames are marked (t->tag_label) so that tree can
+ * find the tag scopes, the leading tag labels of each path, whatever the
+ * rules renamed them to. */
 #include "mpquery.h"
 
 #include <regex.h>
@@ -43,6 +45,7 @@ void dtree_free(struct dtree *t)
     free(t->child_start);
     free(t->child_list);
     free(t->left_out);
+    free(t->tag_label);
     idmap_free(&t->child);
     strtab_free(&t->labels);
 }
@@ -138,6 +141,25 @@ static uint32_t frame_label(struct namer *nm, uint32_t frame, unsigned *flags)
     return strtab_intern(&nm->t->labels, nm->name.s, nm->name.len);
 }
 
+static int is_tag_frame(const struct profile *p, uint32_t frame)
+{
+    const struct module *m = &p->modules[p->frames[frame].module];
+    return m->special && !strcmp(m->path, "[tag]");
+}
+
+/* Remembers that label came from a [tag] frame (tree's scopes). */
+static void mark_tag_label(struct dtree *t, uint32_t label)
+{
+    if (label >= t->tag_cap) {
+        size_t cap = t->tag_cap ? t->tag_cap : 64;
+        while (cap <= label) cap *= 2;
+        t->tag_label = xrealloc(t->tag_label, cap);
+        memset(t->tag_label + t->tag_cap, 0, cap - t->tag_cap);
+        t->tag_cap = cap;
+    }
+    t->tag_label[label] = 1;
+}
+
 /* --filter / --exclude: per label, does it match any of the regexes? */
 static int compile_all(const char **res, size_t n, regex_t *out, char *err, size_t errlen)
 {
@@ -224,6 +246,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
         unsigned flags;
         flabel[f] = frame_label(&nm, (uint32_t)f, &flags);
         fflags[f] = (uint8_t)flags;
+        if (flabel[f] != NONE && is_tag_frame(p, (uint32_t)f)) mark_tag_label(t, flabel[f]);
     }
 
     /* stacks, parents first: each extends its parent's (node, pruned) */
@@ -284,6 +307,30 @@ void dtree_subtotals(const struct dtree *t, const counters *own, counters *sub)
 {
     memcpy(sub, own, t->n * sizeof *sub);
     for (size_t n = t->n; n-- > 1;) counters_add(&sub[t->parent[n]], &sub[n]);
+}
+
+#define TAG_PREFIX "[tag] "
+
+void dtree_tag_scopes(const struct dtree *t, struct dtree *scopes, uint32_t *scope_of)
+{
+    /* per node of t: 1 while its path is tags only */
+    uint8_t *tags_only = xmalloc(t->n);
+    size_t plen = strlen(TAG_PREFIX);
+    scope_of[0] = 0;
+    tags_only[0] = 1;
+    for (size_t n = 1; n < t->n; n++) {
+        uint32_t parent = t->parent[n], l = t->label[n];
+        tags_only[n] = tags_only[parent] && l < t->tag_cap && t->tag_label[l];
+        if (!tags_only[n]) {
+            scope_of[n] = scope_of[parent];
+            continue;
+        }
+        const char *name = t->labels.str[l];
+        size_t len = t->labels.len[l];
+        if (len > plen && !memcmp(name, TAG_PREFIX, plen)) name += plen, len -= plen;
+        scope_of[n] = dtree_child(scopes, scope_of[parent], strtab_intern(&scopes->labels, name, len));
+    }
+    free(tags_only);
 }
 
 static int label_cmp(const void *a, const void *b, void *ctx)

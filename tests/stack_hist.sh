@@ -61,3 +61,11 @@ git -C "$ROOT" show 59c29b0:schema/profile.sql > v2.sql || fail "no commit 59c29
 { cat v2.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v2.db || fail "cannot build the version-2 fixture"
 expect_fail 2 '^mpquery: v2.db: no per-stack histograms in this profile \(format version 2: recorded before them\)$' \
     "$MPQ" hist v2.db --stack 1
+# --thread by name (tests/progs/tags_threads.c: worker-K makes K blocks of
+# 10000 bytes from in_work; the stack's classes over the threads matched)
+MP_QUIET=1 profile w.db $B/tests/tags_threads >/dev/null || fail "tags_threads failed"
+work=$(stack_of w.db "sp.leaf = 'in_work'")
+assert_eq "$("$MPQ" hist w.db --stack "$work" --thread 'worker-[12]' --format csv | tail -n +2)" "8192,16384,3,30000,3,30000" \
+    "--thread 'worker-[12]': workers 1 and 2, 3 blocks of 10000 bytes"
+assert_eq "$("$MPQ" hist w.db --stack "$work" --format csv | tail -n +2)" "8192,16384,10,100000,10,100000" "every thread: 10 blocks"
+expect_fail 2 "^mpquery: hist: the histogram is per process: --thread applies only with --stack" "$MPQ" hist w.db --thread 'worker-.*'

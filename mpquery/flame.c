@@ -1,0 +1,568 @@
+/* Flame graphs as one self-contained SVG (CSS and JavaScript inline, no
+ * network reference), for flame and diff --flame: a frame per display node
+ * whose subtree has a value, as wide as that value, children in label
+ * order on their parent (or under it: --icicle). Frames narrower than
+ * --min-width pixels are merged, per parent, into one "[N narrow frames]"
+ * frame, itself left out when still too narrow: the file grows with the
+ * picture (at most width / min-width frames a row), not with the profile.
+ * The frames are plain SVG (a picture without the script, tooltips in
+ * <title>: the name on the first line, then the values); the script adds
+ * zoom, search and the details line, reading each frame's exact offset and
+ * value, in counter units, from its data-o and data-v attributes. */
+#include "flame.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAD 10              /* left and right margins, px */
+#define ROW 16              /* px a frame row; a frame is ROW - 1 high */
+#define TEXT_DY 12          /* a label's baseline below its frame's top */
+#define TOP 60              /* title, subtitle and buttons above the frames */
+#define BOTTOM 30           /* the details line below them */
+#define CHAR_W 7.08         /* mean glyph width of the 12 px font (0.59 em), to elide labels */
+#define TEXT_PAD 3          /* px between a frame's edge and its label */
+#define TITLE_CHARS 2000    /* a tooltip shows at most this much of a name */
+
+int flame_check_options(const char *cmd, struct flame_opts *f)
+{
+    int64_t width = 1200;
+    if (f->width_arg && (parse_int64(f->width_arg, &width) || width < 100 || width > 100000))
+        return usage_error(cmd, "bad value '%s' for --width (expected pixels, 100 to 100000)", f->width_arg);
+    f->width = (int)width;
+    f->min_width = 0.1;
+    if (f->min_width_arg) {
+        char *end;
+        double m = strtod(f->min_width_arg, &end);
+        if (end == f->min_width_arg || *end || !(m >= 0 && m <= (double)width))
+            return usage_error(cmd, "bad value '%s' for --min-width (expected pixels, 0 to the width)",
+                               f->min_width_arg);
+        f->min_width = m;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- XML text */
+/* Bytes of the character at s (n > 0 left): a UTF-8 sequence, or 1 for an
+ * invalid byte (written as U+FFFD). */
+static size_t char_len(const char *s, size_t n)
+{
+    size_t len = utf8_seq_len(s, n);
+    return len ? len : 1;
+}
+
+static size_t char_count(const char *s, size_t n)
+{
+    size_t chars = 0;
+    for (size_t i = 0; i < n; i += char_len(s + i, n - i)) chars++;
+    return chars;
+}
+
+/* One character as XML character data: markup escaped, control characters
+ * as spaces (a name never breaks a tooltip's lines), what XML 1.0 forbids
+ * (invalid UTF-8, U+FFFE, U+FFFF) as U+FFFD. */
+static void xml_char(struct strbuf *sb, const char *s, size_t len)
+{
+    static const char replacement[] = "\xef\xbf\xbd";
+    unsigned char c = (unsigned char)s[0];
+    if (len == 1 && c >= 0x80) sb_puts(sb, replacement);
+    else if (c < 0x20 || c == 0x7f) sb_putc(sb, ' ');
+    else if (c == '&') sb_puts(sb, "&amp;");
+    else if (c == '<') sb_puts(sb, "&lt;");
+    else if (c == '>') sb_puts(sb, "&gt;");
+    else if (c == '"') sb_puts(sb, "&quot;");
+    else if (len == 3 && !memcmp(s, "\xef\xbf", 2) && (unsigned char)s[2] >= 0xbe) sb_puts(sb, replacement);
+    else sb_add(sb, s, len);
+}
+
+/* s escaped, at most max_chars characters (>= 3): longer text is cut and
+ * ends with "..". */
+static void xml_add(struct strbuf *sb, const char *s, size_t n, size_t max_chars)
+{
+    size_t keep = n;
+    if (char_count(s, n) > max_chars) {
+        keep = 0;
+        for (size_t k = 0; k < max_chars - 2; k++) keep += char_len(s + keep, n - keep);
+    }
+    for (size_t i = 0; i < keep; i += char_len(s + i, keep - i)) xml_char(sb, s + i, char_len(s + i, keep - i));
+    if (keep < n) sb_puts(sb, "..");
+}
+
+static void xml_puts(struct strbuf *sb, const char *s) { xml_add(sb, s, strlen(s), SIZE_MAX); }
+
+/* ---------------------------------------------------------------- layout */
+/* A frame to draw: a node, or (node NONE) the narrow children of one
+ * parent merged, merged being their index in layout.msum. off: where it
+ * starts, in counter units from the root's start. */
+struct fframe { uint32_t node, depth, merged; int64_t off; };
+struct layout {
+    struct fframe *f; size_t n, cap;
+    counters *msum; uint32_t *mcount; size_t nm, mcap;   /* per merged frame: sub, base sums; count */
+    uint32_t maxdepth;
+};
+/* The walk's state per level: the next child, where it goes, and the
+ * narrow children merged so far (sub, base). */
+struct level { uint32_t node, depth, pos, count; int64_t x; counters sum[2]; };
+
+static void add_frame(struct layout *lay, uint32_t node, uint32_t depth, int64_t off, uint32_t merged)
+{
+    if (lay->n == lay->cap) {
+        lay->cap = lay->cap ? 2 * lay->cap : 1024;
+        lay->f = xrealloc(lay->f, lay->cap * sizeof *lay->f);
+    }
+    lay->f[lay->n++] = (struct fframe){ node, depth, merged, off };
+    if (depth > lay->maxdepth) lay->maxdepth = depth;
+}
+
+static void add_merged(struct layout *lay, const struct level *l)
+{
+    if (lay->nm == lay->mcap) {
+        lay->mcap = lay->mcap ? 2 * lay->mcap : 256;
+        lay->msum = xrealloc(lay->msum, 2 * lay->mcap * sizeof *lay->msum);
+        lay->mcount = xrealloc(lay->mcount, lay->mcap * sizeof *lay->mcount);
+    }
+    lay->msum[2 * lay->nm] = l->sum[0];
+    lay->msum[2 * lay->nm + 1] = l->sum[1];
+    lay->mcount[lay->nm] = l->count;
+    add_frame(lay, NONE, l->depth + 1, l->x, (uint32_t)lay->nm++);
+}
+
+/* Depth-first, children in label order: the wide ones side by side from
+ * their parent's start, then the narrow ones merged. */
+static void layout(const struct flame_graph *g, double scale, double min_width, struct layout *lay)
+{
+    struct dtree *t = g->t;
+    dtree_children(t, 1);
+    add_frame(lay, 0, 0, 0, NONE);
+    size_t cap = 64, sp = 1;
+    struct level *st = xmalloc(cap * sizeof *st);
+    st[0] = (struct level){ .node = 0, .pos = t->child_start[0] };
+    while (sp > 0) {
+        struct level *l = &st[sp - 1];
+        if (l->pos == t->child_start[l->node + 1]) {
+            if (l->count && (double)l->sum[0].v[g->by] * scale >= min_width) add_merged(lay, l);
+            sp--;
+            continue;
+        }
+        uint32_t c = t->child_list[l->pos++];
+        int64_t v = g->sub[c].v[g->by];
+        if (v <= 0) continue;
+        if ((double)v * scale < min_width) {
+            counters_add(&l->sum[0], &g->sub[c]);
+            if (g->base) counters_add(&l->sum[1], &g->base[c]);
+            l->count++;
+            continue;
+        }
+        struct level child = { .node = c, .depth = l->depth + 1, .pos = t->child_start[c], .x = l->x };
+        add_frame(lay, c, child.depth, l->x, NONE);
+        l->x += v;
+        if (sp == cap) st = xrealloc(st, (cap *= 2) * sizeof *st);
+        st[sp++] = child;
+    }
+    free(st);
+}
+
+/* ---------------------------------------------------------------- colours */
+struct rgb { int r, g, b; };
+
+static struct rgb hsl(double h, double s, double l)
+{
+    double c = (1 - fabs(2 * l - 1)) * s, hp = h / 60, x = c * (1 - fabs(fmod(hp, 2) - 1)), m = l - c / 2;
+    double r = 0, g = 0, b = 0;
+    if (hp < 1) r = c, g = x;
+    else if (hp < 2) r = x, g = c;
+    else if (hp < 3) g = c, b = x;
+    else if (hp < 4) g = x, b = c;
+    else if (hp < 5) r = x, b = c;
+    else r = c, b = x;
+    return (struct rgb){ (int)lround((r + m) * 255), (int)lround((g + m) * 255), (int)lround((b + m) * 255) };
+}
+
+/* Warm: a hue from red to yellow, a saturation and lightness from the
+ * key's hash (a module's path, or a name); the name's hash varies those
+ * two (not the hue), so that neighbouring frames of one module differ. */
+static struct rgb warm(uint64_t key, uint64_t name)
+{
+    double h = (double)(key % 52) + 4;
+    double s = 0.72 + (double)((key >> 16) % 17) / 100 + ((double)((name >> 24) % 17) - 8) / 100;
+    double l = 0.62 + (double)((key >> 32) % 9) / 100 + ((double)((name >> 8) % 15) - 7) / 100;
+    return hsl(h, s, l);
+}
+
+static const struct rgb root_colour = { 236, 220, 190 }, merged_colour = { 220, 220, 220 },
+                        plain_colour = { 208, 208, 216 }, same_colour = { 224, 224, 224 };
+
+/* Red where the value grew from a to b, blue where it shrank, deeper as
+ * the change is larger relative to the larger of the two. */
+static struct rgb change_colour(int64_t a, int64_t b)
+{
+    if (a < 0) a = 0;
+    if (b < 0) b = 0;
+    if (a == b) return same_colour;
+    double t = (double)(a > b ? a - b : b - a) / (double)(a > b ? a : b);
+    int pale = (int)lround(60 + 175 * (1 - t));
+    return b > a ? (struct rgb){ 255, pale, pale } : (struct rgb){ pale, pale, 255 };
+}
+
+/* ---------------------------------------------------------------- writing */
+struct writer {
+    const struct flame_graph *g;
+    const struct flame_opts *o;
+    const struct layout *lay;
+    FILE *f;
+    double scale;
+    const counters *total, *base_total;
+    /* per label, escaped once: its text (cut at TITLE_CHARS) and characters */
+    const char **esc; uint32_t *esc_len, *chars;
+    struct arena text;
+    struct strbuf sb, tmp;
+};
+
+static void label_of(const struct writer *w, const struct fframe *fr, const char **s, size_t *n, struct strbuf *tmp)
+{
+    const struct dtree *t = w->g->t;
+    if (fr->node == NONE) {
+        tmp->len = 0;
+        sb_printf(tmp, "[%u narrow frames]", w->lay->mcount[fr->merged]);
+        *s = tmp->s, *n = tmp->len;
+    } else if (fr->node == 0) {
+        *s = "all", *n = 3;
+    } else {
+        *s = t->labels.str[t->label[fr->node]], *n = t->labels.len[t->label[fr->node]];
+    }
+}
+
+/* The escaped name of a node's label, cached. */
+static void cached_name(struct writer *w, uint32_t label)
+{
+    if (w->esc[label]) return;
+    const struct strtab *l = &w->g->t->labels;
+    w->tmp.len = 0;
+    xml_add(&w->tmp, l->str[label], l->len[label], TITLE_CHARS);
+    w->esc[label] = arena_strndup(&w->text, w->tmp.s ? w->tmp.s : "", w->tmp.len);
+    w->esc_len[label] = (uint32_t)w->tmp.len;
+    w->chars[label] = (uint32_t)char_count(l->str[label], l->len[label]);
+}
+
+static void add_percent(struct strbuf *sb, int64_t v, int64_t total)
+{
+    if (total > 0) sb_printf(sb, " (%.2f%%)", 100.0 * (double)v / (double)total);
+}
+
+/* The tooltip after the name: every counter (flame) or a, b, delta and
+ * ratio of the --by counter (diff). */
+static void add_values(struct writer *w, const counters *c, const counters *base, uint32_t module)
+{
+    const struct flame_graph *g = w->g;
+    char h[64];
+    if (!base) {
+        for (int k = 0; k < g->ncounters; k++) {
+            sb_printf(&w->sb, "\n%s: %s", counter_name[k], fmt_human(k, c->v[k], h, sizeof h));
+            add_percent(&w->sb, c->v[k], w->total->v[k]);
+        }
+        if (module != NONE && !g->p->modules[module].special) {
+            sb_puts(&w->sb, "\nmodule: ");
+            xml_puts(&w->sb, g->p->modules[module].base);
+        }
+        return;
+    }
+    int by = g->by;
+    int64_t a = base->v[by], b = c->v[by];
+    sb_printf(&w->sb, "\n%s in a: %s", counter_name[by], fmt_human(by, a, h, sizeof h));
+    add_percent(&w->sb, a, w->base_total->v[by]);
+    sb_printf(&w->sb, "\n%s in b: %s", counter_name[by], fmt_human(by, b, h, sizeof h));
+    add_percent(&w->sb, b, w->total->v[by]);
+    sb_printf(&w->sb, "\ndelta: %s%s", b > a ? "+" : "", fmt_human(by, b - a, h, sizeof h));
+    if (a > 0) sb_printf(&w->sb, "\nratio: %.3f", (double)b / (double)a);
+    else sb_puts(&w->sb, "\nratio: - (not in a)");
+}
+
+static struct rgb frame_colour(const struct writer *w, const struct fframe *fr, const counters *c,
+                               const counters *base, const char *name, size_t n)
+{
+    const struct flame_graph *g = w->g;
+    if (base) return change_colour(base->v[g->by], c->v[g->by]);
+    if (fr->node == 0) return root_colour;
+    if (fr->node == NONE) return merged_colour;
+    uint64_t hn = hash_bytes(name, n);
+    if (g->colors == COLORS_HASH) return warm(hn, hn);
+    uint32_t m = g->node_module ? g->node_module[fr->node] : NONE;
+    if (m == NONE || g->p->modules[m].special) return plain_colour;
+    const char *path = g->p->modules[m].path;
+    return warm(hash_bytes(path, strlen(path)), hn);
+}
+
+/* <g data-o data-v><title/><rect/><text/></g>; the label only where at
+ * least 3 characters fit (the script adds the others' when zooming). */
+static void write_frame(struct writer *w, const struct fframe *fr)
+{
+    const struct flame_graph *g = w->g;
+    const counters *c, *base = NULL;
+    if (fr->node == NONE) {
+        c = &w->lay->msum[2 * fr->merged];
+        if (g->base) base = c + 1;
+    } else {
+        c = &g->sub[fr->node];
+        if (g->base) base = &g->base[fr->node];
+    }
+    const char *name, *esc;
+    size_t n, esc_n, chars;
+    label_of(w, fr, &name, &n, &w->tmp);
+    if (fr->node != NONE && fr->node != 0) {
+        uint32_t label = g->t->label[fr->node];
+        cached_name(w, label);
+        esc = w->esc[label], esc_n = w->esc_len[label], chars = w->chars[label];
+    } else {
+        esc = name, esc_n = n, chars = n;      /* "all", "[N narrow frames]": nothing to escape */
+    }
+    int64_t v = c->v[g->by];
+    double x = PAD + (double)fr->off * w->scale, width = (double)v * w->scale;
+    int y = w->o->icicle ? TOP + (int)fr->depth * ROW : TOP + (int)(w->lay->maxdepth - fr->depth) * ROW;
+    struct rgb col = frame_colour(w, fr, c, base, name, n);
+
+    struct strbuf *sb = &w->sb;
+    sb->len = 0;
+    sb_printf(sb, "<g data-o=\"%lld\" data-v=\"%lld\"><title>", (long long)fr->off, (long long)v);
+    sb_add(sb, esc, esc_n);
+    add_values(w, c, base, fr->node == NONE || !g->node_module ? NONE : g->node_module[fr->node]);
+    sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"/>",
+              x, y, width, ROW - 1, col.r, col.g, col.b);
+    double fit = floor((width - 2 * TEXT_PAD) / CHAR_W);
+    if (fit >= 3) {
+        sb_printf(sb, "<text x=\"%.2f\" y=\"%d\">", x + TEXT_PAD, y + TEXT_DY);
+        if ((double)chars <= fit) sb_add(sb, esc, esc_n);
+        else xml_add(sb, name, n, (size_t)fit);
+        sb_puts(sb, "</text>");
+    }
+    sb_puts(sb, "</g>\n");
+    fwrite(sb->s, 1, sb->len, w->f);
+}
+
+/* ---------------------------------------------------------------- the file */
+static const char style[] =
+"text { font-family: Verdana, \"DejaVu Sans\", sans-serif; font-size: 12px; fill: #000; }\n"
+"#title { font-size: 17px; }\n"
+"#subtitle { fill: #555; }\n"
+"#frames > g { cursor: pointer; }\n"
+"#frames > g:hover > rect { stroke: #222; stroke-width: 0.7; }\n"
+"#frames text { pointer-events: none; }\n"
+".btn { fill: #1a5fb4; cursor: pointer; }\n"
+".btn:hover { text-decoration: underline; }\n"
+".hide { display: none; }\n"
+".anc > rect { opacity: 0.5; }\n"
+".hl > rect { fill: rgb(230,0,230); }\n";
+
+/* Zoom (click a frame; click an ancestor or "Reset zoom" to go back up),
+ * search (the button, Ctrl-F or F3: a JavaScript regular expression on the
+ * names; the share of the total that matching frames cover, counting
+ * nested matches once), the details line (the hovered frame's tooltip on
+ * one line), Escape to reset both, and the state in the address's
+ * fragment (#zoom=FRAME&search=RE, FRAME: the frame's index in document
+ * order), so that a link opens on what it showed. Never written as
+ * "]]>": the CDATA section's end. */
+static const char script[] =
+"(function () {\n"
+"'use strict';\n"
+"var svg = document.documentElement, ns = svg.namespaceURI;\n"
+"function num(e, a) { return Number(e.getAttribute(a)); }\n"
+"var pad = num(svg, 'data-pad'), plotW = num(svg, 'data-plot-width'), row = num(svg, 'data-row');\n"
+"var charW = num(svg, 'data-char-width'), textDy = num(svg, 'data-text-dy'), by = svg.getAttribute('data-by');\n"
+"var group = document.getElementById('frames'), details = document.getElementById('details');\n"
+"var matched = document.getElementById('matched'), resetBtn = document.getElementById('reset');\n"
+"var searchBtn = document.getElementById('search');\n"
+"var frames = [], zoomed = null, term = '';\n"
+"for (var g = group.firstElementChild; g; g = g.nextElementSibling) {\n"
+"  var title = g.getElementsByTagName('title')[0], rect = g.getElementsByTagName('rect')[0];\n"
+"  var info = title ? title.textContent : '';\n"
+"  var f = { i: frames.length, g: g, r: rect, t: g.getElementsByTagName('text')[0] || null, info: info,\n"
+"            name: info.split('\\n')[0], o: num(g, 'data-o'), v: num(g, 'data-v'), y: num(rect, 'y') };\n"
+"  g.flameFrame = f;\n"
+"  frames.push(f);\n"
+"}\n"
+"if (!frames.length) return;\n"
+"var root = frames[0];\n"
+"frames.forEach(function (f) { f.d = Math.round(Math.abs(f.y - root.y) / row); });\n"
+"zoomed = root;\n"
+"\n"
+"function label(f, x, w) {\n"
+"  var n = Math.floor((w - 6) / charW), s = '';\n"
+"  if (n >= 3) s = f.name.length <= n ? f.name : f.name.slice(0, n - 2) + '..';\n"
+"  if (!f.t) {\n"
+"    if (!s) return;\n"
+"    f.t = document.createElementNS(ns, 'text');\n"
+"    f.t.setAttribute('y', f.y + textDy);\n"
+"    f.g.appendChild(f.t);\n"
+"  }\n"
+"  f.t.setAttribute('x', (x + 3).toFixed(2));\n"
+"  f.t.textContent = s;\n"
+"}\n"
+"\n"
+"function saveState() {\n"
+"  var p = [];\n"
+"  if (zoomed !== root) p.push('zoom=' + zoomed.i);\n"
+"  if (term) p.push('search=' + encodeURIComponent(term));\n"
+"  try { history.replaceState(null, '', p.length ? '#' + p.join('&') : location.pathname + location.search); }\n"
+"  catch (err) { /* a file: URL may refuse */ }\n"
+"}\n"
+"\n"
+"function zoom(z) {\n"
+"  var a = z.o, b = z.o + z.v, k = plotW / z.v;\n"
+"  frames.forEach(function (f) {\n"
+"    var show = true, anc = false, x = pad, w = plotW;\n"
+"    if (f.d < z.d) show = anc = f.o <= a && f.o + f.v >= b;\n"
+"    else if (f.o >= a && f.o + f.v <= b) { x = pad + (f.o - a) * k; w = f.v * k; }\n"
+"    else show = false;\n"
+"    f.g.classList.toggle('hide', !show);\n"
+"    f.g.classList.toggle('anc', anc);\n"
+"    if (!show) return;\n"
+"    f.r.setAttribute('x', x.toFixed(2));\n"
+"    f.r.setAttribute('width', w.toFixed(2));\n"
+"    label(f, x, w);\n"
+"  });\n"
+"  zoomed = z;\n"
+"  resetBtn.classList.toggle('hide', z === root);\n"
+"  saveState();\n"
+"}\n"
+"\n"
+"function search(t) {\n"
+"  var re = null;\n"
+"  if (t) {\n"
+"    try { re = new RegExp(t); }\n"
+"    catch (err) { matched.textContent = 'bad regular expression: ' + t; return; }\n"
+"  }\n"
+"  term = t || '';\n"
+"  var hits = [];\n"
+"  frames.forEach(function (f) {\n"
+"    var hit = re !== null && re.test(f.name);\n"
+"    f.g.classList.toggle('hl', hit);\n"
+"    if (hit) hits.push(f);\n"
+"  });\n"
+"  /* intervals of a tree: nested or apart; a nested one adds nothing */\n"
+"  hits.sort(function (p, q) { return p.o - q.o || q.v - p.v; });\n"
+"  var sum = 0, end = -Infinity;\n"
+"  hits.forEach(function (f) { if (f.o >= end) { sum += f.v; end = f.o + f.v; } });\n"
+"  matched.textContent = re ? 'Matched: ' + (100 * sum / root.v).toFixed(2) + '% of ' + by +\n"
+"    ' (' + hits.length + (hits.length === 1 ? ' frame)' : ' frames)') : '';\n"
+"  searchBtn.textContent = re ? 'Clear search' : 'Search';\n"
+"  saveState();\n"
+"}\n"
+"\n"
+"function ask() {\n"
+"  var t = window.prompt('Search frames (a JavaScript regular expression):', term);\n"
+"  if (t !== null) search(t);\n"
+"}\n"
+"\n"
+"function frameOf(node) {\n"
+"  while (node && node.parentNode !== group) node = node.parentNode;\n"
+"  return node ? node.flameFrame : null;\n"
+"}\n"
+"group.addEventListener('click', function (ev) { var f = frameOf(ev.target); if (f) zoom(f); });\n"
+"group.addEventListener('mouseover', function (ev) {\n"
+"  var f = frameOf(ev.target), s = f ? f.info.split('\\n').join('  |  ') : '';\n"
+"  var max = Math.floor(plotW * 0.7 / charW);\n"
+"  details.textContent = s.length > max ? s.slice(0, max - 2) + '..' : s;\n"
+"});\n"
+"group.addEventListener('mouseout', function () { details.textContent = ''; });\n"
+"resetBtn.addEventListener('click', function () { zoom(root); });\n"
+"searchBtn.addEventListener('click', function () { if (term) search(''); else ask(); });\n"
+"window.addEventListener('keydown', function (ev) {\n"
+"  if (((ev.ctrlKey || ev.metaKey) && (ev.key === 'f' || ev.key === 'F')) || ev.key === 'F3') {\n"
+"    ev.preventDefault();\n"
+"    ask();\n"
+"  } else if (ev.key === 'Escape') {\n"
+"    zoom(root);\n"
+"    search('');\n"
+"  }\n"
+"});\n"
+"\n"
+"location.hash.slice(1).split('&').forEach(function (kv) {\n"
+"  var i = kv.indexOf('='), v;\n"
+"  if (i < 0) return;\n"
+"  try { v = decodeURIComponent(kv.slice(i + 1)); } catch (err) { return; }\n"
+"  if (kv.slice(0, i) === 'zoom' && frames[Number(v)]) zoom(frames[Number(v)]);\n"
+"  if (kv.slice(0, i) === 'search') search(v);\n"
+"});\n"
+"})();\n";
+
+static void write_header(struct writer *w, int height)
+{
+    const struct flame_graph *g = w->g;
+    const struct flame_opts *o = w->o;
+    int width = o->width;
+    char h[64];
+    struct strbuf *sb = &w->sb;
+    sb->len = 0;
+    sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+                  "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
+                  " xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-plot-width=\"%d\""
+                  " data-row=\"%d\" data-char-width=\"%.2f\" data-text-dy=\"%d\" data-by=\"%s\">\n",
+              width, height, width, height, PAD, width - 2 * PAD, ROW, CHAR_W, TEXT_DY, counter_name[g->by]);
+    sb_printf(sb, "<style>\n%s</style>\n", style);
+    sb_printf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
+    sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", width / 2);
+    if (o->title) xml_puts(sb, o->title);
+    else if (g->base) sb_printf(sb, "Differential %s graph: %s", o->icicle ? "icicle" : "flame", counter_name[g->by]);
+    else sb_printf(sb, "%s graph: %s", o->icicle ? "Icicle" : "Flame", counter_name[g->by]);
+    sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", width / 2);
+    xml_puts(sb, g->source);
+    int64_t total = w->total->v[g->by];
+    if (g->base) sb_printf(sb, ": widths from b (%s), red: grew from a, blue: shrank",
+                           fmt_human(g->by, total, h, sizeof h));
+    else sb_printf(sb, ": %s %s", fmt_human(g->by, total, h, sizeof h), counter_name[g->by]);
+    sb_puts(sb, "; click to zoom, Ctrl-F to search</text>\n");
+    sb_printf(sb, "<text id=\"reset\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n", PAD);
+    sb_printf(sb, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n",
+              width - PAD);
+    sb_printf(sb, "<text id=\"details\" x=\"%d\" y=\"%d\"></text>\n", PAD, height - 12);
+    sb_printf(sb, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n", width - PAD, height - 12);
+    if (total <= 0)
+        sb_printf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">nothing to draw: no %s in the selected samples</text>\n",
+                  width / 2, TOP + TEXT_DY, counter_name[g->by]);
+    sb_puts(sb, "<g id=\"frames\">\n");
+    fwrite(sb->s, 1, sb->len, w->f);
+}
+
+static void write_svg(struct writer *w)
+{
+    const struct layout *lay = w->lay;
+    int rows = lay->n ? (int)lay->maxdepth + 1 : 1;
+    write_header(w, TOP + rows * ROW + BOTTOM);
+    for (size_t i = 0; i < lay->n; i++) write_frame(w, &lay->f[i]);
+    fprintf(w->f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n", script);
+}
+
+int flame_write(const struct flame_graph *g, const struct flame_opts *o)
+{
+    struct layout lay = { 0 };
+    const counters *total = &g->sub[0];
+    double plot_width = o->width - 2 * PAD;
+    double scale = total->v[g->by] > 0 ? plot_width / (double)total->v[g->by] : 0;
+    if (scale > 0) layout(g, scale, o->min_width, &lay);
+    FILE *f = stdout;
+    if (o->out && !(f = fopen(o->out, "w"))) {
+        int rc = error(EXIT_FAILED, "%s: %s", o->out, strerror(errno));
+        free(lay.f);
+        return rc;
+    }
+    size_t nl = g->t->labels.n;
+    struct writer w = { .g = g, .o = o, .lay = &lay, .f = f, .scale = scale, .total = total,
+                        .base_total = g->base ? &g->base[0] : NULL };
+    w.esc = xcalloc(nl, sizeof *w.esc);
+    w.esc_len = xmalloc(nl * sizeof *w.esc_len);
+    w.chars = xmalloc(nl * sizeof *w.chars);
+    write_svg(&w);
+    int rc = 0;
+    if (o->out && (ferror(f) | fclose(f)))
+        rc = error(EXIT_FAILED, "%s: write error: %s", o->out, strerror(errno ? errno : EIO));
+    free(w.esc);
+    free(w.esc_len);
+    free(w.chars);
+    arena_free(&w.text);
+    sb_free(&w.sb);
+    sb_free(&w.tmp);
+    free(lay.f);
+    free(lay.msum);
+    free(lay.mcount);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* The flame graph writer (flame.c) that `mpquery flame` and `mpquery diff
+ * --flame` share: their common options, and the picture of a display tree
+ * as one self-contained interactive SVG. */
+#ifndef MPQUERY_FLAME_H
+#define MPQUERY_FLAME_H
+
+#include "mpquery.h"
+
+/* The options both commands take, as given (char *: the option tables'
+ * .str), then parsed by flame_check_options into width and min_width. */
+struct flame_opts {
+    char *out, *title, *width_arg, *min_width_arg;
+    int icicle;
+    int width;                  /* the picture's width, px (default 1200) */
+    double min_width;           /* narrower frames are merged (default 0.1 px) */
+};
+#define OPTIONS_FLAME(f) \
+    { .name = "output", .letter = 'o', .arg = "FILE", .str = &(f)->out, \
+      .help = "write the SVG to FILE (default: stdout)" }, \
+    { .name = "icicle", .flag = &(f)->icicle, .value = 1, \
+      .help = "an icicle graph: the root at the top, callees below" }, \
+    { .name = "title", .arg = "TEXT", .str = &(f)->title, .help = "the picture's title" }, \
+    { .name = "width", .arg = "PX", .str = &(f)->width_arg, .help = "the picture's width in pixels (default 1200)" }, \
+    { .name = "min-width", .arg = "PX", .str = &(f)->min_width_arg, \
+      .help = "frames narrower than PX pixels are merged into one\n" \
+              "'[N narrow frames]' frame per parent, left out when\n" \
+              "that is still narrower (default 0.1)" }
+/* Parses the values (usage errors reported): 0 or 2. */
+int flame_check_options(const char *cmd, struct flame_opts *f);
+
+enum { COLORS_MODULE, COLORS_HASH };
+/* What to draw: the nodes of t whose subtree value (sub[node].v[by]) is
+ * positive, as wide as that value. With base (diff: profile A's subtree
+ * sums, sub being B's), frames are coloured by the change from base to sub
+ * and their tooltips compare the two; else coloured by module or by name
+ * hash, with tooltips of every counter (the first ncounters). */
+struct flame_graph {
+    struct dtree *t;
+    const counters *sub, *base;
+    int by, ncounters, colors;
+    const struct profile *p;            /* for node_module's modules (flame) */
+    const uint32_t *node_module;        /* per node: module index, NONE: none */
+    const char *source;                 /* the subtitle's profile(s) */
+};
+/* Writes the SVG to o->out or stdout; 0, or 1 when the file cannot be
+ * written (reported). */
+int flame_write(const struct flame_graph *g, const struct flame_opts *o);
+
+#endif
