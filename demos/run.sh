@@ -15,4 +15,7 @@ echo
 echo "== mpquery top profile.db --functions --by ncalls -n 5"
 $B/mpquery top profile.db --functions --by ncalls -n 5
 echo
+echo "== mpquery tree profile.db   (the tag scopes: mp_tag_push in the demo)"
+$B/mpquery tree profile.db
+echo
 echo "profile.db is yours to query: mpquery --help"
