@@ -11,7 +11,7 @@ CFLAGS  += -std=gnu11 $(WARN)
 PKGS    := libunwind sqlite3 libdw
 
 # Debian packages the build and the tests need (checked before building).
-DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev pkg-config sqlite3 binutils g++
+DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++
 
 PROF_SRC := $(wildcard prof/*.c)
 PROF_SRC := $(filter-out prof/api_stub.c,$(PROF_SRC))
@@ -20,7 +20,7 @@ MPQ_SRC  := $(wildcard mpquery/*.c)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 
-.PHONY: all deps demo test bench asan debug install clean fuzz
+.PHONY: all deps demo test bench asan debug install uninstall clean fuzz
 all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
 
 deps:
@@ -57,7 +57,7 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 MPQ_SHARED := resolve dbguard optdefs
 MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
-MPQ_PKGS := sqlite3 libdw
+MPQ_PKGS := sqlite3 libdw zlib
 MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h $(B)/schema.h $(B)/schema_version.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
@@ -124,12 +124,28 @@ $(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(B)/schema.h $(B)
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
 	    -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mallocprof/filters
+# pkg-config file of the API library (mallocprof.h, -lmallocprof_api), for PREFIX.
+VERSION := $(shell sed -n 's/^\#define MPQ_VERSION "\(.*\)"/\1/p' mpquery/mpquery.h)
+$(B)/mallocprof.pc: Makefile mpquery/mpquery.h
+	@mkdir -p $(B)
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+	    'Name: mallocprof' 'Description: mallocprof in-process API (mallocprof.h; does nothing unless libmallocprof.so is preloaded)' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmallocprof_api' > $@
+
+INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h \
+             lib/pkgconfig/mallocprof.pc share/mallocprof/filters
+install: all $(B)/mallocprof.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/mallocprof/filters
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 filters/*.rules $(DESTDIR)$(PREFIX)/share/mallocprof/filters/
+	install -m 644 $(B)/mallocprof.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 filters/*.rules filters/README.md $(DESTDIR)$(PREFIX)/share/mallocprof/filters/
+
+uninstall:
+	rm -rf $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/share/mallocprof $(DESTDIR)$(PREFIX)/lib/pkgconfig 2>/dev/null
 
 clean:
 	rm -rf $(B)
@@ -161,7 +177,7 @@ tests-build: $(B)/tests/symbol_choice
 # to build/fuzz/crash-*. Needs clang and its runtime, installed here.
 FUZZ_PKGS    := clang libclang-rt-dev
 FUZZ_SECONDS ?= 300
-FUZZ_MPQ     := mpquery/rules.c mpquery/view.c mpquery/output.c mpquery/util.c
+FUZZ_MPQ     := mpquery/rules.c mpquery/view.c mpquery/output.c mpquery/util.c mpquery/names.c mpquery/units.c
 FUZZ_FLAGS   := -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 $(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) mpquery/mpquery.h

@@ -18,4 +18,7 @@ echo
 echo "== mpquery tree profile.db   (the tag scopes: mp_tag_push in the demo)"
 $B/mpquery tree profile.db
 echo
+echo "== mpquery report profile.db -o $B/report.html   (all of it on one page: open it in a browser)"
+$B/mpquery report profile.db -o $B/report.html
+echo
 echo "profile.db is yours to query: mpquery --help"

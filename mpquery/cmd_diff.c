@@ -16,6 +16,8 @@ static const char usage[] =
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
 "rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
+"Text is for people as top's (mpquery top --help): sizes in units, C++\n"
+"names shortened, a terminal's width and pager.\n"
 "\n";
 
 static const char more[] =
@@ -73,12 +75,13 @@ static void print_rows(const struct listing *l, const int64_t *a, const int64_t 
     static const char *const fcols[] = { "a", "b", "delta", "ratio", "function" };
     struct table tab;
     table_init(&tab, 5, functions ? fcols : cols);
+    tab.width = c->width;
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
-        table_int(&tab, a[k]);
-        table_int(&tab, b[k]);
-        table_int(&tab, b[k] - a[k]);
+        table_counter(&tab, c->by, a[k], c->human);
+        table_counter(&tab, c->by, b[k], c->human);
+        table_counter(&tab, c->by, b[k] - a[k], c->human);
         if (a[k]) table_num(&tab, (double)b[k] / (double)a[k], 3);
         else table_null(&tab);
         if (functions) {
@@ -190,11 +193,12 @@ int cmd_diff(int argc, char **argv)
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "diff", .usage = usage, .more = more, .opts = opts,
-                                .operands = 2, .missing = "needs two profiles A and B" };
+                                .operands = 2, .missing = "needs two profiles A and B", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (a.fold && a.functions) return usage_error(c.cmd, "--fold and --functions do not combine");
@@ -203,6 +207,11 @@ int cmd_diff(int argc, char **argv)
     if (!a.flame && (a.f.out || a.f.icicle || a.f.title || a.f.width_arg || a.f.min_width_arg))
         return usage_error(c.cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
     if ((rc = flame_check_options(c.cmd, &a.f))) return rc;
+    if (a.fold || a.flame) {
+        /* folded lines and flame graphs name frames as fold and flame do */
+        c.view.collapse = 0;
+        c.view.no_signatures = c.signatures == 0;
+    }
     rc = listing_run(&c, argv + optind, 2, print, &a);
     return rc ? rc : a.rc;
 }

@@ -34,27 +34,13 @@ static const char more[] =
 
 struct flame_args { struct flame_opts f; char *colors; int colors_id, rc; };
 
-/* Per display node, the module of the frame that made it, NONE. */
-static uint32_t *node_modules(const struct query *q, const struct dtree *t)
-{
-    const struct profile *p = q->p;
-    uint32_t *module = none_array(t->n);
-    for (size_t s = 0; s < p->nstacks; s++) {
-        const struct stack *st = &p->stacks[s];
-        uint32_t node = q->stack_node[s], up = st->parent == NONE ? 0 : q->stack_node[st->parent];
-        if (node == NONE || node == up || module[node] != NONE) continue;
-        module[node] = p->frames[st->frame].module;
-    }
-    return module;
-}
-
 static void print(struct listing *l, void *arg)
 {
     struct flame_args *a = arg;
     struct dtree *t = &l->t;
     counters *sub = xmalloc(t->n * sizeof *sub);
     dtree_subtotals(t, l->own[0], sub);
-    uint32_t *module = node_modules(&l->q[0], t);
+    uint32_t *module = flame_node_modules(&l->q[0], t);
     const struct flame_graph g = {
         .t = t, .sub = sub, .by = l->c->by, .ncounters = shown_counters(l->q[0].p),
         .colors = a->colors_id, .p = l->q[0].p, .node_module = module, .source = l->q[0].p->path,

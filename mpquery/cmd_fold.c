@@ -42,28 +42,29 @@ static const struct cmd_opts fold_opts = {
     .operands = 1, .missing = "missing DB"
 };
 
-struct fold_ctx { const counters *own; int by; };
+struct fold_ctx { const counters *own; int by; FILE *out; };
 
 static void emit_line(uint32_t node, const char *path, size_t len, void *ctx)
 {
     const struct fold_ctx *x = ctx;
     int64_t v = x->own[node].v[x->by];
     if (v <= 0) return;
-    fwrite(path, 1, len, stdout);
-    printf(" %lld\n", (long long)v);
+    fwrite(path, 1, len, x->out);
+    fprintf(x->out, " %lld\n", (long long)v);
 }
 
-/* Subtrees without a positive value are not walked. */
-static void print(struct listing *l, void *arg)
+/* The lines to out (a FILE *: stdout, or export's file), then on stderr
+ * what the filters left out. Subtrees without a positive value are not
+ * walked. */
+void fold_print(struct listing *l, void *out)
 {
-    (void)arg;
     struct dtree *t = &l->t;
     int by = l->c->by;
     counters *sub = xmalloc(t->n * sizeof *sub);
     dtree_subtotals(t, l->own[0], sub);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
     for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
-    struct fold_ctx ctx = { l->own[0], by };
+    struct fold_ctx ctx = { l->own[0], by, out };
     fold_walk(t, keep, emit_line, &ctx);
     free(keep);
     free(sub);
@@ -75,5 +76,5 @@ int cmd_fold(int argc, char **argv)
     struct common c;
     int rc = parse_options(&c, &fold_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
-    return listing_run(&c, argv + optind, 1, print, NULL);
+    return listing_run(&c, argv + optind, 1, fold_print, stdout);
 }

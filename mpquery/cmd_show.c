@@ -1,7 +1,9 @@
 /* mpquery show DB STACK: one stack in full, leaf first, one frame a line
  * like a debugger backtrace, with the stack's counters under the selection
  * on a header line. Only the name-rewriting (replace) rules apply: no frame
- * is dropped or cut, this is the raw stack. */
+ * is dropped or cut, this is the raw stack. Frames are named as top names
+ * them (a frame without a symbol `module+0xOFFSET`, C++ names shortened
+ * in text), so that a row of top and its stack read the same. */
 #include "mpquery.h"
 
 #include <stdlib.h>
@@ -13,7 +15,10 @@ static const char usage[] =
 "\n"
 "One stack (its database id, as top prints it) in full, leaf first:\n"
 "  #N  function  file:line [inlined]  (module+0xOFFSET)\n"
-"Names are rewritten by the replace rules; no frame is dropped or cut.\n"
+"Names are rewritten by the replace rules; no frame is dropped or cut. A\n"
+"frame without a symbol is named module+0xOFFSET, as in top. Text is for\n"
+"people as top's (mpquery top --help): sizes in units, C++ names\n"
+"shortened, a terminal's width and pager.\n"
 "\n";
 
 static const char more[] =
@@ -23,15 +28,16 @@ static const char more[] =
 
 /* One frame as shown. */
 struct shown {
-    const char *function;       /* after the replace rules; "??" without a name */
+    const char *function;       /* after the replace rules; module+0xOFFSET without a name */
     const char *file;           /* "" when unknown */
     int32_t line, inline_depth;
     const char *module;
     int64_t offset;
 };
 
-/* The frames of stack s, leaf first; names in names' arena. */
-static size_t collect(const struct profile *p, uint32_t s, const struct ruleset *rules,
+/* The frames of stack s, leaf first; names in names' arena, as view.c
+ * names them (frame_base_name, the rules, C++ names shortened as o says). */
+static size_t collect(const struct profile *p, uint32_t s, const struct view_opts *o,
                       struct arena *names, struct shown **out)
 {
     struct strbuf base = { 0 }, name = { 0 };
@@ -42,11 +48,17 @@ static size_t collect(const struct profile *p, uint32_t s, const struct ruleset 
     for (uint32_t f = s; f != NONE; f = p->stacks[f].parent, n++) {
         const struct frame *x = &p->frames[p->stacks[f].frame];
         const struct module *m = &p->modules[x->module];
-        fr[n] = (struct shown){ "??", x->file == NONE ? "" : p->files[x->file], x->line,
+        fr[n] = (struct shown){ "", x->file == NONE ? "" : p->files[x->file], x->line,
                                 x->inline_depth, m->path, x->offset };
-        if (x->function == NONE && !m->special) continue;
         frame_base_name(p, p->stacks[f].frame, &base);
-        rules_apply(rules, base.s, base.len, &name);
+        rules_apply(o->rules, base.s, base.len, &name);
+        if (x->function != NONE && !m->special && (o->collapse || o->no_signatures)) {
+            shorten_name(name.s, name.len, o->collapse ? rules_collapse_depth(o->rules) : -1,
+                         o->no_signatures, &base);
+            struct strbuf t = name;
+            name = base;
+            base = t;
+        }
         fr[n].function = arena_strndup(names, name.s, name.len);
     }
     sb_free(&base);
@@ -89,43 +101,46 @@ static void print_json(const struct table *tab, int64_t id, const counters *k, i
     putchar('\n');
 }
 
-/* "#N  function  file:line [inlined]  (module+0xOFFSET)", text cleaned */
-static void print_text(const struct shown *fr, size_t n, int64_t id, const counters *k, int nc)
+/* "#N  function  file:line [inlined]  (module+0xOFFSET)", text cleaned,
+ * each line cut to the terminal's width */
+static void print_text(const struct common *c, const struct shown *fr, size_t n, int64_t id, const counters *k,
+                       int nc)
 {
-    struct strbuf loc = { 0 }, where = { 0 };
-    printf("stack %lld:", (long long)id);
-    for (int i = 0; i < nc; i++) printf(" %s %lld", counter_name[i], (long long)k->v[i]);
-    printf("\n");
-    for (size_t i = 0; i < n; i++) {
-        loc.len = 0;
-        sb_add(&loc, "", 0);
-        if (fr[i].file[0]) {
-            sb_puts(&loc, fr[i].file);
-            if (fr[i].line != 0) sb_printf(&loc, ":%d", fr[i].line);
-        }
-        if (fr[i].inline_depth != 0) sb_puts(&loc, loc.len ? " [inlined]" : "[inlined]");
-        where.len = 0;
-        sb_printf(&where, "(%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
-        printf("#%-3zu ", i);
-        text_clean(stdout, fr[i].function, strlen(fr[i].function));
-        if (loc.len) { fputs("  ", stdout); text_clean(stdout, loc.s, loc.len); }
-        fputs("  ", stdout);
-        text_clean(stdout, where.s, where.len);
-        fputc('\n', stdout);
+    struct strbuf line = { 0 };
+    char human[32];
+    sb_printf(&line, "stack %lld:", (long long)id);
+    for (int i = 0; i < nc; i++) {
+        if (c->human && counter_has_unit(i))
+            sb_printf(&line, " %s %s", counter_name[i], fmt_human(i, k->v[i], human, sizeof human));
+        else
+            sb_printf(&line, " %s %lld", counter_name[i], (long long)k->v[i]);
     }
-    sb_free(&loc);
-    sb_free(&where);
+    text_line(stdout, line.s, line.len, c->width);
+    for (size_t i = 0; i < n; i++) {
+        line.len = 0;
+        sb_printf(&line, "#%-3zu %s", i, fr[i].function);
+        if (fr[i].file[0] || fr[i].inline_depth != 0) sb_puts(&line, "  ");
+        if (fr[i].file[0]) {
+            sb_puts(&line, fr[i].file);
+            if (fr[i].line != 0) sb_printf(&line, ":%d", fr[i].line);
+        }
+        if (fr[i].inline_depth != 0) sb_puts(&line, fr[i].file[0] ? " [inlined]" : "[inlined]");
+        sb_printf(&line, "  (%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
+        text_line(stdout, line.s, line.len, c->width);
+    }
+    sb_free(&line);
 }
 
 static void show_stack(const struct common *c, const struct profile *p, const struct selection *sel,
-                       uint32_t s, const struct ruleset *rules)
+                       uint32_t s)
 {
     struct arena names = { 0 };
     struct shown *fr;
-    size_t n = collect(p, s, rules, &names, &fr);
+    size_t n = collect(p, s, &c->view, &names, &fr);
     const counters *k = &sel->stack_c[s];
+    if (c->pager) pager_start();
     if (c->format == FMT_TEXT) {
-        print_text(fr, n, p->stacks[s].id, k, shown_counters(p));
+        print_text(c, fr, n, p->stacks[s].id, k, shown_counters(p));
     } else {
         struct table tab;
         frames_table(fr, n, &tab);
@@ -145,11 +160,12 @@ int cmd_show(int argc, char **argv)
         { .name = "raw", .flag = &raw, .value = 1, .help = "names exactly as stored (no rules at all)" },
         OPTIONS_SELECT("which samples the header's counters sum (as in top)"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv (one row a frame) or json"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "show", .usage = usage, .more = more, .opts = opts,
-                                .operands = 2, .missing = "needs DB and STACK" };
+                                .operands = 2, .missing = "needs DB and STACK", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t id;
@@ -157,7 +173,10 @@ int cmd_show(int argc, char **argv)
         return usage_error(c.cmd, "bad stack id '%s'", argv[optind + 1]);
 
     struct ruleset *rules = NULL;
-    if (raw) c.no_default_rules = 1;
+    if (raw) {
+        c.no_default_rules = 1;
+        c.view.collapse = c.view.no_signatures = 0;     /* names exactly as stored */
+    }
     if (!raw && (rc = load_rules(&c, &rules))) return rc;
     struct profile *p;
     if ((rc = load_profile(argv[optind], &p))) { rules_free(rules); return rc; }
@@ -165,7 +184,7 @@ int cmd_show(int argc, char **argv)
     rc = select_or_report(&c, p, &sel);
     uint32_t s = profile_stack_index(p, id);
     if (!rc && s == NONE) rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)id);
-    if (!rc) show_stack(&c, p, &sel, s, rules);
+    if (!rc) show_stack(&c, p, &sel, s);
     selection_free(&sel);
     profile_free(p);
     rules_free(rules);

@@ -5,7 +5,10 @@
  * Rows with a zero sort counter are not listed; ties are broken by stack
  * id / function name so that output is deterministic. --per-thread lists
  * the N largest of each thread (or --group-threads group), largest group
- * first, with the group in a first column, 'thread'. */
+ * first, with the group in a first column, 'thread'. Text is for people:
+ * the --by counter with its share of the total and ncalls (every counter
+ * with --all-counters), after a first row of the totals of everything
+ * selected; csv and json have every counter, raw, and no totals row. */
 #include "mpquery.h"
 
 #include <stdlib.h>
@@ -20,20 +23,34 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"Columns (text): the --by counter, '%' its share of the total of every row\n"
+"(listed or not), and ncalls; --all-counters (and csv, json) every counter:\n"
+"ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
+"nlive = ncalls - nfree (blocks still allocated), memlive (bytes still\n"
+"allocated), maxlive (peak of memlive), ntemp (of the blocks, how many were\n"
+"temporary: freed by the thread that allocated them before it allocated or\n"
+"freed anything else; 0 in files of format version 1), time (MP_TIME).\n"
+"With --functions: self.COUNTER (the function is the leaf), self% (its share\n"
+"of the total), inclusive.COUNTER (the function is anywhere on the stack),\n"
+"inclusive%; ncalls of the kind sorted by. The first row, '(total: N\n"
+"stacks)', sums every stack selected, N the rows there are with -n 0.\n"
 "Counters are summed over threads and processes; maxlive then is the sum of\n"
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
 "allocates from the stack). The 'stack' column is the database id of the\n"
 "largest stack merged into the row ('+N' when N more were merged): see\n"
-"mpquery show DB ID. nlive = ncalls - nfree, the blocks still allocated;\n"
-"ntemp: of the blocks, how many were temporary (freed by the thread that\n"
-"allocated them before it allocated or freed anything else; 0 in files of format\n"
-"version 1).\n"
+"mpquery show DB ID.\n"
+"\n"
+"Text is for people: sizes in units (1.21 MiB; --bytes: bytes), C++ names\n"
+"shortened after the rules (template arguments <\xe2\x80\xa6> by the rules'\n"
+"collapse-templates, no parameter lists; --full-names, --signatures), and\n"
+"on a terminal lines fit its width (COLUMNS) and long output goes through\n"
+"$PAGER (less -SFRX). csv and json keep whole names and raw numbers.\n"
 "\n"
 "--per-thread: the N largest rows of each thread, in a first column 'thread'\n"
 "named 'NAME (tid N)' (NAME after the rules' thread lines) or, for the\n"
 "threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
 "of their total of the --by counter, largest first; each row's counters\n"
-"are its thread's (group's) alone.\n"
+"are its thread's (group's) alone, and so are the totals row and '%'.\n"
 "\n"
 "--filter and --exclude test the frame names as shown (after rules). What\n"
 "they leave out is said after the table: 'ignored M stacks (N calls, B\n"
@@ -43,8 +60,24 @@ static const char more[] =
 "example:\n"
 "  mpquery top app.db --by memlive -n 10 --functions\n";
 
-/* What top lists: stacks, or functions sorted by self or inclusive. */
-struct top_args { int functions, inclusive; };
+/* What top lists: stacks, or functions sorted by self or inclusive; the
+ * counters its rows show (for functions, the self ones and the
+ * inclusive ones), in their order. */
+struct top_args {
+    int functions, inclusive, all_counters;
+    int counter[NSTACK_COUNTERS], ncounters;
+    int incl_counter[NSTACK_COUNTERS], nincl_counters;
+};
+
+/* Text without --all-counters: the --by counter and ncalls (with_ncalls);
+ * else every counter. Returns how many, into k. */
+static int shown(const struct common *c, const struct top_args *a, int nc, int with_ncalls, int *k)
+{
+    int n = 0;
+    for (int i = 0; i < nc; i++)
+        if (c->format != FMT_TEXT || a->all_counters || i == c->by || (i == NCALLS && with_ncalls)) k[n++] = i;
+    return n;
+}
 
 struct top_ctx {
     const counters *c;          /* per node or per label */
@@ -82,10 +115,30 @@ static void table_start(struct table *tab, const struct common *c, const char *c
     table_init(tab, k + n, all);
 }
 
+/* The counters k[0..n) of x; in text the --by counter's share of total
+ * after it. */
+static void put_counters(struct table *tab, const struct common *c, const int *k, int n, const counters *x,
+                         const counters *total)
+{
+    for (int i = 0; i < n; i++) {
+        table_counter(tab, k[i], x->v[k[i]], c->human);
+        if (c->format != FMT_TEXT || k[i] != c->by) continue;
+        if (total->v[c->by] != 0) table_num(tab, 100.0 * (double)x->v[c->by] / (double)total->v[c->by], 1);
+        else table_null(tab);
+    }
+}
+
+/* The counters of every stack of a section, summed. */
+static void section_total(const struct dtree *t, const counters *own, counters *total)
+{
+    memset(total, 0, sizeof *total);
+    for (uint32_t i = 1; i < t->n; i++) counters_add(total, &own[i]);
+}
+
 /* The stacks of one section: own (per display node) and q's stack_c its
  * counters; thread: its name, or NULL. */
 static void stack_rows(const struct listing *l, const struct query *q, const counters *own, const char *thread,
-                       struct table *tab)
+                       struct table *tab, const struct top_args *a)
 {
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
@@ -95,15 +148,25 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     size_t n = 0;
     for (uint32_t i = 1; i < t->n; i++)
         if (own[i].v[c->by] != 0 && rep[i] != NONE) items[n++] = i;
+    counters total;
+    section_total(t, own, &total);
+    if (c->format == FMT_TEXT) {
+        char name[64];
+        if (thread) table_str(tab, thread);
+        put_counters(tab, c, a->counter, a->ncounters, &total, &total);
+        table_str(tab, "");
+        snprintf(name, sizeof name, "(total: %zu stacks)", n);
+        table_str(tab, name);
+    }
     struct top_ctx ctx = { own, q->p, rep, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_stack, &ctx);
 
-    int json = c->format == FMT_JSON, nc = shown_counters(q->p);
+    int json = c->format == FMT_JSON;
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
         if (thread) table_str(tab, thread);
-        for (int k = 0; k < nc; k++) table_int(tab, own[node].v[k]);
+        put_counters(tab, c, a->counter, a->ncounters, &own[node], &total);
         table_stack(tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
         dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
         table_str(tab, sb.s);
@@ -119,8 +182,8 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
 }
 
 /* The functions of one section (own: per display node). */
-static void function_rows(struct listing *l, const struct query *q, const counters *own, const char *thread,
-                          struct table *tab, int inclusive)
+static void function_rows(struct listing *l, const counters *own, const char *thread, struct table *tab,
+                          const struct top_args *a)
 {
     const struct common *c = l->c;
     struct dtree *t = &l->t;
@@ -128,19 +191,28 @@ static void function_rows(struct listing *l, const struct query *q, const counte
     counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
     dtree_functions(t, own, self, incl);
     uint32_t *items = xmalloc(nl * sizeof *items);
-    const counters *key = inclusive ? incl : self;
+    const counters *key = a->inclusive ? incl : self;
     size_t n = 0;
     for (uint32_t l = 0; l < nl; l++)
         if (key[l].v[c->by] != 0) items[n++] = l;
+    counters total;
+    section_total(t, own, &total);
+    if (c->format == FMT_TEXT) {
+        char name[64];
+        if (thread) table_str(tab, thread);
+        put_counters(tab, c, a->counter, a->ncounters, &total, &total);
+        put_counters(tab, c, a->incl_counter, a->nincl_counters, &total, &total);
+        snprintf(name, sizeof name, "(total: %zu functions)", n);
+        table_str(tab, name);
+    }
     struct top_ctx ctx = { key, NULL, NULL, t, c->by };
     n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
 
-    int nc = shown_counters(q->p);
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
         if (thread) table_str(tab, thread);
-        for (int k = 0; k < nc; k++) table_int(tab, self[l].v[k]);
-        for (int k = 0; k < nc; k++) table_int(tab, incl[l].v[k]);
+        put_counters(tab, c, a->counter, a->ncounters, &self[l], &total);
+        put_counters(tab, c, a->incl_counter, a->nincl_counters, &incl[l], &total);
         table_strn(tab, t->labels.str[l], t->labels.len[l]);
     }
     free(items);
@@ -151,8 +223,8 @@ static void function_rows(struct listing *l, const struct query *q, const counte
 static void section(struct listing *l, const struct query *q, const counters *own, const char *thread,
                     struct table *tab, const struct top_args *a)
 {
-    if (a->functions) function_rows(l, q, own, thread, tab, a->inclusive);
-    else stack_rows(l, q, own, thread, tab);
+    if (a->functions) function_rows(l, own, thread, tab, a);
+    else stack_rows(l, q, own, thread, tab, a);
 }
 
 /* --per-thread: a section per group with a value, largest first; each
@@ -223,32 +295,52 @@ static void per_thread(struct listing *l, struct table *tab, const struct top_ar
     thread_groups_free(&g);
 }
 
+/* Column names: PREFIX.COUNTER for k[0..n) (PREFIX NULL: COUNTER), and
+ * in text PREFIX% (or %) after the --by counter's. */
+static size_t counter_columns(const struct common *c, const char *prefix, const int *k, int n,
+                              const char **cols, char (*names)[32])
+{
+    size_t m = 0;
+    for (int i = 0; i < n; i++) {
+        if (prefix) snprintf(names[m], sizeof names[m], "%s.%s", prefix, counter_name[k[i]]);
+        else snprintf(names[m], sizeof names[m], "%s", counter_name[k[i]]);
+        cols[m] = names[m];
+        m++;
+        if (c->format != FMT_TEXT || k[i] != c->by) continue;
+        snprintf(names[m], sizeof names[m], "%s%%", prefix ? prefix : "");
+        cols[m] = names[m];
+        m++;
+    }
+    return m;
+}
+
 static void print(struct listing *l, void *arg)
 {
-    const struct top_args *a = arg;
+    struct top_args *a = arg;
     const struct common *c = l->c;
     int nc = shown_counters(l->q[0].p);
-    const char *cols[2 * NSTACK_COUNTERS + 4];
-    char names[2 * NSTACK_COUNTERS][32];
+    const char *cols[2 * NSTACK_COUNTERS + 6];
+    char names[2 * NSTACK_COUNTERS + 2][32];
     size_t ncols;
     if (a->functions) {
-        for (int k = 0; k < 2 * nc; k++) {
-            snprintf(names[k], sizeof names[k], "%s.%s", k < nc ? "self" : "inclusive", counter_name[k % nc]);
-            cols[k] = names[k];
-        }
-        cols[2 * nc] = "function";
-        ncols = 2 * (size_t)nc + 1;
+        a->ncounters = shown(c, a, nc, !a->inclusive, a->counter);
+        a->nincl_counters = shown(c, a, nc, a->inclusive, a->incl_counter);
+        ncols = counter_columns(c, "self", a->counter, a->ncounters, cols, names);
+        ncols += counter_columns(c, "inclusive", a->incl_counter, a->nincl_counters, cols + ncols, names + ncols);
+        cols[ncols++] = "function";
     } else {
         /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
         static const char *const text_rest[] = { "stack", "where" };
         static const char *const rest[] = { "stack", "stacks", "where", "frames" };
         size_t nrest = c->format == FMT_TEXT ? 2 : c->format == FMT_JSON ? 4 : 3;
-        memcpy(cols, counter_name, (size_t)nc * sizeof *cols);
-        memcpy(cols + nc, c->format == FMT_TEXT ? text_rest : rest, nrest * sizeof *cols);
-        ncols = (size_t)nc + nrest;
+        a->ncounters = shown(c, a, nc, 1, a->counter);
+        ncols = counter_columns(c, NULL, a->counter, a->ncounters, cols, names);
+        memcpy(cols + ncols, c->format == FMT_TEXT ? text_rest : rest, nrest * sizeof *cols);
+        ncols += nrest;
     }
     struct table tab;
     table_start(&tab, c, cols, ncols);
+    tab.width = c->width;
     if (c->per_thread) per_thread(l, &tab, a);
     else section(l, &l->q[0], l->own[0], NULL, &tab, a);
     listing_print(l, &tab);
@@ -268,6 +360,9 @@ int cmd_top(int argc, char **argv)
                           "inclusive: anywhere on the stack, counted once per stack)",
                           "with --functions, sort by the self value (default)",
                           "with --functions, sort by the inclusive value"),
+        { .name = "all-counters", .flag = &a.all_counters, .value = 1,
+          .help = "text: every counter (default: the --by counter and ncalls;\n"
+                  "csv and json always have every counter)" },
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
@@ -280,11 +375,12 @@ int cmd_top(int argc, char **argv)
                       "a bare NAME also finds filters/NAME.rules)"),
         OPTIONS_PER_THREAD("the largest rows of each thread, in a first column\n"
                            "'thread' (see below)"),
+        OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "top", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .operands = 1, .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     return listing_run(&c, argv + optind, 1, print, &a);

@@ -247,6 +247,7 @@ static void json_listing(const struct listing *l, const struct table *tab)
 void listing_print(const struct listing *l, const struct table *tab)
 {
     int format = l->c->format;
+    if (l->c->pager) pager_start();
     if (format == FMT_JSON && l->nfilters) {
         json_listing(l, tab);
         return;

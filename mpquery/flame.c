@@ -1,5 +1,7 @@
 /* Flame graphs as one self-contained SVG (CSS and JavaScript inline, no
- * network reference), for flame and diff --flame: a frame per display node
+ * network reference), for flame and diff --flame, or as an element of
+ * report's HTML page (which has the style and script once for all its
+ * graphs, their ids prefixed to stay unique): a frame per display node
  * whose subtree has a value, as wide as that value, children in label
  * order on their parent (or under it: --icicle). Frames narrower than
  * --min-width pixels are merged, per parent, into one "[N narrow frames]"
@@ -76,9 +78,7 @@ static void xml_char(struct strbuf *sb, const char *s, size_t len)
     else sb_add(sb, s, len);
 }
 
-/* s escaped, at most max_chars characters (>= 3): longer text is cut and
- * ends with "..". */
-static void xml_add(struct strbuf *sb, const char *s, size_t n, size_t max_chars)
+void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars)
 {
     size_t keep = n;
     if (char_count(s, n) > max_chars) {
@@ -89,7 +89,7 @@ static void xml_add(struct strbuf *sb, const char *s, size_t n, size_t max_chars
     if (keep < n) sb_puts(sb, "..");
 }
 
-static void xml_puts(struct strbuf *sb, const char *s) { xml_add(sb, s, strlen(s), SIZE_MAX); }
+static void xml_puts(struct strbuf *sb, const char *s) { xml_escape(sb, s, strlen(s), SIZE_MAX); }
 
 /* ---------------------------------------------------------------- layout */
 /* A frame to draw: a node, or (node NONE) the narrow children of one
@@ -213,6 +213,7 @@ struct writer {
     FILE *f;
     double scale;
     const counters *total, *base_total;
+    const char *prefix;         /* in a page: its ids' prefix; NULL: a document of its own */
     /* per label, escaped once: its text (cut at TITLE_CHARS) and characters */
     const char **esc; uint32_t *esc_len, *chars;
     struct arena text;
@@ -239,7 +240,7 @@ static void cached_name(struct writer *w, uint32_t label)
     if (w->esc[label]) return;
     const struct strtab *l = &w->g->t->labels;
     w->tmp.len = 0;
-    xml_add(&w->tmp, l->str[label], l->len[label], TITLE_CHARS);
+    xml_escape(&w->tmp, l->str[label], l->len[label], TITLE_CHARS);
     w->esc[label] = arena_strndup(&w->text, w->tmp.s ? w->tmp.s : "", w->tmp.len);
     w->esc_len[label] = (uint32_t)w->tmp.len;
     w->chars[label] = (uint32_t)char_count(l->str[label], l->len[label]);
@@ -332,7 +333,7 @@ static void write_frame(struct writer *w, const struct fframe *fr)
     if (fit >= 3) {
         sb_printf(sb, "<text x=\"%.2f\" y=\"%d\">", x + TEXT_PAD, y + TEXT_DY);
         if ((double)chars <= fit) sb_add(sb, esc, esc_n);
-        else xml_add(sb, name, n, (size_t)fit);
+        else xml_escape(sb, name, n, (size_t)fit);
         sb_puts(sb, "</text>");
     }
     sb_puts(sb, "</g>\n");
@@ -340,37 +341,43 @@ static void write_frame(struct writer *w, const struct fframe *fr)
 }
 
 /* ---------------------------------------------------------------- the file */
-static const char style[] =
-"text { font-family: Verdana, \"DejaVu Sans\", sans-serif; font-size: 12px; fill: #000; }\n"
-"#title { font-size: 17px; }\n"
-"#subtitle { fill: #555; }\n"
-"#frames > g { cursor: pointer; }\n"
-"#frames > g:hover > rect { stroke: #222; stroke-width: 0.7; }\n"
-"#frames text { pointer-events: none; }\n"
-".btn { fill: #1a5fb4; cursor: pointer; }\n"
-".btn:hover { text-decoration: underline; }\n"
-".hide { display: none; }\n"
-".anc > rect { opacity: 0.5; }\n"
-".hl > rect { fill: rgb(230,0,230); }\n";
+/* Selectors within svg.flame, by class: a page (report) holds several
+ * graphs, their ids prefixed, and one copy of this style. */
+const char flame_style[] =
+"svg.flame text { font-family: Verdana, \"DejaVu Sans\", sans-serif; font-size: 12px; fill: #000; }\n"
+"svg.flame .title { font-size: 17px; }\n"
+"svg.flame .subtitle { fill: #555; }\n"
+"svg.flame .frames > g { cursor: pointer; }\n"
+"svg.flame .frames > g:hover > rect { stroke: #222; stroke-width: 0.7; }\n"
+"svg.flame .frames text { pointer-events: none; }\n"
+"svg.flame .btn { fill: #1a5fb4; cursor: pointer; }\n"
+"svg.flame .btn:hover { text-decoration: underline; }\n"
+"svg.flame .hide { display: none; }\n"
+"svg.flame .anc > rect { opacity: 0.5; }\n"
+"svg.flame .hl > rect { fill: rgb(230,0,230); }\n";
 
-/* Zoom (click a frame; click an ancestor or "Reset zoom" to go back up),
- * search (the button, Ctrl-F or F3: a JavaScript regular expression on the
- * names; the share of the total that matching frames cover, counting
- * nested matches once), the details line (the hovered frame's tooltip on
- * one line), Escape to reset both, and the state in the address's
- * fragment (#zoom=FRAME&search=RE, FRAME: the frame's index in document
- * order), so that a link opens on what it showed. Never written as
- * "]]>": the CDATA section's end. */
-static const char script[] =
-"(function () {\n"
+/* flameGraph(svg) makes one graph interactive and returns its number of
+ * frames: zoom (click a frame; click an ancestor or "Reset zoom" to go
+ * back up), search (the button, Ctrl-F or F3: a JavaScript regular
+ * expression on the names; the share of the total that matching frames
+ * cover, counting nested matches once), the details line (the hovered
+ * frame's tooltip on one line). A graph of its own document also has
+ * Escape to reset both, and the state in the address's fragment
+ * (#zoom=FRAME&search=RE, FRAME: the frame's index in document order), so
+ * that a link opens on what it showed; in a page (data-id-prefix: its ids
+ * start with that), the page's keys and address are the page's. Never
+ * written as "]]>" (the CDATA section's end) or "</" (a page's script's). */
+const char flame_script[] =
+"function flameGraph(svg) {\n"
 "'use strict';\n"
-"var svg = document.documentElement, ns = svg.namespaceURI;\n"
+"var ns = svg.namespaceURI, inPage = svg.hasAttribute('data-id-prefix');\n"
+"var prefix = svg.getAttribute('data-id-prefix') || '';\n"
+"function part(id) { return document.getElementById(prefix + id); }\n"
 "function num(e, a) { return Number(e.getAttribute(a)); }\n"
 "var pad = num(svg, 'data-pad'), plotW = num(svg, 'data-plot-width'), row = num(svg, 'data-row');\n"
 "var charW = num(svg, 'data-char-width'), textDy = num(svg, 'data-text-dy'), by = svg.getAttribute('data-by');\n"
-"var group = document.getElementById('frames'), details = document.getElementById('details');\n"
-"var matched = document.getElementById('matched'), resetBtn = document.getElementById('reset');\n"
-"var searchBtn = document.getElementById('search');\n"
+"var group = part('frames'), details = part('details'), matched = part('matched');\n"
+"var resetBtn = part('reset'), searchBtn = part('search');\n"
 "var frames = [], zoomed = null, term = '';\n"
 "for (var g = group.firstElementChild; g; g = g.nextElementSibling) {\n"
 "  var title = g.getElementsByTagName('title')[0], rect = g.getElementsByTagName('rect')[0];\n"
@@ -380,7 +387,7 @@ static const char script[] =
 "  g.flameFrame = f;\n"
 "  frames.push(f);\n"
 "}\n"
-"if (!frames.length) return;\n"
+"if (!frames.length) return 0;\n"
 "var root = frames[0];\n"
 "frames.forEach(function (f) { f.d = Math.round(Math.abs(f.y - root.y) / row); });\n"
 "zoomed = root;\n"
@@ -399,6 +406,7 @@ static const char script[] =
 "}\n"
 "\n"
 "function saveState() {\n"
+"  if (inPage) return;\n"
 "  var p = [];\n"
 "  if (zoomed !== root) p.push('zoom=' + zoomed.i);\n"
 "  if (term) p.push('search=' + encodeURIComponent(term));\n"
@@ -466,6 +474,7 @@ static const char script[] =
 "group.addEventListener('mouseout', function () { details.textContent = ''; });\n"
 "resetBtn.addEventListener('click', function () { zoom(root); });\n"
 "searchBtn.addEventListener('click', function () { if (term) search(''); else ask(); });\n"
+"if (inPage) return frames.length;\n"
 "window.addEventListener('keydown', function (ev) {\n"
 "  if (((ev.ctrlKey || ev.metaKey) && (ev.key === 'f' || ev.key === 'F')) || ev.key === 'F3') {\n"
 "    ev.preventDefault();\n"
@@ -483,43 +492,65 @@ static const char script[] =
 "  if (kv.slice(0, i) === 'zoom' && frames[Number(v)]) zoom(frames[Number(v)]);\n"
 "  if (kv.slice(0, i) === 'search') search(v);\n"
 "});\n"
-"})();\n";
+"return frames.length;\n"
+"}\n";
+
+/* The <svg> element: as a document of its own, with the XML prolog, the
+ * namespace and the style; in a page, its ids prefixed (the page has the
+ * style). */
+static void write_svg_start(struct writer *w, int height)
+{
+    const struct flame_opts *o = w->o;
+    struct strbuf *sb = &w->sb;
+    int width = o->width;
+    if (!w->prefix) sb_puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+    sb_printf(sb, "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", width, height, width, height);
+    if (w->prefix) {
+        sb_puts(sb, " data-id-prefix=\"");
+        xml_puts(sb, w->prefix);
+        sb_putc(sb, '"');
+    } else {
+        sb_puts(sb, " xmlns=\"http://www.w3.org/2000/svg\"");
+    }
+    sb_printf(sb, " class=\"flame\" data-pad=\"%d\" data-plot-width=\"%d\" data-row=\"%d\" data-char-width=\"%.2f\""
+                  " data-text-dy=\"%d\" data-by=\"%s\">\n",
+              PAD, width - 2 * PAD, ROW, CHAR_W, TEXT_DY, counter_name[w->g->by]);
+    if (!w->prefix) sb_printf(sb, "<style>\n%s</style>\n", flame_style);
+    sb_printf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
+}
 
 static void write_header(struct writer *w, int height)
 {
     const struct flame_graph *g = w->g;
     const struct flame_opts *o = w->o;
+    const char *id = w->prefix ? w->prefix : "";
     int width = o->width;
     char h[64];
     struct strbuf *sb = &w->sb;
     sb->len = 0;
-    sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-                  "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-                  " xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-plot-width=\"%d\""
-                  " data-row=\"%d\" data-char-width=\"%.2f\" data-text-dy=\"%d\" data-by=\"%s\">\n",
-              width, height, width, height, PAD, width - 2 * PAD, ROW, CHAR_W, TEXT_DY, counter_name[g->by]);
-    sb_printf(sb, "<style>\n%s</style>\n", style);
-    sb_printf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
-    sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", width / 2);
+    write_svg_start(w, height);
+    sb_printf(sb, "<text id=\"%stitle\" class=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", id, width / 2);
     if (o->title) xml_puts(sb, o->title);
     else if (g->base) sb_printf(sb, "Differential %s graph: %s", o->icicle ? "icicle" : "flame", counter_name[g->by]);
     else sb_printf(sb, "%s graph: %s", o->icicle ? "Icicle" : "Flame", counter_name[g->by]);
-    sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", width / 2);
+    sb_printf(sb, "</text>\n<text id=\"%ssubtitle\" class=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", id,
+              width / 2);
     xml_puts(sb, g->source);
     int64_t total = w->total->v[g->by];
     if (g->base) sb_printf(sb, ": widths from b (%s), red: grew from a, blue: shrank",
                            fmt_human(g->by, total, h, sizeof h));
     else sb_printf(sb, ": %s %s", fmt_human(g->by, total, h, sizeof h), counter_name[g->by]);
-    sb_puts(sb, "; click to zoom, Ctrl-F to search</text>\n");
-    sb_printf(sb, "<text id=\"reset\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n", PAD);
-    sb_printf(sb, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n",
+    sb_puts(sb, w->prefix ? "; click to zoom</text>\n" : "; click to zoom, Ctrl-F to search</text>\n");
+    sb_printf(sb, "<text id=\"%sreset\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n", id, PAD);
+    sb_printf(sb, "<text id=\"%ssearch\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n", id,
               width - PAD);
-    sb_printf(sb, "<text id=\"details\" x=\"%d\" y=\"%d\"></text>\n", PAD, height - 12);
-    sb_printf(sb, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n", width - PAD, height - 12);
+    sb_printf(sb, "<text id=\"%sdetails\" x=\"%d\" y=\"%d\"></text>\n", id, PAD, height - 12);
+    sb_printf(sb, "<text id=\"%smatched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n", id, width - PAD,
+              height - 12);
     if (total <= 0)
         sb_printf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">nothing to draw: no %s in the selected samples</text>\n",
                   width / 2, TOP + TEXT_DY, counter_name[g->by]);
-    sb_puts(sb, "<g id=\"frames\">\n");
+    sb_printf(sb, "<g id=\"%sframes\" class=\"frames\">\n", id);
     fwrite(sb->s, 1, sb->len, w->f);
 }
 
@@ -529,32 +560,25 @@ static void write_svg(struct writer *w)
     int rows = lay->n ? (int)lay->maxdepth + 1 : 1;
     write_header(w, TOP + rows * ROW + BOTTOM);
     for (size_t i = 0; i < lay->n; i++) write_frame(w, &lay->f[i]);
-    fprintf(w->f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n", script);
+    if (w->prefix) fputs("</g>\n</svg>\n", w->f);
+    else fprintf(w->f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n(function () {\n%s"
+                       "flameGraph(document.documentElement);\n})();\n]]></script>\n</svg>\n", flame_script);
 }
 
-int flame_write(const struct flame_graph *g, const struct flame_opts *o)
+void flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, const char *prefix, FILE *f)
 {
     struct layout lay = { 0 };
     const counters *total = &g->sub[0];
     double plot_width = o->width - 2 * PAD;
     double scale = total->v[g->by] > 0 ? plot_width / (double)total->v[g->by] : 0;
     if (scale > 0) layout(g, scale, o->min_width, &lay);
-    FILE *f = stdout;
-    if (o->out && !(f = fopen(o->out, "w"))) {
-        int rc = error(EXIT_FAILED, "%s: %s", o->out, strerror(errno));
-        free(lay.f);
-        return rc;
-    }
     size_t nl = g->t->labels.n;
     struct writer w = { .g = g, .o = o, .lay = &lay, .f = f, .scale = scale, .total = total,
-                        .base_total = g->base ? &g->base[0] : NULL };
+                        .base_total = g->base ? &g->base[0] : NULL, .prefix = prefix };
     w.esc = xcalloc(nl, sizeof *w.esc);
     w.esc_len = xmalloc(nl * sizeof *w.esc_len);
     w.chars = xmalloc(nl * sizeof *w.chars);
     write_svg(&w);
-    int rc = 0;
-    if (o->out && (ferror(f) | fclose(f)))
-        rc = error(EXIT_FAILED, "%s: write error: %s", o->out, strerror(errno ? errno : EIO));
     free(w.esc);
     free(w.esc_len);
     free(w.chars);
@@ -564,5 +588,27 @@ int flame_write(const struct flame_graph *g, const struct flame_opts *o)
     free(lay.f);
     free(lay.msum);
     free(lay.mcount);
-    return rc;
+}
+
+int flame_write(const struct flame_graph *g, const struct flame_opts *o)
+{
+    FILE *f = stdout;
+    if (o->out && !(f = fopen(o->out, "w"))) return error(EXIT_FAILED, "%s: %s", o->out, strerror(errno));
+    flame_write_svg(g, o, NULL, f);
+    if (o->out && (ferror(f) | fclose(f)))
+        return error(EXIT_FAILED, "%s: write error: %s", o->out, strerror(errno ? errno : EIO));
+    return 0;
+}
+
+uint32_t *flame_node_modules(const struct query *q, const struct dtree *t)
+{
+    const struct profile *p = q->p;
+    uint32_t *module = none_array(t->n);
+    for (size_t s = 0; s < p->nstacks; s++) {
+        const struct stack *st = &p->stacks[s];
+        uint32_t node = q->stack_node[s], up = st->parent == NONE ? 0 : q->stack_node[st->parent];
+        if (node == NONE || node == up || module[node] != NONE) continue;
+        module[node] = p->frames[st->frame].module;
+    }
+    return module;
 }

@@ -1,6 +1,7 @@
-/* The flame graph writer (flame.c) that `mpquery flame` and `mpquery diff
- * --flame` share: their common options, and the picture of a display tree
- * as one self-contained interactive SVG. */
+/* The flame graph writer (flame.c) that `mpquery flame`, `mpquery diff
+ * --flame` and `mpquery report` share: their common options, and the
+ * picture of a display tree as one self-contained interactive SVG, or as
+ * an element of an HTML page. */
 #ifndef MPQUERY_FLAME_H
 #define MPQUERY_FLAME_H
 
@@ -45,5 +46,21 @@ struct flame_graph {
 /* Writes the SVG to o->out or stdout; 0, or 1 when the file cannot be
  * written (reported). */
 int flame_write(const struct flame_graph *g, const struct flame_opts *o);
+/* Writes the SVG to f (o->out unused): with prefix NULL a document of its
+ * own, as flame_write; else an <svg> element for an HTML page, without
+ * XML prolog, namespace, style or script, its ids starting with prefix.
+ * The page has flame_style once and flame_script once (which defines
+ * flameGraph(svg), the function that makes one graph interactive and
+ * returns its number of frames) and calls flameGraph on each graph. */
+void flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, const char *prefix, FILE *f);
+extern const char flame_style[], flame_script[];
+/* Per display node of t, the module of the frame that made it (the first
+ * stack whose node differs from its parent's), NONE: the colours by
+ * module. */
+uint32_t *flame_node_modules(const struct query *q, const struct dtree *t);
+/* s as XML (and HTML) text: markup escaped, control characters as spaces,
+ * invalid UTF-8, U+FFFE and U+FFFF as U+FFFD; at most max_chars
+ * characters (>= 3; longer text is cut and ends with ".."). */
+void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
 
 #endif

@@ -20,10 +20,12 @@ static const struct command {
     { "top", cmd_top, "largest stacks or functions by a counter", 1 },
     { "fold", cmd_fold, "folded stacks for flamegraph.pl and speedscope", 1 },
     { "flame", cmd_flame, "an interactive flame graph (SVG)", 1 },
+    { "export", cmd_export, "files for speedscope, go tool pprof, ms_print, flamegraph.pl", 1 },
     { "diff", cmd_diff, "what changed between two profiles", 1 },
     { "leaks", cmd_leaks, "blocks never freed, by stack, with known leaks suppressed", 1 },
     { "hist", cmd_hist, "the size histogram: allocations and live blocks by size class", 1 },
     { "timeline", cmd_timeline, "memory over time from the snapshots (SVG plot, table)", 1 },
+    { "report", cmd_report, "the profile as one HTML page: summary, plots, flame graphs, tables", 1 },
     { "tree", cmd_tree, "the tree of tag scopes (or functions): self and total per node", 1 },
     { "show", cmd_show, "one stack in full, like a backtrace", 1 },
     { "sql", cmd_sql, "run an SQL query against the profile", 0 },
@@ -33,7 +35,7 @@ static const struct command {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mpquery COMMAND [OPTIONS] ...\n"
-               "       mpquery COMMAND --help\n"
+               "       mpquery COMMAND --help   (or: mpquery help COMMAND)\n"
                "       mpquery --version\n\n"
                "Queries profiles written by libmallocprof.so (schema version %d).\n\n"
                "commands:\n", SCHEMA_VERSION);
@@ -41,7 +43,8 @@ static void usage(FILE *f)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
     fputs("\nrules (filters/default.rules, --rules FILE; see filters/README.md):\n"
           "  replace REGEX => TEXT | drop REGEX | prune REGEX | root REGEX\n"
-          "  thread replace REGEX => TEXT (thread names)\n", f);
+          "  thread replace REGEX => TEXT (thread names)\n"
+          "  collapse-templates DEPTH (text: deeper template argument lists as <\xe2\x80\xa6>)\n", f);
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
           "          nlive (blocks still allocated: ncalls - nfree), memlive (bytes still\n"
           "          allocated), maxlive (peak of memlive), ntemp (of these, temporary:\n"
@@ -90,6 +93,14 @@ int main(int argc, char **argv)
     static char out_buf[1 << 20];
     setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     const char *name = argv[1];
+    if (!strcmp(name, "help") && argc > 2) {         /* mpquery help CMD: CMD --help */
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (!strcmp(argv[2], commands[i].name)) {
+                char *args[] = { argv[2], "--help", NULL };
+                return finish_output(commands[i].fn(2, args));
+            }
+        return error(EXIT_BAD_INPUT, "help: unknown command '%s' (see mpquery --help)", argv[2]);
+    }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
         return finish_output(0);

@@ -301,6 +301,8 @@ int rules_parse(struct ruleset *rs, const char *text, size_t len, const char *na
 size_t rules_count(const struct ruleset *rs);
 /* The rules that mark frames: drop, prune, root. */
 size_t rules_count_marks(const struct ruleset *rs);
+/* The last collapse-templates line's DEPTH, or -1 (none, or off; rs NULL). */
+int rules_collapse_depth(const struct ruleset *rs);
 /* Runs the rules in order on name; the rewritten name goes to out, the
  * stack flags (RULE_*) are returned. */
 unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len,
@@ -308,6 +310,13 @@ unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len,
 /* Runs the `thread replace` lines in order on a thread name, into out. */
 void rules_apply_thread(const struct ruleset *rs, const char *name, size_t len, struct strbuf *out);
 void rules_free(struct ruleset *rs);
+
+/* ---------------------------------------------------------------- names.c */
+/* A function's name for people (text output), after every rule: template
+ * argument lists nested more than depth levels deep become <…> (depth < 0:
+ * none), and with no_signatures the parameter list goes (with the
+ * qualifiers after it). A name that is not C++ comes back unchanged. */
+void shorten_name(const char *s, size_t n, int depth, int no_signatures, struct strbuf *out);
 
 /* ---------------------------------------------------------------- view.c */
 /* The display tree: paths of frame labels after rules, as a trie. Node 0
@@ -330,6 +339,8 @@ struct dtree {
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
+    int collapse, no_signatures;            /* function names shortened after the rules (names.c):
+                                               the rules' collapse-templates, no parameter lists */
     const char **filter; size_t nfilter;    /* --filter / --exclude */
     const char **exclude; size_t nexclude;
     const struct ruleset *suppress;         /* leaks --suppressions, or NULL */
@@ -381,6 +392,7 @@ struct cell { int type; char *s; };
 struct table {
     size_t ncols, nrows, cap;   /* cap: cells of the row being filled */
     int indent;                 /* text: spaces before each line */
+    size_t width;               /* text: lines cut to this many columns (0: whole) */
     const char **cols;
     struct cell *cells;         /* nrows * ncols */
 };
@@ -388,6 +400,9 @@ void table_init(struct table *t, size_t ncols, const char *const *cols);
 void table_str(struct table *t, const char *s);    /* append cells row-major */
 void table_strn(struct table *t, const char *s, size_t n);
 void table_int(struct table *t, int64_t v);
+/* v of a counter: with human, sizes and times in units (fmt_human, right
+ * aligned like numbers); counts, and everything without human, whole. */
+void table_counter(struct table *t, int counter, int64_t v, int human);
 void table_num(struct table *t, double v, int decimals);
 void table_double(struct table *t, double v);  /* shortest form; NaN/inf: null */
 void table_null(struct table *t);
@@ -425,7 +440,20 @@ size_t utf8_seq_len(const char *s, size_t n);
 void json_string_sb(struct strbuf *sb, const char *s, size_t n);
 /* Text output: control characters shown as spaces. */
 void text_clean(FILE *f, const char *s, size_t n);
+/* One line of text: cleaned, cut to width columns (code points; 0: whole)
+ * ending in '…' when longer, then a newline. */
+void text_line(FILE *f, const char *s, size_t n, size_t width);
 void csv_field(FILE *f, const char *s, size_t n);
+
+/* ---------------------------------------------------------------- pager.c */
+/* The width of the terminal stdout is (COLUMNS when set, else the
+ * terminal's own, else 80), or 0 when stdout is not a terminal; the
+ * first call's answer, so ask before pager_start. */
+size_t terminal_width(void);
+/* When stdout is a terminal: stdout goes through $PAGER (less -SFRX when
+ * unset; none when empty or cat) until the program exits, which waits
+ * for the pager. */
+void pager_start(void);
 
 /* ---------------------------------------------------------------- options.c */
 /* Ids of the options several commands share, parsed into struct common. */
@@ -433,6 +461,7 @@ enum {
     OPT_RUN = 1, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_RULES, OPT_NO_DEFAULT_RULES,
     OPT_FORMAT, OPT_BY, OPT_LIMIT, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
     OPT_FILTER, OPT_EXCLUDE, OPT_SUPPRESSIONS, OPT_PER_THREAD, OPT_GROUP_THREADS,
+    OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER,
 };
 /* The values of the shared options. */
 struct common {
@@ -446,6 +475,13 @@ struct common {
     const char *suppression_files[64]; size_t nsuppression_files;
     int per_thread;                         /* --per-thread (implied by --group-threads) */
     const char *thread_groups[64]; size_t nthread_groups;
+    /* text for people (commands with cmd_opts.readable), set from the
+     * options below and the format once they are parsed */
+    int full_names, signatures;             /* --full-names; --signatures 1, --no-signatures 0, else -1 */
+    int bytes, no_pager;                    /* --bytes, --no-pager */
+    int human;                              /* text: sizes and times in units (fmt_human) */
+    size_t width;                           /* text on a terminal: its width, else 0 (whole lines) */
+    int pager;                              /* page the output when stdout is a terminal (pager_start) */
 };
 
 /* One entry of a command's option table. The table yields both the
@@ -512,6 +548,21 @@ struct opt {
     { .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", \
       .help = "the threads whose whole name matches RE as one group,\n" \
               "named RE (repeatable; implies --per-thread)" }
+/* text for people (commands with cmd_opts.readable) */
+#define OPTIONS_READABLE \
+    { .name = "full-names", .id = OPT_FULL_NAMES, \
+      .help = "text: C++ names whole (the rules' collapse-templates\n" \
+              "makes template argument lists <\xe2\x80\xa6>)" }, \
+    { .name = "signatures", .id = OPT_SIGNATURES, \
+      .help = "functions with their parameter lists (default: csv, json)" }, \
+    { .name = "no-signatures", .id = OPT_NO_SIGNATURES, \
+      .help = "functions without their parameter lists (default: text)" }, \
+    { .name = "bytes", .id = OPT_BYTES, \
+      .help = "text: sizes in bytes, times in ns (default: 1.21 MiB,\n" \
+              "3.40 ms; csv and json always have raw numbers)" }, \
+    { .name = "no-pager", .id = OPT_NO_PAGER, \
+      .help = "on a terminal, write directly instead of through $PAGER\n" \
+              "(default: less -SFRX)" }
 /* rules (rules.c) */
 #define OPTIONS_RULES(h) \
     { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
@@ -525,6 +576,8 @@ struct cmd_opts {
     int operands;               /* how many operands it takes; 0: one or more */
     const char *missing;        /* the usage error when operands are missing */
     int in_order;               /* options end at the first operand (record) */
+    int readable;               /* takes OPTIONS_READABLE: set c->view's names, c->human,
+                                   c->width and c->pager from them and the format */
     void (*help)(void);         /* writes --help instead (record) */
     int (*own)(void *ctx, const struct opt *o, const char *arg);  /* 0 or exit code */
     void *ctx;
@@ -567,9 +620,10 @@ struct listing {
 /* Runs that for paths[0..n) (n <= 2), then print; 0 or the exit code. */
 int listing_run(struct common *c, char *const *paths, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);
-/* Prints a table of top or diff: with filters, JSON is an object
- * {"ignored": ..., "rows": [table]}, and text (stdout) or csv (stderr)
- * ends with the line of listing_ignored_line when they left anything out. */
+/* Prints a table of top or diff (through the pager with c->pager): with
+ * filters, JSON is an object {"ignored": ..., "rows": [table]}, and text
+ * (stdout) or csv (stderr) ends with the line of listing_ignored_line when
+ * they left anything out. */
 void listing_print(const struct listing *l, const struct table *tab);
 /* "ignored M stacks (N calls, B bytes) with F filters" (diff: "... in a,
  * ... in b with F filters"), or nothing when nothing was left out. */
@@ -600,6 +654,8 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
+/* fold's lines to out (a FILE *), for fold and export --format folded. */
+void fold_print(struct listing *l, void *out);
 int cmd_diff(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
@@ -609,6 +665,8 @@ int cmd_hist(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* ---------------------------------------------------------------- units.c */
 /* v of a counter for people, into buf (returned): bytes in B, KiB, MiB...
@@ -616,5 +674,7 @@ int cmd_timeline(int argc, char **argv);
  * at most three significant digits once scaled, exact below the first
  * step (1000 B, 999); negative values with '-'. */
 char *fmt_human(int counter, int64_t v, char *buf, size_t n);
+/* The counter is a size or a time (fmt_human gives it a unit). */
+int counter_has_unit(int counter);
 
 #endif

@@ -1,9 +1,9 @@
 /* Command options, git's parse-options way: each command declares its
  * options once, in one table (struct opt), which yields both the
  * getopt_long array and the option lines of its --help. The options
- * several commands share (selection, display, rules, format) are parsed
- * here into struct common; usage errors are reported here, one line,
- * "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
+ * several commands share (selection, display, rules, format, text for
+ * people) are parsed here into struct common; usage errors are reported
+ * here, one line, "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
 #include "mpquery.h"
 
 #include <getopt.h>
@@ -30,6 +30,20 @@ static void common_init(struct common *c, const char *cmd)
     c->limit = 20;
     c->view.filter = c->filters;
     c->view.exclude = c->excludes;
+    c->signatures = -1;
+}
+
+/* Text is for people: C++ names shortened (the rules' collapse-templates,
+ * no parameter lists), sizes in units, a terminal's width, a pager; csv
+ * and json keep whole names and raw numbers. */
+static void readable_defaults(struct common *c)
+{
+    int text = c->format == FMT_TEXT;
+    c->view.collapse = text && !c->full_names;
+    c->view.no_signatures = c->signatures < 0 ? text : !c->signatures;
+    c->human = text && !c->bytes;
+    c->pager = !c->no_pager;
+    c->width = text ? terminal_width() : 0;
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)
@@ -154,6 +168,11 @@ static int common_option(struct common *c, int id, const char *arg)
     case OPT_SUPPRESSIONS:
         return add_to(c, c->suppression_files, &c->nsuppression_files, "--suppressions", arg,
                       "at most 64 suppressions files");
+    case OPT_FULL_NAMES: c->full_names = 1; return 0;
+    case OPT_SIGNATURES: c->signatures = 1; return 0;
+    case OPT_NO_SIGNATURES: c->signatures = 0; return 0;
+    case OPT_BYTES: c->bytes = 1; return 0;
+    case OPT_NO_PAGER: c->no_pager = 1; return 0;
     case OPT_PER_THREAD: c->per_thread = c->sel.keep_rows = 1; return 0;
     case OPT_GROUP_THREADS:
         if (check_pattern(c, "--group-threads", arg)) return EXIT_BAD_INPUT;
@@ -261,6 +280,7 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
     common_init(c, d->cmd);
     int rc = next_options(c, d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (d->readable) readable_defaults(c);
     int operands = argc - optind;
     if (operands < (d->operands ? d->operands : 1)) return usage_error(c->cmd, "%s", d->missing);
     if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");

@@ -4,12 +4,15 @@
  * owns separators, nesting and escaping. Invariants: JSON output is always
  * valid (control characters as \u00XX, invalid UTF-8 bytes replaced by
  * U+FFFD); CSV follows RFC 4180; text output never contains control
- * characters (they become spaces), so one row is one line. */
+ * characters (they become spaces), so one row is one line, cut to the
+ * table's width (a terminal's) with an ellipsis. */
 #include "mpquery.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define ELLIPSIS "\xe2\x80\xa6"     /* …: where text_line cut a line */
 
 int format_parse(const char *s)
 {
@@ -148,6 +151,18 @@ void table_num(struct table *t, double v, int decimals)
     snprintf(c->s, 64, "%.*f", decimals, v);
 }
 
+void table_counter(struct table *t, int counter, int64_t v, int human)
+{
+    if (!human || !counter_has_unit(counter)) {
+        table_int(t, v);
+        return;
+    }
+    struct cell *c = next_cell(t);
+    c->type = CELL_NUM;
+    c->s = xmalloc(32);
+    fmt_human(counter, v, c->s, 32);
+}
+
 void table_double(struct table *t, double v)
 {
     struct cell *c = next_cell(t);
@@ -179,10 +194,26 @@ void table_free(struct table *t)
     memset(t, 0, sizeof *t);
 }
 
+void text_line(FILE *f, const char *s, size_t n, size_t width)
+{
+    size_t cut = n;
+    if (width) {
+        size_t total = 0, w = 0;
+        for (size_t i = 0; i < n; i++) total += ((unsigned char)s[i] & 0xc0) != 0x80;
+        if (total > width)
+            for (cut = 0; cut < n; cut++)
+                if (((unsigned char)s[cut] & 0xc0) != 0x80 && w++ == width - 1) break;
+    }
+    text_clean(f, s, cut);
+    if (cut < n) fputs(ELLIPSIS, f);
+    fputc('\n', f);
+}
+
 static void print_text(const struct table *t, FILE *f)
 {
     size_t *w = xcalloc(t->ncols, sizeof *w);
     int *right = xcalloc(t->ncols, sizeof *right);
+    struct strbuf line = { 0 };
     for (size_t c = 0; c < t->ncols; c++) w[c] = text_width(t->cols[c]);
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
@@ -192,19 +223,21 @@ static void print_text(const struct table *t, FILE *f)
             if (x->type == CELL_INT || x->type == CELL_NUM) right[c] = 1;
         }
     for (size_t r = 0; r <= t->nrows; r++) {
-        fprintf(f, "%*s", t->indent, "");
+        line.len = 0;
+        sb_printf(&line, "%*s", t->indent, "");
         for (size_t c = 0; c < t->ncols; c++) {
             const char *s = r == 0 ? t->cols[c] : t->cells[(r - 1) * t->ncols + c].s;
             if (r > 0 && t->cells[(r - 1) * t->ncols + c].type == CELL_NULL) s = "-";
             size_t pad = w[c] - text_width(s);
             int last = c + 1 == t->ncols;
-            if (c) fputs("  ", f);
-            if (right[c]) for (size_t i = 0; i < pad; i++) fputc(' ', f);
-            text_clean(f, s, strlen(s));
-            if (!right[c] && !last) for (size_t i = 0; i < pad; i++) fputc(' ', f);
+            if (c) sb_puts(&line, "  ");
+            if (right[c]) for (size_t i = 0; i < pad; i++) sb_putc(&line, ' ');
+            sb_puts(&line, s);
+            if (!right[c] && !last) for (size_t i = 0; i < pad; i++) sb_putc(&line, ' ');
         }
-        fputc('\n', f);
+        text_line(f, line.s, line.len, t->width);
     }
+    sb_free(&line);
     free(w);
     free(right);
 }

@@ -9,6 +9,11 @@
  *   thread replace REGEX => TEXT   the same on thread names (only replace):
  *                           frame names never see these lines, thread
  *                           names see only these
+ *   collapse-templates DEPTH|off   a setting, not a rule: in text output,
+ *                           after every rule, template argument lists
+ *                           nested deeper than DEPTH become <…> (names.c,
+ *                           applied by view.c and show); the last such
+ *                           line of all the files read wins
  *
  * Regexes are POSIX extended (regcomp REG_EXTENDED), unanchored unless they
  * say ^ or $. A name runs through the rules top to bottom: replace rewrites
@@ -39,9 +44,19 @@ struct rule {
     size_t literal_len;
 };
 
-struct ruleset { struct rule *rules; size_t n, cap; };
+struct ruleset {
+    struct rule *rules; size_t n, cap;
+    int collapse_depth;         /* collapse-templates: DEPTH, -1 off (the default) */
+};
 
-struct ruleset *rules_new(void) { return xcalloc(1, sizeof(struct ruleset)); }
+struct ruleset *rules_new(void)
+{
+    struct ruleset *rs = xcalloc(1, sizeof *rs);
+    rs->collapse_depth = -1;
+    return rs;
+}
+
+int rules_collapse_depth(const struct ruleset *rs) { return rs ? rs->collapse_depth : -1; }
 
 size_t rules_count(const struct ruleset *rs) { return rs->n; }
 
@@ -318,6 +333,21 @@ static int check_text(const char *text, size_t ngroups, const char *where, char 
     return 0;
 }
 
+/* collapse-templates DEPTH|off: a whole number up to 1000 */
+static int parse_collapse(struct ruleset *rs, const char *arg, const char *where, char *err, size_t errlen)
+{
+    int64_t depth;
+    if (!strcmp(arg, "off")) {
+        rs->collapse_depth = -1;
+        return 0;
+    }
+    if (parse_int64(arg, &depth) || depth < 0 || depth > 1000)
+        return rule_error(err, errlen, where, "collapse-templates needs a depth from 0 to 1000, or off:",
+                          *arg ? arg : "(none)");
+    rs->collapse_depth = (int)depth;
+    return 0;
+}
+
 static int parse_rule(struct ruleset *rs, char *line, const char *where, char *err, size_t errlen)
 {
     /* comments: '#' at the start or after whitespace */
@@ -330,6 +360,7 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
     if (*arg) *arg++ = 0;
     arg = trim(arg);
 
+    if (!strcmp(line, "collapse-templates")) return parse_collapse(rs, arg, where, err, errlen);
     struct rule r = { 0 };
     char *text = NULL;
     if (!strcmp(line, "thread")) {
@@ -347,7 +378,7 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
     else if (!strcmp(line, "prune")) r.kind = RULE_PRUNE;
     else if (!strcmp(line, "root")) r.kind = RULE_ROOT;
     else return rule_error(err, errlen, where,
-                           "unknown rule (expected replace, drop, prune or root):", line);
+                           "unknown rule (expected replace, drop, prune, root or collapse-templates):", line);
 
     if (r.kind == RULE_REPLACE) {
         char *arrow = NULL;

@@ -9,6 +9,8 @@
 
 static int is_bytes(int counter) { return counter == MEMTOT || counter == MEMLIVE || counter == MAXLIVE; }
 
+int counter_has_unit(int counter) { return is_bytes(counter) || counter == TIME; }
+
 char *fmt_human(int counter, int64_t v, char *buf, size_t n)
 {
     static const char *const bytes[] = { " B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB" };

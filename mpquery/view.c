@@ -5,7 +5,8 @@
  * merges stacks and how diff matches two profiles.
  *
  * Cost: the rules run once per distinct function (and once per unnamed
- * frame); each stack costs one hash lookup because it extends its parent's
+ * frame), and so does the shortening of C++ names for text (names.c);
+ * each stack costs one hash lookup because it extends its parent's
  * result (stacks are visited parents first). Stack rules, per path
  * root→leaf: the innermost `root` frame restarts the path, then the
  * outermost `prune` frame ends it, then `drop` frames are removed; with
@@ -130,6 +131,14 @@ static uint32_t frame_label(struct namer *nm, uint32_t frame, unsigned *flags)
     }
     frame_base_name(nm->p, frame, &nm->base);
     *flags = rules_apply(nm->o->rules, nm->base.s, nm->base.len, &nm->name);
+    if (fn != NONE && (nm->o->collapse || nm->o->no_signatures)) {
+        /* after every rule: the rules saw the whole name */
+        int depth = nm->o->collapse ? rules_collapse_depth(nm->o->rules) : -1;
+        shorten_name(nm->name.s, nm->name.len, depth, nm->o->no_signatures, &nm->base);
+        struct strbuf x = nm->name;
+        nm->name = nm->base;
+        nm->base = x;
+    }
     if (nm->name.len == 0) sb_puts(&nm->name, "[empty]");
     uint32_t plain = strtab_intern(&nm->t->labels, nm->name.s, nm->name.len);
     if (fn != NONE) {

@@ -24,6 +24,18 @@ static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
 void flush_lock(void) { pthread_mutex_lock(&flush_mutex); }
 void flush_unlock(void) { pthread_mutex_unlock(&flush_mutex); }
 
+/* The process is ending: a flush under way (the interval thread's) ends
+ * first, and none starts after, so that exit_group never cuts a
+ * transaction in half (a hot journal that readers would have to roll
+ * back). */
+static int flushes_closed;
+void flush_close(void)
+{
+    flush_lock();
+    flushes_closed = 1;
+    flush_unlock();
+}
+
 static void forget_database(void)
 {
     mirror_forget();
@@ -34,6 +46,7 @@ static void forget_database(void)
 void flush_after_fork_child(void)
 {
     mp_pid = getpid();
+    flushes_closed = 0;
     rows_forget(1);
 }
 
@@ -107,7 +120,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     signals_hold(&mask);
     flush_lock();
     if (!mp_pid) mp_pid = getpid();
-    if (getpid() != mp_pid) {       /* a vfork child shares our memory: not ours to write */
+    if (getpid() != mp_pid || flushes_closed) {     /* a vfork child shares our memory: not ours to write */
         flush_unlock();
         signals_release(&mask);
         guard_leave(saved);

@@ -175,13 +175,14 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
 {
     if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
     else snprintf(mp_ended, sizeof mp_ended, "%s", how);
-    if (!mp_opt.final) return;
     if (mp_in_profiler) {
-        mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
-               reason == FLUSH_EXEC ? "exec" : "exit");
+        if (mp_opt.final)
+            mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
+                   reason == FLUSH_EXEC ? "exec" : "exit");
         return;
     }
-    flush_snapshot(reason, "");
+    if (mp_opt.final) flush_snapshot(reason, "");
+    if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
 }
 
 static void on_quick_exit(void)

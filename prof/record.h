@@ -339,6 +339,7 @@ enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_E
 int flush_snapshot(enum flush_reason reason, const char *label);
 void flush_lock(void);
 void flush_unlock(void);
+void flush_close(void);         /* the process ends: no flush after this one */
 void flush_after_fork_child(void);
 void flush_forget_addresses(void);      /* after an unload; flush lock held */
 

@@ -22,7 +22,16 @@ assert_eq "$("$MPQ" diff a.db b.db --format csv)" \
 200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff of stacks by memtot"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions -n 1)" \
 "a  b  delta  ratio  function
-3  6      3  2.000  foo(int)" "diff --functions: 3 more allocations in foo(int)"
+3  6      3  2.000  foo" "diff --functions: 3 more allocations in foo(int) (text: without parameters)"
+assert_eq "$("$MPQ" diff a.db b.db -n 4)" \
+"       a         b  delta  ratio  where
+    30 B      60 B   30 B  2.000  foo < main
+     0 B       7 B    7 B      -  app+0x1999 < main
+     7 B       0 B   -7 B  0.000  app+0x999 < main
+4.98 KiB  4.98 KiB    0 B  1.000  parse < main" "diff text: sizes in units, names shortened"
+assert_eq "$("$MPQ" diff a.db b.db -n 1 --bytes --signatures)" \
+" a   b  delta  ratio  where
+30  60     30  2.000  foo(int) < main" "diff --bytes --signatures"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions --inclusive -n 1 --format csv | tail -1)" \
   "42,45,3,1.071,main" "diff --functions --inclusive"
 assert_eq "$("$MPQ" diff a.db b.db --fold --by ncalls)" \
@@ -53,7 +62,7 @@ assert_eq "$(cat err.txt)" "ignored 1 stacks (3 calls, 30 bytes) in a, 1 stacks 
   "csv: what was left out of a and b on stderr (b has 3 more calls in foo)"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app')" \
 "a  b  delta  ratio  where
-3  6      3  2.000  foo(int) < main
+3  6      3  2.000  foo < main
 0  1      1      -  app+0x1999 < main
 1  0     -1  0.000  app+0x999 < main
 ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \

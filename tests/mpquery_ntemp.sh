@@ -27,9 +27,10 @@ assert_eq "$("$MPQ" top full.db --by ntemp --format csv | cut -d, -f1,7,10)" \
 300,300,tagged_work < main < [tag] outer
 10,10,zeroed < main
 9,9,grow < main" "top --by ntemp: stacks (keep, big, peak and the inner tag path have none)"
-assert_match "$("$MPQ" top full.db --by ntemp -n 1)" \
-  "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +stack +where
- +10000 +240000 +10000 +0 +0 +24 +10000 +[0-9]+ +pairs < main$" "top text: ntemp after maxlive"
+assert_match "$("$MPQ" top full.db --by ntemp -n 1 --all-counters --bytes)" \
+  "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +% +stack +where
+ +13520 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +10319 +100.0 +\(total: 4 stacks\)
+ +10000 +240000 +10000 +0 +0 +24 +10000 +96.9 +[0-9]+ +pairs < main$" "top text: ntemp after maxlive"
 assert_eq "$("$MPQ" fold full.db --by ntemp)" \
 "[tag] outer;main;tagged_work 300
 main;grow 9
@@ -43,7 +44,7 @@ json=$("$MPQ" top full.db --by ntemp --functions --format json -n 1)
 assert_eq "$(json_get "$json" 'j[0]["function"], j[0]["self"]["ntemp"], j[0]["inclusive"]["ntemp"]')" \
   "('pairs', 10000, 10000)" "top --functions --format json: self.ntemp and inclusive.ntemp"
 id=$("$MPQ" top full.db --by ntemp --format csv -n 1 | tail -1 | cut -d, -f8)
-assert_match "$("$MPQ" show full.db "$id" | head -1)" "^stack $id: ncalls 10000 .* maxlive 24 ntemp 10000$" "show: ntemp last on the header"
+assert_match "$("$MPQ" show full.db "$id" | head -1)" "^stack $id: ncalls 10000 .* maxlive 24 B ntemp 10000$" "show: ntemp last on the header"
 assert_eq "$(json_get "$("$MPQ" show full.db "$id" --format json)" 'j["ntemp"]')" 10000 "show --format json: ntemp"
 
 # the basic fixture (tests/mpquery_fixtures/basic.sql) with temporary blocks:
@@ -70,10 +71,11 @@ git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363
 { cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
 assert_eq "$(q v1.db "SELECT count(*) FROM pragma_table_info('sample') WHERE name = 'ntemp'")" 0 "version 1: no sample.ntemp"
 assert_eq "$("$MPQ" top v1.db --format csv | cut -d, -f7 | sort -u | tr '\n' ' ')" "0 ntemp " "version 1: top reads ntemp as 0"
-assert_eq "$("$MPQ" top v1.db --by ntemp)" "ncalls  memtot  nfree  nlive  memlive  maxlive  ntemp  stack  where" \
+assert_eq "$("$MPQ" top v1.db --by ntemp)" "ncalls  ntemp  %  stack  where
+    42      0  -         (total: 0 stacks)" \
   "version 1: top --by ntemp lists no stack"
 assert_eq "$("$MPQ" fold v1.db --by ntemp | wc -c)" 0 "version 1: fold --by ntemp is empty"
-assert_eq "$("$MPQ" show v1.db 8 | head -1)" "stack 8: ncalls 6 memtot 5100 nfree 2 nlive 4 memlive 3100 maxlive 3100 ntemp 0" \
+assert_eq "$("$MPQ" show v1.db 8 --bytes | head -1)" "stack 8: ncalls 6 memtot 5100 nfree 2 nlive 4 memlive 3100 maxlive 3100 ntemp 0" \
   "version 1: show"
 assert_eq "$("$MPQ" diff v1.db v2.db --by ntemp --format csv)" \
 "a,b,delta,ratio,where

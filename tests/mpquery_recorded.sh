@@ -30,7 +30,7 @@ done
 # show: the make_arrays() stack as a backtrace with file:line
 id=$("$M" top cxx.db --format csv | awk -F, '$10 ~ /^make_arrays\(\)/ {print $8}')
 [ -n "$id" ] || fail "no make_arrays() stack in top"
-bt=$("$M" show cxx.db "$id")
+bt=$("$M" show cxx.db "$id" --bytes --signatures)
 assert_match "$bt" $'^stack '"$id"': ncalls 100 memtot 20000 nfree 100 nlive 0 memlive 0 ' "show header"
 assert_match "$bt" '#[0-9]+ +make_arrays\(\)  /.*cxx_alloc\.cc:[0-9]+  \(.*cxx_alloc\+0x[0-9a-f]+\)' "show: make_arrays() with file:line and module+offset"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A profile of 1 M distinct stacks (tests/mpquery_fixtures/big.sql): top,
-# fold and diff give exact results at that scale, flame a picture of
-# bounded size (narrow frames merged). Their times are printed for
+# fold and diff give exact results at that scale, flame a picture and
+# report a page of bounded size (narrow frames merged). Their times are printed for
 # information only (targets: top/fold <= 2 s, diff <= 4 s; `make bench`
 # measures them against the targets on a recorded profile): a timing
 # threshold in a test would flake on a shared machine.
@@ -18,14 +18,14 @@ timed() {   # timed WHAT OUT CMD...: runs CMD > OUT, prints its wall time
     "$@" >"$out" || fail "$what failed"
     echo "# $what on 1 M stacks: $(( ($(date +%s%N) - s) / 1000000 )) ms"
 }
-timed "top" top.txt "$MPQ" top a.db -n 5
+timed "top" top.txt "$MPQ" top a.db -n 5 --bytes
 timed "top --functions" topf.txt "$MPQ" top a.db --functions -n 5
 timed "fold" fold.txt "$MPQ" fold a.db
 timed "diff" diff.txt "$MPQ" diff a.db b.db
 timed "flame" flame.svg "$MPQ" flame a.db
-assert_eq "$(grep -c . top.txt)" 6 "top -n 5: a header and 5 rows"
-assert_eq "$(sed -n 2p top.txt | awk '{print $2, $8}')" "1600 99" "top: the largest stack (memtot ties broken by stack id)"
-assert_eq "$(grep -c . topf.txt)" 6 "top --functions -n 5: a header and 5 rows"
+assert_eq "$(grep -c . top.txt)" 7 "top -n 5: a header, the totals and 5 rows"
+assert_eq "$(sed -n 3p top.txt | awk '{print $2, $4}')" "1600 99" "top: the largest stack (memtot ties broken by stack id)"
+assert_eq "$(grep -c . topf.txt)" 7 "top --functions -n 5: a header, the totals and 5 rows"
 assert_eq "$(wc -l < fold.txt)" "$("$MPQ" fold a.db --no-default-rules | wc -l)" "fold: one line per distinct path"
 assert_eq "$("$MPQ" diff a.db b.db --format csv -n 0 | awk -F, 'NR > 1 && $3 != 0' | wc -l)" 1000 "diff finds the 1000 changed stacks"
 assert_eq "$("$MPQ" fold a.db | awk '{s += $NF} END {print s}')" "$(q a.db 'SELECT SUM(memtot) FROM sample')" "fold of 1 M stacks sums exactly"
@@ -35,3 +35,9 @@ g = [g for g in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/sv
 print(g[0].get("data-v"))' flame.svg)" "$(q a.db 'SELECT SUM(memtot) FROM sample')" "flame of 1 M stacks: well-formed, the root is the total"
 [ "$(wc -c <flame.svg)" -lt 10000000 ] || fail "flame of 1 M stacks: $(wc -c <flame.svg) bytes, not under 10 MB"
 echo "  ok: flame of 1 M stacks under 10 MB"
+timed "report" report.html "$MPQ" report a.db
+echo "# report on 1 M stacks: $(wc -c <report.html) bytes, $(grep -c '^<g data-o' report.html) frames in its flame graphs"
+assert_eq "$(grep -o 'svg version="1.1"[^>]*data-id-prefix="flame-[a-z]*-"' report.html | grep -o 'flame-[a-z]*' | tr '\n' ,)" \
+  "flame-memtot,flame-ncalls,flame-memlive,flame-maxlive," "report of 1 M stacks: a flame graph per counter"
+[ "$(wc -c <report.html)" -lt 20000000 ] || fail "report of 1 M stacks: $(wc -c <report.html) bytes, not under 20 MB"
+echo "  ok: report of 1 M stacks under 20 MB"

@@ -29,6 +29,9 @@ long=$("$MPQ" fold h.db | grep 'ns::f')
 expected=$(python3 -c 'print("main;ns::f<" + "std::vector<int>, " * 1500 + "int>() 6")')
 assert_eq "$long" "$expected" "default rules shorten std::vector<int, std::allocator<int> > 1500 times in a 61 KB name"
 
+assert_eq "$("$MPQ" top h.db --depth 1 | sed -n '/ns::f/s/.*  //p')" "ns::f<…> < ..." \
+  "text: the 61 KB name's template arguments collapse (collapse-templates 0)"
+
 # names longer than 64 KB are cut on load, with "..."
 printf '%s\n' $'1\tmain\t\\rep{b*100000}' | stacks_db big.db
 n=$("$MPQ" fold big.db --no-default-rules | awk '{print length($1)}')
@@ -36,7 +39,7 @@ assert_eq "$n" $((5 + 65536 + 3)) "a 100 KB name is cut to 64 KB + '...'"
 
 # text output stays one line per row; JSON stays valid
 rows=$("$MPQ" top h.db --no-default-rules | wc -l)
-assert_eq "$rows" 4 "top: one line per row despite newlines in names"
+assert_eq "$rows" 5 "top: one line per row despite newlines in names (a header, the totals, 3 stacks)"
 "$MPQ" top h.db --no-default-rules --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any("\n" in r["where"] for r in d)' \
     || fail "top --format json invalid or lost the newline"
 echo "  ok: JSON valid, newline preserved as \\n"

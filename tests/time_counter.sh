@@ -16,11 +16,11 @@ echo "  ok: slow holds $((100 * slow / main)) % of main's time"
 python3 -c "import sys; sys.exit(not (1.0e9 <= $slow <= 3.0e9))" || fail "slow's time is not about 1 s: $slow ns"
 echo "  ok: slow's 100 intervals of 10 ms: $slow ns"
 assert_eq "$(col slow inclusive.ncalls)|$(col fast inclusive.ncalls)" "100|100000" "the calls as they were"
-assert_match "$("$MPQ" top t.db -n 1 --by time)" "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +time +stack +where" \
+assert_match "$("$MPQ" top t.db -n 1 --by time --all-counters)" "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +time +% +stack +where" \
     "top shows the time column for a profile recorded with MP_TIME=1"
 assert_eq "$("$MPQ" fold t.db --by time | awk '{ s += $NF } END { print (s > 0) }')" 1 "fold --by time"
 assert_match "$("$MPQ" diff t.db t.db --by time --format csv | head -n 1)" "^a,b,delta" "diff --by time"
 # without MP_TIME: no time column, the counter 0
 MP_QUIET=1 profile n.db $B/tests/time_split || fail "the program failed"
-assert_match "$("$MPQ" top n.db -n 1)" "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +stack +where" "no time column without MP_TIME"
+assert_match "$("$MPQ" top n.db -n 1 --all-counters)" "^ncalls +memtot +% +nfree +nlive +memlive +maxlive +ntemp +stack +where" "no time column without MP_TIME"
 assert_eq "$(q n.db "SELECT SUM(time) FROM sample")" 0 "the time counter is 0 without MP_TIME"

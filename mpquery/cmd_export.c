@@ -1,0 +1,155 @@
+/* mpquery export DB --format F: the selection after rules as another
+ * tool's file: speedscope's JSON (export_speedscope.c), pprof's
+ * profile.proto (export_pprof.c), valgrind massif's massif.out
+ * (export_massif.c), or the folded stacks of fold (cmd_fold.c writes
+ * them). All start from fold's listing: the same rules, selection and
+ * filters, the same display tree; this file parses the options and opens
+ * the output. */
+#include "export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+"usage: mpquery export DB --format F [-o FILE] [options]\n"
+"\n"
+"The selected stacks after rules as a file of another tool:\n"
+"  speedscope  speedscope's JSON, one profile per counter (--by: only that\n"
+"              one): open it in https://www.speedscope.app or `speedscope FILE`\n"
+"  pprof       gzipped profile.proto with Go's heap sample types (alloc_objects,\n"
+"              alloc_space, inuse_objects, inuse_space: ncalls, memtot, nlive,\n"
+"              memlive; inuse_space the default): `go tool pprof FILE`\n"
+"  massif      valgrind massif's massif.out, every snapshot of one process with\n"
+"              its tree of allocation sites by live bytes: `ms_print FILE`\n"
+"  folded      what mpquery fold writes: `flamegraph.pl FILE`\n"
+"\n";
+
+static const char more[] =
+"\n"
+"pprof and massif name each frame of an address (inlined ones as their\n"
+"lines), so they take neither --lines nor --module. massif's times are\n"
+"milliseconds since the process started (--time-unit B: bytes allocated so\n"
+"far); its heap is the live bytes of the selected stacks. What --filter and\n"
+"--exclude leave out is said on stderr, as fold says it.\n"
+"\n"
+"example:\n"
+"  mpquery export app.db --format pprof -o app.pb.gz && go tool pprof -top app.pb.gz\n";
+
+enum { EXPORT_SPEEDSCOPE, EXPORT_PPROF, EXPORT_MASSIF, EXPORT_FOLDED };
+static const char *const format_name[] = { "speedscope", "pprof", "massif", "folded" };
+
+struct export_args {
+    struct export_opts o;
+    char *format_arg, *out_arg, *by_arg, *time_unit_arg, *threshold_arg;
+    int format, rc;
+};
+
+/* ---------------------------------------------------------------- the command */
+/* massif's file is of one process: 0, or 2 (reported). */
+static int check_one_process(const struct query *q, const struct export_opts *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->p->nprocs; i++) n += q->sel.proc_snapshot[i] != NONE;
+    if (n == 1) return 0;
+    struct strbuf names = { 0 };
+    export_process_names(q, &names);
+    int rc = error(EXIT_BAD_INPUT, "%s: --format massif writes one process, the selection has %zu (%s): "
+                                   "choose one with --pid", o->db, n, names.s);
+    sb_free(&names);
+    return rc;
+}
+
+static void print(struct listing *l, void *arg)
+{
+    struct export_args *a = arg;
+    FILE *f = stdout;
+    if (a->format == EXPORT_MASSIF && (a->rc = check_one_process(&l->q[0], &a->o))) return;
+    if (a->o.out && !(f = fopen(a->o.out, "w"))) {
+        a->rc = error(EXIT_FAILED, "%s: %s", a->o.out, strerror(errno));
+        return;
+    }
+    if (a->o.out) setvbuf(f, NULL, _IOFBF, 1 << 20);      /* files of hundreds of MB */
+    switch (a->format) {
+    case EXPORT_SPEEDSCOPE: a->rc = export_speedscope(l, &a->o, f); break;
+    case EXPORT_PPROF: a->rc = export_pprof(l, &a->o, f); break;
+    case EXPORT_MASSIF: a->rc = export_massif(l, &a->o, f); break;
+    case EXPORT_FOLDED: fold_print(l, f); break;
+    }
+    if (a->o.out && (ferror(f) | fclose(f)) && !a->rc)
+        a->rc = error(EXIT_FAILED, "%s: write error: %s", a->o.out, strerror(errno ? errno : EIO));
+    if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
+}
+
+/* The values of the command's own options; 0 or 2 (reported). */
+static int check_options(struct common *c, struct export_args *a)
+{
+    const char *massif_only = a->time_unit_arg ? "--time-unit" : a->threshold_arg ? "--threshold" : NULL;
+    if (!a->format_arg) return usage_error(c->cmd, "missing --format (speedscope, pprof, massif or folded)");
+    for (a->format = 0; a->format < 4 && strcmp(a->format_arg, format_name[a->format]); a->format++) {}
+    if (a->format == 4)
+        return usage_error(c->cmd, "bad value '%s' for --format (expected speedscope, pprof, massif or folded)",
+                           a->format_arg);
+    a->o.by = -1;
+    if (a->by_arg && (a->o.by = counter_parse(a->by_arg)) < 0)
+        return usage_error(c->cmd, "bad value '%s' for --by (expected %s)", a->by_arg, COUNTER_LIST);
+    if (a->o.by >= 0) c->by = a->o.by;
+    int keeps_addresses = a->format == EXPORT_PPROF || a->format == EXPORT_MASSIF;
+    if (keeps_addresses && a->by_arg)
+        return usage_error(c->cmd, "--by goes with --format speedscope or folded");
+    if (keeps_addresses && (c->view.lines || c->view.module))
+        return usage_error(c->cmd, "--lines and --module go with --format speedscope or folded");
+    if (massif_only && a->format != EXPORT_MASSIF)
+        return usage_error(c->cmd, "%s goes with --format massif", massif_only);
+    if (a->format == EXPORT_MASSIF && c->sel.snap_kind != SNAP_LAST)
+        return usage_error(c->cmd, "--format massif writes every snapshot: no --snapshot");
+    if (a->time_unit_arg && strcmp(a->time_unit_arg, "ms") && strcmp(a->time_unit_arg, "B"))
+        return usage_error(c->cmd, "bad value '%s' for --time-unit (expected ms or B)", a->time_unit_arg);
+    a->o.time_bytes = a->time_unit_arg && !strcmp(a->time_unit_arg, "B");
+    a->o.threshold = 1.0;
+    if (a->threshold_arg) {
+        char *end;
+        errno = 0;
+        a->o.threshold = strtod(a->threshold_arg, &end);
+        if (errno || end == a->threshold_arg || *end || !(a->o.threshold >= 0 && a->o.threshold <= 100))
+            return usage_error(c->cmd, "bad value '%s' for --threshold (expected a percentage, 0 to 100)",
+                               a->threshold_arg);
+    }
+    return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct common c;
+    struct export_args a = { 0 };
+    const struct opt opts[] = {
+        { .name = "format", .arg = "F", .str = &a.format_arg,
+          .help = "speedscope, pprof, massif or folded (required)" },
+        { .name = "output", .letter = 'o', .arg = "FILE", .str = &a.out_arg,
+          .help = "write to FILE (default: stdout)" },
+        { .name = "by", .arg = "COUNTER", .str = &a.by_arg,
+          .help = "speedscope: only this counter's profile; folded: the\n"
+                  "value (default memtot); a counter:\n" COUNTER_LIST },
+        { .name = "time-unit", .arg = "U", .str = &a.time_unit_arg,
+          .help = "massif: ms (default: since the process started) or B\n(bytes allocated so far)" },
+        { .name = "threshold", .arg = "PCT", .str = &a.threshold_arg,
+          .help = "massif: sites below PCT% of the heap are merged (default 1.0)" },
+        OPTIONS_FILTER,
+        OPTION_LINES("frames as 'function (file:line)' (speedscope, folded)"),
+        OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
+        OPTION_MODULE("append ' [module]' to named frames (speedscope, folded)"),
+        OPTIONS_SELECT("select samples as in mpquery top --help (massif: every\nsnapshot, no --snapshot)"),
+        OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = "export", .usage = usage, .more = more, .opts = opts,
+                                .operands = 1, .missing = "missing DB" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    if ((rc = check_options(&c, &a))) return rc;
+    a.o.db = argv[optind];
+    a.o.out = a.out_arg;
+    rc = listing_run(&c, argv + optind, 1, print, &a);
+    return rc ? rc : a.rc;
+}
