@@ -16,6 +16,8 @@ static const char usage[] =
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
 "rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
+"A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
+"--a-snapshot 3 --b-snapshot 9 what grew between two snapshots.\n"
 "Text is for people as top's (mpquery top --help): sizes in units, C++\n"
 "names shortened, a terminal's width and pager.\n"
 "\n";
@@ -50,14 +52,25 @@ static int cmp_delta(uint32_t x, uint32_t y, void *ctx)
     return (x > y) - (x < y);
 }
 
-struct fold_ctx { const int64_t *a, *b; };
+struct fold_ctx { const int64_t *a, *b; int format; struct json w; };
 
 static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
 {
-    const struct fold_ctx *x = ctx;
+    struct fold_ctx *x = ctx;
     if (!x->a[node] && !x->b[node]) return;
-    fwrite(path, 1, len, stdout);
-    printf(" %lld %lld\n", (long long)x->a[node], (long long)x->b[node]);
+    if (x->format == FMT_CSV) {
+        csv_field(stdout, path, len);
+        printf(",%lld,%lld\n", (long long)x->a[node], (long long)x->b[node]);
+    } else if (x->format == FMT_JSON) {
+        json_open(&x->w, '{');
+        json_key(&x->w, "path"), json_strn(&x->w, path, len);
+        json_key(&x->w, "a"), json_int(&x->w, x->a[node]);
+        json_key(&x->w, "b"), json_int(&x->w, x->b[node]);
+        json_close(&x->w, '}');
+    } else {
+        fwrite(path, 1, len, stdout);
+        printf(" %lld %lld\n", (long long)x->a[node], (long long)x->b[node]);
+    }
 }
 
 static void print_rows(const struct listing *l, const int64_t *a, const int64_t *b, size_t nitems,
@@ -122,8 +135,20 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     dtree_subtotals(t, l->own[1], subb);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
     for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
-    struct fold_ctx fx = { a, b };
+    struct fold_ctx fx = { a, b, l->c->format, { 0 } };
+    if (fx.format == FMT_CSV) printf("path,a,b\n");
+    if (fx.format == FMT_JSON) {
+        json_init(&fx.w, stdout);
+        json_open(&fx.w, '{');
+        json_key(&fx.w, "by"), json_str(&fx.w, counter_name[by]);
+        json_key(&fx.w, "stacks"), json_open(&fx.w, '[');
+    }
     fold_walk(t, keep, emit_fold, &fx);
+    if (fx.format == FMT_JSON) {
+        json_close(&fx.w, ']');
+        json_close(&fx.w, '}');
+        putchar('\n');
+    }
     free(keep);
     free(suba);
     free(subb);
@@ -174,6 +199,8 @@ int cmd_diff(int argc, char **argv)
 {
     struct common c;
     struct diff_args a = { 0 };
+    char *side[2][4] = { { 0 } };       /* --a-run, --a-pid, --a-thread, --a-snapshot; --b-... */
+    static const int side_id[4] = { OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT };
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
@@ -181,8 +208,12 @@ int cmd_diff(int argc, char **argv)
                           "with --functions, compare self values (default)",
                           "with --functions, compare inclusive values"),
         { .name = "fold", .flag = &a.fold, .value = 1,
-          .help = "write 'root;...;leaf A B' lines (flamegraph.pl's\n"
-                  "differential input, as difffolded.pl makes)" },
+          .help = "write 'root;...;leaf A B' lines: flamegraph.pl's\n"
+                  "differential input, as difffolded.pl makes (speedscope\n"
+                  "does not read two values a line: export each side with\n"
+                  "mpquery export --format speedscope instead); with\n"
+                  "--format csv 'path,a,b' rows, json {\"by\", \"stacks\":\n"
+                  "[{\"path\", \"a\", \"b\"}]}" },
         { .name = "flame", .flag = &a.flame, .value = 1,
           .help = "write a differential flame graph (SVG): widths from B,\n"
                   "red where the counter grew from A, blue where it shrank;\n"
@@ -192,6 +223,17 @@ int cmd_diff(int argc, char **argv)
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
+        { .name = "a-run", .arg = "N", .str = &side[0][0], .help = NULL },
+        { .name = "a-pid", .arg = "PID", .str = &side[0][1], .help = NULL },
+        { .name = "a-thread", .arg = "T", .str = &side[0][2], .help = NULL },
+        { .name = "a-snapshot", .arg = "S", .str = &side[0][3],
+          .help = "select in profile A only (over the options above)" },
+        { .name = "b-run", .arg = "N", .str = &side[1][0], .help = NULL },
+        { .name = "b-pid", .arg = "PID", .str = &side[1][1], .help = NULL },
+        { .name = "b-thread", .arg = "T", .str = &side[1][2], .help = NULL },
+        { .name = "b-snapshot", .arg = "S", .str = &side[1][3],
+          .help = "select in profile B only; the same values as --run,\n"
+                  "--pid, --thread and --snapshot (labels, peak...)" },
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
@@ -201,6 +243,10 @@ int cmd_diff(int argc, char **argv)
                                 .operands = 2, .missing = "needs two profiles A and B", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            if (side[k][i] && (rc = side_option(&c, k, side_id[i], side[k][i]))) return rc;
+    sides_apply(&c);
     if (a.fold && a.functions) return usage_error(c.cmd, "--fold and --functions do not combine");
     if (a.flame && (a.fold || a.functions))
         return usage_error(c.cmd, "--flame does not combine with --fold or --functions");

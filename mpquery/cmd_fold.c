@@ -20,6 +20,8 @@ static const char more[] =
 "\n"
 "In frame names ';' is written as ':' and control characters as spaces.\n"
 "A stack whose frames were all dropped by rules is written as '[no frames]'.\n"
+"--format csv: 'path,COUNTER' rows (the path as folded); json:\n"
+"{\"by\": COUNTER, \"stacks\": [{\"path\", \"value\"}, ...]}.\n"
 "What --filter and --exclude leave out is said on stderr: 'ignored M stacks\n"
 "(N calls, B bytes) with F filters'.\n"
 "\n"
@@ -34,6 +36,7 @@ static const struct opt opts[] = {
     OPTION_MODULE("append ' [module]' to named frames"),
     OPTIONS_SELECT("select samples as in mpquery top --help"),
     OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+    OPTION_FORMAT("text (default: folded lines), csv or json"),
     { 0 }
 };
 
@@ -42,15 +45,25 @@ static const struct cmd_opts fold_opts = {
     .operands = 1, .missing = "missing DB"
 };
 
-struct fold_ctx { const counters *own; int by; FILE *out; };
+struct fold_ctx { const counters *own; int by, format; FILE *out; struct json w; };
 
 static void emit_line(uint32_t node, const char *path, size_t len, void *ctx)
 {
-    const struct fold_ctx *x = ctx;
+    struct fold_ctx *x = ctx;
     int64_t v = x->own[node].v[x->by];
     if (v <= 0) return;
-    fwrite(path, 1, len, x->out);
-    fprintf(x->out, " %lld\n", (long long)v);
+    if (x->format == FMT_CSV) {
+        csv_field(x->out, path, len);
+        fprintf(x->out, ",%lld\n", (long long)v);
+    } else if (x->format == FMT_JSON) {
+        json_open(&x->w, '{');
+        json_key(&x->w, "path"), json_strn(&x->w, path, len);
+        json_key(&x->w, "value"), json_int(&x->w, v);
+        json_close(&x->w, '}');
+    } else {
+        fwrite(path, 1, len, x->out);
+        fprintf(x->out, " %lld\n", (long long)v);
+    }
 }
 
 /* The lines to out (a FILE *: stdout, or export's file), then on stderr
@@ -64,8 +77,20 @@ void fold_print(struct listing *l, void *out)
     dtree_subtotals(t, l->own[0], sub);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
     for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
-    struct fold_ctx ctx = { l->own[0], by, out };
+    struct fold_ctx ctx = { l->own[0], by, l->c->format, out, { 0 } };
+    if (ctx.format == FMT_CSV) fprintf(out, "path,%s\n", counter_name[by]);
+    if (ctx.format == FMT_JSON) {
+        json_init(&ctx.w, out);
+        json_open(&ctx.w, '{');
+        json_key(&ctx.w, "by"), json_str(&ctx.w, counter_name[by]);
+        json_key(&ctx.w, "stacks"), json_open(&ctx.w, '[');
+    }
     fold_walk(t, keep, emit_line, &ctx);
+    if (ctx.format == FMT_JSON) {
+        json_close(&ctx.w, ']');
+        json_close(&ctx.w, '}');
+        fputc('\n', out);
+    }
     free(keep);
     free(sub);
     listing_ignored_line(l, stderr);

@@ -114,13 +114,16 @@ int load_rules(struct common *c, struct ruleset **out)
 }
 
 /* A profile loaded, selected and mapped onto t; 0 or the exit code. */
-static int query_run(const struct common *c, const char *path, struct dtree *t, struct query *q)
+/* Profile i of a listing: loaded, selected (with c->sel, or its side's
+ * selection in a diff), mapped onto t. */
+static int query_run(const struct common *c, const char *path, size_t i, struct dtree *t, struct query *q)
 {
     char err[512];
     memset(q, 0, sizeof *q);
     int rc = load_profile(path, &q->p);
     if (rc) return rc;
-    if ((rc = select_or_report(c, q->p, &q->sel))) return rc;
+    rc = select_apply(q->p, c->sides ? &c->side_sel[i] : &c->sel, &q->sel, err, sizeof err);
+    if (rc) return error(rc, "%s: %s", q->p->path, err);
     q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
     if ((rc = view_build(q->p, &c->view, t, q->stack_node, err, sizeof err)))
         return error(rc, "%s: %s", c->cmd, err);
@@ -183,7 +186,7 @@ int listing_run(struct common *c, char *const *paths, size_t n,
     }
     l.nfilters = c->view.nfilter + c->view.nexclude + (suppress ? rules_count_marks(suppress) : 0);
     dtree_init(&l.t);
-    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, paths[i], &l.t, &l.q[i]);
+    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, paths[i], i, &l.t, &l.q[i]);
     for (size_t i = 0; i < n && !rc; i++) {
         l.own[i] = xcalloc(l.t.n, sizeof *l.own[i]);
         view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);

@@ -474,6 +474,11 @@ struct common {
     const char *filters[64], *excludes[64];
     const char *suppression_files[64]; size_t nsuppression_files;
     int per_thread;                         /* --per-thread (implied by --group-threads) */
+    /* diff: each side's selection (side_option, sides_apply) */
+    struct { int id; const char *arg; } side_args[2][16];
+    size_t nside_args[2];
+    struct select_opts side_sel[2];
+    int sides;                              /* the profiles use side_sel[i], not sel */
     const char *thread_groups[64]; size_t nthread_groups;
     /* text for people (commands with cmd_opts.readable), set from the
      * options below and the format once they are parsed */
@@ -597,6 +602,9 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 int load_profile(const char *path, struct profile **p);
 /* Applies the selection, reporting errors; 0 or the exit code. */
 int select_or_report(const struct common *c, const struct profile *p, struct selection *s);
+/* diff's per-side selection options: recorded while parsing, applied after. */
+int side_option(struct common *c, int side, int id, const char *arg);
+void sides_apply(struct common *c);
 /* Builds the rule set from default.rules (unless disabled) and --rules. */
 int load_rules(struct common *c, struct ruleset **out);
 /* A profile loaded, selected and mapped onto a display tree. */

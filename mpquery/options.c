@@ -102,9 +102,10 @@ static int check_pattern(const struct common *c, const char *opt, const char *ar
     return 0;
 }
 
-static int selection_option(struct common *c, int id, const char *arg)
+/* A selection option (OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT) into s:
+ * c->sel, or one side of a diff (--a-run ...: side_option). */
+static int selection_option(struct common *c, struct select_opts *s, int id, const char *arg)
 {
-    struct select_opts *s = &c->sel;
     switch (id) {
     case OPT_RUN:
         if (!strcmp(arg, "all")) { s->run_all = 1; return 0; }
@@ -135,12 +136,37 @@ static int selection_option(struct common *c, int id, const char *arg)
     return 0;
 }
 
+/* diff's --a-X / --b-X (X = run, pid, thread, snapshot): side k's
+ * selection is c->sel with these applied over it (sides_apply, once every
+ * option is parsed, so that --run and --a-run may come in any order). */
+int side_option(struct common *c, int side, int id, const char *arg)
+{
+    struct select_opts probe = { 0 };
+    int rc = selection_option(c, &probe, id, arg);     /* checked now, reported as --ID */
+    if (rc) return rc;
+    if (c->nside_args[side] == sizeof c->side_args[side] / sizeof c->side_args[side][0])
+        return usage_error(c->cmd, "too many --%c- options", 'a' + side);
+    c->side_args[side][c->nside_args[side]].id = id;
+    c->side_args[side][c->nside_args[side]++].arg = arg;
+    return 0;
+}
+
+void sides_apply(struct common *c)
+{
+    for (int k = 0; k < 2; k++) {
+        c->side_sel[k] = c->sel;
+        for (size_t i = 0; i < c->nside_args[k]; i++)
+            selection_option(c, &c->side_sel[k], c->side_args[k][i].id, c->side_args[k][i].arg);
+    }
+    c->sides = c->nside_args[0] || c->nside_args[1];
+}
+
 /* A shared option into c; 0, or 2 for a bad value (reported). */
 static int common_option(struct common *c, int id, const char *arg)
 {
     switch (id) {
     case OPT_RUN: case OPT_PID: case OPT_THREAD: case OPT_SNAPSHOT:
-        return selection_option(c, id, arg);
+        return selection_option(c, &c->sel, id, arg);
     case OPT_RULES:
         return add_to(c, c->rules_files, &c->nrules_files, "--rules", arg, "at most 64 rules files");
     case OPT_NO_DEFAULT_RULES: c->no_default_rules = 1; return 0;

@@ -83,3 +83,25 @@ assert_eq "$(cat err.txt)" "ignored 2 stacks (8 calls, 5300 bytes) in a, 2 stack
 assert_eq "$("$MPQ" diff a.db b.db --functions --by ncalls --exclude '^parse' -n 1 --format csv 2>/dev/null)" \
 "a,b,delta,ratio,function
 3,6,3,2.000,foo(int)" "diff --functions --exclude"
+
+# Each side selects its own part: two runs of one file, two snapshots of one
+# run (tests/progs/peak_mix.c, recorded twice into one file)
+for i in 1 2; do MP_QUIET=1 profile two.db $B/tests/peak_mix || fail "peak_mix failed"; done
+assert_eq "$(q two.db "SELECT count(*) FROM run")" 2 "two runs in one file"
+assert_eq "$("$MPQ" diff two.db two.db --a-run 1 --b-run 2 --format csv | cut -d, -f1-3 | sort | uniq -c | awk '{ print $1, $2 }')" \
+    "1 1000000,1000000,0
+1 3000000,3000000,0
+2 4000000,4000000,0
+1 a,b,delta" "--a-run 1 --b-run 2: the same program twice, nothing changed"
+assert_eq "$("$MPQ" diff two.db two.db --a-snapshot label:before --b-snapshot label:after --by memlive --format csv)" "a,b,delta,ratio,where
+3000000,0,-3000000,0.000,keep_a < main
+0,2000000,2000000,,keep_b < main
+0,1000000,1000000,,big_d < main" "--a-snapshot label:before --b-snapshot label:after: what grew and shrank between them"
+assert_eq "$("$MPQ" diff two.db two.db --a-snapshot peak --by memlive --format csv | cut -d, -f1-3 | tail -n +2 | sort)" "1000000,0,-1000000
+3000000,0,-3000000
+4000000,0,-4000000" "--a-snapshot peak against the exit (the default of side b)"
+assert_eq "$("$MPQ" diff two.db two.db --run 1 --b-run 2 --a-snapshot label:before --by ncalls --format csv | head -n 2)" \
+    "a,b,delta,ratio,where
+0,2000,2000,,keep_b < main" "--run applies to both sides, --b-run overrides it for B"
+expect_fail 2 "^mpquery: two.db: no run 7 in this profile" "$MPQ" diff two.db two.db --a-run 7
+expect_fail 2 "^mpquery: diff: bad value 'x' for --snapshot" "$MPQ" diff two.db two.db --b-snapshot x

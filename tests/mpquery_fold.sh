@@ -48,3 +48,18 @@ assert_eq "$(cat err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filte
   "fold: A, C, D, E left out (10+20+3+1 calls, 1000+2000+30+7 bytes), said on stderr"
 "$MPQ" fold basic.db --filter main >/dev/null 2>err.txt
 assert_eq "$(cat err.txt)" "" "nothing left out: nothing on stderr"
+
+# --format: csv rows 'path,COUNTER' and json {"by", "stacks": [{"path", "value"}]},
+# the same paths and values as the folded lines
+fixture basic f.db >/dev/null
+folded=$("$MPQ" fold f.db --by ncalls)
+assert_eq "$("$MPQ" fold f.db --by ncalls --format csv | tail -n +2 | sed 's/,\([0-9]*\)$/ \1/' | tr -d '"')" "$folded" \
+    "fold --format csv: the folded lines as rows"
+assert_eq "$("$MPQ" fold f.db --by ncalls --format csv | head -n 1)" "path,ncalls" "fold --format csv: its header"
+assert_eq "$("$MPQ" fold f.db --by ncalls --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["by"]); print("\n".join(s["path"] + " " + str(s["value"]) for s in j["stacks"]))')" \
+    "ncalls
+$folded" "fold --format json"
+assert_eq "$("$MPQ" diff f.db f.db --fold --format csv | head -n 1)|$("$MPQ" diff f.db f.db --fold --format csv | tail -n +2 | tr -d '"' | awk -F, '$2 != $3' | wc -l)" \
+    "path,a,b|0" "diff --fold --format csv: path,a,b, a = b for one profile against itself"
+assert_eq "$("$MPQ" diff f.db f.db --fold --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(len(j["stacks"]), all(s["a"] == s["b"] for s in j["stacks"]))')" \
+    "$("$MPQ" diff f.db f.db --fold | wc -l) True" "diff --fold --format json"
