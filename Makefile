@@ -124,19 +124,32 @@ $(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(B)/schema.h $(B)
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
 	    -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
 
-# pkg-config file of the API library (mallocprof.h, -lmallocprof_api), for PREFIX.
+# pkg-config file of the API library (mallocprof.h, -lmallocprof_api), for
+# the PREFIX of this install (written every time: PREFIX may change).
 VERSION := $(shell sed -n 's/^\#define MPQ_VERSION "\(.*\)"/\1/p' mpquery/mpquery.h)
-$(B)/mallocprof.pc: Makefile mpquery/mpquery.h
+.PHONY: $(B)/mallocprof.pc
+$(B)/mallocprof.pc:
 	@mkdir -p $(B)
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 	    'Name: mallocprof' 'Description: mallocprof in-process API (mallocprof.h; does nothing unless libmallocprof.so is preloaded)' \
 	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmallocprof_api' > $@
 
+# The man page and the bash completion, from mpquery's option tables (the
+# same as --help: they cannot drift).
+$(B)/mpquery.1: $(B)/mpquery
+	$(B)/mpquery --man > $@
+$(B)/mpquery.bash: $(B)/mpquery
+	$(B)/mpquery --bash-completion > $@
+
 INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h \
-             lib/pkgconfig/mallocprof.pc share/mallocprof/filters
-install: all $(B)/mallocprof.pc
+             lib/pkgconfig/mallocprof.pc share/mallocprof/filters share/man/man1/mpquery.1 \
+             share/bash-completion/completions/mpquery
+install: all $(B)/mallocprof.pc $(B)/mpquery.1 $(B)/mpquery.bash
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/mallocprof/filters
+	    $(DESTDIR)$(PREFIX)/share/mallocprof/filters $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(B)/mpquery.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(B)/mpquery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mpquery
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
@@ -145,7 +158,9 @@ install: all $(B)/mallocprof.pc
 
 uninstall:
 	rm -rf $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
-	-rmdir $(DESTDIR)$(PREFIX)/share/mallocprof $(DESTDIR)$(PREFIX)/lib/pkgconfig 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/share/mallocprof $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion 2>/dev/null
 
 clean:
 	rm -rf $(B)

@@ -36,7 +36,7 @@ static const struct opt opts[] = {
     OPTION_MODULE("append ' [module]' to named frames"),
     OPTIONS_SELECT("select samples as in mpquery top --help"),
     OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
-    OPTION_FORMAT("text (default: folded lines), csv or json"),
+    OPTION_FORMAT("text (default), csv or json"),
     { 0 }
 };
 

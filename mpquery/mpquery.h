@@ -594,6 +594,10 @@ enum { PARSE_OK = -1 };
  * operand, or the exit code: 0 after --help, 2 for a usage error
  * (reported). */
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv);
+/* What --help prints: the text, a man page section, or the words of the
+ * completion script (main.c's --man, --bash-completion). */
+enum { HELP_TEXT, HELP_MAN, HELP_WORDS };
+extern int help_format;
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

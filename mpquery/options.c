@@ -237,8 +237,91 @@ static void print_option_line(const char *names, size_t len, const char *text)
     printf("%s\n", text);
 }
 
+/* ---------------------------------------------------------------- docs */
+/* The man page and the bash completion come from the same tables as --help
+ * (mpquery --man, mpquery --bash-completion: main.c asks each command for
+ * its --help in this form). */
+int help_format = HELP_TEXT;
+
+/* troff text: backslashes escaped, a line starting with '.' or '\'' kept
+ * a text line, '-' a minus sign (options are typed as they show). */
+static void troff_text(const char *s, size_t n)
+{
+    int bol = 1;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (bol && (ch == '.' || ch == '\'')) fputs("\\&", stdout);
+        if (ch == '\\') fputs("\\e", stdout);
+        else if (ch == '-') fputs("\\-", stdout);
+        else putchar(ch);
+        bol = ch == '\n';
+    }
+}
+
+static void troff_puts(const char *s) { troff_text(s, strlen(s)); }
+
+/* The command's section of mpquery(1): its usage text, its options as
+ * tagged paragraphs, the rest as it is. */
+static void print_man(const struct cmd_opts *d)
+{
+    printf(".SS %s\n.nf\n", d->cmd);
+    if (d->help) {              /* a help of its own: its text, escaped */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *saved = stdout, *mem = open_memstream(&text, &len);
+        if (!mem) return;
+        stdout = mem;
+        d->help();
+        fclose(mem);
+        stdout = saved;
+        troff_text(text, len);
+        free(text);
+        printf(".fi\n");
+        return;
+    }
+    troff_puts(d->usage);
+    printf(".fi\n");
+    struct strbuf names = { 0 };
+    for (const struct opt *o = d->opts; !table_end(o); o++) {
+        add_names(&names, o);
+        if (!o->help) continue;
+        printf(".TP\n\\fB");
+        troff_text(names.s, names.len);
+        printf("\\fR\n");
+        troff_puts(o->help);
+        printf("\n");
+        names.len = 0;
+    }
+    printf(".PP\n.nf\n");
+    troff_puts(d->more);
+    printf(".fi\n");
+    sb_free(&names);
+}
+
+/* The rest of the command's branch in the completion script (main.c
+ * prints "    CMD) opts=\"" first): its option names, and the --format
+ * values its help names. */
+static void print_words(const struct cmd_opts *d)
+{
+    static const char *const formats[] = { "text", "csv", "json", "dot", "svg", "speedscope", "pprof", "massif",
+                                           "folded" };
+    printf("--help");
+    const char *format_help = "";
+    for (const struct opt *o = d->opts; !table_end(o); o++) {
+        if (o->letter) printf(" -%c", o->letter);
+        if (o->name) printf(" --%s", o->name);
+        if (o->name && !strcmp(o->name, "format") && o->help) format_help = o->help;
+    }
+    printf("\"; formats=\"");
+    for (size_t i = 0, k = 0; i < sizeof formats / sizeof *formats; i++)
+        if (strstr(format_help, formats[i])) printf("%s%s", k++ ? " " : "", formats[i]);
+    printf("\";;\n");
+}
+
 static void print_help(const struct cmd_opts *d)
 {
+    if (help_format == HELP_MAN) return print_man(d);
+    if (help_format == HELP_WORDS) return print_words(d);
     struct strbuf names = { 0 };
     fputs(d->usage, stdout);
     for (const struct opt *o = d->opts; !table_end(o); o++) {
@@ -288,7 +371,7 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
     while (rc == PARSE_OK && (opt = getopt_long(argc, argv, shorts.s, lo, NULL)) != -1) {
         size_t i = 0;
         if (opt == HELP_VALUE) {
-            if (d->help) d->help(); else print_help(d);
+            if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d);
             rc = 0;
             break;
         }
