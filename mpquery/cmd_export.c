@@ -150,6 +150,7 @@ int cmd_export(int argc, char **argv)
     if ((rc = check_options(&c, &a))) return rc;
     a.o.db = argv[optind];
     a.o.out = a.out_arg;
+    c.peak_rows = 1;        /* massif draws the peak snapshot's tree */
     rc = listing_run(&c, argv + optind, 1, print, &a);
     return rc ? rc : a.rc;
 }

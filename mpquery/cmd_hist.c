@@ -193,7 +193,7 @@ int cmd_hist(int argc, char **argv)
     if (by < 0) return usage_error("hist", "--by %s: the histogram has ncalls, memtot, nlive and memlive",
                                    counter_name[c.by]);
     struct profile *p;
-    if ((rc = load_profile(argv[optind], &p))) return rc;
+    if ((rc = load_profile(argv[optind], 0, &p))) return rc;      /* hist and stack_hist rows, not samples */
     struct selection sel;
     int64_t h[NCLASS][NH];
     memset(h, 0, sizeof h);

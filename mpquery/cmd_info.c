@@ -634,7 +634,7 @@ int cmd_info(int argc, char **argv)
     int rc = parse_options(&c, &info_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
     struct profile *p;
-    if ((rc = load_profile(argv[optind], &p))) return rc;
+    if ((rc = load_profile(argv[optind], select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
     struct info in = { .p = p, .sel = &sel };

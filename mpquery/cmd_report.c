@@ -795,6 +795,7 @@ int cmd_report(int argc, char **argv)
     }
     if (!a.out && isatty(1))
         return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE, or to a pipe");
+    c.peak_rows = 1;        /* its "memlive at the peak" graph selects the peak */
     rc = listing_run(&c, argv + optind, 1, print, &a);
     return rc ? rc : a.rc;
 }

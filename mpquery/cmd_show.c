@@ -179,7 +179,7 @@ int cmd_show(int argc, char **argv)
     }
     if (!raw && (rc = load_rules(&c, &rules))) return rc;
     struct profile *p;
-    if ((rc = load_profile(argv[optind], &p))) { rules_free(rules); return rc; }
+    if ((rc = load_profile(argv[optind], select_wants_peak(&c.sel), &p))) { rules_free(rules); return rc; }
     struct selection sel;
     rc = select_or_report(&c, p, &sel);
     uint32_t s = profile_stack_index(p, id);

@@ -69,7 +69,7 @@ int cmd_timeline(int argc, char **argv)
         if (out < 0) return usage_error("timeline", "bad value '%s' for --format (expected text, csv, json or svg)", format_arg);
     }
     struct profile *p;
-    if ((rc = load_profile(argv[optind], &p))) return rc;
+    if ((rc = load_profile(argv[optind], 0, &p))) return rc;     /* peak snapshots are left out */
     struct selection sel;
     struct timeline tl = { .p = p };
     if (!(rc = select_or_report(&c, p, &sel))) {

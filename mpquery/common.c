@@ -21,10 +21,15 @@ int counter_parse(const char *name)
     return -1;
 }
 
-int load_profile(const char *path, struct profile **p)
+int select_wants_peak(const struct select_opts *o)
+{
+    return o->snap_kind == SNAP_PEAK || o->snap_kind == SNAP_SEQ || o->snap_kind == SNAP_ID;
+}
+
+int load_profile(const char *path, int peak_rows, struct profile **p)
 {
     char err[4400];
-    int rc = profile_load(path, p, err, sizeof err);
+    int rc = profile_load(path, p, peak_rows, err, sizeof err);
     if (rc) return error(rc, "%s: %s", path, err);
     return 0;
 }
@@ -120,7 +125,8 @@ static int query_run(const struct common *c, const char *path, size_t i, struct 
 {
     char err[512];
     memset(q, 0, sizeof *q);
-    int rc = load_profile(path, &q->p);
+    const struct select_opts *o = c->sides ? &c->side_sel[i] : &c->sel;
+    int rc = load_profile(path, c->peak_rows || select_wants_peak(o), &q->p);
     if (rc) return rc;
     rc = select_apply(q->p, c->sides ? &c->side_sel[i] : &c->sel, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);

@@ -175,7 +175,10 @@ struct profile {
 static inline int shown_counters(const struct profile *p) { return p->has_time ? NSTACK_COUNTERS : TIME; }
 /* Loads the whole database (one pass per table). On failure returns the
  * exit code and writes the reason (without the path) into err. */
-int profile_load(const char *path, struct profile **out, char *err, size_t errlen);
+/* peak_rows: also the sample rows of peak snapshots, which only a
+ * selection of a peak snapshot reads (without them, a peak-heavy profile
+ * loads in half the time). */
+int profile_load(const char *path, struct profile **out, int peak_rows, char *err, size_t errlen);
 void profile_free(struct profile *p);
 /* Index of the stack with this database id, or NONE. */
 uint32_t profile_stack_index(const struct profile *p, int64_t id);
@@ -479,6 +482,7 @@ struct common {
     size_t nside_args[2];
     struct select_opts side_sel[2];
     int sides;                              /* the profiles use side_sel[i], not sel */
+    int peak_rows;                          /* load peak snapshots' rows whatever the selection */
     const char *thread_groups[64]; size_t nthread_groups;
     /* text for people (commands with cmd_opts.readable), set from the
      * options below and the format once they are parsed */
@@ -603,7 +607,11 @@ int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 
 /* ---------------------------------------------------------------- common.c */
 /* Loads a profile and reports "mpquery: PATH: why"; 0 or the exit code. */
-int load_profile(const char *path, struct profile **p);
+/* Loads path (errors reported); peak_rows as profile_load's. */
+int load_profile(const char *path, int peak_rows, struct profile **p);
+/* Whether a selection may name a peak snapshot (peak, N, id:N): its
+ * profile must be loaded with the peak snapshots' rows. */
+int select_wants_peak(const struct select_opts *o);
 /* Applies the selection, reporting errors; 0 or the exit code. */
 int select_or_report(const struct common *c, const struct profile *p, struct selection *s);
 /* diff's per-side selection options: recorded while parsing, applied after. */

@@ -302,6 +302,9 @@ static int load_table(struct loader *l, const struct table_spec *t, void *arr, s
         sb_printf(&sql, "%s%s", i ? ", " : "", l->p->version < c->since ? c->before : c->name);
     }
     sb_printf(&sql, " FROM %s", t->table);
+    /* a peak snapshot's rows are not in the chain of the others: only a
+     * selection of one needs them (profile_load's peak_rows) */
+    if (t == &samples && !l->peak_rows) sb_puts(&sql, " WHERE snapshot IN (SELECT id FROM snapshot WHERE reason != 'peak')");
     if (t->order) sb_printf(&sql, " ORDER BY %s", t->order);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(l->db, sql.s, -1, &st, NULL);
@@ -353,7 +356,7 @@ uint32_t profile_stack_index(const struct profile *p, int64_t id)
     return lo < p->nstacks && p->stacks[lo].id == id ? (uint32_t)lo : NONE;
 }
 
-int profile_load(const char *path, struct profile **out, char *err, size_t errlen)
+int profile_load(const char *path, struct profile **out, int peak_rows, char *err, size_t errlen)
 {
     sqlite3 *db;
     int version;
@@ -365,7 +368,7 @@ int profile_load(const char *path, struct profile **out, char *err, size_t errle
     p->version = version;
     /* one read transaction: a recorder flushing meanwhile cannot make the
      * tables disagree with each other */
-    struct loader l = { .db = db, .p = p, .err = err, .errlen = errlen };
+    struct loader l = { .db = db, .p = p, .err = err, .errlen = errlen, .peak_rows = peak_rows };
     char *msg = NULL;
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
         rc = profile_fail(err, errlen, "not a mallocprof profile (%s)", msg ? msg : sqlite3_errmsg(db));

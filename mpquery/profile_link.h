@@ -32,6 +32,7 @@ struct loader {
     struct raw_snapshot *rsnapshots; size_t nsnapshots;
     struct raw_total *rtotals; size_t ntotals;
     int bad_ref;                /* a sample's dangling reference was seen */
+    int peak_rows;              /* load the sample rows of peak snapshots too */
 };
 
 /* "why" into err; returns EXIT_BAD_INPUT. */
