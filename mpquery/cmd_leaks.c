@@ -48,17 +48,6 @@ struct leaks {
     int64_t blocks, bytes;
 };
 
-struct leak_ctx { const counters *own; const struct profile *p; const uint32_t *rep; };
-
-static int cmp_leak(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct leak_ctx *x = ctx;
-    const counters *ca = &x->own[a], *cb = &x->own[b];
-    if (ca->v[MEMLIVE] != cb->v[MEMLIVE]) return ca->v[MEMLIVE] > cb->v[MEMLIVE] ? -1 : 1;
-    if (ca->v[NLIVE] != cb->v[NLIVE]) return ca->v[NLIVE] > cb->v[NLIVE] ? -1 : 1;
-    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
-    return (ia > ib) - (ia < ib);
-}
 
 static void find_leaks(const struct listing *l, struct leaks *k)
 {
@@ -74,8 +63,8 @@ static void find_leaks(const struct listing *l, struct leaks *k)
         k->blocks += own[i].v[NLIVE];
         k->bytes += own[i].v[MEMLIVE];
     }
-    struct leak_ctx ctx = { own, l->q[0].p, k->rep };
-    k->shown = select_top(k->items, k->n, (size_t)l->c->limit, cmp_leak, &ctx);
+    struct order_ctx ctx = { own, l->q[0].p, k->rep, NULL, MEMLIVE };
+    k->shown = select_top(k->items, k->n, (size_t)l->c->limit, order_leak, &ctx);
 }
 
 /* text: blocks, bytes, stack ("ID+N"), where; csv: stack and stacks apart;

@@ -426,29 +426,6 @@ static void totals_header(struct page *pg, const char *const *cols, size_t n, co
 }
 
 /* ---------------------------------------------------------------- tables */
-struct top_ctx { const counters *c; const struct profile *p; const uint32_t *rep; const struct dtree *t; int by; };
-
-/* top's order: the larger value first, then the lower stack id. */
-static int cmp_stack(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct top_ctx *x = ctx;
-    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
-    if (va != vb) return va > vb ? -1 : 1;
-    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
-    return (ia > ib) - (ia < ib);
-}
-
-/* top --functions' order: the larger value first, then the name. */
-static int cmp_function(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct top_ctx *x = ctx;
-    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
-    if (va != vb) return va > vb ? -1 : 1;
-    const struct strtab *l = &x->t->labels;
-    size_t na = l->len[a], nb = l->len[b];
-    int c = memcmp(l->str[a], l->str[b], na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
-}
 
 static void stack_table(struct report *r, const struct view *v)
 {
@@ -460,9 +437,9 @@ static void stack_table(struct report *r, const struct view *v)
     size_t n = 0;
     for (uint32_t i = 1; i < t->n; i++)
         if (v->own[i].v[v->by] != 0 && rep[i] != NONE) items[n++] = i;
-    struct top_ctx ctx = { v->own, p, rep, t, v->by };
+    struct order_ctx ctx = { v->own, p, rep, t, v->by };
     size_t total_rows = n;
-    n = select_top(items, n, (size_t)r->c->limit, cmp_stack, &ctx);
+    n = select_top(items, n, (size_t)r->c->limit, order_stack, &ctx);
     struct page *pg = &r->pg;
     page_pane_start(pg, "stacks", v->tab);
     fprintf(pg->f, "<h3>The largest stacks by %s (%s): %zu of %zu</h3>\n", counter_name[v->by], v->what, n,
@@ -507,9 +484,9 @@ static void function_table(struct report *r, const struct view *v, const counter
     size_t n = 0;
     for (uint32_t i = 0; i < nl; i++)
         if (key[i].v[v->by] != 0) items[n++] = i;
-    struct top_ctx ctx = { key, NULL, NULL, t, v->by };
+    struct order_ctx ctx = { key, NULL, NULL, t, v->by };
     size_t total_rows = n;
-    n = select_top(items, n, (size_t)r->c->limit, cmp_function, &ctx);
+    n = select_top(items, n, (size_t)r->c->limit, order_function, &ctx);
     struct page *pg = &r->pg;
     char tab[64];
     snprintf(tab, sizeof tab, "%s-%s", v->tab, inclusive ? "inclusive" : "self");
@@ -554,18 +531,6 @@ static void write_functions(struct report *r)
 }
 
 /* ---------------------------------------------------------------- leaks */
-struct leak_ctx { const counters *own; const struct profile *p; const uint32_t *rep; };
-
-/* leaks' order: more bytes, more blocks, the lower stack id. */
-static int cmp_leak(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct leak_ctx *x = ctx;
-    const counters *ca = &x->own[a], *cb = &x->own[b];
-    if (ca->v[MEMLIVE] != cb->v[MEMLIVE]) return ca->v[MEMLIVE] > cb->v[MEMLIVE] ? -1 : 1;
-    if (ca->v[NLIVE] != cb->v[NLIVE]) return ca->v[NLIVE] > cb->v[NLIVE] ? -1 : 1;
-    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
-    return (ia > ib) - (ia < ib);
-}
 
 /* As mpquery leaks: only the stacks with blocks or bytes still live count
  * (select_opts.live_only), per node summed, shown by the largest. */
@@ -594,8 +559,8 @@ static void write_leaks(struct report *r)
         blocks += own[i].v[NLIVE];
         bytes += own[i].v[MEMLIVE];
     }
-    struct leak_ctx ctx = { own, p, rep };
-    size_t shown = select_top(items, n, (size_t)r->c->limit, cmp_leak, &ctx);
+    struct order_ctx ctx = { own, p, rep, NULL, MEMLIVE };
+    size_t shown = select_top(items, n, (size_t)r->c->limit, order_leak, &ctx);
     struct page *pg = &r->pg;
     char h[64];
     page_section(pg, "leaks", "Leaks");

@@ -79,31 +79,6 @@ static int shown(const struct common *c, const struct top_args *a, int nc, int w
     return n;
 }
 
-struct top_ctx {
-    const counters *c;          /* per node or per label */
-    const struct profile *p;
-    const uint32_t *rep;        /* per node: representative stack */
-    const struct dtree *t;
-    int by;
-};
-
-static int cmp_stack(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct top_ctx *x = ctx;
-    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
-    if (va != vb) return va > vb ? -1 : 1;
-    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
-    return (ia > ib) - (ia < ib);
-}
-
-static int cmp_function(uint32_t a, uint32_t b, void *ctx)
-{
-    const struct top_ctx *x = ctx;
-    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
-    if (va != vb) return va > vb ? -1 : 1;
-    return strcmp(x->t->labels.str[a], x->t->labels.str[b]);
-}
-
 /* The table's columns: those of one section's rows, after a first column
  * 'thread' with --per-thread. */
 static void table_start(struct table *tab, const struct common *c, const char *const *cols, size_t n)
@@ -158,8 +133,8 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
         snprintf(name, sizeof name, "(total: %zu stacks)", n);
         table_str(tab, name);
     }
-    struct top_ctx ctx = { own, q->p, rep, t, c->by };
-    n = select_top(items, n, (size_t)c->limit, cmp_stack, &ctx);
+    struct order_ctx ctx = { own, q->p, rep, t, c->by };
+    n = select_top(items, n, (size_t)c->limit, order_stack, &ctx);
 
     int json = c->format == FMT_JSON;
     struct strbuf sb = { 0 };
@@ -205,8 +180,8 @@ static void function_rows(struct listing *l, const counters *own, const char *th
         snprintf(name, sizeof name, "(total: %zu functions)", n);
         table_str(tab, name);
     }
-    struct top_ctx ctx = { key, NULL, NULL, t, c->by };
-    n = select_top(items, n, (size_t)c->limit, cmp_function, &ctx);
+    struct order_ctx ctx = { key, NULL, NULL, t, c->by };
+    n = select_top(items, n, (size_t)c->limit, order_function, &ctx);
 
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];

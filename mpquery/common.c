@@ -209,6 +209,40 @@ int listing_run(struct common *c, char *const *paths, size_t n,
     return rc;
 }
 
+/* ---------------------------------------------------------------- orders */
+/* top's, leaks' and the report's: the larger value first; ties by the
+ * lower stack id, by name for functions. */
+int order_stack(uint32_t a, uint32_t b, void *ctx)
+{
+    const struct order_ctx *x = ctx;
+    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
+    if (va != vb) return va > vb ? -1 : 1;
+    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
+    return (ia > ib) - (ia < ib);
+}
+
+int order_function(uint32_t a, uint32_t b, void *ctx)
+{
+    const struct order_ctx *x = ctx;
+    int64_t va = x->c[a].v[x->by], vb = x->c[b].v[x->by];
+    if (va != vb) return va > vb ? -1 : 1;
+    const struct strtab *l = &x->t->labels;
+    size_t na = l->len[a], nb = l->len[b];
+    int c = memcmp(l->str[a], l->str[b], na < nb ? na : nb);
+    return c ? c : (na > nb) - (na < nb);
+}
+
+/* more bytes live, then more blocks, then the lower stack id */
+int order_leak(uint32_t a, uint32_t b, void *ctx)
+{
+    const struct order_ctx *x = ctx;
+    const counters *ca = &x->c[a], *cb = &x->c[b];
+    if (ca->v[MEMLIVE] != cb->v[MEMLIVE]) return ca->v[MEMLIVE] > cb->v[MEMLIVE] ? -1 : 1;
+    if (ca->v[NLIVE] != cb->v[NLIVE]) return ca->v[NLIVE] > cb->v[NLIVE] ? -1 : 1;
+    int64_t ia = x->p->stacks[x->rep[a]].id, ib = x->p->stacks[x->rep[b]].id;
+    return (ia > ib) - (ia < ib);
+}
+
 /* ---------------------------------------------------------------- printing */
 void listing_ignored_line(const struct listing *l, FILE *f)
 {

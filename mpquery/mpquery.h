@@ -637,6 +637,15 @@ struct listing {
     size_t nfilters;            /* --filter, --exclude and suppression rules */
     struct left_out left[2];    /* per profile */
 };
+/* The orders of listings for select_top (top, leaks, the report): nodes
+ * of t with their counters c (per node), rep (per node: the stack shown,
+ * node_stacks) and the counter sorted by. Larger values first; ties by the
+ * lower stack id (order_stack), by name (order_function: t's labels);
+ * order_leak: more bytes live, then more blocks, then the stack id. */
+struct order_ctx { const counters *c; const struct profile *p; const uint32_t *rep; const struct dtree *t; int by; };
+int order_stack(uint32_t a, uint32_t b, void *ctx);
+int order_function(uint32_t a, uint32_t b, void *ctx);
+int order_leak(uint32_t a, uint32_t b, void *ctx);
 /* Runs that for paths[0..n) (n <= 2), then print; 0 or the exit code. */
 int listing_run(struct common *c, char *const *paths, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);
