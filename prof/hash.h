@@ -22,4 +22,12 @@ static inline uint64_t fnv1a(const void *key, size_t len)
     return h;
 }
 
+/* The offset of a tag scope's frame (module '[tag]'): its name's hash, 48
+ * bits, so that a tag's frame is the same in every process and file that
+ * names it alike, and different names do not collide. */
+static inline int64_t tag_offset(const char *name)
+{
+    return (int64_t)(fnv1a(name, FNV_STRING) & 0xffffffffffffull);
+}
+
 #endif

@@ -100,7 +100,7 @@ static struct resolved *resolve_special(uintptr_t addr)
         r->frames[0].module = r->frames[0].function = "[truncated]";
     } else if (tag) {
         r->frames[0].module = "[tag]";
-        r->frames[0].offset = addr - TAG_BASE;
+        r->frames[0].offset = (uint64_t)tag_offset(tag);
         r->frames[0].function = resolve_intern(tag);
     } else {
         r->frames[0].module = "[unknown]";

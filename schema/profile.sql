@@ -33,7 +33,8 @@
 --   * Special frames have a module whose path starts with '[':
 --     '[unknown]' (offset = absolute address), '[truncated]' (the stack was
 --     deeper than MP_DEPTH; the marker is the root), '[tag]' (a scope pushed
---     with mp_tag_push; function = the tag's name).
+--     with mp_tag_push; function = the tag's name, offset = 48 bits of
+--     its FNV-1a hash (prof/hash.h tag_offset), alike in every process).
 
 CREATE TABLE IF NOT EXISTS run (
     id          INTEGER PRIMARY KEY,

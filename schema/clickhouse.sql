@@ -1,0 +1,138 @@
+-- mallocprof's store on ClickHouse: the tables `mpquery push` fills and
+-- `mpquery top|fold|diff|info --server` reads. mpquery compiles this file in
+-- and runs each statement (they are separated by lines holding only ';')
+-- before a push, so every statement is idempotent. Only SQL that ClickHouse
+-- 18.16 (Debian 12's clickhouse-server) and current releases both accept.
+--
+-- Conventions
+--   * A load is one run (one MP_RUN token) pushed once: `run` is the load's
+--     id, 64 random bits chosen by mpquery push, and the first column of the
+--     key of every table of rows. A run's processes, threads and snapshots
+--     are numbered within the load (process and thread from 1; thread 0 in
+--     mp_totals is the whole process).
+--   * A load commits by its row in mp_run, written after all its other
+--     rows: rows of a load without one (an interrupted push) are never
+--     read. Pushing a token again stores nothing (push asks mp_runs first);
+--     if two pushes of one token race, view mp_runs shows one of them (the
+--     smaller run id), so every reader sees each token once.
+--   * Frames and stacks are content-addressed, so that runs from any file
+--     share them: frame = FNV-1a 64 of (module path, build id, offset,
+--     inline depth; and the name for [tag] frames), stack = FNV-1a 64 of its
+--     frame ids, outermost first (mpquery/chstore.c has both). They are
+--     dictionaries: a push may write rows that exist already, and the
+--     Replacing engine folds them in the background, so readers take any()
+--     per key.
+--   * mp_sample holds cumulative counters per (process, stack, thread) as of
+--     a snapshot, only the rows that changed since the process's previous
+--     snapshot, as in the SQLite format: the value at snapshot seq S is the
+--     row with the largest seq <= S among the process's snapshots that are
+--     not peaks; a peak snapshot's rows are deltas against the snapshots
+--     before it (schema/profile.sql).
+--
+-- Several servers: create these tables on every shard (as they are, or as
+-- ReplicatedMergeTree for replicas), then on the server users query a
+-- Distributed table per table, named as here, over the local ones renamed
+-- with a _local suffix, sharded by run so that a load stays on one shard:
+--
+--   CREATE TABLE mp_sample AS mp_sample_local
+--       ENGINE = Distributed(mallocprof_cluster, default, mp_sample_local, run);
+--
+-- (mallocprof_cluster is a cluster of the servers' <remote_servers>
+-- configuration.) The dictionaries mp_frame and mp_stack can be sharded
+-- by frame and stack instead; any() per key then works as it does here.
+
+CREATE TABLE IF NOT EXISTS mp_run (
+    run         UInt64,     -- the load
+    token       String,     -- MP_RUN: the run's identity across files and pushes
+    start_time  Float64,    -- seconds since the epoch
+    pushed      DateTime,
+    source      String,     -- the database file it was pushed from
+    host        String,     -- of the run's first process
+    exe         String,
+    cmdline     String,
+    processes   UInt32,
+    rows        UInt64      -- rows the load wrote into the other tables
+) ENGINE = MergeTree() ORDER BY (token, run)
+;
+-- The runs a reader sees: one load per token.
+CREATE VIEW IF NOT EXISTS mp_runs AS
+SELECT * FROM mp_run WHERE run IN (SELECT min(run) FROM mp_run GROUP BY token)
+;
+CREATE TABLE IF NOT EXISTS mp_process (
+    run         UInt64,
+    process     UInt32,
+    pid         Int64,
+    ppid        Int64,
+    exe         String,
+    cmdline     String,
+    host        String,
+    start_time  Float64,
+    end_time    Float64,    -- -1: no snapshot yet
+    settings    String,
+    ended       String
+) ENGINE = MergeTree() ORDER BY (run, process)
+;
+CREATE TABLE IF NOT EXISTS mp_thread (
+    run         UInt64,
+    process     UInt32,
+    thread      UInt32,
+    seq         Int64,
+    tid         Int64,
+    name        String
+) ENGINE = MergeTree() ORDER BY (run, thread)
+;
+CREATE TABLE IF NOT EXISTS mp_snapshot (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,
+    time        Float64,
+    reason      String,     -- exit | interval | api | signal | exec | peak
+    label       String,
+    profiler_memory Int64
+) ENGINE = MergeTree() ORDER BY (run, process, seq)
+;
+CREATE TABLE IF NOT EXISTS mp_sample (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,     -- the snapshot
+    stack       UInt64,
+    thread      UInt32,
+    ncalls      Int64,
+    memtot      Int64,
+    nfree       Int64,
+    memlive     Int64,
+    maxlive     Int64,
+    ntemp       Int64,
+    time        Int64
+) ENGINE = MergeTree() ORDER BY (run, process, stack, thread, seq)
+;
+CREATE TABLE IF NOT EXISTS mp_totals (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,
+    thread      UInt32,     -- 0: the whole process
+    ncalls      Int64,
+    memtot      Int64,
+    nfree       Int64,
+    memlive     Int64,
+    maxlive     Int64,
+    ncalls_nostack Int64,
+    memtot_nostack Int64,
+    nfree_unknown  Int64
+) ENGINE = MergeTree() ORDER BY (run, process, seq, thread)
+;
+CREATE TABLE IF NOT EXISTS mp_frame (
+    frame       UInt64,
+    module      String,
+    build_id    String,
+    offset      Int64,
+    inline_depth UInt32,
+    function    String,     -- '' when no symbol was found
+    file        String,
+    line        UInt32
+) ENGINE = ReplacingMergeTree() ORDER BY frame
+;
+CREATE TABLE IF NOT EXISTS mp_stack (
+    stack       UInt64,
+    frames      Array(UInt64)   -- outermost first
+) ENGINE = ReplacingMergeTree() ORDER BY stack
