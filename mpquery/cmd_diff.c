@@ -13,9 +13,12 @@
 
 static const char usage[] =
 "usage: mpquery diff A.db B.db [options]\n"
+"       mpquery diff [options] A1.db A2.db ... -- B1.db B2.db ...\n"
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
 "rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
+"A side of several files is their runs as one profile (mpquery top\n"
+"--help); options then come before '--'.\n"
 "A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
 "--a-snapshot 3 --b-snapshot 9 what grew between two snapshots.\n"
 "Text is for people as top's (mpquery top --help): sizes in units, C++\n"
@@ -195,6 +198,21 @@ static void print(struct listing *l, void *arg)
     free(value[1]);
 }
 
+/* A.db B.db, or A1.db A2.db ... -- B1.db B2.db ...: each side's files. */
+static int split_sides(const struct common *c, int argc, char **argv, struct dbfiles sides[2])
+{
+    int n = argc - optind, na = c->operands_a;
+    if (na < 0 && n != 2)
+        return usage_error(c->cmd, n < 2 ? "needs two profiles A and B"
+                                         : "several profiles a side go around '--': A1.db A2.db -- B1.db B2.db");
+    if (na < 0) na = 1;
+    if (na == 0 || na == n)
+        return usage_error(c->cmd, "needs profiles on both sides of '--': A1.db A2.db -- B1.db B2.db");
+    sides[0] = dbfiles_of(optind + na, argv, optind);
+    sides[1] = dbfiles_of(argc, argv, optind + na);
+    return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
@@ -239,10 +257,12 @@ int cmd_diff(int argc, char **argv)
         OPTION_FORMAT("text (default), csv or json"),
         { 0 }
     };
-    const struct cmd_opts d = { .cmd = "diff", .usage = usage, .more = more, .opts = opts,
-                                .operands = 2, .missing = "needs two profiles A and B", .readable = 1 };
+    const struct cmd_opts d = { .cmd = "diff", .usage = usage, .more = more, .opts = opts, .dashdash = 1,
+                                .missing = "needs two profiles A and B", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    struct dbfiles sides[2];
+    if ((rc = split_sides(&c, argc, argv, sides))) return rc;
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++)
             if (side[k][i] && (rc = side_option(&c, k, side_id[i], side[k][i]))) return rc;
@@ -258,6 +278,6 @@ int cmd_diff(int argc, char **argv)
         c.view.collapse = 0;
         c.view.no_signatures = c.signatures == 0;
     }
-    rc = listing_run(&c, argv + optind, 2, print, &a);
+    rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery export DB --format F [-o FILE] [options]\n"
+"usage: mpquery export DB... --format F [-o FILE] [options]\n"
 "\n"
 "The selected stacks after rules as a file of another tool:\n"
 "  speedscope  speedscope's JSON, one profile per counter (--by: only that\n"
@@ -65,6 +65,7 @@ static void print(struct listing *l, void *arg)
 {
     struct export_args *a = arg;
     FILE *f = stdout;
+    a->o.db = l->q[0].p->path;          /* "a.db (and 2 more)" for several files */
     if (a->format == EXPORT_MASSIF && (a->rc = check_one_process(&l->q[0], &a->o))) return;
     if (a->o.out && !(f = fopen(a->o.out, "w"))) {
         a->rc = error(EXIT_FAILED, "%s: %s", a->o.out, strerror(errno));
@@ -144,13 +145,13 @@ int cmd_export(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "export", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if ((rc = check_options(&c, &a))) return rc;
-    a.o.db = argv[optind];
     a.o.out = a.out_arg;
     c.peak_rows = 1;        /* massif draws the peak snapshot's tree */
-    rc = listing_run(&c, argv + optind, 1, print, &a);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery flame DB [options]\n"
+"usage: mpquery flame DB... [options]\n"
 "\n"
 "An interactive flame graph as one SVG file (its JavaScript and CSS inline,\n"
 "nothing loaded from the network): a frame per function of the paths after\n"
@@ -69,13 +69,14 @@ int cmd_flame(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "flame", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if ((rc = flame_check_options(c.cmd, &a.f))) return rc;
     if (!a.colors || !strcmp(a.colors, "module")) a.colors_id = COLORS_MODULE;
     else if (!strcmp(a.colors, "hash")) a.colors_id = COLORS_HASH;
     else return usage_error(c.cmd, "bad value '%s' for --colors (expected module or hash)", a.colors);
-    rc = listing_run(&c, argv + optind, 1, print, &a);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

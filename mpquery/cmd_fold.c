@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery fold DB [options]\n"
+"usage: mpquery fold DB... [options]\n"
 "\n"
 "Folded stacks (root;...;leaf VALUE) for flamegraph.pl or speedscope.\n"
 "\n";
@@ -42,7 +42,7 @@ static const struct opt opts[] = {
 
 static const struct cmd_opts fold_opts = {
     .cmd = "fold", .usage = usage, .more = more, .opts = opts,
-    .operands = 1, .missing = "missing DB"
+    .missing = "missing DB"
 };
 
 struct fold_ctx { const counters *own; int by, format; FILE *out; struct json w; };
@@ -101,5 +101,6 @@ int cmd_fold(int argc, char **argv)
     struct common c;
     int rc = parse_options(&c, &fold_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
-    return listing_run(&c, argv + optind, 1, fold_print, stdout);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    return listing_run(&c, &files, 1, fold_print, stdout);
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery hist DB [options]\n"
+"usage: mpquery hist DB... [options]\n"
 "\n"
 "The size histogram of the selected processes at their selected snapshots,\n"
 "in log2 classes lo <= size < hi: allocations (ncalls), their bytes\n"
@@ -92,7 +92,7 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
     }
     sqlite3 *db;
     char err[1024];
-    int rc = profile_open_db(p->path, &db, 0, err, sizeof err);
+    int rc = profile_open_db(p->db_path, &db, 0, err, sizeof err);
     if (rc) {
         idmap_free(&thread_of);
         return error(rc, "%s: %s", p->path, err);
@@ -180,7 +180,7 @@ int cmd_hist(int argc, char **argv)
 {
     struct common c;
     const struct cmd_opts d = { .cmd = "hist", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t stack = 0;
@@ -193,7 +193,8 @@ int cmd_hist(int argc, char **argv)
     if (by < 0) return usage_error("hist", "--by %s: the histogram has ncalls, memtot, nlive and memlive",
                                    counter_name[c.by]);
     struct profile *p;
-    if ((rc = load_profile(argv[optind], 0, &p))) return rc;      /* hist and stack_hist rows, not samples */
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = load_profiles(&files, 0, &p))) return rc;       /* hist and stack_hist rows, not samples */
     struct selection sel;
     int64_t h[NCLASS][NH];
     memset(h, 0, sizeof h);

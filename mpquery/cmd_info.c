@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery info DB [options]\n"
+"usage: mpquery info DB... [options]\n"
 "\n"
 "Runs, processes (as a tree), threads, snapshots, exact totals (ncalls,\n"
 "memtot, nfree, nlive = ncalls - nfree, memlive, maxlive = peak live bytes,\n"
@@ -52,7 +52,7 @@ static const struct opt opts[] = {
 
 static const struct cmd_opts info_opts = {
     .cmd = "info", .usage = usage, .more = more, .opts = opts,
-    .operands = 1, .missing = "missing DB"
+    .missing = "missing DB"
 };
 
 /* A pid in the process tree: its images (the processes exec replaced one
@@ -209,6 +209,13 @@ static size_t stacks_with_samples(const struct info *in)
     return n;
 }
 
+static const char *run_token(const struct profile *p, int64_t id)
+{
+    for (size_t r = 0; r < p->nruns; r++)
+        if (p->runs[r].id == id) return p->runs[r].token;
+    return "";
+}
+
 static size_t processes_of_run(const struct profile *p, size_t run)
 {
     size_t n = 0;
@@ -243,6 +250,33 @@ static void json_runs(struct json *w, const struct profile *p)
         json_key(w, "processes"); json_int(w, (int64_t)processes_of_run(p, r));
         json_close(w, '}');
     }
+    json_close(w, ']');
+}
+
+/* Several files: each one's runs (ids in the profile, processes in the
+ * file) and its latest run. */
+static void json_sources(struct json *w, const struct profile *p)
+{
+    json_open(w, '[');
+    for (size_t i = 0; i < p->nsources; i++) {
+        const struct db_file *f = &p->sources[i];
+        json_break(w, 2);
+        json_open(w, '{');
+        json_key(w, "path"); json_str(w, f->path);
+        json_key(w, "latest"); json_int(w, f->latest);
+        json_key(w, "runs");
+        json_open(w, '[');
+        for (size_t r = 0; r < f->nruns; r++) {
+            json_open(w, '{');
+            json_key(w, "id"); json_int(w, f->runs[r]);
+            json_key(w, "token"); json_str(w, run_token(p, f->runs[r]));
+            json_key(w, "processes"); json_int(w, f->nprocs[r]);
+            json_close(w, '}');
+        }
+        json_close(w, ']');
+        json_close(w, '}');
+    }
+    json_break(w, 1);
     json_close(w, ']');
 }
 
@@ -417,6 +451,15 @@ static void print_json(const struct info *in)
     json_key(&w, "schema_version"); json_int(&w, SCHEMA_VERSION);
     json_key(&w, "run");
     if (in->sel->run == NONE) json_null(&w); else json_int(&w, p->runs[in->sel->run].id);
+    json_key(&w, "selected_runs");
+    json_open(&w, '[');
+    for (size_t r = 0; r < p->nruns; r++)
+        if (in->sel->run_on[r]) json_int(&w, p->runs[r].id);
+    json_close(&w, ']');
+    if (p->nsources) {
+        json_break(&w, 1);
+        json_key(&w, "files"); json_sources(&w, p);
+    }
     json_break(&w, 1);
     json_key(&w, "runs"); json_runs(&w, p);
     json_break(&w, 1);
@@ -482,6 +525,26 @@ static void print_processes(const struct info *in, int format)
     sb_free(&sb);
 }
 
+/* Several files: a paragraph a file, a line a run (its id in the profile,
+ * token, the processes of the file; its latest marked). */
+static void text_sources(const struct profile *p)
+{
+    printf("\nfiles:\n");
+    for (size_t i = 0; i < p->nsources; i++) {
+        const struct db_file *f = &p->sources[i];
+        fputs("  ", stdout);
+        text_clean(stdout, f->path, strlen(f->path));
+        putchar('\n');
+        for (size_t r = 0; r < f->nruns; r++) {
+            const char *token = run_token(p, f->runs[r]);
+            printf("    run %lld  ", (long long)f->runs[r]);
+            text_clean(stdout, token, strlen(token));
+            printf("  %lld process%s%s\n", (long long)f->nprocs[r], f->nprocs[r] == 1 ? "" : "es",
+                   f->runs[r] == f->latest && f->nruns > 1 ? "  (latest)" : "");
+        }
+    }
+}
+
 /* The runs (when more than one, the selected marked) and the selection. */
 static void text_runs(const struct info *in)
 {
@@ -492,13 +555,18 @@ static void text_runs(const struct info *in)
         for (size_t r = 0; r < p->nruns; r++) {
             size_t np = processes_of_run(p, r);
             fmt_time(p->runs[r].start_time, when, sizeof when);
-            printf("  %c run %lld  %s  %zu process%s\n", in->sel->run == r ? '*' : ' ',
+            printf("  %c run %lld  %s  %zu process%s\n", in->sel->run_on[r] ? '*' : ' ',
                    (long long)p->runs[r].id, when, np, np == 1 ? "" : "es");
         }
     }
     if (in->sel->run != NONE) {
         fmt_time(p->runs[in->sel->run].start_time, when, sizeof when);
         printf("\nrun %lld, started %s\n", (long long)p->runs[in->sel->run].id, when);
+    } else if (in->sel->nruns_on < p->nruns) {
+        printf("\nruns");
+        for (size_t r = 0, k = 0; r < p->nruns; r++)
+            if (in->sel->run_on[r]) printf("%s %lld", k++ ? "," : "", (long long)p->runs[r].id);
+        printf(" (the latest of each file)\n");
     } else {
         printf("\nall runs\n");
     }
@@ -608,6 +676,7 @@ static void print_text(const struct info *in)
     const struct profile *p = in->p;
     char when[64], ended[64];
     printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
+    if (p->nsources) text_sources(p);
     text_runs(in);
     printf("\nprocesses:\n");
     print_processes(in, FMT_TEXT);
@@ -634,7 +703,8 @@ int cmd_info(int argc, char **argv)
     int rc = parse_options(&c, &info_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
     struct profile *p;
-    if ((rc = load_profile(argv[optind], select_wants_peak(&c.sel), &p))) return rc;
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = load_profiles(&files, select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
     struct info in = { .p = p, .sel = &sel };

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery leaks DB [options]\n"
+"usage: mpquery leaks DB... [options]\n"
 "\n"
 "Blocks never freed: what is still allocated at the selected snapshot (each\n"
 "process's last, at exit, by default), by stack after rules, largest first.\n"
@@ -166,9 +166,10 @@ int cmd_leaks(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "leaks", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     c.sel.live_only = 1;
-    return listing_run(&c, argv + optind, 1, print, NULL);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    return listing_run(&c, &files, 1, print, NULL);
 }

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery report DB -o FILE.html [options]\n"
+"usage: mpquery report DB... -o FILE.html [options]\n"
 "\n"
 "The profile as one HTML page, for any browser and without network access\n"
 "(its style, script and pictures are inline): a summary (processes, threads,\n"
@@ -748,7 +748,7 @@ int cmd_report(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "report", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     a.min_width = 0.5;
@@ -761,6 +761,7 @@ int cmd_report(int argc, char **argv)
     if (!a.out && isatty(1))
         return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE, or to a pipe");
     c.peak_rows = 1;        /* its "memlive at the peak" graph selects the peak */
-    rc = listing_run(&c, argv + optind, 1, print, &a);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

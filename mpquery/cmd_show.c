@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery show DB STACK [options]\n"
+"usage: mpquery show DB... STACK [options]\n"
 "\n"
 "One stack (its database id, as top prints it) in full, leaf first:\n"
 "  #N  function  file:line [inlined]  (module+0xOFFSET)\n"
@@ -165,12 +165,13 @@ int cmd_show(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "show", .usage = usage, .more = more, .opts = opts,
-                                .operands = 2, .missing = "needs DB and STACK", .readable = 1 };
+                                .missing = "needs DB and STACK", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (argc - optind < 2) return usage_error(c.cmd, "%s", d.missing);
     int64_t id;
-    if (parse_int64(argv[optind + 1], &id))
-        return usage_error(c.cmd, "bad stack id '%s'", argv[optind + 1]);
+    if (parse_int64(argv[argc - 1], &id))
+        return usage_error(c.cmd, "bad stack id '%s'", argv[argc - 1]);
 
     struct ruleset *rules = NULL;
     if (raw) {
@@ -179,7 +180,8 @@ int cmd_show(int argc, char **argv)
     }
     if (!raw && (rc = load_rules(&c, &rules))) return rc;
     struct profile *p;
-    if ((rc = load_profile(argv[optind], select_wants_peak(&c.sel), &p))) { rules_free(rules); return rc; }
+    struct dbfiles files = dbfiles_of(argc - 1, argv, optind);     /* the last operand is STACK */
+    if ((rc = load_profiles(&files, select_wants_peak(&c.sel), &p))) { rules_free(rules); return rc; }
     struct selection sel;
     rc = select_or_report(&c, p, &sel);
     uint32_t s = profile_stack_index(p, id);

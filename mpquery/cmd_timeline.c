@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery timeline DB [options]\n"
+"usage: mpquery timeline DB... [options]\n"
 "\n"
 "Memory over time from the snapshots (record with MP_INTERVAL=S, MP_SIGNAL or\n"
 "mp_snapshot to have more than the exit's): per process and for the whole\n"
@@ -51,7 +51,7 @@ int cmd_timeline(int argc, char **argv)
 {
     struct common c;
     const struct cmd_opts d = { .cmd = "timeline", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     format_arg = out_arg = stacks_arg = NULL;
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
@@ -69,7 +69,8 @@ int cmd_timeline(int argc, char **argv)
         if (out < 0) return usage_error("timeline", "bad value '%s' for --format (expected text, csv, json or svg)", format_arg);
     }
     struct profile *p;
-    if ((rc = load_profile(argv[optind], 0, &p))) return rc;     /* peak snapshots are left out */
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = load_profiles(&files, 0, &p))) return rc;      /* peak snapshots are left out */
     struct selection sel;
     struct timeline tl = { .p = p };
     if (!(rc = select_or_report(&c, p, &sel))) {

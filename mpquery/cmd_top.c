@@ -16,9 +16,13 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery top DB [options]\n"
+"usage: mpquery top DB... [options]\n"
 "\n"
 "The largest allocation stacks (or functions) of a profile, after rules.\n"
+"Several databases are one profile (every reading command takes them):\n"
+"their runs are one selection, by default the latest run of each file\n"
+"(--run all: every run; --run N: the id mpquery info shows), frames and\n"
+"functions matched by name across files, as mpquery merge stores them.\n"
 "\n";
 
 static const char more[] =
@@ -355,8 +359,9 @@ int cmd_top(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "top", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB", .readable = 1 };
+                                .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    return listing_run(&c, argv + optind, 1, print, &a);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    return listing_run(&c, &files, 1, print, &a);
 }

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery tree DB [options]\n"
+"usage: mpquery tree DB... [options]\n"
 "\n"
 "The tree of tag scopes (mp_tag_push) of each process, or with --functions\n"
 "its call tree: per node, self (allocations made directly in the scope, or\n"
@@ -474,10 +474,11 @@ int cmd_tree(int argc, char **argv)
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "tree", .usage = usage, .more = more, .opts = opts,
-                                .operands = 1, .missing = "missing DB" };
+                                .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if ((rc = tree_values(&a))) return rc;
     c.sel.keep_rows = 1;
-    return listing_run(&c, argv + optind, 1, print, &a);
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    return listing_run(&c, &files, 1, print, &a);
 }

@@ -34,6 +34,44 @@ int load_profile(const char *path, int peak_rows, struct profile **p)
     return 0;
 }
 
+struct dbfiles dbfiles_of(int argc, char **argv, int first)
+{
+    return (struct dbfiles){ argv + first, (size_t)(argc - first) };
+}
+
+/* Files merged into one profile: its name for messages, where each run
+ * came from, and the runs selected by default (each file's latest). */
+static void attach_sources(struct profile *p, const struct dbfiles *f, struct merge_stats *st)
+{
+    struct strbuf name = { 0 };
+    sb_printf(&name, "%s (and %zu more)", f->paths[0], f->n - 1);
+    p->path = arena_strndup(&p->text, name.s, name.len);
+    sb_free(&name);
+    p->db_path = arena_strndup(&p->text, p->db_path, strlen(p->db_path));
+    p->sources = st->files;
+    p->nsources = st->nfiles;
+    p->latest_runs = xcalloc(p->nruns, 1);
+    for (size_t i = 0; i < p->nsources; i++)
+        for (size_t r = 0; r < p->nruns; r++)
+            if (p->runs[r].id == p->sources[i].latest) p->latest_runs[r] = 1;
+}
+
+int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p)
+{
+    if (f->n == 1) return load_profile(f->paths[0], peak_rows, p);
+    char err[4400];
+    const char *tmp;
+    struct merge_stats st;
+    int rc = merge_temporary(f->paths, f->n, &tmp, &st, err, sizeof err);
+    if (rc) return error(rc, "%s", err);
+    if ((rc = profile_load(tmp, p, peak_rows, err, sizeof err))) {
+        merge_stats_free(&st);
+        return error(rc, "%s: %s", tmp, err);
+    }
+    attach_sources(*p, f, &st);
+    return 0;
+}
+
 int select_or_report(const struct common *c, const struct profile *p, struct selection *s)
 {
     char err[512];
@@ -118,15 +156,14 @@ int load_rules(struct common *c, struct ruleset **out)
     return 0;
 }
 
-/* A profile loaded, selected and mapped onto t; 0 or the exit code. */
 /* Profile i of a listing: loaded, selected (with c->sel, or its side's
- * selection in a diff), mapped onto t. */
-static int query_run(const struct common *c, const char *path, size_t i, struct dtree *t, struct query *q)
+ * selection in a diff), mapped onto t; 0 or the exit code. */
+static int query_run(const struct common *c, const struct dbfiles *f, size_t i, struct dtree *t, struct query *q)
 {
     char err[512];
     memset(q, 0, sizeof *q);
     const struct select_opts *o = c->sides ? &c->side_sel[i] : &c->sel;
-    int rc = load_profile(path, c->peak_rows || select_wants_peak(o), &q->p);
+    int rc = load_profiles(f, c->peak_rows || select_wants_peak(o), &q->p);
     if (rc) return rc;
     rc = select_apply(q->p, c->sides ? &c->side_sel[i] : &c->sel, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);
@@ -179,7 +216,7 @@ static void listing_filter(struct listing *l)
 
 /* Counters per node are summed once every profile is in the tree: the
  * second profile of a diff adds nodes. */
-int listing_run(struct common *c, char *const *paths, size_t n,
+int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx)
 {
     struct listing l = { .c = c, .n = n };
@@ -192,7 +229,7 @@ int listing_run(struct common *c, char *const *paths, size_t n,
     }
     l.nfilters = c->view.nfilter + c->view.nexclude + (suppress ? rules_count_marks(suppress) : 0);
     dtree_init(&l.t);
-    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, paths[i], i, &l.t, &l.q[i]);
+    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, &profiles[i], i, &l.t, &l.q[i]);
     for (size_t i = 0; i < n && !rc; i++) {
         l.own[i] = xcalloc(l.t.n, sizeof *l.own[i]);
         view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);

@@ -29,6 +29,7 @@ static const struct command {
     { "report", cmd_report, "the profile as one HTML page: summary, plots, flame graphs, tables", 1 },
     { "tree", cmd_tree, "the tree of tag scopes (or functions): self and total per node", 1 },
     { "show", cmd_show, "one stack in full, like a backtrace", 1 },
+    { "merge", cmd_merge, "several profiles into one database", 1 },
     { "sql", cmd_sql, "run an SQL query against the profile", 0 },
     { "symbolize", cmd_symbolize, "name frames again from the files on disk", 0 },
 };

@@ -151,8 +151,17 @@ struct total {
     int64_t ncalls_nostack, memtot_nostack, nfree_unknown;
 };
 
+/* A database file of a profile loaded from several (load_profiles): the
+ * ids its runs have in the profile, the processes it holds of each, and
+ * its latest run (the largest id it had in the file). */
+struct db_file { const char *path; int64_t *runs, *nprocs; size_t nruns; int64_t latest; };
+
 struct profile {
-    const char *path;
+    const char *path;                   /* for messages: the file, or "a.db (and 2 more)" */
+    const char *db_path;                /* the database read: the file, or the files merged */
+    struct db_file *sources; size_t nsources; /* several files: each one's runs; else none */
+    uint8_t *latest_runs;               /* per run: the latest of a file, selected by default;
+                                           NULL: the last run (the largest id) */
     struct arena text;
     struct run *runs; size_t nruns;
     struct process *procs; size_t nprocs;
@@ -179,13 +188,19 @@ static inline int shown_counters(const struct profile *p) { return p->has_time ?
  * selection of a peak snapshot reads (without them, a peak-heavy profile
  * loads in half the time). */
 int profile_load(const char *path, struct profile **out, int peak_rows, char *err, size_t errlen);
+/* profile_load, then more(ctx, db, p) (unless NULL) in the same read
+ * transaction, so that it reads what the profile was loaded from (merge:
+ * the tables the profile does not hold); a non-zero return fails the load. */
+struct sqlite3;
+int profile_load_more(const char *path, int peak_rows, struct profile **out,
+                      int (*more)(void *ctx, struct sqlite3 *db, struct profile *p), void *ctx,
+                      char *err, size_t errlen);
 void profile_free(struct profile *p);
 /* Index of the stack with this database id, or NONE. */
 uint32_t profile_stack_index(const struct profile *p, int64_t id);
 /* Opens a database (read-only unless writable: symbolize) and checks that
  * it is a profile of this schema version, made only of mallocprof's own
- * schema objects; shared by profile_load, sql, symbolize and record. */
-struct sqlite3;
+ * schema objects; shared by profile_load, sql, symbolize, record and merge. */
 int profile_open_db(const char *path, struct sqlite3 **db, int writable, char *err, size_t errlen);
 /* The processes and snapshots of the run with this MP_RUN token (record);
  * 0, or EXIT_FAILED with the reason in err. */
@@ -244,7 +259,9 @@ struct select_opts {
     int keep_rows;              /* fill selection.rows (--per-thread views) */
 };
 struct selection {
-    uint32_t run;               /* run index, NONE = all runs */
+    uint8_t *run_on;            /* per run: selected */
+    size_t nruns_on;
+    uint32_t run;               /* the run index when one run is selected, else NONE */
     uint32_t *proc_snapshot;    /* per process: selected snapshot index, NONE = not selected */
     size_t nselected;           /* selected processes */
     counters *stack_c;          /* per stack: counters summed over threads/processes */
@@ -482,6 +499,8 @@ struct common {
     size_t nside_args[2];
     struct select_opts side_sel[2];
     int sides;                              /* the profiles use side_sel[i], not sel */
+    int operands_a;                         /* cmd_opts.dashdash: the operands before "--" (the
+                                               first ones from optind), or -1 without "--" */
     int peak_rows;                          /* load peak snapshots' rows whatever the selection */
     const char *thread_groups[64]; size_t nthread_groups;
     /* text for people (commands with cmd_opts.readable), set from the
@@ -531,7 +550,8 @@ struct opt {
 #define OPTION_LINES(h)     { .name = "lines", .id = OPT_LINES, .help = (h) }
 #define OPTION_NO_INLINE(h) { .name = "no-inline", .id = OPT_NO_INLINE, .help = (h) }
 #define OPTION_MODULE(h)    { .name = "module", .id = OPT_MODULE, .help = (h) }
-#define HELP_RUN            "which run of the database (default: latest)"
+#define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
+                            "each file's latest run) or all"
 #define HELP_PID            "only this process"
 /* selection (select.c): on one line, or each option with its own help */
 #define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
@@ -585,6 +605,7 @@ struct cmd_opts {
     int operands;               /* how many operands it takes; 0: one or more */
     const char *missing;        /* the usage error when operands are missing */
     int in_order;               /* options end at the first operand (record) */
+    int dashdash;               /* "--" splits the operands in two lists (diff: c->operands_a) */
     int readable;               /* takes OPTIONS_READABLE: set c->view's names, c->human,
                                    c->width and c->pager from them and the format */
     void (*help)(void);         /* writes --help instead (record) */
@@ -606,9 +627,16 @@ extern int help_format;
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------- common.c */
-/* Loads a profile and reports "mpquery: PATH: why"; 0 or the exit code. */
-/* Loads path (errors reported); peak_rows as profile_load's. */
+/* Loads path (errors reported: "mpquery: PATH: why"); peak_rows as
+ * profile_load's; 0 or the exit code. */
 int load_profile(const char *path, int peak_rows, struct profile **p);
+/* The database files of one profile: one is loaded as it is, several are
+ * merged into a temporary database (merge_temporary) that is loaded, its
+ * runs' files in p->sources, each file's latest run selected by default
+ * (p->latest_runs), p->path "FIRST (and N more)" for messages. */
+struct dbfiles { char *const *paths; size_t n; };
+struct dbfiles dbfiles_of(int argc, char **argv, int first);     /* argv[first..argc) */
+int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p);
 /* Whether a selection may name a peak snapshot (peak, N, id:N): its
  * profile must be loaded with the peak snapshots' rows. */
 int select_wants_peak(const struct select_opts *o);
@@ -646,8 +674,8 @@ struct order_ctx { const counters *c; const struct profile *p; const uint32_t *r
 int order_stack(uint32_t a, uint32_t b, void *ctx);
 int order_function(uint32_t a, uint32_t b, void *ctx);
 int order_leak(uint32_t a, uint32_t b, void *ctx);
-/* Runs that for paths[0..n) (n <= 2), then print; 0 or the exit code. */
-int listing_run(struct common *c, char *const *paths, size_t n,
+/* Runs that for profiles[0..n) (n <= 2), then print; 0 or the exit code. */
+int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);
 /* Prints a table of top or diff (through the pager with c->pager): with
  * filters, JSON is an object {"ignored": ..., "rows": [table]}, and text
@@ -678,6 +706,30 @@ int record_count(const char *path, const char *token, struct run_count *c, char 
  * that nothing was written. */
 void record_report(const char *path, const char *token, const struct run_count *before);
 
+/* ---------------------------------------------------------------- merge.c */
+/* What a merge wrote: per input, its runs (db_file: ids in the output),
+ * and the output's runs (those in more than one input: runs_shared),
+ * processes, stacks and sample rows. */
+struct merge_stats {
+    struct db_file *files; size_t nfiles;
+    int64_t runs, runs_shared, processes, stacks, samples;
+};
+/* Writes the profile databases inputs[0..n) into out, an empty file, as
+ * one database of the current format that answers every query as the
+ * inputs taken together. 0, or the exit code with "FILE: why" in err. */
+int merge_build(char *const *inputs, size_t n, const char *out, struct merge_stats *st, char *err, size_t errlen);
+void merge_stats_free(struct merge_stats *st);
+/* merge_build into a new temporary file under $TMPDIR (or /tmp), removed
+ * when mpquery exits; *path is its name. */
+int merge_temporary(char *const *inputs, size_t n, const char **path, struct merge_stats *st, char *err,
+                    size_t errlen);
+/* A new empty file named prefix + 6 random characters, removed when
+ * mpquery exits or a signal ends it, unless forgotten before; 0, or the
+ * exit code with the reason in err. */
+int temp_create(const char *prefix, const char **path, char *err, size_t errlen);
+/* Stops removing path at exit (renamed), after removing it with remove. */
+void temp_forget(const char *path, int remove);
+
 /* ---------------------------------------------------------------- commands */
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -696,6 +748,7 @@ int cmd_flame(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* ---------------------------------------------------------------- units.c */
 /* v of a counter for people, into buf (returned): bytes in B, KiB, MiB...

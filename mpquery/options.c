@@ -341,7 +341,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
     size_t n = 0;
     while (!table_end(&d->opts[n])) n++;
     struct option *lo = xcalloc(n + 2, sizeof *lo), *l = lo;
-    sb_puts(shorts, d->in_order ? "+:" : ":");
+    sb_puts(shorts, d->in_order ? "+:" : d->dashdash ? "-:" : ":");
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &d->opts[i];
         int has_arg = o->arg ? required_argument : no_argument;
@@ -362,14 +362,24 @@ static int take_option(struct common *c, const struct cmd_opts *d, const struct 
     return 0;
 }
 
-static int next_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
+/* With d->dashdash, getopt returns operands in order (as option 1): those
+ * before "--" go to before[]; *dashdash tells whether "--" ended the
+ * options (and was not an option's value). */
+static int next_options(struct common *c, const struct cmd_opts *d, int argc, char **argv, char **before,
+                        int *nbefore, int *dashdash)
 {
     struct strbuf shorts = { 0 };
     struct option *lo = getopt_table(d, &shorts);
     int opt, rc = PARSE_OK;
+    const char *value = NULL;               /* the last option's value */
     opterr = 0;
     while (rc == PARSE_OK && (opt = getopt_long(argc, argv, shorts.s, lo, NULL)) != -1) {
         size_t i = 0;
+        if (opt == 1) {
+            before[(*nbefore)++] = optarg;
+            continue;
+        }
+        value = optarg;
         if (opt == HELP_VALUE) {
             if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d);
             rc = 0;
@@ -379,15 +389,31 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
         if (table_end(&d->opts[i])) rc = bad_option(c->cmd, opt, argv);
         else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
     }
+    *dashdash = rc == PARSE_OK && optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")
+                && argv[optind - 1] != value;
     free(lo);
     sb_free(&shorts);
     return rc;
 }
 
+/* Puts the operands before "--" (before[]) and after it in argv[optind..argc). */
+static void gather_operands(char **argv, char **before, int nbefore)
+{
+    optind -= nbefore;          /* over the options and operands already read */
+    memcpy(argv + optind, before, (size_t)nbefore * sizeof *argv);
+}
+
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
 {
     common_init(c, d->cmd);
-    int rc = next_options(c, d, argc, argv);
+    char **before = xmalloc((size_t)argc * sizeof *before);
+    int nbefore = 0, dashdash = 0;
+    int rc = next_options(c, d, argc, argv, before, &nbefore, &dashdash);
+    if (rc == PARSE_OK && d->dashdash) {
+        gather_operands(argv, before, nbefore);
+        c->operands_a = dashdash ? nbefore : -1;
+    }
+    free(before);
     if (rc != PARSE_OK) return rc;
     if (d->readable) readable_defaults(c);
     int operands = argc - optind;

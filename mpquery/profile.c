@@ -356,7 +356,9 @@ uint32_t profile_stack_index(const struct profile *p, int64_t id)
     return lo < p->nstacks && p->stacks[lo].id == id ? (uint32_t)lo : NONE;
 }
 
-int profile_load(const char *path, struct profile **out, int peak_rows, char *err, size_t errlen)
+int profile_load_more(const char *path, int peak_rows, struct profile **out,
+                      int (*more)(void *ctx, struct sqlite3 *db, struct profile *p), void *ctx,
+                      char *err, size_t errlen)
 {
     sqlite3 *db;
     int version;
@@ -364,7 +366,7 @@ int profile_load(const char *path, struct profile **out, int peak_rows, char *er
     int rc = open_db(path, &db, 0, &version, err, errlen);
     if (rc) return rc;
     struct profile *p = xcalloc(1, sizeof *p);
-    p->path = path;
+    p->path = p->db_path = path;
     p->version = version;
     /* one read transaction: a recorder flushing meanwhile cannot make the
      * tables disagree with each other */
@@ -375,6 +377,7 @@ int profile_load(const char *path, struct profile **out, int peak_rows, char *er
         sqlite3_free(msg);
     } else {
         rc = load_all(&l);
+        if (!rc && more) rc = more(ctx, db, p);
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     }
     loader_free(&l);
@@ -387,10 +390,21 @@ int profile_load(const char *path, struct profile **out, int peak_rows, char *er
     return 0;
 }
 
+int profile_load(const char *path, struct profile **out, int peak_rows, char *err, size_t errlen)
+{
+    return profile_load_more(path, peak_rows, out, NULL, NULL, err, errlen);
+}
+
 void profile_free(struct profile *p)
 {
     if (!p) return;
     arena_free(&p->text);
+    for (size_t i = 0; i < p->nsources; i++) {
+        free(p->sources[i].runs);
+        free(p->sources[i].nprocs);
+    }
+    free(p->sources);
+    free(p->latest_runs);
     free(p->runs); free(p->procs); free(p->threads); free(p->modules);
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
     free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);

@@ -1,5 +1,6 @@
-/* Which samples a query sees: a run (default the latest, i.e. the largest
- * run id), optionally one pid and one thread tid or the threads whose name
+/* Which samples a query sees: a run, all runs, or by default the latest
+ * run of each database file (the largest run id in the file; with one
+ * file, the largest run id), optionally one pid and one thread tid or the threads whose name
  * (after the rules' thread lines) matches a pattern, and per process one
  * snapshot (default its last; `peak`: its peak). Sample rows are cumulative
  * and a snapshot stores only changed rows, so the value of (stack, thread)
@@ -53,30 +54,42 @@ static uint32_t pick_snapshot(const struct profile *p, const struct process *pr,
 
 #define ERR(...) do { snprintf(err, errlen, __VA_ARGS__); return EXIT_BAD_INPUT; } while (0)
 
+/* s->run_on: --run ID, all, or each file's latest; s->run the one run
+ * selected, else NONE. */
+static int select_runs(const struct profile *p, const struct select_opts *o,
+                       struct selection *s, char *err, size_t errlen)
+{
+    s->run = NONE;
+    for (uint32_t i = 0; i < p->nruns; i++) {
+        int latest = p->latest_runs ? p->latest_runs[i] : i + 1 == p->nruns;     /* runs are loaded by id */
+        s->run_on[i] = o->run_all || (o->has_run ? p->runs[i].id == o->run_id : latest);
+        s->nruns_on += s->run_on[i];
+        if (s->run_on[i]) s->run = i;
+    }
+    if (o->has_run && !o->run_all && !s->nruns_on)
+        ERR("no run %lld in %s (see mpquery info)", (long long)o->run_id,
+            p->nsources > 1 ? "these profiles" : "this profile");
+    if (o->run_all || s->nruns_on != 1) s->run = NONE;
+    return 0;
+}
+
 static int select_processes(const struct profile *p, const struct select_opts *o,
                             struct selection *s, char *err, size_t errlen)
 {
-    s->run = NONE;
-    if (!o->run_all && o->has_run) {
-        for (uint32_t i = 0; i < p->nruns; i++)
-            if (p->runs[i].id == o->run_id) s->run = i;
-        if (s->run == NONE)
-            ERR("no run %lld in this profile (see mpquery info)", (long long)o->run_id);
-    } else if (!o->run_all && p->nruns > 0) {
-        s->run = (uint32_t)p->nruns - 1;            /* runs are loaded by id */
-    }
+    int rc = select_runs(p, o, s, err, errlen);
+    if (rc) return rc;
     size_t matched = 0;
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
         s->proc_snapshot[i] = NONE;
-        if (s->run != NONE && pr->run != s->run) continue;
+        if (!s->run_on[pr->run]) continue;
         if (o->has_pid && pr->pid != o->pid) continue;
         matched++;
         s->proc_snapshot[i] = pick_snapshot(p, pr, o);
         if (s->proc_snapshot[i] != NONE) s->nselected++;
     }
     if (o->has_pid && !matched)
-        ERR("no process with pid %lld in the selected run", (long long)o->pid);
+        ERR("no process with pid %lld in the selected run%s", (long long)o->pid, s->nruns_on == 1 ? "" : "s");
     if (o->snap_kind == SNAP_ID && !s->nselected)
         ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
     if (o->snap_kind == SNAP_LABEL && !s->nselected)
@@ -175,6 +188,7 @@ int select_apply(const struct profile *p, const struct select_opts *o,
                  struct selection *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
+    s->run_on = xcalloc(p->nruns, 1);
     s->proc_snapshot = xmalloc(p->nprocs * sizeof *s->proc_snapshot);
     s->stack_c = xcalloc(p->nstacks, sizeof *s->stack_c);
     s->thread_name = thread_names(p, o->rules, &s->names);
@@ -203,6 +217,7 @@ int select_apply(const struct profile *p, const struct select_opts *o,
 
 void selection_free(struct selection *s)
 {
+    free(s->run_on);
     free(s->proc_snapshot);
     free(s->stack_c);
     free(s->thread_ok);

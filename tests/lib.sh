@@ -29,6 +29,14 @@ profile() {
     LD_PRELOAD=$LIB MP_OUT=$db "$@"
 }
 
+# record_run TOKEN DB PROG ARGS...: one run of PROG (MP_RUN=TOKEN) added to
+# DB, quietly; fails when nothing was written
+record_run() {
+    local token=$1 db=$2; shift 2
+    MP_QUIET=1 MP_RUN=$token profile "$db" "$@" >/dev/null
+    [ -s "$db" ] || fail "$1 wrote nothing into $db"
+}
+
 # q DB SQL: one value (or rows separated by newlines, columns by |)
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 

@@ -36,7 +36,7 @@ expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memt
 expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
 expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
 expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top
-expect_fail 2 '^mpquery: fold: too many arguments \(see mpquery fold --help\)$' "$MPQ" fold basic.db basic.db
+expect_fail 2 '^mpquery: sql: too many arguments \(see mpquery sql --help\)$' "$MPQ" sql basic.db 'SELECT 1' basic.db
 expect_fail 2 '^mpquery: diff: --fold and --functions do not combine' "$MPQ" diff basic.db basic.db --fold --functions
 "$MPQ" >/dev/null 2>&1; assert_eq $? 2 "no arguments: usage, exit 2"
 
