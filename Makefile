@@ -26,9 +26,13 @@ all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-bui
 deps:
 	@sh tests/deps.sh $(DEB_PKGS)
 
+# A schema file as a C string literal (#include'd into a const char[]).
+SQL_TO_C = @mkdir -p $(B) && sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
 $(B)/schema.h: schema/profile.sql
-	@mkdir -p $(B)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+	$(SQL_TO_C)
+# The ClickHouse store's statements (mpquery push).
+$(B)/clickhouse_schema.h: schema/clickhouse.sql
+	$(SQL_TO_C)
 
 # SCHEMA_VERSION, from the schema's own "PRAGMA user_version = N;".
 $(B)/schema_version.h: schema/profile.sql
@@ -59,6 +63,7 @@ MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw zlib
 MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h $(B)/schema.h $(B)/schema_version.h
+$(B)/obj/mpquery/chstore.o: $(B)/clickhouse_schema.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
@@ -112,7 +117,7 @@ bench: all
 	@bash tests/bench/run.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-asan: deps $(B)/schema.h $(B)/schema_version.h
+asan: deps $(B)/schema.h $(B)/schema_version.h $(B)/clickhouse_schema.h
 	@mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 

@@ -2,6 +2,7 @@
  * lives in cmd_NAME.c, parses its own options and returns an exit code:
  * 0 success, 1 failed operation, 2 bad input or usage. */
 #include "mpquery.h"
+#include "chstore.h"          /* cmd_push */
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 #include "optdefs.h"          /* the MP_* settings, for the man page */
 
@@ -32,6 +33,7 @@ static const struct command {
     { "merge", cmd_merge, "several profiles into one database", 1 },
     { "sql", cmd_sql, "run an SQL query against the profile", 0 },
     { "symbolize", cmd_symbolize, "name frames again from the files on disk", 0 },
+    { "push", cmd_push, "store the runs of databases in ClickHouse (for --server)", 1 },
 };
 
 static void usage(FILE *f)

@@ -8,8 +8,9 @@
 --   * A load is one run (one MP_RUN token) pushed once: `run` is the load's
 --     id, 64 random bits chosen by mpquery push, and the first column of the
 --     key of every table of rows. A run's processes, threads and snapshots
---     are numbered within the load (process and thread from 1; thread 0 in
---     mp_totals is the whole process).
+--     are numbered within the load (process and thread from 1, in the
+--     order of their ids in the file; thread 0 in mp_totals is the whole
+--     process; snapshots keep their seq).
 --   * A load commits by its row in mp_run, written after all its other
 --     rows: rows of a load without one (an interrupted push) are never
 --     read. Pushing a token again stores nothing (push asks mp_runs first);
@@ -17,8 +18,9 @@
 --     smaller run id), so every reader sees each token once.
 --   * Frames and stacks are content-addressed, so that runs from any file
 --     share them: frame = FNV-1a 64 of (module path, build id, offset,
---     inline depth; and the name for [tag] frames), stack = FNV-1a 64 of its
---     frame ids, outermost first (mpquery/chstore.c has both). They are
+--     inline depth), of ('[tag]', name) for a [tag] frame; stack = FNV-1a 64
+--     of its frame ids, outermost first (mpquery/chstore.c has both, with
+--     the bytes exactly; tests/clickhouse_push.sh recomputes them). They are
 --     dictionaries: a push may write rows that exist already, and the
 --     Replacing engine folds them in the background, so readers take any()
 --     per key.
@@ -47,11 +49,12 @@ CREATE TABLE IF NOT EXISTS mp_run (
     start_time  Float64,    -- seconds since the epoch
     pushed      DateTime,
     source      String,     -- the database file it was pushed from
-    host        String,     -- of the run's first process
+    host        String,     -- of the run's first process: process 1, the lowest id in the file
     exe         String,
     cmdline     String,
     processes   UInt32,
-    rows        UInt64      -- rows the load wrote into the other tables
+    rows        UInt64      -- the load's rows in mp_process, mp_thread, mp_snapshot, mp_totals
+                            -- and mp_sample (count() WHERE run = R: the load is whole)
 ) ENGINE = MergeTree() ORDER BY (token, run)
 ;
 -- The runs a reader sees: one load per token.

@@ -1,0 +1,554 @@
+/* The writing side of mallocprof's ClickHouse store (schema/clickhouse.sql,
+ * compiled in): frames and stacks get content addresses (FNV-1a 64) so that
+ * every run and file shares them, and a run becomes rows (RowBinary),
+ * table by table, sent in INSERTs of a few MB. Invariant: a run's mp_run row
+ * is sent only by ch_commit, after every other row built before it, so a
+ * reader that starts from mp_runs never sees part of a run. */
+#include "chstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char ch_schema_sql[] =
+#include "clickhouse_schema.h"
+;
+
+const char *const ch_table_name[CH_NTABLES] = {
+    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_run",
+};
+/* The columns the rows below fill, in their order, with the types their
+ * RowBinary encoding assumes: ch_create_schema checks them against the
+ * store, and each INSERT names its columns (a column a later schema adds
+ * with a default does not break a push). */
+static const char *const table_columns[CH_NTABLES] = {
+    "frame UInt64, module String, build_id String, offset Int64, inline_depth UInt32, function String, "
+    "file String, line UInt32",
+    "stack UInt64, frames Array(UInt64)",
+    "run UInt64, process UInt32, pid Int64, ppid Int64, exe String, cmdline String, host String, "
+    "start_time Float64, end_time Float64, settings String, ended String",
+    "run UInt64, process UInt32, thread UInt32, seq Int64, tid Int64, name String",
+    "run UInt64, process UInt32, seq UInt32, time Float64, reason String, label String, profiler_memory Int64",
+    "run UInt64, process UInt32, seq UInt32, thread UInt32, ncalls Int64, memtot Int64, nfree Int64, "
+    "memlive Int64, maxlive Int64, ncalls_nostack Int64, memtot_nostack Int64, nfree_unknown Int64",
+    "run UInt64, process UInt32, seq UInt32, stack UInt64, thread UInt32, ncalls Int64, memtot Int64, "
+    "nfree Int64, memlive Int64, maxlive Int64, ntemp Int64, time Int64",
+    "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, exe String, "
+    "cmdline String, processes UInt32, rows UInt64",
+};
+
+/* ---------------------------------------------------------------- content addresses */
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * FNV_PRIME;
+    return h;
+}
+
+/* v as `bytes` bytes, little-endian */
+static inline uint64_t fnv_le(uint64_t h, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++, v >>= 8) h = (h ^ (v & 0xff)) * FNV_PRIME;
+    return h;
+}
+
+static int is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
+
+/* The hash of a module's part of its frames' ids: path, NUL, build id, NUL. */
+static uint64_t module_prefix(const struct module *m)
+{
+    uint64_t h = fnv_bytes(FNV_BASIS, m->path, strlen(m->path) + 1);
+    return fnv_bytes(h, m->build_id, strlen(m->build_id) + 1);
+}
+
+/* A frame's id from its module's prefix (module_prefix, or unused for a tag). */
+static uint64_t frame_id(const struct profile *p, const struct frame *f, uint64_t prefix)
+{
+    if (is_tag(&p->modules[f->module])) {
+        const char *name = f->function == NONE ? "" : p->functions[f->function];
+        return fnv_bytes(fnv_bytes(FNV_BASIS, "[tag]", 6), name, strlen(name));
+    }
+    return fnv_le(fnv_le(prefix, (uint64_t)f->offset, 8), (uint32_t)f->inline_depth, 4);
+}
+
+uint64_t ch_frame_id(const struct profile *p, uint32_t frame)
+{
+    const struct frame *f = &p->frames[frame];
+    return frame_id(p, f, module_prefix(&p->modules[f->module]));
+}
+
+uint64_t ch_stack_id(const uint64_t *frames, size_t n)
+{
+    uint64_t h = FNV_BASIS;
+    for (size_t i = 0; i < n; i++) h = fnv_le(h, frames[i], 8);
+    return h;
+}
+
+/* ---------------------------------------------------------------- the schema */
+/* A statement holds something besides blanks and -- comments. */
+static int has_sql(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '-' && i + 1 < n && s[i + 1] == '-') {
+            while (i < n && s[i] != '\n') i++;
+        } else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One expected column against the store's (rows "table<TAB>name<TAB>type"
+ * of system.columns in out); 0, or EXIT_FAILED with err set. */
+static int check_column(struct ch *c, const char *table, const char *name, size_t nlen, const char *type,
+                        size_t tlen, const struct strbuf *out, char *err, size_t errlen)
+{
+    struct strbuf f[3] = { { 0 } };
+    const char *cur = out->s, *end = out->s + out->len;
+    int found = 0, rc = 0;
+    while (!found && cur < end) {
+        int sep = 0;
+        for (int i = 0; i < 3 && (i == 0 || sep == '\t'); i++) sep = tsv_field(&cur, end, &f[i]);
+        found = !strcmp(f[0].s, table) && f[1].len == nlen && !memcmp(f[1].s, name, nlen);
+    }
+    if (!found) {
+        snprintf(err, errlen, "%s: the store's %s has no column %.*s (not a store of this mpquery's "
+                 "schema/clickhouse.sql)", c->url, table, (int)nlen, name);
+        rc = EXIT_FAILED;
+    } else if (f[2].len != tlen || memcmp(f[2].s, type, tlen)) {
+        snprintf(err, errlen, "%s: the store's %s.%.*s is %s, mpquery push writes %.*s (not a store of "
+                 "this mpquery's schema/clickhouse.sql)", c->url, table, (int)nlen, name, f[2].s, (int)tlen, type);
+        rc = EXIT_FAILED;
+    }
+    for (int i = 0; i < 3; i++) sb_free(&f[i]);
+    return rc;
+}
+
+/* Every column of table_columns has its type in the store. */
+static int check_columns(struct ch *c, char *err, size_t errlen)
+{
+    struct strbuf sql = { 0 }, out = { 0 };
+    sb_puts(&sql, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() AND table IN (");
+    for (int t = 0; t < CH_NTABLES; t++) sb_printf(&sql, "%s'%s'", t ? ", " : "", ch_table_name[t]);
+    sb_putc(&sql, ')');
+    int rc = ch_query(c, sql.s, 1, &out, err, errlen);
+    for (int t = 0; t < CH_NTABLES && !rc; t++) {
+        for (const char *col = table_columns[t]; *col && !rc;) {
+            size_t nlen = strcspn(col, " "), tlen = strcspn(col + nlen + 1, ",");
+            rc = check_column(c, ch_table_name[t], col, nlen, col + nlen + 1, tlen, &out, err, errlen);
+            col += nlen + 1 + tlen;
+            col += strspn(col, ", ");
+        }
+    }
+    sb_free(&sql);
+    sb_free(&out);
+    return rc;
+}
+
+int ch_create_schema(struct ch *c, char *err, size_t errlen)
+{
+    struct strbuf stmt = { 0 }, out = { 0 };
+    int rc = 0;
+    /* statements end at a line holding only ';' */
+    for (const char *s = ch_schema_sql; *s && !rc;) {
+        const char *end = strstr(s, "\n;\n");
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        if (has_sql(s, n)) {
+            stmt.len = 0;
+            sb_add(&stmt, s, n);
+            out.len = 0;
+            rc = ch_query(c, stmt.s, 0, &out, err, errlen);
+        }
+        s += end ? n + 3 : n;
+    }
+    sb_free(&stmt);
+    sb_free(&out);
+    return rc ? rc : check_columns(c, err, errlen);
+}
+
+/* ---------------------------------------------------------------- rows */
+/* RowBinary, as ClickHouse reads it: integers and doubles little-endian
+ * in their column's width, a String or an Array as its length (LEB128)
+ * then its bytes or elements. Measured against TabSeparated on 1 M stacks
+ * of 19 frames: 161 MB instead of 410, read by ClickHouse 18.16 in 1.7 s
+ * instead of 4.5; and no text needs escaping. A row is assembled in the
+ * writer's ch_row and appended to its table's buffer in one piece. */
+static char *row_room(struct ch_row *r, size_t n)
+{
+    if (r->len + n > r->cap) {
+        r->cap = r->cap ? r->cap : 256;
+        while (r->len + n > r->cap) r->cap *= 2;
+        r->s = xrealloc(r->s, r->cap);
+    }
+    return r->s + r->len;
+}
+
+static void le(struct ch_row *r, uint64_t v, int bytes)
+{
+    unsigned char *o = (unsigned char *)row_room(r, (size_t)bytes);
+    for (int i = 0; i < bytes; i++, v >>= 8) o[i] = (unsigned char)v;
+    r->len += (size_t)bytes;
+}
+
+static void u64(struct ch_row *r, uint64_t v) { le(r, v, 8); }
+static void i64(struct ch_row *r, int64_t v) { le(r, (uint64_t)v, 8); }
+static void u32(struct ch_row *r, uint64_t v) { le(r, v > UINT32_MAX ? UINT32_MAX : v, 4); }
+
+static void f64(struct ch_row *r, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    le(r, bits, 8);
+}
+
+static void leb128(struct ch_row *r, uint64_t v)
+{
+    do {
+        unsigned char byte = v & 0x7f;
+        v >>= 7;
+        *row_room(r, 1) = (char)(byte | (v ? 0x80 : 0));
+        r->len++;
+    } while (v);
+}
+
+static void str(struct ch_row *r, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    leb128(r, n);
+    memcpy(row_room(r, n), s ? s : "", n);
+    r->len += n;
+}
+
+/* 64 random bits (getrandom; /dev/urandom when it is missing) */
+static uint64_t random_run_id(void)
+{
+    uint64_t v = 0;
+    ssize_t n;
+    while ((n = getrandom(&v, sizeof v, 0)) < 0 && errno == EINTR) {}
+    if (n == (ssize_t)sizeof v) return v;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) v = 0;
+        close(fd);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return v ? v : hash_bytes(&ts, sizeof ts) ^ ((uint64_t)getpid() << 32);
+}
+
+/* ---------------------------------------------------------------- the writer */
+void ch_writer_init(struct ch_writer *w, struct ch *c, size_t chunk, int dry_run)
+{
+    memset(w, 0, sizeof *w);
+    w->c = c;
+    w->chunk = chunk;
+    w->dry_run = dry_run;
+    w->pushed = (uint32_t)time(NULL);
+    idmap_init(&w->frames_sent, 1024);
+    idmap_init(&w->stacks_sent, 1024);
+}
+
+void ch_writer_free(struct ch_writer *w)
+{
+    for (int t = 0; t < CH_NTABLES; t++) sb_free(&w->buf[t]);
+    free(w->row.s);
+    idmap_free(&w->frames_sent);
+    idmap_free(&w->stacks_sent);
+}
+
+/* "a, b, c": the names of table_columns[t] */
+static void column_names(int t, struct strbuf *out)
+{
+    for (const char *c = table_columns[t]; *c;) {
+        size_t name = strcspn(c, " ");
+        sb_add(out, c, name);
+        c += strcspn(c, ",");
+        if (*c) { sb_puts(out, ", "); c += 2; }
+    }
+}
+
+static int send_table(struct ch_writer *w, int t, char *err, size_t errlen)
+{
+    struct strbuf *b = &w->buf[t];
+    if (!b->len) return 0;
+    if (!w->dry_run) {
+        struct strbuf stmt = { 0 };
+        sb_printf(&stmt, "INSERT INTO %s (", ch_table_name[t]);
+        column_names(t, &stmt);
+        sb_puts(&stmt, ") FORMAT RowBinary");
+        int rc = ch_insert(w->c, stmt.s, b->s, b->len, err, errlen);
+        sb_free(&stmt);
+        if (rc) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (INSERT INTO %s)", ch_table_name[t]);
+            return rc;
+        }
+    }
+    w->requests++;
+    w->bytes += b->len;
+    w->sent[t] += w->buffered[t];
+    w->buffered[t] = 0;
+    b->len = 0;
+    return 0;
+}
+
+/* The row in w->row goes to table t's buffer, sent when full (never
+ * mp_run's: ch_commit sends it). */
+static int row_done(struct ch_writer *w, int t, char *err, size_t errlen)
+{
+    sb_add(&w->buf[t], w->row.s, w->row.len);
+    w->row.len = 0;
+    w->buffered[t]++;
+    return t != CH_RUN && w->buf[t].len >= w->chunk ? send_table(w, t, err, errlen) : 0;
+}
+
+int ch_commit(struct ch_writer *w, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int t = 0; t < CH_NTABLES && !rc; t++) rc = send_table(w, t, err, errlen);
+    if (!rc) w->uncommitted = 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- a profile's sources */
+/* Indexes 0..n grouped by key (< nkeys), stable: order[start[k] .. start[k+1]) */
+static void group_by(size_t n, size_t nkeys, uint32_t (*key)(const struct profile *, size_t),
+                     const struct profile *p, uint32_t **order, uint32_t **start)
+{
+    uint32_t *s = xcalloc(nkeys + 2, sizeof *s), *o = xmalloc(n * sizeof *o);
+    for (size_t i = 0; i < n; i++) s[key(p, i) + 2]++;
+    for (size_t k = 2; k < nkeys + 2; k++) s[k] += s[k - 1];
+    for (size_t i = 0; i < n; i++) o[s[key(p, i) + 1]++] = (uint32_t)i;
+    *order = o;
+    *start = s;
+}
+
+static uint32_t sample_run(const struct profile *p, size_t i)
+{
+    return p->procs[p->snapshots[p->samples[i].snapshot].process].run;
+}
+
+static uint32_t total_run(const struct profile *p, size_t i)
+{
+    return p->procs[p->snapshots[p->totals[i].snapshot].process].run;
+}
+
+void ch_source_init(struct ch_source *s, const struct profile *p, const char *source)
+{
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    s->source = source;
+    uint64_t *prefix = xmalloc(p->nmodules * sizeof *prefix);
+    for (size_t m = 0; m < p->nmodules; m++) prefix[m] = module_prefix(&p->modules[m]);
+    s->frame_id = xmalloc(p->nframes * sizeof *s->frame_id);
+    for (size_t f = 0; f < p->nframes; f++)
+        s->frame_id[f] = frame_id(p, &p->frames[f], prefix[p->frames[f].module]);
+    free(prefix);
+    /* FNV-1a runs through the frames root first: a stack's hash continues
+     * its parent's (parents come first in stack_order) */
+    s->stack_id = xmalloc(p->nstacks * sizeof *s->stack_id);
+    for (size_t k = 0; k < p->nstacks; k++) {
+        uint32_t i = p->stack_order[k];
+        const struct stack *st = &p->stacks[i];
+        uint64_t h = st->parent == NONE ? FNV_BASIS : s->stack_id[st->parent];
+        s->stack_id[i] = fnv_le(h, s->frame_id[st->frame], 8);
+    }
+    group_by(p->nsamples, p->nruns, sample_run, p, &s->sample_order, &s->sample_start);
+    group_by(p->ntotals, p->nruns, total_run, p, &s->total_order, &s->total_start);
+    uint32_t *count = xcalloc(p->nruns, sizeof *count);
+    s->pnum = xmalloc(p->nprocs * sizeof *s->pnum);
+    for (size_t i = 0; i < p->nprocs; i++) s->pnum[i] = ++count[p->procs[i].run];
+    memset(count, 0, p->nruns * sizeof *count);
+    s->tnum = xmalloc(p->nthreads * sizeof *s->tnum);
+    for (size_t i = 0; i < p->nthreads; i++) s->tnum[i] = ++count[p->procs[p->threads[i].process].run];
+    free(count);
+    s->stack_mark = xcalloc(p->nstacks, sizeof *s->stack_mark);
+}
+
+void ch_source_free(struct ch_source *s)
+{
+    free(s->frame_id); free(s->stack_id);
+    free(s->sample_order); free(s->sample_start);
+    free(s->total_order); free(s->total_start);
+    free(s->pnum); free(s->tnum); free(s->stack_mark);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---------------------------------------------------------------- a run's rows */
+/* Bytes built so far, sent or not. */
+static uint64_t built(const struct ch_writer *w)
+{
+    uint64_t n = w->bytes;
+    for (int t = 0; t < CH_NTABLES; t++) n += w->buf[t].len;
+    return n;
+}
+
+/* mp_process, mp_thread and mp_snapshot rows; *first: the run's first
+ * process (the lowest id: process 1), NONE without one. */
+static int process_rows(struct ch_writer *w, const struct ch_source *s, uint32_t r, struct ch_load *load,
+                        uint32_t *first, char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    int rc = 0;
+    for (size_t i = 0; i < p->nprocs && !rc; i++) {
+        const struct process *pr = &p->procs[i];
+        if (pr->run != r) continue;
+        if (*first == NONE) *first = (uint32_t)i;
+        load->processes++;
+        u64(o, load->run); u32(o, s->pnum[i]); i64(o, pr->pid); i64(o, pr->ppid);
+        str(o, pr->exe); str(o, pr->cmdline); str(o, pr->host);
+        f64(o, pr->start_time); f64(o, pr->end_time < 0 ? -1 : pr->end_time);
+        str(o, pr->settings); str(o, pr->ended);
+        rc = row_done(w, CH_PROCESS, err, errlen);
+    }
+    for (size_t i = 0; i < p->nthreads && !rc; i++) {
+        const struct thread *t = &p->threads[i];
+        if (p->procs[t->process].run != r) continue;
+        u64(o, load->run); u32(o, s->pnum[t->process]); u32(o, s->tnum[i]);
+        i64(o, t->seq); i64(o, t->tid); str(o, t->name);
+        rc = row_done(w, CH_THREAD, err, errlen);
+    }
+    for (size_t i = 0; i < p->nsnapshots && !rc; i++) {
+        const struct snapshot *sn = &p->snapshots[i];
+        if (p->procs[sn->process].run != r) continue;
+        u64(o, load->run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
+        f64(o, sn->time); str(o, sn->reason); str(o, sn->label); i64(o, sn->profiler_memory);
+        rc = row_done(w, CH_SNAPSHOT, err, errlen);
+    }
+    return rc;
+}
+
+static int totals_rows(struct ch_writer *w, const struct ch_source *s, uint32_t r, uint64_t run,
+                       char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    int rc = 0;
+    for (uint32_t k = s->total_start[r]; k < s->total_start[r + 1] && !rc; k++) {
+        const struct total *t = &p->totals[s->total_order[k]];
+        const struct snapshot *sn = &p->snapshots[t->snapshot];
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
+        u32(o, t->thread == NONE ? 0 : s->tnum[t->thread]);
+        i64(o, t->c.v[NCALLS]); i64(o, t->c.v[MEMTOT]); i64(o, t->c.v[NFREE]);
+        i64(o, t->c.v[MEMLIVE]); i64(o, t->c.v[MAXLIVE]);
+        i64(o, t->ncalls_nostack); i64(o, t->memtot_nostack); i64(o, t->nfree_unknown);
+        rc = row_done(w, CH_TOTALS, err, errlen);
+    }
+    return rc;
+}
+
+/* The run's samples; the stacks they use (first use in this run) into
+ * *used. */
+static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run,
+                       uint32_t **used, size_t *nused, char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    size_t cap = 0;
+    int rc = 0;
+    for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1] && !rc; k++) {
+        const struct sample *sa = &p->samples[s->sample_order[k]];
+        const struct snapshot *sn = &p->snapshots[sa->snapshot];
+        if (s->stack_mark[sa->stack] != r + 1) {
+            s->stack_mark[sa->stack] = r + 1;
+            if (*nused == cap) *used = xrealloc(*used, (cap = cap ? 2 * cap : 1024) * sizeof **used);
+            (*used)[(*nused)++] = sa->stack;
+        }
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
+        u64(o, s->stack_id[sa->stack]); u32(o, s->tnum[sa->thread]);
+        i64(o, sa->c.v[NCALLS]); i64(o, sa->c.v[MEMTOT]); i64(o, sa->c.v[NFREE]); i64(o, sa->c.v[MEMLIVE]);
+        i64(o, sa->c.v[MAXLIVE]); i64(o, sa->c.v[NTEMP]); i64(o, sa->c.v[TIME]);
+        rc = row_done(w, CH_SAMPLE, err, errlen);
+    }
+    return rc;
+}
+
+static int frame_row(struct ch_writer *w, const struct ch_source *s, uint32_t f, struct ch_load *load,
+                     char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    const struct frame *fr = &p->frames[f];
+    const struct module *m = &p->modules[fr->module];
+    struct ch_row *o = &w->row;
+    u64(o, s->frame_id[f]); str(o, m->path); str(o, m->build_id); i64(o, fr->offset);
+    u32(o, fr->inline_depth < 0 ? 0 : (uint64_t)fr->inline_depth);
+    str(o, fr->function == NONE ? "" : p->functions[fr->function]);
+    str(o, fr->file == NONE ? "" : p->files[fr->file]);
+    u32(o, fr->line < 0 ? 0 : (uint64_t)fr->line);
+    load->dict_rows++;
+    return row_done(w, CH_FRAME, err, errlen);
+}
+
+/* Whether key is in the set; adds it. */
+static int seen(struct idmap *set, uint64_t key)
+{
+    int created;
+    uint32_t *v = idmap_put(set, key, &created);
+    *v = 0;
+    return !created;
+}
+
+/* mp_stack rows of the used stacks this writer has not built yet, and
+ * mp_frame rows of their frames not built yet. */
+static int dictionary_rows(struct ch_writer *w, const struct ch_source *s, const uint32_t *used, size_t nused,
+                           struct ch_load *load, char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    uint32_t *path = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t u = 0; u < nused && !rc; u++) {
+        if (seen(&w->stacks_sent, s->stack_id[used[u]])) continue;
+        size_t depth = 0;
+        for (uint32_t i = used[u]; i != NONE; i = p->stacks[i].parent) {
+            if (depth == cap) path = xrealloc(path, (cap = cap ? 2 * cap : 256) * sizeof *path);
+            path[depth++] = p->stacks[i].frame;
+        }
+        u64(o, s->stack_id[used[u]]);
+        leb128(o, depth);
+        for (size_t d = depth; d-- > 0;) u64(o, s->frame_id[path[d]]);    /* root first */
+        load->dict_rows++;
+        rc = row_done(w, CH_STACK, err, errlen);
+        for (size_t d = 0; d < depth && !rc; d++)
+            if (!seen(&w->frames_sent, s->frame_id[path[d]])) rc = frame_row(w, s, path[d], load, err, errlen);
+    }
+    free(path);
+    return rc;
+}
+
+int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch_load *load,
+                 char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    uint64_t before = built(w), rows_before = 0, rows_after = 0;
+    for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_before += w->sent[t] + w->buffered[t];
+    *load = (struct ch_load){ .run = random_run_id() };
+    uint32_t first = NONE, *used = NULL;
+    size_t nused = 0;
+    int rc = process_rows(w, s, r, load, &first, err, errlen);
+    if (!rc) rc = totals_rows(w, s, r, load->run, err, errlen);
+    if (!rc) rc = sample_rows(w, s, r, load->run, &used, &nused, err, errlen);
+    if (!rc) rc = dictionary_rows(w, s, used, nused, load, err, errlen);
+    free(used);
+    if (rc) return rc;
+    for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_after += w->sent[t] + w->buffered[t];
+    load->rows = rows_after - rows_before;
+    /* the commit marker, held until ch_commit */
+    const struct process *pr = first == NONE ? NULL : &p->procs[first];
+    struct ch_row *o = &w->row;
+    u64(o, load->run); str(o, p->runs[r].token); f64(o, p->runs[r].start_time); u32(o, w->pushed);
+    str(o, s->source); str(o, pr ? pr->host : ""); str(o, pr ? pr->exe : ""); str(o, pr ? pr->cmdline : "");
+    u32(o, load->processes); u64(o, load->rows);
+    rc = row_done(w, CH_RUN, err, errlen);
+    w->uncommitted += built(w) - before;
+    return rc;
+}

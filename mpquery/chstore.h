@@ -1,0 +1,83 @@
+/* mallocprof's store on ClickHouse (schema/clickhouse.sql), the writing
+ * side (chstore.c): the content addresses of frames and stacks that every
+ * run shares, the schema's statements, and the rows of a run (RowBinary)
+ * sent in bulk, table by table, with the run's mp_run row last. */
+#ifndef MPQUERY_CHSTORE_H
+#define MPQUERY_CHSTORE_H
+
+#include "mpquery.h"
+#include "http.h"
+
+/* The frame's id in the store: FNV-1a 64 over (module path, NUL, build
+ * id, NUL, offset as 8 bytes little-endian, inline depth as 4 bytes LE);
+ * for a [tag] frame over ("[tag]", NUL, its name). */
+uint64_t ch_frame_id(const struct profile *p, uint32_t frame);
+/* A stack's id: FNV-1a 64 over its frames' ids (8 bytes LE each),
+ * outermost first. */
+uint64_t ch_stack_id(const uint64_t *frames, size_t n);
+
+/* Runs schema/clickhouse.sql's statements (each idempotent), then checks
+ * that the store's columns have the types push writes (a store of
+ * another schema is an error naming the column). */
+int ch_create_schema(struct ch *c, char *err, size_t errlen);
+
+/* The tables a push writes, in the order it sends them: mp_run last. */
+enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_RUN, CH_NTABLES };
+extern const char *const ch_table_name[CH_NTABLES];
+
+/* What a push writes, buffered per table. A table's rows are sent when its
+ * buffer reaches `chunk` bytes; mp_run's only by ch_commit, after all the
+ * others: a run whose push fails midway has no mp_run row, and readers
+ * never see its rows. Frames and stacks sent once are not sent again by
+ * the same writer. */
+struct ch_row { char *s; size_t len, cap; };     /* the row being built */
+struct ch_writer {
+    struct ch *c;
+    struct ch_row row;
+    int dry_run;                        /* build the rows, send nothing */
+    size_t chunk;
+    struct strbuf buf[CH_NTABLES];
+    uint64_t buffered[CH_NTABLES];      /* rows in buf */
+    uint64_t sent[CH_NTABLES];          /* rows sent */
+    uint64_t requests, bytes;           /* INSERTs made and their bytes */
+    uint64_t uncommitted;               /* bytes built since the last commit */
+    struct idmap frames_sent, stacks_sent;  /* ids (as keys) of rows already built */
+    uint32_t pushed;                    /* time of the push, for mp_run.pushed */
+};
+void ch_writer_init(struct ch_writer *w, struct ch *c, size_t chunk, int dry_run);
+void ch_writer_free(struct ch_writer *w);
+
+/* A profile's content addresses and its rows grouped by run, made once
+ * for all its runs. */
+struct ch_source {
+    const struct profile *p;
+    const char *source;                 /* mp_run.source: the file */
+    uint64_t *frame_id, *stack_id;      /* per frame, per stack */
+    uint32_t *sample_order, *sample_start;  /* sample indexes by run: run r's are [start[r], start[r+1]) */
+    uint32_t *total_order, *total_start;
+    uint32_t *pnum, *tnum;              /* per process, thread: its number in its load (from 1) */
+    uint32_t *stack_mark;               /* per stack: 1 + the last run that used it */
+};
+void ch_source_init(struct ch_source *s, const struct profile *p, const char *source);
+void ch_source_free(struct ch_source *s);
+
+/* One load: run r of a profile. */
+struct ch_load {
+    uint64_t run;                       /* its id in the store: 64 random bits */
+    uint32_t processes;
+    uint64_t rows;                      /* its rows in mp_process, mp_thread, mp_snapshot,
+                                           mp_totals, mp_sample (mp_run.rows) */
+    uint64_t dict_rows;                 /* and the mp_frame and mp_stack rows it added */
+};
+/* Builds run r's rows (and its mp_run row, held for ch_commit), sending
+ * any table whose buffer is full; 0, or the exit code with err set. */
+int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch_load *load,
+                 char *err, size_t errlen);
+/* Sends every buffered row, then the mp_run rows: the runs built since
+ * the last commit are stored. */
+int ch_commit(struct ch_writer *w, char *err, size_t errlen);
+
+/* mpquery push (cmd_push.c) */
+int cmd_push(int argc, char **argv);
+
+#endif

@@ -1,0 +1,219 @@
+/* mpquery push URL DB...: stores the runs of profile databases in
+ * ClickHouse (schema/clickhouse.sql; the rows are chstore.c's). A run is
+ * stored once per token: the server is asked which runs of a file it has
+ * before they are built, and a token met twice in one push goes once.
+ * Runs are committed in batches (their mp_run rows after all their other
+ * rows), and reported when committed: a line reported is a run stored. */
+#include "chstore.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A table's rows go when its buffer holds CHUNK bytes; the runs built are
+ * committed once BATCH bytes or BATCH_RUNS runs are waiting (measured:
+ * README, "Many profiles"). */
+enum { CHUNK = 8 << 20, BATCH = 64 << 20, BATCH_RUNS = 1000 };
+
+static const char usage[] =
+"usage: mpquery push URL DB... [-q] [--dry-run]\n"
+"\n"
+"Stores the runs of profile databases in a ClickHouse server, for\n"
+"mpquery top|fold|diff|info --server URL. The tables (schema/clickhouse.sql)\n"
+"are created when missing. A run (its MP_RUN token) is stored once: runs the\n"
+"server has are skipped (\"already stored\"), so pushing files again stores\n"
+"nothing new. Rows go in bulk, a few MB an INSERT; a run's mp_run row goes\n"
+"after all its other rows, so a push that fails midway stores no part of a\n"
+"run that readers see: push again.\n"
+"\n"
+"URL is ClickHouse's HTTP interface, http://[USER[:PASSWORD]@]HOST[:PORT]/\n"
+"(port 8123 by default); its query string goes with every request\n"
+"(?database=DB). MPQ_CH_TIMEOUT: seconds to wait for the server (default 30).\n"
+"\n"
+"On stderr: a line per run (file, token, processes, rows, or \"already\n"
+"stored\") as it is stored, then \"pushed R runs (K already stored) from N\n"
+"files: X rows in T s (Y rows/s, Z runs/s)\". A file that is not a profile\n"
+"is reported and skipped (exit 2 at the end); a server error stops the push\n"
+"(exit 1).\n"
+"\n";
+
+static const char more[] =
+"\n"
+"examples:\n"
+"  mpquery push http://localhost:8123/ nightly/*.db\n"
+"  mpquery push 'http://ci:secret@clickhouse:8123/?database=profiles' app.db\n";
+
+static int quiet, dry_run;
+
+static const struct opt opts[] = {
+    { .name = "quiet", .letter = 'q', .flag = &quiet, .value = 1, .help = "no line per run (the last line stays)" },
+    { .name = "dry-run", .flag = &dry_run, .value = 1,
+      .help = "build the rows and report them, write nothing (the\n"
+              "server is still asked which runs it has)" },
+    { 0 }
+};
+
+static const struct cmd_opts push_opts = {
+    .cmd = "push", .usage = usage, .more = more, .opts = opts,
+    .missing = "needs a URL and at least one database"
+};
+
+/* A run met: pushed (waiting for its commit) or already stored. */
+struct pending { const char *path; char *token; struct ch_load load; int stored; };
+
+struct push {
+    struct ch c;
+    struct ch_writer w;
+    struct pending *runs; size_t nruns, cap;   /* since the last commit */
+    struct strtab tokens;                       /* every token met in this push */
+    uint64_t pushed, stored, rows, files;
+    char err[1024];
+};
+
+static void report(struct push *x)
+{
+    for (size_t i = 0; i < x->nruns; i++) {
+        struct pending *r = &x->runs[i];
+        if (!quiet && r->stored)
+            fprintf(stderr, "mpquery: push: %s: %s: already stored\n", r->path, r->token);
+        else if (!quiet)
+            fprintf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s\n", r->path, r->token,
+                    r->load.processes, (unsigned long long)(r->load.rows + r->load.dict_rows),
+                    dry_run ? " (dry run)" : "");
+        if (r->stored) x->stored++;
+        else x->pushed++, x->rows += r->load.rows + r->load.dict_rows;
+        free(r->token);
+    }
+    x->nruns = 0;
+}
+
+static int commit(struct push *x)
+{
+    int rc = ch_commit(&x->w, x->err, sizeof x->err);
+    if (rc) return error(rc, "%s", x->err);
+    report(x);
+    return 0;
+}
+
+static struct pending *add_run(struct push *x, const char *path, const char *token)
+{
+    if (x->nruns == x->cap) x->runs = xrealloc(x->runs, (x->cap = x->cap ? 2 * x->cap : 64) * sizeof *x->runs);
+    struct pending *r = &x->runs[x->nruns++];
+    *r = (struct pending){ .path = path, .token = xstrdup(token) };
+    return r;
+}
+
+/* Which of p's runs the server has: stored[r] = 1. Tokens go in IN lists
+ * of at most 64 KB (ClickHouse parses 256 KB of query at most). */
+static int stored_runs(struct push *x, const struct profile *p, uint8_t *stored)
+{
+    struct strtab mine;
+    struct strbuf sql = { 0 }, out = { 0 }, field = { 0 };
+    strtab_init(&mine);
+    for (size_t r = 0; r < p->nruns; r++) strtab_intern(&mine, p->runs[r].token, strlen(p->runs[r].token));
+    int rc = 0;
+    for (size_t r = 0; r < p->nruns && !rc;) {
+        sql.len = 0;
+        sb_puts(&sql, "SELECT token FROM mp_runs WHERE token IN (");
+        for (size_t first = r; r < p->nruns && (r == first || sql.len < 65536); r++) {
+            if (r > first) sb_puts(&sql, ", ");
+            sb_putc(&sql, '\'');
+            tsv_escape(&sql, p->runs[r].token);     /* \\ and \' as a string literal wants them */
+            sb_putc(&sql, '\'');
+        }
+        sb_putc(&sql, ')');
+        out.len = 0;
+        rc = ch_query(&x->c, sql.s, 1, &out, x->err, sizeof x->err);
+        /* a dry run against a server without the tables: nothing stored */
+        if (rc && dry_run && x->c.exception_code == 60) { rc = 0; continue; }
+        const char *cur = out.s, *end = out.s + out.len;
+        while (!rc && tsv_field(&cur, end, &field)) {
+            size_t before = mine.n;
+            uint32_t id = strtab_intern(&mine, field.s, field.len);
+            if (mine.n == before) stored[id] = 1;
+        }
+    }
+    if (rc) error(rc, "%s", x->err);
+    strtab_free(&mine);
+    sb_free(&sql);
+    sb_free(&out);
+    sb_free(&field);
+    return rc;
+}
+
+/* One file: its runs the server lacks, built (and committed as batches
+ * fill); 0, or the exit code (reported). */
+static int push_file(struct push *x, const char *path)
+{
+    struct profile *p;
+    char err[1024];
+    int rc = profile_load(path, &p, 1, err, sizeof err);
+    if (rc) return error(rc, "%s: %s", path, err);
+    x->files++;
+    uint8_t *stored = xcalloc(p->nruns, 1);
+    rc = stored_runs(x, p, stored);
+    char *real = realpath(path, NULL);
+    struct ch_source s;
+    ch_source_init(&s, p, real ? real : path);
+    for (uint32_t r = 0; r < p->nruns && !rc; r++) {
+        const char *token = p->runs[r].token;
+        size_t before = x->tokens.n;
+        strtab_intern(&x->tokens, token, strlen(token));
+        struct pending *run = add_run(x, path, token);
+        run->stored = stored[r] || x->tokens.n == before;
+        if (!run->stored && (rc = ch_write_run(&x->w, &s, r, &run->load, x->err, sizeof x->err)))
+            error(rc, "%s", x->err);
+        if (!rc && (x->w.uncommitted >= BATCH || x->nruns >= BATCH_RUNS)) rc = commit(x);
+    }
+    ch_source_free(&s);
+    free(real);
+    free(stored);
+    profile_free(p);
+    return rc;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_push(int argc, char **argv)
+{
+    struct common c;
+    int rc = parse_options(&c, &push_opts, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    if (argc - optind < 2) return usage_error("push", "needs a URL and at least one database");
+    double start = now();
+    struct push x = { 0 };
+    rc = ch_open(&x.c, argv[optind], x.err, sizeof x.err);
+    if (!rc && !dry_run) rc = ch_create_schema(&x.c, x.err, sizeof x.err);
+    if (rc) {
+        ch_close(&x.c);
+        return error(rc, "%s", x.err);
+    }
+    ch_writer_init(&x.w, &x.c, CHUNK, dry_run);
+    strtab_init(&x.tokens);
+    int bad_file = 0;
+    for (int i = optind + 1; i < argc && !rc; i++) {
+        rc = push_file(&x, argv[i]);
+        if (rc == EXIT_BAD_INPUT) { bad_file = rc; rc = 0; }     /* not a profile: the next file */
+    }
+    if (!rc) rc = commit(&x);
+    for (size_t i = 0; i < x.nruns; i++) free(x.runs[i].token);    /* not stored: not reported */
+    if (!rc) {
+        double t = now() - start;
+        fprintf(stderr, "mpquery: push: %s %llu runs (%llu already stored) from %llu files: %llu rows in %.2f s "
+                "(%.0f rows/s, %.1f runs/s)\n", dry_run ? "would push" : "pushed",
+                (unsigned long long)x.pushed, (unsigned long long)x.stored, (unsigned long long)x.files,
+                (unsigned long long)x.rows, t, t > 0 ? x.rows / t : 0, t > 0 ? x.pushed / t : 0);
+    }
+    ch_writer_free(&x.w);
+    strtab_free(&x.tokens);
+    free(x.runs);
+    ch_close(&x.c);
+    return rc ? rc : bad_file;
+}
