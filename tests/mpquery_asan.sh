@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds mpquery with AddressSanitizer + UBSan (make asan) and runs every
-# mpquery_* and rules_* test again with it, leak detection on: any report
+# mpquery_*, rules_* and clickhouse_* test again with it (the last start a
+# clickhouse-server of their own), leak detection on: any report
 # changes exit codes or stderr, so the tests fail. (Not mpquery_scale: the
 # same code at 1 M stacks.)
 source "$(dirname "$0")/lib.sh"
@@ -9,7 +10,7 @@ make -s -C "$ROOT" asan >make.log 2>&1 || { cat make.log; fail "make asan failed
 export MPQUERY=$B/asan/mpquery
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
 failed=()
-for t in $(cd "$ROOT/tests" && ls mpquery_*.sh rules_*.sh | sed 's/\.sh$//'); do
+for t in $(cd "$ROOT/tests" && ls mpquery_*.sh rules_*.sh clickhouse_*.sh | sed 's/\.sh$//'); do
     # mpquery_scale runs the same code paths at 1 M stacks: minutes under ASan
     [ "$t" = mpquery_asan ] || [ "$t" = mpquery_scale ] && continue
     if bash "$ROOT/tests/$t.sh" > "$t.log" 2>&1; then

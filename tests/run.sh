@@ -3,7 +3,7 @@
 # one line "N passed, M failed". TESTS="name1 name2" runs a subset.
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
-list=${TESTS:-$(ls tests/*.sh | grep -v -e '/lib.sh$' -e '/run.sh$' -e '/deps.sh$' -e '/runtime_lib.sh$' -e '/runtime_deps.sh$' | xargs -n1 basename | sed 's/\.sh$//')}
+list=${TESTS:-$(ls tests/*.sh | grep -v -e '/lib.sh$' -e '/run.sh$' -e '/deps.sh$' -e '/runtime_lib.sh$' -e '/runtime_deps.sh$' -e '/clickhouse.sh$' | xargs -n1 basename | sed 's/\.sh$//')}
 # the language runtimes the runtime_* tests profile (Debian packages)
 case " $(echo $list) " in *" runtime_"*) sh tests/runtime_deps.sh ;; esac
 for t in $list; do

@@ -1,14 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages the runtime tests (tests/runtime_*.sh) profile
 # (and jemalloc, for tests/runtime_jemalloc.sh; valgrind, for
-# tests/runtime_valgrind_totals.sh),
+# tests/runtime_valgrind_totals.sh; clickhouse-server and -client, for
+# tests/clickhouse_*.sh, which also install them themselves: tests/clickhouse.sh),
 # through tests/deps.sh (apt-get as root), and prints their versions: Debian
 # 12's release pins them. tests/run.sh calls it before the runtime tests;
 # `make` and `make demo` never do.
 # What could not be installed goes to build/runtime_deps.status, one line
 # "PACKAGE<tab>reason": a runtime test skips only when its package is there.
 cd "$(dirname "$0")/.." || exit 1
-PKGS="rustc default-jdk-headless nodejs golang-go perl python3 strace libdebuginfod1 libjemalloc2 valgrind"
+PKGS="rustc default-jdk-headless nodejs golang-go perl python3 strace libdebuginfod1 libjemalloc2 valgrind
+      clickhouse-server clickhouse-client"
 STATUS=build/runtime_deps.status
 NODE_DIR=build/runtimes/debian-node
 mkdir -p build && : >"$STATUS"
