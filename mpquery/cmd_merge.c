@@ -86,7 +86,7 @@ int cmd_merge(int argc, char **argv)
     if (rc) return error(rc, "%s", err);
     struct merge_stats st;
     size_t n = (size_t)(argc - optind);
-    if ((rc = merge_build(argv + optind, n, tmp, &st, err, sizeof err))) {
+    if ((rc = merge_build(argv + optind, n, tmp, 1, &st, err, sizeof err))) {
         temp_forget(tmp, 1);
         return error(rc, "%s", err);
     }

@@ -62,7 +62,7 @@ int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p)
     char err[4400];
     const char *tmp;
     struct merge_stats st;
-    int rc = merge_temporary(f->paths, f->n, &tmp, &st, err, sizeof err);
+    int rc = merge_temporary(f->paths, f->n, peak_rows, &tmp, &st, err, sizeof err);
     if (rc) return error(rc, "%s", err);
     if ((rc = profile_load(tmp, p, peak_rows, err, sizeof err))) {
         merge_stats_free(&st);

@@ -653,7 +653,8 @@ static void merge_free(struct merge *m)
     arena_free(&m->text);
 }
 
-int merge_build(char *const *inputs, size_t n, const char *out, struct merge_stats *st, char *err, size_t errlen)
+int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, struct merge_stats *st, char *err,
+                size_t errlen)
 {
     struct merge m = { .out_path = out, .err = err, .errlen = errlen, .inputs = inputs, .ninputs = n };
     memset(st, 0, sizeof *st);
@@ -667,7 +668,7 @@ int merge_build(char *const *inputs, size_t n, const char *out, struct merge_sta
     for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
         struct profile *p;
         char why[4400];
-        int rc = profile_load_more(inputs[m.cur], 1, &p, copy_input, &m, why, sizeof why);
+        int rc = profile_load_more(inputs[m.cur], peak_rows, &p, copy_input, &m, why, sizeof why);
         if (rc) fail(&m, rc, "%s: %s", inputs[m.cur], why);
         profile_free(p);
     }
@@ -755,8 +756,8 @@ void temp_forget(const char *path, int remove)
         }
 }
 
-int merge_temporary(char *const *inputs, size_t n, const char **path, struct merge_stats *st, char *err,
-                    size_t errlen)
+int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
+                    char *err, size_t errlen)
 {
     const char *dir = getenv("TMPDIR");
     struct strbuf prefix = { 0 };
@@ -764,7 +765,7 @@ int merge_temporary(char *const *inputs, size_t n, const char **path, struct mer
     int rc = temp_create(prefix.s, path, err, errlen);
     sb_free(&prefix);
     if (rc) return rc;
-    rc = merge_build(inputs, n, *path, st, err, errlen);
+    rc = merge_build(inputs, n, *path, peak_rows, st, err, errlen);
     if (rc) temp_forget(*path, 1);
     return rc;
 }

@@ -716,13 +716,16 @@ struct merge_stats {
 };
 /* Writes the profile databases inputs[0..n) into out, an empty file, as
  * one database of the current format that answers every query as the
- * inputs taken together. 0, or the exit code with "FILE: why" in err. */
-int merge_build(char *const *inputs, size_t n, const char *out, struct merge_stats *st, char *err, size_t errlen);
+ * inputs taken together; without peak_rows, every query but those of a
+ * peak snapshot's rows (profile_load's peak_rows: the sample rows of peak
+ * snapshots are left out). 0, or the exit code with "FILE: why" in err. */
+int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, struct merge_stats *st, char *err,
+                size_t errlen);
 void merge_stats_free(struct merge_stats *st);
 /* merge_build into a new temporary file under $TMPDIR (or /tmp), removed
  * when mpquery exits; *path is its name. */
-int merge_temporary(char *const *inputs, size_t n, const char **path, struct merge_stats *st, char *err,
-                    size_t errlen);
+int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
+                    char *err, size_t errlen);
 /* A new empty file named prefix + 6 random characters, removed when
  * mpquery exits or a signal ends it, unless forgotten before; 0, or the
  * exit code with the reason in err. */
