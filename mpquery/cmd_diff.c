@@ -14,6 +14,7 @@
 static const char usage[] =
 "usage: mpquery diff A.db B.db [options]\n"
 "       mpquery diff [options] A1.db A2.db ... -- B1.db B2.db ...\n"
+"       mpquery diff --server URL --a-where SQL --b-where SQL [options]\n"
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
 "rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
@@ -21,6 +22,8 @@ static const char usage[] =
 "--help); options then come before '--'.\n"
 "A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
 "--a-snapshot 3 --b-snapshot 9 what grew between two snapshots.\n"
+"With --server URL, each side is the runs of the ClickHouse store that\n"
+"--a-where and --b-where select (over --where, --exe, --host, --since).\n"
 "Text is for people as top's (mpquery top --help): sizes in units, C++\n"
 "names shortened, a terminal's width and pager.\n"
 "\n";
@@ -255,14 +258,27 @@ int cmd_diff(int argc, char **argv)
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
+        OPTIONS_SERVER,
+        { .name = "a-where", .arg = "SQL", .str = (char **)&c.server.side_where[0], .help = NULL },
+        { .name = "b-where", .arg = "SQL", .str = (char **)&c.server.side_where[1],
+          .help = "with --server: the runs of side A, of side B (as --where)" },
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "diff", .usage = usage, .more = more, .opts = opts, .dashdash = 1,
                                 .missing = "needs two profiles A and B", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    struct dbfiles sides[2];
-    if ((rc = split_sides(&c, argc, argv, sides))) return rc;
+    struct dbfiles sides[2] = { { 0 }, { 0 } };
+    if (c.server.url) {
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                if (side[k][i])
+                    return usage_error(c.cmd, "--a-run, --b-pid... do not apply to --server (use --a-where, --b-where)");
+        if (!c.server.side_where[0] && !c.server.side_where[1])
+            return usage_error(c.cmd, "--server needs --a-where or --b-where (or both): the runs of each side");
+    } else if ((rc = split_sides(&c, argc, argv, sides))) {
+        return rc;
+    }
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++)
             if (side[k][i] && (rc = side_option(&c, k, side_id[i], side[k][i]))) return rc;

@@ -12,6 +12,7 @@
 
 static const char usage[] =
 "usage: mpquery fold DB... [options]\n"
+"       mpquery fold --server URL [--where SQL] [options]\n"
 "\n"
 "Folded stacks (root;...;leaf VALUE) for flamegraph.pl or speedscope.\n"
 "\n";
@@ -37,6 +38,7 @@ static const struct opt opts[] = {
     OPTIONS_SELECT("select samples as in mpquery top --help"),
     OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
     OPTION_FORMAT("text (default), csv or json"),
+    OPTIONS_SERVER,
     { 0 }
 };
 

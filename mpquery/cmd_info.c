@@ -15,6 +15,7 @@
 
 static const char usage[] =
 "usage: mpquery info DB... [options]\n"
+"       mpquery info --server URL [--where SQL] [options]\n"
 "\n"
 "Runs, processes (as a tree), threads, snapshots, exact totals (ncalls,\n"
 "memtot, nfree, nlive = ncalls - nfree, memlive, maxlive = peak live bytes,\n"
@@ -47,6 +48,7 @@ static const struct opt opts[] = {
     OPTION_PID(HELP_PID),
     OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
     OPTION_FORMAT("text (default), csv (one row a process) or json"),
+    OPTIONS_SERVER,
     { 0 }
 };
 
@@ -704,7 +706,7 @@ int cmd_info(int argc, char **argv)
     if (rc != PARSE_OK) return rc;
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    if ((rc = load_profiles(&files, select_wants_peak(&c.sel), &p))) return rc;
+    if ((rc = load_selected(&c, &files, -1, select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
     struct info in = { .p = p, .sel = &sel };

@@ -17,12 +17,16 @@
 
 static const char usage[] =
 "usage: mpquery top DB... [options]\n"
+"       mpquery top --server URL [--where SQL] [options]\n"
 "\n"
 "The largest allocation stacks (or functions) of a profile, after rules.\n"
 "Several databases are one profile (every reading command takes them):\n"
 "their runs are one selection, by default the latest run of each file\n"
 "(--run all: every run; --run N: the id mpquery info shows), frames and\n"
 "functions matched by name across files, as mpquery merge stores them.\n"
+"With --server URL, the runs of a ClickHouse store (mpquery push) instead\n"
+"of files: ClickHouse sums the counters of each distinct stack over the\n"
+"selected runs, mpquery applies the rules to what comes back.\n"
 "\n";
 
 static const char more[] =
@@ -356,6 +360,7 @@ int cmd_top(int argc, char **argv)
                            "'thread' (see below)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
+        OPTIONS_SERVER,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "top", .usage = usage, .more = more, .opts = opts,

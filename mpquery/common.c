@@ -72,6 +72,15 @@ int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p)
     return 0;
 }
 
+int load_selected(const struct common *c, const struct dbfiles *f, int side, int peak_rows, struct profile **p)
+{
+    if (!c->server.url) return load_profiles(f, peak_rows, p);
+    char err[4400];
+    const struct select_opts *o = side >= 0 && c->sides ? &c->side_sel[side] : &c->sel;
+    int rc = server_load(&c->server, side, o->snap_kind == SNAP_PEAK, p, err, sizeof err);
+    return rc ? error(rc, "%s", err) : 0;
+}
+
 int select_or_report(const struct common *c, const struct profile *p, struct selection *s)
 {
     char err[512];
@@ -163,7 +172,8 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
     char err[512];
     memset(q, 0, sizeof *q);
     const struct select_opts *o = c->sides ? &c->side_sel[i] : &c->sel;
-    int rc = load_profiles(f, c->peak_rows || select_wants_peak(o), &q->p);
+    int rc = load_selected(c, f, c->sides || c->server.side_where[0] || c->server.side_where[1] ? (int)i : -1,
+                           c->peak_rows || select_wants_peak(o), &q->p);
     if (rc) return rc;
     rc = select_apply(q->p, c->sides ? &c->side_sel[i] : &c->sel, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);

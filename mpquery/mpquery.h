@@ -475,6 +475,21 @@ size_t terminal_width(void);
  * for the pager. */
 void pager_start(void);
 
+/* ---------------------------------------------------------------- chquery.c */
+/* --server URL: the runs of a ClickHouse store (mpquery push) as one
+ * profile, for top, fold, diff and info. */
+struct server_opts {
+    const char *url;                    /* NULL: read files */
+    const char *where, *exe, *host, *since;     /* which runs (both sides of a diff) */
+    const char *side_where[2];          /* diff: --a-where, --b-where */
+};
+/* The selected runs of the store: their processes, threads, snapshots and
+ * totals as they are, and the counters of every distinct stack summed over
+ * them at each process's last snapshot (peak: its peak), hung on one
+ * process's snapshot and thread; every run selected by default. side: 0
+ * or 1 in a diff, else -1. 0, or the exit code with one line in err. */
+int server_load(const struct server_opts *o, int side, int peak, struct profile **out, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- options.c */
 /* Ids of the options several commands share, parsed into struct common. */
 enum {
@@ -482,6 +497,7 @@ enum {
     OPT_FORMAT, OPT_BY, OPT_LIMIT, OPT_NO_INLINE, OPT_LINES, OPT_MODULE, OPT_DEPTH,
     OPT_FILTER, OPT_EXCLUDE, OPT_SUPPRESSIONS, OPT_PER_THREAD, OPT_GROUP_THREADS,
     OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER,
+    OPT_SERVER, OPT_WHERE, OPT_EXE, OPT_HOST, OPT_SINCE,
 };
 /* The values of the shared options. */
 struct common {
@@ -502,6 +518,7 @@ struct common {
     int operands_a;                         /* cmd_opts.dashdash: the operands before "--" (the
                                                first ones from optind), or -1 without "--" */
     int peak_rows;                          /* load peak snapshots' rows whatever the selection */
+    struct server_opts server;              /* --server URL and its run selection (chquery.c) */
     const char *thread_groups[64]; size_t nthread_groups;
     /* text for people (commands with cmd_opts.readable), set from the
      * options below and the format once they are parsed */
@@ -543,6 +560,22 @@ struct opt {
 #define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
                               .help = "frames shown per stack, leaf first (default 5, 0 = all)" }
 #define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
+/* --server and the selection of its runs (top, fold, diff, info) */
+#define OPTIONS_SERVER \
+    { .name = "server", .id = OPT_SERVER, .arg = "URL", \
+      .help = "read the runs of a ClickHouse store (mpquery push) at\n" \
+              "URL (http://[user:password@]host[:port]/[?database=D])\n" \
+              "instead of files: all its runs, or those selected below" }, \
+    { .name = "where", .id = OPT_WHERE, .arg = "SQL", \
+      .help = "runs where this ClickHouse expression over mp_runs'\n" \
+              "columns holds (token, start_time, pushed, source, host,\n" \
+              "exe, cmdline, processes); read-only" }, \
+    { .name = "exe", .id = OPT_EXE, .arg = "NAME", \
+      .help = "runs of this executable (its path or basename)" }, \
+    { .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
+    { .name = "since", .id = OPT_SINCE, .arg = "TIME", \
+      .help = "runs started at TIME or later: seconds since the epoch,\n" \
+              "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h, 7d)" }
 #define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
 #define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
 #define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
@@ -637,6 +670,9 @@ int load_profile(const char *path, int peak_rows, struct profile **p);
 struct dbfiles { char *const *paths; size_t n; };
 struct dbfiles dbfiles_of(int argc, char **argv, int first);     /* argv[first..argc) */
 int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p);
+/* The profile a command reads: side's runs of the store with --server
+ * (side -1: no diff), else the files (load_profiles). */
+int load_selected(const struct common *c, const struct dbfiles *f, int side, int peak_rows, struct profile **p);
 /* Whether a selection may name a peak snapshot (peak, N, id:N): its
  * profile must be loaded with the peak snapshots' rows. */
 int select_wants_peak(const struct select_opts *o);

@@ -200,6 +200,11 @@ static int common_option(struct common *c, int id, const char *arg)
     case OPT_BYTES: c->bytes = 1; return 0;
     case OPT_NO_PAGER: c->no_pager = 1; return 0;
     case OPT_PER_THREAD: c->per_thread = c->sel.keep_rows = 1; return 0;
+    case OPT_SERVER: c->server.url = arg; return 0;
+    case OPT_WHERE: c->server.where = arg; return 0;
+    case OPT_EXE: c->server.exe = arg; return 0;
+    case OPT_HOST: c->server.host = arg; return 0;
+    case OPT_SINCE: c->server.since = arg; return 0;
     case OPT_GROUP_THREADS:
         if (check_pattern(c, "--group-threads", arg)) return EXIT_BAD_INPUT;
         c->per_thread = c->sel.keep_rows = 1;
@@ -403,6 +408,27 @@ static void gather_operands(char **argv, char **before, int nbefore)
     memcpy(argv + optind, before, (size_t)nbefore * sizeof *argv);
 }
 
+/* --server reads a store, not files, and selects runs by their
+ * attributes: what selects processes, threads or snapshots of files does
+ * not apply (but --snapshot last or peak); its selection options need it. */
+static int server_options(struct common *c, int operands)
+{
+    const struct server_opts *s = &c->server;
+    if (!s->url) {
+        if (s->where || s->exe || s->host || s->since || s->side_where[0] || s->side_where[1])
+            return usage_error(c->cmd, "--where, --exe, --host and --since select runs of --server URL");
+        return 0;
+    }
+    if (operands) return usage_error(c->cmd, "--server reads the store, not files: no database file");
+    const struct select_opts *o = &c->sel;
+    const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid"
+                    : o->has_tid || o->thread_re ? "--thread" : c->per_thread ? "--per-thread or --group-threads"
+                    : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
+                    : c->nside_args[0] || c->nside_args[1] ? "--a-run, --b-pid... (use --a-where, --b-where)" : NULL;
+    if (bad) return usage_error(c->cmd, "%s does not apply to --server (select runs with --where, --exe, --host, --since)", bad);
+    return 0;
+}
+
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
 {
     common_init(c, d->cmd);
@@ -416,6 +442,8 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
     free(before);
     if (rc != PARSE_OK) return rc;
     if (d->readable) readable_defaults(c);
+    if ((rc = server_options(c, argc - optind))) return rc;
+    if (c->server.url) return PARSE_OK;
     int operands = argc - optind;
     if (operands < (d->operands ? d->operands : 1)) return usage_error(c->cmd, "%s", d->missing);
     if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");

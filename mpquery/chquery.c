@@ -1,0 +1,640 @@
+/* --server URL: the runs a ClickHouse store holds (mpquery push,
+ * schema/clickhouse.sql) read as one profile. ClickHouse does all the work
+ * that grows with the number of runs: for every (run, process, stack,
+ * thread) the row at the selected snapshot (argMax over seq), summed per
+ * stack (GROUP BY its frame path); only the distinct paths come back, with
+ * the frames they use (arrayJoin over the paths). mpquery makes of them a
+ * profile of one process whose samples are those sums, and rules, tables
+ * and outputs run on it as on a file: the rules see each distinct name once,
+ * and the answers equal those of the same runs in SQLite files. info reads
+ * the runs' small tables whole (processes, threads, snapshots, totals).
+ *
+ * Every query goes with readonly=1, so the server refuses anything that
+ * writes, sets or reads outside its tables (table functions), whatever
+ * --where holds; --where is also checked to be one expression. */
+#include "mpquery.h"
+#include "http.h"
+#include "profile_link.h"
+#include "schema_version.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- the selection */
+static void quote(struct strbuf *sb, const char *s)
+{
+    sb_putc(sb, '\'');
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\') sb_putc(sb, '\\');
+        sb_putc(sb, *s);
+    }
+    sb_putc(sb, '\'');
+}
+
+/* --where must be one expression: quotes closed, parentheses balanced and
+ * never closed below the start, no statement separator or comment (which
+ * could hide the closing parenthesis mpquery adds). */
+static int where_check(const char *w, char *err, size_t errlen)
+{
+    int depth = 0;
+    char q = 0;
+    if (!*w) return snprintf(err, errlen, "--where: empty expression"), EXIT_BAD_INPUT;
+    for (const char *s = w; *s; s++) {
+        if (q) {
+            if (*s == '\\' && s[1]) s++;
+            else if (*s == q) q = 0;
+            continue;
+        }
+        if (*s == '\'' || *s == '"' || *s == '`') q = *s;
+        else if (*s == '(') depth++;
+        else if (*s == ')' && --depth < 0) break;
+        else if (*s == ';' || (*s == '-' && s[1] == '-') || (*s == '/' && s[1] == '*') || *s == '#') {
+            snprintf(err, errlen, "--where '%s': '%c' is not allowed (one expression over the columns of mp_runs)", w, *s);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (q || depth) {
+        snprintf(err, errlen, "--where '%s': %s", w, q ? "unclosed quote" : "unbalanced parentheses");
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* --since: seconds since the epoch, a date "YYYY-MM-DD[ HH:MM[:SS]]" in
+ * local time (as info shows them), or an age "N[smhd]" before now. */
+static int parse_since(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end != arg && *end == 0 && v >= 0) { *out = v; return 0; }
+    if (end != arg && end[1] == 0 && v >= 0 && strchr("smhd", *end)) {
+        static const double unit[] = { ['s'] = 1, ['m'] = 60, ['h'] = 3600, ['d'] = 86400 };
+        *out = (double)time(NULL) - v * unit[(unsigned char)*end];
+        return 0;
+    }
+    struct tm tm = { 0 };
+    int n = 0, y, mo, d, h = 0, mi = 0, s = 0;
+    if (sscanf(arg, "%d-%d-%d%n", &y, &mo, &d, &n) != 3) return -1;
+    const char *rest = arg + n;
+    if (*rest) {
+        int m = 0;
+        if (sscanf(rest, " %d:%d%n", &h, &mi, &m) != 2) return -1;
+        rest += m;
+        if (*rest && (sscanf(rest, ":%d%n", &s, &m) != 1 || rest[m])) return -1;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
+    tm = (struct tm){ .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi,
+                      .tm_sec = s, .tm_isdst = -1 };
+    *out = (double)mktime(&tm);
+    return 0;
+}
+
+/* "SELECT run FROM mp_runs WHERE ..." for side (0, 1; -1: no side). */
+static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, char *err, size_t errlen)
+{
+    sb_puts(sql, "SELECT run FROM mp_runs WHERE 1");
+    const char *wheres[2] = { o->where, side >= 0 ? o->side_where[side] : NULL };
+    for (int i = 0; i < 2; i++) {
+        if (!wheres[i]) continue;
+        int rc = where_check(wheres[i], err, errlen);
+        if (rc) return rc;
+        sb_printf(sql, " AND (%s\n)", wheres[i]);
+    }
+    if (o->exe) {
+        struct strbuf slash = { 0 };
+        sb_printf(&slash, "/%s", o->exe);
+        sb_puts(sql, " AND (exe = ");
+        quote(sql, o->exe);
+        sb_puts(sql, " OR endsWith(exe, ");
+        quote(sql, slash.s);
+        sb_puts(sql, "))");
+        sb_free(&slash);
+    }
+    if (o->host) {
+        sb_puts(sql, " AND host = ");
+        quote(sql, o->host);
+    }
+    if (o->since) {
+        double t;
+        if (parse_since(o->since, &t)) {
+            snprintf(err, errlen, "--since '%s': not a time (seconds since the epoch, YYYY-MM-DD[ HH:MM[:SS]] "
+                     "or an age such as 2h, 7d)", o->since);
+            return EXIT_BAD_INPUT;
+        }
+        sb_printf(sql, " AND start_time >= %.17g", t);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- answers */
+/* The rows of a TabSeparated answer, field by field. */
+struct rows {
+    const char *cur, *end;
+    struct strbuf f[12];
+    size_t n;
+};
+
+/* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
+ * not have `want` fields. */
+static int next_row(struct rows *r, size_t want)
+{
+    if (r->cur >= r->end) return 0;
+    r->n = 0;
+    int sep;
+    do {
+        if (r->n == sizeof r->f / sizeof *r->f) return -1;
+        sep = tsv_field(&r->cur, r->end, &r->f[r->n++]);
+    } while (sep == '\t');
+    return r->n == want ? 1 : -1;
+}
+
+static void rows_free(struct rows *r)
+{
+    for (size_t i = 0; i < sizeof r->f / sizeof *r->f; i++) sb_free(&r->f[i]);
+}
+
+static int64_t i64(const struct rows *r, size_t i) { return strtoll(r->f[i].s, NULL, 10); }
+static uint64_t u64(const struct rows *r, size_t i) { return strtoull(r->f[i].s, NULL, 10); }
+static double f64(const struct rows *r, size_t i) { return strtod(r->f[i].s, NULL); }
+
+struct server {
+    struct ch ch;
+    struct strbuf runs;         /* the selection's SELECT run ... */
+    struct strbuf out;          /* the latest answer */
+    struct rows rows;
+    const char *where;          /* the user's --where (or side's), for messages */
+    const char *what;           /* "the selection", "side A's selection" */
+    char *err; size_t errlen;
+};
+
+/* Runs a query (readonly); its rows then come from next_row(&s->rows). */
+/* ClickHouse's codes for a query it cannot take as written: with --where
+ * given, the user's expression is the likely cause (bad input, exit 2). */
+static int refused_query(int code)
+{
+    static const int codes[] = { 36 /* BAD_ARGUMENTS */, 42 /* NUMBER_OF_ARGUMENTS_DOESNT_MATCH */,
+                                 43 /* ILLEGAL_TYPE_OF_ARGUMENT */, 46 /* UNKNOWN_FUNCTION */,
+                                 47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 62 /* SYNTAX_ERROR */,
+                                 164 /* READONLY */, 386 /* NO_COMMON_TYPE */ };
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (code == codes[i]) return 1;
+    return 0;
+}
+
+static int ask(struct server *s, const struct strbuf *sql)
+{
+    s->out.len = 0;
+    int rc = ch_query(&s->ch, sql->s, 1, &s->out, s->err, s->errlen);
+    s->rows.cur = s->out.s ? s->out.s : "";
+    s->rows.end = s->rows.cur + s->out.len;
+    if (rc && s->where && refused_query(s->ch.exception_code)) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", s->err);
+        snprintf(s->err, s->errlen, "--where '%s': the server refused the selection: %s", s->where, why);
+        rc = EXIT_BAD_INPUT;
+    }
+    return rc;
+}
+
+static int malformed(struct server *s, const char *what)
+{
+    snprintf(s->err, s->errlen, "%s: unexpected answer to the query of %s (is it a mallocprof store? "
+             "see mpquery push)", s->ch.url, what);
+    return EXIT_FAILED;
+}
+
+static int server_open(struct server *s, const struct server_opts *o, int side, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->ch.fd = -1;
+    s->err = err;
+    s->errlen = errlen;
+    s->where = side >= 0 && o->side_where[side] ? o->side_where[side] : o->where;
+    s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
+    int rc = runs_sql(o, side, &s->runs, err, errlen);
+    if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
+    return rc;
+}
+
+static void server_close(struct server *s)
+{
+    ch_close(&s->ch);
+    sb_free(&s->runs);
+    sb_free(&s->out);
+    rows_free(&s->rows);
+}
+
+/* ---------------------------------------------------------------- the aggregate profile */
+static const char *const counter_cols[] = { "ncalls", "memtot", "nfree", "memlive", "maxlive", "ntemp", "time" };
+enum { NCOLS = sizeof counter_cols / sizeof *counter_cols };
+static const int counter_of_col[NCOLS] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME };
+
+/* Per distinct stack of the selection: its counters summed over runs,
+ * processes and threads at each process's selected snapshot (the last,
+ * or with peak its peak, by the rules of schema/profile.sql), and its
+ * frames. */
+static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
+{
+    const char *R = s->runs.s;
+    sb_puts(q, "SELECT a.stack, ");
+    for (int i = 0; i < NCOLS; i++) sb_printf(q, "a.s_%s, ", counter_cols[i]);
+    sb_puts(q, "b.frames FROM (SELECT stack");
+    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", sum(v_%s) AS s_%s", counter_cols[i], counter_cols[i]);
+    sb_puts(q, " FROM (SELECT stack");
+    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_cols[i], counter_cols[i]);
+    sb_puts(q, " FROM mp_sample");
+    if (peak)
+        sb_printf(q, " ANY INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
+                     " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
+    sb_printf(q, " WHERE run IN (%s) AND ", R);
+    const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
+                        " AND reason != 'peak')";
+    if (peak) sb_puts(q, "(seq = pseq OR (seq < pseq AND ");
+    sb_printf(q, chain, R);
+    if (peak) sb_puts(q, "))");
+    sb_puts(q, " GROUP BY run, process, stack, thread) GROUP BY stack) AS a ANY LEFT JOIN"
+               " (SELECT stack, any(frames) AS frames FROM mp_stack");
+    sb_printf(q, " WHERE stack IN (SELECT stack FROM mp_sample WHERE run IN (%s)) GROUP BY stack) AS b USING stack"
+                 " FORMAT TabSeparated", R);
+}
+
+/* Its frames: the symbolized copy when pushes disagree. */
+static void frames_sql(const struct server *s, struct strbuf *q)
+{
+    sb_printf(q, "SELECT frame, any(module), any(build_id), any(offset), any(inline_depth),"
+                 " argMax(function, length(function)), argMax(file, length(function)),"
+                 " argMax(line, length(function)) FROM mp_frame WHERE frame IN"
+                 " (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
+                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame FORMAT TabSeparated", s->runs.s);
+}
+
+
+
+/* Parses "[1,2,3]" into ids. */
+static int parse_array(const char *s, uint64_t **ids, size_t *n, size_t *cap)
+{
+    *n = 0;
+    if (*s++ != '[') return -1;
+    while (*s && *s != ']') {
+        char *end;
+        uint64_t v = strtoull(s, &end, 10);
+        if (end == s) return -1;
+        if (*n == *cap) {
+            *cap = *cap ? *cap * 2 : 64;
+            *ids = xrealloc(*ids, *cap * sizeof **ids);
+        }
+        (*ids)[(*n)++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return *s == ']' ? 0 : -1;
+}
+
+/* The loader's rows as profile.c would have read them from a file, so
+ * that the profile links (profile_link.c) and is checked as any other. */
+struct build {
+    struct loader l;
+    struct strtab modules, names, files;   /* module key "path\0build_id"; names; files */
+    struct idmap frame_index;               /* frame hash → index in l.rframes */
+    struct idmap nodes;                     /* (parent id << 32 | frame id) → stack id */
+    struct idmap run_index, proc_id, thread_id, snapshot_id;
+    int64_t home_snapshot, home_thread;     /* where the stacks' sums hang (pick_home) */
+    size_t cap_frames, cap_stacks, cap_samples, cap_modules;
+};
+
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return arr;
+    *cap = *cap ? *cap * 2 : 64;
+    return xrealloc(arr, *cap * size);
+}
+
+static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
+
+/* One frame row of frames_sql. */
+static void add_frame(struct build *b, const struct rows *r)
+{
+    struct profile *p = b->l.p;
+    struct strbuf key = { 0 };
+    sb_add(&key, r->f[1].s, r->f[1].len + 1);
+    sb_add(&key, r->f[2].s, r->f[2].len);
+    uint32_t m = strtab_intern(&b->modules, key.s, key.len);
+    sb_free(&key);
+    if (m == p->nmodules) {
+        p->modules = grow(p->modules, p->nmodules, &b->cap_modules, sizeof *p->modules);
+        p->modules[p->nmodules++] = (struct module){ .id = m + 1, .path = keep(p, r->f[1].s),
+                                                      .build_id = keep(p, r->f[2].s) };
+    }
+    struct raw_frame *f = grow(b->l.rframes, b->l.nframes, &b->cap_frames, sizeof *f);
+    b->l.rframes = f;
+    f += b->l.nframes;
+    *f = (struct raw_frame){ .id = (int64_t)b->l.nframes + 1, .module = m + 1, .offset = i64(r, 3),
+                             .inline_depth = (int32_t)i64(r, 4), .line = (int32_t)i64(r, 7),
+                             .function = -1, .file = -1 };
+    if (r->f[5].len) f->function = strtab_intern(&b->names, r->f[5].s, r->f[5].len) + 1;
+    if (r->f[6].len) f->file = strtab_intern(&b->files, r->f[6].s, r->f[6].len) + 1;
+    int created;
+    *idmap_put(&b->frame_index, u64(r, 0), &created) = (uint32_t)b->l.nframes++;
+}
+
+static void names_out(struct build *b, struct strtab *t, struct raw_name **out, size_t *n)
+{
+    *out = xmalloc(t->n * sizeof **out);
+    for (size_t i = 0; i < t->n; i++)
+        (*out)[i] = (struct raw_name){ (int64_t)i + 1, arena_strndup(&b->l.p->text, t->str[i], t->len[i]) };
+    *n = t->n;
+}
+
+/* The stack node of (parent, frame index), made when new; its id. */
+static int64_t stack_node(struct build *b, int64_t parent, uint32_t frame)
+{
+    int created;
+    uint32_t *v = idmap_put(&b->nodes, (uint64_t)parent << 32 | (frame + 1), &created);
+    if (!created) return *v;
+    b->l.rstacks = grow(b->l.rstacks, b->l.nstacks, &b->cap_stacks, sizeof *b->l.rstacks);
+    int64_t id = (int64_t)b->l.nstacks + 1;
+    b->l.rstacks[b->l.nstacks++] = (struct raw_stack){ id, parent, frame + 1 };
+    *v = (uint32_t)id;
+    return id;
+}
+
+/* ---------------------------------------------------------------- the runs' small tables */
+/* A load's id → its run's index (its position in the selection). */
+static uint32_t run_index(const struct build *b, uint64_t run) { return idmap_get(&b->run_index, run); }
+
+/* (run index, number within the load) as one key. */
+static uint64_t in_run(uint32_t run, int64_t n) { return (uint64_t)run << 32 | (uint32_t)n; }
+
+static int load_runs(struct server *s, struct build *b)
+{
+    struct profile *p = b->l.p;
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, token, start_time FROM mp_runs WHERE run IN (%s) ORDER BY start_time, token"
+                  " FORMAT TabSeparated", s->runs.s);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    size_t cap = 0;
+    while ((got = next_row(&s->rows, 3)) == 1) {
+        int created;
+        *idmap_put(&b->run_index, u64(&s->rows, 0), &created) = (uint32_t)p->nruns;
+        p->runs = grow(p->runs, p->nruns, &cap, sizeof *p->runs);
+        p->runs[p->nruns] = (struct run){ (int64_t)p->nruns + 1, keep(p, s->rows.f[1].s), f64(&s->rows, 2) };
+        p->nruns++;
+    }
+    if (got < 0) return malformed(s, "runs");
+    if (!p->nruns) {
+        snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
+                 s->ch.url, s->what, s->ch.url);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+static int load_processes(struct server *s, struct build *b)
+{
+    struct profile *p = b->l.p;
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, process, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended"
+                  " FROM mp_process WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    size_t cap = 0;
+    const struct rows *r = &s->rows;
+    while ((got = next_row(&s->rows, 11)) == 1) {
+        uint32_t run = run_index(b, u64(r, 0));
+        if (run == NONE) continue;
+        int created;
+        *idmap_put(&b->proc_id, in_run(run, i64(r, 1)), &created) = (uint32_t)p->nprocs + 1;
+        p->procs = grow(p->procs, p->nprocs, &cap, sizeof *p->procs);
+        p->procs[p->nprocs] = (struct process){
+            .id = (int64_t)p->nprocs + 1, .run_id = run + 1, .pid = i64(r, 2), .ppid = i64(r, 3),
+            .exe = keep(p, r->f[4].s), .cmdline = keep(p, r->f[5].s), .host = keep(p, r->f[6].s),
+            .start_time = f64(r, 7), .end_time = f64(r, 8), .settings = keep(p, r->f[9].s),
+            .ended = keep(p, r->f[10].s) };
+        if (strstr(p->procs[p->nprocs].settings, "MP_TIME=1")) p->has_time = 1;
+        p->nprocs++;
+    }
+    return got < 0 ? malformed(s, "processes") : 0;
+}
+
+static int load_threads(struct server *s, struct build *b)
+{
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, process, thread, seq, tid, name FROM mp_thread WHERE run IN (%s)"
+                  " FORMAT TabSeparated", s->runs.s);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    size_t cap = 0;
+    const struct rows *r = &s->rows;
+    while ((got = next_row(&s->rows, 6)) == 1) {
+        uint32_t run = run_index(b, u64(r, 0));
+        if (run == NONE) continue;
+        int created;
+        *idmap_put(&b->thread_id, in_run(run, i64(r, 2)), &created) = (uint32_t)b->l.nthreads + 1;
+        b->l.rthreads = grow(b->l.rthreads, b->l.nthreads, &cap, sizeof *b->l.rthreads);
+        b->l.rthreads[b->l.nthreads] = (struct raw_thread){
+            .t = { .id = (int64_t)b->l.nthreads + 1, .seq = i64(r, 3), .tid = i64(r, 4),
+                   .name = keep(b->l.p, r->f[5].s) },
+            .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
+        b->l.nthreads++;
+    }
+    return got < 0 ? malformed(s, "threads") : 0;
+}
+
+static int cmp_snapshot(const void *x, const void *y)
+{
+    const struct raw_snapshot *a = x, *b = y;
+    if (a->process != b->process) return a->process < b->process ? -1 : 1;
+    return (a->s.seq > b->s.seq) - (a->s.seq < b->s.seq);
+}
+
+/* Snapshots in (process, seq) order, ids in that order too: the chain
+ * rule needs ids that grow with seq within a process. */
+static int load_snapshots(struct server *s, struct build *b)
+{
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, process, seq, time, reason, label, profiler_memory FROM mp_snapshot"
+                  " WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    size_t cap = 0;
+    const struct rows *r = &s->rows;
+    struct profile *p = b->l.p;
+    while ((got = next_row(&s->rows, 7)) == 1) {
+        uint32_t run = run_index(b, u64(r, 0));
+        if (run == NONE) continue;
+        b->l.rsnapshots = grow(b->l.rsnapshots, b->l.nsnapshots, &cap, sizeof *b->l.rsnapshots);
+        b->l.rsnapshots[b->l.nsnapshots++] = (struct raw_snapshot){
+            .s = { .seq = i64(r, 2), .time = f64(r, 3), .reason = keep(p, r->f[4].s), .label = keep(p, r->f[5].s),
+                   .profiler_memory = i64(r, 6) },
+            .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
+    }
+    if (got < 0) return malformed(s, "snapshots");
+    qsort(b->l.rsnapshots, b->l.nsnapshots, sizeof *b->l.rsnapshots, cmp_snapshot);
+    for (size_t i = 0; i < b->l.nsnapshots; i++) {
+        struct raw_snapshot *sn = &b->l.rsnapshots[i];
+        sn->s.id = (int64_t)i + 1;
+        int created;
+        *idmap_put(&b->snapshot_id, (uint64_t)sn->process << 32 | (uint32_t)sn->s.seq, &created) = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static int load_totals(struct server *s, struct build *b)
+{
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack,"
+                  " memtot_nostack, nfree_unknown FROM mp_totals WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    size_t cap = 0;
+    const struct rows *r = &s->rows;
+    static const int cols[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE };
+    while ((got = next_row(&s->rows, 12)) == 1) {
+        uint32_t run = run_index(b, u64(r, 0));
+        if (run == NONE) continue;
+        uint32_t proc = idmap_get(&b->proc_id, in_run(run, i64(r, 1)));
+        b->l.rtotals = grow(b->l.rtotals, b->l.ntotals, &cap, sizeof *b->l.rtotals);
+        struct raw_total *t = &b->l.rtotals[b->l.ntotals++];
+        *t = (struct raw_total){
+            .snapshot = proc == NONE ? 0 : idmap_get(&b->snapshot_id, (uint64_t)proc << 32 | (uint32_t)i64(r, 2)),
+            .thread = i64(r, 3) == 0 ? 0 : idmap_get(&b->thread_id, in_run(run, i64(r, 3))) };
+        for (int i = 0; i < 5; i++) t->t.c.v[cols[i]] = i64(r, 4 + (size_t)i);
+        t->t.ncalls_nostack = i64(r, 9);
+        t->t.memtot_nostack = i64(r, 10);
+        t->t.nfree_unknown = i64(r, 11);
+        if (t->snapshot == NONE) t->snapshot = 0;     /* dangling: link_totals reports it */
+        if (t->thread == NONE) t->thread = -1;
+    }
+    return got < 0 ? malformed(s, "totals") : 0;
+}
+
+/* Where the sums hang: the first process that has the selected kind of
+ * snapshot (its last, or its peak), at that snapshot, on its first
+ * thread. Selections then take them as they take a file's rows. */
+static int pick_home(struct build *b, int peak, char *err, size_t errlen)
+{
+    const struct loader *l = &b->l;
+    for (size_t i = 0; i < l->nsnapshots && !b->home_snapshot; i++) {
+        const struct raw_snapshot *sn = &l->rsnapshots[i];
+        if ((strcmp(sn->s.reason, "peak") == 0) != peak) continue;
+        size_t j = i;     /* the last of its kind in this process */
+        for (size_t k = i + 1; k < l->nsnapshots && l->rsnapshots[k].process == sn->process; k++)
+            if ((strcmp(l->rsnapshots[k].s.reason, "peak") == 0) == peak) j = k;
+        for (size_t t = 0; t < l->nthreads && !b->home_thread; t++)
+            if (l->rthreads[t].process == sn->process) b->home_thread = l->rthreads[t].t.id;
+        if (b->home_thread) b->home_snapshot = l->rsnapshots[j].s.id;
+    }
+    if (b->home_snapshot) return 0;
+    snprintf(err, errlen, "no %s in the selected runs", peak ? "peak snapshot (recorded before format version 3?)"
+                                                             : "process with a snapshot and a thread");
+    return EXIT_BAD_INPUT;
+}
+
+static int load_frames(struct server *s, struct build *b)
+{
+    struct strbuf q = { 0 };
+    frames_sql(s, &q);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    while ((got = next_row(&s->rows, 8)) == 1) add_frame(b, &s->rows);
+    if (got < 0) return malformed(s, "frames");
+    names_out(b, &b->names, &b->l.rfunctions, &b->l.nfunctions);
+    names_out(b, &b->files, &b->l.rfiles, &b->l.nfiles);
+    return 0;
+}
+
+/* The stacks' rows: their paths into the stack tree, their sums into
+ * raw samples of the one thread (converted once the tree is linked). */
+static int load_stacks(struct server *s, struct build *b, int peak, struct raw_sample **raws, size_t *nraws)
+{
+    struct strbuf q = { 0 };
+    stacks_sql(s, peak, &q);
+    int rc = ask(s, &q), got;
+    sb_free(&q);
+    if (rc) return rc;
+    uint64_t *path = NULL;
+    size_t n, cap = 0, cap_raws = 0;
+    while ((got = next_row(&s->rows, 2 + NCOLS)) == 1) {
+        if (parse_array(s->rows.f[1 + NCOLS].s, &path, &n, &cap) || n == 0) { got = -1; break; }
+        int64_t node = 0;
+        for (size_t i = 0; i < n && node >= 0; i++) {
+            uint32_t f = idmap_get(&b->frame_index, path[i]);
+            node = f == NONE ? -1 : stack_node(b, node, f);
+        }
+        if (node < 0) { got = -1; break; }
+        *raws = grow(*raws, *nraws, &cap_raws, sizeof **raws);
+        struct raw_sample *raw = &(*raws)[(*nraws)++];
+        *raw = (struct raw_sample){ .snapshot = b->home_snapshot, .stack = node, .thread = b->home_thread };
+        for (int i = 0; i < NCOLS; i++) raw->c.v[counter_of_col[i]] = i64(&s->rows, 1 + (size_t)i);
+    }
+    free(path);
+    return got < 0 ? malformed(s, "stacks") : 0;
+}
+
+/* The rows as a file would hold them, linked as profile.c links a file's. */
+static int link_rows(struct build *b, const struct raw_sample *raws, size_t nraws)
+{
+    struct profile *p = b->l.p;
+    int rc = link_dictionaries(&b->l);
+    if (rc) return rc;
+    p->samples = xmalloc(nraws * sizeof *p->samples);
+    for (size_t i = 0; i < nraws && !b->l.bad_ref; i++) convert_sample(&b->l, &raws[i], &p->samples[p->nsamples++]);
+    if (b->l.bad_ref) return EXIT_FAILED;
+    return link_totals(&b->l);
+}
+
+int server_load(const struct server_opts *o, int side, int peak, struct profile **out, char *err, size_t errlen)
+{
+    struct server s;
+    *out = NULL;
+    int rc = server_open(&s, o, side, err, errlen);
+    struct profile *p = xcalloc(1, sizeof *p);
+    p->path = o->url;
+    p->version = SCHEMA_VERSION;
+    struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
+    strtab_init(&b.modules);
+    strtab_init(&b.names);
+    strtab_init(&b.files);
+    idmap_init(&b.frame_index, 1024);
+    idmap_init(&b.nodes, 1024);
+    idmap_init(&b.run_index, 64);
+    idmap_init(&b.proc_id, 64);
+    idmap_init(&b.thread_id, 64);
+    idmap_init(&b.snapshot_id, 64);
+    struct raw_sample *raws = NULL;
+    size_t nraws = 0;
+    if (!rc) rc = load_runs(&s, &b);
+    if (!rc) rc = load_processes(&s, &b);
+    if (!rc) rc = load_threads(&s, &b);
+    if (!rc) rc = load_snapshots(&s, &b);
+    if (!rc) rc = load_totals(&s, &b);
+    if (!rc) rc = pick_home(&b, peak, err, errlen);
+    if (!rc) rc = load_frames(&s, &b);
+    if (!rc) rc = load_stacks(&s, &b, peak, &raws, &nraws);
+    if (!rc) rc = link_rows(&b, raws, nraws);
+    free(raws);
+    server_close(&s);
+    strtab_free(&b.modules);
+    strtab_free(&b.names);
+    strtab_free(&b.files);
+    idmap_free(&b.frame_index);
+    idmap_free(&b.nodes);
+    idmap_free(&b.run_index);
+    idmap_free(&b.proc_id);
+    idmap_free(&b.thread_id);
+    idmap_free(&b.snapshot_id);
+    loader_free(&b.l);
+    if (rc) { profile_free(p); return rc; }
+    p->latest_runs = xmalloc(p->nruns);
+    memset(p->latest_runs, 1, p->nruns);     /* every run, unless --where... chose fewer */
+    *out = p;
+    return 0;
+}
