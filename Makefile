@@ -115,6 +115,7 @@ test: all
 
 bench: all
 	@bash tests/bench/run.sh
+	@bash tests/bench/scale.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(B)/schema.h $(B)/schema_version.h $(B)/clickhouse_schema.h

@@ -300,7 +300,7 @@ struct build {
     struct idmap nodes;                     /* (parent id << 32 | frame id) → stack id */
     struct idmap run_index, proc_id, thread_id, snapshot_id;
     int64_t home_snapshot, home_thread;     /* where the stacks' sums hang (pick_home) */
-    size_t cap_frames, cap_stacks, cap_samples, cap_modules;
+    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules; } cap;
 };
 
 static void *grow(void *arr, size_t n, size_t *cap, size_t size)
@@ -322,11 +322,11 @@ static void add_frame(struct build *b, const struct rows *r)
     uint32_t m = strtab_intern(&b->modules, key.s, key.len);
     sb_free(&key);
     if (m == p->nmodules) {
-        p->modules = grow(p->modules, p->nmodules, &b->cap_modules, sizeof *p->modules);
+        p->modules = grow(p->modules, p->nmodules, &b->cap.modules, sizeof *p->modules);
         p->modules[p->nmodules++] = (struct module){ .id = m + 1, .path = keep(p, r->f[1].s),
                                                       .build_id = keep(p, r->f[2].s) };
     }
-    struct raw_frame *f = grow(b->l.rframes, b->l.nframes, &b->cap_frames, sizeof *f);
+    struct raw_frame *f = grow(b->l.rframes, b->l.nframes, &b->cap.frames, sizeof *f);
     b->l.rframes = f;
     f += b->l.nframes;
     *f = (struct raw_frame){ .id = (int64_t)b->l.nframes + 1, .module = m + 1, .offset = i64(r, 3),
@@ -352,7 +352,7 @@ static int64_t stack_node(struct build *b, int64_t parent, uint32_t frame)
     int created;
     uint32_t *v = idmap_put(&b->nodes, (uint64_t)parent << 32 | (frame + 1), &created);
     if (!created) return *v;
-    b->l.rstacks = grow(b->l.rstacks, b->l.nstacks, &b->cap_stacks, sizeof *b->l.rstacks);
+    b->l.rstacks = grow(b->l.rstacks, b->l.nstacks, &b->cap.stacks, sizeof *b->l.rstacks);
     int64_t id = (int64_t)b->l.nstacks + 1;
     b->l.rstacks[b->l.nstacks++] = (struct raw_stack){ id, parent, frame + 1 };
     *v = (uint32_t)id;
@@ -366,83 +366,83 @@ static uint32_t run_index(const struct build *b, uint64_t run) { return idmap_ge
 /* (run index, number within the load) as one key. */
 static uint64_t in_run(uint32_t run, int64_t n) { return (uint64_t)run << 32 | (uint32_t)n; }
 
-static int load_runs(struct server *s, struct build *b)
+/* Runs a query and hands each row of nfields fields to row; 0, or the
+ * exit code (a row of another shape: malformed, naming what). */
+static int each_row(struct server *s, struct build *b, const struct strbuf *q, size_t nfields, const char *what,
+                    void (*row)(struct build *b, const struct rows *r))
 {
-    struct profile *p = b->l.p;
-    struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT run, token, start_time FROM mp_runs WHERE run IN (%s) ORDER BY start_time, token"
-                  " FORMAT TabSeparated", s->runs.s);
-    int rc = ask(s, &q), got;
-    sb_free(&q);
+    int rc = ask(s, q), got;
     if (rc) return rc;
-    size_t cap = 0;
-    while ((got = next_row(&s->rows, 3)) == 1) {
-        int created;
-        *idmap_put(&b->run_index, u64(&s->rows, 0), &created) = (uint32_t)p->nruns;
-        p->runs = grow(p->runs, p->nruns, &cap, sizeof *p->runs);
-        p->runs[p->nruns] = (struct run){ (int64_t)p->nruns + 1, keep(p, s->rows.f[1].s), f64(&s->rows, 2) };
-        p->nruns++;
-    }
-    if (got < 0) return malformed(s, "runs");
-    if (!p->nruns) {
-        snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
-                 s->ch.url, s->what, s->ch.url);
-        return EXIT_BAD_INPUT;
-    }
-    return 0;
+    while ((got = next_row(&s->rows, nfields)) == 1) row(b, &s->rows);
+    return got < 0 ? malformed(s, what) : 0;
 }
 
-static int load_processes(struct server *s, struct build *b)
+/* The query of one of the runs' tables: SELECT columns FROM table of the
+ * selected runs. */
+static int each_run_row(struct server *s, struct build *b, const char *table, const char *columns, size_t nfields,
+                        void (*row)(struct build *b, const struct rows *r))
 {
-    struct profile *p = b->l.p;
     struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT run, process, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended"
-                  " FROM mp_process WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
-    int rc = ask(s, &q), got;
+    sb_printf(&q, "SELECT %s FROM %s WHERE run IN (%s)%s FORMAT TabSeparated", columns, table, s->runs.s,
+              !strcmp(table, "mp_runs") ? " ORDER BY start_time, token" : "");
+    int rc = each_row(s, b, &q, nfields, table, row);
     sb_free(&q);
-    if (rc) return rc;
-    size_t cap = 0;
-    const struct rows *r = &s->rows;
-    while ((got = next_row(&s->rows, 11)) == 1) {
-        uint32_t run = run_index(b, u64(r, 0));
-        if (run == NONE) continue;
-        int created;
-        *idmap_put(&b->proc_id, in_run(run, i64(r, 1)), &created) = (uint32_t)p->nprocs + 1;
-        p->procs = grow(p->procs, p->nprocs, &cap, sizeof *p->procs);
-        p->procs[p->nprocs] = (struct process){
-            .id = (int64_t)p->nprocs + 1, .run_id = run + 1, .pid = i64(r, 2), .ppid = i64(r, 3),
-            .exe = keep(p, r->f[4].s), .cmdline = keep(p, r->f[5].s), .host = keep(p, r->f[6].s),
-            .start_time = f64(r, 7), .end_time = f64(r, 8), .settings = keep(p, r->f[9].s),
-            .ended = keep(p, r->f[10].s) };
-        if (strstr(p->procs[p->nprocs].settings, "MP_TIME=1")) p->has_time = 1;
-        p->nprocs++;
-    }
-    return got < 0 ? malformed(s, "processes") : 0;
+    return rc;
 }
 
-static int load_threads(struct server *s, struct build *b)
+static void *push_row(void **arr, size_t *n, size_t *cap, size_t size)
 {
-    struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT run, process, thread, seq, tid, name FROM mp_thread WHERE run IN (%s)"
-                  " FORMAT TabSeparated", s->runs.s);
-    int rc = ask(s, &q), got;
-    sb_free(&q);
-    if (rc) return rc;
-    size_t cap = 0;
-    const struct rows *r = &s->rows;
-    while ((got = next_row(&s->rows, 6)) == 1) {
-        uint32_t run = run_index(b, u64(r, 0));
-        if (run == NONE) continue;
-        int created;
-        *idmap_put(&b->thread_id, in_run(run, i64(r, 2)), &created) = (uint32_t)b->l.nthreads + 1;
-        b->l.rthreads = grow(b->l.rthreads, b->l.nthreads, &cap, sizeof *b->l.rthreads);
-        b->l.rthreads[b->l.nthreads] = (struct raw_thread){
-            .t = { .id = (int64_t)b->l.nthreads + 1, .seq = i64(r, 3), .tid = i64(r, 4),
-                   .name = keep(b->l.p, r->f[5].s) },
-            .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
-        b->l.nthreads++;
-    }
-    return got < 0 ? malformed(s, "threads") : 0;
+    *arr = grow(*arr, *n, cap, size);
+    return (char *)*arr + (*n)++ * size;
+}
+
+/* Runs in order of start: the profile's run ids, as a merge numbers them. */
+static void run_row(struct build *b, const struct rows *r)
+{
+    struct profile *p = b->l.p;
+    int created;
+    *idmap_put(&b->run_index, u64(r, 0), &created) = (uint32_t)p->nruns;
+    struct run *run = push_row((void **)&p->runs, &p->nruns, &b->cap.runs, sizeof *run);
+    *run = (struct run){ (int64_t)p->nruns, keep(p, r->f[1].s), f64(r, 2) };
+}
+
+static void process_row(struct build *b, const struct rows *r)
+{
+    struct profile *p = b->l.p;
+    uint32_t run = run_index(b, u64(r, 0));
+    if (run == NONE) return;
+    int created;
+    *idmap_put(&b->proc_id, in_run(run, i64(r, 1)), &created) = (uint32_t)p->nprocs + 1;
+    struct process *pr = push_row((void **)&p->procs, &p->nprocs, &b->cap.procs, sizeof *pr);
+    *pr = (struct process){
+        .id = (int64_t)p->nprocs, .run_id = run + 1, .pid = i64(r, 2), .ppid = i64(r, 3),
+        .exe = keep(p, r->f[4].s), .cmdline = keep(p, r->f[5].s), .host = keep(p, r->f[6].s),
+        .start_time = f64(r, 7), .end_time = f64(r, 8), .settings = keep(p, r->f[9].s),
+        .ended = keep(p, r->f[10].s) };
+    if (strstr(pr->settings, "MP_TIME=1")) p->has_time = 1;
+}
+
+static void thread_row(struct build *b, const struct rows *r)
+{
+    uint32_t run = run_index(b, u64(r, 0));
+    if (run == NONE) return;
+    int created;
+    *idmap_put(&b->thread_id, in_run(run, i64(r, 2)), &created) = (uint32_t)b->l.nthreads + 1;
+    struct raw_thread *t = push_row((void **)&b->l.rthreads, &b->l.nthreads, &b->cap.threads, sizeof *t);
+    *t = (struct raw_thread){
+        .t = { .id = (int64_t)b->l.nthreads, .seq = i64(r, 3), .tid = i64(r, 4), .name = keep(b->l.p, r->f[5].s) },
+        .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
+}
+
+static void snapshot_row(struct build *b, const struct rows *r)
+{
+    uint32_t run = run_index(b, u64(r, 0));
+    if (run == NONE) return;
+    struct raw_snapshot *sn = push_row((void **)&b->l.rsnapshots, &b->l.nsnapshots, &b->cap.snapshots, sizeof *sn);
+    *sn = (struct raw_snapshot){
+        .s = { .seq = i64(r, 2), .time = f64(r, 3), .reason = keep(b->l.p, r->f[4].s),
+               .label = keep(b->l.p, r->f[5].s), .profiler_memory = i64(r, 6) },
+        .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
 }
 
 static int cmp_snapshot(const void *x, const void *y)
@@ -454,27 +454,8 @@ static int cmp_snapshot(const void *x, const void *y)
 
 /* Snapshots in (process, seq) order, ids in that order too: the chain
  * rule needs ids that grow with seq within a process. */
-static int load_snapshots(struct server *s, struct build *b)
+static void number_snapshots(struct build *b)
 {
-    struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT run, process, seq, time, reason, label, profiler_memory FROM mp_snapshot"
-                  " WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
-    int rc = ask(s, &q), got;
-    sb_free(&q);
-    if (rc) return rc;
-    size_t cap = 0;
-    const struct rows *r = &s->rows;
-    struct profile *p = b->l.p;
-    while ((got = next_row(&s->rows, 7)) == 1) {
-        uint32_t run = run_index(b, u64(r, 0));
-        if (run == NONE) continue;
-        b->l.rsnapshots = grow(b->l.rsnapshots, b->l.nsnapshots, &cap, sizeof *b->l.rsnapshots);
-        b->l.rsnapshots[b->l.nsnapshots++] = (struct raw_snapshot){
-            .s = { .seq = i64(r, 2), .time = f64(r, 3), .reason = keep(p, r->f[4].s), .label = keep(p, r->f[5].s),
-                   .profiler_memory = i64(r, 6) },
-            .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
-    }
-    if (got < 0) return malformed(s, "snapshots");
     qsort(b->l.rsnapshots, b->l.nsnapshots, sizeof *b->l.rsnapshots, cmp_snapshot);
     for (size_t i = 0; i < b->l.nsnapshots; i++) {
         struct raw_snapshot *sn = &b->l.rsnapshots[i];
@@ -482,37 +463,44 @@ static int load_snapshots(struct server *s, struct build *b)
         int created;
         *idmap_put(&b->snapshot_id, (uint64_t)sn->process << 32 | (uint32_t)sn->s.seq, &created) = (uint32_t)i + 1;
     }
-    return 0;
 }
 
-static int load_totals(struct server *s, struct build *b)
+/* A reference that does not resolve stays NONE: link_totals reports a
+ * missing snapshot, and skips a missing thread (as for a file). */
+static void total_row(struct build *b, const struct rows *r)
 {
-    struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack,"
-                  " memtot_nostack, nfree_unknown FROM mp_totals WHERE run IN (%s) FORMAT TabSeparated", s->runs.s);
-    int rc = ask(s, &q), got;
-    sb_free(&q);
-    if (rc) return rc;
-    size_t cap = 0;
-    const struct rows *r = &s->rows;
+    uint32_t run = run_index(b, u64(r, 0));
+    if (run == NONE) return;
+    uint32_t proc = idmap_get(&b->proc_id, in_run(run, i64(r, 1)));
+    uint32_t snapshot = proc == NONE ? NONE : idmap_get(&b->snapshot_id, (uint64_t)proc << 32 | (uint32_t)i64(r, 2));
+    uint32_t thread = i64(r, 3) == 0 ? 0 : idmap_get(&b->thread_id, in_run(run, i64(r, 3)));
+    struct raw_total *t = push_row((void **)&b->l.rtotals, &b->l.ntotals, &b->cap.totals, sizeof *t);
+    *t = (struct raw_total){ .snapshot = snapshot == NONE ? 0 : snapshot, .thread = thread == NONE ? -1 : (int64_t)thread };
     static const int cols[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE };
-    while ((got = next_row(&s->rows, 12)) == 1) {
-        uint32_t run = run_index(b, u64(r, 0));
-        if (run == NONE) continue;
-        uint32_t proc = idmap_get(&b->proc_id, in_run(run, i64(r, 1)));
-        b->l.rtotals = grow(b->l.rtotals, b->l.ntotals, &cap, sizeof *b->l.rtotals);
-        struct raw_total *t = &b->l.rtotals[b->l.ntotals++];
-        *t = (struct raw_total){
-            .snapshot = proc == NONE ? 0 : idmap_get(&b->snapshot_id, (uint64_t)proc << 32 | (uint32_t)i64(r, 2)),
-            .thread = i64(r, 3) == 0 ? 0 : idmap_get(&b->thread_id, in_run(run, i64(r, 3))) };
-        for (int i = 0; i < 5; i++) t->t.c.v[cols[i]] = i64(r, 4 + (size_t)i);
-        t->t.ncalls_nostack = i64(r, 9);
-        t->t.memtot_nostack = i64(r, 10);
-        t->t.nfree_unknown = i64(r, 11);
-        if (t->snapshot == NONE) t->snapshot = 0;     /* dangling: link_totals reports it */
-        if (t->thread == NONE) t->thread = -1;
+    for (int i = 0; i < 5; i++) t->t.c.v[cols[i]] = i64(r, 4 + (size_t)i);
+    t->t.ncalls_nostack = i64(r, 9);
+    t->t.memtot_nostack = i64(r, 10);
+    t->t.nfree_unknown = i64(r, 11);
+}
+
+/* The runs' small tables as they are, in the loader's raw rows. */
+static int load_runs(struct server *s, struct build *b)
+{
+    int rc = each_run_row(s, b, "mp_runs", "run, token, start_time", 3, run_row);
+    if (!rc && !b->l.p->nruns) {
+        snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
+                 s->ch.url, s->what, s->ch.url);
+        return EXIT_BAD_INPUT;
     }
-    return got < 0 ? malformed(s, "totals") : 0;
+    if (!rc) rc = each_run_row(s, b, "mp_process", "run, process, pid, ppid, exe, cmdline, host, start_time,"
+                               " end_time, settings, ended", 11, process_row);
+    if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", 6, thread_row);
+    if (!rc) rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", 7,
+                               snapshot_row);
+    if (rc) return rc;
+    number_snapshots(b);
+    return each_run_row(s, b, "mp_totals", "run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive,"
+                        " ncalls_nostack, memtot_nostack, nfree_unknown", 12, total_row);
 }
 
 /* Where the sums hang: the first process that has the selected kind of
@@ -541,11 +529,9 @@ static int load_frames(struct server *s, struct build *b)
 {
     struct strbuf q = { 0 };
     frames_sql(s, &q);
-    int rc = ask(s, &q), got;
+    int rc = each_row(s, b, &q, 8, "frames", add_frame);
     sb_free(&q);
     if (rc) return rc;
-    while ((got = next_row(&s->rows, 8)) == 1) add_frame(b, &s->rows);
-    if (got < 0) return malformed(s, "frames");
     names_out(b, &b->names, &b->l.rfunctions, &b->l.nfunctions);
     names_out(b, &b->files, &b->l.rfiles, &b->l.nfiles);
     return 0;
@@ -612,10 +598,6 @@ int server_load(const struct server_opts *o, int side, int peak, struct profile 
     struct raw_sample *raws = NULL;
     size_t nraws = 0;
     if (!rc) rc = load_runs(&s, &b);
-    if (!rc) rc = load_processes(&s, &b);
-    if (!rc) rc = load_threads(&s, &b);
-    if (!rc) rc = load_snapshots(&s, &b);
-    if (!rc) rc = load_totals(&s, &b);
     if (!rc) rc = pick_home(&b, peak, err, errlen);
     if (!rc) rc = load_frames(&s, &b);
     if (!rc) rc = load_stacks(&s, &b, peak, &raws, &nraws);

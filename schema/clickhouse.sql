@@ -40,7 +40,8 @@
 --       ENGINE = Distributed(mallocprof_cluster, default, mp_sample_local, run);
 --
 -- (mallocprof_cluster is a cluster of the servers' <remote_servers>
--- configuration.) The dictionaries mp_frame and mp_stack can be sharded
+-- configuration.) Readers select runs with subqueries over these tables:
+-- give the URL &distributed_product_mode=global. The dictionaries mp_frame and mp_stack can be sharded
 -- by frame and stack instead; any() per key then works as it does here.
 
 CREATE TABLE IF NOT EXISTS mp_run (
