@@ -172,8 +172,9 @@ struct server {
 /* Runs a query (readonly); its rows then come from next_row(&s->rows). */
 /* ClickHouse's codes for a query it cannot take as written: with --where
  * given, the user's expression is the likely cause (bad input, exit 2). */
-static int refused_query(int code)
+static int refused_query(int code, const char *msg)
 {
+    if (code == 60 /* UNKNOWN_TABLE */) return !strstr(msg, "mp_");   /* not the store's own */
     static const int codes[] = { 36 /* BAD_ARGUMENTS */, 42 /* NUMBER_OF_ARGUMENTS_DOESNT_MATCH */,
                                  43 /* ILLEGAL_TYPE_OF_ARGUMENT */, 46 /* UNKNOWN_FUNCTION */,
                                  47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 62 /* SYNTAX_ERROR */,
@@ -189,7 +190,12 @@ static int ask(struct server *s, const struct strbuf *sql)
     int rc = ch_query(&s->ch, sql->s, 1, &s->out, s->err, s->errlen);
     s->rows.cur = s->out.s ? s->out.s : "";
     s->rows.end = s->rows.cur + s->out.len;
-    if (rc && s->where && refused_query(s->ch.exception_code)) {
+    if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_")) {
+        snprintf(s->err, s->errlen, "%s: no mallocprof store there (no table mp_runs: push profiles first, "
+                 "or name its database with ?database=)", s->ch.url);
+        return rc;
+    }
+    if (rc && s->where && refused_query(s->ch.exception_code, s->err)) {
         char why[1024];
         snprintf(why, sizeof why, "%s", s->err);
         snprintf(s->err, s->errlen, "--where '%s': the server refused the selection: %s", s->where, why);
@@ -257,7 +263,7 @@ static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
     sb_puts(q, " GROUP BY run, process, stack, thread) GROUP BY stack) AS a ANY LEFT JOIN"
                " (SELECT stack, any(frames) AS frames FROM mp_stack");
     sb_printf(q, " WHERE stack IN (SELECT stack FROM mp_sample WHERE run IN (%s)) GROUP BY stack) AS b USING stack"
-                 " FORMAT TabSeparated", R);
+                 " ORDER BY a.stack FORMAT TabSeparated", R);
 }
 
 /* Its frames: the symbolized copy when pushes disagree. */
@@ -406,16 +412,18 @@ static void run_row(struct build *b, const struct rows *r)
     *run = (struct run){ (int64_t)p->nruns, keep(p, r->f[1].s), f64(r, 2) };
 }
 
+/* Processes and threads get their ids in (run, number) order once all
+ * are read (number_rows): ClickHouse's row order changes as parts merge,
+ * the ids must not. Until then id holds the number within the load and
+ * run_id / the raw process field the run's index. */
 static void process_row(struct build *b, const struct rows *r)
 {
     struct profile *p = b->l.p;
     uint32_t run = run_index(b, u64(r, 0));
     if (run == NONE) return;
-    int created;
-    *idmap_put(&b->proc_id, in_run(run, i64(r, 1)), &created) = (uint32_t)p->nprocs + 1;
     struct process *pr = push_row((void **)&p->procs, &p->nprocs, &b->cap.procs, sizeof *pr);
     *pr = (struct process){
-        .id = (int64_t)p->nprocs, .run_id = run + 1, .pid = i64(r, 2), .ppid = i64(r, 3),
+        .id = i64(r, 1), .run_id = run, .pid = i64(r, 2), .ppid = i64(r, 3),
         .exe = keep(p, r->f[4].s), .cmdline = keep(p, r->f[5].s), .host = keep(p, r->f[6].s),
         .start_time = f64(r, 7), .end_time = f64(r, 8), .settings = keep(p, r->f[9].s),
         .ended = keep(p, r->f[10].s) };
@@ -426,12 +434,48 @@ static void thread_row(struct build *b, const struct rows *r)
 {
     uint32_t run = run_index(b, u64(r, 0));
     if (run == NONE) return;
-    int created;
-    *idmap_put(&b->thread_id, in_run(run, i64(r, 2)), &created) = (uint32_t)b->l.nthreads + 1;
     struct raw_thread *t = push_row((void **)&b->l.rthreads, &b->l.nthreads, &b->cap.threads, sizeof *t);
     *t = (struct raw_thread){
-        .t = { .id = (int64_t)b->l.nthreads, .seq = i64(r, 3), .tid = i64(r, 4), .name = keep(b->l.p, r->f[5].s) },
-        .process = idmap_get(&b->proc_id, in_run(run, i64(r, 1))) };
+        .t = { .id = i64(r, 2), .seq = i64(r, 3), .tid = i64(r, 4), .name = keep(b->l.p, r->f[5].s),
+               .process = run },
+        .process = i64(r, 1) };
+}
+
+static int cmp_process(const void *x, const void *y)
+{
+    const struct process *a = x, *b = y;
+    if (a->run_id != b->run_id) return a->run_id < b->run_id ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static int cmp_thread(const void *x, const void *y)
+{
+    const struct raw_thread *a = x, *b = y;
+    if (a->t.process != b->t.process) return a->t.process < b->t.process ? -1 : 1;
+    return (a->t.id > b->t.id) - (a->t.id < b->t.id);
+}
+
+/* Ids 1..n in (run, number) order, and the maps from (run, number) to them. */
+static void number_rows(struct build *b)
+{
+    struct profile *p = b->l.p;
+    int created;
+    qsort(p->procs, p->nprocs, sizeof *p->procs, cmp_process);
+    for (size_t i = 0; i < p->nprocs; i++) {
+        struct process *pr = &p->procs[i];
+        *idmap_put(&b->proc_id, in_run((uint32_t)pr->run_id, pr->id), &created) = (uint32_t)i + 1;
+        pr->id = (int64_t)i + 1;
+        pr->run_id++;
+    }
+    qsort(b->l.rthreads, b->l.nthreads, sizeof *b->l.rthreads, cmp_thread);
+    for (size_t i = 0; i < b->l.nthreads; i++) {
+        struct raw_thread *t = &b->l.rthreads[i];
+        uint32_t run = t->t.process;
+        *idmap_put(&b->thread_id, in_run(run, t->t.id), &created) = (uint32_t)i + 1;
+        t->t.id = (int64_t)i + 1;
+        uint32_t proc = idmap_get(&b->proc_id, in_run(run, t->process));
+        t->process = proc == NONE ? -1 : (int64_t)proc;
+    }
 }
 
 static void snapshot_row(struct build *b, const struct rows *r)
@@ -495,8 +539,9 @@ static int load_runs(struct server *s, struct build *b)
     if (!rc) rc = each_run_row(s, b, "mp_process", "run, process, pid, ppid, exe, cmdline, host, start_time,"
                                " end_time, settings, ended", 11, process_row);
     if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", 6, thread_row);
-    if (!rc) rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", 7,
-                               snapshot_row);
+    if (rc) return rc;
+    number_rows(b);
+    rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", 7, snapshot_row);
     if (rc) return rc;
     number_snapshots(b);
     return each_run_row(s, b, "mp_totals", "run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive,"
@@ -520,7 +565,7 @@ static int pick_home(struct build *b, int peak, char *err, size_t errlen)
         if (b->home_thread) b->home_snapshot = l->rsnapshots[j].s.id;
     }
     if (b->home_snapshot) return 0;
-    snprintf(err, errlen, "no %s in the selected runs", peak ? "peak snapshot (recorded before format version 3?)"
+    snprintf(err, errlen, "%s: no %s in the selected runs", b->l.p->path, peak ? "peak snapshot (recorded before format version 3?)"
                                                              : "process with a snapshot and a thread");
     return EXIT_BAD_INPUT;
 }
