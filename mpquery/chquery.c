@@ -34,8 +34,8 @@ static void quote(struct strbuf *sb, const char *s)
 }
 
 /* --where must be one expression: quotes closed, parentheses balanced and
- * never closed below the start, no statement separator or comment (which
- * could hide the closing parenthesis mpquery adds). */
+ * never closed below the start, no statement separator, comment or
+ * $-string (which could hide the closing parenthesis mpquery adds). */
 static int where_check(const char *w, char *err, size_t errlen)
 {
     int depth = 0;
@@ -50,7 +50,8 @@ static int where_check(const char *w, char *err, size_t errlen)
         if (*s == '\'' || *s == '"' || *s == '`') q = *s;
         else if (*s == '(') depth++;
         else if (*s == ')' && --depth < 0) break;
-        else if (*s == ';' || (*s == '-' && s[1] == '-') || (*s == '/' && s[1] == '*') || *s == '#') {
+        /* '$': the $$...$$ strings of newer releases, which this check does not read */
+        if (*s == '$' || *s == ';' || (*s == '-' && s[1] == '-') || (*s == '/' && s[1] == '*') || *s == '#') {
             snprintf(err, errlen, "--where '%s': '%c' is not allowed (one expression over the columns of mp_runs)", w, *s);
             return EXIT_BAD_INPUT;
         }
@@ -169,7 +170,6 @@ struct server {
     char *err; size_t errlen;
 };
 
-/* Runs a query (readonly); its rows then come from next_row(&s->rows). */
 /* ClickHouse's codes for a query it cannot take as written: with --where
  * given, the user's expression is the likely cause (bad input, exit 2). */
 static int refused_query(int code, const char *msg)
@@ -184,6 +184,7 @@ static int refused_query(int code, const char *msg)
     return 0;
 }
 
+/* Runs a query (readonly); its rows then come from next_row(&s->rows). */
 static int ask(struct server *s, const struct strbuf *sql)
 {
     s->out.len = 0;
@@ -252,7 +253,7 @@ static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
     for (int i = 0; i < NCOLS; i++) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_cols[i], counter_cols[i]);
     sb_puts(q, " FROM mp_sample");
     if (peak)
-        sb_printf(q, " ANY INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
+        sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
                      " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
     sb_printf(q, " WHERE run IN (%s) AND ", R);
     const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
@@ -260,23 +261,25 @@ static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
     if (peak) sb_puts(q, "(seq = pseq OR (seq < pseq AND ");
     sb_printf(q, chain, R);
     if (peak) sb_puts(q, "))");
-    sb_puts(q, " GROUP BY run, process, stack, thread) GROUP BY stack) AS a ANY LEFT JOIN"
+    sb_puts(q, " GROUP BY run, process, stack, thread) GROUP BY stack) AS a ALL LEFT JOIN"
                " (SELECT stack, any(frames) AS frames FROM mp_stack");
     sb_printf(q, " WHERE stack IN (SELECT stack FROM mp_sample WHERE run IN (%s)) GROUP BY stack) AS b USING stack"
                  " ORDER BY a.stack FORMAT TabSeparated", R);
 }
 
-/* Its frames: the symbolized copy when pushes disagree. */
+/* Its frames: the symbolized copy when pushes disagree, its function,
+ * file and line taken together (one push's). (The joins are ALL: current
+ * ClickHouse releases make ANY INNER JOIN keep one row per key of both
+ * sides.) */
 static void frames_sql(const struct server *s, struct strbuf *q)
 {
-    sb_printf(q, "SELECT frame, any(module), any(build_id), any(offset), any(inline_depth),"
-                 " argMax(function, length(function)), argMax(file, length(function)),"
-                 " argMax(line, length(function)) FROM mp_frame WHERE frame IN"
-                 " (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
-                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame FORMAT TabSeparated", s->runs.s);
+    sb_printf(q, "SELECT frame, module, build_id, offset, inline_depth, tupleElement(sym, 1), tupleElement(sym, 2),"
+                 " tupleElement(sym, 3) FROM (SELECT frame, any(module) AS module, any(build_id) AS build_id,"
+                 " any(offset) AS offset, any(inline_depth) AS inline_depth,"
+                 " argMax(tuple(function, file, line), tuple(length(function), length(file))) AS sym"
+                 " FROM mp_frame WHERE frame IN (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
+                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame) FORMAT TabSeparated", s->runs.s);
 }
-
-
 
 /* Parses "[1,2,3]" into ids. */
 static int parse_array(const char *s, uint64_t **ids, size_t *n, size_t *cap)
@@ -460,14 +463,14 @@ static void number_rows(struct build *b)
 {
     struct profile *p = b->l.p;
     int created;
-    qsort(p->procs, p->nprocs, sizeof *p->procs, cmp_process);
+    if (p->nprocs) qsort(p->procs, p->nprocs, sizeof *p->procs, cmp_process);
     for (size_t i = 0; i < p->nprocs; i++) {
         struct process *pr = &p->procs[i];
         *idmap_put(&b->proc_id, in_run((uint32_t)pr->run_id, pr->id), &created) = (uint32_t)i + 1;
         pr->id = (int64_t)i + 1;
         pr->run_id++;
     }
-    qsort(b->l.rthreads, b->l.nthreads, sizeof *b->l.rthreads, cmp_thread);
+    if (b->l.nthreads) qsort(b->l.rthreads, b->l.nthreads, sizeof *b->l.rthreads, cmp_thread);
     for (size_t i = 0; i < b->l.nthreads; i++) {
         struct raw_thread *t = &b->l.rthreads[i];
         uint32_t run = t->t.process;
@@ -500,7 +503,7 @@ static int cmp_snapshot(const void *x, const void *y)
  * rule needs ids that grow with seq within a process. */
 static void number_snapshots(struct build *b)
 {
-    qsort(b->l.rsnapshots, b->l.nsnapshots, sizeof *b->l.rsnapshots, cmp_snapshot);
+    if (b->l.nsnapshots) qsort(b->l.rsnapshots, b->l.nsnapshots, sizeof *b->l.rsnapshots, cmp_snapshot);
     for (size_t i = 0; i < b->l.nsnapshots; i++) {
         struct raw_snapshot *sn = &b->l.rsnapshots[i];
         sn->s.id = (int64_t)i + 1;
@@ -628,7 +631,7 @@ int server_load(const struct server_opts *o, int side, int peak, struct profile 
     *out = NULL;
     int rc = server_open(&s, o, side, err, errlen);
     struct profile *p = xcalloc(1, sizeof *p);
-    p->path = o->url;
+    p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
     struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
     strtab_init(&b.modules);

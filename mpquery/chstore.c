@@ -38,7 +38,7 @@ static const char *const table_columns[CH_NTABLES] = {
     "run UInt64, process UInt32, seq UInt32, stack UInt64, thread UInt32, ncalls Int64, memtot Int64, "
     "nfree Int64, memlive Int64, maxlive Int64, ntemp Int64, time Int64",
     "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, exe String, "
-    "cmdline String, processes UInt32, rows UInt64",
+    "cmdline String, processes UInt32, snapshots UInt32, rows UInt64",
 };
 
 /* ---------------------------------------------------------------- content addresses */
@@ -419,6 +419,7 @@ static int process_rows(struct ch_writer *w, const struct ch_source *s, uint32_t
     for (size_t i = 0; i < p->nsnapshots && !rc; i++) {
         const struct snapshot *sn = &p->snapshots[i];
         if (p->procs[sn->process].run != r) continue;
+        load->snapshots += !sn->peak;
         u64(o, load->run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
         f64(o, sn->time); str(o, sn->reason); str(o, sn->label); i64(o, sn->profiler_memory);
         rc = row_done(w, CH_SNAPSHOT, err, errlen);
@@ -547,7 +548,7 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     struct ch_row *o = &w->row;
     u64(o, load->run); str(o, p->runs[r].token); f64(o, p->runs[r].start_time); u32(o, w->pushed);
     str(o, s->source); str(o, pr ? pr->host : ""); str(o, pr ? pr->exe : ""); str(o, pr ? pr->cmdline : "");
-    u32(o, load->processes); u64(o, load->rows);
+    u32(o, load->processes); u32(o, load->snapshots); u64(o, load->rows);
     rc = row_done(w, CH_RUN, err, errlen);
     w->uncommitted += built(w) - before;
     return rc;

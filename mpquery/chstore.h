@@ -64,7 +64,7 @@ void ch_source_free(struct ch_source *s);
 /* One load: run r of a profile. */
 struct ch_load {
     uint64_t run;                       /* its id in the store: 64 random bits */
-    uint32_t processes;
+    uint32_t processes, snapshots;      /* snapshots: peaks aside */
     uint64_t rows;                      /* its rows in mp_process, mp_thread, mp_snapshot,
                                            mp_totals, mp_sample (mp_run.rows) */
     uint64_t dict_rows;                 /* and the mp_frame and mp_stack rows it added */

@@ -60,8 +60,12 @@ static const struct cmd_opts push_opts = {
     .missing = "needs a URL and at least one database"
 };
 
-/* A run met: pushed (waiting for its commit) or already stored. */
-struct pending { const char *path; char *token; struct ch_load load; int stored; };
+struct extent { uint32_t processes, snapshots; };
+
+/* A run met: pushed (waiting for its commit) or already stored;
+ * replaces: the store had a less complete copy (had: its processes and
+ * snapshots). */
+struct pending { const char *path; char *token; struct ch_load load; int stored, replaces; struct extent had; };
 
 struct push {
     struct ch c;
@@ -78,6 +82,11 @@ static void report(struct push *x)
         struct pending *r = &x->runs[i];
         if (!quiet && r->stored)
             fprintf(stderr, "mpquery: push: %s: %s: already stored\n", r->path, r->token);
+        else if (!quiet && r->replaces)
+            fprintf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s, replacing the stored copy"
+                    " (%u processes, %u snapshots)\n", r->path, r->token, r->load.processes,
+                    (unsigned long long)(r->load.rows + r->load.dict_rows), dry_run ? " (dry run)" : "",
+                    r->had.processes, r->had.snapshots);
         else if (!quiet)
             fprintf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s\n", r->path, r->token,
                     r->load.processes, (unsigned long long)(r->load.rows + r->load.dict_rows),
@@ -97,6 +106,13 @@ static int commit(struct push *x)
     return 0;
 }
 
+/* a has more of a run than b: more processes, or as many and more
+ * snapshots (the order of view mp_runs) */
+static int more_complete(const struct extent *a, const struct extent *b)
+{
+    return a->processes != b->processes ? a->processes > b->processes : a->snapshots > b->snapshots;
+}
+
 static struct pending *add_run(struct push *x, const char *path, const char *token)
 {
     if (x->nruns == x->cap) x->runs = xrealloc(x->runs, (x->cap = x->cap ? 2 * x->cap : 64) * sizeof *x->runs);
@@ -105,9 +121,21 @@ static struct pending *add_run(struct push *x, const char *path, const char *tok
     return r;
 }
 
-/* Which of p's runs the server has: stored[r] = 1. Tokens go in IN lists
- * of at most 64 KB (ClickHouse parses 256 KB of query at most). */
-static int stored_runs(struct push *x, const struct profile *p, uint8_t *stored)
+/* Each run's processes and snapshots (peaks aside) in a file. */
+static void file_extents(const struct profile *p, struct extent *e)
+{
+    for (size_t i = 0; i < p->nprocs; i++) {
+        const struct process *pr = &p->procs[i];
+        e[pr->run].processes++;
+        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+            e[pr->run].snapshots += !p->snapshots[j].peak;
+    }
+}
+
+/* What the store holds of p's runs: had[r], its processes and snapshots
+ * (0, 0: not stored). Tokens go in IN lists of at most 64 KB (ClickHouse
+ * parses 256 KB of query at most). */
+static int stored_runs(struct push *x, const struct profile *p, struct extent *had)
 {
     struct strtab mine;
     struct strbuf sql = { 0 }, out = { 0 }, field = { 0 };
@@ -116,7 +144,7 @@ static int stored_runs(struct push *x, const struct profile *p, uint8_t *stored)
     int rc = 0;
     for (size_t r = 0; r < p->nruns && !rc;) {
         sql.len = 0;
-        sb_puts(&sql, "SELECT token FROM mp_runs WHERE token IN (");
+        sb_puts(&sql, "SELECT token, processes, snapshots FROM mp_runs WHERE token IN (");
         for (size_t first = r; r < p->nruns && (r == first || sql.len < 65536); r++) {
             if (r > first) sb_puts(&sql, ", ");
             sb_putc(&sql, '\'');
@@ -129,10 +157,13 @@ static int stored_runs(struct push *x, const struct profile *p, uint8_t *stored)
         /* a dry run against a server without the tables: nothing stored */
         if (rc && dry_run && x->c.exception_code == 60) { rc = 0; continue; }
         const char *cur = out.s, *end = out.s + out.len;
-        while (!rc && tsv_field(&cur, end, &field)) {
+        while (!rc && tsv_field(&cur, end, &field) == '\t') {
             size_t before = mine.n;
             uint32_t id = strtab_intern(&mine, field.s, field.len);
-            if (mine.n == before) stored[id] = 1;
+            struct extent e = { 0 };
+            if (tsv_field(&cur, end, &field) == '\t') e.processes = (uint32_t)strtoul(field.s, NULL, 10);
+            if (tsv_field(&cur, end, &field)) e.snapshots = (uint32_t)strtoul(field.s, NULL, 10);
+            if (mine.n == before) had[id] = e;
         }
     }
     if (rc) error(rc, "%s", x->err);
@@ -152,8 +183,9 @@ static int push_file(struct push *x, const char *path)
     int rc = profile_load(path, &p, 1, err, sizeof err);
     if (rc) return error(rc, "%s: %s", path, err);
     x->files++;
-    uint8_t *stored = xcalloc(p->nruns, 1);
-    rc = stored_runs(x, p, stored);
+    struct extent *had = xcalloc(p->nruns, sizeof *had), *has = xcalloc(p->nruns, sizeof *has);
+    rc = stored_runs(x, p, had);
+    file_extents(p, has);
     char *real = realpath(path, NULL);
     struct ch_source s;
     ch_source_init(&s, p, real ? real : path);
@@ -162,14 +194,19 @@ static int push_file(struct push *x, const char *path)
         size_t before = x->tokens.n;
         strtab_intern(&x->tokens, token, strlen(token));
         struct pending *run = add_run(x, path, token);
-        run->stored = stored[r] || x->tokens.n == before;
+        /* a copy with more of the run than the store's is a new load, which
+         * view mp_runs then shows (schema/clickhouse.sql) */
+        run->had = had[r];
+        run->replaces = more_complete(&has[r], &had[r]) && (had[r].processes || had[r].snapshots);
+        run->stored = !more_complete(&has[r], &had[r]) || x->tokens.n == before;
         if (!run->stored && (rc = ch_write_run(&x->w, &s, r, &run->load, x->err, sizeof x->err)))
             error(rc, "%s", x->err);
         if (!rc && (x->w.uncommitted >= BATCH || x->nruns >= BATCH_RUNS)) rc = commit(x);
     }
     ch_source_free(&s);
     free(real);
-    free(stored);
+    free(had);
+    free(has);
     profile_free(p);
     return rc;
 }

@@ -13,9 +13,12 @@
 --     process; snapshots keep their seq).
 --   * A load commits by its row in mp_run, written after all its other
 --     rows: rows of a load without one (an interrupted push) are never
---     read. Pushing a token again stores nothing (push asks mp_runs first);
---     if two pushes of one token race, view mp_runs shows one of them (the
---     smaller run id), so every reader sees each token once.
+--     read. Pushing a token again stores nothing (push asks mp_runs first),
+--     unless the file holds more of the run (more processes, or as many
+--     and more snapshots: a copy taken while it ran, then the final file):
+--     that copy is a new load. View mp_runs shows one load per token, the
+--     one with the most (processes, snapshots), ties (two pushes that
+--     raced) the smaller run id, so every reader sees each token once.
 --   * Frames and stacks are content-addressed, so that runs from any file
 --     share them: frame = FNV-1a 64 of (module path, build id, offset,
 --     inline depth), of ('[tag]', name) for a [tag] frame; stack = FNV-1a 64
@@ -40,8 +43,9 @@
 --       ENGINE = Distributed(mallocprof_cluster, default, mp_sample_local, run);
 --
 -- (mallocprof_cluster is a cluster of the servers' <remote_servers>
--- configuration.) Readers select runs with subqueries over these tables:
--- give the URL &distributed_product_mode=global. The dictionaries mp_frame and mp_stack can be sharded
+-- configuration.) Readers select runs with subqueries over these tables,
+-- and a push's mp_run row must land after its other rows: give the URL
+-- &distributed_product_mode=global&insert_distributed_sync=1. The dictionaries mp_frame and mp_stack can be sharded
 -- by frame and stack instead; any() per key then works as it does here.
 
 CREATE TABLE IF NOT EXISTS mp_run (
@@ -54,13 +58,15 @@ CREATE TABLE IF NOT EXISTS mp_run (
     exe         String,
     cmdline     String,
     processes   UInt32,
+    snapshots   UInt32,     -- of its processes, peak snapshots aside
     rows        UInt64      -- the load's rows in mp_process, mp_thread, mp_snapshot, mp_totals
                             -- and mp_sample (count() WHERE run = R: the load is whole)
 ) ENGINE = MergeTree() ORDER BY (token, run)
 ;
--- The runs a reader sees: one load per token.
+-- The runs a reader sees: one load per token, the most complete.
 CREATE VIEW IF NOT EXISTS mp_runs AS
-SELECT * FROM mp_run WHERE run IN (SELECT min(run) FROM mp_run GROUP BY token)
+SELECT * FROM mp_run WHERE run IN
+    (SELECT argMax(run, tuple(processes, snapshots, 18446744073709551615 - run)) FROM mp_run GROUP BY token)
 ;
 CREATE TABLE IF NOT EXISTS mp_process (
     run         UInt64,

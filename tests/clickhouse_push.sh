@@ -281,6 +281,29 @@ assert_eq "$(cat twice.err | wc -l)" 1 "-q: only the last line"
 "$MPQ" push --dry-run "$CH_URL" c.db 2>dry.err || fail "--dry-run failed"
 assert_match "$(cat dry.err)" 't-peak: already stored' "--dry-run asks the server"
 
+# ---------------------------------------------------------------- a more complete copy
+# c.db as it was while the run went on (without its exit snapshot and
+# what came after), pushed first; the final file then replaces it (a new
+# load that view mp_runs shows), and pushing either again stores nothing
+cp c.db part.db
+cut="(SELECT id FROM snapshot WHERE seq >= (SELECT max(seq) FROM snapshot WHERE reason != 'peak'))"
+q part.db "DELETE FROM sample WHERE snapshot IN $cut; DELETE FROM totals WHERE snapshot IN $cut;
+           DELETE FROM hist WHERE snapshot IN $cut; DELETE FROM stack_hist WHERE snapshot IN $cut;
+           DELETE FROM snapshot WHERE id IN $cut"
+part_snaps=$(q part.db "SELECT count(*) FROM snapshot WHERE reason != 'peak'")
+full_snaps=$(q c.db "SELECT count(*) FROM snapshot WHERE reason != 'peak'")
+[ "$part_snaps" -lt "$full_snaps" ] || fail "part.db should have fewer snapshots ($part_snaps, $full_snaps)"
+chc "CREATE DATABASE partial"
+"$MPQ" push "${CH_URL}?database=partial" part.db 2>part.err || fail "push part.db failed: $(cat part.err)"
+"$MPQ" push "${CH_URL}?database=partial" c.db 2>full.err || fail "push c.db failed: $(cat full.err)"
+assert_match "$(head -n 1 full.err)" "t-peak: 1 processes, [0-9]+ rows, replacing the stored copy \(1 processes, $part_snaps snapshots\)\$" \
+    "the final file replaces the copy taken while the run went on"
+assert_eq "$(chc "SELECT count(), any(snapshots) FROM mp_runs" --database partial)" "1	$full_snaps" "mp_runs: the final copy, once"
+"$MPQ" push "${CH_URL}?database=partial" part.db c.db 2>part2.err || fail "push again failed"
+assert_eq "$(grep -c ': already stored$' part2.err)" 2 "either copy again: already stored"
+assert_eq "$("$MPQ" top --functions --server "${CH_URL}?database=partial" -n 0 --no-pager)" \
+    "$("$MPQ" top --functions c.db -n 0 --no-pager)" "--server answers as the final file"
+
 # ---------------------------------------------------------------- hostile names
 # tabs, newlines, CR, backslashes, quotes and invalid UTF-8 in function
 # names, cmdlines, thread names, labels and the tokens (the IN list of the
