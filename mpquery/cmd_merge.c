@@ -5,6 +5,7 @@
 #include "mpquery.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,13 +42,6 @@ static const struct opt opts[] = {
     { 0 },
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* OUT is a file to replace, or nothing yet. */
 static int check_out(const char *path)
 {
@@ -66,6 +60,26 @@ static mode_t new_file_mode(void)
     return 0666 & ~mask;
 }
 
+/* On disk before it replaces OUT (the build wrote with synchronous=OFF):
+ * a crash after the rename then finds the whole new file, never a
+ * truncated one in place of the old. */
+static int sync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY), rc = fd < 0 ? -1 : fsync(fd);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* The rename itself on disk: its directory synced. */
+static int sync_dir(const char *path)
+{
+    char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    int rc = sync_path(slash ? dir : ".");
+    free(dir);
+    return rc;
+}
+
 int cmd_merge(int argc, char **argv)
 {
     struct common c;
@@ -76,7 +90,7 @@ int cmd_merge(int argc, char **argv)
     if (rc != PARSE_OK) return rc;
     if (!out) return usage_error(c.cmd, "missing -o OUT");
     if ((rc = check_out(out))) return rc;
-    double start = now();
+    double start = monotonic_seconds();
     char err[4400];
     const char *tmp;
     struct strbuf prefix = { 0 };
@@ -91,7 +105,7 @@ int cmd_merge(int argc, char **argv)
         return error(rc, "%s", err);
     }
     merge_stats_free(&st);
-    if (chmod(tmp, new_file_mode()) != 0 || rename(tmp, out) != 0) {
+    if (chmod(tmp, new_file_mode()) != 0 || sync_path(tmp) != 0 || rename(tmp, out) != 0 || sync_dir(out) != 0) {
         rc = error(EXIT_FAILED, "%s: cannot replace it (%s)", out, strerror(errno));
         temp_forget(tmp, 1);
         return rc;
@@ -100,6 +114,6 @@ int cmd_merge(int argc, char **argv)
     fprintf(stderr, "mpquery: merged %zu file%s into %s: %lld run%s (%lld already there), %lld process%s, "
             "%lld stacks, %lld sample rows in %.2f s\n", n, n == 1 ? "" : "s", out, (long long)st.runs,
             st.runs == 1 ? "" : "s", (long long)st.runs_shared, (long long)st.processes,
-            st.processes == 1 ? "" : "es", (long long)st.stacks, (long long)st.samples, now() - start);
+            st.processes == 1 ? "" : "es", (long long)st.stacks, (long long)st.samples, monotonic_seconds() - start);
     return 0;
 }

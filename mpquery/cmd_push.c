@@ -211,20 +211,13 @@ static int push_file(struct push *x, const char *path)
     return rc;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int cmd_push(int argc, char **argv)
 {
     struct common c;
     int rc = parse_options(&c, &push_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (argc - optind < 2) return usage_error("push", "needs a URL and at least one database");
-    double start = now();
+    double start = monotonic_seconds();
     struct push x = { 0 };
     rc = ch_open(&x.c, argv[optind], x.err, sizeof x.err);
     if (!rc && !dry_run) rc = ch_create_schema(&x.c, x.err, sizeof x.err);
@@ -242,7 +235,7 @@ int cmd_push(int argc, char **argv)
     if (!rc) rc = commit(&x);
     for (size_t i = 0; i < x.nruns; i++) free(x.runs[i].token);    /* not stored: not reported */
     if (!rc) {
-        double t = now() - start;
+        double t = monotonic_seconds() - start;
         fprintf(stderr, "mpquery: push: %s %llu runs (%llu already stored) from %llu files: %llu rows in %.2f s "
                 "(%.0f rows/s, %.1f runs/s)\n", dry_run ? "would push" : "pushed",
                 (unsigned long long)x.pushed, (unsigned long long)x.stored, (unsigned long long)x.files,

@@ -336,13 +336,6 @@ static int rebuild_stacks(struct sym *s, size_t *nodes)
 
 /* ---------------------------------------------------------------- command */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void report(const struct sym *s, double secs, int dry_run, int reshaped, size_t nodes)
 {
     printf("%s: %zu addresses of %zu modules resolved in %.3f s (%.0f addresses/s)%s\n", s->path,
@@ -360,7 +353,7 @@ static void report(const struct sym *s, double secs, int dry_run, int reshaped, 
  * ROLLBACK for a dry run or on any error. */
 static int symbolize(struct sym *s, int dry_run)
 {
-    double t0 = now();
+    double t0 = monotonic_seconds();
     int rc = db_fail(s, symdb_exec(&s->db, "BEGIN IMMEDIATE"));
     if (rc) return rc;
     rc = load(s);
@@ -383,7 +376,7 @@ static int symbolize(struct sym *s, int dry_run)
         symdb_exec(&s->db, "ROLLBACK");
         return rc;
     }
-    report(s, now() - t0, dry_run, reshaped, nodes);
+    report(s, monotonic_seconds() - t0, dry_run, reshaped, nodes);
     return 0;
 }
 

@@ -148,8 +148,8 @@ static int parse_url(struct ch *c, const char *url, char *err, size_t errlen)
 static void set_shown_url(struct ch *c, const char *url)
 {
     c->url = url;
-    const char *auth = url + 7, *end = auth + strcspn(auth, "/?#"), *at = NULL, *colon;
     if (strncasecmp(url, "http://", 7)) return;
+    const char *auth = url + 7, *end = auth + strcspn(auth, "/?#"), *at = NULL, *colon;
     for (const char *s = auth; s < end; s++)
         if (*s == '@') at = s;
     if (!at || !(colon = memchr(auth, ':', (size_t)(at - auth)))) return;
@@ -339,7 +339,7 @@ struct response {
  * or the connection ended: r->total tells whether anything came). */
 static int read_head(struct reader *r, struct response *h)
 {
-    for (;;) {
+    for (int informational = 0; informational < 8; informational++) {
         const char *line = read_line(r);
         int minor;
         *h = (struct response){ .length = -1 };
@@ -369,6 +369,7 @@ static int read_head(struct reader *r, struct response *h)
         if (!line) return -1;
         if (h->status >= 200) return 0;
     }
+    return -1;      /* 1xx answers without end: not a server to wait for */
 }
 
 /* A chunked body into out (at most keep bytes kept); 0 or -1. */
@@ -432,7 +433,7 @@ static int read_body_of(struct ch *c, struct reader *r, struct response *h, stru
                         char *err, size_t errlen)
 {
     struct strbuf ebody = { 0 }, *dst = h->status == 200 ? out : &ebody;
-    size_t keep = h->status == 200 ? SIZE_MAX : ERROR_BODY_MAX;
+    size_t keep = h->status != 200 ? ERROR_BODY_MAX : c->answer_max ? c->answer_max : SIZE_MAX;
     int rc = 0, body_rc = h->status == 204 || h->status == 304 ? 0        /* no body */
                         : h->chunked ? read_chunked(r, dst, keep)
                         : read_body(r, h->length >= 0 ? h->length : (h->close = 1, -1), dst, keep);
@@ -484,6 +485,7 @@ static int read_answer(struct ch *c, int reused, int answered, struct strbuf *ou
         /* not reusable: the server stopped reading our request midway, or
          * sent bytes beyond its answer */
         if (h.close || answered || r->pos != r->len) ch_close(c);
+        c->idle_since = monotonic_seconds();
     }
     if (rc) ch_close(c);
     free(r);
@@ -497,7 +499,10 @@ static int exchange(struct ch *c, const struct strbuf *head, const char *body, s
 {
     int reused = c->fd >= 0, rc;
     *retry = 0;
-    if (reused && wait_fd(c->fd, POLLIN, 0, NULL) != 0) {  /* closed while idle (or junk): a fresh one */
+    /* closed while idle (or junk), or idle long enough that the server may
+     * close it as the request goes (ClickHouse's keep-alive is 3 s): a
+     * fresh one, so that a request that cannot be sent twice is sent once */
+    if (reused && (wait_fd(c->fd, POLLIN, 0, NULL) != 0 || monotonic_seconds() - c->idle_since > 1.0)) {
         ch_close(c);
         reused = 0;
     }
@@ -529,7 +534,7 @@ static void url_encode(struct strbuf *sb, const char *s)
  * with statements, not with /ping), with the body (NULL: none); the
  * answer's body appended to out. */
 static int request(struct ch *c, const char *method, const char *what, int params, const char *extra,
-                   const char *body, size_t len, struct strbuf *out, char *err, size_t errlen)
+                   const char *body, size_t len, int idempotent, struct strbuf *out, char *err, size_t errlen)
 {
     struct strbuf head = { 0 };
     sb_printf(&head, "%s %s%s", method, c->path, what);
@@ -548,7 +553,7 @@ static int request(struct ch *c, const char *method, const char *what, int param
     sb_add(out, "", 0);         /* NUL-terminated even when nothing comes */
     c->status = c->exception_code = 0;
     int retry, rc = exchange(c, &head, body, len, out, &retry, err, errlen);
-    if (rc && retry) {
+    if (rc && retry && idempotent) {
         out->len = start;
         out->s[start] = 0;
         rc = exchange(c, &head, body, len, out, &retry, err, errlen);
@@ -564,7 +569,7 @@ static int request(struct ch *c, const char *method, const char *what, int param
 int ch_query(struct ch *c, const char *sql, int readonly, struct strbuf *out, char *err, size_t errlen)
 {
     return request(c, "POST", "", 1, readonly ? "wait_end_of_query=1&readonly=1" : "wait_end_of_query=1",
-                   sql, strlen(sql), out, err, errlen);
+                   sql, strlen(sql), 1, out, err, errlen);
 }
 
 int ch_insert(struct ch *c, const char *statement, const char *data, size_t len, char *err, size_t errlen)
@@ -572,7 +577,8 @@ int ch_insert(struct ch *c, const char *statement, const char *data, size_t len,
     struct strbuf extra = { 0 }, out = { 0 };
     sb_puts(&extra, "query=");
     url_encode(&extra, statement);
-    int rc = request(c, "POST", "", 1, extra.s, data, len, &out, err, errlen);
+    /* never sent twice: a proxy may have passed it on before it failed */
+    int rc = request(c, "POST", "", 1, extra.s, data, len, 0, &out, err, errlen);
     sb_free(&extra);
     sb_free(&out);
     return rc;
@@ -603,7 +609,9 @@ int ch_open(struct ch *c, const char *url, char *err, size_t errlen)
     if (!rc) rc = parse_url(c, url, err, errlen);
     if (rc) return rc;
     struct strbuf out = { 0 };
-    rc = request(c, "GET", "ping", 0, NULL, NULL, 0, &out, err, errlen);
+    c->answer_max = 4096;       /* "Ok.\n": anything longer is not ClickHouse */
+    rc = request(c, "GET", "ping", 0, NULL, NULL, 0, 1, &out, err, errlen);
+    c->answer_max = 0;
     if (!rc && strcmp(out.s, "Ok.\n")) {
         char msg[128];
         server_text(c, out.s, out.len < 100 ? out.len : 100, msg, sizeof msg);

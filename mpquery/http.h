@@ -25,6 +25,8 @@ struct ch {                    /* one ClickHouse server, from its URL */
      * else the body's "Code: N"; 0: none) */
     int status, exception_code;
     int fd;                    /* the kept-alive connection, -1: none */
+    double idle_since;         /* when its latest answer ended (monotonic_seconds) */
+    size_t answer_max;         /* 0, or the most of a 200 answer's body kept (ch_open's ping) */
     char shown_url[1024];
 };
 

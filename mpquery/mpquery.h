@@ -36,6 +36,8 @@ void *xrealloc(void *p, size_t n);
 /* n uint32_t indexes, all NONE. */
 uint32_t *none_array(size_t n);
 char *xstrdup(const char *s);
+/* CLOCK_MONOTONIC in seconds, for durations. */
+double monotonic_seconds(void);
 /* "mpquery: ..." on stderr; returns `code` so that commands can
  * `return error(2, "%s: ...", path)`. */
 int error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A size of 0 asks for 1 byte: NULL then always means out of memory, and
@@ -358,4 +359,11 @@ size_t select_top(uint32_t *items, size_t n, size_t k,
     }
     qsort_r(items, k, sizeof *items, sort_cmp, &sc);
     return k;
+}
+
+double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
