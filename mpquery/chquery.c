@@ -23,16 +23,6 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- the selection */
-static void quote(struct strbuf *sb, const char *s)
-{
-    sb_putc(sb, '\'');
-    for (; *s; s++) {
-        if (*s == '\'' || *s == '\\') sb_putc(sb, '\\');
-        sb_putc(sb, *s);
-    }
-    sb_putc(sb, '\'');
-}
-
 /* --where must be one expression: quotes closed, parentheses balanced and
  * never closed below the start, no statement separator, comment or
  * $-string (which could hide the closing parenthesis mpquery adds). */
@@ -107,15 +97,15 @@ static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, c
         struct strbuf slash = { 0 };
         sb_printf(&slash, "/%s", o->exe);
         sb_puts(sql, " AND (exe = ");
-        quote(sql, o->exe);
+        ch_quote(sql, o->exe);
         sb_puts(sql, " OR endsWith(exe, ");
-        quote(sql, slash.s);
+        ch_quote(sql, slash.s);
         sb_puts(sql, "))");
         sb_free(&slash);
     }
     if (o->host) {
         sb_puts(sql, " AND host = ");
-        quote(sql, o->host);
+        ch_quote(sql, o->host);
     }
     if (o->since) {
         double t;

@@ -5,6 +5,7 @@
  * is sent only by ch_commit, after every other row built before it, so a
  * reader that starts from mp_runs never sees part of a run. */
 #include "chstore.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,21 +43,12 @@ static const char *const table_columns[CH_NTABLES] = {
 };
 
 /* ---------------------------------------------------------------- content addresses */
-#define FNV_BASIS 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * FNV_PRIME;
-    return h;
-}
-
 /* v as `bytes` bytes, little-endian */
 static inline uint64_t fnv_le(uint64_t h, uint64_t v, int bytes)
 {
-    for (int i = 0; i < bytes; i++, v >>= 8) h = (h ^ (v & 0xff)) * FNV_PRIME;
-    return h;
+    unsigned char le[8];
+    for (int i = 0; i < bytes; i++, v >>= 8) le[i] = (unsigned char)(v & 0xff);
+    return fnv1a_more(h, le, (size_t)bytes);
 }
 
 static int is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
@@ -64,8 +56,8 @@ static int is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
 /* The hash of a module's part of its frames' ids: path, NUL, build id, NUL. */
 static uint64_t module_prefix(const struct module *m)
 {
-    uint64_t h = fnv_bytes(FNV_BASIS, m->path, strlen(m->path) + 1);
-    return fnv_bytes(h, m->build_id, strlen(m->build_id) + 1);
+    uint64_t h = fnv1a_more(FNV_BASIS, m->path, strlen(m->path) + 1);
+    return fnv1a_more(h, m->build_id, strlen(m->build_id) + 1);
 }
 
 /* A frame's id from its module's prefix (module_prefix, or unused for a tag). */
@@ -73,7 +65,7 @@ static uint64_t frame_id(const struct profile *p, const struct frame *f, uint64_
 {
     if (is_tag(&p->modules[f->module])) {
         const char *name = f->function == NONE ? "" : p->functions[f->function];
-        return fnv_bytes(fnv_bytes(FNV_BASIS, "[tag]", 6), name, strlen(name));
+        return fnv1a_more(fnv1a_more(FNV_BASIS, "[tag]", 6), name, strlen(name));
     }
     return fnv_le(fnv_le(prefix, (uint64_t)f->offset, 8), (uint32_t)f->inline_depth, 4);
 }

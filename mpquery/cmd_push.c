@@ -147,9 +147,7 @@ static int stored_runs(struct push *x, const struct profile *p, struct extent *h
         sb_puts(&sql, "SELECT token, processes, snapshots FROM mp_runs WHERE token IN (");
         for (size_t first = r; r < p->nruns && (r == first || sql.len < 65536); r++) {
             if (r > first) sb_puts(&sql, ", ");
-            sb_putc(&sql, '\'');
-            tsv_escape(&sql, p->runs[r].token);     /* \\ and \' as a string literal wants them */
-            sb_putc(&sql, '\'');
+            ch_quote(&sql, p->runs[r].token);
         }
         sb_putc(&sql, ')');
         out.len = 0;

@@ -680,3 +680,10 @@ void tsv_escape(struct strbuf *sb, const char *s)
         s++;
     }
 }
+
+void ch_quote(struct strbuf *sb, const char *s)
+{
+    sb_putc(sb, '\'');
+    tsv_escape(sb, s);
+    sb_putc(sb, '\'');
+}

@@ -51,5 +51,7 @@ int ch_insert(struct ch *c, const char *statement, const char *data, size_t len,
 int tsv_field(const char **cur, const char *end, struct strbuf *field);
 /* \\ \t \n \r and \' escaped as ClickHouse reads them (a C string has no \0) */
 void tsv_escape(struct strbuf *sb, const char *s);
+/* s as a ClickHouse string literal: quoted, escaped as tsv_escape does. */
+void ch_quote(struct strbuf *sb, const char *s);
 
 #endif
