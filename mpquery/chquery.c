@@ -302,13 +302,6 @@ struct build {
     struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules; } cap;
 };
 
-static void *grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap) return arr;
-    *cap = *cap ? *cap * 2 : 64;
-    return xrealloc(arr, *cap * size);
-}
-
 static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
 
 /* One frame row of frames_sql. */
@@ -321,11 +314,11 @@ static void add_frame(struct build *b, const struct rows *r)
     uint32_t m = strtab_intern(&b->modules, key.s, key.len);
     sb_free(&key);
     if (m == p->nmodules) {
-        p->modules = grow(p->modules, p->nmodules, &b->cap.modules, sizeof *p->modules);
+        p->modules = array_grow(p->modules, p->nmodules, &b->cap.modules, sizeof *p->modules);
         p->modules[p->nmodules++] = (struct module){ .id = m + 1, .path = keep(p, r->f[1].s),
                                                       .build_id = keep(p, r->f[2].s) };
     }
-    struct raw_frame *f = grow(b->l.rframes, b->l.nframes, &b->cap.frames, sizeof *f);
+    struct raw_frame *f = array_grow(b->l.rframes, b->l.nframes, &b->cap.frames, sizeof *f);
     b->l.rframes = f;
     f += b->l.nframes;
     *f = (struct raw_frame){ .id = (int64_t)b->l.nframes + 1, .module = m + 1, .offset = i64(r, 3),
@@ -351,7 +344,7 @@ static int64_t stack_node(struct build *b, int64_t parent, uint32_t frame)
     int created;
     uint32_t *v = idmap_put(&b->nodes, (uint64_t)parent << 32 | (frame + 1), &created);
     if (!created) return *v;
-    b->l.rstacks = grow(b->l.rstacks, b->l.nstacks, &b->cap.stacks, sizeof *b->l.rstacks);
+    b->l.rstacks = array_grow(b->l.rstacks, b->l.nstacks, &b->cap.stacks, sizeof *b->l.rstacks);
     int64_t id = (int64_t)b->l.nstacks + 1;
     b->l.rstacks[b->l.nstacks++] = (struct raw_stack){ id, parent, frame + 1 };
     *v = (uint32_t)id;
@@ -391,7 +384,7 @@ static int each_run_row(struct server *s, struct build *b, const char *table, co
 
 static void *push_row(void **arr, size_t *n, size_t *cap, size_t size)
 {
-    *arr = grow(*arr, *n, cap, size);
+    *arr = array_grow(*arr, *n, cap, size);
     return (char *)*arr + (*n)++ * size;
 }
 
@@ -594,7 +587,7 @@ static int load_stacks(struct server *s, struct build *b, int peak, struct raw_s
             node = f == NONE ? -1 : stack_node(b, node, f);
         }
         if (node < 0) { got = -1; break; }
-        *raws = grow(*raws, *nraws, &cap_raws, sizeof **raws);
+        *raws = array_grow(*raws, *nraws, &cap_raws, sizeof **raws);
         struct raw_sample *raw = &(*raws)[(*nraws)++];
         *raw = (struct raw_sample){ .snapshot = b->home_snapshot, .stack = node, .thread = b->home_thread };
         for (int i = 0; i < NCOLS; i++) raw->c.v[counter_of_col[i]] = i64(&s->rows, 1 + (size_t)i);

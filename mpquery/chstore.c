@@ -51,8 +51,6 @@ static inline uint64_t fnv_le(uint64_t h, uint64_t v, int bytes)
     return fnv1a_more(h, le, (size_t)bytes);
 }
 
-static int is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
-
 /* The hash of a module's part of its frames' ids: path, NUL, build id, NUL. */
 static uint64_t module_prefix(const struct module *m)
 {
@@ -63,7 +61,7 @@ static uint64_t module_prefix(const struct module *m)
 /* A frame's id from its module's prefix (module_prefix, or unused for a tag). */
 static uint64_t frame_id(const struct profile *p, const struct frame *f, uint64_t prefix)
 {
-    if (is_tag(&p->modules[f->module])) {
+    if (module_is_tag(&p->modules[f->module])) {
         const char *name = f->function == NONE ? "" : p->functions[f->function];
         return fnv1a_more(fnv1a_more(FNV_BASIS, "[tag]", 6), name, strlen(name));
     }

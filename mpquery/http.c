@@ -485,7 +485,6 @@ static int read_answer(struct ch *c, int reused, int answered, struct strbuf *ou
         /* not reusable: the server stopped reading our request midway, or
          * sent bytes beyond its answer */
         if (h.close || answered || r->pos != r->len) ch_close(c);
-        c->idle_since = monotonic_seconds();
     }
     if (rc) ch_close(c);
     free(r);
@@ -494,15 +493,15 @@ static int read_answer(struct ch *c, int reused, int answered, struct strbuf *ou
 
 /* Sends one request on the kept-alive connection (a new one when there is
  * none, or the server closed it while idle) and reads the answer. */
-static int exchange(struct ch *c, const struct strbuf *head, const char *body, size_t len,
+static int exchange(struct ch *c, const struct strbuf *head, const char *body, size_t len, int idempotent,
                     struct strbuf *out, int *retry, char *err, size_t errlen)
 {
     int reused = c->fd >= 0, rc;
     *retry = 0;
-    /* closed while idle (or junk), or idle long enough that the server may
-     * close it as the request goes (ClickHouse's keep-alive is 3 s): a
-     * fresh one, so that a request that cannot be sent twice is sent once */
-    if (reused && (wait_fd(c->fd, POLLIN, 0, NULL) != 0 || monotonic_seconds() - c->idle_since > 1.0)) {
+    /* closed while idle (or junk): a fresh one; and always for a request
+     * that must not be sent twice (an INSERT), which a kept-alive
+     * connection the server closes as it arrives would leave in doubt */
+    if (reused && (!idempotent || wait_fd(c->fd, POLLIN, 0, NULL) != 0)) {
         ch_close(c);
         reused = 0;
     }
@@ -552,11 +551,11 @@ static int request(struct ch *c, const char *method, const char *what, int param
     size_t start = out->len;
     sb_add(out, "", 0);         /* NUL-terminated even when nothing comes */
     c->status = c->exception_code = 0;
-    int retry, rc = exchange(c, &head, body, len, out, &retry, err, errlen);
+    int retry, rc = exchange(c, &head, body, len, idempotent, out, &retry, err, errlen);
     if (rc && retry && idempotent) {
         out->len = start;
         out->s[start] = 0;
-        rc = exchange(c, &head, body, len, out, &retry, err, errlen);
+        rc = exchange(c, &head, body, len, idempotent, out, &retry, err, errlen);
     }
     if (rc) {
         out->len = start;

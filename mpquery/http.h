@@ -1,8 +1,10 @@
 /* A minimal HTTP/1.1 client for ClickHouse's HTTP interface (http.c): one
  * server from its URL, one statement per request, the SQL or the INSERT's
  * rows in the POST body; responses with Content-Length, chunked or ended
- * by close; one kept-alive connection reused between requests. No TLS, no
- * libcurl. Also the TabSeparated format, both ways.
+ * by close; one kept-alive connection reused between queries, and an
+ * INSERT on a fresh one (sent once: never again after a failure that
+ * leaves in doubt whether the server got it). No TLS, no libcurl. Also
+ * the TabSeparated format, both ways.
  *
  * Every function returns 0, or EXIT_BAD_INPUT (a bad URL) / EXIT_FAILED
  * (anything the network or the server did) with one line in err that
@@ -25,7 +27,6 @@ struct ch {                    /* one ClickHouse server, from its URL */
      * else the body's "Code: N"; 0: none) */
     int status, exception_code;
     int fd;                    /* the kept-alive connection, -1: none */
-    double idle_since;         /* when its latest answer ended (monotonic_seconds) */
     size_t answer_max;         /* 0, or the most of a 200 answer's body kept (ch_open's ping) */
     char shown_url[1024];
 };

@@ -176,17 +176,6 @@ static void put(struct merge *m, int table, const struct val *v, size_t n)
     if (b->n == BATCH_ROWS) batch_flush(m, table);
 }
 
-/* Grows *arr (of `size`-byte elements) to hold index n; new elements zeroed. */
-static void *grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap) return arr;
-    size_t old = *cap;
-    while (*cap <= n) *cap = *cap ? 2 * *cap : 256;
-    arr = xrealloc(arr, *cap * size);
-    memset((char *)arr + old * size, 0, (*cap - old) * size);
-    return arr;
-}
-
 /* Interns key into t; *created when it is new. Returns its id (0-based). */
 static uint32_t intern(struct strtab *t, const void *key, size_t len, int *created)
 {
@@ -207,7 +196,7 @@ static uint32_t proc_key(struct merge *m, const char *token, int64_t pid, double
     uint32_t id = intern(&m->proc_keys, k.s, k.len, created);
     sb_free(&k);
     if (*created) {
-        m->kept = grow(m->kept, id, &m->kept_cap, sizeof *m->kept);
+        m->kept = array_grow(m->kept, id, &m->kept_cap, sizeof *m->kept);
         m->kept[id].input = -1;
     }
     return id;
@@ -257,7 +246,7 @@ static void map_runs(struct merge *m, struct input *in)
         int created;
         uint32_t g = intern(&m->tokens, p->runs[r].token, strlen(p->runs[r].token), &created);
         if (created) {
-            m->runs = grow(m->runs, g, &m->runs_cap, sizeof *m->runs);
+            m->runs = array_grow(m->runs, g, &m->runs_cap, sizeof *m->runs);
             m->runs[g] = (struct out_run){ m->tokens.str[g], p->runs[r].start_time, -1, 0, 0 };
         }
         struct out_run *o = &m->runs[g];
@@ -285,7 +274,7 @@ static void map_processes(struct merge *m, struct input *in)
         if (m->kept[k].input < 0)       /* new since the first pass: the file grew */
             m->kept[k] = (struct copy){ (int)m->cur, pr->id, pr->nsnapshots };
         if (m->kept[k].input != (int)m->cur || m->kept[k].id != pr->id) continue;
-        m->procs = grow(m->procs, m->nprocs, &m->procs_cap, sizeof *m->procs);
+        m->procs = array_grow(m->procs, m->nprocs, &m->procs_cap, sizeof *m->procs);
         struct out_process *o = &m->procs[m->nprocs++];
         o->pr = *pr;
         o->pr.id = in->proc[i] = (int64_t)m->nprocs;
@@ -336,7 +325,7 @@ static uint32_t frame_id(struct merge *m, uint32_t module, int64_t offset, int32
     struct { uint32_t module; int32_t depth; int64_t offset; } k = { module, depth, offset };
     uint32_t id = intern(&m->frame_keys, &k, sizeof k, created);
     if (*created) {
-        m->frames = grow(m->frames, id, &m->frames_cap, sizeof *m->frames);
+        m->frames = array_grow(m->frames, id, &m->frames_cap, sizeof *m->frames);
         m->frames[id] = (struct out_frame){ .module = module, .offset = offset, .inline_depth = depth };
     }
     return id + 1;
@@ -369,7 +358,7 @@ static void map_frames(struct merge *m, struct input *in)
         uint32_t function = fr->function == NONE ? 0 : in->function[fr->function];
         uint32_t file = fr->file == NONE ? 0 : in->file[fr->file];
         int created;
-        if (function && !strcmp(p->modules[fr->module].path, "[tag]"))
+        if (function && module_is_tag(&p->modules[fr->module]))
             in->frame[f] = tag_frame_id(m, module, function, fr->inline_depth, p->functions[fr->function], &created);
         else
             in->frame[f] = frame_id(m, module, fr->offset, fr->inline_depth, &created);
@@ -389,7 +378,7 @@ static uint32_t new_stack(struct merge *m, uint32_t parent, uint32_t frame)
         return 0;
     }
     uint32_t id = ++m->nstacks;
-    m->stack_input = grow(m->stack_input, id, &m->stacks_cap, sizeof *m->stack_input);
+    m->stack_input = array_grow(m->stack_input, id, &m->stacks_cap, sizeof *m->stack_input);
     m->stack_input[id] = (int32_t)m->cur;
     PUT(m, T_STACK, I(id), I(parent), I(frame));
     return id;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MPQ_VERSION "1.0"
 #define NONE UINT32_MAX            /* "no index" in uint32_t index arrays */
@@ -33,6 +34,9 @@ enum { EXIT_BAD_INPUT = 2, EXIT_FAILED = 1 };
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Grows *arr (of `size`-byte elements, *cap of them) by doubling until it
+ * holds index n; new elements zeroed. */
+void *array_grow(void *arr, size_t n, size_t *cap, size_t size);
 /* n uint32_t indexes, all NONE. */
 uint32_t *none_array(size_t n);
 char *xstrdup(const char *s);
@@ -133,6 +137,9 @@ struct process {
 };
 struct thread { int64_t id, seq, tid; uint32_t process; const char *name; };
 struct module { int64_t id; const char *path, *build_id, *base; int special; };
+/* A tag scope's module: its frames are named by the tag (function), their
+ * offset is the name's hash (tag_offset). */
+static inline int module_is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
 struct frame {
     int64_t id, offset;
     uint32_t module, function, file;    /* function, file: NONE when unknown */

@@ -367,3 +367,13 @@ double monotonic_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+void *array_grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return arr;
+    size_t old = *cap;
+    while (*cap <= n) *cap = *cap ? 2 * *cap : 256;
+    arr = xrealloc(arr, *cap * size);
+    memset((char *)arr + old * size, 0, (*cap - old) * size);
+    return arr;
+}

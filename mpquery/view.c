@@ -75,7 +75,7 @@ void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out
     sb_add(out, "", 0);
     if (f->function != NONE) {
         const char *name = p->functions[f->function];
-        if (m->special && !strcmp(m->path, "[tag]")) sb_puts(out, "[tag] ");
+        if (module_is_tag(m)) sb_puts(out, "[tag] ");
         char *d = demangle(name);
         sb_puts(out, d ? d : name);
         free(d);
@@ -153,7 +153,7 @@ static uint32_t frame_label(struct namer *nm, uint32_t frame, unsigned *flags)
 static int is_tag_frame(const struct profile *p, uint32_t frame)
 {
     const struct module *m = &p->modules[p->frames[frame].module];
-    return m->special && !strcmp(m->path, "[tag]");
+    return module_is_tag(m);
 }
 
 /* Remembers that label came from a [tag] frame (tree's scopes). */
