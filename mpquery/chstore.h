@@ -77,7 +77,5 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
  * the last commit are stored. */
 int ch_commit(struct ch_writer *w, char *err, size_t errlen);
 
-/* mpquery push (cmd_push.c) */
-int cmd_push(int argc, char **argv);
 
 #endif

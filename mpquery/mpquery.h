@@ -771,6 +771,7 @@ void merge_stats_free(struct merge_stats *st);
  * when mpquery exits; *path is its name. */
 int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
                     char *err, size_t errlen);
+/* ---------------------------------------------------------------- tempfile.c */
 /* A new empty file named prefix + 6 random characters, removed when
  * mpquery exits or a signal ends it, unless forgotten before; 0, or the
  * exit code with the reason in err. */
@@ -797,6 +798,7 @@ int cmd_timeline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 
 /* ---------------------------------------------------------------- units.c */
 /* v of a counter for people, into buf (returned): bytes in B, KiB, MiB...
