@@ -162,12 +162,12 @@ struct server {
 
 /* ClickHouse's codes for a query it cannot take as written: with --where
  * given, the user's expression is the likely cause (bad input, exit 2). */
-static int refused_query(int code, const char *msg)
+static int refused_query(int code)
 {
-    if (code == 60 /* UNKNOWN_TABLE */) return !strstr(msg, "mp_");   /* not the store's own */
     static const int codes[] = { 36 /* BAD_ARGUMENTS */, 42 /* NUMBER_OF_ARGUMENTS_DOESNT_MATCH */,
                                  43 /* ILLEGAL_TYPE_OF_ARGUMENT */, 46 /* UNKNOWN_FUNCTION */,
-                                 47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 62 /* SYNTAX_ERROR */,
+                                 47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 60 /* UNKNOWN_TABLE */,
+                                 62 /* SYNTAX_ERROR */,
                                  164 /* READONLY */, 386 /* NO_COMMON_TYPE */ };
     for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
         if (code == codes[i]) return 1;
@@ -181,12 +181,13 @@ static int ask(struct server *s, const struct strbuf *sql)
     int rc = ch_query(&s->ch, sql->s, 1, &s->out, s->err, s->errlen);
     s->rows.cur = s->out.s ? s->out.s : "";
     s->rows.end = s->rows.cur + s->out.len;
+    /* a table of the store missing: no store there (another table: the selection's) */
     if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_")) {
         snprintf(s->err, s->errlen, "%s: no mallocprof store there (no table mp_runs: push profiles first, "
                  "or name its database with ?database=)", s->ch.url);
         return rc;
     }
-    if (rc && s->where && refused_query(s->ch.exception_code, s->err)) {
+    if (rc && s->where && refused_query(s->ch.exception_code)) {
         char why[1024];
         snprintf(why, sizeof why, "%s", s->err);
         snprintf(s->err, s->errlen, "--where '%s': the server refused the selection: %s", s->where, why);
@@ -280,10 +281,7 @@ static int parse_array(const char *s, uint64_t **ids, size_t *n, size_t *cap)
         char *end;
         uint64_t v = strtoull(s, &end, 10);
         if (end == s) return -1;
-        if (*n == *cap) {
-            *cap = *cap ? *cap * 2 : 64;
-            *ids = xrealloc(*ids, *cap * sizeof **ids);
-        }
+        *ids = array_grow(*ids, *n, cap, sizeof **ids);
         (*ids)[(*n)++] = v;
         s = *end == ',' ? end + 1 : end;
     }
@@ -371,12 +369,12 @@ static int each_row(struct server *s, struct build *b, const struct strbuf *q, s
 
 /* The query of one of the runs' tables: SELECT columns FROM table of the
  * selected runs. */
-static int each_run_row(struct server *s, struct build *b, const char *table, const char *columns, size_t nfields,
-                        void (*row)(struct build *b, const struct rows *r))
+static int each_run_row(struct server *s, struct build *b, const char *table, const char *columns, const char *order,
+                        size_t nfields, void (*row)(struct build *b, const struct rows *r))
 {
     struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT %s FROM %s WHERE run IN (%s)%s FORMAT TabSeparated", columns, table, s->runs.s,
-              !strcmp(table, "mp_runs") ? " ORDER BY start_time, token" : "");
+    sb_printf(&q, "SELECT %s FROM %s WHERE run IN (%s)%s%s FORMAT TabSeparated", columns, table, s->runs.s,
+              order ? " ORDER BY " : "", order ? order : "");
     int rc = each_row(s, b, &q, nfields, table, row);
     sb_free(&q);
     return rc;
@@ -413,7 +411,6 @@ static void process_row(struct build *b, const struct rows *r)
         .exe = keep(p, r->f[4].s), .cmdline = keep(p, r->f[5].s), .host = keep(p, r->f[6].s),
         .start_time = f64(r, 7), .end_time = f64(r, 8), .settings = keep(p, r->f[9].s),
         .ended = keep(p, r->f[10].s) };
-    if (strstr(pr->settings, "MP_TIME=1")) p->has_time = 1;
 }
 
 static void thread_row(struct build *b, const struct rows *r)
@@ -516,22 +513,23 @@ static void total_row(struct build *b, const struct rows *r)
 /* The runs' small tables as they are, in the loader's raw rows. */
 static int load_runs(struct server *s, struct build *b)
 {
-    int rc = each_run_row(s, b, "mp_runs", "run, token, start_time", 3, run_row);
+    int rc = each_run_row(s, b, "mp_runs", "run, token, start_time", "start_time, token", 3, run_row);
     if (!rc && !b->l.p->nruns) {
         snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
                  s->ch.url, s->what, s->ch.url);
         return EXIT_BAD_INPUT;
     }
     if (!rc) rc = each_run_row(s, b, "mp_process", "run, process, pid, ppid, exe, cmdline, host, start_time,"
-                               " end_time, settings, ended", 11, process_row);
-    if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", 6, thread_row);
+                               " end_time, settings, ended", NULL, 11, process_row);
+    if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", NULL, 6, thread_row);
     if (rc) return rc;
     number_rows(b);
-    rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", 7, snapshot_row);
+    rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", NULL, 7,
+                      snapshot_row);
     if (rc) return rc;
     number_snapshots(b);
     return each_run_row(s, b, "mp_totals", "run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive,"
-                        " ncalls_nostack, memtot_nostack, nfree_unknown", 12, total_row);
+                        " ncalls_nostack, memtot_nostack, nfree_unknown", NULL, 12, total_row);
 }
 
 /* Where the sums hang: the first process that has the selected kind of

@@ -424,7 +424,7 @@ static int server_options(struct common *c, int operands)
     const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid"
                     : o->has_tid || o->thread_re ? "--thread" : c->per_thread ? "--per-thread or --group-threads"
                     : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
-                    : c->nside_args[0] || c->nside_args[1] ? "--a-run, --b-pid... (use --a-where, --b-where)" : NULL;
+                    : NULL;     /* diff's --a-run... come after parsing: cmd_diff refuses them */
     if (bad) return usage_error(c->cmd, "%s does not apply to --server (select runs with --where, --exe, --host, --since)", bad);
     return 0;
 }

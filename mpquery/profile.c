@@ -384,8 +384,6 @@ int profile_load_more(const char *path, int peak_rows, struct profile **out,
     if (sqlite3_close(db) != SQLITE_OK && !rc)
         rc = profile_fail(err, errlen, "cannot close (%s)", sqlite3_errmsg(db));
     if (rc) { profile_free(p); return rc; }
-    for (size_t i = 0; i < p->nprocs; i++)
-        if (strstr(p->procs[i].settings, "MP_TIME=1")) p->has_time = 1;
     *out = p;
     return 0;
 }

@@ -63,6 +63,7 @@ static int link_processes(struct loader *l)
         pr->run = idindex_get(&l->run, pr->run_id);
         if (pr->run == NONE)
             return BAD("process %lld refers to missing run %lld", (long long)pr->id, (long long)pr->run_id);
+        if (strstr(pr->settings, "MP_TIME=1")) p->has_time = 1;
     }
     for (size_t i = 0; i < p->nmodules; i++) {
         p->modules[i].base = path_basename(p->modules[i].path);
