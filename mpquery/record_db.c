@@ -8,6 +8,7 @@
 #include "mpquery.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,30 @@
 #include <unistd.h>
 
 /* SQLite creates its journal next to the file: the directory must be
- * writable even when the file exists. */
+ * writable even when the file exists. Tried for real, with a probe file
+ * made and removed at once: root passes access() on /proc or a read-only
+ * mount, where nothing can be created. */
 static int check_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? xstrdup(path) : xstrdup(".");
     if (slash) dir[slash == path ? 1 : slash - path] = 0;
-    int rc = 0;
-    if (access(dir, W_OK | X_OK) != 0)
-        rc = error(EXIT_BAD_INPUT, "%s: cannot write the profile in %s: %s", path, dir, strerror(errno));
+    struct strbuf probe = { 0 };
+    sb_printf(&probe, "%s.%d.check", path, (int)getpid());
+    int rc = 0, fd = open(probe.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+    if (fd < 0) {
+        int e = errno;
+        struct stat st;
+        if (e == ENOENT && stat(dir, &st) == 0)     /* /proc: the directory is there */
+            rc = error(EXIT_BAD_INPUT, "%s: cannot write the profile in %s: no file can be created there (%s)", path,
+                       dir, strerror(e));
+        else
+            rc = error(EXIT_BAD_INPUT, "%s: cannot write the profile in %s: %s", path, dir, strerror(e));
+    } else {
+        close(fd);
+        unlink(probe.s);
+    }
+    free(probe.s);
     free(dir);
     return rc;
 }

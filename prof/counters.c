@@ -48,7 +48,6 @@ static _Atomic(struct mp_thread *) threads;
 static struct mp_thread *_Atomic by_seq[MAX_THREADS];
 static _Atomic uint32_t nthreads, nalive;
 static struct mp_slot *_Atomic slot_chunks[MAX_SLOT_CHUNKS];
-static struct slot_raw *_Atomic peak_chunks[MAX_SLOT_CHUNKS];     /* slot_peak */
 static _Atomic uint32_t slot_chunks_used;
 static _Atomic int64_t process_live, process_peak_bytes;
 static pthread_key_t exit_key;
@@ -62,25 +61,24 @@ struct mp_slot *slot_at(uint32_t idx)
     return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
 }
 
-/* A chunk is SLOT_CHUNK slots, then their sides. */
+/* A chunk is SLOT_CHUNK slots, then their sides, then their values as at
+ * the peak: every slot has its peak copy from its creation, so that a
+ * slot made after the latest capture reads as zeros there (its epoch is
+ * the current one and its copy was never written). */
+#define SLOT_CHUNK_BYTES (SLOT_CHUNK * (sizeof(struct mp_slot) + sizeof(struct mp_slot_side) + sizeof(struct slot_raw)))
+
 struct mp_slot_side *slot_side(uint32_t idx)
 {
     struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
     return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
 }
 
-struct slot_raw *slot_peak(uint32_t idx, int create)
+struct slot_raw *slot_peak(uint32_t idx)
 {
-    struct slot_raw *_Atomic *at = &peak_chunks[idx / SLOT_CHUNK];
-    struct slot_raw *chunk = atomic_load_explicit(at, memory_order_acquire);
-    if (!chunk && create) {
-        struct slot_raw *made = arena_alloc(SLOT_CHUNK * sizeof *made, 1), *none = NULL;
-        if (!made) return NULL;
-        /* a slot's owner and another thread's free may both make it: one
-         * wins, the other's memory stays unused in the arena */
-        chunk = atomic_compare_exchange_strong(at, &none, made) ? made : none;
-    }
-    return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
+    struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    if (!chunk) return NULL;
+    struct mp_slot_side *sides = (struct mp_slot_side *)(chunk + SLOT_CHUNK);
+    return (struct slot_raw *)(sides + SLOT_CHUNK) + idx % SLOT_CHUNK;
 }
 
 uint32_t slot_limit(void)
@@ -94,7 +92,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     if (t->slot_next == t->slot_end) {
         uint32_t c = atomic_fetch_add_explicit(&slot_chunks_used, 1, RELAXED);
         if (c >= MAX_SLOT_CHUNKS) return 0;
-        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK * (sizeof *chunk + sizeof(struct mp_slot_side)), stack_id != 0);
+        struct mp_slot *chunk = arena_alloc(SLOT_CHUNK_BYTES, stack_id != 0);
         if (!chunk) return 0;
         atomic_store_explicit(&slot_chunks[c], chunk, memory_order_release);
         t->slot_next = c * SLOT_CHUNK + (c == 0);   /* slot 0 means "none" */
@@ -103,7 +101,7 @@ static uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
     uint32_t idx = t->slot_next++;
     struct mp_slot *s = slot_at(idx);
     s->stack_id = stack_id;
-    s->epoch = (uint16_t)peak_epoch();  /* nothing to save: it was all zeros at the peak */
+    s->epoch = (uint16_t)peak_epoch();  /* nothing to save: it was all zeros at the peak (slot_peak) */
     STORE(s->thread_seq, (uint16_t)t->seq);
     return idx;
 }
@@ -284,16 +282,12 @@ static inline void slot_touch(struct mp_slot *s, uint32_t idx)
     if (unlikely(s->epoch != (uint16_t)e)) slot_save(s, idx, e);
 }
 
-/* Without memory for it, the slot is not saved: read at the peak, it
- * has its current values. */
 void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch)
 {
-    struct slot_raw *p = slot_peak(idx, 1);
-    if (p) {
-        const struct mp_slot_side *side = slot_side(idx);
-        p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
-        p->maxlive = s->maxlive, p->ntemp = side->ntemp, p->time = side->time;
-    }
+    struct slot_raw *p = slot_peak(idx);
+    const struct mp_slot_side *side = slot_side(idx);
+    p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
+    p->maxlive = s->maxlive, p->ntemp = side->ntemp, p->time = side->time;
     __atomic_store_n(&s->epoch, (uint16_t)epoch, __ATOMIC_RELEASE);
 }
 
@@ -327,8 +321,8 @@ static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *sid
 {
     uint32_t e = peak_epoch();
     if (unlikely(atomic_load_explicit(&side->remote_epoch, RELAXED) != e)) {
-        struct slot_raw *p = slot_peak(idx, 1);
-        if (p) remote_save(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &p->nfree_remote, &p->freed_remote);
+        struct slot_raw *p = slot_peak(idx);
+        remote_save(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &p->nfree_remote, &p->freed_remote);
     }
 }
 
@@ -405,7 +399,7 @@ void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);
     uint32_t e = peak_info().epoch;
-    struct slot_raw *p = at_peak ? slot_peak(idx, 0) : NULL;
+    struct slot_raw *p = at_peak ? slot_peak(idx) : NULL;
     if (p && __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) == (uint16_t)e) {
         *out = *p;
     } else {
@@ -896,7 +890,7 @@ void counters_after_fork_child(void)
         uint32_t stack_id = s->stack_id, seq = s->thread_seq;
         memset(s, 0, sizeof *s);
         memset(slot_side(i), 0, sizeof(struct mp_slot_side));
-        if (slot_peak(i, 0)) memset(slot_peak(i, 0), 0, sizeof(struct slot_raw));
+        memset(slot_peak(i), 0, sizeof(struct slot_raw));
         s->stack_id = stack_id;
         s->thread_seq = (uint16_t)seq;
     }

@@ -10,8 +10,11 @@
 #include "dbguard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "schema_version.h"     /* SCHEMA_VERSION, from the schema's PRAGMA user_version */
@@ -110,6 +113,66 @@ static void close_writer(struct writer *w)
     sqlite3_close(w->db);
 }
 
+/* ------------------------------------------------------------ at start */
+
+/* Why the snapshots could not be written to `out` as things stand, in `why`
+ * (0: they can): a directory of that name, a file that is not a profile of
+ * ours (its header: the SQLite magic, then user_version at offset 60, big
+ * endian), a file or directory the process cannot write (tried for real: a
+ * probe file made and removed at once, since root passes every access()
+ * check on /proc or a read-only mount). Raw system calls, no SQLite: it
+ * runs at the start of a program. */
+static int output_problem(const char *out, char *why, size_t size)
+{
+    struct stat st;
+    int fd;
+    if (stat(out, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return snprintf(why, size, "it is a directory"), -1;
+        if ((fd = open(out, O_RDWR | O_CLOEXEC | O_NOCTTY)) < 0)
+            return snprintf(why, size, "cannot open it for writing (%s)", strerror(errno)), -1;
+        unsigned char head[64];
+        ssize_t n = pread(fd, head, sizeof head, 0);
+        close(fd);
+        if (n == 0) return 0;           /* empty: SQLite makes it a database */
+        if (n < (ssize_t)sizeof head || memcmp(head, "SQLite format 3", 16))
+            return snprintf(why, size, "it is not an SQLite database (a file of another program: it is left as it is)"), -1;
+        uint32_t version = (uint32_t)head[60] << 24 | (uint32_t)head[61] << 16 | (uint32_t)head[62] << 8 | head[63];
+        if (version != 0 && version != SCHEMA_VERSION)
+            return snprintf(why, size, "it is a database of schema version %u, this profiler writes %d", version,
+                            SCHEMA_VERSION), -1;
+    } else if (errno != ENOENT) {
+        return snprintf(why, size, "%s", strerror(errno)), -1;
+    }
+    /* SQLite writes its journal beside the file */
+    char probe[sizeof mp_opt.out + 32];
+    snprintf(probe, sizeof probe, "%s.%d.check", out, (int)getpid());
+    if ((fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600)) < 0) {
+        const char *slash = strrchr(out, '/');
+        int dir = slash ? (int)(slash - out) : 1;
+        return snprintf(why, size, "cannot create files in %.*s (%s)", dir ? dir : 1, slash ? out : ".", strerror(errno)), -1;
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+/* At start, say at once when the snapshots would be lost, before the
+ * program prints anything; the program runs on, recorded as usual (the
+ * output may become writable before the first snapshot). One word per
+ * run: the first process says it, at start and when its snapshot is lost;
+ * the others (a build's hundreds) keep quiet about a known problem. */
+static int output_known_bad;
+void flush_check_output(int first_of_run)
+{
+    char why[512];
+    if (!output_problem(mp_opt.out, why, sizeof why)) return;
+    if (first_of_run)
+        mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
+               "changes (set MP_OUT to another file)", mp_opt.out, why);
+    else
+        output_known_bad = 1;
+}
+
 /* ------------------------------------------------------------ entry */
 
 int flush_snapshot(enum flush_reason reason, const char *label)
@@ -137,8 +200,8 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
-        mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out,
-               w.error ? w.error : "unknown error");
+        if (!output_known_bad)
+            mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out, w.error ? w.error : "unknown error");
         forget_database();
     }
     close_writer(&w);

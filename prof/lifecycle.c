@@ -217,10 +217,12 @@ static void export_environment(void)
     environ = env;
 }
 
-static void init_run_environment(void)
+/* 1 when this process starts a run (no MP_RUN inherited). */
+static int init_run_environment(void)
 {
     const char *run = getenv("MP_RUN");
-    if (run && *run && strlen(run) < sizeof mp_run_token) {
+    int first = !(run && *run && strlen(run) < sizeof mp_run_token);
+    if (!first) {
         strcpy(mp_run_token, run);
     } else {
         char host[64] = "";
@@ -228,6 +230,7 @@ static void init_run_environment(void)
         snprintf(mp_run_token, sizeof mp_run_token, "%.30s-%d-%.6f", host, (int)getpid(), mp_now());
     }
     export_environment();
+    return first;
 }
 
 /* A Go program (its executable carries a "Go" ELF note) ends with the
@@ -276,7 +279,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
         counters_init();
-        init_run_environment();
+        flush_check_output(init_run_environment());
         sem_init(&wakeup, 0, 0);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         at_quick_exit(on_quick_exit);

@@ -152,10 +152,9 @@ struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 struct mp_slot *slot_at(uint32_t idx);
 struct mp_slot_side *slot_side(uint32_t idx);
-/* The slot's values as at the peak, saved (copy on write): kept per chunk
- * of slots, made at the first save in the chunk (create); NULL when not
- * made (or out of memory). */
-struct slot_raw *slot_peak(uint32_t idx, int create);
+/* The slot's values as at the peak, saved there by its first write after
+ * a capture (copy on write); zeros until then. */
+struct slot_raw *slot_peak(uint32_t idx);
 uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 void record_alloc(void *p, size_t size);
 void record_free(void *p);
@@ -342,6 +341,7 @@ void flush_unlock(void);
 void flush_close(void);         /* the process ends: no flush after this one */
 void flush_after_fork_child(void);
 void flush_forget_addresses(void);      /* after an unload; flush lock held */
+void flush_check_output(int first_of_run);      /* at start: says when MP_OUT cannot be written */
 
 /* ------------------------------------------------------------ interpose.c */
 void interpose_check(void);     /* says so when another library's malloc comes first */

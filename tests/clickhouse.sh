@@ -92,7 +92,7 @@ ch_start() {
         fi
     fi
     CH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/mpch.XXXXXX") || fail "cannot make the server's directory"
-    trap 'ch_stop; rm -rf "$T"' EXIT
+    trap 'mp_rc=$?; ch_stop; at_exit $mp_rc' EXIT
     trap 'exit 143' TERM INT HUP
     local try
     for try in 1 2 3 4 5; do

@@ -6,10 +6,32 @@ B=$ROOT/build
 LIB=${MP_TEST_LIB:-$B/libmallocprof.so}     # tests/debug_build.sh: the MP_DEBUG build
 MPQ=${MPQUERY:-$B/mpquery}
 T=$(mktemp -d "${TMPDIR:-/tmp}/mptest.XXXXXX")
-trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# check_profile DB...: what must hold in every profile (tests/invariants.py:
+# rows add up to their snapshot's totals, nothing at the peak before it
+# happened); fails the test when broken.
+check_profile() {
+    python3 "$ROOT/tests/invariants.py" "$@" || fail "a profile's invariants are broken"
+}
+
+# At the end of a test that passed, every profile it left in $T (current
+# format) is checked; NO_PROFILE_CHECK names files that are broken on
+# purpose (hostile inputs), relative to $T.
+NO_PROFILE_CHECK=${NO_PROFILE_CHECK:-}
+at_exit() {        # [STATUS]: the test's status (default: $?)
+    local rc=${1:-$?}
+    cd /
+    if [ $rc -eq 0 ] && ! (cd "$T" && python3 "$ROOT/tests/invariants.py" --found $NO_PROFILE_CHECK); then
+        echo "FAIL: a profile's invariants are broken" >&2
+        rc=1
+    fi
+    rm -rf "$T"
+    exit $rc
+}
+trap at_exit EXIT
 
 # assert_eq ACTUAL EXPECTED WHAT
 assert_eq() {
