@@ -275,11 +275,15 @@ void thread_save(struct mp_thread *t, uint32_t epoch)
     atomic_store_explicit((_Atomic uint32_t *)&t->epoch, epoch, memory_order_release);
 }
 
-/* Before the owner changes slot idx. */
-static inline void slot_touch(struct mp_slot *s, uint32_t idx)
+/* Before the owner t changes slot idx, in an operation that touched t
+ * first (thread_touch): every record an operation changes is saved under
+ * the epoch of its thread, read once, so that a capture made by another
+ * thread in the middle of the operation finds it all before the peak or
+ * all after (never its slot counted and its thread's totals not). */
+static inline void slot_touch(const struct mp_thread *t, struct mp_slot *s, uint32_t idx)
 {
-    uint32_t e = peak_epoch();
-    if (unlikely(s->epoch != (uint16_t)e)) slot_save(s, idx, e);
+    MP_ASSERT((int32_t)(peak_epoch() - t->epoch) >= 0);     /* t touched in this operation */
+    if (unlikely(s->epoch != (uint16_t)t->epoch)) slot_save(s, idx, t->epoch);
 }
 
 void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch)
@@ -309,17 +313,17 @@ void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_
     }
 }
 
-static inline void thread_remote_touch(struct mp_thread *owner)
+/* Other threads' frees, under the freeing operation's epoch e (its
+ * thread's, or the current one for a thread not recorded). */
+static inline void thread_remote_touch(struct mp_thread *owner, uint32_t e)
 {
-    uint32_t e = peak_epoch();
     if (unlikely(atomic_load_explicit(&owner->remote_epoch, RELAXED) != e))
         remote_save(&owner->remote_epoch, e, &owner->nfree_remote, &owner->freed_remote,
                     &owner->nfree_remote_at_peak, &owner->freed_remote_at_peak);
 }
 
-static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *side, uint32_t idx)
+static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *side, uint32_t idx, uint32_t e)
 {
-    uint32_t e = peak_epoch();
     if (unlikely(atomic_load_explicit(&side->remote_epoch, RELAXED) != e)) {
         struct slot_raw *p = slot_peak(idx);
         remote_save(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &p->nfree_remote, &p->freed_remote);
@@ -580,7 +584,7 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
 {
     struct mp_slot *s = slot_at(idx);
     MP_ASSERT(s && s->thread_seq == t->seq);            /* a thread counts only in its own slots */
-    slot_touch(s, idx);
+    slot_touch(t, s, idx);
     struct mp_slot_side *side = slot_side(idx);
     struct stack_hist_entry *e = s->stack_id ? other_class(t, side, idx, size) : NULL;
     if (e) {
@@ -602,10 +606,11 @@ static inline void slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t size, 
     if (!mp_opt.sample && live > s->maxlive) STORE(s->maxlive, live);
 }
 
-/* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread)
- * at address p: a temporary one if it is the thread's latest allocation and
- * the thread freed nothing since (heaptrack's definition: the allocation is
- * directly followed by its free; every free clears last_block). */
+/* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread;
+ * else touched first) at address p: a temporary one if it is the thread's
+ * latest allocation and the thread freed nothing since (heaptrack's
+ * definition: the allocation is directly followed by its free; every free
+ * clears last_block). */
 static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
     uint64_t w = block_weight(size);
@@ -617,7 +622,7 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
         STORE(e->live_b, e->live_b - size * w);
     }
     if (t && s->thread_seq == t->seq) {
-        slot_touch(s, idx);
+        slot_touch(t, s, idx);
         if (p == t->last_block) {       /* its own latest allocation: the owner's slot */
             STORE(side->ntemp, side->ntemp + w);
             t->last_block = 0;
@@ -625,7 +630,7 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
         STORE(s->live_n, s->live_n - w);
         STORE(s->live_b, s->live_b - size * w);
     } else {
-        slot_remote_touch(s, side, idx);
+        slot_remote_touch(s, side, idx, t ? t->epoch : peak_epoch());
         atomic_fetch_add_explicit(&s->nfree_remote, w, RELAXED);
         atomic_fetch_add_explicit(&s->freed_remote, size * w, RELAXED);
     }
@@ -635,8 +640,8 @@ static inline void slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, u
  * thread that allocated it. */
 static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
 {
-    slot_free(t, idx, size, p);
     thread_touch(t);
+    slot_free(t, idx, size, p);
     hist_free(t, size);
     struct mp_slot *s = slot_at(idx);
     if (s->thread_seq == t->seq) {
@@ -644,7 +649,7 @@ static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintp
         STORE(t->c.live, t->c.live - (int64_t)size);
     } else {
         struct mp_thread *owner = thread_by_seq(s->thread_seq);
-        thread_remote_touch(owner);
+        thread_remote_touch(owner, t->epoch);
         atomic_fetch_add_explicit(&owner->nfree_remote, 1, RELAXED);
         atomic_fetch_add_explicit(&owner->freed_remote, size, RELAXED);
     }
@@ -697,6 +702,7 @@ void record_alloc(void *p, size_t size)
     time_enter(t);
     uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;
+    thread_touch(t);
     slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
     thread_alloc(t, size, size);
     t->last_block = (uintptr_t)p;
@@ -835,6 +841,7 @@ int handler_free(void *p)
 static void handler_block_record(struct mp_thread *t, void *p, uint64_t size, int freed)
 {
     if (mp_track_all) {
+        thread_touch(t);
         slot_alloc(t, t->nostack_slot, size, WEIGHT_ONE, WEIGHT_ONE);
         thread_alloc(t, size, size);
         if (freed) tracked_free(t, t->nostack_slot, size, 0);
@@ -863,7 +870,8 @@ void handler_drain(void)
     if (t && hlog.lost_ncalls) {
         struct mp_slot *ns = slot_at(t->nostack_slot);
         if (mp_track_all) {
-            slot_touch(ns, t->nostack_slot);
+            thread_touch(t);
+            slot_touch(t, ns, t->nostack_slot);
             STORE(ns->ncalls, ns->ncalls + hlog.lost_ncalls * WEIGHT_ONE);
             STORE(ns->memtot, ns->memtot + hlog.lost_memtot * WEIGHT_ONE);
         }
