@@ -467,7 +467,8 @@ static void print_json(const struct info *in)
     json_break(&w, 1);
     json_key(&w, "totals"); json_totals(&w, &in->sum);
     json_break(&w, 1);
-    json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);
+    json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);        /* kept: the tree's nodes */
+    json_key(&w, "stack_tree_nodes"); json_int(&w, (int64_t)p->nstacks);
     json_key(&w, "stacks_with_samples"); json_int(&w, (int64_t)stacks_with_samples(in));
     json_key(&w, "frames"); json_int(&w, (int64_t)p->nframes);
     json_key(&w, "functions"); json_int(&w, (int64_t)p->nfunctions);
@@ -680,7 +681,7 @@ static void print_text(const struct info *in)
     printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
     if (p->nsources) text_sources(p);
     text_runs(in);
-    printf("\nprocesses:\n");
+    printf("\nprocesses: %zu, as %zu images (exec starts a new image)\n", in->npids, in->norder);
     print_processes(in, FMT_TEXT);
     text_tree(in);
     text_totals(in);
@@ -694,8 +695,8 @@ static void print_text(const struct info *in)
         text_threads(in, i);
         text_snapshots(in, i);
     }
-    printf("\nstacks: %zu (%zu with samples in this selection), frames: %zu, functions: %zu, modules: %zu\n",
-           p->nstacks, stacks_with_samples(in), p->nframes, p->nfunctions, p->nmodules);
+    printf("\nstacks with samples in this selection: %zu; the stack tree: %zu nodes, frames: %zu, functions: %zu, "
+           "modules: %zu\n", stacks_with_samples(in), p->nstacks, p->nframes, p->nfunctions, p->nmodules);
     printf("profiler memory: %lld bytes\n", (long long)in->profiler_memory);
 }
 

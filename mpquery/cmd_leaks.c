@@ -29,12 +29,13 @@ static const char more[] =
 "rules below them test. A bad line is 'mpquery: FILE:LINE: why', exit 2.\n"
 "\n"
 "The text ends with one line (its words do not change with the numbers):\n"
-"  N leaked blocks (B bytes) in K stacks; ignored M stacks (L blocks, X bytes)\n"
-"  with F filters\n"
-"K counts every leaking row, also those -n does not show; F counts --filter,\n"
+"  N leaked blocks (B bytes) in K stacks (R rows); ignored M stacks (L blocks,\n"
+"  X bytes) with F filters\n"
+"K counts the recorded stacks that leak, R the rows they make after rules,\n"
+"also those -n does not show (M: the stacks ignored); F counts --filter,\n"
 "--exclude and the drop, prune and root rules of the suppressions files.\n"
 "csv: one row a leak ('ignored ...' on stderr when something was ignored).\n"
-"json: {\"summary\": {\"blocks\", \"bytes\", \"stacks\", \"ignored_stacks\",\n"
+"json: {\"summary\": {\"blocks\", \"bytes\", \"stacks\", \"rows\", \"ignored_stacks\",\n"
 "\"ignored_blocks\", \"ignored_bytes\", \"filters\"}, \"leaks\": [{\"stack\",\n"
 "\"blocks\", \"bytes\", \"frames\"}, ...]}\n"
 "\n"
@@ -44,7 +45,8 @@ static const char more[] =
 /* The leaking rows, sorted (the first `shown`), and the sums of all. */
 struct leaks {
     uint32_t *items, *rep, *nmerged;    /* rep, nmerged: per node (node_stacks) */
-    size_t n, shown;
+    size_t n, shown;                    /* rows, rows shown */
+    size_t stacks;                      /* recorded stacks in the rows */
     int64_t blocks, bytes;
 };
 
@@ -60,6 +62,7 @@ static void find_leaks(const struct listing *l, struct leaks *k)
     for (uint32_t i = 1; i < t->n; i++) {
         if ((own[i].v[NLIVE] <= 0 && own[i].v[MEMLIVE] <= 0) || k->rep[i] == NONE) continue;
         k->items[k->n++] = i;
+        k->stacks += k->nmerged[i];
         k->blocks += own[i].v[NLIVE];
         k->bytes += own[i].v[MEMLIVE];
     }
@@ -116,7 +119,8 @@ static void print_json(const struct listing *l, const struct leaks *k, const str
     json_open(&w, '{');
     json_key(&w, "blocks"); json_int(&w, k->blocks);
     json_key(&w, "bytes"); json_int(&w, k->bytes);
-    json_key(&w, "stacks"); json_int(&w, (int64_t)k->n);
+    json_key(&w, "stacks"); json_int(&w, (int64_t)k->stacks);
+    json_key(&w, "rows"); json_int(&w, (int64_t)k->n);
     json_key(&w, "ignored_stacks"); json_int(&w, x->stacks);
     json_key(&w, "ignored_blocks"); json_int(&w, x->c.v[NLIVE]);
     json_key(&w, "ignored_bytes"); json_int(&w, x->c.v[MEMLIVE]);
@@ -140,9 +144,12 @@ static void print(struct listing *l, void *arg)
         if (l->left[0].stacks) print_ignored(l, stderr);
     } else {
         if (k.shown) table_print(&tab, FMT_TEXT, stdout);
-        printf("%lld leaked blocks (%lld bytes) in %zu stacks; ", (long long)k.blocks, (long long)k.bytes, k.n);
+        printf("%lld leaked blocks (%lld bytes) in %zu stacks (%zu rows); ", (long long)k.blocks, (long long)k.bytes,
+               k.stacks, k.n);
         print_ignored(l, stdout);
     }
+    count_truncated(l->q[0].p, &l->q[0].sel, NLIVE, &l->trunc[0]);     /* the leaking stacks' */
+    truncated_line(&l->trunc[0], "", l->c->format == FMT_TEXT ? stdout : stderr);
     table_free(&tab);
     free(k.items);
     free(k.rep);

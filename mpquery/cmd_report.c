@@ -307,7 +307,7 @@ static void write_summary(struct report *r)
     sb_printf(sb, "%lld calls, %lld bytes", (long long)s.ncalls_nostack, (long long)s.memtot_nostack);
     page_card(pg, "without a stack", NCALLS, s.ncalls_nostack, sb->s);
     sb->len = 0;
-    sb_printf(sb, "of %zu in the profile", p->nstacks);
+    sb_printf(sb, "with samples (the stack tree: %zu nodes)", p->nstacks);
     page_card(pg, "stacks", NCALLS, (int64_t)nstacks, sb->s);
     fputs("</div>\n", pg->f);
     if (r->nprocs == 1) {
@@ -434,16 +434,16 @@ static void stack_table(struct report *r, const struct view *v)
     uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xmalloc(t->n * sizeof *nmerged);
     uint32_t *items = xmalloc(t->n * sizeof *items);
     node_stacks(v->q, t, v->by, rep, nmerged);
-    size_t n = 0;
+    size_t n = 0, nstacks = 0;
     for (uint32_t i = 1; i < t->n; i++)
-        if (v->own[i].v[v->by] != 0 && rep[i] != NONE) items[n++] = i;
+        if (v->own[i].v[v->by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
     struct order_ctx ctx = { v->own, p, rep, t, v->by };
     size_t total_rows = n;
     n = select_top(items, n, (size_t)r->c->limit, order_stack, &ctx);
     struct page *pg = &r->pg;
     page_pane_start(pg, "stacks", v->tab);
-    fprintf(pg->f, "<h3>The largest stacks by %s (%s): %zu of %zu</h3>\n", counter_name[v->by], v->what, n,
-            total_rows);
+    fprintf(pg->f, "<h3>The largest stacks by %s (%s): %zu rows of %zu (%zu stacks)</h3>\n", counter_name[v->by],
+            v->what, n, total_rows, nstacks);
     stack_header(pg, shown_counters(p), v->by);
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];

@@ -40,8 +40,11 @@ static const char more[] =
 "freed anything else; 0 in files of format version 1), time (MP_TIME).\n"
 "With --functions: self.COUNTER (the function is the leaf), self% (its share\n"
 "of the total), inclusive.COUNTER (the function is anywhere on the stack),\n"
-"inclusive%; ncalls of the kind sorted by. The first row, '(total: N\n"
-"stacks)', sums every stack selected, N the rows there are with -n 0.\n"
+"inclusive%; ncalls of the kind sorted by. The first row, '(total: S\n"
+"stacks in R rows)', sums every stack selected: S recorded stacks with a\n"
+"value of the --by counter (mpquery info counts the stacks with samples:\n"
+"with ncalls, the same), R the rows they make after rules (the rows there\n"
+"are with -n 0; text merges the stacks whose shortened names are equal).\n"
 "Counters are summed over threads and processes; maxlive then is the sum of\n"
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
 "allocates from the stack). The 'stack' column is the database id of the\n"
@@ -128,17 +131,17 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xmalloc(t->n * sizeof *nmerged);
     node_stacks(q, t, c->by, rep, nmerged);
     uint32_t *items = xmalloc(t->n * sizeof *items);
-    size_t n = 0;
+    size_t n = 0, nstacks = 0;
     for (uint32_t i = 1; i < t->n; i++)
-        if (own[i].v[c->by] != 0 && rep[i] != NONE) items[n++] = i;
+        if (own[i].v[c->by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
     counters total;
     section_total(t, own, &total);
     if (c->format == FMT_TEXT) {
-        char name[64];
+        char name[96];
         if (thread) table_str(tab, thread);
         put_counters(tab, c, a->counter, a->ncounters, &total, &total);
         table_str(tab, "");
-        snprintf(name, sizeof name, "(total: %zu stacks)", n);
+        snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
         table_str(tab, name);
     }
     struct order_ctx ctx = { own, q->p, rep, t, c->by };

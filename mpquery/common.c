@@ -211,17 +211,22 @@ static int load_suppressions(struct common *c, struct ruleset **out)
 }
 
 /* Takes the paths the filters leave out (t.left_out) out of every
- * profile's counters, into l->left. */
+ * profile's counters, into l->left (counting the recorded stacks). */
 static void listing_filter(struct listing *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
+        const struct query *q = &l->q[i];
+        for (uint32_t s = 0; s < q->p->nstacks; s++) {
+            uint32_t node = q->stack_node[s];
+            l->left[i].stacks += node != NONE && l->t.left_out[node] && !counters_zero(&q->sel.stack_c[s]);
+        }
         for (size_t node = 0; node < l->t.n; node++) {
             counters *own = &l->own[i][node];
             if (!l->t.left_out[node] || counters_zero(own)) continue;
-            l->left[i].stacks++;
             counters_add(&l->left[i].c, own);
             memset(own, 0, sizeof *own);
         }
+    }
 }
 
 /* Counters per node are summed once every profile is in the tree: the
@@ -245,6 +250,7 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
         view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);
     }
     if (!rc && l.t.left_out) listing_filter(&l);
+    for (size_t i = 0; i < n && !rc; i++) count_truncated(l.q[i].p, &l.q[i].sel, NCALLS, &l.trunc[i]);
     if (!rc) print(&l, ctx);
     for (size_t i = 0; i < n; i++) {
         free(l.own[i]);
@@ -290,10 +296,53 @@ int order_leak(uint32_t a, uint32_t b, void *ctx)
     return (ia > ib) - (ia < ib);
 }
 
+/* ---------------------------------------------------------------- truncated stacks */
+static int64_t settings_depth(const char *settings)
+{
+    const char *d = settings ? strstr(settings, "MP_DEPTH=") : NULL;
+    return d ? strtoll(d + 9, NULL, 10) : 0;
+}
+
+void count_truncated(const struct profile *p, const struct selection *s, int key, struct truncated *out)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t *cut = xcalloc(p->nmodules ? p->nmodules : 1, 1);
+    int any = 0;
+    for (size_t m = 0; m < p->nmodules; m++) any |= cut[m] = !strcmp(p->modules[m].path, "[truncated]");
+    for (uint32_t i = 0; any && i < p->nstacks; i++) {
+        if (!s->stack_c[i].v[key]) continue;
+        uint32_t root = i;
+        while (p->stacks[root].parent != NONE) root = p->stacks[root].parent;
+        if (!cut[p->frames[p->stacks[root].frame].module]) continue;
+        out->stacks++;
+        out->calls += s->stack_c[i].v[NCALLS];
+    }
+    free(cut);
+    for (size_t k = 0; out->stacks && k < p->nprocs; k++) {
+        int64_t d = s->proc_snapshot[k] != NONE ? settings_depth(p->procs[k].settings) : 0;
+        if (d > out->depth) out->depth = d;
+    }
+}
+
+void truncated_line(const struct truncated *t, const char *side, FILE *f)
+{
+    if (!t->stacks) return;
+    if (f != stdout) fflush(stdout);
+    fprintf(f, "%lld stack%s (%lld calls)%s %s deeper than MP_DEPTH", (long long)t->stacks, t->stacks == 1 ? "" : "s",
+            (long long)t->calls, side, t->stacks == 1 ? "was" : "were");
+    if (t->depth) fprintf(f, "=%lld", (long long)t->depth);
+    fputs(": inclusive figures of outer functions are low; ", f);
+    if (t->depth && t->depth < 1024)
+        fprintf(f, "record with MP_DEPTH=%lld\n", (long long)(t->depth * 4 < 1024 ? t->depth * 4 : 1024));
+    else
+        fputs("record with a larger MP_DEPTH (at most 1024)\n", f);
+}
+
 /* ---------------------------------------------------------------- printing */
 void listing_ignored_line(const struct listing *l, FILE *f)
 {
     static const char *const names[] = { "a", "b" };
+    for (size_t i = 0; i < l->n; i++) truncated_line(&l->trunc[i], l->n > 1 ? (i ? " in b" : " in a") : "", f);
     if (!l->left[0].stacks && !l->left[1].stacks) return;
     if (f != stdout) fflush(stdout);        /* after what stdout had before it */
     fputs("ignored ", f);
@@ -340,11 +389,11 @@ void listing_print(const struct listing *l, const struct table *tab)
     if (l->c->pager) pager_start();
     if (format == FMT_JSON && l->nfilters) {
         json_listing(l, tab);
+        for (size_t i = 0; i < l->n; i++) truncated_line(&l->trunc[i], l->n > 1 ? (i ? " in b" : " in a") : "", stderr);
         return;
     }
     table_print(tab, format, stdout);
-    if (format == FMT_TEXT) listing_ignored_line(l, stdout);
-    else if (format == FMT_CSV) listing_ignored_line(l, stderr);
+    listing_ignored_line(l, format == FMT_TEXT ? stdout : stderr);
 }
 
 void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t *rep, uint32_t *nmerged)

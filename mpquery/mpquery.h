@@ -211,9 +211,12 @@ uint32_t profile_stack_index(const struct profile *p, int64_t id);
  * it is a profile of this schema version, made only of mallocprof's own
  * schema objects; shared by profile_load, sql, symbolize, record and merge. */
 int profile_open_db(const char *path, struct sqlite3 **db, int writable, char *err, size_t errlen);
-/* The processes and snapshots of the run with this MP_RUN token (record);
- * 0, or EXIT_FAILED with the reason in err. */
-struct run_count { int64_t processes, snapshots; };
+/* The processes and snapshots of the run with this MP_RUN token (record):
+ * processes (pids, as mpquery info's process tree counts them), their
+ * images (process rows: an exec starts a new one), snapshots (all, as info
+ * lists them) and those of them that are peaks; 0, or EXIT_FAILED with
+ * the reason in err. */
+struct run_count { int64_t processes, images, snapshots, peaks; };
 int profile_count_run(struct sqlite3 *db, const char *token, struct run_count *c, char *err, size_t errlen);
 
 /* symbolize's access to the database it rewrites: its reads are at the end
@@ -697,6 +700,10 @@ struct query { struct profile *p; struct selection sel; uint32_t *stack_node; };
 /* What the filters (--filter, --exclude, suppressions) left out of one
  * profile: the paths with a value and their counters summed. */
 struct left_out { int64_t stacks; counters c; };
+/* The selected stacks cut at MP_DEPTH (their root is the [truncated]
+ * frame) and their calls; depth: the largest MP_DEPTH of the selected
+ * processes that recorded any. */
+struct truncated { int64_t stacks, calls, depth; };
 /* What top, fold, diff and leaks share: the rules loaded, each profile
  * queried into ONE display tree (diff matches paths through it), per
  * profile its counters summed per display node, the paths the filters
@@ -709,6 +716,7 @@ struct listing {
     size_t n;                   /* profiles */
     size_t nfilters;            /* --filter, --exclude and suppression rules */
     struct left_out left[2];    /* per profile */
+    struct truncated trunc[2];  /* per profile */
 };
 /* The orders of listings for select_top (top, leaks, the report): nodes
  * of t with their counters c (per node), rep (per node: the stack shown,
@@ -728,8 +736,16 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
  * they left anything out. */
 void listing_print(const struct listing *l, const struct table *tab);
 /* "ignored M stacks (N calls, B bytes) with F filters" (diff: "... in a,
- * ... in b with F filters"), or nothing when nothing was left out. */
+ * ... in b with F filters"), or nothing when nothing was left out; then
+ * the truncated stacks' line (truncated_line). */
 void listing_ignored_line(const struct listing *l, FILE *f);
+/* The stacks of selection s deeper than MP_DEPTH, those whose counter key
+ * is not 0. */
+void count_truncated(const struct profile *p, const struct selection *s, int key, struct truncated *out);
+/* "N stacks (C calls) were deeper than MP_DEPTH=D: inclusive figures of
+ * outer functions are low; record with MP_DEPTH=4D" (side: " in a"...),
+ * or nothing when none was. */
+void truncated_line(const struct truncated *t, const char *side, FILE *f);
 /* Per display node: rep, the stack shown for it (the largest by `by`, ties
  * the lowest id; NONE: none with a value), and nmerged, the stacks with a
  * value merged into it. Both arrays sized t->n, filled here. */

@@ -532,10 +532,17 @@ static int64_t count_of(sqlite3 *db, const char *sql, const char *token)
 
 int profile_count_run(struct sqlite3 *db, const char *token, struct run_count *c, char *err, size_t errlen)
 {
-    c->processes = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    c->images = count_of(db, "SELECT count(*) FROM process p JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    /* an image continues its pid when the latest earlier image of the pid
+     * ended by exec (as mpquery info's process tree groups them) */
+    c->processes = count_of(db, "SELECT count(*) FROM (SELECT lag(p.ended) OVER (PARTITION BY p.pid ORDER BY"
+                                " p.start_time, p.id) AS before FROM process p JOIN run r ON r.id = p.run"
+                                " WHERE r.token = ?) WHERE before IS NULL OR before != 'exec'", token);
     c->snapshots = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
-                                " JOIN run r ON r.id = p.run WHERE r.token = ? AND s.reason != 'peak'", token);
-    if (c->processes >= 0 && c->snapshots >= 0) return 0;
+                                " JOIN run r ON r.id = p.run WHERE r.token = ?", token);
+    c->peaks = count_of(db, "SELECT count(*) FROM snapshot s JOIN process p ON p.id = s.process"
+                            " JOIN run r ON r.id = p.run WHERE r.token = ? AND s.reason = 'peak'", token);
+    if (c->processes >= 0 && c->images >= 0 && c->snapshots >= 0 && c->peaks >= 0) return 0;
     snprintf(err, errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(db));
     return EXIT_FAILED;
 }

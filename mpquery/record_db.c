@@ -65,7 +65,7 @@ int record_check_out(const char *path)
 int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen)
 {
     struct stat st;
-    c->processes = c->snapshots = 0;
+    c->processes = c->images = c->snapshots = c->peaks = 0;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
     } else if (S_ISREG(st.st_mode) && st.st_size == 0) {
@@ -88,11 +88,13 @@ void record_report(const char *path, const char *token, const struct run_count *
         return;
     }
     int64_t procs = after.processes - before->processes, snaps = after.snapshots - before->snapshots;
+    int64_t peaks = after.peaks - before->peaks, images = after.images - before->images;
     if (procs <= 0 && snaps <= 0) {
         warning("record: nothing was written to %s (a statically linked program, "
                 "or LD_PRELOAD removed from the environment, or killed before its first snapshot)", path);
         return;
     }
-    fprintf(stderr, "mpquery: record: wrote %s: %lld process%s, %lld snapshot%s\n", path, (long long)procs,
-            procs == 1 ? "" : "es", (long long)snaps, snaps == 1 ? "" : "s");
+    fprintf(stderr, "mpquery: record: wrote %s: %lld process%s (%lld image%s), %lld snapshot%s (%lld at a peak)\n",
+            path, (long long)procs, procs == 1 ? "" : "es", (long long)images, images == 1 ? "" : "s", (long long)snaps,
+            snaps == 1 ? "" : "s", (long long)peaks);
 }
