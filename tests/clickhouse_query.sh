@@ -248,3 +248,19 @@ expect_fail 1 "^mpquery: ${CH_URL//./\\.}\?database=empty: .*mp_runs" "$MPQ" top
 expect_fail 1 "^mpquery: ${CH_URL//./\\.}\?database=empty: .*mp_runs" "$MPQ" info --server "${CH_URL}?database=empty"
 expect_fail 1 "^mpquery: ${CH_URL//./\\.}\?database=nosuch: .*nosuch" "$MPQ" fold --server "${CH_URL}?database=nosuch"
 assert_eq "$(chc "SELECT count() FROM system.tables WHERE database = 'empty'")" 0 "(reading created no table)"
+
+echo "# the stacks at the peak at scale (issue 24): peak_scale, 4 threads, 300 stacks before the peak and 300 after"
+MP_RUN=t-scale MP_QUIET=1 LD_PRELOAD=$LIB MP_OUT=s.db "$B/tests/peak_scale" 4 || fail "peak_scale failed"
+chc "CREATE DATABASE scale"
+SCALE="${CH_URL}?database=scale"
+"$MPQ" push -q "$SCALE" s.db 2>push4.err || fail "push of s.db failed: $(cat push4.err)"
+same "fold --snapshot peak --by ncalls (peak_scale)" "$(out fold --snapshot peak --by ncalls --server "$SCALE")" \
+    "$(out fold --snapshot peak --by ncalls s.db)"
+same "top --functions --snapshot peak (peak_scale)" "$(out top --functions --snapshot peak --format csv --server "$SCALE")" \
+    "$(out top --functions --snapshot peak --format csv s.db)"
+assert_eq "$("$MPQ" top --functions --snapshot peak --format csv --server "$SCALE" | cut -d, -f1,5,15)" \
+"self.ncalls,self.memlive,function
+1,67108864,big_block
+12000,2994000,keep_end
+400,0,handed_out
+4,1344,allocate_dtv" "peak_scale at its peak through --server: the kept stacks as they were, none of the later ones"

@@ -8,7 +8,10 @@ of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
   - counters never go back: at each snapshot every (stack, thread) has at
     least the ncalls and memtot it had at the previous one, and at a peak
     snapshot at most what it has at the next snapshot after it (nothing
-    appears at the peak before it happened); nfree too with full capture;
+    appears at the peak before it happened); nfree too with full capture.
+    A snapshot the background thread takes (interval, signal) is read
+    while the program runs, over a while that a capture of the peak may
+    fall in: a peak is compared with the snapshots next to it that are not;
   - nfree <= ncalls and memlive <= memtot in every row;
   - with full capture (every block tracked: MP_SAMPLE=0, MP_STACKS=unwind,
     MP_ENABLED=1), the rows add up to the snapshot's totals, for the
@@ -98,14 +101,18 @@ def check_process(db, pid_row):
                                  % (at, who, NAMES[k], s[k], exp, ncalls_nostack))
 
     def check_order(before, after, at, what):
+        """at: where the check is; before, after: the values of the earlier
+        and the later snapshot; what: names the other one"""
         fields = (NCALLS, MEMTOT, NFREE) if full else (NCALLS, MEMTOT)
         for key, v in before.items():
             w = after.get(key, (0, 0, 0, 0))
             for k in fields:
                 if v[k] > w[k]:
-                    raise Broken("%s: stack %d thread %d has %s %d, %s %d" % (at, key[0], key[1], NAMES[k], v[k], what, w[k]))
+                    raise Broken("%s: stack %d thread %d has %s %d at the earlier snapshot, %d at the later (%s)"
+                                 % (at, key[0], key[1], NAMES[k], v[k], w[k], what))
 
-    chain = {}                  # the non-peak snapshots' values, in order
+    asynchronous = ("interval", "signal")
+    chain, chain_reason = {}, "exit"    # the non-peak snapshots' values, in order
     pending_peaks = []          # peaks not yet compared with the snapshot after them
     for snap, seq, reason in snaps:
         at = where(snap, seq, reason)
@@ -114,7 +121,8 @@ def check_process(db, pid_row):
             for key, v in rows.get(snap, []):
                 check_row(key, v, at)
                 values[key] = v
-            check_order(chain, values, at, "before it, at the previous snapshot,")
+            if chain_reason not in asynchronous:
+                check_order(chain, values, at, "the previous snapshot and the peak")
             check_totals(values, snap, at, reason)
             pending_peaks.append((values, at))
             continue
@@ -122,12 +130,12 @@ def check_process(db, pid_row):
         for key, v in rows.get(snap, []):
             check_row(key, v, at)
             values[key] = v
-        check_order(chain, values, at, "at the previous snapshot, before it,")
-        for peak_values, peak_at in pending_peaks:
-            check_order(peak_values, values, peak_at, "at a later snapshot, %s," % at.split(", ", 1)[1])
+        check_order(chain, values, at, "the previous snapshot and this one")
+        for peak_values, peak_at in pending_peaks if reason not in asynchronous else ():
+            check_order(peak_values, values, peak_at, "the peak and the snapshot after it, " + at.split(", ", 1)[1])
         pending_peaks = []
         check_totals(values, snap, at, reason)
-        chain = values
+        chain, chain_reason = values, reason
     return len(snaps), full
 
 

@@ -71,19 +71,25 @@ record_ok() {
     "$M" record -o "$db" -- "$@" 2>err.txt; rc=$?
     assert_eq $rc $status "record $*: the program's exit status"
     local run=$(q "$db" "SELECT max(id) FROM run")
-    local np=$(q "$db" "SELECT count(*) FROM process WHERE run = $run")
-    local ns=$(q "$db" "SELECT count(*) FROM snapshot JOIN process p ON p.id = snapshot.process WHERE p.run = $run AND reason != 'peak'")
-    local pl=es sl=s
+    # processes: the pids (images whose pid did not exec before), images, every snapshot, the peaks
+    local np=$(q "$db" "SELECT count(*) FROM process p WHERE run = $run AND NOT EXISTS (SELECT 1 FROM process e
+                        WHERE e.run = p.run AND e.pid = p.pid AND e.ended = 'exec' AND e.start_time <= p.start_time AND e.id != p.id)")
+    local ni=$(q "$db" "SELECT count(*) FROM process WHERE run = $run")
+    local ns=$(q "$db" "SELECT count(*) FROM snapshot JOIN process p ON p.id = snapshot.process WHERE p.run = $run")
+    local nk=$(q "$db" "SELECT count(*) FROM snapshot JOIN process p ON p.id = snapshot.process WHERE p.run = $run AND reason = 'peak'")
+    local pl=es il=s sl=s
     [ "$np" = 1 ] && pl=
+    [ "$ni" = 1 ] && il=
     [ "$ns" = 1 ] && sl=
-    assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote $db: $np process$pl, $ns snapshot$sl" "record $*: what was written"
+    assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote $db: $np process$pl ($ni image$il), $ns snapshot$sl ($nk at a peak)" \
+        "record $*: what was written"
 }
 record_ok g.db 0 "$B/tests/cxx_alloc"
-assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process, 1 snapshot" "cxx_alloc: 1 process, 1 snapshot"
+assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process (1 image), 2 snapshots (1 at a peak)" "cxx_alloc: 1 process, its exit and peak snapshots"
 record_ok g.db 3 sh -c 'exit 3'
-assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process, 1 snapshot" "appended as a new run: that run's rows only"
+assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process (1 image), 2 snapshots (1 at a peak)" "appended as a new run: that run's rows only"
 record_ok tree.db 4 sh -c "$B/tests/cxx_alloc; exit 4"
-assert_match "$(tail -n 1 err.txt)" ' [2-9] processes, [2-9] snapshots$' "a process tree: every process of the run"
+assert_match "$(tail -n 1 err.txt)" ' [2-9] processes \([2-9] images\), [2-9] snapshots \([1-9] at a peak\)$' "a process tree: every process of the run"
 
 # nothing_written DB STATUS CMD...: record ends with the warning and the status
 nothing_written() {

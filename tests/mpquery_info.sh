@@ -13,7 +13,7 @@ for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 by
           '^    100  main        29    6300     20      9     3160     4000$' \
           '^    101  worker      21    2100     20      1      100      500$' \
           '^    \*1   \+2\.500s  exit  ' '^  settings: MP_DEPTH=128 MP_THRESHOLD=0$' \
-          '^stacks: 18 \(6 with samples in this selection\), frames: 11, functions: 9, modules: 3$' \
+          '^stacks with samples in this selection: 6; the stack tree: 18 nodes, frames: 11, functions: 9, modules: 3$' \
           '^profiler memory: 123456 bytes$'; do
     printf '%s\n' "$info" | grep -Eq -- "$re" || fail "info: no line matching /$re/"
     echo "  ok: info has /$re/"

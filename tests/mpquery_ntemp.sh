@@ -72,7 +72,7 @@ git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363
 assert_eq "$(q v1.db "SELECT count(*) FROM pragma_table_info('sample') WHERE name = 'ntemp'")" 0 "version 1: no sample.ntemp"
 assert_eq "$("$MPQ" top v1.db --format csv | cut -d, -f7 | sort -u | tr '\n' ' ')" "0 ntemp " "version 1: top reads ntemp as 0"
 assert_eq "$("$MPQ" top v1.db --by ntemp)" "ncalls  ntemp  %  stack  where
-    42      0  -         (total: 0 stacks)" \
+    42      0  -         (total: 0 stacks in 0 rows)" \
   "version 1: top --by ntemp lists no stack"
 assert_eq "$("$MPQ" fold v1.db --by ntemp | wc -c)" 0 "version 1: fold --by ntemp is empty"
 assert_eq "$("$MPQ" show v1.db 8 --bytes | head -1)" "stack 8: ncalls 6 memtot 5100 nfree 2 nlive 4 memlive 3100 maxlive 3100 ntemp 0" \

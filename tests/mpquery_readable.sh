@@ -23,7 +23,7 @@ EOF
 # no parameter lists nor return types, sizes in units, a totals row and %
 assert_eq "$("$MPQ" top r.db)" \
 "ncalls    memtot      %  stack  where
-   151  1.40 MiB  100.0         (total: 5 stacks)
+   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
    100  1.20 MiB   85.8  3      std::unordered_map<…>::emplace<…> < Registry::load < main
     40   200 KiB   14.0  5      main::{lambda(int)#1}::operator() < (anonymous namespace)::Parser::operator() < main
      7  3.42 KiB    0.2  7      std::operator<< <…> < report < main
@@ -112,12 +112,12 @@ expect_fail 2 "^mpquery: \./bad2\.rules:1: collapse-templates needs a depth from
 # ---- sizes: units by default, --bytes raw
 assert_eq "$("$MPQ" top r.db --bytes -n 2)" \
 "ncalls   memtot      %  stack  where
-   151  1466751  100.0         (total: 5 stacks)
+   151  1466751  100.0         (total: 5 stacks in 5 rows)
    100  1258291   85.8  3      std::unordered_map<…>::emplace<…> < Registry::load < main
     40   204800   14.0  5      main::{lambda(int)#1}::operator() < (anonymous namespace)::Parser::operator() < main" "--bytes"
 assert_eq "$("$MPQ" top r.db --by memlive --all-counters -n 1)" \
 "ncalls    memtot  nfree  nlive   memlive      %   maxlive  ntemp  stack  where
-   151  1.40 MiB     47    104  1.20 MiB  100.0  1.40 MiB      0         (total: 3 stacks)
+   151  1.40 MiB     47    104  1.20 MiB  100.0  1.40 MiB      0         (total: 3 stacks in 3 rows)
    100  1.20 MiB      0    100  1.20 MiB  100.0  1.20 MiB      0  3      std::unordered_map<…>::emplace<…> < Registry::load < main" \
   "--by memlive --all-counters: every counter, % after memlive, 3 stacks hold memory"
 
@@ -148,7 +148,7 @@ tty() { script -qec "$1" /dev/null </dev/null | tr -d '\r'; }
 export PAGER=cat
 assert_eq "$(COLUMNS=60 tty "$MPQ top r.db")" \
 "ncalls    memtot      %  stack  where
-   151  1.40 MiB  100.0         (total: 5 stacks)
+   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
    100  1.20 MiB   85.8  3      std::unordered_map<…>::empl…
     40   200 KiB   14.0  5      main::{lambda(int)#1}::oper…
      7  3.42 KiB    0.2  7      std::operator<< <…> < repor…
@@ -156,7 +156,7 @@ assert_eq "$(COLUMNS=60 tty "$MPQ top r.db")" \
      1      64 B    0.0  10     app+0x4d2 < main" "COLUMNS=60: lines cut to 60 columns with …"
 assert_eq "$(COLUMNS=100 tty "$MPQ top r.db")" \
 "ncalls    memtot      %  stack  where
-   151  1.40 MiB  100.0         (total: 5 stacks)
+   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
    100  1.20 MiB   85.8  3      std::unordered_map<…>::emplace<…> < Registry::load < main
     40   200 KiB   14.0  5      main::{lambda(int)#1}::operator() < (anonymous namespace)::Parser::…
      7  3.42 KiB    0.2  7      std::operator<< <…> < report < main
@@ -172,7 +172,7 @@ assert_eq "$(COLUMNS=60 "$MPQ" top r.db -n 1 | tail -1)" \
   "   100  1.20 MiB   85.8  3      std::unordered_map<…>::emplace<…> < Registry::load < main" "a pipe gets whole lines (COLUMNS or not)"
 assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1")" \
 "P:ncalls    memtot      %  stack  where
-P:   151  1.40 MiB  100.0         (total: 5 stacks)
+P:   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
 P:   100  1.20 MiB   85.8  3      std::unordered_map<…>::empl…" "PAGER: the output goes through it"
 assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1 --no-pager" | head -1)" \
   "ncalls    memtot      %  stack  where" "--no-pager: not through it"

@@ -37,11 +37,11 @@ still allocated|3.18 KiB|3260|3260 bytes
 live blocks|10|10|10 blocks
 peak live|4.88 KiB|5000|5000 bytes
 without a stack|8|8|8 calls, 63 bytes
-stacks|6|6|of 18 in the profile" "cards: the totals in human units, exact in the title and the note"
+stacks|6|6|with samples (the stack tree: 18 nodes)" "cards: the totals in human units, exact in the title and the note"
 
 # stacks by memtot: mpquery top's rows (paths after the default rules)
 assert_eq "$(page basic.html rows stacks memtot | sed 's/=stack [^|]*//')" \
-"# The largest stacks by memtot (bytes allocated): 6 of 6
+"# The largest stacks by memtot (bytes allocated): 6 rows of 6 (6 stacks)
 stack=the database id of the largest stack of the row (mpquery show DB ID)|ncalls|memtot|nfree|nlive|memlive|maxlive|ntemp|share|where (leaf first)
 8|6=6|4.98 KiB=5100|2=2|4=4|3.03 KiB=3100|3.03 KiB=3100|0=0|61.2%=5100 of 8337|parse(std::string const&) < main=parse(std::string const&) / main
 11|20=20|1.95 KiB=2000|20=20|0=0|0 B=0|400 B=400|0=0|24.0%=2000 of 8337|std::vector<int>::push_back(int const&) < main=std::vector<int>::push_back(int const&) / main

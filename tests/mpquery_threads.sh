@@ -20,7 +20,7 @@ assert_eq "$("$MPQ" top basic.db --thread 'work.*' --format csv)" "$("$MPQ" top 
 assert_eq "$("$MPQ" fold basic.db --thread worker)" "main;parse(std::string const&) 100
 main;std::vector<int>::push_back(int const&) 2000" "fold --thread worker"
 assert_eq "$("$MPQ" leaks basic.db --thread 'w[a-z]+' | tail -n 1)" \
-  "1 leaked blocks (100 bytes) in 1 stacks; ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" "leaks --thread 'w[a-z]+'"
+  "1 leaked blocks (100 bytes) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" "leaks --thread 'w[a-z]+'"
 assert_eq "$("$MPQ" show basic.db 8 --thread 'main' --bytes | head -n 1)" \
   "stack 8: ncalls 5 memtot 5000 nfree 2 nlive 3 memlive 3000 maxlive 3000 ntemp 0" "show --thread main"
 assert_eq "$("$MPQ" diff basic.db basic.db --thread 'main|worker' --format csv | tail -n +2 | wc -l)" 6 \
@@ -38,10 +38,10 @@ expect_fail 2 "^mpquery: top: bad regex '\[' for --group-threads" "$MPQ" top bas
 # top --per-thread: each thread's rows, the largest thread first
 assert_eq "$("$MPQ" top basic.db --per-thread -n 2 --bytes)" \
 "thread            ncalls  memtot      %  stack  where
-main (tid 100)        21    6237  100.0         (total: 5 stacks)
+main (tid 100)        21    6237  100.0         (total: 5 stacks in 5 rows)
 main (tid 100)         5    5000   80.2  8      parse < main
 main (tid 100)        10    1000   16.0  5      helper < load < main
-worker (tid 101)      21    2100  100.0         (total: 2 stacks)
+worker (tid 101)      21    2100  100.0         (total: 2 stacks in 2 rows)
 worker (tid 101)      20    2000   95.2  11     std::vector<…>::push_back < main
 worker (tid 101)       1     100    4.8  8      parse < main" "top --per-thread -n 2: text, each thread's totals (its stacks: 6237 of main's 6300 bytes have one) and shares"
 # by ncalls the threads tie (21 each): by name

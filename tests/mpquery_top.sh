@@ -8,7 +8,7 @@ fixture basic >/dev/null
 
 assert_eq "$("$MPQ" top basic.db)" \
 "ncalls    memtot      %  stack  where
-    42  8.14 KiB  100.0         (total: 6 stacks)
+    42  8.14 KiB  100.0         (total: 6 stacks in 6 rows)
      6  4.98 KiB   61.2  8      parse < main
     20  1.95 KiB   24.0  11     std::vector<…>::push_back < main
     10    1000 B   12.0  5      helper < load < main
@@ -17,7 +17,7 @@ assert_eq "$("$MPQ" top basic.db)" \
      1       7 B    0.1  15     app+0x999 < main" "top by memtot (text: ncalls and the --by counter in units with its share of the 8337 bytes, a totals row, C++ names shortened)"
 assert_eq "$("$MPQ" top basic.db --all-counters --bytes --signatures --full-names)" \
 "ncalls  memtot      %  nfree  nlive  memlive  maxlive  ntemp  stack  where
-    42    8337  100.0     34      8     3230     3987      0         (total: 6 stacks)
+    42    8337  100.0     34      8     3230     3987      0         (total: 6 stacks in 6 rows)
      6    5100   61.2      2      4     3100     3100      0  8      parse(std::string const&) < main
     20    2000   24.0     20      0        0      400      0  11     std::vector<int>::push_back(int const&) < main
     10    1000   12.0     10      0        0      300      0  5      helper < load < main
@@ -112,13 +112,13 @@ assert_eq "$("$MPQ" top basic.db --by nlive --format csv | tail -n +2 | cut -d, 
 # --filter / --exclude as fold's; what they leave out is said after the table
 assert_eq "$("$MPQ" top basic.db --filter '^parse' --by ncalls)" \
 "ncalls      %  stack  where
-     8  100.0         (total: 2 stacks)
+     8  100.0         (total: 2 stacks in 2 rows)
      6   75.0  8      parse < main
      2   25.0  18     parse < parse < main
 ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" "--filter: A, C, D, E left out (10+20+3+1 calls, 1000+2000+30+7 bytes); the totals are what is kept"
 assert_eq "$("$MPQ" top basic.db --exclude '^parse' --exclude helper --bytes)" \
 "ncalls  memtot      %  stack  where
-    24    2037  100.0         (total: 3 stacks)
+    24    2037  100.0         (total: 3 stacks in 3 rows)
     20    2000   98.2  11     std::vector<…>::push_back < main
      3      30    1.5  13     foo < main
      1       7    0.3  15     app+0x999 < main

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages the runtime tests (tests/runtime_*.sh) profile
-# (and jemalloc, for tests/runtime_jemalloc.sh; valgrind, for
+# (and jemalloc, for tests/runtime_jemalloc.sh; clang-14 and LibreOffice,
+# for tests/runtime_real_programs.sh; valgrind, for
 # tests/runtime_valgrind_totals.sh; clickhouse-server and -client, for
 # tests/clickhouse_*.sh, which also install them themselves: tests/clickhouse.sh),
 # through tests/deps.sh (apt-get as root), and prints their versions: Debian
@@ -10,7 +11,7 @@
 # "PACKAGE<tab>reason": a runtime test skips only when its package is there.
 cd "$(dirname "$0")/.." || exit 1
 PKGS="rustc default-jdk-headless nodejs golang-go perl python3 strace libdebuginfod1 libjemalloc2 valgrind
-      clickhouse-server clickhouse-client"
+      clickhouse-server clickhouse-client clang-14 libreoffice-writer-nogui"
 STATUS=build/runtime_deps.status
 NODE_DIR=build/runtimes/debian-node
 mkdir -p build && : >"$STATUS"
