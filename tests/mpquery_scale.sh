@@ -10,6 +10,7 @@ source "$ROOT/tests/mpquery_fixtures/lib.sh"
 
 fixture big a.db >/dev/null
 cp a.db b.db
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK b.db"   # a fixture changed by hand
 sqlite3 b.db "UPDATE sample SET memtot = memtot + 16 WHERE stack % 1000 = 0" || fail "cannot make b.db"
 assert_eq "$(q a.db 'SELECT count(*) FROM sample')" 1000000 "1 M stacks with samples"
 
