@@ -128,6 +128,7 @@ static int output_problem(const char *out, char *why, size_t size)
     int fd;
     if (stat(out, &st) == 0) {
         if (S_ISDIR(st.st_mode)) return snprintf(why, size, "it is a directory"), -1;
+        if (!S_ISREG(st.st_mode)) return snprintf(why, size, "it is not a regular file (a device, a pipe or a socket)"), -1;
         if ((fd = open(out, O_RDWR | O_CLOEXEC | O_NOCTTY)) < 0)
             return snprintf(why, size, "cannot open it for writing (%s)", strerror(errno)), -1;
         unsigned char head[64];
@@ -158,19 +159,18 @@ static int output_problem(const char *out, char *why, size_t size)
 
 /* At start, say at once when the snapshots would be lost, before the
  * program prints anything; the program runs on, recorded as usual (the
- * output may become writable before the first snapshot). One word per
- * run: the first process says it, at start and when its snapshot is lost;
- * the others (a build's hundreds) keep quiet about a known problem. */
+ * output may become writable before the first snapshot). One line per
+ * run: the first process says it; no process repeats it when a snapshot
+ * is lost (a build's hundreds of processes would). */
 static int output_known_bad;
 void flush_check_output(int first_of_run)
 {
     char why[512];
     if (!output_problem(mp_opt.out, why, sizeof why)) return;
+    output_known_bad = 1;
     if (first_of_run)
         mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
                "changes (set MP_OUT to another file)", mp_opt.out, why);
-    else
-        output_known_bad = 1;
 }
 
 /* ------------------------------------------------------------ entry */

@@ -26,7 +26,7 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "the database to write (made absolute; several runs may share it)")                          \
     X(MP_INTERVAL, VAL_SECONDS, "0", interval, "--interval", "S",                                  \
       "seconds between snapshots; 0 = only at exit")                                               \
-    X(MP_DEPTH, VAL_DEPTH, "128", depth, "--depth", "N",                                           \
+    X(MP_DEPTH, VAL_DEPTH, "256", depth, "--depth", "N",                                           \
       "deepest stack recorded (1..1024); deeper stacks are marked [truncated]")                    \
     X(MP_THRESHOLD, VAL_LONG, "0", threshold, "--threshold", "N",                                  \
       "N > 0: stacks only for blocks >= N bytes; -N: only for blocks < N bytes")                   \

@@ -1,4 +1,5 @@
-# A snapshot that cannot be written: one clear line on stderr, the
+# A snapshot that cannot be written: one clear line on stderr (at start
+# when the output can be checked then: tests/output_check.sh), the
 # program's stdout and exit status unchanged, nothing else touched.
 . "$(dirname "$0")/lib.sh"
 P=$B/tests/alloc_functions
@@ -10,16 +11,16 @@ check() {   # MP_OUT PATTERN WHAT
     assert_eq "$(wc -l < err)" 1 "$3: one stderr line"
     assert_match "$(cat err)" "^mallocprof: error: cannot write $1: $2" "$3: says why"
 }
-check /nonexistent/dir/p.db "unable to open database file" "nonexistent directory"
-check /proc/p.db "unable to open database file" "directory that cannot be written"
-check /dev/full "(database or disk is full|disk I/O error)" "full disk"
+check /nonexistent/dir/p.db "cannot create files in /nonexistent/dir \(No such file or directory\)" "nonexistent directory"
+check /proc/p.db "cannot create files in /proc" "directory that cannot be written"
+check /dev/full "it is not a regular file" "a device"
 sqlite3 other.db "CREATE TABLE t(x); PRAGMA user_version = 99"
-check $T/other.db "the database has schema version 99, this profiler writes 3" "another schema version"
+check $T/other.db "it is a database of schema version 99, this profiler writes 3" "another schema version"
 assert_eq "$(q other.db 'SELECT count(*) FROM sqlite_master')" 1 "the other database untouched"
 sqlite3 foreign.db "CREATE TABLE t(x)"
 check $T/foreign.db "the file is an SQLite database of another program" "a foreign SQLite file"
 echo "not a database at all, just text" > text.db
-check $T/text.db "file is not a database" "a text file"
+check $T/text.db "it is not an SQLite database" "a text file"
 assert_eq "$(cat text.db)" "not a database at all, just text" "the text file untouched"
 # an earlier run of another program at MP_OUT: appended as a new run
 profile runs.db $B/tests/cxx_alloc 2>/dev/null
