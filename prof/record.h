@@ -174,9 +174,13 @@ int64_t process_peak(void);
  * thread's counters, a counter slot) keeps the epoch of its latest save,
  * and its first write in a newer epoch first saves it as it was. The
  * values at the latest capture are then the saved ones when the record's
- * epoch is the current one, else its current ones (untouched since).
- * Other threads' frees (the *_remote atomics) are saved the same way,
- * under an epoch of their own, by the first of them in a new epoch. */
+ * epoch is the current one, else its current ones (untouched since); a
+ * slot made after the capture has a saved copy of zeros. An operation
+ * reads the epoch once, touching its thread first (thread_touch), and
+ * saves every record it changes under that epoch: a capture by another
+ * thread in its middle finds it whole on one side. Other threads' frees
+ * (the *_remote atomics) are saved the same way, under an epoch of their
+ * own, by the first of them in a new epoch. */
 struct peak_info { uint32_t epoch; int64_t live; double time; };   /* epoch 0: no capture yet */
 struct peak_info peak_info(void);
 void thread_save(struct mp_thread *t, uint32_t epoch);
