@@ -6,12 +6,13 @@
 # (output, exit status), the file of another program is left as it was,
 # and a run's other processes (fork, exec) do not repeat it.
 . "$(dirname "$0")/lib.sh"
+# Debian's python3 (runtime_deps.sh installs it), not a wrapper earlier in PATH
 PY='import sys; print("first line of the program"); sys.stdout.flush(); sys.exit(3)'
 
 # bad_output WHAT DIR OUT PATTERN: the program in DIR with MP_OUT=OUT
 bad_output() {
     local what=$1 dir=$2 out=$3 pattern=$4 rc
-    (cd "$dir" && LD_PRELOAD=$LIB MP_OUT=$out python3 -c "$PY") >out.txt 2>&1
+    (cd "$dir" && LD_PRELOAD=$LIB MP_OUT=$out /usr/bin/python3 -c "$PY") >out.txt 2>&1
     rc=$?
     assert_eq $rc 3 "$what: the program's exit status"
     assert_match "$(head -n 1 out.txt)" "^mallocprof: error: cannot write $pattern.*; the program runs on" \
@@ -40,8 +41,8 @@ assert_eq "$(grep -c '^mallocprof: error' out.txt)" 1 "a run of 7 processes: one
 assert_eq "$(grep -v '^mallocprof: ' out.txt)" "done" "the run's output"
 
 # a good output says nothing at start
-LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=good.db python3 -c "$PY" >out.txt 2>&1
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=good.db /usr/bin/python3 -c "$PY" >out.txt 2>&1
 assert_eq "$?|$(cat out.txt)" "3|first line of the program" "a good output: nothing said"
-LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=good.db python3 -c "$PY" >out.txt 2>&1
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=good.db /usr/bin/python3 -c "$PY" >out.txt 2>&1
 assert_eq "$?|$(cat out.txt)" "3|first line of the program" "an existing profile: nothing said"
 assert_eq "$(q good.db 'SELECT count(*) FROM run')" 2 "both runs in the profile"
