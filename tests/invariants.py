@@ -18,10 +18,12 @@ of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
     process and for each thread: ncalls - ncalls_nostack and memtot -
     memtot_nostack exactly; nfree and memlive exactly when nothing was
     recorded without a stack, else within what those allocations can
-    account for. At the snapshots a program's own thread takes (exit,
-    exec, api) and at the peak; those that the background thread takes
-    while the program runs (interval, signal) are read counter by counter
-    and may differ by the operations made meanwhile (README, "Snapshots").
+    account for. At the peak (a cut: copy on write), and at the snapshots
+    a program's own thread takes (exit, exec, api) in a process of one
+    thread. A snapshot is otherwise read counter by counter while the
+    program runs: those of the background thread (interval, signal), and
+    an exit while other threads still allocate (a JVM's), may differ by the
+    operations made meanwhile (README, "Snapshots").
 
 usage: invariants.py DB...   prints one line per database; exit 1 on the
 first broken invariant, with what broke.
@@ -80,7 +82,8 @@ def check_process(db, pid_row):
                          % (at, key[0], key[1], v[NFREE], v[NCALLS], v[MEMLIVE], v[MEMTOT]))
 
     def check_totals(values, snap, at, reason):
-        if not full or reason in ("interval", "signal"):
+        threads = len(totals.get(snap, {})) - 1
+        if not full or reason in ("interval", "signal") or (reason != "peak" and threads > 1):
             return
         sums = {0: [0, 0, 0, 0]}
         for (stack, thread), v in values.items():

@@ -10,11 +10,13 @@ cd "$T" || exit 1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+PY3=/usr/bin/python3    # Debian's: a python3 earlier in PATH may be a wrapper (pyenv's starts a shell)
+[ -x $PY3 ] || PY3=python3
 # check_profile DB...: what must hold in every profile (tests/invariants.py:
 # rows add up to their snapshot's totals, nothing at the peak before it
 # happened); fails the test when broken.
 check_profile() {
-    python3 "$ROOT/tests/invariants.py" "$@" || fail "a profile's invariants are broken"
+    $PY3 "$ROOT/tests/invariants.py" "$@" || fail "a profile's invariants are broken"
 }
 
 # At the end of a test that passed, every profile it left in $T (current
@@ -24,7 +26,7 @@ NO_PROFILE_CHECK=${NO_PROFILE_CHECK:-}
 at_exit() {        # [STATUS]: the test's status (default: $?)
     local rc=${1:-$?}
     cd /
-    if [ $rc -eq 0 ] && ! (cd "$T" && python3 "$ROOT/tests/invariants.py" --found $NO_PROFILE_CHECK); then
+    if [ $rc -eq 0 ] && ! (cd "$T" && $PY3 "$ROOT/tests/invariants.py" --found $NO_PROFILE_CHECK); then
         echo "FAIL: a profile's invariants are broken" >&2
         rc=1
     fi
