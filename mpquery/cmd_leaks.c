@@ -148,7 +148,6 @@ static void print(struct listing *l, void *arg)
                k.stacks, k.n);
         print_ignored(l, stdout);
     }
-    count_truncated(l->q[0].p, &l->q[0].sel, NLIVE, &l->trunc[0]);     /* the leaking stacks' */
     truncated_line(&l->trunc[0], "", l->c->format == FMT_TEXT ? stdout : stderr);
     table_free(&tab);
     free(k.items);

@@ -250,7 +250,7 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
         view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);
     }
     if (!rc && l.t.left_out) listing_filter(&l);
-    for (size_t i = 0; i < n && !rc; i++) count_truncated(l.q[i].p, &l.q[i].sel, NCALLS, &l.trunc[i]);
+    for (size_t i = 0; i < n && !rc; i++) count_truncated(l.q[i].p, &l.q[i].sel, &l.trunc[i]);
     if (!rc) print(&l, ctx);
     for (size_t i = 0; i < n; i++) {
         free(l.own[i]);
@@ -303,14 +303,14 @@ static int64_t settings_depth(const char *settings)
     return d ? strtoll(d + 9, NULL, 10) : 0;
 }
 
-void count_truncated(const struct profile *p, const struct selection *s, int key, struct truncated *out)
+void count_truncated(const struct profile *p, const struct selection *s, struct truncated *out)
 {
     memset(out, 0, sizeof *out);
     uint8_t *cut = xcalloc(p->nmodules ? p->nmodules : 1, 1);
     int any = 0;
     for (size_t m = 0; m < p->nmodules; m++) any |= cut[m] = !strcmp(p->modules[m].path, "[truncated]");
     for (uint32_t i = 0; any && i < p->nstacks; i++) {
-        if (!s->stack_c[i].v[key]) continue;
+        if (!s->stack_c[i].v[NCALLS]) continue;
         uint32_t root = i;
         while (p->stacks[root].parent != NONE) root = p->stacks[root].parent;
         if (!cut[p->frames[p->stacks[root].frame].module]) continue;
@@ -339,10 +339,15 @@ void truncated_line(const struct truncated *t, const char *side, FILE *f)
 }
 
 /* ---------------------------------------------------------------- printing */
+static void listing_truncated_lines(const struct listing *l, FILE *f)
+{
+    for (size_t i = 0; i < l->n; i++) truncated_line(&l->trunc[i], l->n > 1 ? (i ? " in b" : " in a") : "", f);
+}
+
 void listing_ignored_line(const struct listing *l, FILE *f)
 {
     static const char *const names[] = { "a", "b" };
-    for (size_t i = 0; i < l->n; i++) truncated_line(&l->trunc[i], l->n > 1 ? (i ? " in b" : " in a") : "", f);
+    listing_truncated_lines(l, f);
     if (!l->left[0].stacks && !l->left[1].stacks) return;
     if (f != stdout) fflush(stdout);        /* after what stdout had before it */
     fputs("ignored ", f);
@@ -389,7 +394,7 @@ void listing_print(const struct listing *l, const struct table *tab)
     if (l->c->pager) pager_start();
     if (format == FMT_JSON && l->nfilters) {
         json_listing(l, tab);
-        for (size_t i = 0; i < l->n; i++) truncated_line(&l->trunc[i], l->n > 1 ? (i ? " in b" : " in a") : "", stderr);
+        listing_truncated_lines(l, stderr);
         return;
     }
     table_print(tab, format, stdout);

@@ -739,9 +739,9 @@ void listing_print(const struct listing *l, const struct table *tab);
  * ... in b with F filters"), or nothing when nothing was left out; then
  * the truncated stacks' line (truncated_line). */
 void listing_ignored_line(const struct listing *l, FILE *f);
-/* The stacks of selection s deeper than MP_DEPTH, those whose counter key
- * is not 0. */
-void count_truncated(const struct profile *p, const struct selection *s, int key, struct truncated *out);
+/* The stacks of selection s deeper than MP_DEPTH (leaks: its live_only
+ * selection, the leaking ones). */
+void count_truncated(const struct profile *p, const struct selection *s, struct truncated *out);
 /* "N stacks (C calls) were deeper than MP_DEPTH=D: inclusive figures of
  * outer functions are low; record with MP_DEPTH=4D" (side: " in a"...),
  * or nothing when none was. */

@@ -157,20 +157,29 @@ static int output_problem(const char *out, char *why, size_t size)
     return 0;
 }
 
-/* At start, say at once when the snapshots would be lost, before the
- * program prints anything; the program runs on, recorded as usual (the
- * output may become writable before the first snapshot). One line per
- * run: the first process says it; no process repeats it when a snapshot
- * is lost (a build's hundreds of processes would). */
-static int output_known_bad;
-void flush_check_output(int first_of_run)
+/* At the start of a run's first process, say at once when the snapshots
+ * would be lost, before the program prints anything; the program runs on,
+ * recorded as usual (the output may become writable before the first
+ * snapshot). One line per run: no process repeats it when a snapshot is
+ * lost (a build's hundreds of processes would). The run's other processes
+ * check nothing at start: only when a snapshot of theirs is lost
+ * (said_at_start). */
+static int first_of_run, output_known_bad;
+void flush_check_output(int first)
 {
     char why[512];
-    if (!output_problem(mp_opt.out, why, sizeof why)) return;
+    first_of_run = first;
+    if (!first || !output_problem(mp_opt.out, why, sizeof why)) return;
     output_known_bad = 1;
-    if (first_of_run)
-        mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
-               "changes (set MP_OUT to another file)", mp_opt.out, why);
+    mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
+           "changes (set MP_OUT to another file)", mp_opt.out, why);
+}
+
+/* A snapshot was lost: was its cause said at the run's start? */
+static int said_at_start(void)
+{
+    char why[512];
+    return first_of_run ? output_known_bad : output_problem(mp_opt.out, why, sizeof why) != 0;
 }
 
 /* ------------------------------------------------------------ entry */
@@ -200,7 +209,7 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
-        if (!output_known_bad)
+        if (!said_at_start())
             mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out, w.error ? w.error : "unknown error");
         forget_database();
     }
