@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -36,6 +37,7 @@
 #define SLOT_CHUNK 64
 #define MAX_SLOT_CHUNKS (1u << 20)
 #define MAX_THREADS 65536
+#define READ_SAVED UINT32_MAX    /* mp_thread.read_busy: read as saved in the peak's epoch */
 
 MP_TLS int mp_in_profiler;
 int mp_track_all = 1;
@@ -188,6 +190,7 @@ struct mp_thread *thread_self(void)
     t->rng = 0x2545F4914F6CDD1Dull ^ ((uint64_t)seq << 17);
     if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(t);
     t->epoch = peak_epoch();    /* nothing to save: it was all zeros at the peak */
+    t->read_busy = READ_SAVED;  /* made after a peak's reader began: zeros there */
     t->nostack_slot = slot_new(t, 0);
     atomic_store(&by_seq[seq], t);
     t->next = atomic_load(&threads);
@@ -252,6 +255,72 @@ static void peak_capture(int64_t live)
     atomic_flag_clear_explicit(&capturing, memory_order_release);
 }
 
+/* The peak snapshot's reader holds captures off while it reads (it takes
+ * the capture's flag), so that every record it reads has the one epoch to
+ * be read at; a capture point passed meanwhile is taken by the next
+ * operation past it. A fatal signal's flush may have interrupted a capture
+ * on its own thread: after a few milliseconds it reads without the hold
+ * (0). */
+static int peak_held;
+
+struct peak_info peak_hold(void)
+{
+    int tries = 0;
+    while (atomic_flag_test_and_set_explicit(&capturing, memory_order_acquire))
+        if (++tries == 2000) return peak_info();
+        else if (tries > 100) sched_yield();
+        else __builtin_ia32_pause();
+    peak_held = 1;
+    return peak_info();
+}
+
+void peak_release(void)
+{
+    if (peak_held) atomic_flag_clear_explicit(&capturing, memory_order_release);
+    peak_held = 0;
+}
+
+/* A capture by one thread may find another in the middle of an operation
+ * (or about to change its records under the epoch it read before): that
+ * operation counts before the peak, and the reader must see it whole. So
+ * it waits for the threads whose busy is odd and who did not save in
+ * epoch e, and notes each one's busy; after reading, a thread whose busy
+ * moved meanwhile was read as one state only if its first operation since
+ * saved in epoch e (then every change it made was saved first). The
+ * reader's own thread is not in an operation. */
+void peak_read_begin(uint32_t e)
+{
+    double give_up = mp_now() + 0.05;
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        t->read_busy = READ_SAVED;
+        if (t == mp_self || atomic_load(&t->exited)) continue;
+        for (int spins = 0;; spins++) {
+            uint32_t b = __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e) break;
+            if (!(b & 1) || (spins > 100 && mp_now() > give_up)) {     /* a thread stopped in one: read again */
+                t->read_busy = b;
+                break;
+            }
+            if (spins > 100) sched_yield();
+            else __builtin_ia32_pause();
+        }
+    }
+}
+
+int peak_read_end(uint32_t e)
+{
+    atomic_thread_fence(memory_order_acquire);
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        uint32_t was = t->read_busy;
+        if (was == READ_SAVED) continue;
+        if (__atomic_load_n(&t->busy, __ATOMIC_RELAXED) == was) continue;
+        if (__atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e && __atomic_load_n(&t->busy_saved, __ATOMIC_RELAXED) == (was | 1))
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
 /* A thread's own live bytes passed the next capture point: they are the
  * process's when it is the one thread (exact, without the publishing
  * slack); otherwise publish_pending decides. */
@@ -269,10 +338,16 @@ void publish_pending(struct mp_thread *t)
     if (live > peak && live >= atomic_load_explicit(&mp_peak.next, RELAXED)) peak_capture(live);
 }
 
+/* A save: the copy, then the record's epoch (release: a reader finding
+ * the epoch finds the copy), then a release fence before the changes that
+ * follow, so that a reader who sees one of them and then fences finds the
+ * epoch too (record_check). */
 void thread_save(struct mp_thread *t, uint32_t epoch)
 {
+    t->busy_saved = t->busy;
     t->at_peak = t->c;
     atomic_store_explicit((_Atomic uint32_t *)&t->epoch, epoch, memory_order_release);
+    atomic_thread_fence(memory_order_release);
 }
 
 /* Before the owner t changes slot idx, in an operation that touched t
@@ -293,6 +368,7 @@ void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch)
     p->ncalls = s->ncalls, p->memtot = s->memtot, p->live_n = s->live_n, p->live_b = s->live_b;
     p->maxlive = s->maxlive, p->ntemp = side->ntemp, p->time = side->time;
     __atomic_store_n(&s->epoch, (uint16_t)epoch, __ATOMIC_RELEASE);
+    atomic_thread_fence(memory_order_release);
 }
 
 /* Before another thread adds to a record's *_remote pair (n, b): the first
@@ -313,6 +389,10 @@ void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_
     }
 }
 
+/* Before a remote add, whoever saved: orders the add after the epoch this
+ * thread found (a compiler barrier on x86). */
+#define REMOTE_ADD_FENCE() atomic_thread_fence(memory_order_release)
+
 /* Other threads' frees, under the freeing operation's epoch e (its
  * thread's, or the current one for a thread not recorded). */
 static inline void thread_remote_touch(struct mp_thread *owner, uint32_t e)
@@ -320,6 +400,7 @@ static inline void thread_remote_touch(struct mp_thread *owner, uint32_t e)
     if (unlikely(atomic_load_explicit(&owner->remote_epoch, RELAXED) != e))
         remote_save(&owner->remote_epoch, e, &owner->nfree_remote, &owner->freed_remote,
                     &owner->nfree_remote_at_peak, &owner->freed_remote_at_peak);
+    REMOTE_ADD_FENCE();
 }
 
 static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *side, uint32_t idx, uint32_t e)
@@ -328,94 +409,133 @@ static inline void slot_remote_touch(struct mp_slot *s, struct mp_slot_side *sid
         struct slot_raw *p = slot_peak(idx);
         remote_save(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, &p->nfree_remote, &p->freed_remote);
     }
-}
-
-/* A *_remote pair as at the peak of epoch e: saved (n_at_peak not NULL),
- * or untouched since. */
-static void remote_at(_Atomic uint32_t *remote_epoch, uint32_t e, const _Atomic uint64_t *n, const _Atomic uint64_t *b,
-                      const uint64_t *n_at_peak, const uint64_t *b_at_peak, uint64_t *on, uint64_t *ob)
-{
-    if (n_at_peak && atomic_load_explicit(remote_epoch, memory_order_acquire) == e) {
-        *on = LOAD(*n_at_peak), *ob = LOAD(*b_at_peak);
-    } else {
-        *on = atomic_load_explicit(n, RELAXED), *ob = atomic_load_explicit(b, RELAXED);
-    }
+    REMOTE_ADD_FENCE();
 }
 
 /* ---------------------------------------------------------------- reading */
 
+/* Reading as at the peak of epoch e, while the threads go on (an
+ * interval, signal or API snapshot writes the peak too): a record whose
+ * epoch is e was saved at its first change after the capture, and its
+ * copy is read; otherwise its current values are, and then its epoch
+ * again, after an acquire fence: if its owner saved it meanwhile (and may
+ * have changed it since), the copy is what the capture saw. The peak's
+ * reader holds captures off (peak_hold), so that e stays the latest and
+ * no copy is saved again while it reads. */
+static inline int record_check(const void *epoch, int bits16, uint32_t e)
+{
+    atomic_thread_fence(memory_order_acquire);
+    return bits16 ? __atomic_load_n((const uint16_t *)epoch, __ATOMIC_RELAXED) == (uint16_t)e
+                  : __atomic_load_n((const uint32_t *)epoch, __ATOMIC_RELAXED) == e;
+}
+
+static void load_words(uint64_t *out, const uint64_t *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = __atomic_load_n(&in[i], __ATOMIC_RELAXED);
+}
+
+/* A record's current values, read between two operations of its owner o:
+ * o's busy even and the same around the read (a sequence lock; a few
+ * tries, then as read). The reader's own records are still. */
+#define READ_BETWEEN_OPS(o, read)                                                   \
+    for (int tries_ = 0;; tries_++) {                                               \
+        uint32_t b_ = (o) ? __atomic_load_n(&(o)->busy, __ATOMIC_ACQUIRE) : 0;     \
+        read;                                                                       \
+        atomic_thread_fence(memory_order_acquire);                                  \
+        if (!(o) || (o) == mp_self || tries_ == 16 ||                               \
+            (!(b_ & 1) && __atomic_load_n(&(o)->busy, __ATOMIC_RELAXED) == b_))     \
+            break;                                                                  \
+        __builtin_ia32_pause();                                                     \
+    }
+
+/* A *_remote pair as at epoch e (0: now): saved (n_at_peak not NULL), or
+ * untouched since. */
+static void remote_at(_Atomic uint32_t *remote_epoch, uint32_t e, const _Atomic uint64_t *n, const _Atomic uint64_t *b,
+                      const uint64_t *n_at_peak, const uint64_t *b_at_peak, uint64_t *on, uint64_t *ob)
+{
+    if (e && n_at_peak && atomic_load_explicit(remote_epoch, memory_order_acquire) == e) {
+        *on = LOAD(*n_at_peak), *ob = LOAD(*b_at_peak);
+        return;
+    }
+    *on = atomic_load_explicit(n, RELAXED), *ob = atomic_load_explicit(b, RELAXED);
+    if (e && n_at_peak && record_check(remote_epoch, 0, e)) *on = LOAD(*n_at_peak), *ob = LOAD(*b_at_peak);
+}
+
 /* Slot counters are fixed point (WEIGHT_ONE); rows hold whole numbers. */
 static uint64_t whole(uint64_t fixed) { return (fixed + WEIGHT_ONE / 2) / WEIGHT_ONE; }
 
-const struct thread_counts *thread_counts(const struct mp_thread *t, int at_peak)
+_Static_assert(sizeof(struct thread_counts) % sizeof(uint64_t) == 0, "thread_counts: 64-bit words");
+#define COUNT_WORDS (sizeof(struct thread_counts) / sizeof(uint64_t))
+
+void thread_counts(const struct mp_thread *t, uint32_t e, struct thread_counts *out)
 {
-    uint32_t e = peak_info().epoch;
-    return at_peak && __atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e ? &t->at_peak : &t->c;
+    if (e && __atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e) {
+        load_words((uint64_t *)out, (const uint64_t *)&t->at_peak, COUNT_WORDS);
+        return;
+    }
+    READ_BETWEEN_OPS(t, load_words((uint64_t *)out, (const uint64_t *)&t->c, COUNT_WORDS));
+    if (e && record_check(&t->epoch, 0, e)) load_words((uint64_t *)out, (const uint64_t *)&t->at_peak, COUNT_WORDS);
 }
 
-void thread_totals(const struct mp_thread *t, int at_peak, struct mp_totals *out)
+void thread_totals(const struct mp_thread *t, uint32_t e, struct mp_totals *out)
 {
-    const struct thread_counts *c = thread_counts(t, at_peak);
+    struct thread_counts c;
+    thread_counts(t, e, &c);
     uint64_t nfree_remote, freed_remote;
-    if (at_peak)
-        remote_at((_Atomic uint32_t *)&t->remote_epoch, peak_info().epoch, &t->nfree_remote, &t->freed_remote,
-                  &t->nfree_remote_at_peak, &t->freed_remote_at_peak, &nfree_remote, &freed_remote);
-    else
-        nfree_remote = atomic_load_explicit(&t->nfree_remote, RELAXED), freed_remote = atomic_load_explicit(&t->freed_remote, RELAXED);
+    remote_at((_Atomic uint32_t *)&t->remote_epoch, e, &t->nfree_remote, &t->freed_remote,
+              &t->nfree_remote_at_peak, &t->freed_remote_at_peak, &nfree_remote, &freed_remote);
     *out = (struct mp_totals){
-        .ncalls = LOAD(c->ncalls),
-        .memtot = LOAD(c->alloc_bytes),
-        .nfree = LOAD(c->nfree_local) + nfree_remote,
-        .maxlive = LOAD(c->peak) > 0 ? (uint64_t)LOAD(c->peak) : 0,
-        .nfree_unknown = LOAD(c->nfree_unknown),
-        .live = LOAD(c->live) - (int64_t)freed_remote,
+        .ncalls = c.ncalls,
+        .memtot = c.alloc_bytes,
+        .nfree = c.nfree_local + nfree_remote,
+        .maxlive = c.peak > 0 ? (uint64_t)c.peak : 0,
+        .nfree_unknown = c.nfree_unknown,
+        .live = c.live - (int64_t)freed_remote,
     };
     if (mp_track_all && t->nostack_slot) {
         struct slot_counts ns;
-        slot_read(t->nostack_slot, at_peak, &ns);
+        slot_read(t->nostack_slot, e, &ns);
         out->ncalls_nostack = ns.ncalls;
         out->memtot_nostack = ns.memtot;
     } else {    /* the cheap modes: what got no slot */
-        out->ncalls_nostack = out->ncalls - LOAD(c->attr_n);
-        out->memtot_nostack = out->memtot - LOAD(c->attr_b);
+        out->ncalls_nostack = out->ncalls - c.attr_n;
+        out->memtot_nostack = out->memtot - c.attr_b;
     }
 }
 
 /* At the peak, the process's maxlive is its live bytes then (at least
  * the captured ones). */
-void process_totals(int at_peak, struct mp_totals *out)
+void process_totals(uint32_t e, struct mp_totals *out)
 {
     *out = (struct mp_totals){ 0 };
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         struct mp_totals tt;
-        thread_totals(t, at_peak, &tt);
+        thread_totals(t, e, &tt);
         out->ncalls += tt.ncalls, out->memtot += tt.memtot, out->nfree += tt.nfree;
         out->nfree_unknown += tt.nfree_unknown, out->live += tt.live;
         out->ncalls_nostack += tt.ncalls_nostack, out->memtot_nostack += tt.memtot_nostack;
     }
     if (out->live < 0) out->live = 0;
-    int64_t peak = at_peak ? peak_info().live : process_peak();
+    int64_t peak = e ? peak_info().live : process_peak();
     out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
 }
 
-void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
+void slot_raw(uint32_t idx, uint32_t e, struct slot_raw *out)
 {
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);
-    uint32_t e = peak_info().epoch;
-    struct slot_raw *p = at_peak ? slot_peak(idx) : NULL;
+    struct slot_raw *p = e ? slot_peak(idx) : NULL;
     if (p && __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) == (uint16_t)e) {
-        *out = *p;
+        load_words((uint64_t *)out, (const uint64_t *)p, sizeof *out / sizeof(uint64_t));
     } else {
-        *out = (struct slot_raw){ LOAD(s->ncalls), LOAD(s->memtot), LOAD(s->live_n), LOAD(s->live_b),
-                                  LOAD(s->maxlive), LOAD(side->ntemp), 0, 0, LOAD(side->time) };
+        const struct mp_thread *o = thread_by_seq(LOAD(s->thread_seq));
+        READ_BETWEEN_OPS(o, *out = ((struct slot_raw){ LOAD(s->ncalls), LOAD(s->memtot), LOAD(s->live_n), LOAD(s->live_b),
+                                                       LOAD(s->maxlive), LOAD(side->ntemp), 0, 0, LOAD(side->time) }));
+        if (p && record_check(&s->epoch, 1, e))
+            load_words((uint64_t *)out, (const uint64_t *)p, sizeof *out / sizeof(uint64_t));
     }
-    if (at_peak)
-        remote_at(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, p ? &p->nfree_remote : NULL,
-                  p ? &p->freed_remote : NULL, &out->nfree_remote, &out->freed_remote);
-    else
-        out->nfree_remote = atomic_load_explicit(&s->nfree_remote, RELAXED),
-        out->freed_remote = atomic_load_explicit(&s->freed_remote, RELAXED);
+    remote_at(&side->remote_epoch, e, &s->nfree_remote, &s->freed_remote, p ? &p->nfree_remote : NULL,
+              p ? &p->freed_remote : NULL, &out->nfree_remote, &out->freed_remote);
 }
 
 /* nfree: the attributed blocks not live (record.h); an estimate can come
@@ -423,17 +543,18 @@ void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out)
  * the peak: a sampled stack's own peak has no unbiased estimate (the
  * largest of its estimates over time is inflated by each sampled block's
  * weight); its live bytes at a given moment have one. */
-void slot_read(uint32_t idx, int at_peak, struct slot_counts *out)
+void slot_read(uint32_t idx, uint32_t e, struct slot_counts *out)
 {
     struct slot_raw v;
-    slot_raw(idx, at_peak, &v);
+    slot_raw(idx, e, &v);
     int64_t nlive = (int64_t)(v.live_n - v.nfree_remote), live = (int64_t)(v.live_b - v.freed_remote);
     int64_t nfree = (int64_t)v.ncalls - nlive;
     uint64_t maxlive = v.maxlive;
     if (mp_opt.sample) {
-        struct slot_raw p;
-        if (!at_peak) slot_raw(idx, 1, &p);
-        else p = v;
+        struct slot_raw p = { 0 };      /* zeros before any capture */
+        uint32_t latest = e ? e : peak_info().epoch;
+        if (latest == e) p = v;
+        else slot_raw(idx, latest, &p);
         maxlive = (int64_t)(p.live_b - p.freed_remote) > 0 ? p.live_b - p.freed_remote : 0;
     }
     *out = (struct slot_counts){
@@ -882,6 +1003,7 @@ void handler_drain(void)
         publish_live(t, (int64_t)hlog.lost_memtot, 0);
     }
     hlog.lost_ncalls = hlog.lost_memtot = 0;
+    if (t) op_end(t);
 }
 
 /* ---------------------------------------------------------------- fork */
@@ -905,7 +1027,7 @@ void counters_after_fork_child(void)
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         memset(&t->c, 0, sizeof t->c);
         memset(&t->at_peak, 0, sizeof t->at_peak);
-        t->epoch = 0;
+        t->epoch = t->busy = t->busy_saved = 0;
         t->pending_live = 0;
         atomic_store(&t->remote_epoch, 0);
         t->nfree_remote_at_peak = t->freed_remote_at_peak = 0;

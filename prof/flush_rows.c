@@ -24,6 +24,8 @@ static struct {
     int64_t *thread_ids;        /* by thread seq */
     size_t nthread_ids;
     struct slot_counts *prev;       /* by canonical slot: values in the previous snapshot */
+    struct slot_counts *peakv;      /* by slot: values at the peak (write_peak) */
+    size_t npeakv;
     uint32_t peak_epoch;            /* of the latest peak snapshot written */
     size_t nprev;
     /* Several counter slots of a thread can be one row (stack, thread) of
@@ -57,6 +59,7 @@ void rows_forget(int new_process)
     r.peak_epoch = 0;
     free(r.thread_ids), r.thread_ids = NULL, r.nthread_ids = 0;
     free(r.prev), r.prev = NULL, r.nprev = 0;
+    free(r.peakv), r.peakv = NULL, r.npeakv = 0;
     free(r.canon), r.canon = NULL, r.ncanon = 0;
     free(r.alias_next), r.alias_next = NULL, r.nalias = 0;
     node_clear(&r.rows);
@@ -199,38 +202,59 @@ static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, cons
     return step_done(w, st);
 }
 
-/* Each thread's exact totals from its own counters, and the process's. */
-static int write_thread_totals(struct writer *w, int64_t snapshot, int at_peak)
-{
-    for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        struct mp_totals tt;
-        thread_totals(t, at_peak, &tt);
-        if (!tt.ncalls && !tt.nfree && !tt.nfree_unknown) continue;
-        int64_t tid = thread_row(w, t);
-        if (!tid || write_totals(w, snapshot, tid, &tt)) return -1;
-    }
+/* The totals and the size histogram of a snapshot, read before any is
+ * written: each thread's exact totals from its own counters, the
+ * process's, and the threads' size classes summed. */
+struct cut {
+    size_t nthreads;
+    struct { struct mp_thread *t; struct mp_totals v; } *threads;
     struct mp_totals process;
-    process_totals(at_peak, &process);
-    return write_totals(w, snapshot, 0, &process);
+    int64_t hist[MP_HIST_CLASSES][4];       /* ncalls, memtot, nlive, memlive */
+};
+static struct cut cut;
+static size_t cut_cap;
+
+static int cut_reserve(void)      /* room for every thread */
+{
+    size_t n = 1;
+    for (struct mp_thread *t = thread_list(); t; t = t->next) n++;
+    return grow_array(&cut.threads, &cut_cap, n + 16, sizeof *cut.threads);
 }
 
-/* ------------------------------------------------------------ histogram */
-
-/* The process's size histogram: the threads' classes summed, the empty
- * ones left out. */
-static int write_hist(struct writer *w, int64_t snapshot, int at_peak)
+/* After cut_reserve (threads made since, left out, have no counts yet). */
+static void cut_read(uint32_t e)
 {
+    memset(cut.hist, 0, sizeof cut.hist);
+    cut.nthreads = 0;
+    struct thread_counts tc;
+    for (struct mp_thread *t = thread_list(); t && cut.nthreads < cut_cap; t = t->next) {
+        cut.threads[cut.nthreads].t = t;
+        thread_totals(t, e, &cut.threads[cut.nthreads++].v);
+        thread_counts(t, e, &tc);
+        for (unsigned c = 0; c < MP_HIST_CLASSES; c++) {
+            int64_t *v = cut.hist[c];
+            v[0] += (int64_t)tc.hist[c].ncalls, v[1] += (int64_t)tc.hist[c].memtot;
+            v[2] += (int64_t)(tc.hist[c].ncalls - tc.hist[c].nfree);
+            v[3] += (int64_t)(tc.hist[c].live_in - tc.hist[c].live_out);
+        }
+    }
+    process_totals(e, &cut.process);
+}
+
+static int write_cut(struct writer *w, int64_t snapshot)
+{
+    for (size_t i = 0; i < cut.nthreads; i++) {
+        const struct mp_totals *tt = &cut.threads[i].v;
+        if (!tt->ncalls && !tt->nfree && !tt->nfree_unknown) continue;
+        int64_t tid = thread_row(w, cut.threads[i].t);
+        if (!tid || write_totals(w, snapshot, tid, tt)) return -1;
+    }
+    if (write_totals(w, snapshot, 0, &cut.process)) return -1;
     sqlite3_stmt *st = prepare(w, "INSERT INTO hist(snapshot, lo, ncalls, memtot, nlive, memlive) VALUES (?, ?, ?, ?, ?, ?)");
     if (!st) return -1;
     int rc = 0;
     for (unsigned c = 0; c < MP_HIST_CLASSES && !rc; c++) {
-        int64_t v[4] = { 0 };
-        for (struct mp_thread *t = thread_list(); t; t = t->next) {
-            const struct thread_counts *tc = thread_counts(t, at_peak);
-            v[0] += (int64_t)LOAD(tc->hist[c].ncalls), v[1] += (int64_t)LOAD(tc->hist[c].memtot);
-            v[2] += (int64_t)(LOAD(tc->hist[c].ncalls) - LOAD(tc->hist[c].nfree));
-            v[3] += (int64_t)(LOAD(tc->hist[c].live_in) - LOAD(tc->hist[c].live_out));
-        }
+        const int64_t *v = cut.hist[c];
         if (!v[0] && !v[2]) continue;
         sqlite3_bind_int64(st, 1, snapshot);
         sqlite3_bind_int64(st, 2, c ? (int64_t)((uint64_t)1 << (c - 1)) : 0);
@@ -265,13 +289,32 @@ static int map_slot(struct writer *w, uint32_t i)
     return 0;
 }
 
+/* Every slot mapped to its row, so that a row's sum includes slots new in
+ * this snapshot. */
+static int map_slots(struct writer *w, uint32_t limit)
+{
+    if (grow_array(&r.prev, &r.nprev, limit, sizeof *r.prev) || grow_array(&r.canon, &r.ncanon, limit, sizeof *r.canon) ||
+        grow_array(&r.alias_next, &r.nalias, limit, sizeof *r.alias_next) || mirror_reserve())
+        return fail(w, "out of memory");
+    for (uint32_t i = 1; i < limit; i++)
+        if (!r.canon[i] && map_slot(w, i)) return -1;
+    return 0;
+}
+
+/* A slot's values: now, or those read at the peak (r.peakv). */
+static void slot_values(uint32_t i, int at_peak, struct slot_counts *v)
+{
+    if (at_peak) *v = r.peakv[i];
+    else slot_read(i, 0, v);
+}
+
 /* The value of canonical slot i's row: the sum of its slots. */
 static struct slot_counts row_values(uint32_t i, int at_peak)
 {
     struct slot_counts v, a;
-    slot_read(i, at_peak, &v);
+    slot_values(i, at_peak, &v);
     for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
-        slot_read(j, at_peak, &a);
+        slot_values(j, at_peak, &a);
         v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
         v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp, v.time += a.time;
     }
@@ -279,18 +322,11 @@ static struct slot_counts row_values(uint32_t i, int at_peak)
 }
 
 /* The rows whose values changed since the previous snapshot (at_peak:
- * the values at the peak, against the previous snapshot that is not a
- * peak: the rows of a peak snapshot are not in the chain of the others).
- * Every slot is mapped first, so a row's sum includes slots new in this
- * snapshot. */
-static int write_samples(struct writer *w, int64_t snapshot, int at_peak, int64_t *nrows)
+ * the values read at the peak, against the previous snapshot that is not
+ * a peak: the rows of a peak snapshot are not in the chain of the others).
+ * Slots 1 .. limit-1 mapped (map_slots). */
+static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32_t limit, int64_t *nrows)
 {
-    uint32_t limit = slot_limit();
-    if (grow_array(&r.prev, &r.nprev, limit, sizeof *r.prev) || grow_array(&r.canon, &r.ncanon, limit, sizeof *r.canon) ||
-        grow_array(&r.alias_next, &r.nalias, limit, sizeof *r.alias_next) || mirror_reserve())
-        return fail(w, "out of memory");
-    for (uint32_t i = 1; i < limit; i++)
-        if (!r.canon[i] && map_slot(w, i)) return -1;
     for (uint32_t i = 1; i < limit; i++) {
         if (r.canon[i] != i) continue;
         struct slot_counts v = row_values(i, at_peak);
@@ -427,15 +463,42 @@ static int64_t snapshot_row(struct writer *w, const char *reason, const char *la
     return rc ? 0 : sqlite3_last_insert_rowid(w->db);
 }
 
-/* One snapshot's rows: now, or as at the peak. */
-static int write_snapshot(struct writer *w, const char *reason, const char *label, double time, int at_peak,
-                          int64_t *nrows)
+/* A snapshot of now: read and written as the threads go on (a cut only
+ * when they are stopped: exit, exec, with one thread). */
+static int write_now(struct writer *w, const char *reason, const char *label, double time, int64_t *nrows)
 {
+    uint32_t limit = slot_limit();
+    if (map_slots(w, limit) || cut_reserve()) return fail(w, "out of memory");
+    cut_read(0);
     int64_t snapshot = snapshot_row(w, reason, label, time);
-    if (!snapshot || write_thread_totals(w, snapshot, at_peak) || write_hist(w, snapshot, at_peak) ||
-        write_samples(w, snapshot, at_peak, nrows) || (!at_peak && write_stack_hist(w, snapshot)))
+    if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot))
         return -1;
     r.snapshot_seq++;
+    return 0;
+}
+
+/* The snapshot of the latest peak: every value read in one stretch with
+ * captures held off (peak_hold: one epoch for all), before any is
+ * written; the slots then mapped to their rows. */
+static int write_peak(struct writer *w, int64_t *nrows)
+{
+    if (peak_info().epoch == r.peak_epoch) return 0;
+    struct peak_info peak = peak_hold();
+    uint32_t limit = slot_limit();
+    int nomem = cut_reserve() || grow_array(&r.peakv, &r.npeakv, limit, sizeof *r.peakv);
+    for (int attempt = 0; !nomem && attempt < 4; attempt++) {
+        peak_read_begin(peak.epoch);
+        cut_read(peak.epoch);
+        for (uint32_t i = 1; i < limit; i++)
+            if (slot_at(i)) slot_read(i, peak.epoch, &r.peakv[i]);
+        if (peak_read_end(peak.epoch)) break;
+    }
+    peak_release();
+    if (nomem || map_slots(w, limit)) return fail(w, "out of memory");
+    int64_t snapshot = snapshot_row(w, "peak", "", peak.time);
+    if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 1, limit, nrows)) return -1;
+    r.snapshot_seq++;
+    r.peak_epoch = peak.epoch;
     return 0;
 }
 
@@ -445,11 +508,6 @@ static int write_snapshot(struct writer *w, const char *reason, const char *labe
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows)
 {
     double now = mp_now();
-    if (write_process(w, now)) return -1;
-    struct peak_info peak = peak_info();
-    if (peak.epoch != r.peak_epoch) {
-        if (write_snapshot(w, "peak", "", peak.time, 1, nrows)) return -1;
-        r.peak_epoch = peak.epoch;
-    }
-    return write_snapshot(w, reason_names[reason], label, now, 0, nrows);
+    if (write_process(w, now) || write_peak(w, nrows)) return -1;
+    return write_now(w, reason_names[reason], label, now, nrows);
 }

@@ -25,12 +25,31 @@ void publish_pending(struct mp_thread *t);
 extern struct mp_peak_state { _Atomic uint32_t epoch; _Atomic int64_t next; } mp_peak;
 void peak_reached(int64_t live);
 static inline uint32_t peak_epoch(void) { return atomic_load_explicit(&mp_peak.epoch, RELAXED); }
-/* Before the thread changes its counters: saved first if a capture came
- * since its latest save. */
+/* Before the thread changes its records, at the start of an operation:
+ * the epoch read once for the whole operation (later touches in it are
+ * no-ops), the thread saved first if a capture came since its latest
+ * save, and busy odd until op_end. */
 static inline void thread_touch(struct mp_thread *t)
 {
+    if (t->busy & 1) return;
+    STORE(t->busy, t->busy + 1);
+    atomic_thread_fence(memory_order_release);  /* before its changes (a compiler barrier on x86) */
     uint32_t e = peak_epoch();
     if (unlikely(t->epoch != e)) thread_save(t, e);
+}
+/* The end of an operation that touched t (interpose.c's op_leave, a
+ * handler's log drained): its changes before the even busy. */
+static inline void op_end(struct mp_thread *t)
+{
+    uint32_t b = t->busy;
+    if (b & 1) __atomic_store_n(&t->busy, b + 1, __ATOMIC_RELEASE);   /* after its changes */
+}
+/* An entry point's way out of the profiler. */
+static inline void op_leave(void)
+{
+    struct mp_thread *t = mp_self;
+    if (t) op_end(t);
+    guard_leave(0);
 }
 /* A block that may get a slot (unwinding, a tag path, sampling: may
  * change errno). */

@@ -96,7 +96,7 @@ static inline void *passed(void *p, size_t size)
         mp_in_profiler = 1;                                                   \
         void *p_ = call;                                                      \
         recorded(p_, size);                                                   \
-        guard_leave(0);                                                       \
+        op_leave();                                                           \
         return p_;                                                            \
     } while (0)
 
@@ -129,7 +129,7 @@ MP_EXPORT void free(void *p)
         errno = saved;
     }
     mp_next.free(p);
-    guard_leave(0);
+    op_leave();
 }
 
 /* realloc in a signal handler that interrupted the allocator: a block the
@@ -175,7 +175,7 @@ MP_EXPORT void *realloc(void *old, size_t size)
     saved = errno;
     record_realloc_done(old, &b, p, size);
     errno = saved;
-    guard_leave(0);
+    op_leave();
     return p;
 }
 
@@ -199,7 +199,7 @@ MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
     mp_in_profiler = 1;
     int rc = mp_next.posix_memalign(out, align, size);
     if (rc == 0) recorded(*out, size);
-    guard_leave(0);
+    op_leave();
     return rc;
 }
 

@@ -92,6 +92,12 @@ struct mp_thread {
     int64_t sample_countdown;   /* sampling */
     uintptr_t last_block;       /* its latest allocation (temporary blocks) */
     uint32_t epoch;             /* the peak epoch of its latest save (at_peak) */
+    /* odd while an operation of the program's changes its records (from
+     * thread_touch to op_end), so that the peak's reader can tell one
+     * that a capture found in its middle (peak_read_begin); busy_saved:
+     * busy at the latest save */
+    uint32_t busy, busy_saved;
+    uint32_t read_busy;         /* the peak's reader's: busy when it began */
     /* MP_TIME: when its time last started counting (monotonic ns; the
      * profiler's own time is left out), and what it counted since its
      * latest allocation credited */
@@ -183,6 +189,16 @@ int64_t process_peak(void);
  * own, by the first of them in a new epoch. */
 struct peak_info { uint32_t epoch; int64_t live; double time; };   /* epoch 0: no capture yet */
 struct peak_info peak_info(void);
+/* The peak's reader: captures held off between the two (the latest
+ * capture stays the one read; see the readers below). */
+struct peak_info peak_hold(void);
+void peak_release(void);
+/* Around each attempt to read the peak of epoch e (held): begin waits for
+ * the operations a capture found in their middle to end; end says
+ * whether every thread's records were read as one state (1), or one of
+ * them changed them meanwhile under an older epoch (0: read again). */
+void peak_read_begin(uint32_t e);
+int peak_read_end(uint32_t e);
 void thread_save(struct mp_thread *t, uint32_t epoch);
 void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch);
 void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
@@ -195,15 +211,20 @@ struct mp_totals {
     uint64_t ncalls, memtot, nfree, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
     int64_t live;
 };
-void thread_totals(const struct mp_thread *t, int at_peak, struct mp_totals *out);
-void process_totals(int at_peak, struct mp_totals *out);
-/* A thread's own counters now, or as at the peak. */
-const struct thread_counts *thread_counts(const struct mp_thread *t, int at_peak);
-/* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE),
- * now or as at the peak. */
+/* Readers, now (e = 0) or as at the peak of epoch e, while the threads
+ * go on: a record saved in epoch e is read from its copy; one not saved
+ * yet, from its current values, checked again after (its owner may save
+ * and change it meanwhile). Exact when e stays the latest capture
+ * (peak_hold) and no operation under an older epoch changes records
+ * meanwhile (peak_read_begin, peak_read_end). */
+void thread_totals(const struct mp_thread *t, uint32_t e, struct mp_totals *out);
+void process_totals(uint32_t e, struct mp_totals *out);
+/* A thread's own counters. */
+void thread_counts(const struct mp_thread *t, uint32_t e, struct thread_counts *out);
+/* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE). */
 struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp, time; };
-void slot_raw(uint32_t idx, int at_peak, struct slot_raw *out);     /* fixed point, as stored */
-void slot_read(uint32_t idx, int at_peak, struct slot_counts *out);
+void slot_raw(uint32_t idx, uint32_t e, struct slot_raw *out);     /* fixed point, as stored */
+void slot_read(uint32_t idx, uint32_t e, struct slot_counts *out);
 void counters_after_fork_child(void);
 void time_in_profiler(int enter);       /* MP_TIME: a snapshot on the thread is the profiler's time */
 /* A signal handler that interrupted the allocator or the profiler
