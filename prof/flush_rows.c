@@ -93,6 +93,26 @@ static void read_cmdline(char *buf, size_t size)
     buf[n] = 0;
 }
 
+/* After a failed flush (or the file replaced by a copy) this process
+ * forgot what it knew of the database: its row, when the file has it
+ * (same run, pid and start), is taken up again with its snapshots' count,
+ * so that the process is never counted twice. */
+static int find_process(struct writer *w)
+{
+    sqlite3_stmt *st = prepare(w, "SELECT id, (SELECT max(seq) FROM snapshot WHERE process = p.id)"
+                                  " FROM process p WHERE run = ? AND pid = ? AND start_time = ?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, r.run_id);
+    sqlite3_bind_int64(st, 2, mp_pid);
+    sqlite3_bind_double(st, 3, mp_start_time);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        r.process_id = sqlite3_column_int64(st, 0);
+        r.snapshot_seq = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 static int write_process(struct writer *w, double now)
 {
     if (!r.run_id) {
@@ -111,6 +131,7 @@ static int write_process(struct writer *w, double now)
         if (!r.run_id) return fail(w, "cannot create the run row");
     }
     sqlite3_stmt *st;
+    if (!r.process_id && find_process(w)) return -1;
     if (!r.process_id) {
         char exe[4096] = "", cmdline[8192], host[256] = "";
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -167,6 +188,12 @@ static int64_t thread_row(struct writer *w, struct mp_thread *t)
     char name[64];
     thread_name(t, name, sizeof name);
     sqlite3_stmt *st;
+    if (!r.thread_ids[t->seq] && (st = prepare(w, "SELECT id FROM thread WHERE process = ? AND seq = ?"))) {
+        sqlite3_bind_int64(st, 1, r.process_id);    /* its row before a failed flush (find_process) */
+        sqlite3_bind_int64(st, 2, t->seq);
+        if (sqlite3_step(st) == SQLITE_ROW) r.thread_ids[t->seq] = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
     if (r.thread_ids[t->seq]) {
         st = prepare(w, "UPDATE thread SET name = ? WHERE id = ? AND name != ?");
         sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);

@@ -173,6 +173,9 @@ static int exit_status = -1;
 /* how: "exit", "_exit"...; status < 0: none known */
 static void last_flush(enum flush_reason reason, const char *how, int status)
 {
+    /* A vfork child (its exec or its _exit) runs in our memory, as our
+     * pid's child: its end is not ours (flush_snapshot refuses it too). */
+    if (mp_pid && getpid() != mp_pid) return;
     if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
     else snprintf(mp_ended, sizeof mp_ended, "%s", how);
     if (mp_in_profiler) {
