@@ -154,8 +154,16 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
  * SIGABRT stay deliverable, and so do SIGALRM and the signal being handled
  * while a fatal signal's last snapshot is written (its time bound, and a
  * second Ctrl-C). */
+/* The profiler's own work on a program's thread (reading files, SQLite,
+ * libdw) passes cancellation points (open, read, write, fcntl), though the
+ * malloc or exit that started it is not one: a pending deferred cancel
+ * would end the thread in the middle, holding the loader's lock or ours.
+ * Cancellation is off from the outermost hold to its release. */
+static MP_TLS int hold_depth, hold_cancel_state;
+
 void signals_hold(sigset_t *old)
 {
+    if (hold_depth++ == 0) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &hold_cancel_state);
     sigset_t set;
     sigfillset(&set);
     int keep[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
@@ -167,6 +175,7 @@ void signals_hold(sigset_t *old)
 void signals_release(const sigset_t *old)
 {
     pthread_sigmask(SIG_SETMASK, old, NULL);
+    if (--hold_depth == 0) pthread_setcancelstate(hold_cancel_state, NULL);
 }
 
 /* The thread's way out of the allocator or the profiler, with work left by

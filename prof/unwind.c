@@ -515,7 +515,12 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
     int want = max + 17 < MP_CAPTURE_ROOM ? max + 17 : MP_CAPTURE_ROOM;
     int n = -1;
     if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, ret_addrs, want);
-    if (n < 0) n = unw_backtrace((void **)ret_addrs, want);
+    if (n < 0) {        /* libunwind may write to a pipe (a cancellation point): see signals_hold */
+        int cancel;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+        n = unw_backtrace((void **)ret_addrs, want);
+        pthread_setcancelstate(cancel, NULL);
+    }
     int kept = 0;
     for (int i = 0; i < n; i++)     /* the profiler's own frames: the leading ones, and its signal trampoline */
         if (!mp_in_self(ret_addrs[i])) ret_addrs[kept++] = ret_addrs[i];
