@@ -125,6 +125,27 @@ static inline void guard_leave(int saved)
 }
 /* ------------------------------------------------------------ signals.c */
 #include <signal.h>
+#include <setjmp.h>
+/* A stretch of the profiler's own work that can be given up (libdw's:
+ * on out of memory it calls error() with EXIT_FAILURE, and some of its
+ * allocation failures fault): while mp_recover is set on the thread,
+ * inside the profiler, error() and a fault jump back to it (1: error, 2:
+ * fault) instead of ending the program; what the stretch used is then
+ * dropped, never used again. RECOVERABLE runs `body` so; `lost` after a
+ * jump. */
+extern MP_TLS sigjmp_buf *mp_recover;
+#define RECOVERABLE(body, lost)                                              \
+    do {                                                                     \
+        sigjmp_buf jb_;                                                      \
+        sigjmp_buf *outer_ = mp_recover;                                     \
+        if (sigsetjmp(jb_, 1) == 0) {                                        \
+            mp_recover = &jb_;                                               \
+            body;                                                            \
+        } else {                                                             \
+            lost;                                                            \
+        }                                                                    \
+        mp_recover = outer_;                                                 \
+    } while (0)
 void signals_hold(sigset_t *old);              /* around the profiler's own malloc calls */
 void signals_release(const sigset_t *old);
 void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */

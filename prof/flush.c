@@ -12,8 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,6 +186,28 @@ static int said_at_start(void)
 
 /* ------------------------------------------------------------ entry */
 
+/* A file size limit the program set (RLIMIT_FSIZE) makes a write past it
+ * fail with EFBIG and raise SIGXFSZ, whose default kills the program. The
+ * flush runs with signals blocked (signals_hold): its write fails (SQLite
+ * says "database or disk is full": the snapshot is lost, with one line)
+ * and the signal it raised is taken off this thread before the mask comes
+ * back, unless the program's own was pending already. */
+static int xfsz_pending(void)
+{
+    sigset_t p;
+    return sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
+}
+
+static void xfsz_discard(void)
+{
+    if (!xfsz_pending()) return;
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, SIGXFSZ);
+    struct timespec now = { 0, 0 };
+    sigtimedwait(&only, NULL, &now);
+}
+
 int flush_snapshot(enum flush_reason reason, const char *label)
 {
     if (!atomic_load(&mp_initialized)) return -1;
@@ -199,21 +223,33 @@ int flush_snapshot(enum flush_reason reason, const char *label)
         return -1;
     }
     time_in_profiler(1);
+    int xfsz_before = xfsz_pending();
     double t0 = mp_now();
-    size_t naddrs = symbols_resolve_pending();
+    size_t naddrs = 0;
+    int symbols_lost = 0;
+    RECOVERABLE(naddrs = symbols_resolve_pending(), (symbols_drop_session(), symbols_lost = 1));
     double resolve_s = mp_now() - t0;
     struct writer w = { 0 };
     int64_t nrows = 0;
-    int rc = open_writer(&w);
+    int rc = symbols_lost ? fail(&w, "out of memory in libdw while naming the addresses") : open_writer(&w);
     if (!rc) rc = rows_write(&w, reason, label, &nrows);
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
+        int efbig = !xfsz_before && xfsz_pending();    /* our write raised it: past the limit */
         if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
-        if (!said_at_start())
+        if (efbig) {
+            static int said;
+            struct rlimit lim;
+            if (!said++ && getrlimit(RLIMIT_FSIZE, &lim) == 0)
+                mp_log("error", "cannot write %s: the program limits the files it writes to %llu bytes (RLIMIT_FSIZE, "
+                       "ulimit -f): snapshots that do not fit are lost", mp_opt.out, (unsigned long long)lim.rlim_cur);
+        } else if (!said_at_start()) {
             mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out, w.error ? w.error : "unknown error");
+        }
         forget_database();
     }
     close_writer(&w);
+    if (!xfsz_before) xfsz_discard();
     if (!rc && reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
                "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,

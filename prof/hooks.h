@@ -2,7 +2,7 @@
  * which it calls the next allocator's of and does not define), declared once: X(name,
  * return type, parameters). The definitions are where their work is
  * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit,
- * dlclose; signals.c: sigaction); mp_next holds each original, the next
+ * dlclose; signals.c: sigaction, error); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
  * hooks_resolve (interpose.c) at the first call of any of them. */
 #ifndef MP_HOOKS_H
@@ -33,7 +33,8 @@
     X(_exit, void, (int))                                                                   \
     X(_Exit, void, (int))                                                                   \
     X(dlclose, int, (void *))                                                               \
-    X(sigaction, int, (int, const struct sigaction *, struct sigaction *))
+    X(sigaction, int, (int, const struct sigaction *, struct sigaction *))                   \
+    X(error, void, (int, int, const char *, ...))
 
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };

@@ -31,7 +31,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,9 +130,35 @@ static int is_fault(int sig, const siginfo_t *si)
     return si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL);
 }
 
+MP_TLS sigjmp_buf *mp_recover;
+
+/* A fault in a recoverable stretch of the profiler's (base.h). */
+static void recover_fault(int sig, const siginfo_t *si)
+{
+    if (mp_recover && mp_in_profiler && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
+}
+
+/* libdw's out-of-memory path, and any other library's, calls error() to
+ * end the process: inside a recoverable stretch the profiler gives that
+ * stretch up instead; otherwise the message goes, formatted, to the real
+ * error(), which does the rest (the program's name, the count, exit). */
+MP_EXPORT void error(int status, int errnum, const char *fmt, ...)
+{
+    if (mp_recover && mp_in_profiler) siglongjmp(*mp_recover, 1);
+    HOOKS_READY();
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    mp_next.error(status, errnum, "%s", n >= 0 && msg ? msg : fmt);
+    free(msg);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *ctx)
 {
     (void)ctx;
+    recover_fault(sig, si);
     int saved_errno = errno;
     set_default(sig);
     unblock(sig);
@@ -217,6 +245,7 @@ static void manage(int sig, const struct sigaction *program)
  * interrupted the allocator or the profiler. */
 static void on_program_signal(int sig, siginfo_t *si, void *ctx)
 {
+    recover_fault(sig, si);
     void *call = atomic_load(&state[sig].call);
     int flags = atomic_load(&state[sig].call_flags);
     if (flags & SA_RESETHAND) {

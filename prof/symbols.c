@@ -269,6 +269,7 @@ static size_t resolve_pending(int refresh)
 }
 
 size_t symbols_resolve_pending(void) { return resolve_pending(1); }
+void symbols_drop_session(void) { dwfl = NULL, seen_loader[0] = seen_loader[1] = 0; }
 size_t symbols_resolve_pending_as_before(void) { return resolve_pending(0); }
 
 static uintptr_t retired_next = RETIRED_BASE;

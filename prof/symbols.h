@@ -22,6 +22,9 @@ void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */
+/* After libdw failed inside a resolution (RECOVERABLE): its session is
+ * left as it is (not ended: its state is unknown), a new one made next. */
+void symbols_drop_session(void);
 /* The same with the objects as last reported (just after an unload, to name
  * what the unloaded object's destructors allocated). */
 size_t symbols_resolve_pending_as_before(void);

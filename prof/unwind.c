@@ -317,6 +317,16 @@ out:
     return rule;
 }
 
+/* libdw failed inside rule_compute (out of memory: RECOVERABLE): its
+ * session left as it is, no new rules (new addresses go to libunwind). */
+static uint64_t rules_lost(void)
+{
+    rules_dwfl = NULL;
+    STORE(rules_full, 1);
+    mp_log("warning", "out of memory in libdw while reading unwind tables: new code is unwound by libunwind");
+    return R_KNOWN | R_NONE;
+}
+
 /* The rule for ip, computing it if this thread can take the lock now. */
 static uint64_t rule_for(uintptr_t ip)
 {
@@ -327,7 +337,7 @@ static uint64_t rule_for(uintptr_t ip)
     if (!r) {
         sigset_t old;
         signals_hold(&old);     /* libdw allocates */
-        r = rule_compute(ip);
+        RECOVERABLE(r = rule_compute(ip), r = rules_lost());
         signals_release(&old);
         if (!rule_put(ip, r)) STORE(rules_full, 1);
     }
