@@ -123,6 +123,14 @@ static inline void guard_leave(int saved)
         if (unlikely(mp_pending)) mp_run_pending();
     }
 }
+/* ------------------------------------------------------------ ownstack.c */
+/* A stack of the profiler's own for heavy work (ownstack.c), used by the
+ * holder of one lock at a time: own_stack_run calls fn(arg) on it. */
+#include <ucontext.h>
+struct own_stack { size_t size; char *base; int failed; void (*fn)(void *); void *arg; ucontext_t ctx[2]; };
+extern MP_TLS struct own_stack *own_stack_current;
+void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg);
+
 /* ------------------------------------------------------------ signals.c */
 #include <signal.h>
 #include <setjmp.h>

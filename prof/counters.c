@@ -609,7 +609,7 @@ static int sample_hit(struct mp_thread *t, size_t size)
  * without stack. */
 static uint32_t stack_slot(struct mp_thread *t, int unwind)
 {
-    uintptr_t ret_addrs[MP_CAPTURE_ROOM + MP_MAX_TAGS];
+    uintptr_t *ret_addrs = t->capture;
     struct mp_hash h = MP_HASH_INIT;
     int truncated = 0, n = 0;
     unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);

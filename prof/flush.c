@@ -208,31 +208,31 @@ static void xfsz_discard(void)
     sigtimedwait(&only, NULL, &now);
 }
 
-int flush_snapshot(enum flush_reason reason, const char *label)
+/* The snapshot itself, on the flush's own stack (ownstack.c): symbols,
+ * then the one transaction. */
+struct flush_call { enum flush_reason reason; const char *label; int rc; };
+
+/* The return addresses named; 1 when libdw failed (out of memory). */
+static int resolve_symbols(size_t *naddrs)
 {
-    if (!atomic_load(&mp_initialized)) return -1;
-    int saved_errno = errno, saved = guard_enter();
-    sigset_t mask;
-    signals_hold(&mask);
-    flush_lock();
-    if (!mp_pid) mp_pid = getpid();
-    if (getpid() != mp_pid || flushes_closed) {     /* a vfork child shares our memory: not ours to write */
-        flush_unlock();
-        signals_release(&mask);
-        guard_leave(saved);
-        return -1;
-    }
-    time_in_profiler(1);
+    volatile int lost = 0;
+    RECOVERABLE(*naddrs = symbols_resolve_pending(), (symbols_drop_session(), lost = 1));
+    return lost;
+}
+static struct own_stack flush_stack = { .size = 4 << 20 };
+
+static void flush_work(void *arg)
+{
+    struct flush_call *c = arg;
     int xfsz_before = xfsz_pending();
     double t0 = mp_now();
     size_t naddrs = 0;
-    int symbols_lost = 0;
-    RECOVERABLE(naddrs = symbols_resolve_pending(), (symbols_drop_session(), symbols_lost = 1));
+    int symbols_lost = resolve_symbols(&naddrs);
     double resolve_s = mp_now() - t0;
     struct writer w = { 0 };
     int64_t nrows = 0;
     int rc = symbols_lost ? fail(&w, "out of memory in libdw while naming the addresses") : open_writer(&w);
-    if (!rc) rc = rows_write(&w, reason, label, &nrows);
+    if (!rc) rc = rows_write(&w, c->reason, c->label, &nrows);
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         int efbig = !xfsz_before && xfsz_pending();    /* our write raised it: past the limit */
@@ -250,14 +250,34 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     }
     close_writer(&w);
     if (!xfsz_before) xfsz_discard();
-    if (!rc && reason != FLUSH_INTERVAL)
+    if (!rc && c->reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
                "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
-               reason_names[reason], naddrs, resolve_s, mp_now() - t0);
+               reason_names[c->reason], naddrs, resolve_s, mp_now() - t0);
+    c->rc = rc;
+}
+
+int flush_snapshot(enum flush_reason reason, const char *label)
+{
+    if (!atomic_load(&mp_initialized)) return -1;
+    int saved_errno = errno, saved = guard_enter();
+    sigset_t mask;
+    signals_hold(&mask);
+    flush_lock();
+    if (!mp_pid) mp_pid = getpid();
+    if (getpid() != mp_pid || flushes_closed) {     /* a vfork child shares our memory: not ours to write */
+        flush_unlock();
+        signals_release(&mask);
+        guard_leave(saved);
+        return -1;
+    }
+    time_in_profiler(1);
+    struct flush_call c = { reason, label, 0 };
+    own_stack_run(&flush_stack, flush_work, &c);
     time_in_profiler(0);
     flush_unlock();
     signals_release(&mask);
     guard_leave(saved);
     errno = saved_errno;
-    return rc ? -1 : 0;
+    return c.rc ? -1 : 0;
 }

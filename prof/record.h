@@ -49,6 +49,7 @@ struct mp_slot_side {
 };
 
 #define MP_MAX_TAGS 16
+#define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 #define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
@@ -131,6 +132,12 @@ struct mp_thread {
     uint32_t walk_n;
     uintptr_t walk_at[MP_WALK_CACHE + 1], walk_ra[MP_WALK_CACHE + 1];
     uint8_t walk_ok[MP_WALK_CACHE + 1];
+    /* the walk under way: where each return address was read, and how its
+     * frame's CFA was known (unwind.c) */
+    struct walk_tail { uintptr_t at[MP_WALK_CACHE]; uint8_t rsp_based[MP_WALK_CACHE]; } walk_tail;
+    /* the stack being captured (stack_slot): here, not on the program's
+     * stack, which may be small (the hot path's frames take about 1 KiB) */
+    uintptr_t capture[MP_CAPTURE_ROOM + MP_MAX_TAGS];
 
     /* written by other threads: atomics, on a line of their own */
     _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */
@@ -295,7 +302,6 @@ static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 /* Fills ret_addrs (room for MP_CAPTURE_ROOM) leaf first, the profiler's own
  * frames skipped, and feeds the first returned frames to *h. Returns the
  * number of frames (at most max); *truncated set when the stack was deeper. */
-#define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */

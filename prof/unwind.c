@@ -327,6 +327,16 @@ static uint64_t rules_lost(void)
     return R_KNOWN | R_NONE;
 }
 
+/* rule_compute on the rules' own stack (ownstack.c; the rules' lock held). */
+struct rule_call { uintptr_t ip; uint64_t rule; };
+static struct own_stack rules_stack = { .size = 1 << 20 };
+
+static void rule_work(void *arg)
+{
+    struct rule_call *c = arg;
+    RECOVERABLE(c->rule = rule_compute(c->ip), c->rule = rules_lost());
+}
+
 /* The rule for ip, computing it if this thread can take the lock now. */
 static uint64_t rule_for(uintptr_t ip)
 {
@@ -337,7 +347,9 @@ static uint64_t rule_for(uintptr_t ip)
     if (!r) {
         sigset_t old;
         signals_hold(&old);     /* libdw allocates */
-        RECOVERABLE(r = rule_compute(ip), r = rules_lost());
+        struct rule_call c = { ip, 0 };
+        own_stack_run(&rules_stack, rule_work, &c);
+        r = c.rule;
         signals_release(&old);
         if (!rule_put(ip, r)) STORE(rules_full, 1);
     }
@@ -362,7 +374,6 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
  * an interpreter's loop under a leaf that changes, costs a few frames'
  * walk). A walk that ended on a zero return address keeps that slot as a
  * last entry whose value must still be 0. */
-struct walk_tail { uintptr_t at[MP_WALK_CACHE]; uint8_t rsp_based[MP_WALK_CACHE]; };
 
 /* The frames of the previous walk from entry i on, if they are all still
  * in place: appended to buf (at most max in all) and hashed. Returns the
@@ -449,7 +460,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
     uintptr_t at = (uintptr_t)(fp + 1);     /* where rip was read */
     int rbp_known = 1, n = 0, cacheable = 1, tries = 0;
     unsigned ci = 0;                        /* first entry of the previous walk to try */
-    struct walk_tail tail;
+    struct walk_tail *tail = &t->walk_tail;
     struct mp_hash h = *hash;
     const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
     *more = 0;
@@ -465,7 +476,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
                     tries++;
                     int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
                     if (m >= 0) {
-                        if (!*more && cacheable) walk_splice(t, buf, n, &tail, ci);
+                        if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
                         *hash = h;
                         return m;
                     }
@@ -473,7 +484,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             }
             buf[n] = rip;
             hash_add(&h, rip);
-            if (n < MP_WALK_CACHE) tail.at[n] = at;
+            if (n < MP_WALK_CACHE) tail->at[n] = at;
             n++;
         } else {
             cacheable = 0;
@@ -487,9 +498,9 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
         }
         if (!r || (r & R_NONE)) return -1;
-        if (n <= MP_WALK_CACHE && n) tail.rsp_based[n - 1] = !(r & R_CFA_RBP);
+        if (n <= MP_WALK_CACHE && n) tail->rsp_based[n - 1] = !(r & R_CFA_RBP);
         if (r & R_END) {
-            if (cacheable) walk_save(t, buf, n, &tail, 0);
+            if (cacheable) walk_save(t, buf, n, tail, 0);
             *hash = h;
             return n ? n : -1;
         }
@@ -509,7 +520,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         rsp = cfa;
     }
     if (n == 0) return -1;
-    if (!*more && cacheable) walk_save(t, buf, n, &tail, at);
+    if (!*more && cacheable) walk_save(t, buf, n, tail, at);
     *hash = h;
     return n;
 }

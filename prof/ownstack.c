@@ -1,0 +1,49 @@
+/* The profiler's heavy work on a program's thread (a snapshot: SQLite and
+ * libdw; an unwind rule computed the first time) runs on a stack of the
+ * profiler's own, not on the thread's: a program may give its threads
+ * small stacks (16 KiB, the minimum; 64 KiB is common in servers) or run
+ * under `ulimit -s 128`, and libdw alone needs tens of KiB. Each stack
+ * belongs to one lock's holder (the flush's, the unwind rules'), so one
+ * of each is enough; made at first use (MAP_NORESERVE: pages are taken
+ * as touched), a guard page below. Without one (no memory), the work runs
+ * where it is. */
+#define _GNU_SOURCE
+#include "base.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static void own_stack_entry(void)
+{
+    struct own_stack *s = own_stack_current;
+    s->fn(s->arg);
+}
+
+MP_TLS struct own_stack *own_stack_current;
+
+void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg)
+{
+    if (!s->base && !s->failed) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        void *p = mmap(NULL, s->size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                       -1, 0);
+        if (p == MAP_FAILED) s->failed = 1;
+        else mprotect(p, page, PROT_NONE), s->base = (char *)p + page;
+    }
+    if (!s->base || own_stack_current == s) {     /* none, or on it already */
+        fn(arg);
+        return;
+    }
+    struct own_stack *outer = own_stack_current;
+    ucontext_t *ctx = s->ctx;       /* here, not on the small stack (2 x 1 KiB) */
+    s->fn = fn, s->arg = arg;
+    getcontext(&ctx[1]);
+    ctx[1].uc_stack.ss_sp = s->base;
+    ctx[1].uc_stack.ss_size = s->size;
+    ctx[1].uc_link = &ctx[0];
+    makecontext(&ctx[1], own_stack_entry, 0);
+    own_stack_current = s;
+    swapcontext(&ctx[0], &ctx[1]);
+    own_stack_current = outer;
+}
