@@ -123,6 +123,14 @@ static inline void guard_leave(int saved)
         if (unlikely(mp_pending)) mp_run_pending();
     }
 }
+/* ------------------------------------------------------------ descriptors (lifecycle.c) */
+/* A descriptor the profiler or a library it uses keeps: moved above the
+ * program's range (from 64 below the soft RLIMIT_NOFILE, close-on-exec),
+ * so that a program that closes every descriptor and opens its own gets
+ * the numbers it expects. fd < 0 is returned as is; where there is no
+ * room up there, the descriptor stays where it is. */
+int mp_fd_high(int fd);
+
 /* ------------------------------------------------------------ ownstack.c */
 /* A stack of the profiler's own for heavy work (ownstack.c), used by the
  * holder of one lock at a time: own_stack_run calls fn(arg) on it. */

@@ -72,11 +72,35 @@ static void cache_put(struct resolved *r)
 
 /* ------------------------------------------------------------ resolution */
 
+/* libdwfl keeps a descriptor per file until its session ends, then
+ * closes those numbers, which the program may have closed and reused
+ * meanwhile (a daemon closing every descriptor): a module's file is read
+ * into memory (mapped) and its descriptor closed at once; a debug file's
+ * descriptor is moved above the program's range (mp_fd_high). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                    Elf **elfp)
+{
+    int fd = dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
+    if (fd >= 0 && *elfp && elf_cntl(*elfp, ELF_C_FDREAD) == 0 && elf_cntl(*elfp, ELF_C_FDDONE) == 0) {
+        close(fd);
+        return -1;
+    }
+    return mp_fd_high(fd);
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                          char **debuginfo_file_name)
+{
+    return mp_fd_high(resolve_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                             debuginfo_file_name));
+}
+
 /* Debug info is found on this machine's disk only (resolve_find_debuginfo:
  * never a debuginfod server, whatever DEBUGINFOD_URLS says). */
 static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = resolve_find_debuginfo,
+    .find_elf = find_elf,
+    .find_debuginfo = find_debuginfo,
     .debuginfo_path = &resolve_debuginfo_path,
 };
 
