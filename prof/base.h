@@ -173,6 +173,10 @@ extern double mp_start_time;    /* when profiling of this process began */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */
+/* getppid() then: the process's parent is the one that started it, even
+ * when that one has gone by the first snapshot (a daemon's double fork:
+ * its parent then is init or a subreaper) */
+extern pid_t mp_ppid;
 /* How the process is ending, for process.ended ("exit 0", "exec",
  * "signal SIGSEGV"), set just before its last snapshot; "" until then. */
 extern char mp_ended[32];

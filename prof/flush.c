@@ -51,6 +51,7 @@ static void forget_database(void)
 void flush_after_fork_child(void)
 {
     mp_pid = getpid();
+    mp_ppid = getppid();
     flushes_closed = 0;
     rows_forget(1);
 }

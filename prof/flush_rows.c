@@ -143,7 +143,7 @@ static int write_process(struct writer *w, double now)
         if (!st) return -1;
         sqlite3_bind_int64(st, 1, r.run_id);
         sqlite3_bind_int64(st, 2, mp_pid);
-        sqlite3_bind_int64(st, 3, getppid());
+        sqlite3_bind_int64(st, 3, mp_ppid ? mp_ppid : getppid());
         sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);

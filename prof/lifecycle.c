@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 _Atomic int mp_initialized;
-pid_t mp_pid;
+pid_t mp_pid, mp_ppid;
 char mp_run_token[64];
 double mp_start_time;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -278,6 +278,7 @@ void mp_ensure_init(void)
     pthread_mutex_lock(&init_lock);
     if (!atomic_load(&mp_initialized)) {
         mp_pid = getpid();
+        mp_ppid = getppid();
         mp_start_time = mp_now();
         mp_log_init();
         options_load();
