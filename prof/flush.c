@@ -91,9 +91,9 @@ static int sync_database(struct writer *w)
     return mirror_sync(w);
 }
 
-static int open_writer(struct writer *w)
+static int open_writer(struct writer *w, const char *path)
 {
-    if (sqlite3_open_v2(mp_opt.out, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
     if (db_harden(w->db, 0)) return fail(w, sqlite3_errmsg(w->db));
     sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
@@ -222,6 +222,47 @@ static int resolve_symbols(size_t *naddrs)
 }
 static struct own_stack flush_stack = { .size = 4 << 20 };
 
+/* One snapshot into the file at path, in one transaction; on failure,
+ * rolled back, the reason in err and what this process knew of the
+ * database forgotten. */
+static int write_file(const char *path, struct flush_call *c, int64_t *nrows, char *err, size_t errsize)
+{
+    struct writer w = { 0 };
+    int rc = open_writer(&w, path);
+    if (!rc) rc = rows_write(&w, c->reason, c->label, nrows);
+    if (!rc) rc = sql_exec(&w, "COMMIT");
+    if (rc) {
+        snprintf(err, errsize, "%s", w.error ? w.error : "unknown error");
+        if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
+        forget_database();
+    }
+    close_writer(&w);
+    return rc;
+}
+
+/* The snapshot, into MP_OUT. When the file is not there yet, it is written
+ * beside it first (<out>.<pid>.new) and linked to its name once committed
+ * (link makes it only if no other process of the run did meanwhile: then
+ * the snapshot goes into theirs), so that a first snapshot that fails
+ * leaves no empty file behind. */
+static int write_out(struct flush_call *c, int64_t *nrows, char *err, size_t errsize)
+{
+    struct stat st;
+    if (stat(mp_opt.out, &st) == 0 || errno != ENOENT) return write_file(mp_opt.out, c, nrows, err, errsize);
+    char fresh[sizeof mp_opt.out + 32], journal[sizeof fresh + 8];
+    snprintf(fresh, sizeof fresh, "%s.%d.new", mp_opt.out, (int)getpid());
+    snprintf(journal, sizeof journal, "%s-journal", fresh);
+    unlink(fresh), unlink(journal);
+    int rc = write_file(fresh, c, nrows, err, errsize);
+    int linked = !rc && link(fresh, mp_opt.out) == 0, taken = !rc && !linked && errno == EEXIST;
+    if (!rc && !linked && !taken) rc = -1, snprintf(err, errsize, "cannot make the file (%s)", strerror(errno));
+    unlink(fresh), unlink(journal);
+    if (!taken) return rc;
+    forget_database();
+    *nrows = 0;
+    return write_file(mp_opt.out, c, nrows, err, errsize);
+}
+
 static void flush_work(void *arg)
 {
     struct flush_call *c = arg;
@@ -230,14 +271,11 @@ static void flush_work(void *arg)
     size_t naddrs = 0;
     int symbols_lost = resolve_symbols(&naddrs);
     double resolve_s = mp_now() - t0;
-    struct writer w = { 0 };
     int64_t nrows = 0;
-    int rc = symbols_lost ? fail(&w, "out of memory in libdw while naming the addresses") : open_writer(&w);
-    if (!rc) rc = rows_write(&w, c->reason, c->label, &nrows);
-    if (!rc) rc = sql_exec(&w, "COMMIT");
+    char err[512] = "out of memory in libdw while naming the addresses";
+    int rc = symbols_lost ? -1 : write_out(c, &nrows, err, sizeof err);
     if (rc) {
         int efbig = !xfsz_before && xfsz_pending();    /* our write raised it: past the limit */
-        if (w.db) sqlite3_exec(w.db, "ROLLBACK", NULL, NULL, NULL);
         if (efbig) {
             static int said;
             struct rlimit lim;
@@ -245,11 +283,9 @@ static void flush_work(void *arg)
                 mp_log("error", "cannot write %s: the program limits the files it writes to %llu bytes (RLIMIT_FSIZE, "
                        "ulimit -f): snapshots that do not fit are lost", mp_opt.out, (unsigned long long)lim.rlim_cur);
         } else if (!said_at_start()) {
-            mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out, w.error ? w.error : "unknown error");
+            mp_log("error", "cannot write %s: %s (snapshot lost)", mp_opt.out, err);
         }
-        forget_database();
     }
-    close_writer(&w);
     if (!xfsz_before) xfsz_discard();
     if (!rc && c->reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
