@@ -7,6 +7,7 @@
  * table's changed rows at every snapshot but the peak's (version 3). */
 #include "mpquery.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,29 @@ static void bind(sqlite3_stmt *st, const char *name, int64_t v)
 {
     int i = sqlite3_bind_parameter_index(st, name);
     if (i) sqlite3_bind_int64(st, i, v);
+}
+
+/* 0, or the error that a histogram row has values no recorder writes (as
+ * profile.c checks the samples): out of 0 to COUNTER_MAX, more blocks or
+ * bytes live than allocated. */
+static int check_row(const struct profile *p, int64_t stack, int64_t snapshot, int64_t thread, int64_t lo,
+                     const int64_t *v)
+{
+    char why[160] = "";
+    for (int c = 0; c < NH && !*why; c++)
+        if (v[c] < 0 || v[c] > COUNTER_MAX)
+            snprintf(why, sizeof why, "%s %lld is out of range (0 to 2^62)", hist_cols[c], (long long)v[c]);
+    if (!*why && v[H_NLIVE] > v[H_NCALLS])
+        snprintf(why, sizeof why, "nlive %lld > ncalls %lld", (long long)v[H_NLIVE], (long long)v[H_NCALLS]);
+    if (!*why && v[H_MEMLIVE] > v[H_MEMTOT])
+        snprintf(why, sizeof why, "memlive %lld > memtot %lld", (long long)v[H_MEMLIVE], (long long)v[H_MEMTOT]);
+    if (!*why) return 0;
+    if (stack)
+        return error(EXIT_BAD_INPUT, "%s: corrupt profile (table stack_hist, row stack %lld thread %lld lo %lld, at "
+                     "snapshot %lld: %s)", p->path, (long long)stack, (long long)thread, (long long)lo,
+                     (long long)snapshot, why);
+    return error(EXIT_BAD_INPUT, "%s: corrupt profile (table hist, row snapshot %lld lo %lld: %s)", p->path,
+                 (long long)snapshot, (long long)lo, why);
 }
 
 /* Sums the classes of each selected process at its selected snapshot: the
@@ -113,13 +137,17 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
             break;
         }
         bind(st, ":snapshot", sn->id), bind(st, ":stack", stack), bind(st, ":process", p->procs[i].id);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int bad = 0;
+        while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
             uint32_t t = stack ? idmap_get(&thread_of, (uint64_t)sqlite3_column_int64(st, 5)) : NONE;
             if (stack && (t == NONE || !sel->thread_ok[t])) continue;
-            unsigned k = class_of(sqlite3_column_int64(st, 0));
-            for (int c = 0; c < NH; c++) h[k][c] += sqlite3_column_int64(st, 1 + c);
+            int64_t lo = sqlite3_column_int64(st, 0), v[NH];
+            for (int c = 0; c < NH; c++) v[c] = sqlite3_column_int64(st, 1 + c);
+            if ((bad = check_row(p, stack, sn->id, sqlite3_column_int64(st, 5), lo, v))) break;
+            unsigned k = class_of(lo);
+            for (int c = 0; c < NH; c++) h[k][c] = sat_add(h[k][c], v[c]);
         }
-        rc = rc == SQLITE_DONE ? 0 : error(EXIT_FAILED, "%s: %s", p->path, sqlite3_errmsg(db));
+        rc = bad ? bad : rc == SQLITE_DONE ? 0 : error(EXIT_FAILED, "%s: %s", p->path, sqlite3_errmsg(db));
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -155,7 +183,7 @@ static void print_text(int64_t (*h)[NH], int by)
         if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
         char label[64];
         class_label(k, label, sizeof label);
-        int bar = max > 0 ? (int)((h[k][by] * 40 + max - 1) / max) : 0;
+        int bar = max > 0 ? (int)ceil((double)h[k][by] * 40 / (double)max) : 0;
         printf("%-12s %12lld %14lld %12lld %14lld  ", label, (long long)h[k][H_NCALLS], (long long)h[k][H_MEMTOT],
                (long long)h[k][H_NLIVE], (long long)h[k][H_MEMLIVE]);
         for (int i = 0; i < bar; i++) fputs("#", stdout);

@@ -91,13 +91,13 @@ static void pick_totals(struct info *in)
     }
     for (size_t i = 0; i < p->nprocs; i++) {
         if (in->sel->proc_snapshot[i] == NONE) continue;
-        in->profiler_memory += p->snapshots[in->sel->proc_snapshot[i]].profiler_memory;
+        in->profiler_memory = sat_add(in->profiler_memory, p->snapshots[in->sel->proc_snapshot[i]].profiler_memory);
         if (in->proc_total[i] == NONE) continue;
         const struct total *t = &p->totals[in->proc_total[i]];
         counters_add(&in->sum.c, &t->c);
-        in->sum.ncalls_nostack += t->ncalls_nostack;
-        in->sum.memtot_nostack += t->memtot_nostack;
-        in->sum.nfree_unknown += t->nfree_unknown;
+        in->sum.ncalls_nostack = sat_add(in->sum.ncalls_nostack, t->ncalls_nostack);
+        in->sum.memtot_nostack = sat_add(in->sum.memtot_nostack, t->memtot_nostack);
+        in->sum.nfree_unknown = sat_add(in->sum.nfree_unknown, t->nfree_unknown);
     }
 }
 

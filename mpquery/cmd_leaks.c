@@ -63,8 +63,8 @@ static void find_leaks(const struct listing *l, struct leaks *k)
         if ((own[i].v[NLIVE] <= 0 && own[i].v[MEMLIVE] <= 0) || k->rep[i] == NONE) continue;
         k->items[k->n++] = i;
         k->stacks += k->nmerged[i];
-        k->blocks += own[i].v[NLIVE];
-        k->bytes += own[i].v[MEMLIVE];
+        k->blocks = sat_add(k->blocks, own[i].v[NLIVE]);
+        k->bytes = sat_add(k->bytes, own[i].v[MEMLIVE]);
     }
     struct order_ctx ctx = { own, l->q[0].p, k->rep, NULL, MEMLIVE };
     k->shown = select_top(k->items, k->n, (size_t)l->c->limit, order_leak, &ctx);

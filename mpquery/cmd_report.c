@@ -222,9 +222,9 @@ static struct total summary_totals(const struct report *r)
         if (row == NONE) continue;
         const struct total *t = &p->totals[row];
         counters_add(&sum.c, &t->c);
-        sum.ncalls_nostack += t->ncalls_nostack;
-        sum.memtot_nostack += t->memtot_nostack;
-        sum.nfree_unknown += t->nfree_unknown;
+        sum.ncalls_nostack = sat_add(sum.ncalls_nostack, t->ncalls_nostack);
+        sum.memtot_nostack = sat_add(sum.memtot_nostack, t->memtot_nostack);
+        sum.nfree_unknown = sat_add(sum.nfree_unknown, t->nfree_unknown);
     }
     counters_derive(&sum.c);
     return sum;
@@ -251,7 +251,7 @@ static void card_peak(struct report *r)
         uint32_t i = r->procs[k];
         if (r->proc_total[i] == NONE) continue;
         int64_t v = p->totals[r->proc_total[i]].c.v[MAXLIVE];
-        sum += v;
+        sum = sat_add(sum, v);
         if (best == NONE || v > p->totals[r->proc_total[best]].c.v[MAXLIVE]) best = i;
     }
     struct page *pg = &r->pg;
@@ -556,8 +556,8 @@ static void write_leaks(struct report *r)
     for (uint32_t i = 1; i < t->n; i++) {
         if ((own[i].v[NLIVE] <= 0 && own[i].v[MEMLIVE] <= 0) || rep[i] == NONE) continue;
         items[n++] = i;
-        blocks += own[i].v[NLIVE];
-        bytes += own[i].v[MEMLIVE];
+        blocks = sat_add(blocks, own[i].v[NLIVE]);
+        bytes = sat_add(bytes, own[i].v[MEMLIVE]);
     }
     struct order_ctx ctx = { own, p, rep, NULL, MEMLIVE };
     size_t shown = select_top(items, n, (size_t)r->c->limit, order_leak, &ctx);
@@ -665,7 +665,8 @@ static void thread_rows(struct report *r)
     struct page *pg = &r->pg;
     int64_t memtot = 0;
     for (size_t t = 0; t < p->nthreads; t++)
-        if (r->q->sel.thread_ok[t] && r->thread_total[t] != NONE) memtot += p->totals[r->thread_total[t]].c.v[MEMTOT];
+        if (r->q->sel.thread_ok[t] && r->thread_total[t] != NONE)
+            memtot = sat_add(memtot, p->totals[r->thread_total[t]].c.v[MEMTOT]);
     static const char *const cols[] = { "pid", "tid", "name" };
     totals_header(pg, cols, 3, "share of memtot");
     for (size_t k = 0; k < r->nprocs; k++)

@@ -412,7 +412,7 @@ static void print(struct listing *l, void *arg)
     build_groups(&b, l, &g, node_of, roots, &nroots);
     order_roots(&b, roots, nroots, &sorted);
     int64_t whole = 0;
-    for (size_t r = 0; r < nroots; r++) whole += o.v[roots[r].start].total.v[c->by];
+    for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->by]);
 
     int nc = shown_counters(q->p);
     if (a->format == FMT_TEXT) write_text(&sorted, c->by, whole, a->functions);

@@ -315,7 +315,7 @@ void count_truncated(const struct profile *p, const struct selection *s, struct 
         while (p->stacks[root].parent != NONE) root = p->stacks[root].parent;
         if (!cut[p->frames[p->stacks[root].frame].module]) continue;
         out->stacks++;
-        out->calls += s->stack_c[i].v[NCALLS];
+        out->calls = sat_add(out->calls, s->stack_c[i].v[NCALLS]);
     }
     free(cut);
     for (size_t k = 0; out->stacks && k < p->nprocs; k++) {

@@ -200,15 +200,15 @@ static void print_snapshot(struct massif *m, size_t num, uint32_t snapshot, int 
     int64_t allocated = 0;
     for (size_t i = 0; i < p->nstacks; i++) {
         if (m->t->left_out && m->t->left_out[m->q->stack_node[i]]) continue;
-        m->site_live[m->s->stack_site[i]] += m->live[i];
-        allocated += m->total[i];
+        m->site_live[m->s->stack_site[i]] = sat_add(m->site_live[m->s->stack_site[i]], m->live[i]);
+        allocated = sat_add(allocated, m->total[i]);
     }
     uint32_t n = 0;
     int64_t heap = 0;
     for (uint32_t i = 1; i < m->s->n; i++) {
         if (m->site_live[i] <= 0) continue;
         m->members[n++] = (struct member){ i, m->s->loc[i], m->site_live[i] };
-        heap += m->site_live[i];
+        heap = sat_add(heap, m->site_live[i]);
     }
     double ms = (p->snapshots[snapshot].time - pr->start_time) * 1000;
     long long time = m->o->time_bytes ? (long long)allocated : ms > 0 && ms < 9e18 ? llround(ms) : 0;
@@ -222,8 +222,8 @@ static void print_snapshot(struct massif *m, size_t num, uint32_t snapshot, int 
 static void apply_row(struct massif *m, uint32_t i, int sign)
 {
     const struct sample *sa = &m->p->samples[i];
-    m->live[sa->stack] += sign * sa->c.v[MEMLIVE];
-    m->total[sa->stack] += sign * sa->c.v[MEMTOT];
+    m->live[sa->stack] = sat_add(m->live[sa->stack], sign * sa->c.v[MEMLIVE]);
+    m->total[sa->stack] = sat_add(m->total[sa->stack], sign * sa->c.v[MEMTOT]);
 }
 
 /* The position of sample row i's snapshot among pr's, or NONE when it is

@@ -110,7 +110,7 @@ static void write_sample(uint32_t node, size_t depth, void *ctx)
     fwrite(x->line.s, 1, x->line.len, x->f);
     if (x->total) sb_putc(&x->weights, ',');
     put_uint(&x->weights, (uint64_t)v);
-    x->total += v;
+    x->total = sat_add(x->total, v);
 }
 
 static void write_frames(struct speedscope *x, const struct query *q)

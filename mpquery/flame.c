@@ -156,7 +156,7 @@ static void layout(const struct flame_graph *g, double scale, double min_width, 
         }
         struct level child = { .node = c, .depth = l->depth + 1, .pos = t->child_start[c], .x = l->x };
         add_frame(lay, c, child.depth, l->x, NONE);
-        l->x += v;
+        l->x = sat_add(l->x, v);
         if (sp == cap) st = xrealloc(st, (cap *= 2) * sizeof *st);
         st[sp++] = child;
     }

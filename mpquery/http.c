@@ -5,8 +5,10 @@
  * a reused connection that got no byte of answer (the server closed it
  * while idle) is sent once more on a new one, never otherwise, so an
  * INSERT is never sent twice to a server that may have run it. Every wait
- * has the timeout; EINTR and partial writes are resumed; SIGPIPE never
- * fires (MSG_NOSIGNAL). Errors are one line naming the URL. */
+ * ends at the request's deadline (MPQ_CH_TIMEOUT after it began), every
+ * answer's body at MPQ_CH_ANSWER_MAX bytes; EINTR and partial writes are
+ * resumed; SIGPIPE never fires (MSG_NOSIGNAL). Errors are one line naming
+ * the URL. */
 #include "http.h"
 
 #include <errno.h>
@@ -23,6 +25,10 @@
 #include <unistd.h>
 
 enum { DEFAULT_TIMEOUT_MS = 30000, HEADER_MAX = 65536, ERROR_BODY_MAX = 1 << 20 };
+/* The largest answer by default: 5 times what a store of 1 M distinct
+ * stacks 20 frames deep answers (427 MB: tests/mpquery_fixtures/big.sql
+ * pushed, then top --server). */
+#define DEFAULT_ANSWER_MAX ((uint64_t)2 << 30)
 
 __attribute__((format(printf, 5, 6)))
 static int fail(const struct ch *c, int code, char *err, size_t errlen, const char *fmt, ...)
@@ -175,6 +181,14 @@ static int wait_fd(int fd, short events, int timeout_ms, short *got)
     return n;
 }
 
+/* What is left of the request's time, in ms (0: none; rounded up, so
+ * that a wait ends after the deadline, never before). */
+static int left_ms(const struct ch *c)
+{
+    double left = (c->deadline - monotonic_seconds()) * 1000;
+    return left <= 0 ? 0 : left >= INT32_MAX ? INT32_MAX : (int)left + 1;
+}
+
 static const char *secs(int ms, char *buf, size_t n)
 {
     snprintf(buf, n, ms % 1000 ? "%.1f s" : "%.0f s", ms / 1000.0);
@@ -182,7 +196,7 @@ static const char *secs(int ms, char *buf, size_t n)
 }
 
 /* Connects to one address; 0, or errno (ETIMEDOUT when it took too long). */
-static int connect_addr(const struct addrinfo *a, int timeout_ms, int *out)
+static int connect_addr(const struct ch *c, const struct addrinfo *a, int *out)
 {
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) return errno;
@@ -191,7 +205,7 @@ static int connect_addr(const struct addrinfo *a, int timeout_ms, int *out)
         e = errno;
         if (e == EINPROGRESS || e == EINTR) {
             short got = 0;
-            int n = wait_fd(fd, POLLOUT, timeout_ms, &got);
+            int n = wait_fd(fd, POLLOUT, left_ms(c), &got);
             socklen_t len = sizeof e;
             if (n == 0) e = ETIMEDOUT;
             else if (n < 0) e = errno;
@@ -214,7 +228,7 @@ static int ch_connect(struct ch *c, char *err, size_t errlen)
                     rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
     int e = ECONNREFUSED;
     for (const struct addrinfo *a = list; a; a = a->ai_next)
-        if (!(e = connect_addr(a, c->timeout_ms, &c->fd))) break;
+        if (!(e = connect_addr(c, a, &c->fd))) break;
     freeaddrinfo(list);
     if (!e) return 0;
     char t[32];
@@ -234,7 +248,7 @@ static int send_request(struct ch *c, struct iovec *iov, int niov, int *answered
     while (niov > 0) {
         if (iov->iov_len == 0) { iov++; niov--; continue; }
         short got = 0;
-        int n = wait_fd(c->fd, POLLOUT | POLLIN, c->timeout_ms, &got);
+        int n = wait_fd(c->fd, POLLOUT | POLLIN, left_ms(c), &got);
         if (n == 0) return ETIMEDOUT;
         if (n < 0) return errno;
         if (got & (POLLIN | POLLHUP)) { *answered = 1; return 0; }
@@ -269,7 +283,9 @@ struct reader {
     char buf[65536];
     size_t pos, len;
     uint64_t total;             /* bytes received */
-    int error;                  /* errno of the failure (ETIMEDOUT), 0: EOF */
+    uint64_t body;              /* of the answer's body (chunked: its data) */
+    int error;                  /* errno of the failure (ETIMEDOUT, EFBIG: body over
+                                   answer_limit), 0: EOF */
 };
 
 /* More bytes into the buffer (what was not consumed moves to its start);
@@ -283,6 +299,9 @@ static size_t fill(struct reader *r)
     }
     if (r->len == sizeof r->buf) return 0;
     for (;;) {
+        /* here too, not only in the waits: an answer that keeps coming
+         * never makes recv wait */
+        if (!left_ms(r->c)) { r->error = ETIMEDOUT; return 0; }
         ssize_t n = recv(r->c->fd, r->buf + r->len, sizeof r->buf - r->len, 0);
         if (n > 0) {
             r->len += (size_t)n;
@@ -292,7 +311,7 @@ static size_t fill(struct reader *r)
         if (n == 0) return 0;
         if (errno == EINTR) continue;
         if (errno != EAGAIN) { r->error = errno; return 0; }
-        int w = wait_fd(r->c->fd, POLLIN, r->c->timeout_ms, NULL);
+        int w = wait_fd(r->c->fd, POLLIN, left_ms(r->c), NULL);
         if (w == 0) { r->error = ETIMEDOUT; return 0; }
         if (w < 0) { r->error = errno; return 0; }
     }
@@ -316,12 +335,18 @@ static char *read_line(struct reader *r)
 }
 
 /* n bytes (n < 0: up to EOF) appended to out, at most `keep` of them kept
- * (the rest read and dropped); 0, or -1 when the connection ended early. */
+ * (the rest read and dropped); 0, or -1 when the connection ended early or
+ * the body grew beyond the answer limit (r->error EFBIG). */
 static int read_body(struct reader *r, int64_t n, struct strbuf *out, size_t keep)
 {
     for (;;) {
         size_t have = r->len - r->pos;
         if (n >= 0 && (uint64_t)n < have) have = (size_t)n;
+        if (have > r->c->answer_limit - r->body) {
+            r->error = EFBIG;
+            return -1;
+        }
+        r->body += have;
         size_t k = out->len < keep ? keep - out->len : 0;
         sb_add(out, r->buf + r->pos, have < k ? have : k);
         r->pos += have;
@@ -435,14 +460,19 @@ static int read_body_of(struct ch *c, struct reader *r, struct response *h, stru
     struct strbuf ebody = { 0 }, *dst = h->status == 200 ? out : &ebody;
     size_t keep = h->status != 200 ? ERROR_BODY_MAX : c->answer_max ? c->answer_max : SIZE_MAX;
     int rc = 0, body_rc = h->status == 204 || h->status == 304 ? 0        /* no body */
+                        : h->length > 0 && (uint64_t)h->length > c->answer_limit ? (r->error = EFBIG, -1)
                         : h->chunked ? read_chunked(r, dst, keep)
                         : read_body(r, h->length >= 0 ? h->length : (h->close = 1, -1), dst, keep);
     char t[32], msg[512];
     if (body_rc) {
         h->close = 1;
         if (r->error == ETIMEDOUT)
-            rc = fail(c, EXIT_FAILED, err, errlen, "the answer stopped for %s (MPQ_CH_TIMEOUT)",
-                      secs(c->timeout_ms, t, sizeof t));
+            rc = fail(c, EXIT_FAILED, err, errlen, "the answer was not complete in %s (MPQ_CH_TIMEOUT: the most "
+                      "a request takes; %llu bytes came)", secs(c->timeout_ms, t, sizeof t),
+                      (unsigned long long)r->total);
+        else if (r->error == EFBIG)
+            rc = fail(c, EXIT_FAILED, err, errlen, "the answer is larger than %llu bytes (MPQ_CH_ANSWER_MAX)",
+                      (unsigned long long)c->answer_limit);
         else
             rc = fail(c, EXIT_FAILED, err, errlen, "the server closed the connection in the middle of the answer "
                       "(%llu bytes)%s%s", (unsigned long long)r->total, r->error ? ": " : "",
@@ -472,8 +502,12 @@ static int read_answer(struct ch *c, int reused, int answered, struct strbuf *ou
     int rc;
     if (read_head(r, &h)) {
         *retry = reused && r->total == 0 && r->error != ETIMEDOUT;
-        if (r->error == ETIMEDOUT)
+        if (r->error == ETIMEDOUT && r->total == 0)
             rc = fail(c, EXIT_FAILED, err, errlen, "no answer in %s (MPQ_CH_TIMEOUT)", secs(c->timeout_ms, t, sizeof t));
+        else if (r->error == ETIMEDOUT)
+            rc = fail(c, EXIT_FAILED, err, errlen, "the answer was not complete in %s (MPQ_CH_TIMEOUT: the most "
+                      "a request takes; %llu bytes came)", secs(c->timeout_ms, t, sizeof t),
+                      (unsigned long long)r->total);
         else if (r->total == 0)
             rc = fail(c, EXIT_FAILED, err, errlen, "the server closed the connection without an answer%s%s",
                       r->error ? ": " : "", r->error ? strerror(r->error) : "");
@@ -511,8 +545,11 @@ static int exchange(struct ch *c, const struct strbuf *head, const char *body, s
     if (!e) return read_answer(c, reused, answered, out, retry, err, errlen);
     *retry = reused && e != ETIMEDOUT;
     ch_close(c);
-    return fail(c, EXIT_FAILED, err, errlen, "sending the request: %s",
-                e == ETIMEDOUT ? "the server read nothing for too long" : strerror(e));
+    char t[32];
+    if (e == ETIMEDOUT)
+        return fail(c, EXIT_FAILED, err, errlen, "sending the request: not done in %s (MPQ_CH_TIMEOUT: the most a "
+                    "request takes)", secs(c->timeout_ms, t, sizeof t));
+    return fail(c, EXIT_FAILED, err, errlen, "sending the request: %s", strerror(e));
 }
 
 static void url_encode(struct strbuf *sb, const char *s)
@@ -551,6 +588,7 @@ static int request(struct ch *c, const char *method, const char *what, int param
     size_t start = out->len;
     sb_add(out, "", 0);         /* NUL-terminated even when nothing comes */
     c->status = c->exception_code = 0;
+    c->deadline = monotonic_seconds() + c->timeout_ms / 1000.0;     /* the retry included */
     int retry, rc = exchange(c, &head, body, len, idempotent, out, &retry, err, errlen);
     if (rc && retry && idempotent) {
         out->len = start;
@@ -583,6 +621,25 @@ int ch_insert(struct ch *c, const char *statement, const char *data, size_t len,
     return rc;
 }
 
+/* MPQ_CH_ANSWER_MAX: bytes, with a K, M or G suffix (powers of 1024), > 0 */
+static int answer_max_from_env(struct ch *c, char *err, size_t errlen)
+{
+    const char *v = getenv("MPQ_CH_ANSWER_MAX");
+    c->answer_limit = DEFAULT_ANSWER_MAX;
+    if (!v || !*v) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift) end++;
+    if (end == v || *v == '-' || *end || errno || n == 0 || n > (UINT64_MAX >> 1) >> shift) {
+        snprintf(err, errlen, "MPQ_CH_ANSWER_MAX: '%s' is not a number of bytes (> 0, with K, M or G)", v);
+        return EXIT_BAD_INPUT;
+    }
+    c->answer_limit = (uint64_t)n << shift;
+    return 0;
+}
+
 /* MPQ_CH_TIMEOUT: seconds, > 0 */
 static int timeout_from_env(struct ch *c, char *err, size_t errlen)
 {
@@ -605,6 +662,7 @@ int ch_open(struct ch *c, const char *url, char *err, size_t errlen)
     c->fd = -1;
     set_shown_url(c, url);
     int rc = timeout_from_env(c, err, errlen);
+    if (!rc) rc = answer_max_from_env(c, err, errlen);
     if (!rc) rc = parse_url(c, url, err, errlen);
     if (rc) return rc;
     struct strbuf out = { 0 };

@@ -6,6 +6,11 @@
  * leaves in doubt whether the server got it). No TLS, no libcurl. Also
  * the TabSeparated format, both ways.
  *
+ * A request as a whole takes at most MPQ_CH_TIMEOUT seconds (a server
+ * that trickles its answer cannot hold it longer), and an answer's body
+ * is at most MPQ_CH_ANSWER_MAX bytes (an endless one is cut there, not
+ * read until memory runs out).
+ *
  * Every function returns 0, or EXIT_BAD_INPUT (a bad URL) / EXIT_FAILED
  * (anything the network or the server did) with one line in err that
  * names the URL and the problem. */
@@ -21,7 +26,10 @@ struct ch {                    /* one ClickHouse server, from its URL */
     char path[512];            /* base path, "/" by default */
     char params[1024];         /* the URL's query string (e.g. "database=x"), passed on every request */
     char user[128], password[128];   /* from http://user:pass@host:port/ → X-ClickHouse-User/-Key headers */
-    int timeout_ms;            /* connect, and each wait for the server (MPQ_CH_TIMEOUT seconds; default 30) */
+    int timeout_ms;            /* the most a request takes, from connecting to the answer's last
+                                  byte (MPQ_CH_TIMEOUT seconds; default 30) */
+    double deadline;           /* the request under way's end (monotonic_seconds) */
+    uint64_t answer_limit;     /* the largest answer body read (MPQ_CH_ANSWER_MAX; default 2 GiB) */
     /* set by each request: the HTTP status (0: no answer) and the
      * server's exception code (its X-ClickHouse-Exception-Code header,
      * else the body's "Code: N"; 0: none) */

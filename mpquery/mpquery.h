@@ -24,6 +24,12 @@
 #define MPQ_VERSION "1.0"
 #define NONE UINT32_MAX            /* "no index" in uint32_t index arrays */
 #define NAME_MAX_BYTES 65536       /* longer names are cut on load (with "...") */
+/* The deepest stack the recorder writes, in frames: MP_DEPTH (at most 1024)
+ * return addresses of RES_MAX_INLINE (32, prof/resolve.h) inline levels
+ * each, the [truncated] marker and MP_MAX_TAGS (16, prof/record.h) tags. A
+ * deeper one is a corrupt file (refused on load: output that lists paths
+ * grows with the square of the depth). */
+#define STACK_DEPTH_MAX (1024 * 32 + 1 + 16)
 
 /* Exit codes: 2 bad input or usage, 1 failed operation. */
 enum { EXIT_BAD_INPUT = 2, EXIT_FAILED = 1 };
@@ -111,13 +117,24 @@ extern const char *const counter_name[NSTACK_COUNTERS];
 int counter_parse(const char *name);     /* -1 when unknown */
 /* The counters in order, for --help and messages. */
 #define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time"
+/* The largest value a profile's counter may hold (2^62: 4 EiB, 146 years
+ * of nanoseconds); the loader refuses others, and negative ones, as a
+ * corrupt file. Two values then add without overflow; sums of more
+ * saturate (sat_add) at INT64_MAX / INT64_MIN instead of wrapping. */
+#define COUNTER_MAX ((int64_t)1 << 62)
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
 static inline void counters_derive(counters *a)
 {
     a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
 }
 static inline void counters_add(counters *a, const counters *b)
 {
-    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] += b->v[i];
+    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] = sat_add(a->v[i], b->v[i]);
 }
 static inline int counters_zero(const counters *a)
 {

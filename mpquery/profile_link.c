@@ -34,8 +34,44 @@ static void idindex_free(struct idindex *ix)
     if (!ix->dense) idmap_free(&ix->map);
 }
 
+/* ---------------------------------------------------------------- values */
+/* Values no recorder writes: a counter below 0 or above COUNTER_MAX (sums
+ * of them would overflow), more frees than allocations, more bytes live
+ * than allocated. The columns as stored (nlive is derived). */
+static const int stored_counters[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME };
+
+static int out_of_range(int64_t v) { return v < 0 || v > COUNTER_MAX; }
+
+/* 0, or "corrupt profile (table TABLE, row ROW: why)" in err: the first
+ * ncols stored counters of c (relations: sample rows' nfree <= ncalls and
+ * memlive <= memtot) */
+static int check_counters(struct loader *l, const counters *c, int ncols, int relations, const char *table,
+                          const char *row)
+{
+    const char *why = NULL;
+    char what[160];
+    for (int i = 0; i < ncols && !why; i++) {
+        int k = stored_counters[i];
+        if (!out_of_range(c->v[k])) continue;
+        snprintf(what, sizeof what, "%s %lld is out of range (0 to 2^62)", counter_name[k], (long long)c->v[k]);
+        why = what;
+    }
+    if (!why && relations && c->v[NFREE] > c->v[NCALLS]) {
+        snprintf(what, sizeof what, "nfree %lld > ncalls %lld", (long long)c->v[NFREE], (long long)c->v[NCALLS]);
+        why = what;
+    }
+    if (!why && relations && c->v[MEMLIVE] > c->v[MEMTOT]) {
+        snprintf(what, sizeof what, "memlive %lld > memtot %lld", (long long)c->v[MEMLIVE],
+                 (long long)c->v[MEMTOT]);
+        why = what;
+    }
+    if (!why) return 0;
+    return profile_fail(l->err, l->errlen, "corrupt profile (table %s, row %s: %s)", table, row, why);
+}
+
 /* A sample row, converted as it is read (no raw copy of the largest table):
- * its references become indexes; the first dangling one is the error. */
+ * its references become indexes; the first dangling one, or the first
+ * corrupt value, is the error. */
 void convert_sample(struct loader *l, const void *raw, void *stored)
 {
     const struct raw_sample *r = raw;
@@ -44,12 +80,21 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
     s->stack = idindex_get(&l->stack, r->stack);
     s->thread = idindex_get(&l->thread, r->thread);
     s->c = r->c;
+    if (s->snapshot == NONE || s->stack == NONE || s->thread == NONE) {
+        l->bad_ref = 1;
+        profile_fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
+             s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
+             (long long)(s->snapshot == NONE ? r->snapshot : s->stack == NONE ? r->stack : r->thread));
+        return;
+    }
+    char row[96];
+    snprintf(row, sizeof row, "snapshot %lld stack %lld thread %lld", (long long)r->snapshot, (long long)r->stack,
+             (long long)r->thread);
+    if (check_counters(l, &s->c, sizeof stored_counters / sizeof *stored_counters, 1, "sample", row)) {
+        l->bad_ref = 1;
+        return;
+    }
     counters_derive(&s->c);
-    if (s->snapshot != NONE && s->stack != NONE && s->thread != NONE) return;
-    l->bad_ref = 1;
-    profile_fail(l->err, l->errlen, "inconsistent profile (sample refers to missing %s %lld)",
-         s->snapshot == NONE ? "snapshot" : s->stack == NONE ? "stack" : "thread",
-         (long long)(s->snapshot == NONE ? r->snapshot : s->stack == NONE ? r->stack : r->thread));
 }
 
 /* ---------------------------------------------------------------- linking */
@@ -116,7 +161,8 @@ static int link_frames(struct loader *l)
 }
 
 /* Computes stack depths (root = 0) and an order with parents first,
- * rejecting parent cycles (possible only in a corrupted file). */
+ * rejecting parent cycles and stacks deeper than the recorder writes
+ * (possible only in a corrupted file). */
 static int order_stacks(struct loader *l)
 {
     struct profile *p = l->p;
@@ -143,6 +189,12 @@ static int order_stacks(struct loader *l)
             state[walk[w]] = 2;
         }
         if (d > maxdepth) maxdepth = d;
+        if (d > STACK_DEPTH_MAX) {      /* d: stack i's frames */
+            rc = profile_fail(l->err, l->errlen, "corrupt profile (table stack, row %lld: %lu frames deep, the "
+                              "recorder writes at most %d)", (long long)p->stacks[i].id, (unsigned long)d,
+                              STACK_DEPTH_MAX);
+            break;
+        }
     }
     free(state);
     free(walk);
@@ -189,6 +241,10 @@ static int link_snapshots(struct loader *l)
         if (pi == NONE)
             return BAD("snapshot %lld refers to missing process %lld", (long long)r->s.id,
                        (long long)r->process);
+        if (out_of_range(r->s.profiler_memory))
+            return profile_fail(l->err, l->errlen, "corrupt profile (table snapshot, row %lld: profiler_memory "
+                                "%lld is out of range (0 to 2^62))", (long long)r->s.id,
+                                (long long)r->s.profiler_memory);
         p->snapshots[i] = r->s;
         p->snapshots[i].process = pi;
         p->snapshots[i].peak = !strcmp(r->s.reason, "peak");
@@ -206,6 +262,16 @@ int link_totals(struct loader *l)
     for (size_t i = 0; i < l->ntotals; i++) {
         const struct raw_total *r = &l->rtotals[i];
         struct total t = r->t;
+        char row[64];
+        snprintf(row, sizeof row, "snapshot %lld thread %lld", (long long)r->snapshot, (long long)r->thread);
+        int rc = check_counters(l, &t.c, NCOUNTERS - 1, 0, "totals", row);   /* all but nlive */
+        const int64_t extra[] = { t.ncalls_nostack, t.memtot_nostack, t.nfree_unknown };
+        static const char *const extra_name[] = { "ncalls_nostack", "memtot_nostack", "nfree_unknown" };
+        for (int k = 0; k < 3 && !rc; k++)
+            if (out_of_range(extra[k]))
+                rc = profile_fail(l->err, l->errlen, "corrupt profile (table totals, row %s: %s %lld is out of "
+                                  "range (0 to 2^62))", row, extra_name[k], (long long)extra[k]);
+        if (rc) return rc;
         counters_derive(&t.c);
         t.snapshot = idindex_get(&l->snapshot, r->snapshot);
         t.thread = r->thread == 0 ? NONE : idindex_get(&l->thread, r->thread);

@@ -31,7 +31,7 @@ struct loader {
     struct raw_stack *rstacks; size_t nstacks;
     struct raw_snapshot *rsnapshots; size_t nsnapshots;
     struct raw_total *rtotals; size_t ntotals;
-    int bad_ref;                /* a sample's dangling reference was seen */
+    int bad_ref;                /* a sample with a dangling reference or a corrupt value was seen */
     int peak_rows;              /* load the sample rows of peak snapshots too */
 };
 

@@ -57,7 +57,8 @@ static void pick_stacks(struct timeline *tl, size_t n)
         if (created || p->snapshots[p->samples[*v].snapshot].id < sn->id) *v = (uint32_t)r;
     }
     for (size_t i = 0; i < at.cap; i++)
-        if (at.vals[i] != NONE) growth[p->samples[at.vals[i]].stack] += p->samples[at.vals[i]].c.v[MEMLIVE];
+        if (at.vals[i] != NONE)
+            growth[p->samples[at.vals[i]].stack] = sat_add(growth[p->samples[at.vals[i]].stack], p->samples[at.vals[i]].c.v[MEMLIVE]);
     idmap_free(&at);
     free(last);
     tl->stacks = xmalloc((n ? n : 1) * sizeof *tl->stacks);
@@ -103,7 +104,7 @@ static void process_points(struct timeline *tl)
                 if (sa->snapshot != j) continue;
                 int created;
                 uint32_t *v = idmap_put(&last, (uint64_t)sa->thread << 32 | (uint32_t)chosen[sa->stack], &created);
-                cur[chosen[sa->stack]] += sa->c.v[MEMLIVE] - (created ? 0 : p->samples[*v].c.v[MEMLIVE]);
+                cur[chosen[sa->stack]] = sat_add(cur[chosen[sa->stack]], sa->c.v[MEMLIVE] - (created ? 0 : p->samples[*v].c.v[MEMLIVE]));
                 *v = rows[i];
             }
             struct point *pt = &tl->pts[tl->npts++];
@@ -146,8 +147,8 @@ static void tree_points(struct timeline *tl)
             for (size_t q = tl->first[k]; q < tl->first[k] + tl->count[k] && tl->pts[q].t <= times[i]; q++) latest = &tl->pts[q];
             if (!latest) continue;
             int ended = latest == &tl->pts[tl->first[k] + tl->count[k] - 1] && latest->t < times[i];
-            for (int c = 0; c < NT; c++) pt->v[c] += (ended && (c == T_MEMLIVE)) ? 0 : latest->v[c];
-            for (size_t s = 0; s < tl->nstacks && !ended; s++) pt->stack_live[s] += latest->stack_live[s];
+            for (int c = 0; c < NT; c++) pt->v[c] = sat_add(pt->v[c], (ended && (c == T_MEMLIVE)) ? 0 : latest->v[c]);
+            for (size_t s = 0; s < tl->nstacks && !ended; s++) pt->stack_live[s] = sat_add(pt->stack_live[s], latest->stack_live[s]);
         }
         pt->v[T_MAXLIVE] = 0;   /* a sum of peaks at different times means nothing */
     }

@@ -173,6 +173,22 @@ assert_eq "$(store_counts)" "$(sqlite_counts a.db b.db c.db)" "rows per table: t
 assert_eq "$(chc "SELECT sum(rows) FROM mp_runs")" "$(sqlite_counts a.db b.db c.db | tr -dc '0-9 ' | awk '{print $1 + $2 + $3 + $4 + $5}')" \
     "mp_run.rows: the run's rows in the five tables of runs"
 
+# a file with values no recorder writes (tests/mpquery_corrupt.sh) is
+# refused whole: nothing of it stored (the old build stored ncalls -5)
+{ cat "$ROOT/schema/profile.sql" "$FIX/basic.sql"
+  echo "UPDATE run SET token = 't-corrupt'; UPDATE sample SET ncalls = -5 WHERE stack = 8 AND thread = 1;"; } \
+    | sqlite3 -batch corrupt.db || fail "cannot build corrupt.db"
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK corrupt.db"
+before=$(store_counts)
+"$MPQ" push "$CH_URL" corrupt.db 2>push.err; rc=$?
+assert_eq "$rc" 2 "push of a corrupt file: exit 2"
+assert_eq "$(head -n 1 push.err)" \
+    "mpquery: corrupt.db: corrupt profile (table sample, row snapshot 1 stack 8 thread 1: ncalls -5 is out of range (0 to 2^62))" \
+    "... one line naming the file, table and row"
+assert_eq "$(store_counts)" "$before" "... and nothing stored"
+assert_eq "$(chc "SELECT count() FROM mp_run WHERE token = 't-corrupt'") $(chc "SELECT count() FROM mp_sample WHERE ncalls < 0")" "0 0" \
+    "... no run, no negative count"
+
 # content addresses: the frames and stacks of the sampled stacks, as
 # schema/clickhouse.sql defines them, computed from the files
 cat > ids.py <<'EOF'

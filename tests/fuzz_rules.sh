@@ -22,11 +22,12 @@ a64 = "a" * 65536
 put("catastrophic", "replace (a*)*b => x\ndrop (a|aa)*c\nreplace (.*)(.*)(.*)x => Y\nreplace ^(a*)*$ => <all a>\n",
     [a64, a64[:-1] + "b", "a" * 30000 + "c", "ab" * 20000])
 vec = "std::vector<int, std::allocator<int> >, "
-put("long_names", "replace std::vector<([^<>]+), std::allocator<\\1 ?> > => std::vector<\\1>\nroot ^main$\n",
+put("long_names", "replace std::vector<([^<>]+), std::allocator<[^<>]+> > => std::vector<\\1>\nroot ^main$\n",
     ["b" * 100000, "ns::f<" + vec * 1500 + "int>()",
      "\u20ac" * 30000, ";" * 70000, "main"])
 random.seed(1)
 put("garbage", bytes(random.randrange(256) for _ in range(8192)))
+# back-references are refused (regexec backtracks for minutes on them)
 put("backref", "replace std::vector<(.*), std::allocator<\\1 > > => V\nreplace (.*)x\\1 => y\n",
     ["ns::f<" + vec * 100 + "int>()", "ab" * 2000 + "x" + "ab" * 2000])
 put("garbage_names", "replace . => \\0\\0\n", [bytes(random.randrange(1, 256) for _ in range(random.randrange(300))) for _ in range(40)])

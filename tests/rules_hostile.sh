@@ -43,3 +43,28 @@ assert_eq "$rows" 5 "top: one line per row despite newlines in names (a header, 
 "$MPQ" top h.db --no-default-rules --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any("\n" in r["where"] for r in d)' \
     || fail "top --format json invalid or lost the newline"
 echo "  ok: JSON valid, newline preserved as \\n"
+
+# back-references: glibc's regexec backtracks on them (([a-z]*)([a-z]*)\2\1x
+# takes minutes on 1000 letters): refused where the rules are read, naming the
+# file and line; the default rules have none, and run at once on a 60 KB
+# name that made their former \2 take 76 s
+printf '%s\n' $'1\tmain\t\\rep{ab*500} x' | stacks_db br.db
+printf 'drop ^main$\ndrop ([a-z]*)([a-z]*)\\2\\1x\n' > br.rules
+expect_fail 2 '^mpquery: br\.rules:2: back-references \(\\1 to \\9\) are not supported in a regex \(.*\): .\(\[a-z\]\*\)\(\[a-z\]\*\)\\2\\1x.$' \
+    timeout 20 "$MPQ" fold br.db --rules br.rules
+printf 'thread replace (w)\\1 => x\n' > brt.rules
+expect_fail 2 '^mpquery: brt\.rules:1: back-references \(\\1 to \\9\) are not supported' timeout 20 "$MPQ" fold br.db --rules brt.rules
+printf 'drop [\\1]\nreplace (a)(b) => \\2\\1\nreplace \\\\1 => x\n' > ok.rules
+assert_eq "$(timeout 20 "$MPQ" fold br.db --no-default-rules --rules ok.rules | cut -c1-11)" "main;bababa" \
+    "\\1 in a bracket, an escaped backslash before 1, and \\1 in the replacement are no back-references"
+"$PY3" -c "print('1\tmain\tstd::vector<' + ' ' * 40000 + ', std::allocator< ' + ' ' * 20000 + '>')" | stacks_db sp.db
+start=$(date +%s.%N)
+n=$(timeout 20 "$MPQ" fold sp.db | wc -c)
+assert_eq "$n" 60039 "default rules on a 60 KB std::vector<  ..., std::allocator<  ...> name: the name as it is"
+assert_eq "$(echo "$(date +%s.%N) - $start < 5" | bc)" 1 "... within 5 s"
+printf '%s\n' $'1\tmain\tf(std::map<std::string, int, std::less<void>, std::allocator<std::pair<std::string const, int> > >&)' \
+    $'2\tmain\tf(std::map<std::string, int, std::less<std::string>, std::allocator<std::pair<std::string const, int> > >&)' \
+    $'4\tmain\tf(std::vector<int, std::allocator<int> >&)' | stacks_db dr.db
+assert_eq "$("$MPQ" fold dr.db | sort)" "main;f(std::map<std::string, int, std::less<>, std::allocator<std::pair<std::string const, int> > >&) 1
+main;f(std::map<std::string, int>&) 2
+main;f(std::vector<int>&) 4" "default rules: default container arguments go, std::less<void> stays distinct"

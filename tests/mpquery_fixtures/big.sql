@@ -12,6 +12,6 @@ INSERT INTO frame SELECT i, 1, 16 * i, 0, i, NULL, 0 FROM n;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
 INSERT INTO stack SELECT i, i / 2, (i % 2000) + 1 FROM n;
 INSERT INTO snapshot VALUES (1, 1, 1, 1010.0, 'exit', '', 0);
-INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) SELECT 1, id, 1 + id % 2, 1 + id % 5, 16 * (1 + id % 100), id % 3, 8 * (id % 7), 16 * (id % 11) FROM stack;
+INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) SELECT 1, id, 1 + id % 2, 1 + id % 5, 16 * (1 + id % 100), min(id % 3, 1 + id % 5), min(8 * (id % 7), 16 * (1 + id % 100)), 16 * (id % 11) FROM stack;
 INSERT INTO totals SELECT 1, 0, SUM(ncalls), SUM(memtot), SUM(nfree), SUM(memlive), SUM(maxlive), 0, 0, 0 FROM sample;
 COMMIT;
