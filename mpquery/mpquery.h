@@ -480,7 +480,7 @@ void text_clean_sb(struct strbuf *sb, const char *s, size_t n);
 void text_vprintf(FILE *f, const char *fmt, va_list ap);
 void text_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s as XML (SVG, HTML) text or double-quoted attribute value: markup
- * escaped, control characters as spaces, invalid UTF-8, U+FFFE and U+FFFF
+ * escaped, control characters (C0, DEL, C1) as spaces, invalid UTF-8, U+FFFE and U+FFFF
  * as U+FFFD; at most max_chars characters (>= 3; longer text is cut and
  * ends with ".."), appended to sb. The one escaper of every SVG and HTML
  * mpquery writes. */

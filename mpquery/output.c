@@ -13,7 +13,9 @@
  *   CSV: csv_field (RFC 4180);
  *   XML, SVG and HTML text and attribute values (double-quoted):
  *     xml_escape: markup escaped, control characters as spaces, what XML
- *     forbids as U+FFFD. */
+ *     forbids as U+FFFD. mpquery's HTML has no JSON or other data inside
+ *     its one <script> (nothing from a profile goes there: the script reads
+ *     the escaped elements and attributes). */
 #include "mpquery.h"
 
 #include <math.h>
@@ -151,14 +153,14 @@ void text_printf(FILE *f, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- XML */
 /* One character (len bytes, or an invalid byte: len 1, >= 0x80) as XML
- * character data: markup escaped, control characters as spaces (a name
- * never breaks a tooltip's lines), what XML 1.0 forbids (invalid UTF-8,
+ * character data: markup escaped, control characters (C0, DEL, C1) as
+ * spaces (a name never breaks a tooltip's lines), what XML 1.0 forbids (invalid UTF-8,
  * U+FFFE, U+FFFF) as U+FFFD. */
 static void xml_char(struct strbuf *sb, const char *s, size_t len)
 {
     unsigned char c = (unsigned char)s[0];
     if (len == 1 && c >= 0x80) sb_puts(sb, REPLACEMENT);
-    else if (c < 0x20 || c == 0x7f) sb_putc(sb, ' ');
+    else if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)s[1] < 0xa0)) sb_putc(sb, ' ');  /* C0, DEL, C1 */
     else if (c == '&') sb_puts(sb, "&amp;");
     else if (c == '<') sb_puts(sb, "&lt;");
     else if (c == '>') sb_puts(sb, "&gt;");
