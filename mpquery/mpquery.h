@@ -828,11 +828,13 @@ struct outfile {
     const char *path;           /* as given, for messages; NULL: stdout */
     char *target;               /* the file replaced */
     const char *tmp;            /* the temporary file; NULL: target written directly */
-    FILE *f;                    /* what to write to (OUTPUT_FILE) */
+    FILE *f;                    /* what to write to (OUTPUT_FILE): a stream on fd */
+    int fd, err;                /* the file written; the first write error's errno */
     unsigned mode;              /* the permissions target gets */
 };
 enum { OUTPUT_FILE, OUTPUT_DB };
-/* Opens o for path: OUTPUT_FILE opens o->f; OUTPUT_DB (a database the
+/* Opens o for path: OUTPUT_FILE opens o->f (a stream that refers to o:
+ * o stays where it is until output_close); OUTPUT_DB (a database the
  * caller writes by the name o->tmp) takes regular files only. 0, or the
  * exit code (reported). */
 int output_open(struct outfile *o, const char *path, int how);

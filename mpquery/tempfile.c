@@ -113,9 +113,41 @@ static int sync_dir(const char *path)
     return rc;
 }
 
+/* The stream's writes: to o->fd, the first error's errno kept (stdio's
+ * own error flag keeps no reason, and errno changes after). */
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+    struct outfile *o = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(o->fd, buf + done, n - done);
+        if (w > 0) { done += (size_t)w; continue; }
+        if (w < 0 && errno == EINTR) continue;
+        if (!o->err) o->err = w < 0 ? errno : EIO;
+        return -1;
+    }
+    return (ssize_t)n;
+}
+
+/* o->f on o->fd (the file opened for writing), 0 or 1 reported. */
+static int out_stream(struct outfile *o)
+{
+    static const cookie_io_functions_t io = { .write = out_write };
+    if (o->fd < 0) return error(EXIT_FAILED, "%s: %s", o->path, strerror(errno));
+    if (!(o->f = fopencookie(o, "w", io))) {
+        int rc = error(EXIT_FAILED, "%s: %s", o->path, strerror(errno));
+        close(o->fd);
+        o->fd = -1;
+        return rc;
+    }
+    setvbuf(o->f, NULL, _IOFBF, 1 << 20);      /* files of hundreds of MB */
+    return 0;
+}
+
 int output_open(struct outfile *o, const char *path, int how)
 {
     memset(o, 0, sizeof *o);
+    o->fd = -1;
     o->path = path;
     if (!path) {
         o->f = stdout;
@@ -131,8 +163,8 @@ int output_open(struct outfile *o, const char *path, int how)
         if (!S_ISREG(st.st_mode)) {
             if (how == OUTPUT_DB) return error(EXIT_BAD_INPUT, "%s: not a regular file", path);
             /* /dev/stdout, a pipe, a terminal: written as it is */
-            if (!(o->f = fopen(o->target, "w"))) return error(EXIT_FAILED, "%s: %s", path, strerror(errno));
-            return 0;
+            o->fd = open(o->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+            return out_stream(o);
         }
         o->mode = st.st_mode & 07777;
     } else if (errno != ENOENT) {
@@ -145,13 +177,14 @@ int output_open(struct outfile *o, const char *path, int how)
     int saved = errno;
     sb_free(&prefix);
     if (rc) return rc == EXIT_BAD_INPUT ? error(EXIT_FAILED, "%s: %s", path, strerror(saved)) : error(rc, "%s", err);
-    if (how == OUTPUT_FILE && !(o->f = fopen(o->tmp, "w"))) {
-        rc = error(EXIT_FAILED, "%s: %s", path, strerror(errno));
-        temp_forget(o->tmp, 1);
-        o->tmp = NULL;
-        return rc;
+    if (how == OUTPUT_FILE) {
+        o->fd = open(o->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if ((rc = out_stream(o))) {
+            temp_forget(o->tmp, 1);
+            o->tmp = NULL;
+            return rc;
+        }
     }
-    if (o->f) setvbuf(o->f, NULL, _IOFBF, 1 << 20);      /* files of hundreds of MB */
     return 0;
 }
 
@@ -159,14 +192,14 @@ int output_close(struct outfile *o, int rc)
 {
     if (!o->path) return rc;                        /* stdout: main checks it */
     if (o->f) {
-        errno = 0;
         int bad = fflush(o->f) != 0 || ferror(o->f);
-        if (!bad && o->tmp && fsync(fileno(o->f)) != 0) bad = 1;
-        if (fclose(o->f) != 0) bad = 1;
+        fclose(o->f);
         o->f = NULL;
-        if (bad && !rc) rc = error(EXIT_FAILED, "%s: write error: %s", o->path, strerror(errno ? errno : EIO));
+        if (!bad && !rc && o->tmp && fsync(o->fd) != 0) bad = 1, o->err = errno;
+        if (close(o->fd) != 0 && !bad) bad = 1, o->err = errno;
+        if (bad && !rc) rc = error(EXIT_FAILED, "%s: write error: %s", o->path, strerror(o->err ? o->err : EIO));
     } else if (o->tmp && !rc && sync_path(o->tmp) != 0) {
-        rc = error(EXIT_FAILED, "%s: write error: %s", o->path, strerror(errno ? errno : EIO));
+        rc = error(EXIT_FAILED, "%s: write error: %s", o->path, strerror(errno));
     }
     if (o->tmp && !rc && (chmod(o->tmp, o->mode) != 0 || rename(o->tmp, o->target) != 0 || sync_dir(o->target) != 0))
         rc = error(EXIT_FAILED, "%s: cannot replace it (%s)", o->path, strerror(errno));
