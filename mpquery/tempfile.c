@@ -144,6 +144,14 @@ static int out_stream(struct outfile *o)
     return 0;
 }
 
+/* output_open's end when it fails: o holds nothing (rc reported). */
+static int open_failed(struct outfile *o, int rc)
+{
+    free(o->target);
+    o->target = NULL;
+    return rc;
+}
+
 int output_open(struct outfile *o, const char *path, int how)
 {
     memset(o, 0, sizeof *o);
@@ -159,16 +167,17 @@ int output_open(struct outfile *o, const char *path, int how)
     o->target = real ? real : xstrdup(path);
     o->mode = new_file_mode();
     if (stat(o->target, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return error(EXIT_BAD_INPUT, "%s: is a directory", path);
+        if (S_ISDIR(st.st_mode)) return open_failed(o, error(EXIT_BAD_INPUT, "%s: is a directory", path));
         if (!S_ISREG(st.st_mode)) {
-            if (how == OUTPUT_DB) return error(EXIT_BAD_INPUT, "%s: not a regular file", path);
+            if (how == OUTPUT_DB) return open_failed(o, error(EXIT_BAD_INPUT, "%s: not a regular file", path));
             /* /dev/stdout, a pipe, a terminal: written as it is */
             o->fd = open(o->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
-            return out_stream(o);
+            int rc = out_stream(o);
+            return rc ? open_failed(o, rc) : 0;
         }
         o->mode = st.st_mode & 07777;
     } else if (errno != ENOENT) {
-        return error(EXIT_BAD_INPUT, "%s: %s", path, strerror(errno));
+        return open_failed(o, error(EXIT_BAD_INPUT, "%s: %s", path, strerror(errno)));
     }
     char err[4400];
     struct strbuf prefix = { 0 };
@@ -176,13 +185,15 @@ int output_open(struct outfile *o, const char *path, int how)
     int rc = temp_create(prefix.s, &o->tmp, err, sizeof err);
     int saved = errno;
     sb_free(&prefix);
-    if (rc) return rc == EXIT_BAD_INPUT ? error(EXIT_FAILED, "%s: %s", path, strerror(saved)) : error(rc, "%s", err);
+    if (rc)
+        return open_failed(o, rc == EXIT_BAD_INPUT ? error(EXIT_FAILED, "%s: %s", path, strerror(saved))
+                                                   : error(rc, "%s", err));
     if (how == OUTPUT_FILE) {
         o->fd = open(o->tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
         if ((rc = out_stream(o))) {
             temp_forget(o->tmp, 1);
             o->tmp = NULL;
-            return rc;
+            return open_failed(o, rc);
         }
     }
     return 0;
