@@ -154,8 +154,8 @@ void text_printf(FILE *f, const char *fmt, ...)
 /* ---------------------------------------------------------------- XML */
 /* One character (len bytes, or an invalid byte: len 1, >= 0x80) as XML
  * character data: markup escaped, control characters (C0, DEL, C1) as
- * spaces (a name never breaks a tooltip's lines), what XML 1.0 forbids (invalid UTF-8,
- * U+FFFE, U+FFFF) as U+FFFD. */
+ * spaces (a name never breaks a tooltip's lines), what XML 1.0 forbids
+ * (invalid UTF-8, U+FFFE, U+FFFF) as U+FFFD. */
 static void xml_char(struct strbuf *sb, const char *s, size_t len)
 {
     unsigned char c = (unsigned char)s[0];
