@@ -294,6 +294,7 @@ int cmd_diff(int argc, char **argv)
         c.view.collapse = 0;
         c.view.no_signatures = c.signatures == 0;
     }
+    if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
     rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;
 }

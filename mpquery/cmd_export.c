@@ -64,22 +64,18 @@ static int check_one_process(const struct query *q, const struct export_opts *o)
 static void print(struct listing *l, void *arg)
 {
     struct export_args *a = arg;
-    FILE *f = stdout;
+    struct outfile out;
     a->o.db = l->q[0].p->path;          /* "a.db (and 2 more)" for several files */
     if (a->format == EXPORT_MASSIF && (a->rc = check_one_process(&l->q[0], &a->o))) return;
-    if (a->o.out && !(f = fopen(a->o.out, "w"))) {
-        a->rc = error(EXIT_FAILED, "%s: %s", a->o.out, strerror(errno));
-        return;
-    }
-    if (a->o.out) setvbuf(f, NULL, _IOFBF, 1 << 20);      /* files of hundreds of MB */
+    if ((a->rc = output_open(&out, a->o.out, OUTPUT_FILE))) return;
+    FILE *f = out.f;
     switch (a->format) {
     case EXPORT_SPEEDSCOPE: a->rc = export_speedscope(l, &a->o, f); break;
     case EXPORT_PPROF: a->rc = export_pprof(l, &a->o, f); break;
     case EXPORT_MASSIF: a->rc = export_massif(l, &a->o, f); break;
     case EXPORT_FOLDED: fold_print(l, f); break;
     }
-    if (a->o.out && (ferror(f) | fclose(f)) && !a->rc)
-        a->rc = error(EXIT_FAILED, "%s: write error: %s", a->o.out, strerror(errno ? errno : EIO));
+    a->rc = output_close(&out, a->rc);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
 }
 
@@ -152,6 +148,7 @@ int cmd_export(int argc, char **argv)
     a.o.out = a.out_arg;
     c.peak_rows = 1;        /* massif draws the peak snapshot's tree */
     struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = check_output(&c, a.o.out, &files, 1))) return rc;
     rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

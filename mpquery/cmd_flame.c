@@ -77,6 +77,7 @@ int cmd_flame(int argc, char **argv)
     else if (!strcmp(a.colors, "hash")) a.colors_id = COLORS_HASH;
     else return usage_error(c.cmd, "bad value '%s' for --colors (expected module or hash)", a.colors);
     struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = check_output(&c, a.f.out, &files, 1))) return rc;
     rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

@@ -678,7 +678,8 @@ static void print_text(const struct info *in)
 {
     const struct profile *p = in->p;
     char when[64], ended[64];
-    printf("profile %s (schema version %d)\n", p->path, SCHEMA_VERSION);
+    text_printf(stdout, "profile %s (schema version %d)", p->path, SCHEMA_VERSION);
+    putchar('\n');
     if (p->nsources) text_sources(p);
     text_runs(in);
     printf("\nprocesses: %zu, as %zu images (exec starts a new image)\n", in->npids, in->norder);
@@ -689,9 +690,16 @@ static void print_text(const struct info *in)
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
         fmt_time(pr->start_time, when, sizeof when);
-        printf("\nprocess %lld: %s\n  started %s on %s\n  settings: %s\n  live bytes: %s\n  ended: %s\n",
-               (long long)pr->pid, pr->exe, when, pr->host, pr->settings,
-               live_bytes_text[live_bytes(pr->settings)[0] == 'a'], ended_text(p, pr->ended, ended, sizeof ended));
+        /* each line cleaned: the executable, host, settings and end are the recorded program's text */
+        printf("\n");
+        text_printf(stdout, "process %lld: %s", (long long)pr->pid, pr->exe);
+        printf("\n  ");
+        text_printf(stdout, "started %s on %s", when, pr->host);
+        printf("\n  ");
+        text_printf(stdout, "settings: %s", pr->settings);
+        printf("\n  live bytes: %s\n  ", live_bytes_text[live_bytes(pr->settings)[0] == 'a']);
+        text_printf(stdout, "ended: %s", ended_text(p, pr->ended, ended, sizeof ended));
+        printf("\n");
         text_threads(in, i);
         text_snapshots(in, i);
     }

@@ -86,16 +86,17 @@ static void report(struct push *x)
     for (size_t i = 0; i < x->nruns; i++) {
         struct pending *r = &x->runs[i];
         if (!quiet && r->stored)
-            fprintf(stderr, "mpquery: push: %s: %s: already stored\n", r->path, r->token);
+            text_printf(stderr, "mpquery: push: %s: %s: already stored", r->path, r->token);
         else if (!quiet && r->replaces)
-            fprintf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s, replacing the stored copy"
-                    " (%u processes, %u snapshots)\n", r->path, r->token, r->load.processes,
+            text_printf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s, replacing the stored copy"
+                    " (%u processes, %u snapshots)", r->path, r->token, r->load.processes,
                     (unsigned long long)(r->load.rows + r->load.dict_rows), dry_run ? " (dry run)" : "",
                     r->had.processes, r->had.snapshots);
         else if (!quiet)
-            fprintf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s\n", r->path, r->token,
+            text_printf(stderr, "mpquery: push: %s: %s: %u processes, %llu rows%s", r->path, r->token,
                     r->load.processes, (unsigned long long)(r->load.rows + r->load.dict_rows),
                     dry_run ? " (dry run)" : "");
+        if (!quiet) fputc('\n', stderr);     /* the line cleaned: a token is the recorded program's */
         if (r->stored) x->stored++;
         else x->pushed++, x->rows += r->load.rows + r->load.dict_rows;
         free(r->token);

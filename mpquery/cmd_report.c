@@ -703,12 +703,9 @@ static void print(struct listing *l, void *arg)
 {
     struct report_args *a = arg;
     struct report r = { .c = l->c, .a = a, .l = l, .p = l->q[0].p, .q = &l->q[0] };
-    FILE *f = stdout;
-    if (a->out && !(f = fopen(a->out, "w"))) {
-        a->rc = error(EXIT_FAILED, "%s: %s", a->out, strerror(errno));
-        return;
-    }
-    r.pg.f = f;
+    struct outfile out;
+    if ((a->rc = output_open(&out, a->out, OUTPUT_FILE))) return;
+    r.pg.f = out.f;
     pick_totals(&r);
     pick_views(&r);
     struct strbuf title = { 0 };
@@ -726,8 +723,7 @@ static void print(struct listing *l, void *arg)
     page_end(&r.pg);
     sb_free(&title);
     report_free(&r);
-    if (a->out && (ferror(f) | fclose(f)))
-        a->rc = error(EXIT_FAILED, "%s: write error: %s", a->out, strerror(errno ? errno : EIO));
+    a->rc = output_close(&out, 0);
 }
 
 int cmd_report(int argc, char **argv)
@@ -763,6 +759,7 @@ int cmd_report(int argc, char **argv)
         return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE, or to a pipe");
     c.peak_rows = 1;        /* its "memlive at the peak" graph selects the peak */
     struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = check_output(&c, a.out, &files, 1))) return rc;
     rc = listing_run(&c, &files, 1, print, &a);
     return rc ? rc : a.rc;
 }

@@ -70,6 +70,7 @@ int cmd_timeline(int argc, char **argv)
     }
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
+    if ((rc = check_output(&c, out_arg, &files, 1))) return rc;
     if ((rc = load_profiles(&files, 0, &p))) return rc;      /* peak snapshots are left out */
     struct selection sel;
     struct timeline tl = { .p = p };
@@ -77,9 +78,10 @@ int cmd_timeline(int argc, char **argv)
         timeline_build(&tl, p, &sel, (size_t)nstacks, 0);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     }
-    FILE *f = stdout;
-    if (!rc && out_arg && !(f = fopen(out_arg, "w"))) rc = error(EXIT_FAILED, "%s: %s", out_arg, strerror(errno));
+    struct outfile of;
+    if (!rc) rc = output_open(&of, out_arg, OUTPUT_FILE);
     if (!rc) {
+        FILE *f = of.f;
         if (out == OUT_SVG) {
             timeline_svg(f, &tl, &(struct timeline_svg){ 0 });
         } else {
@@ -97,8 +99,7 @@ int cmd_timeline(int argc, char **argv)
             table_free(&tab);
             free(names);
         }
-        if (f != stdout && fclose(f)) rc = error(EXIT_FAILED, "%s: %s", out_arg, strerror(errno));
-        else if (f == stdout && fflush(stdout)) rc = EXIT_FAILED;
+        rc = output_close(&of, 0);
     }
     timeline_free(&tl);
     selection_free(&sel);

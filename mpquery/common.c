@@ -165,6 +165,36 @@ int load_rules(struct common *c, struct ruleset **out)
     return 0;
 }
 
+static int refuse(const char *out, const char *input)
+{
+    return error(EXIT_BAD_INPUT, "%s: the output (-o) is the input %s: refusing to overwrite it", out, input);
+}
+
+int check_output(const struct common *c, const char *out, const struct dbfiles *files, size_t n)
+{
+    if (!out) return 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < files[k].n; i++)
+            if (output_is(out, files[k].paths[i])) return refuse(out, files[k].paths[i]);
+    for (size_t i = 0; i < c->nsuppression_files; i++)
+        if (output_is(out, c->suppression_files[i])) return refuse(out, c->suppression_files[i]);
+    char *dir = filters_dir();
+    int rc = 0;
+    struct strbuf sb = { 0 };
+    if (dir && !c->no_default_rules) {
+        sb_printf(&sb, "%s/default.rules", dir);
+        if (output_is(out, sb.s)) rc = refuse(out, sb.s);
+    }
+    for (size_t i = 0; !rc && i < c->nrules_files; i++) {
+        char *path = find_rules_file(c->rules_files[i], dir);
+        if (output_is(out, path)) rc = refuse(out, path);
+        free(path);
+    }
+    sb_free(&sb);
+    free(dir);
+    return rc;
+}
+
 /* Profile i of a listing: loaded, selected (with c->sel, or its side's
  * selection in a diff), mapped onto t; 0 or the exit code. */
 static int query_run(const struct common *c, const struct dbfiles *f, size_t i, struct dtree *t, struct query *q)

@@ -46,49 +46,6 @@ int flame_check_options(const char *cmd, struct flame_opts *f)
 }
 
 /* ---------------------------------------------------------------- XML text */
-/* Bytes of the character at s (n > 0 left): a UTF-8 sequence, or 1 for an
- * invalid byte (written as U+FFFD). */
-static size_t char_len(const char *s, size_t n)
-{
-    size_t len = utf8_seq_len(s, n);
-    return len ? len : 1;
-}
-
-static size_t char_count(const char *s, size_t n)
-{
-    size_t chars = 0;
-    for (size_t i = 0; i < n; i += char_len(s + i, n - i)) chars++;
-    return chars;
-}
-
-/* One character as XML character data: markup escaped, control characters
- * as spaces (a name never breaks a tooltip's lines), what XML 1.0 forbids
- * (invalid UTF-8, U+FFFE, U+FFFF) as U+FFFD. */
-static void xml_char(struct strbuf *sb, const char *s, size_t len)
-{
-    static const char replacement[] = "\xef\xbf\xbd";
-    unsigned char c = (unsigned char)s[0];
-    if (len == 1 && c >= 0x80) sb_puts(sb, replacement);
-    else if (c < 0x20 || c == 0x7f) sb_putc(sb, ' ');
-    else if (c == '&') sb_puts(sb, "&amp;");
-    else if (c == '<') sb_puts(sb, "&lt;");
-    else if (c == '>') sb_puts(sb, "&gt;");
-    else if (c == '"') sb_puts(sb, "&quot;");
-    else if (len == 3 && !memcmp(s, "\xef\xbf", 2) && (unsigned char)s[2] >= 0xbe) sb_puts(sb, replacement);
-    else sb_add(sb, s, len);
-}
-
-void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars)
-{
-    size_t keep = n;
-    if (char_count(s, n) > max_chars) {
-        keep = 0;
-        for (size_t k = 0; k < max_chars - 2; k++) keep += char_len(s + keep, n - keep);
-    }
-    for (size_t i = 0; i < keep; i += char_len(s + i, keep - i)) xml_char(sb, s + i, char_len(s + i, keep - i));
-    if (keep < n) sb_puts(sb, "..");
-}
-
 static void xml_puts(struct strbuf *sb, const char *s) { xml_escape(sb, s, strlen(s), SIZE_MAX); }
 
 /* ---------------------------------------------------------------- layout */
@@ -243,7 +200,7 @@ static void cached_name(struct writer *w, uint32_t label)
     xml_escape(&w->tmp, l->str[label], l->len[label], TITLE_CHARS);
     w->esc[label] = arena_strndup(&w->text, w->tmp.s ? w->tmp.s : "", w->tmp.len);
     w->esc_len[label] = (uint32_t)w->tmp.len;
-    w->chars[label] = (uint32_t)char_count(l->str[label], l->len[label]);
+    w->chars[label] = (uint32_t)utf8_chars(l->str[label], l->len[label]);
 }
 
 static void add_percent(struct strbuf *sb, int64_t v, int64_t total)
@@ -592,12 +549,11 @@ void flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, co
 
 int flame_write(const struct flame_graph *g, const struct flame_opts *o)
 {
-    FILE *f = stdout;
-    if (o->out && !(f = fopen(o->out, "w"))) return error(EXIT_FAILED, "%s: %s", o->out, strerror(errno));
-    flame_write_svg(g, o, NULL, f);
-    if (o->out && (ferror(f) | fclose(f)))
-        return error(EXIT_FAILED, "%s: write error: %s", o->out, strerror(errno ? errno : EIO));
-    return 0;
+    struct outfile out;
+    int rc = output_open(&out, o->out, OUTPUT_FILE);
+    if (rc) return rc;
+    flame_write_svg(g, o, NULL, out.f);
+    return output_close(&out, 0);
 }
 
 uint32_t *flame_node_modules(const struct query *q, const struct dtree *t)

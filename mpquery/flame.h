@@ -58,9 +58,4 @@ extern const char flame_style[], flame_script[];
  * stack whose node differs from its parent's), NONE: the colours by
  * module. */
 uint32_t *flame_node_modules(const struct query *q, const struct dtree *t);
-/* s as XML (and HTML) text: markup escaped, control characters as spaces,
- * invalid UTF-8, U+FFFE and U+FFFF as U+FFFD; at most max_chars
- * characters (>= 3; longer text is cut and ends with ".."). */
-void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
-
 #endif

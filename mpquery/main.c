@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct command {
@@ -142,6 +143,18 @@ static void exec_with_huge_pages(char **argv)
         (int)sizeof value)
         return;
     if (setenv("GLIBC_TUNABLES", value, 1) || setenv("MPQUERY_NO_REEXEC", "1", 1)) return;
+    /* The executable by its own path, so that the process keeps its name
+     * (comm, what ps, pgrep and the OOM killer's log show, is the basename
+     * of the path exec'd: "exe" for /proc/self/exe); /proc/self/exe only
+     * when that path is not this file any more (replaced or deleted). */
+    char self[4096];
+    struct stat a, b;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0 && (size_t)n < sizeof self - 1) {
+        self[n] = 0;
+        if (stat(self, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            execv(self, argv);
+    }
     execv("/proc/self/exe", argv);
     /* could not: go on as we are */
 }

@@ -16,6 +16,7 @@
 #endif
 
 #include <regex.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -487,8 +488,24 @@ void json_string(FILE *f, const char *s, size_t n);
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 size_t utf8_seq_len(const char *s, size_t n);
 void json_string_sb(struct strbuf *sb, const char *s, size_t n);
-/* Text output: control characters shown as spaces. */
+/* Text output (a terminal's): control characters (C0, DEL and C1) shown
+ * as spaces, invalid UTF-8 as U+FFFD; to f, or appended to sb. */
 void text_clean(FILE *f, const char *s, size_t n);
+void text_clean_sb(struct strbuf *sb, const char *s, size_t n);
+/* printf to f, the whole text cleaned as text_clean does (error messages:
+ * one line, whatever the strings in them). */
+void text_vprintf(FILE *f, const char *fmt, va_list ap);
+void text_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as XML (SVG, HTML) text or double-quoted attribute value: markup
+ * escaped, control characters (C0, DEL, C1) as spaces, invalid UTF-8, U+FFFE and U+FFFF
+ * as U+FFFD; at most max_chars characters (>= 3; longer text is cut and
+ * ends with ".."), appended to sb. The one escaper of every SVG and HTML
+ * mpquery writes. */
+void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
+/* All of s, escaped so, to f. */
+void xml_write(FILE *f, const char *s);
+/* Characters of s: UTF-8 sequences, an invalid byte counting one. */
+size_t utf8_chars(const char *s, size_t n);
 /* One line of text: cleaned, cut to width columns (code points; 0: whole)
  * ending in '…' when longer, then a newline. */
 void text_line(FILE *f, const char *s, size_t n, size_t width);
@@ -770,6 +787,11 @@ void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t 
 /* A row's stack: text "ID" or "ID+N" (N more merged); csv and json the
  * two cells stack and stacks. */
 void table_stack(struct table *tab, int format, int64_t id, uint32_t nmerged);
+/* 0, or 2 (reported: "OUT: the output (-o) is the input IN: refusing to
+ * overwrite it") when out (-o; NULL: stdout) is one of the files the
+ * command reads: the databases of files[0..n), the rules and suppressions
+ * files. */
+int check_output(const struct common *c, const char *out, const struct dbfiles *files, size_t n);
 /* Locates the filters directory next to the executable (malloc'd) or NULL. */
 char *filters_dir(void);
 
@@ -811,6 +833,32 @@ int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **p
 int temp_create(const char *prefix, const char **path, char *err, size_t errlen);
 /* Stops removing path at exit (renamed), after removing it with remove. */
 void temp_forget(const char *path, int remove);
+/* out is the same file as input (device and inode: through a symbolic
+ * or hard link too); common.c's check_output says so. */
+int output_is(const char *out, const char *input);
+/* An output file: -o PATH, written to a temporary file in its directory
+ * (next to the file a symbolic link names) that output_close renames over
+ * it once complete and on disk, with the old file's permissions; a path
+ * that is not a regular file (/dev/stdout, a pipe) is written directly;
+ * no path: stdout. */
+struct outfile {
+    const char *path;           /* as given, for messages; NULL: stdout */
+    char *target;               /* the file replaced */
+    const char *tmp;            /* the temporary file; NULL: target written directly */
+    FILE *f;                    /* what to write to (OUTPUT_FILE): a stream on fd */
+    int fd, err;                /* the file written; the first write error's errno */
+    unsigned mode;              /* the permissions target gets */
+};
+enum { OUTPUT_FILE, OUTPUT_DB };
+/* Opens o for path: OUTPUT_FILE opens o->f (a stream that refers to o:
+ * o stays where it is until output_close); OUTPUT_DB (a database the
+ * caller writes by the name o->tmp) takes regular files only. 0, or the
+ * exit code (reported). */
+int output_open(struct outfile *o, const char *path, int how);
+/* Ends o: when rc is 0, flushed, synced and renamed over the target (0,
+ * or 1 reported: "PATH: write error: why"); else the temporary file is
+ * removed and the old file stays as it was. Returns the exit code. */
+int output_close(struct outfile *o, int rc);
 
 /* ---------------------------------------------------------------- commands */
 int cmd_record(int argc, char **argv);

@@ -52,7 +52,7 @@ int usage_error(const char *cmd, const char *fmt, ...)
     fflush(stdout);
     fprintf(stderr, "mpquery: %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    text_vprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, " (see mpquery %s --help)\n", cmd);
     return EXIT_BAD_INPUT;

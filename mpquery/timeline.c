@@ -238,22 +238,6 @@ void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[
 #define MARGIN_R 230
 #define MARGIN_T 40
 
-/* Text as XML character data: markup escaped, control characters left
- * out, an invalid UTF-8 byte as U+FFFD (a name cut to its buffer may end
- * inside a character). */
-static void xml_text(FILE *f, const char *s)
-{
-    for (size_t n = strlen(s), len; n; s += len, n -= len) {
-        len = utf8_seq_len(s, n);
-        if (!len) { fputs("\xef\xbf\xbd", f); len = 1; }
-        else if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else if ((unsigned char)*s >= 0x20) fwrite(s, 1, len, f);
-    }
-}
-
 /* A "nice" axis maximum: 1, 2 or 5 times a power of the unit's base. */
 static double nice_max(double v, double base)
 {
@@ -280,7 +264,7 @@ static void svg_series(FILE *f, const struct timeline *tl, const struct series *
     size_t n = se->tree_points ? tl->ntree : tl->count[se->proc];
     const char *stroke = se->color;
     fprintf(f, "<g class=\"series\"><title>");
-    xml_text(f, se->name);
+    xml_write(f, se->name);
     fprintf(f, "</title><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", stroke,
             se->tree_points && se->stack < 0 ? "2.5" : "1.5", se->stack >= 0 ? " stroke-dasharray=\"6 3\"" : "");
     for (size_t i = 0; i < n; i++) {
@@ -297,10 +281,14 @@ static void svg_series(FILE *f, const struct timeline *tl, const struct series *
         fmt_human(se->stack >= 0 ? MEMLIVE : t_counter[c], v, human, sizeof human);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>", MARGIN_L + pt->t / tmax * (SVG_W - MARGIN_L - MARGIN_R),
                 y0 + PANEL_H - (double)v / vmax * PANEL_H, stroke);
-        xml_text(f, se->name);
+        xml_write(f, se->name);
         fprintf(f, " at %.3f s: %s (%lld)", pt->t, human, (long long)v);
-        if (pt->pid && *pt->reason) fprintf(f, ", snapshot %lld (%s%s%s)", (long long)pt->seq, pt->reason,
-                                            *pt->label ? " " : "", pt->label);
+        if (pt->pid && *pt->reason) {
+            fprintf(f, ", snapshot %lld (", (long long)pt->seq);
+            xml_write(f, pt->reason);
+            if (*pt->label) fputc(' ', f), xml_write(f, pt->label);
+            fputc(')', f);
+        }
         fprintf(f, "</title></circle>");
     }
     fprintf(f, "</g>\n");
@@ -320,7 +308,7 @@ static void svg_peaks(FILE *f, const struct timeline *tl, const struct series *s
         fprintf(f, "<polygon class=\"peak\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\""
                    " stroke=\"#000\" stroke-width=\"0.8\"><title>", x, y - 6, x + 5, y, x, y + 6, x - 5, y,
                 se[1 + k].color);
-        xml_text(f, se[1 + k].name);
+        xml_write(f, se[1 + k].name);
         fprintf(f, ": peak at %.3f s: %s (%lld), snapshot %lld (peak)</title></polygon>\n", pt->t,
                 fmt_human(MEMLIVE, pt->v[T_MEMLIVE], human, sizeof human), (long long)pt->v[T_MEMLIVE],
                 (long long)pt->seq);
@@ -380,7 +368,7 @@ static void svg_legend(FILE *f, const struct timeline *tl, const struct timeline
         fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
                    "<text x=\"%d\" y=\"%.0f\">", SVG_W - MARGIN_R + 12, SVG_W - MARGIN_R + 36, y, y, se[i].color,
                 se[i].stack >= 0 ? " stroke-dasharray=\"6 3\"" : "", SVG_W - MARGIN_R + 42, y + 4);
-        xml_text(f, se[i].name);
+        xml_write(f, se[i].name);
         fprintf(f, "</text>\n");
     }
     if (o->peaks && any_peak(tl)) {
@@ -424,7 +412,7 @@ void timeline_svg(FILE *f, const struct timeline *tl, const struct timeline_svg 
                "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" font-size=\"16\">",
             o->in_page ? " class=\"timeline\"" : " xmlns=\"http://www.w3.org/2000/svg\"", SVG_W, height, SVG_W, height,
             MARGIN_L);
-    xml_text(f, p->path);
+    xml_write(f, p->path);
     fprintf(f, ": memory over time</text>\n");
     for (int k = 0; k < 3; k++) svg_panel(f, tl, o, se, ns, k, tmax);
     svg_legend(f, tl, o, se, ns);

@@ -45,7 +45,7 @@ int error(int code, const char *fmt, ...)
     fflush(stdout);
     fputs("mpquery: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    text_vprintf(stderr, fmt, ap);      /* one line: no control character of a name gets through */
     va_end(ap);
     fputc('\n', stderr);
     return code;
@@ -56,7 +56,7 @@ void warning(const char *fmt, ...)
     va_list ap;
     fputs("mpquery: warning: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    text_vprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }
