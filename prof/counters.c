@@ -481,6 +481,12 @@ void thread_totals(const struct mp_thread *t, uint32_t e, struct mp_totals *out)
 {
     struct thread_counts c;
     thread_counts(t, e, &c);
+    thread_totals_of(t, e, &c, out);
+}
+
+void thread_totals_of(const struct mp_thread *t, uint32_t e, const struct thread_counts *cp, struct mp_totals *out)
+{
+    const struct thread_counts c = *cp;
     uint64_t nfree_remote, freed_remote;
     remote_at((_Atomic uint32_t *)&t->remote_epoch, e, &t->nfree_remote, &t->freed_remote,
               &t->nfree_remote_at_peak, &t->freed_remote_at_peak, &nfree_remote, &freed_remote);
@@ -505,19 +511,29 @@ void thread_totals(const struct mp_thread *t, uint32_t e, struct mp_totals *out)
 
 /* At the peak, the process's maxlive is its live bytes then (at least
  * the captured ones). */
+void process_add(struct mp_totals *out, const struct mp_totals *tt)
+{
+    out->ncalls += tt->ncalls, out->memtot += tt->memtot, out->nfree += tt->nfree;
+    out->nfree_unknown += tt->nfree_unknown, out->live += tt->live;
+    out->ncalls_nostack += tt->ncalls_nostack, out->memtot_nostack += tt->memtot_nostack;
+}
+
+void process_end(uint32_t e, struct mp_totals *out)
+{
+    if (out->live < 0) out->live = 0;
+    int64_t peak = e ? peak_info().live : process_peak();
+    out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
+}
+
 void process_totals(uint32_t e, struct mp_totals *out)
 {
     *out = (struct mp_totals){ 0 };
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         struct mp_totals tt;
         thread_totals(t, e, &tt);
-        out->ncalls += tt.ncalls, out->memtot += tt.memtot, out->nfree += tt.nfree;
-        out->nfree_unknown += tt.nfree_unknown, out->live += tt.live;
-        out->ncalls_nostack += tt.ncalls_nostack, out->memtot_nostack += tt.memtot_nostack;
+        process_add(out, &tt);
     }
-    if (out->live < 0) out->live = 0;
-    int64_t peak = e ? peak_info().live : process_peak();
-    out->maxlive = (uint64_t)(peak > out->live ? peak : out->live);
+    process_end(e, out);
 }
 
 void slot_raw(uint32_t idx, uint32_t e, struct slot_raw *out)

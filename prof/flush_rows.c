@@ -253,11 +253,13 @@ static void cut_read(uint32_t e)
 {
     memset(cut.hist, 0, sizeof cut.hist);
     cut.nthreads = 0;
+    cut.process = (struct mp_totals){ 0 };
     struct thread_counts tc;
     for (struct mp_thread *t = thread_list(); t && cut.nthreads < cut_cap; t = t->next) {
+        thread_counts(t, e, &tc);      /* once: the thread's totals and its classes agree */
         cut.threads[cut.nthreads].t = t;
-        thread_totals(t, e, &cut.threads[cut.nthreads++].v);
-        thread_counts(t, e, &tc);
+        thread_totals_of(t, e, &tc, &cut.threads[cut.nthreads].v);
+        process_add(&cut.process, &cut.threads[cut.nthreads++].v);
         for (unsigned c = 0; c < MP_HIST_CLASSES; c++) {
             int64_t *v = cut.hist[c];
             v[0] += (int64_t)tc.hist[c].ncalls, v[1] += (int64_t)tc.hist[c].memtot;
@@ -265,7 +267,7 @@ static void cut_read(uint32_t e)
             v[3] += (int64_t)(tc.hist[c].live_in - tc.hist[c].live_out);
         }
     }
-    process_totals(e, &cut.process);
+    process_end(e, &cut.process);      /* the threads' rows, summed: the process row agrees */
 }
 
 static int write_cut(struct writer *w, int64_t snapshot)

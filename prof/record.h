@@ -226,6 +226,12 @@ struct mp_totals {
  * meanwhile (peak_read_begin, peak_read_end). */
 void thread_totals(const struct mp_thread *t, uint32_t e, struct mp_totals *out);
 void process_totals(uint32_t e, struct mp_totals *out);
+/* The same from counters already read (thread_counts): a thread's totals,
+ * and the process's as the sum of its threads' (process_add each, then
+ * process_end). */
+void thread_totals_of(const struct mp_thread *t, uint32_t e, const struct thread_counts *c, struct mp_totals *out);
+void process_add(struct mp_totals *sum, const struct mp_totals *thread);
+void process_end(uint32_t e, struct mp_totals *sum);
 /* A thread's own counters. */
 void thread_counts(const struct mp_thread *t, uint32_t e, struct thread_counts *out);
 /* A slot's counters in whole numbers (slots are fixed point, WEIGHT_ONE). */
