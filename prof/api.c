@@ -13,12 +13,12 @@ MP_EXPORT int mp_loaded(void)
 MP_EXPORT int mp_summary(struct mp_summary *out)
 {
     if (!out) return -1;
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     mp_ensure_init();
     struct mp_totals t;
     process_totals(0, &t);
     *out = (struct mp_summary){ t.ncalls, t.memtot, t.nfree, (uint64_t)t.live, t.maxlive };
-    guard_leave(saved);
+    guard_leave(&g);
     return 0;
 }
 
@@ -36,10 +36,10 @@ MP_EXPORT void mp_deactivate(void)
 
 static void set_thread_active(int active)
 {
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     if (t) t->active = active;
-    guard_leave(saved);
+    guard_leave(&g);
 }
 
 MP_EXPORT void mp_thread_activate(void) { set_thread_active(1); }
@@ -48,10 +48,10 @@ MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
 
 MP_EXPORT int mp_is_active(void)
 {
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     int on = t && t->active >= 0 ? t->active : atomic_load(&mp_active);
-    guard_leave(saved);
+    guard_leave(&g);
     return on;
 }
 
@@ -69,7 +69,7 @@ MP_EXPORT int mp_snapshot(const char *label)
 
 MP_EXPORT void mp_tag_push(const char *name)
 {
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     if (t) {
         uintptr_t tag = tag_intern(name);
@@ -77,7 +77,7 @@ MP_EXPORT void mp_tag_push(const char *name)
         t->ntags++;     /* pushes beyond the limit are counted so pops match */
         t->tag_slot = 0;
     }
-    guard_leave(saved);
+    guard_leave(&g);
 }
 
 MP_EXPORT void mp_tag_pop(void)

@@ -10,6 +10,7 @@
 #define MP_BASE_H
 
 #include <stdatomic.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -92,33 +93,71 @@ uint64_t mp_memory_used(void);
 int mp_memory_exhausted(void);
 
 /* ------------------------------------------------------------ the guard */
-extern MP_TLS int mp_in_profiler;
-/* Marks the thread as inside the profiler (its allocations pass through)
- * and returns the previous mark for guard_leave. */
-static inline int guard_enter(void)
+/* Where the thread is, one per-thread value (threads.c): every entry point
+ * reads it first, and every hook that may re-enter (dlsym, libunwind,
+ * SQLite, libdw, pthread_create) finds it set. */
+enum mp_state {
+    MP_OUTSIDE = 0,     /* the program's own code: its allocations are recorded */
+    MP_INSIDE,          /* the allocator or the profiler: allocations pass through */
+    MP_IN_HANDLER,      /* a program's signal handler that interrupted MP_INSIDE: what it
+                         * allocates and frees is logged, recorded on the way out (handler_log.c) */
+    MP_IN_PROBE,        /* interpose_check's probe: is this malloc the program's? */
+};
+extern MP_TLS enum mp_state mp_in_profiler;
+
+/* What an entry point found, given back as it leaves: the state, and
+ * errno (err < 0: not kept, guard_keep_errno). */
+struct mp_guard { enum mp_state was; int err; };
+
+/* the compiler takes malloc for a builtin that reads no global: without
+ * the fences it may drop the state's store before a malloc call as dead */
+static inline void guard_set(enum mp_state s)
 {
-    int saved = mp_in_profiler;
-    mp_in_profiler = 1;
-    /* the compiler takes malloc for a builtin that reads no global: without
-     * this it may drop the store before a malloc call as dead */
     atomic_signal_fence(memory_order_seq_cst);
-    return saved;
+    mp_in_profiler = s;
+    atomic_signal_fence(memory_order_seq_cst);
 }
-/* mp_in_profiler is IN_HANDLER while a program's signal handler runs that
- * interrupted the allocator or the profiler: what it allocates and frees is
- * logged and recorded when the thread leaves (counters.c, handler_*). */
-#define IN_HANDLER 2
-/* Work left for the thread's way out of the profiler (guard_leave with
- * saved == 0): a fatal signal's last snapshot, the signal handlers' log. */
+
+/* The profiler's entry points (API, flush, init, hooks other than the
+ * malloc family): marked `to`, errno kept from here. */
+static inline struct mp_guard guard_enter(enum mp_state to)
+{
+    struct mp_guard g = { mp_in_profiler, errno };
+    guard_set(to);
+    return g;
+}
+/* The malloc family's: errno is the real call's, which comes next; the
+ * recording keeps it (guard_keep_errno) before anything that may change it. */
+static inline struct mp_guard guard_enter_call(void)
+{
+    struct mp_guard g = { MP_OUTSIDE, -1 };
+    guard_set(MP_INSIDE);
+    return g;
+}
+static inline void guard_keep_errno(struct mp_guard *g)
+{
+    if (g->err < 0) g->err = errno;
+}
+/* errno given back now and no longer kept: a real call that sets its own
+ * comes next (realloc). */
+static inline void guard_give_errno(struct mp_guard *g)
+{
+    if (g->err >= 0) errno = g->err;
+    g->err = -1;
+}
+
+/* Work left for the thread's way out of the profiler (guard_leave back to
+ * MP_OUTSIDE): a fatal signal's last snapshot, the signal handlers' log. */
 #define PENDING_FATAL 1
 #define PENDING_HANDLER 2
 extern MP_TLS volatile int mp_pending;
 void mp_run_pending(void);      /* signals.c */
-static inline void guard_leave(int saved)
+static inline void guard_leave(struct mp_guard *g)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    mp_in_profiler = saved;
-    if (!saved) {
+    if (g->err >= 0) errno = g->err;    /* mp_run_pending keeps it too */
+    mp_in_profiler = g->was;
+    if (g->was == MP_OUTSIDE) {
         atomic_signal_fence(memory_order_seq_cst);
         if (unlikely(mp_pending)) mp_run_pending();
     }
@@ -170,6 +209,8 @@ void signals_init(void);        /* the program's handlers wrapped; fatal signals
 double mp_now(void);
 extern char mp_run_token[64];
 extern double mp_start_time;    /* when profiling of this process began */
+void background_after_fork_child(void);
+void fork_init(void);           /* fork.c: the atfork handlers */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */

@@ -93,7 +93,7 @@ MP_EXPORT int mp_dump(int fd, const char *by, int n)
     for (int i = 0; by && i < NBY; i++)
         if (!strcmp(by, by_names[i])) which = i;
     if (which < 0 || n < 0) return -1;
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     mp_ensure_init();
     sigset_t mask;
     signals_hold(&mask);
@@ -115,6 +115,6 @@ MP_EXPORT int mp_dump(int fd, const char *by, int n)
     free(d);
     flush_unlock();
     signals_release(&mask);
-    guard_leave(saved);
+    guard_leave(&g);
     return written;
 }

@@ -297,24 +297,20 @@ static void flush_work(void *arg)
 int flush_snapshot(enum flush_reason reason, const char *label)
 {
     if (!atomic_load(&mp_initialized)) return -1;
-    int saved_errno = errno, saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     sigset_t mask;
     signals_hold(&mask);
     flush_lock();
     if (!mp_pid) mp_pid = getpid();
-    if (getpid() != mp_pid || flushes_closed) {     /* a vfork child shares our memory: not ours to write */
-        flush_unlock();
-        signals_release(&mask);
-        guard_leave(saved);
-        return -1;
+    /* a vfork child shares our memory: not ours to write */
+    struct flush_call c = { reason, label, getpid() != mp_pid || flushes_closed };
+    if (!c.rc) {
+        time_in_profiler(1);
+        own_stack_run(&flush_stack, flush_work, &c);
+        time_in_profiler(0);
     }
-    time_in_profiler(1);
-    struct flush_call c = { reason, label, 0 };
-    own_stack_run(&flush_stack, flush_work, &c);
-    time_in_profiler(0);
     flush_unlock();
     signals_release(&mask);
-    guard_leave(saved);
-    errno = saved_errno;
+    guard_leave(&g);
     return c.rc ? -1 : 0;
 }

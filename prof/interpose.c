@@ -5,9 +5,9 @@
  * realloc(p, 0), posix_memalign's EINVAL) are the real allocator's own.
  * Recording preserves errno. While dlsym resolves the real functions, the
  * allocations it makes are served from a static bootstrap buffer, whose
- * blocks are never passed to the real free. mp_in_profiler (set while the
- * profiler or the allocator runs on the thread) sends the profiler's own
- * allocations straight through. */
+ * blocks are never passed to the real free. The thread's guard state
+ * (base.h: MP_INSIDE while the profiler or the allocator runs on it) sends
+ * the profiler's own allocations straight through. */
 #define _GNU_SOURCE
 #include "hot.h"
 
@@ -66,39 +66,30 @@ void hooks_resolve(void)
 /* ------------------------------------------------------------ recording */
 
 /* From entry to guard_leave the thread is marked inside the allocator: the
- * real call and the recording. An allocation made meanwhile by a signal
- * handler passes straight through, and a fatal signal that arrives then is
- * handled at guard_leave, once no allocator lock is held (fatal.c). */
-static inline void recorded(void *p, size_t size)
-{
-    if (likely(p != NULL) && !record_cheap_alloc(p, size)) {
-        int saved = errno;
-        record_alloc(p, size);
-        errno = saved;
-    }
-}
+ * real call and the recording (hot.h's dispatch). An allocation made
+ * meanwhile by a signal handler passes straight through, and a fatal
+ * signal that arrives then is handled at guard_leave, once no allocator
+ * lock is held (signals.c). */
+#define ALLOCATE(call, size)                                                  \
+    do {                                                                      \
+        if (unlikely(mp_in_profiler)) return passed(call, size);              \
+        struct mp_guard g_ = guard_enter_call();                              \
+        void *p_ = call;                                                      \
+        record_alloc(&g_, p_, size);                                          \
+        record_leave(&g_);                                                    \
+        return p_;                                                            \
+    } while (0)
 
 /* The thread is inside already: the profiler's own allocation, or one of a
- * signal handler that interrupted the allocator (logged, see counters.c). */
-#define IN_PROBE 3              /* interpose_check's call: is this malloc the program's? */
+ * signal handler that interrupted the allocator (logged, handler_log.c). */
 static int probe_seen;
 
 static inline void *passed(void *p, size_t size)
 {
-    if (unlikely(mp_in_profiler == IN_HANDLER) && p) handler_alloc(p, size);
-    else if (unlikely(mp_in_profiler == IN_PROBE)) probe_seen = 1;
+    if (unlikely(mp_in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
+    else if (unlikely(mp_in_profiler == MP_IN_PROBE)) probe_seen = 1;
     return p;
 }
-
-#define ALLOCATE(call, size)                                                  \
-    do {                                                                      \
-        if (unlikely(mp_in_profiler)) return passed(call, size);              \
-        mp_in_profiler = 1;                                                   \
-        void *p_ = call;                                                      \
-        recorded(p_, size);                                                   \
-        op_leave();                                                           \
-        return p_;                                                            \
-    } while (0)
 
 /* ------------------------------------------------------------ entry points */
 
@@ -119,17 +110,13 @@ MP_EXPORT void free(void *p)
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
     if (unlikely(mp_in_profiler)) {
-        if (mp_in_profiler != IN_HANDLER || !handler_free(p)) mp_next.free(p);
+        if (mp_in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
         return;
     }
-    mp_in_profiler = 1;
-    if (!record_cheap_free(p)) {
-        int saved = errno;
-        record_free(p);
-        errno = saved;
-    }
+    struct mp_guard g = guard_enter_call();
+    record_free(&g, p);
     mp_next.free(p);
-    op_leave();
+    record_leave(&g);
 }
 
 /* realloc in a signal handler that interrupted the allocator: a block the
@@ -154,6 +141,8 @@ static void *handler_realloc(void *old, size_t size)
     return passed(p, size);
 }
 
+/* The old block's half before the real realloc, which then sets errno as
+ * it does; its outcome's after, the new block through the dispatch. */
 MP_EXPORT void *realloc(void *old, size_t size)
 {
     if (unlikely(is_boot(old))) {
@@ -164,18 +153,18 @@ MP_EXPORT void *realloc(void *old, size_t size)
     }
     ENSURE_REAL(boot_alloc(size));
     if (!old) ALLOCATE(mp_next.realloc(NULL, size), size);
-    if (unlikely(mp_in_profiler == IN_HANDLER)) return handler_realloc(old, size);
+    if (unlikely(mp_in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
     if (unlikely(mp_in_profiler)) return mp_next.realloc(old, size);
-    mp_in_profiler = 1;
-    int saved = errno;
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    struct mp_thread *t = record_thread(&g);    /* a thread's first operation may be this one (ptrmap_share) */
     struct mp_block b;
     record_realloc_take(old, &b);
-    errno = saved;
+    guard_give_errno(&g);
     void *p = mp_next.realloc(old, size);
-    saved = errno;
-    record_realloc_done(old, &b, p, size);
-    errno = saved;
-    op_leave();
+    guard_keep_errno(&g);
+    record_realloc_done(t, old, &b, p, size);
+    record_alloc(&g, p, size);
+    record_leave(&g);
     return p;
 }
 
@@ -196,10 +185,10 @@ MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
         if (rc == 0) passed(*out, size);
         return rc;
     }
-    mp_in_profiler = 1;
+    struct mp_guard g = guard_enter_call();
     int rc = mp_next.posix_memalign(out, align, size);
-    if (rc == 0) recorded(*out, size);
-    op_leave();
+    if (rc == 0) record_alloc(&g, *out, size);
+    record_leave(&g);
     return rc;
 }
 
@@ -239,13 +228,12 @@ void interpose_check(void)
     void *(*owner)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
     void (*owner_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
     if (!owner || !owner_free) return;
-    int saved = mp_in_profiler;
-    mp_in_profiler = IN_PROBE;
+    struct mp_guard g = guard_enter(MP_IN_PROBE);
     probe_seen = 0;
     void *p = owner(1);
-    mp_in_profiler = 1;
+    guard_set(MP_INSIDE);
     owner_free(p);
-    mp_in_profiler = saved;
+    guard_leave(&g);
     if (probe_seen) return;
     Dl_info info = { 0 };
     const char *lib = dladdr((void *)owner, &info) && info.dli_fname ? info.dli_fname : "another library";

@@ -6,7 +6,8 @@
  * the ones MP_SIGNAL asks for (the handler only posts a semaphore). fork
  * handlers take every profiler lock so the child starts consistent; exec
  * flushes first because exec skips destructors; the destructor writes the
- * exit snapshot after the program's own destructors ran. */
+ * exit snapshot after the program's own destructors ran. fork (fork.c) and
+ * dlclose (dlclose.c) have files of their own. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "hooks.h"
@@ -48,7 +49,7 @@ double mp_now(void)
 static void *background_main(void *arg)
 {
     (void)arg;
-    mp_in_profiler = 1;     /* everything this thread allocates is ours */
+    guard_set(MP_INSIDE);       /* everything this thread allocates is ours */
     pthread_setname_np(pthread_self(), "mallocprof");
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
@@ -101,9 +102,9 @@ static void *thread_start(void *p)
 {
     struct thread_start s = *(struct thread_start *)p;
     mp_next.free(p);
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     unwind_thread_start();
-    guard_leave(saved);
+    guard_leave(&g);
     return s.fn(s.arg);
 }
 
@@ -118,46 +119,11 @@ MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
     return rc;
 }
 
-/* ------------------------------------------------------------ fork */
-
-/* The parent resolves the return addresses it has so far before forking, so
- * that children (often many, as in a build) inherit them instead of each
- * reading the same debug info again. */
-static sigset_t fork_mask;
-
-static void fork_prepare(void)
+/* The fork child's background thread: a new semaphore, a new thread. */
+void background_after_fork_child(void)
 {
-    mp_in_profiler = 1;
-    signals_hold(&fork_mask);
-    flush_lock();
-    symbols_resolve_pending();
-    unwind_lock();
-    stacks_lock_all();
-    ptrmap_lock_all();
-}
-
-static void fork_parent(void)
-{
-    ptrmap_unlock_all();
-    stacks_unlock_all();
-    unwind_unlock();
-    flush_unlock();
-    signals_release(&fork_mask);
-    guard_leave(0);
-}
-
-static void fork_child(void)
-{
-    mp_start_time = mp_now();
-    stacks_unlock_all();
-    unwind_unlock();
-    counters_after_fork_child();    /* resets the pointer map and its locks */
-    flush_after_fork_child();
-    flush_unlock();
     sem_init(&wakeup, 0, 0);
     start_background();
-    signals_release(&fork_mask);
-    guard_leave(0);
 }
 
 /* ------------------------------------------------------------ init / exit */
@@ -272,7 +238,7 @@ static void check_go(void)
 void mp_ensure_init(void)
 {
     if (likely(atomic_load_explicit(&mp_initialized, memory_order_acquire))) return;
-    int saved = guard_enter();
+    struct mp_guard g = guard_enter(MP_INSIDE);
     sigset_t mask;
     signals_hold(&mask);
     pthread_mutex_lock(&init_lock);
@@ -285,10 +251,10 @@ void mp_ensure_init(void)
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
-        counters_init();
+        record_init();
         flush_check_output(init_run_environment());
         sem_init(&wakeup, 0, 0);
-        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        fork_init();
         at_quick_exit(on_quick_exit);
         signals_init();
         interpose_check();
@@ -306,7 +272,7 @@ void mp_ensure_init(void)
     }
     pthread_mutex_unlock(&init_lock);
     signals_release(&mask);
-    guard_leave(saved);
+    guard_leave(&g);
 }
 
 __attribute__((constructor)) static void mp_constructor(void)
@@ -498,84 +464,4 @@ MP_EXPORT void _Exit(int status)
     HOOKS_READY();
     mp_next._Exit(status);
     __builtin_unreachable();
-}
-
-/* ------------------------------------------------------------ dlclose */
-
-/* The loaded objects' address ranges and the loader's unload count. */
-struct objects { size_t n, cap; uintptr_t (*range)[2]; unsigned long long subs; };
-
-static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct objects *o = arg;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) o->subs = info->dlpi_subs;
-    uintptr_t lo, hi;
-    object_range(info, &lo, &hi);
-    if (lo >= hi) return 0;
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 64;
-        void *p = realloc(o->range, cap * sizeof *o->range);
-        if (!p) return 1;
-        o->range = p;
-        o->cap = cap;
-    }
-    o->range[o->n][0] = lo;
-    o->range[o->n][1] = hi;
-    o->n++;
-    return 0;
-}
-
-static int still_loaded(const struct objects *o, const uintptr_t *r)
-{
-    for (size_t i = 0; i < o->n; i++)
-        if (o->range[i][0] == r[0] && o->range[i][1] == r[1]) return 1;
-    return 0;
-}
-
-/* After an unload: name what is not named yet with the objects as they were,
- * then retire the addresses of every object gone, so that whatever the
- * loader maps there next is a new frame, not the old one's. */
-static void retire_unloaded(const struct objects *before)
-{
-    struct objects after = { 0 };
-    dl_iterate_phdr(add_object, &after);
-    if (after.subs != before->subs) {
-        flush_lock();
-        symbols_resolve_pending_as_before();
-        for (size_t i = 0; i < before->n; i++)
-            if (!still_loaded(&after, before->range[i]))
-                stacks_retire(before->range[i][0], before->range[i][1], symbols_retire);
-        symbols_forget_retired();
-        flush_forget_addresses();
-        flush_unlock();
-        unwind_forget_rules();
-    }
-    free(after.range);
-}
-
-/* Before a library goes, resolve the return addresses recorded so far (those
- * that point into it among them), so its frames keep their names; after it
- * went, retire its addresses. The guard is off while the real dlclose runs
- * the library's destructors: what they allocate is the program's. */
-MP_EXPORT int dlclose(void *handle)
-{
-    HOOKS_READY();
-    int saved = guard_enter();
-    sigset_t mask;
-    signals_hold(&mask);
-    struct objects before = { 0 };
-    dl_iterate_phdr(add_object, &before);
-    flush_lock();
-    symbols_resolve_pending();
-    flush_unlock();
-    signals_release(&mask);
-    guard_leave(saved);
-    int rc = mp_next.dlclose(handle);
-    saved = guard_enter();
-    signals_hold(&mask);
-    retire_unloaded(&before);
-    free(before.range);
-    signals_release(&mask);
-    guard_leave(saved);
-    return rc;
 }

@@ -1,13 +1,13 @@
 /* The recording path's types and calls (never installed): counters,
  * stack capture and interning, the pointer map, the flush's entry. The
- * hot-path files (interpose.c, counters.c, stacks.c, ptrmap.c) include this
+ * hot-path files (interpose.c, record.c, stacks.c, ptrmap.c) include this
  * and not libdwfl. */
 #ifndef MP_RECORD_H
 #define MP_RECORD_H
 
 #include "base.h"
 
-/* ------------------------------------------------------------ counters.c */
+/* ------------------------------------------------------------ counters (threads.c, slots.c, record.c, readers.c) */
 /* One counter slot per (stack, allocating thread). The owner thread writes
  * its fields with plain (relaxed) stores; other threads' frees go to the
  * *_remote fields with atomic adds, so no cache line is shared on the
@@ -25,7 +25,7 @@
 struct mp_slot {
     uint32_t stack_id;          /* its leaf node (stacks.c); 0 = recorded without a stack */
     uint16_t thread_seq;        /* 0 = unused slot */
-    uint16_t epoch;             /* owner: the peak epoch of its latest save (the peak, below) */
+    uint16_t epoch;             /* owner: the peak epoch of its latest save (peak.h) */
     uint64_t ncalls, memtot;    /* owner: attributed allocations */
     uint64_t live_n, live_b;    /* owner: tracked blocks and bytes, less the owner's frees */
     uint64_t maxlive;           /* exact: peak of live_b - freed_remote; sampled: unused (a
@@ -94,7 +94,7 @@ struct mp_thread {
     uintptr_t last_block;       /* its latest allocation (temporary blocks) */
     uint32_t epoch;             /* the peak epoch of its latest save (at_peak) */
     /* odd while an operation of the program's changes its records (from
-     * thread_touch to op_end), so that the peak's reader can tell one
+     * peak_touch_thread to peak_op_end), so that the peak's reader can tell one
      * that a capture found in its middle (peak_read_begin); busy_saved:
      * busy at the latest save */
     uint32_t busy, busy_saved;
@@ -144,7 +144,7 @@ struct mp_thread {
     _Atomic int exited;         /* by the thread's exit, or a fork child for the others */
     _Atomic uint32_t remote_epoch;      /* of the *_remote values at the peak */
     uint64_t nfree_remote_at_peak, freed_remote_at_peak;
-    /* its counters as at the peak (saved by itself, thread_touch) */
+    /* its counters as at the peak (saved by itself, peak_touch_thread) */
     struct thread_counts at_peak;
 };
 
@@ -154,66 +154,44 @@ extern _Atomic int mp_active;           /* process-wide switch */
  * per thread and per stack. Otherwise (the cheap modes) only blocks that
  * get a stack and are sampled are tracked; thread and process live bytes
  * are the allocator's block sizes (malloc_usable_size), taken at the
- * allocation and at the free. Set once, at initialization. */
+ * allocation and at the free. Set once, at initialization (record_init). */
 extern int mp_track_all;
-void counters_init(void);
 extern _Atomic long mp_threshold;
+#define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
 
+/* threads.c: the registry */
 struct mp_thread *thread_self(void);    /* creates on first use */
 struct mp_thread *thread_list(void);
 struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
+void thread_exiting(struct mp_thread *t);
+void threads_after_fork_child(void);
+
+/* slots.c */
 struct mp_slot *slot_at(uint32_t idx);
 struct mp_slot_side *slot_side(uint32_t idx);
 /* The slot's values as at the peak, saved there by its first write after
- * a capture (copy on write); zeros until then. */
+ * a capture (copy on write, peak.h); zeros until then. */
 struct slot_raw *slot_peak(uint32_t idx);
 uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
-void record_alloc(void *p, size_t size);
-void record_free(void *p);
+uint32_t slot_new(struct mp_thread *t, uint32_t stack_id);         /* 0: none */
+uint32_t slot_of_stack(struct mp_thread *t, uint32_t stack_id);    /* the thread's, made on first use; 0: none */
+void slots_after_fork_child(void);
+
+/* record.c (the hot path's dispatch and cheap modes: hot.h) */
+void record_init(void);
 /* realloc's two halves: take the old block out, then account the outcome. */
 struct mp_block { uint32_t slot; uint64_t size, usable; };   /* slot 0: not tracked */
 void record_realloc_take(void *old, struct mp_block *b);
-void record_realloc_done(void *old, const struct mp_block *b, void *p, size_t new_size);
-int64_t process_peak(void);
+void record_realloc_done(struct mp_thread *t, void *old, const struct mp_block *b, void *p, size_t new_size);
+void record_handler_block(struct mp_thread *t, void *p, uint64_t size, int freed);
+void record_handler_lost(struct mp_thread *t, uint64_t ncalls, uint64_t bytes);
+void time_in_profiler(int enter);       /* MP_TIME: a snapshot on the thread is the profiler's time */
 
-/* The peak: the process's state at the moment its live bytes were highest
- * (heaptrack's "peak memory consumers"), within max(1/128, 4 KiB) of the
- * peak (and the threads' publishing slack, PEAK_SLACK each, with several
- * threads). Each time the live bytes pass the next capture point, a
- * capture starts a new epoch; a bounded number of them (fewer than 4,300
- * up to 2^63 bytes), so that epochs fit 16 bits. Copy on write, at no
- * cost to the moment of the capture: a record written by one thread (a
- * thread's counters, a counter slot) keeps the epoch of its latest save,
- * and its first write in a newer epoch first saves it as it was. The
- * values at the latest capture are then the saved ones when the record's
- * epoch is the current one, else its current ones (untouched since); a
- * slot made after the capture has a saved copy of zeros. An operation
- * reads the epoch once, touching its thread first (thread_touch), and
- * saves every record it changes under that epoch: a capture by another
- * thread in its middle finds it whole on one side. Other threads' frees
- * (the *_remote atomics) are saved the same way, under an epoch of their
- * own, by the first of them in a new epoch. */
-struct peak_info { uint32_t epoch; int64_t live; double time; };   /* epoch 0: no capture yet */
-struct peak_info peak_info(void);
-/* The peak's reader: captures held off between the two (the latest
- * capture stays the one read; see the readers below). */
-struct peak_info peak_hold(void);
-void peak_release(void);
-/* Around each attempt to read the peak of epoch e (held): begin waits for
- * the operations a capture found in their middle to end; end says
- * whether every thread's records were read as one state (1), or one of
- * them changed them meanwhile under an older epoch (0: read again). */
-void peak_read_begin(uint32_t e);
-int peak_read_end(uint32_t e);
-void thread_save(struct mp_thread *t, uint32_t epoch);
-void slot_save(struct mp_slot *s, uint32_t idx, uint32_t epoch);
-void remote_save(_Atomic uint32_t *remote_epoch, uint32_t epoch, _Atomic uint64_t *n, _Atomic uint64_t *b,
-                 uint64_t *n_at_peak, uint64_t *b_at_peak);
-
-/* Exact totals, as the totals table has them, now or as at the peak: a
- * thread's, and the process's (summed; maxlive is the process's peak).
- * live is signed (a thread's share in the cheap modes can be negative). */
+/* readers.c: exact totals, as the totals table has them, now or as at the
+ * peak: a thread's, and the process's (summed; maxlive is the process's
+ * peak). live is signed (a thread's share in the cheap modes can be
+ * negative). */
 struct mp_totals {
     uint64_t ncalls, memtot, nfree, maxlive, ncalls_nostack, memtot_nostack, nfree_unknown;
     int64_t live;
@@ -238,19 +216,17 @@ void thread_counts(const struct mp_thread *t, uint32_t e, struct thread_counts *
 struct slot_counts { uint64_t ncalls, memtot, nfree, memlive, maxlive, ntemp, time; };
 void slot_raw(uint32_t idx, uint32_t e, struct slot_raw *out);     /* fixed point, as stored */
 void slot_read(uint32_t idx, uint32_t e, struct slot_counts *out);
-void counters_after_fork_child(void);
-void time_in_profiler(int enter);       /* MP_TIME: a snapshot on the thread is the profiler's time */
-/* A signal handler that interrupted the allocator or the profiler
- * (IN_HANDLER): its allocations and frees, logged without touching the
- * profiler's state, are recorded by handler_drain at the way out (blocks
- * without a stack; totals exact). handler_free returns 1 when the block's
- * real free must wait for the drain (a block of the map), 0 to free it now. */
+
+/* handler_log.c: a signal handler that interrupted the allocator or the
+ * profiler (MP_IN_HANDLER): its allocations and frees, logged without
+ * touching the profiler's state, are recorded by handler_drain at the way
+ * out (blocks without a stack; totals exact). handler_free returns 1 when
+ * the block's real free must wait for the drain (a block of the map), 0 to
+ * free it now. */
 void handler_alloc(void *p, size_t size);
 int handler_free(void *p);
 int handler_owns(const void *p);
-void handler_drain(void);
-#define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
-void thread_exiting(struct mp_thread *t);
+void handler_drain(struct mp_guard *g);
 
 /* ------------------------------------------------------------ stack_hist.c */
 /* Size classes per stack: a thread's counts for (slot, class), key
@@ -285,7 +261,7 @@ void stack_hist_after_fork_child(void);
  * multiply folded to 64 bits (every input bit reaches every state bit), fed
  * by the walker as it finds each frame (the multiplies hide in the latency
  * of the walk's loads), finished with the depth and flags. A thread's cache
- * of recent stacks (counters.c) trusts hash, leaf address, depth and flags:
+ * of recent stacks (record.c) trusts hash, leaf address, depth and flags:
  * two distinct stacks with the same leaf and depth are taken for one with
  * probability about 2^-63 per pair. Interning (stacks.c) compares all the
  * addresses. */
@@ -382,5 +358,7 @@ void flush_check_output(int first_of_run);      /* at start: says when MP_OUT ca
 
 /* ------------------------------------------------------------ interpose.c */
 void interpose_check(void);     /* says so when another library's malloc comes first */
+
+#include "peak.h"       /* the peak: its copies, epochs and claims */
 
 #endif

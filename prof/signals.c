@@ -2,8 +2,8 @@
  *
  * The program's handlers are installed behind a trampoline of ours: when a
  * handler interrupts the allocator or the profiler, the thread is marked
- * IN_HANDLER while it runs, so that what it allocates and frees is logged
- * and recorded on the thread's way out (counters.c), not lost. sigaction
+ * MP_IN_HANDLER while it runs, so that what it allocates and frees is logged
+ * and recorded on the thread's way out (handler_log.c), not lost. sigaction
  * reports the program's own actions, never ours.
  *
  * Fatal signals: a process killed by SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
@@ -214,11 +214,11 @@ void mp_run_pending(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    mp_in_profiler = 1;
+    struct mp_guard g = guard_enter(MP_INSIDE);
     int pending = mp_pending;
     mp_pending = 0;
-    if (pending & PENDING_HANDLER) handler_drain();
-    mp_in_profiler = 0;
+    if (pending & PENDING_HANDLER) handler_drain(&g);
+    guard_leave(&g);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pending & PENDING_FATAL) {
         int sig = fatal_pending;
@@ -241,7 +241,7 @@ static void manage(int sig, const struct sigaction *program)
     if (real_sigaction(sig, &sa, NULL) == 0) atomic_store(&state[sig].stands, STANDS_FATAL);
 }
 
-/* The program's handler, called with the thread marked IN_HANDLER when it
+/* The program's handler, called with the thread marked MP_IN_HANDLER when it
  * interrupted the allocator or the profiler. */
 static void on_program_signal(int sig, siginfo_t *si, void *ctx)
 {
@@ -255,11 +255,11 @@ static void on_program_signal(int sig, siginfo_t *si, void *ctx)
         if (fatal_name(sig)) manage(sig, NULL);
         else atomic_store(&state[sig].stands, STANDS_NONE);     /* the kernel reset it */
     }
-    int saved = mp_in_profiler;
-    if (saved == 1) mp_in_profiler = IN_HANDLER;
+    enum mp_state was = mp_in_profiler;
+    if (was == MP_INSIDE) guard_set(MP_IN_HANDLER);
     if (flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))call)(sig, si, ctx);
     else ((void (*)(int))call)(sig);
-    mp_in_profiler = saved;
+    if (was == MP_INSIDE) guard_set(MP_INSIDE);
 }
 
 static int wrap(int sig, const struct sigaction *act)

@@ -20,7 +20,7 @@
  *  - children, (parent, address) → node, used to add a new stack, under
  *    one lock (taken inside a leaf shard's lock; new stacks are rare next
  *    to allocations).
- * Threads normally find their stacks in their own cache (counters.c) and
+ * Threads normally find their stacks in their own cache (record.c) and
  * come here only for a stack they have not seen recently. Tags
  * (mp_tag_push) are pseudo return addresses above TAG_BASE. */
 #include "record.h"

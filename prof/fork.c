@@ -1,0 +1,64 @@
+/* fork: the handlers take every profiler lock before, so that the child
+ * starts consistent, and release them after; the child is a new process:
+ * empty counters, no peak, the parent's blocks forgotten (their frees count
+ * as "unknown"), only the forking thread; stacks stay interned. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+/* The parent resolves the return addresses it has so far before forking, so
+ * that children (often many, as in a build) inherit them instead of each
+ * reading the same debug info again. */
+static sigset_t fork_mask;
+static MP_TLS struct mp_guard fork_guard;   /* the forking thread's, from prepare to parent or child */
+
+static void fork_prepare(void)
+{
+    fork_guard = guard_enter(MP_INSIDE);
+    fork_guard.err = -1;        /* errno is fork's own (its failure's, in the parent) */
+    signals_hold(&fork_mask);
+    flush_lock();
+    symbols_resolve_pending();
+    unwind_lock();
+    stacks_lock_all();
+    ptrmap_lock_all();
+}
+
+static void fork_parent(void)
+{
+    ptrmap_unlock_all();
+    stacks_unlock_all();
+    unwind_unlock();
+    flush_unlock();
+    signals_release(&fork_mask);
+    guard_leave(&fork_guard);
+}
+
+/* The counters of every file that keeps some, as a new process's. */
+static void counters_after_fork_child(void)
+{
+    slots_after_fork_child();
+    threads_after_fork_child();
+    peak_after_fork_child();
+    ptrmap_reset();
+    stack_hist_after_fork_child();
+}
+
+static void fork_child(void)
+{
+    mp_start_time = mp_now();
+    stacks_unlock_all();
+    unwind_unlock();
+    counters_after_fork_child();    /* resets the pointer map and its locks */
+    flush_after_fork_child();
+    flush_unlock();
+    background_after_fork_child();
+    signals_release(&fork_mask);
+    guard_leave(&fork_guard);
+}
+
+void fork_init(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

@@ -1,0 +1,104 @@
+/* The thread registry: a thread's record made at its first allocation
+ * (thread_self), listed newest first and by its sequence number, and
+ * finished at its exit. Records are never freed: readers walk the list
+ * while threads come and go. The per-thread guard state lives here too. */
+#include "hot.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_THREADS 65536
+
+MP_TLS enum mp_state mp_in_profiler;
+MP_TLS struct mp_thread *mp_self;
+
+static _Atomic(struct mp_thread *) threads;
+static struct mp_thread *_Atomic by_seq[MAX_THREADS];
+static _Atomic uint32_t nthreads, nalive;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+    thread_exiting(arg);
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+void thread_exiting(struct mp_thread *t)
+{
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, t->name, sizeof t->name - 1);
+        if (n > 0 && t->name[n - 1] == '\n') n--;
+        t->name[n > 0 ? n : 0] = 0;
+        close(fd);
+    }
+    peak_publish_live(t, 0, 1);
+    if (!atomic_exchange(&t->exited, 1)) atomic_fetch_sub(&nalive, 1);
+    guard_leave(&g);
+}
+
+/* The calling thread's record, made on first use (NULL: none can be
+ * made; the thread's operations then count only where they must). */
+struct mp_thread *thread_self(void)
+{
+    if (likely(mp_self != NULL)) return mp_self;
+    mp_ensure_init();
+    uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
+    if (seq > 1) ptrmap_share();    /* before this thread's first map operation */
+    if (seq >= MAX_THREADS) return NULL;
+    struct mp_thread *t = arena_alloc(sizeof *t, 0);
+    if (!t) return NULL;
+    t->seq = seq;
+    t->tid = (pid_t)syscall(SYS_gettid);
+    t->active = -1;
+    t->rng = 0x2545F4914F6CDD1Dull ^ ((uint64_t)seq << 17);
+    if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(t);
+    peak_thread_born(t);
+    t->nostack_slot = slot_new(t, 0);
+    atomic_store(&by_seq[seq], t);
+    t->next = atomic_load(&threads);
+    while (!atomic_compare_exchange_weak(&threads, &t->next, t)) {}
+    atomic_fetch_add(&nalive, 1);
+    mp_self = t;
+    time_in_profiler(0);        /* MP_TIME: its time counts from here */
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, t);
+    return t;
+}
+
+struct mp_thread *thread_list(void) { return atomic_load(&threads); }
+uint32_t thread_count(void) { return atomic_load(&nthreads); }
+
+struct mp_thread *thread_by_seq(uint32_t seq)
+{
+    struct mp_thread *t = seq < MAX_THREADS ? atomic_load_explicit(&by_seq[seq], memory_order_acquire) : NULL;
+    MP_ASSERT(!t || t->seq == seq);
+    return t;
+}
+
+/* A fork child: only the forking thread goes on; the others are gone
+ * (their records stay, exited, with empty counters). */
+void threads_after_fork_child(void)
+{
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        memset(&t->c, 0, sizeof t->c);
+        t->pending_live = 0;
+        atomic_store(&t->nfree_remote, 0);
+        atomic_store(&t->freed_remote, 0);
+        if (t != mp_self) atomic_store(&t->exited, 1);
+    }
+    if (mp_self) mp_self->tid = (pid_t)syscall(SYS_gettid);
+    atomic_store(&nalive, mp_self ? 1 : 0);
+}
