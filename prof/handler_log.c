@@ -73,16 +73,16 @@ int handler_free(void *p)
     return 1;
 }
 
-/* At the thread's way out of the profiler (mp_run_pending, guard g),
+/* At the thread's way out of the profiler (mp_run_pending),
  * signals blocked: the events in order, the blocks without a stack. */
-void handler_drain(struct mp_guard *g)
+void handler_drain(void)
 {
     struct mp_thread *t = thread_self();
     for (uint32_t i = 0; i < hlog.n; i++) {
         struct handler_event *e = &hlog.ev[i];
         MP_ASSERT(e->kind == EV_FREE || e->kind == EV_ALLOC || e->kind == EV_PAIR);
         if (e->kind == EV_FREE) {
-            record_free(g, e->p);
+            record_free(e->p);
             free(e->p);                 /* marked inside: the real free */
         } else if (t) {
             record_handler_block(t, e->p, e->size, e->kind == EV_PAIR);

@@ -13,10 +13,12 @@
 
 extern MP_TLS struct mp_thread *mp_self;        /* NULL until thread_self() */
 
-/* record.c */
+/* record.c: the out-of-line parts, each keeping errno (the real call's,
+ * which the entry point gives back) */
+struct mp_thread *record_thread_first(void);
 void record_full_alloc(struct mp_thread *t, void *p, size_t size);
 void record_full_free(struct mp_thread *t, void *p);          /* t NULL: a thread without a record */
-void record_attribute(struct mp_thread *t, void *p, size_t size);   /* may change errno */
+void record_attribute(struct mp_thread *t, void *p, size_t size);
 void record_sampled_free(struct mp_thread *t, void *p);
 
 /* sample_hit's common case: the block does not reach the next
@@ -76,68 +78,53 @@ static inline void record_untracked_free(struct mp_thread *t, uint64_t usable)
 }
 
 /* The cheap modes' allocation (the thread known). */
-static inline void record_cheap_alloc(struct mp_guard *g, struct mp_thread *t, void *p, size_t size)
+static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
 {
     /* attributed first, so that a capture the thread's counters start
      * (record_thread_alloc) sees the block in its slot too */
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
-        : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size)) {
-        guard_keep_errno(g);
+        : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
         record_attribute(t, p, size);
-    }
     record_thread_alloc(t, size, mp_next.malloc_usable_size(p));
     t->last_block = (uintptr_t)p;
 }
 
 /* The cheap modes' free, before the real free (t NULL: a thread without a
  * record). */
-static inline void record_cheap_free(struct mp_guard *g, struct mp_thread *t, void *p)
+static inline void record_cheap_free(struct mp_thread *t, void *p)
 {
     if (likely(t != NULL)) record_untracked_free(t, mp_next.malloc_usable_size(p));
-    if (unlikely(ptrmap_may_hold((uintptr_t)p))) {
-        guard_keep_errno(g);
-        record_sampled_free(t, p);
-    }
+    if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
     if (likely(t != NULL)) t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
 }
 
 /* ------------------------------------------------------------ the dispatch */
 
-/* The calling thread's record (its first operation makes it: may change
- * errno). NULL: it has none. */
-static inline struct mp_thread *record_thread(struct mp_guard *g)
+/* The calling thread's record (its first operation makes it). NULL: it
+ * has none. */
+static inline struct mp_thread *record_thread(void)
 {
     struct mp_thread *t = mp_self;
-    if (likely(t != NULL)) return t;
-    guard_keep_errno(g);
-    return thread_self();
+    return likely(t != NULL) ? t : record_thread_first();
 }
 
 /* A block the real allocator returned (p NULL: nothing to record), inside
- * the guard of its entry point g. */
-static inline void record_alloc(struct mp_guard *g, void *p, size_t size)
+ * its entry point's guard. */
+static inline void record_alloc(void *p, size_t size)
 {
     if (unlikely(p == NULL)) return;
-    struct mp_thread *t = record_thread(g);
+    struct mp_thread *t = record_thread();
     if (unlikely(t == NULL)) return;
-    if (mp_track_all) {
-        guard_keep_errno(g);
-        record_full_alloc(t, p, size);
-    } else {
-        record_cheap_alloc(g, t, p, size);
-    }
+    if (mp_track_all) record_full_alloc(t, p, size);
+    else record_cheap_alloc(t, p, size);
 }
 
 /* A block about to be freed for real (p not NULL). */
-static inline void record_free(struct mp_guard *g, void *p)
+static inline void record_free(void *p)
 {
-    struct mp_thread *t = record_thread(g);
-    if (mp_track_all) {
-        guard_keep_errno(g);
-        record_full_free(t, p);
-    } else {
-        record_cheap_free(g, t, p);
-    }
+    struct mp_thread *t = record_thread();
+    if (mp_track_all) record_full_free(t, p);
+    else record_cheap_free(t, p);
 }
 
 /* An entry point's way out: its operation ended (peak.h), then the guard. */

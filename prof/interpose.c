@@ -66,7 +66,8 @@ void hooks_resolve(void)
 /* ------------------------------------------------------------ recording */
 
 /* From entry to guard_leave the thread is marked inside the allocator: the
- * real call and the recording (hot.h's dispatch). An allocation made
+ * real call and the recording (hot.h's dispatch, which keeps the real
+ * call's errno: guard_enter_call keeps none). An allocation made
  * meanwhile by a signal handler passes straight through, and a fatal
  * signal that arrives then is handled at guard_leave, once no allocator
  * lock is held (signals.c). */
@@ -75,7 +76,7 @@ void hooks_resolve(void)
         if (unlikely(mp_in_profiler)) return passed(call, size);              \
         struct mp_guard g_ = guard_enter_call();                              \
         void *p_ = call;                                                      \
-        record_alloc(&g_, p_, size);                                          \
+        record_alloc(p_, size);                                             \
         record_leave(&g_);                                                    \
         return p_;                                                            \
     } while (0)
@@ -114,7 +115,7 @@ MP_EXPORT void free(void *p)
         return;
     }
     struct mp_guard g = guard_enter_call();
-    record_free(&g, p);
+    record_free(p);
     mp_next.free(p);
     record_leave(&g);
 }
@@ -156,14 +157,14 @@ MP_EXPORT void *realloc(void *old, size_t size)
     if (unlikely(mp_in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
     if (unlikely(mp_in_profiler)) return mp_next.realloc(old, size);
     struct mp_guard g = guard_enter(MP_INSIDE);
-    struct mp_thread *t = record_thread(&g);    /* a thread's first operation may be this one (ptrmap_share) */
+    struct mp_thread *t = record_thread();      /* a thread's first operation may be this one (ptrmap_share) */
     struct mp_block b;
     record_realloc_take(old, &b);
     guard_give_errno(&g);
     void *p = mp_next.realloc(old, size);
     guard_keep_errno(&g);
     record_realloc_done(t, old, &b, p, size);
-    record_alloc(&g, p, size);
+    record_alloc(p, size);
     record_leave(&g);
     return p;
 }
@@ -187,7 +188,7 @@ MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
     }
     struct mp_guard g = guard_enter_call();
     int rc = mp_next.posix_memalign(out, align, size);
-    if (rc == 0) record_alloc(&g, *out, size);
+    if (rc == 0) record_alloc(*out, size);
     record_leave(&g);
     return rc;
 }

@@ -14,6 +14,7 @@
  * the flush rounds. Thread totals are exact integers, sampled or not. */
 #include "hot.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -254,9 +255,11 @@ static void attribute(struct mp_thread *t, void *p, size_t size)
 /* attribute, its time the profiler's (MP_TIME) */
 void record_attribute(struct mp_thread *t, void *p, size_t size)
 {
+    int saved = errno;
     time_enter(t);
     attribute(t, p, size);
     time_leave(t);
+    errno = saved;
 }
 
 static void unknown_free(struct mp_thread *t)
@@ -269,6 +272,7 @@ static void unknown_free(struct mp_thread *t)
  * stack's slot, its thread's totals and the map. */
 void record_full_alloc(struct mp_thread *t, void *p, size_t size)
 {
+    int saved = errno;
     time_enter(t);
     uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;
@@ -278,6 +282,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     t->last_block = (uintptr_t)p;
     ptrmap_insert((uintptr_t)p, slot, size);
     time_leave(t);
+    errno = saved;
 }
 
 /* Full capture's free (t NULL: a thread without a record), before the real
@@ -285,6 +290,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
  * it is still in the map. */
 void record_full_free(struct mp_thread *t, void *p)
 {
+    int saved = errno;
     uint32_t slot;
     uint64_t size;
     if (t) time_enter(t);
@@ -297,14 +303,26 @@ void record_full_free(struct mp_thread *t, void *p)
         t->last_block = 0;      /* any free ends "temporary" (heaptrack's definition) */
         time_leave(t);
     }
+    errno = saved;
 }
 
 /* The cheap modes: a free whose filter bucket says the map may hold it. */
 void record_sampled_free(struct mp_thread *t, void *p)
 {
+    int saved = errno;
     uint32_t slot;
     uint64_t size;
     if (ptrmap_remove((uintptr_t)p, &slot, &size)) record_slot_free(t, slot, size, (uintptr_t)p);
+    errno = saved;
+}
+
+/* The thread's first operation: its record made. */
+struct mp_thread *record_thread_first(void)
+{
+    int saved = errno;
+    struct mp_thread *t = thread_self();
+    errno = saved;
+    return t;
 }
 
 /* realloc's first half, before the real realloc: the old block out of the

@@ -226,7 +226,7 @@ void slot_read(uint32_t idx, uint32_t e, struct slot_counts *out);
 void handler_alloc(void *p, size_t size);
 int handler_free(void *p);
 int handler_owns(const void *p);
-void handler_drain(struct mp_guard *g);
+void handler_drain(void);
 
 /* ------------------------------------------------------------ stack_hist.c */
 /* Size classes per stack: a thread's counts for (slot, class), key
@@ -288,6 +288,8 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
 void unwind_thread_start(void);                 /* a new thread, before its code runs */
+void unwind_main_stack_init(void);              /* unwind_stack.c: the main thread's bounds */
+int unwind_walk_fp(struct mp_thread *t, uintptr_t *buf, int max);     /* -1: the chain broke */
 void unwind_forget_rules(void); /* after an unload: rules may be stale; bumps mp_maps_gen */
 extern _Atomic unsigned mp_maps_gen;
 void unwind_lock(void);         /* the cfi walker's rule computation (fork) */

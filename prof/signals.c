@@ -217,7 +217,7 @@ void mp_run_pending(void)
     struct mp_guard g = guard_enter(MP_INSIDE);
     int pending = mp_pending;
     mp_pending = 0;
-    if (pending & PENDING_HANDLER) handler_drain(&g);
+    if (pending & PENDING_HANDLER) handler_drain();
     guard_leave(&g);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pending & PENDING_FATAL) {

@@ -55,86 +55,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 static void rules_init(void);
-static void main_stack_init(void);
 
 void unwind_init(void)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
-    main_stack_init();
+    unwind_main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
-}
-
-/* Stack bounds. Nothing on the allocation path may ask libc for them:
- * pthread_getattr_np takes the thread's lock and allocates while holding it
- * (Rust's runtime makes a thread's first allocation there), so a thread's
- * bounds are learnt before its code runs (unwind_thread_start, from the
- * pthread_create wrapper), and the main thread's from the loader's
- * __libc_stack_end (its top) and RLIMIT_STACK (how far down it may grow).
- * A thread with neither (made by clone, or the stack pointer elsewhere, as
- * on a coroutine's stack) has no bounds: its captures go to libunwind. */
-extern void *__libc_stack_end;
-static uintptr_t main_lo, main_hi;
-static MP_TLS uintptr_t start_lo, start_hi;
-
-static void main_stack_init(void)
-{
-    struct rlimit rl;
-    uintptr_t top = ((uintptr_t)__libc_stack_end + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
-    uintptr_t room = (uintptr_t)1 << 30;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room)
-        room = rl.rlim_cur;
-    if (!top || top < room) return;
-    main_lo = top - room;
-    main_hi = top;
-}
-
-/* runs at the start of a thread, before the program's code: no lock held */
-void unwind_thread_start(void)
-{
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-        start_lo = (uintptr_t)addr;
-        start_hi = (uintptr_t)addr + size;
-    }
-    pthread_attr_destroy(&attr);
-}
-
-/* runs inside malloc: reads what was learnt before, nothing else */
-void unwind_thread_init(struct mp_thread *t)
-{
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    if (start_hi && sp >= start_lo && sp < start_hi) {
-        t->stack_lo = start_lo;
-        t->stack_hi = start_hi;
-    } else if (main_hi && sp >= main_lo && sp < main_hi) {
-        t->stack_lo = main_lo;
-        t->stack_hi = main_hi;
-    }
-}
-
-/* Frame-pointer walk. Returns the frame count, or -1 when the chain breaks
- * before its end (a frame without frame pointer): the caller falls back. */
-static int __attribute__((noinline)) walk_fp(struct mp_thread *t, uintptr_t *buf, int max)
-{
-    uintptr_t *fp = __builtin_frame_address(0);
-    int n = 0;
-    while (n < max) {
-        uintptr_t f = (uintptr_t)fp;
-        if (f < t->stack_lo || f > t->stack_hi - 16 || (f & 7)) return -1;  /* no overflow */
-        uintptr_t ret = fp[1];
-        uintptr_t *next = (uintptr_t *)fp[0];
-        if (!ret) break;
-        buf[n++] = ret;
-        if (!next) break;                       /* _start's frame: clean end */
-        if ((uintptr_t)next <= f) return -1;    /* stacks grow down: callers above */
-        fp = next;
-    }
-    return n;
 }
 
 /* ------------------------------------------------------------ cfi rules */
@@ -439,24 +367,59 @@ static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const st
     t->walk_n = (uint32_t)n;
 }
 
+/* Our own frames keep frame pointers: walked from fp to the frame whose
+ * return address is the program's code (NULL: the chain broke). */
+static inline __attribute__((always_inline)) uintptr_t *walk_own_frames(const struct mp_thread *t, uintptr_t *fp)
+{
+    for (;;) {
+        if (!on_stack(t, (uintptr_t)fp) || !on_stack(t, (uintptr_t)(fp + 1))) return NULL;
+        if (!mp_in_self(fp[1])) return fp;
+        uintptr_t *next = (uintptr_t *)fp[0];
+        if (next <= fp) return NULL;
+        fp = next;
+    }
+}
+
+/* The rule at rip, from the thread's cache first (0: none known). */
+static inline __attribute__((always_inline)) uint64_t rule_cached(struct mp_thread *t, uintptr_t rip)
+{
+    unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
+    if (t->rules[c].ip == rip) return t->rules[c].rule;
+    uint64_t r = rule_for(rip);
+    if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
+    return r;
+}
+
+/* One frame up by rule r: the caller's rip, rsp and rbp, and where its
+ * rip was read (at). -1: the rule cannot be followed here. */
+static inline __attribute__((always_inline)) int frame_up(const struct mp_thread *t, uint64_t r, uintptr_t *rip,
+                                                          uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at)
+{
+    if ((r & R_CFA_RBP) && !*rbp_known) return -1;
+    uintptr_t cfa = ((r & R_CFA_RBP) ? *rbp : *rsp) + rule_cfa_offset(r);
+    uintptr_t ra_at = cfa + rule_ra_offset(r);
+    if (!on_stack(t, ra_at) || cfa <= *rsp) return -1;
+    if (r & R_RBP_SAVED) {
+        uintptr_t slot = cfa + rule_rbp_offset(r);
+        if (!on_stack(t, slot)) return -1;
+        *rbp = *(uintptr_t *)slot;
+    } else if (r & R_RBP_UNDEF) {
+        *rbp_known = 0;
+    }
+    *at = ra_at;
+    *rip = *(uintptr_t *)ra_at;
+    *rsp = cfa;
+    return 0;
+}
+
 /* Returns the frame count (at most max, *more set if the stack goes on),
  * or -1 to fall back to libunwind. Feeds the frames to *hash. */
 static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
                                               struct mp_hash *hash)
 {
-    /* our own frames keep frame pointers: walk them to the program's code */
-    uintptr_t *fp = __builtin_frame_address(0);
-    uintptr_t rip, rsp, rbp;
-    for (;;) {
-        if (!on_stack(t, (uintptr_t)fp) || !on_stack(t, (uintptr_t)(fp + 1))) return -1;
-        if (!mp_in_self(fp[1])) break;
-        uintptr_t *next = (uintptr_t *)fp[0];
-        if (next <= fp) return -1;
-        fp = next;
-    }
-    rip = fp[1];
-    rsp = (uintptr_t)(fp + 2);
-    rbp = fp[0];
+    uintptr_t *fp = walk_own_frames(t, __builtin_frame_address(0));
+    if (!fp) return -1;
+    uintptr_t rip = fp[1], rsp = (uintptr_t)(fp + 2), rbp = fp[0];
     uintptr_t at = (uintptr_t)(fp + 1);     /* where rip was read */
     int rbp_known = 1, n = 0, cacheable = 1, tries = 0;
     unsigned ci = 0;                        /* first entry of the previous walk to try */
@@ -489,14 +452,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         } else {
             cacheable = 0;
         }
-        uint64_t r;
-        unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
-        if (t->rules[c].ip == rip) {
-            r = t->rules[c].rule;
-        } else {
-            r = rule_for(rip);
-            if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
-        }
+        uint64_t r = rule_cached(t, rip);
         if (!r || (r & R_NONE)) return -1;
         if (n <= MP_WALK_CACHE && n) tail->rsp_based[n - 1] = !(r & R_CFA_RBP);
         if (r & R_END) {
@@ -504,20 +460,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             *hash = h;
             return n ? n : -1;
         }
-        if ((r & R_CFA_RBP) && !rbp_known) return -1;
-        uintptr_t cfa = ((r & R_CFA_RBP) ? rbp : rsp) + rule_cfa_offset(r);
-        uintptr_t ra_at = cfa + rule_ra_offset(r);
-        if (!on_stack(t, ra_at) || cfa <= rsp) return -1;
-        if (r & R_RBP_SAVED) {
-            uintptr_t slot = cfa + rule_rbp_offset(r);
-            if (!on_stack(t, slot)) return -1;
-            rbp = *(uintptr_t *)slot;
-        } else if (r & R_RBP_UNDEF) {
-            rbp_known = 0;
-        }
-        at = ra_at;
-        rip = *(uintptr_t *)ra_at;
-        rsp = cfa;
+        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at)) return -1;
     }
     if (n == 0) return -1;
     if (!*more && cacheable) walk_save(t, buf, n, tail, at);
@@ -535,7 +478,7 @@ int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *trun
     /* the others start in the profiler's own frames and may stop anywhere */
     int want = max + 17 < MP_CAPTURE_ROOM ? max + 17 : MP_CAPTURE_ROOM;
     int n = -1;
-    if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = walk_fp(t, ret_addrs, want);
+    if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = unwind_walk_fp(t, ret_addrs, want);
     if (n < 0) {        /* libunwind may write to a pipe (a cancellation point): see signals_hold */
         int cancel;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
