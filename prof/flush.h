@@ -51,16 +51,7 @@ int grow_array(void *pp, size_t *n, size_t need, size_t elem);
 
 /* ------------------------------------------------------------ mirror.c */
 
-/* (u32, u32) → u32 with 12-byte entries, any capacity, grown by half: the
- * stack tree's (parent, frame) → id, and flush_rows.c's rows. 0 = absent. */
-struct node_map {
-    struct node_entry { uint32_t parent, frame, id; } *e;     /* id 0 = empty */
-    size_t cap, count;
-};
-uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame);
-int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id);
-int node_reserve(struct node_map *m, size_t more);      /* room for more entries */
-void node_clear(struct node_map *m);
+#include "node_map.h"     /* the stack tree's (parent, frame) → id */
 
 int mirror_stale(struct writer *w);     /* the database was replaced: forget everything */
 int mirror_sync(struct writer *w);      /* the rows other processes added since */

@@ -280,6 +280,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     record_slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
     record_thread_alloc(t, size, size);
     t->last_block = (uintptr_t)p;
+    MP_ASSERT(!slot || slot_at(slot)->thread_seq == t->seq);    /* a block goes in its own thread's slot */
     ptrmap_insert((uintptr_t)p, slot, size);
     time_leave(t);
     errno = saved;
@@ -295,6 +296,7 @@ void record_full_free(struct mp_thread *t, void *p)
     uint64_t size;
     if (t) time_enter(t);
     if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
+        MP_ASSERT(slot < slot_limit() && slot_at(slot)->thread_seq);    /* a map entry names a live slot */
         if (t) tracked_free(t, slot, size, (uintptr_t)p);
     } else if (t) {
         unknown_free(t);
@@ -312,7 +314,10 @@ void record_sampled_free(struct mp_thread *t, void *p)
     int saved = errno;
     uint32_t slot;
     uint64_t size;
-    if (ptrmap_remove((uintptr_t)p, &slot, &size)) record_slot_free(t, slot, size, (uintptr_t)p);
+    if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
+        MP_ASSERT(slot < slot_limit() && slot_at(slot)->thread_seq);
+        record_slot_free(t, slot, size, (uintptr_t)p);
+    }
     errno = saved;
 }
 
