@@ -216,10 +216,16 @@ fuzz: $(B)/fuzz/fuzz_rules
 # tests/unit/NAME.c, compiled with the prof/ files they test and
 # tests/unit/stubs.c (mp_opt, mp_log, mp_assert_failed) under ASan, UBSan
 # and MP_DEBUG's asserts; tests/unit.sh runs them (`make -s unit` builds them).
+# The peak's test links the counters' files instead (it stubs what they call).
 UNIT_SRC  := $(filter-out tests/unit/stubs.c,$(wildcard tests/unit/*.c))
-UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c
+UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c prof/node_map.c
+UNIT_PEAK := prof/peak.c prof/slots.c prof/threads.c prof/readers.c prof/arena.c
+UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw)
 .PHONY: unit
 unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 $(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
-	$(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
+	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
+$(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PEAK) $(wildcard prof/*.h) | deps
+	@mkdir -p $(B)/unit
+	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PEAK) -lpthread
