@@ -2,8 +2,7 @@
 # by `make unit` with ASan and UBSan into build/unit/NAME): the pointer map
 # on one thread (ptrmap), its hand-over from lone-thread mode to locking
 # (ptrmap_handover, also with a third thread arriving during it), stack
-# interning (stacks), the peak's copy on write and remote claims with its
-# readers (peak), the flush's node map (node_map). Each program prints an "ok:"
+# interning (stacks). Each program prints an "ok:"
 # line per behaviour it checked and stops at the first failed check,
 # naming file:line and the expression.
 . "$(dirname "$0")/lib.sh"
