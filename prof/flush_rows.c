@@ -506,6 +506,14 @@ static int write_now(struct writer *w, const char *reason, const char *label, do
     return 0;
 }
 
+/* Every value of the peak snapshot, as at the peak of epoch e (peak_read). */
+static void read_at_peak(uint32_t e, void *limit)
+{
+    cut_read(e);
+    for (uint32_t i = 1; i < *(uint32_t *)limit; i++)
+        if (slot_at(i)) slot_read(i, e, &r.peakv[i]);
+}
+
 /* The snapshot of the latest peak: every value read in one stretch with
  * captures held off (peak_hold: one epoch for all), before any is
  * written; the slots then mapped to their rows. */
@@ -515,13 +523,7 @@ static int write_peak(struct writer *w, int64_t *nrows)
     struct peak_info peak = peak_hold();
     uint32_t limit = slot_limit();
     int nomem = cut_reserve() || grow_array(&r.peakv, &r.npeakv, limit, sizeof *r.peakv);
-    for (int attempt = 0; !nomem && attempt < 4; attempt++) {
-        peak_read_begin(peak.epoch);
-        cut_read(peak.epoch);
-        for (uint32_t i = 1; i < limit; i++)
-            if (slot_at(i)) slot_read(i, peak.epoch, &r.peakv[i]);
-        if (peak_read_end(peak.epoch)) break;
-    }
+    if (!nomem) peak_read(peak.epoch, read_at_peak, &limit);
     peak_release();
     if (nomem || map_slots(w, limit)) return fail(w, "out of memory");
     int64_t snapshot = snapshot_row(w, "peak", "", peak.time);

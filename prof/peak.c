@@ -103,6 +103,15 @@ int peak_read_end(uint32_t e)
     return 1;
 }
 
+void peak_read(uint32_t e, void (*read)(uint32_t e, void *arg), void *arg)
+{
+    for (int attempt = 0; attempt < 4; attempt++) {
+        peak_read_begin(e);
+        read(e, arg);
+        if (peak_read_end(e)) return;
+    }
+}
+
 /* A thread's own live bytes passed the next capture point: they are the
  * process's when it is the one thread (exact, without the publishing
  * slack); otherwise peak_publish decides. */

@@ -133,12 +133,13 @@ struct peak_info peak_info(void);
  * capture stays the one read). */
 struct peak_info peak_hold(void);
 void peak_release(void);
-/* Around each attempt to read the peak of epoch e (held): begin waits for
- * the operations a capture found in their middle to end; end says
- * whether every thread's records were read as one state (1), or one of
- * them changed them meanwhile under an older epoch (0: read again). */
-void peak_read_begin(uint32_t e);
-int peak_read_end(uint32_t e);
+/* Reads the peak of epoch e (held) as one state: read(e, arg) reads the
+ * records (readers.c), called again while one of them changed meanwhile
+ * under an older epoch (4 times at most). peak_read_begin and _end are
+ * its steps around each call (the unit tests check their outcome). */
+void peak_read(uint32_t e, void (*read)(uint32_t e, void *arg), void *arg);
+void peak_read_begin(uint32_t e);       /* waits for the operations a capture found in their middle */
+int peak_read_end(uint32_t e);          /* 1: every thread's records read as one state */
 /* The process's highest live bytes so far (now, not as at a capture). */
 int64_t peak_process_max(void);
 

@@ -286,6 +286,14 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     errno = saved;
 }
 
+/* A block out of the map: 1 and its slot and size, or 0 (not there). */
+static inline int map_take(const void *p, uint32_t *slot, uint64_t *size)
+{
+    if (!ptrmap_remove((uintptr_t)p, slot, size)) return 0;
+    MP_ASSERT(*slot < slot_limit() && slot_at(*slot)->thread_seq);     /* a map entry names a live slot */
+    return 1;
+}
+
 /* Full capture's free (t NULL: a thread without a record), before the real
  * free, so the address cannot be reused by another thread's malloc while
  * it is still in the map. */
@@ -295,12 +303,9 @@ void record_full_free(struct mp_thread *t, void *p)
     uint32_t slot;
     uint64_t size;
     if (t) time_enter(t);
-    if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
-        MP_ASSERT(slot < slot_limit() && slot_at(slot)->thread_seq);    /* a map entry names a live slot */
-        if (t) tracked_free(t, slot, size, (uintptr_t)p);
-    } else if (t) {
-        unknown_free(t);
-    }
+    int found = map_take(p, &slot, &size);
+    if (found && t) tracked_free(t, slot, size, (uintptr_t)p);
+    else if (t) unknown_free(t);
     if (t) {
         t->last_block = 0;      /* any free ends "temporary" (heaptrack's definition) */
         time_leave(t);
@@ -314,10 +319,7 @@ void record_sampled_free(struct mp_thread *t, void *p)
     int saved = errno;
     uint32_t slot;
     uint64_t size;
-    if (ptrmap_remove((uintptr_t)p, &slot, &size)) {
-        MP_ASSERT(slot < slot_limit() && slot_at(slot)->thread_seq);
-        record_slot_free(t, slot, size, (uintptr_t)p);
-    }
+    if (map_take(p, &slot, &size)) record_slot_free(t, slot, size, (uintptr_t)p);
     errno = saved;
 }
 
@@ -336,7 +338,7 @@ void record_realloc_take(void *old, struct mp_block *b)
 {
     b->usable = mp_track_all ? 0 : mp_next.malloc_usable_size(old);
     if (!mp_track_all && !ptrmap_may_hold((uintptr_t)old)) b->slot = 0;
-    else if (!ptrmap_remove((uintptr_t)old, &b->slot, &b->size)) b->slot = 0;
+    else if (!map_take(old, &b->slot, &b->size)) b->slot = 0;
 }
 
 /* After the real realloc: p == NULL && new_size != 0 means it failed and
