@@ -49,18 +49,23 @@ int main(void)
     /* many keys with one home: a probe chain that wraps at the table's end */
     struct node_map w = { 0 };
     CHECK_EQ(node_reserve(&w, 1), 0);
-    uint32_t found = 0, keys[64][2];
+    uint32_t found = 0, keys[128][2];
     for (uint32_t p = 1; found < 64 && p < 50000000; p++) {
         uint64_t h = fib_hash((uint64_t)p << 32 | 7, 32);
         if ((size_t)((h * w.cap) >> 32) >= w.cap - 2) keys[found][0] = p, keys[found][1] = 7, found++;
     }
     CHECK_EQ(found, 64);
-    for (uint32_t i = 0; i < 64; i++) CHECK_EQ(node_put(&w, keys[i][0], keys[i][1], 1000 + i), 0);
+    for (uint32_t f = 1; found < 128 && f < 50000000; f++) {    /* and one parent, many frames */
+        uint64_t h = fib_hash((uint64_t)5 << 32 | f, 32);
+        if ((size_t)((h * w.cap) >> 32) >= w.cap - 2) keys[found][0] = 5, keys[found][1] = f, found++;
+    }
+    CHECK_EQ(found, 128);
+    for (uint32_t i = 0; i < 128; i++) CHECK_EQ(node_put(&w, keys[i][0], keys[i][1], 1000 + i), 0);
     CHECK_EQ(w.cap, 4096);
     CHECK(w.e[0].id != 0);              /* the chain went round to the start */
-    for (uint32_t i = 0; i < 64; i++) CHECK_EQ(node_get(&w, keys[i][0], keys[i][1]), 1000 + i);
+    for (uint32_t i = 0; i < 128; i++) CHECK_EQ(node_get(&w, keys[i][0], keys[i][1]), 1000 + i);
     CHECK_EQ(node_get(&w, keys[63][0] + 1, 7), 0);
-    OK("64 keys homed at the table's last two entries: the chain wraps, each found");
+    OK("128 keys homed at the table's last two entries (64 parents, 64 frames of one): the chain wraps, each found");
 
     node_clear(&m);
     node_clear(&g);
