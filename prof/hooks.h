@@ -1,8 +1,8 @@
 /* Every libc function the recorder interposes (and malloc_usable_size,
  * which it calls the next allocator's of and does not define), declared once: X(name,
  * return type, parameters). The definitions are where their work is
- * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit,
- * dlclose; signals.c: sigaction, error); mp_next holds each original, the next
+ * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit;
+ * dlclose.c: dlclose; signals.c: sigaction, error); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
  * hooks_resolve (interpose.c) at the first call of any of them. */
 #ifndef MP_HOOKS_H
