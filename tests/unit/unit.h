@@ -2,7 +2,7 @@
  * failing expression and ends the program with status 1 (heaptrack's
  * tst_trace style), an "ok:" line per behaviour checked, and the stubs they
  * link instead of options.c (stubs.c). Each test is one program,
- * tests/unit/NAME.c → build/unit/NAME, run by tests/unit.sh. */
+ * tests/unit/NAME.c → build/unit/NAME, run by tests/unit/unit.sh. */
 #ifndef MP_UNIT_H
 #define MP_UNIT_H
 

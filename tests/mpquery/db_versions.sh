@@ -1,0 +1,27 @@
+# Format versions: mpquery reads files of version 1 (before sample.ntemp,
+# read as 0), 2 (before peak snapshots) and 3; the recorder writes version
+# 3 and leaves an older file as it is, saying why.
+. "$(dirname "$0")/../lib/lib.sh"
+. "$ROOT/tests/lib/fixtures.sh"
+# format version 1: schema/profile.sql as of 5a363c0, the last commit before version 2;
+# format version 2: as of 59c29b0, the last before version 3
+git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
+git -C "$ROOT" show 59c29b0:schema/profile.sql > v2.sql || fail "no commit 59c29b0 in the repository"
+{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
+{ cat v2.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v2.db || fail "cannot build the version-2 fixture"
+fixture basic v3.db >/dev/null
+assert_eq "$(q v1.db 'PRAGMA user_version')|$(q v2.db 'PRAGMA user_version')|$(q v3.db 'PRAGMA user_version')" "1|2|3" \
+    "the three fixtures' versions"
+for v in 1 2; do
+    assert_eq "$("$MPQ" top v$v.db --format csv)" "$("$MPQ" top v3.db --format csv)" "top: a version-$v file reads as the same profile"
+    assert_eq "$("$MPQ" fold v$v.db)" "$("$MPQ" fold v3.db)" "fold: the same"
+    expect_fail 2 "^mpquery: v$v.db: no peak snapshot in the selected processes \(recorded before format version 3\?\)$" \
+        "$MPQ" top v$v.db --snapshot peak
+done
+for v in 1 2; do
+    cp v$v.db before.db
+    LD_PRELOAD=$LIB MP_OUT=v$v.db $B/tests/alloc_functions >/dev/null 2>err
+    assert_match "$(cat err)" "schema version $v, this profiler writes 3" "the recorder says why it does not write a version-$v file"
+    cmp -s v$v.db before.db || fail "the recorder changed the version-$v file"
+    echo "  ok: the version-$v file is unchanged"
+done
