@@ -34,7 +34,7 @@ import re
 import sqlite3
 import sys
 
-SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema", "profile.sql")
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "profile.sql")
 
 NCALLS, MEMTOT, NFREE, MEMLIVE = range(4)
 NAMES = ("ncalls", "memtot", "nfree", "memlive")
