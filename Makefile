@@ -215,11 +215,20 @@ fuzz: $(B)/fuzz/fuzz_rules
 # C unit tests of the recorder's data structures: build/unit/NAME from
 # tests/unit/NAME.c, compiled with the prof/ files they test and
 # tests/unit/stubs.c (mp_opt, mp_log, mp_assert_failed) under ASan, UBSan
-# and MP_DEBUG's asserts; tests/unit/unit.sh runs them (`make -s unit` builds them).
-UNIT_SRC  := $(filter-out tests/unit/stubs.c,$(wildcard tests/unit/*.c))
+# and MP_DEBUG's asserts; tests/unit/unit.sh runs them (`make -s unit` builds
+# them, mpquery's below too).
+UNIT_MPQ_SRC := $(filter-out tests/unit/mpq_stubs.c,$(wildcard tests/unit/mpq_*.c))
+UNIT_SRC  := $(filter-out tests/unit/stubs.c tests/unit/mpq_%,$(wildcard tests/unit/*.c))
 UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c
 .PHONY: unit
-unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
-$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
+unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC) $(UNIT_MPQ_SRC))
+$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
+# mpquery's unit tests (tests/unit/mpq_NAME.c: its id map, string table,
+# top-N selection, units) link the two files they test, util.c and units.c,
+# and tests/unit/mpq_stubs.c in place of output.c.
+UNIT_MPQ := mpquery/util.c mpquery/units.c
+$(B)/unit/mpq_%: tests/unit/mpq_%.c tests/unit/mpq_stubs.c tests/unit/check.h $(UNIT_MPQ) $(wildcard mpquery/*.h) | deps
+	@mkdir -p $(B)/unit
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -Impquery -Itests/unit -o $@ $< tests/unit/mpq_stubs.c $(UNIT_MPQ) -lstdc++

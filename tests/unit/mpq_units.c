@@ -1,0 +1,87 @@
+/* mpquery's units (units.c: fmt_human, counter_has_unit), as text shows
+ * values with --human: bytes in powers of 1024 (B, KiB, MiB ... EiB), time
+ * in powers of 1000 up to seconds (ns, µs, ms, s), counts with k, M ... E;
+ * whole below the first step, then 2, 1 or 0 decimals (three significant
+ * digits), negative values with '-', INT64_MIN included. */
+#include "mpquery.h"
+#include "check.h"
+
+static char buf[64];
+#define HUMAN(counter, v) fmt_human(counter, v, buf, sizeof buf)
+
+static void test_bytes(void)
+{
+    CHECK_STR(HUMAN(MEMTOT, 0), "0 B");
+    CHECK_STR(HUMAN(MEMTOT, 1000), "1000 B");
+    CHECK_STR(HUMAN(MEMTOT, 1023), "1023 B");
+    CHECK_STR(HUMAN(MEMTOT, 1024), "1.00 KiB");
+    CHECK_STR(HUMAN(MEMTOT, 1536), "1.50 KiB");
+    CHECK_STR(HUMAN(MEMTOT, 10229), "9.99 KiB");
+    CHECK_STR(HUMAN(MEMTOT, 10235), "10.0 KiB");     /* 9.995 KiB: one decimal */
+    CHECK_STR(HUMAN(MEMTOT, 102400), "100 KiB");
+    CHECK_STR(HUMAN(MEMTOT, 1047552), "1023 KiB");
+    CHECK_STR(HUMAN(MEMLIVE, 1048576), "1.00 MiB");
+    CHECK_STR(HUMAN(MEMLIVE, 1268777), "1.21 MiB");
+    CHECK_STR(HUMAN(MAXLIVE, 5LL << 30), "5.00 GiB");
+    CHECK_STR(HUMAN(MAXLIVE, 3LL << 40), "3.00 TiB");
+    CHECK_STR(HUMAN(MAXLIVE, 1LL << 50), "1.00 PiB");
+    CHECK_STR(HUMAN(MAXLIVE, INT64_MAX), "8.00 EiB");
+    CHECK_STR(HUMAN(MEMTOT, -2048), "-2.00 KiB");
+    CHECK_STR(HUMAN(MEMTOT, -1), "-1 B");
+    CHECK_STR(HUMAN(MEMTOT, INT64_MIN), "-8.00 EiB");
+    OK("bytes: 1023 B, 1.00 KiB, 10.0 KiB, 100 KiB, 1.21 MiB ... 8.00 EiB, -2.00 KiB");
+}
+
+static void test_time(void)
+{
+    CHECK_STR(HUMAN(TIME, 999), "999 ns");
+    CHECK_STR(HUMAN(TIME, 1000), "1.00 \xc2\xb5s");
+    CHECK_STR(HUMAN(TIME, 3400000), "3.40 ms");
+    CHECK_STR(HUMAN(TIME, 5000000000LL), "5.00 s");
+    CHECK_STR(HUMAN(TIME, 1000000000000LL), "1000 s");  /* seconds are the last unit */
+    CHECK_STR(HUMAN(TIME, -1500), "-1.50 \xc2\xb5s");
+    OK("time: 999 ns, 1.00 µs, 3.40 ms, 5.00 s, 1000 s (no minutes)");
+}
+
+static void test_counts(void)
+{
+    CHECK_STR(HUMAN(NCALLS, 0), "0");
+    CHECK_STR(HUMAN(NCALLS, 999), "999");
+    CHECK_STR(HUMAN(NCALLS, 1000), "1.00k");
+    CHECK_STR(HUMAN(NFREE, 12345), "12.3k");
+    CHECK_STR(HUMAN(NLIVE, 45600000), "45.6M");
+    CHECK_STR(HUMAN(NTEMP, 999999), "1000k");           /* rounded up, not carried to 1.00M */
+    CHECK_STR(HUMAN(NCALLS, 2000000000000LL), "2.00T");
+    CHECK_STR(HUMAN(NCALLS, INT64_MAX), "9.22E");
+    CHECK_STR(HUMAN(NCALLS, -1234), "-1.23k");
+    OK("counts: 999, 1.00k, 12.3k, 45.6M, 1000k, 2.00T, 9.22E, -1.23k");
+}
+
+static void test_small_buffer(void)
+{
+    char small[5];
+    CHECK(fmt_human(MEMTOT, 1536, small, sizeof small) == small);
+    CHECK_STR(small, "1.50");       /* cut to the buffer, NUL-terminated */
+    OK("a short buffer: the text cut, NUL-terminated, the buffer returned");
+}
+
+static void test_has_unit(void)
+{
+    static const int with[] = { MEMTOT, MEMLIVE, MAXLIVE, TIME };
+    static const int without[] = { NCALLS, NFREE, NLIVE, NTEMP };
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_EQ(counter_has_unit(with[i]), 1);
+        CHECK_EQ(counter_has_unit(without[i]), 0);
+    }
+    OK("counter_has_unit: memtot, memlive, maxlive, time; not ncalls, nfree, nlive, ntemp");
+}
+
+int main(void)
+{
+    test_bytes();
+    test_time();
+    test_counts();
+    test_small_buffer();
+    test_has_unit();
+    return 0;
+}
