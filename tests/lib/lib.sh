@@ -23,8 +23,12 @@ check_profile() {
 # format) is checked; NO_PROFILE_CHECK names files that are broken on
 # purpose (hostile inputs), relative to $T.
 NO_PROFILE_CHECK=${NO_PROFILE_CHECK:-}
+# on_exit CMD: CMD runs first when the test exits (a helper's servers)
+EXIT_CMDS=
+on_exit() { EXIT_CMDS="$EXIT_CMDS$1;"; }
 at_exit() {        # [STATUS]: the test's status (default: $?)
     local rc=${1:-$?}
+    eval "$EXIT_CMDS"
     cd /
     if [ $rc -eq 0 ] && ! (cd "$T" && $PY3 "$ROOT/tests/lib/invariants.py" --found $NO_PROFILE_CHECK); then
         echo "FAIL: a profile's invariants are broken" >&2

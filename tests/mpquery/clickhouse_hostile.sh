@@ -8,92 +8,7 @@
 # exit 1, in bounded memory and time.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
-
-cat > fake.py <<'EOF'
-# fake.py MODE PORTFILE: answers GET /ping with "Ok.", every other request
-# as MODE says: endless (a body until 1 GB, ended by close), chunked (1 GB
-# of chunks), huge (Content-Length: 3 GB), trickle (a body of 1000 bytes,
-# one a second), trickle-head (a header, one byte a second); endless-ping
-# answers the ping itself without end
-import socketserver, sys, time
-mode, portfile = sys.argv[1], sys.argv[2]
-MB = b'x' * (1 << 20)
-
-def read_request(f):
-    head = b''
-    while not head.endswith(b'\r\n\r\n'):
-        line = f.readline()
-        if not line:
-            return None
-        head += line
-    n = 0
-    for line in head.split(b'\r\n'):
-        if line.lower().startswith(b'content-length:'):
-            n = int(line.split(b':')[1])
-    f.read(n)
-    return head
-
-class H(socketserver.StreamRequestHandler):
-    def handle(self):
-        w = self.wfile
-        try:
-            while True:
-                head = read_request(self.rfile)
-                if head is None:
-                    return
-                if head.startswith(b'GET /ping') and mode != 'endless-ping':
-                    w.write(b'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nOk.\n')
-                    w.flush()
-                    continue
-                if mode in ('endless', 'endless-ping'):
-                    w.write(b'HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n')
-                    for _ in range(1024):
-                        w.write(MB)
-                elif mode == 'chunked':
-                    w.write(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n')
-                    for _ in range(1024):
-                        w.write(b'100000\r\n' + MB + b'\r\n')
-                elif mode == 'huge':
-                    w.write(b'HTTP/1.1 200 OK\r\nContent-Length: 3000000000\r\n\r\n')
-                    for _ in range(1024):
-                        w.write(MB)
-                elif mode == 'trickle':
-                    w.write(b'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n')
-                    for _ in range(1000):
-                        w.write(b'1')
-                        w.flush()
-                        time.sleep(1)
-                elif mode == 'trickle-head':
-                    for c in b'HTTP/1.1 200 OK\r\nX-Slow: ' + b'y' * 1000:
-                        w.write(bytes([c]))
-                        w.flush()
-                        time.sleep(1)
-                return
-        except (BrokenPipeError, ConnectionResetError):
-            return
-
-class S(socketserver.ThreadingTCPServer):
-    allow_reuse_address = True
-    daemon_threads = True
-
-s = S(('127.0.0.1', 0), H)
-open(portfile + '.tmp', 'w').write(str(s.server_address[1]))
-__import__('os').rename(portfile + '.tmp', portfile)
-s.serve_forever()
-EOF
-FAKE=
-# fake MODE: starts fake.py (stopping the previous one), sets URL and RE (the URL as a regex)
-fake() {
-    [ -n "$FAKE" ] && { kill $FAKE; wait $FAKE 2>/dev/null; }
-    rm -f port
-    $PY3 fake.py "$1" port 2>>fake.err &
-    FAKE=$!
-    for _ in $(seq 1 100); do [ -s port ] && break; sleep 0.05; done
-    [ -s port ] || fail "fake.py $1 did not start: $(cat fake.err)"
-    URL=http://127.0.0.1:$(cat port)/
-    RE=${URL//./\\.}
-}
-trap 'rc=$?; [ -n "$FAKE" ] && kill $FAKE 2>/dev/null; at_exit $rc' EXIT
+source "$ROOT/tests/lib/fake_clickhouse.sh"
 
 fixture basic >/dev/null
 # run NAME CMD...: runs CMD (at most 60 s), its stderr into NAME.err, its
@@ -117,37 +32,37 @@ bounded() {
 
 # answers without end: cut at MPQ_CH_ANSWER_MAX, in bounded memory
 fake endless
-run endless env MPQ_CH_ANSWER_MAX=8M "$MPQ" top --server "$URL"
-bounded endless "^mpquery: $RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
+run endless env MPQ_CH_ANSWER_MAX=8M "$MPQ" top --server "$FAKE_URL"
+bounded endless "^mpquery: $FAKE_RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
     "--server, an answer without end"
-run endless-push env MPQ_CH_ANSWER_MAX=8M "$MPQ" push "$URL" basic.db
-bounded endless-push "^mpquery: $RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
+run endless-push env MPQ_CH_ANSWER_MAX=8M "$MPQ" push "$FAKE_URL" basic.db
+bounded endless-push "^mpquery: $FAKE_RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
     "push, an answer without end"
 fake chunked
-run chunked env MPQ_CH_ANSWER_MAX=8M "$MPQ" top --server "$URL"
-bounded chunked "^mpquery: $RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
+run chunked env MPQ_CH_ANSWER_MAX=8M "$MPQ" top --server "$FAKE_URL"
+bounded chunked "^mpquery: $FAKE_RE: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
     "--server, chunks without end"
 fake endless-ping
-run ping env MPQ_CH_ANSWER_MAX=8M "$MPQ" push "$URL" basic.db
-bounded ping "^mpquery: $RE: not a ClickHouse server \(GET /ping: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)\)$" \
+run ping env MPQ_CH_ANSWER_MAX=8M "$MPQ" push "$FAKE_URL" basic.db
+bounded ping "^mpquery: $FAKE_RE: not a ClickHouse server \(GET /ping: the answer is larger than 8388608 bytes \(MPQ_CH_ANSWER_MAX\)\)$" \
     20 300000 "push, a ping answered without end"
 # the default limit: 2 GiB, an answer announced larger refused unread
 fake huge
-run huge "$MPQ" top --server "$URL"
-bounded huge "^mpquery: $RE: the answer is larger than 2147483648 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
+run huge "$MPQ" top --server "$FAKE_URL"
+bounded huge "^mpquery: $FAKE_RE: the answer is larger than 2147483648 bytes \(MPQ_CH_ANSWER_MAX\)$" 20 300000 \
     "--server, 3 GB announced"
 expect_fail 2 "^mpquery: MPQ_CH_ANSWER_MAX: '12X' is not a number of bytes \(> 0, with K, M or G\)$" \
-    env MPQ_CH_ANSWER_MAX=12X "$MPQ" top --server "$URL"
+    env MPQ_CH_ANSWER_MAX=12X "$MPQ" top --server "$FAKE_URL"
 
 # a byte a second: MPQ_CH_TIMEOUT bounds the request, not each wait
 fake trickle
-run trickle env MPQ_CH_TIMEOUT=2 "$MPQ" top --server "$URL"
-bounded trickle "^mpquery: $RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
+run trickle env MPQ_CH_TIMEOUT=2 "$MPQ" top --server "$FAKE_URL"
+bounded trickle "^mpquery: $FAKE_RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
     6 300000 "--server, an answer of a byte a second"
-run trickle-push env MPQ_CH_TIMEOUT=2 "$MPQ" push "$URL" basic.db
-bounded trickle-push "^mpquery: $RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
+run trickle-push env MPQ_CH_TIMEOUT=2 "$MPQ" push "$FAKE_URL" basic.db
+bounded trickle-push "^mpquery: $FAKE_RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
     6 300000 "push, an answer of a byte a second"
 fake trickle-head
-run trickle-head env MPQ_CH_TIMEOUT=2 "$MPQ" top --server "$URL"
-bounded trickle-head "^mpquery: $RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
+run trickle-head env MPQ_CH_TIMEOUT=2 "$MPQ" top --server "$FAKE_URL"
+bounded trickle-head "^mpquery: $FAKE_RE: the answer was not complete in 2 s \(MPQ_CH_TIMEOUT: the most a request takes; [0-9]+ bytes came\)$" \
     6 300000 "--server, a header of a byte a second"

@@ -21,109 +21,22 @@ expect_fail 2 '^mpquery: http://\[::1:8123/: unclosed' "$MPQ" push 'http://[::1:
 expect_fail 2 '^mpquery: MPQ_CH_TIMEOUT: .x. is not a number of seconds' env MPQ_CH_TIMEOUT=x "$MPQ" push http://127.0.0.1:1/ x.db
 
 # ---------------------------------------------------------------- fake servers
-cat > fake.py <<'EOF'
-# fake.py MODE PORTFILE [UPSTREAM]: a server on 127.0.0.1 (its port into
-# PORTFILE) that does what ClickHouse never does (MODE silent, close,
-# garbage, web, truncated), or a proxy to 127.0.0.1:UPSTREAM that closes
-# the client's connection after each answer (idle-close) or cuts it at the
-# request that would insert into mp_run (cut-commit).
-import socket, socketserver, sys, threading, time
-mode, portfile = sys.argv[1], sys.argv[2]
-upstream = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-
-def read_request(f):
-    head = b''
-    while not head.endswith(b'\r\n\r\n'):
-        line = f.readline()
-        if not line:
-            return None, None
-        head += line
-    n = 0
-    for line in head.split(b'\r\n'):
-        if line.lower().startswith(b'content-length:'):
-            n = int(line.split(b':')[1])
-    return head, f.read(n)
-
-def relay(head, body):
-    head = head.replace(b'Connection: keep-alive', b'Connection: close')
-    u = socket.create_connection(('127.0.0.1', upstream))
-    u.sendall(head + body)
-    answer = b''
-    while True:
-        b = u.recv(65536)
-        if not b:
-            break
-        answer += b
-    u.close()
-    top, _, rest = answer.partition(b'\r\n\r\n')
-    top = b'\r\n'.join(l for l in top.split(b'\r\n') if not l.lower().startswith(b'connection:'))
-    return top + b'\r\n\r\n' + rest
-
-class H(socketserver.StreamRequestHandler):
-    def handle(self):
-        if mode == 'close':
-            return
-        if mode == 'silent':
-            time.sleep(30)
-            return
-        while True:
-            head, body = read_request(self.rfile)
-            if head is None:
-                return
-            if mode == 'garbage':
-                self.wfile.write(b'SSH-2.0-OpenSSH_9.2\r\n')
-                return
-            if mode == 'web':
-                self.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n<html>hi</html>')
-                continue
-            if mode == 'truncated':
-                if head.startswith(b'GET /ping'):
-                    self.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nOk.\n')
-                    continue
-                self.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789')
-                return
-            if mode == 'cut-commit' and b'INSERT%20INTO%20mp_run%20' in head.split(b'\r\n')[0]:
-                return
-            self.wfile.write(relay(head, body))
-            self.wfile.flush()
-            if mode == 'idle-close':
-                return
-
-class S(socketserver.ThreadingTCPServer):
-    allow_reuse_address = True
-    daemon_threads = True
-
-s = S(('127.0.0.1', 0), H)
-open(portfile + '.tmp', 'w').write(str(s.server_address[1]))
-__import__('os').rename(portfile + '.tmp', portfile)
-s.serve_forever()
-EOF
-FAKES=()
-# fake MODE [UPSTREAM]: starts fake.py, sets FAKE_URL
-fake() {
-    rm -f port
-    python3 fake.py "$1" port ${2:-} 2>>fake.err &
-    FAKES+=($!)
-    for _ in $(seq 1 100); do [ -s port ] && break; sleep 0.05; done
-    [ -s port ] || fail "fake.py $1 did not start: $(cat fake.err)"
-    FAKE_URL=http://127.0.0.1:$(cat port)/
-}
-stop_fakes() { [ ${#FAKES[@]} -gt 0 ] && { kill "${FAKES[@]}" 2>/dev/null; wait "${FAKES[@]}" 2>/dev/null; }; FAKES=(); }
+source "$ROOT/tests/lib/fake_clickhouse.sh"
 
 # a port nothing listens on: a fake server's, once it is gone
-fake close; down=$FAKE_URL; stop_fakes
+fake close; down=$FAKE_URL; fake_stop
 expect_fail 1 "^mpquery: ${down//./\\.}: cannot connect to 127\.0\.0\.1 port [0-9]+: Connection refused$" "$MPQ" push "$down" x.db
 fake silent
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}: no answer in 1 s \(MPQ_CH_TIMEOUT\)$" env MPQ_CH_TIMEOUT=1 "$MPQ" push "$FAKE_URL" x.db
+expect_fail 1 "^mpquery: $FAKE_RE: no answer in 1 s \(MPQ_CH_TIMEOUT\)$" env MPQ_CH_TIMEOUT=1 "$MPQ" push "$FAKE_URL" x.db
 fake close
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}: the server closed the connection without an answer" "$MPQ" push "$FAKE_URL" x.db
+expect_fail 1 "^mpquery: $FAKE_RE: the server closed the connection without an answer" "$MPQ" push "$FAKE_URL" x.db
 fake garbage
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}: not an HTTP answer \(is this ClickHouse's HTTP port\?\)$" "$MPQ" push "$FAKE_URL" x.db
+expect_fail 1 "^mpquery: $FAKE_RE: not an HTTP answer \(is this ClickHouse's HTTP port\?\)$" "$MPQ" push "$FAKE_URL" x.db
 fake web
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}: not a ClickHouse server \(GET /ping answered '<html>hi</html>', not 'Ok\.'\)$" "$MPQ" push "$FAKE_URL" x.db
+expect_fail 1 "^mpquery: $FAKE_RE: not a ClickHouse server \(GET /ping answered '<html>hi</html>', not 'Ok\.'\)$" "$MPQ" push "$FAKE_URL" x.db
 fake truncated
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}: the server closed the connection in the middle of the answer" "$MPQ" push "$FAKE_URL" x.db
-stop_fakes
+expect_fail 1 "^mpquery: $FAKE_RE: the server closed the connection in the middle of the answer" "$MPQ" push "$FAKE_URL" x.db
+fake_stop
 
 # ---------------------------------------------------------------- profiles
 # a.db: two runs (tags and named threads; threads freeing each other's
@@ -359,20 +272,20 @@ assert_eq "$rc:$(head -n 1 missing.err)" "2:mpquery: missing.db: No such file or
 # cut before the commit: every row but the run's mp_run one went in
 chc "CREATE DATABASE cut"
 fake cut-commit "$CH_HTTP_PORT"
-expect_fail 1 "^mpquery: ${FAKE_URL//./\\.}\?database=cut: the server closed the connection without an answer.* \(INSERT INTO mp_run\)$" \
+expect_fail 1 "^mpquery: $FAKE_RE\?database=cut: the server closed the connection without an answer.* \(INSERT INTO mp_run\)$" \
     "$MPQ" push "${FAKE_URL}?database=cut" c.db
 assert_eq "$(chc "SELECT count() FROM mp_run" --database cut)" 0 "a push cut at its commit: no mp_run row"
 assert_eq "$(chc "SELECT count() > 0 FROM mp_sample" --database cut)" 1 "(its other rows are in, never read)"
 # a proxy that closes every connection once answered: each request finds
 # its kept-alive connection closed and opens a new one
-stop_fakes
+fake_stop
 fake idle-close "$CH_HTTP_PORT"
 "$MPQ" push "${FAKE_URL}?database=cut" c.db 2>cut.err || fail "push after the cut failed: $(cat cut.err)"
 assert_match "$(cat cut.err)" 't-peak: 1 processes' "pushed again (through a server closing idle connections): stored"
 assert_eq "$(chc "SELECT count(), uniqExact(run) FROM mp_runs WHERE token = 't-peak'" --database cut)" "1	1" "the run stored once"
 assert_eq "$(chc "SELECT count() FROM mp_sample WHERE run IN (SELECT run FROM mp_runs)" --database cut)" \
     "$(q c.db "SELECT count(*) FROM sample")" "its samples once"
-stop_fakes
+fake_stop
 
 # the server killed in the middle of a push of 1 M stacks (3-4 s here)
 fixture big big.db >/dev/null
