@@ -14,6 +14,16 @@ fixture() {
     echo "$db"
 }
 
+# old_fixture VERSION [NAME]: vVERSION.db, fixture NAME (default basic) in
+# the schema of format version 1 or 2 (schema/profile.sql as of the last
+# commit before the next version: 5a363c0, 59c29b0), left in vVERSION.sql
+old_fixture() {
+    local rev
+    case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; *) fail "old_fixture: no format version $1" ;; esac
+    git -C "$ROOT" show "$rev:schema/profile.sql" > "v$1.sql" || fail "no commit $rev in the repository"
+    { cat "v$1.sql"; cat "$FIX/${2:-basic}.sql"; } | sqlite3 -batch "v$1.db" || fail "cannot build the version-$1 fixture"
+}
+
 # expect_fail EXIT_CODE STDERR_REGEX CMD...: runs CMD, checks the exit code
 # and that stderr is ONE line matching the regex
 expect_fail() {

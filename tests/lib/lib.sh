@@ -57,6 +57,15 @@ profile() {
     LD_PRELOAD=$LIB MP_OUT=$db "$@"
 }
 
+# plain_and_profiled DB PROG ARGS...: PROG run without the recorder (stdout
+# into plain.out) and under it writing DB (prof.out; stderr dropped); the
+# exit status must be the same.
+plain_and_profiled() {
+    local db=$1 plain_rc; shift
+    "$@" >plain.out; plain_rc=$?
+    profile "$db" "$@" >prof.out 2>/dev/null; assert_eq "$?" "$plain_rc" "exit status unchanged"
+}
+
 # record_run TOKEN DB PROG ARGS...: one run of PROG (MP_RUN=TOKEN) added to
 # DB, quietly; fails when nothing was written
 record_run() {

@@ -77,6 +77,16 @@ same_as_native() {
     assert_eq "$(q "$db" "SELECT count(*) FROM process")" "$nproc" "$prof: $nproc process row(s)"
 }
 
+# native_and_profiled NPROC CMD...: CMD run natively (native.*) and under
+# the recorder into $T/a.db (profiled.*), the two compared (same_as_native:
+# NPROC processes).
+native_and_profiled() {
+    local nproc=$1; shift
+    run_native native "$@"
+    run_profiled profiled "$T/a.db" "$@"
+    same_as_native native profiled "$T/a.db" "$nproc"
+}
+
 # has_allocations DB MIN: the process totals count more than MIN allocations
 # with stacks, and mpquery info and top read the database.
 has_allocations() {

@@ -3,12 +3,9 @@
 # 3 and leaves an older file as it is, saying why.
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/fixtures.sh"
-# format version 1: schema/profile.sql as of 5a363c0, the last commit before version 2;
-# format version 2: as of 59c29b0, the last before version 3
-git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
-git -C "$ROOT" show 59c29b0:schema/profile.sql > v2.sql || fail "no commit 59c29b0 in the repository"
-{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
-{ cat v2.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v2.db || fail "cannot build the version-2 fixture"
+# the basic fixture in format versions 1, 2 (old_fixture) and 3
+old_fixture 1
+old_fixture 2
 fixture basic v3.db >/dev/null
 assert_eq "$(q v1.db 'PRAGMA user_version')|$(q v2.db 'PRAGMA user_version')|$(q v3.db 'PRAGMA user_version')" "1|2|3" \
     "the three fixtures' versions"

@@ -98,32 +98,28 @@ assert_eq "$(ss two.json profiles)" "*ncalls of make (pid 20), cc (pid 21)|none|
 
 # ---------------------------------------------------------------- massif
 "$MPQ" export phases.db --format massif >phases.massif || fail "export --format massif failed"
-cat >expected.massif <<'EOF'
+# massif_head SNAPSHOT TIME BYTES TREE: a snapshot's first lines in massif.out
+massif_head() {
+    printf '#-----------\nsnapshot=%s\n#-----------\ntime=%s\nmem_heap_B=%s\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=%s\n' "$@"
+}
+HEAP='(heap allocation functions) malloc/new/new[], --alloc-fns, etc.'
+{
+    cat <<'EOF'
 desc: mallocprof profile phases.db, pid 300, --time-unit=ms
 cmd: pk --run
 time_unit: ms
-#-----------
-snapshot=0
-#-----------
-time=500
-mem_heap_B=10500
-mem_heap_extra_B=0
-mem_stacks_B=0
-heap_tree=detailed
-n2: 10500 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
+EOF
+    massif_head 0 500 10500 detailed
+    cat <<EOF
+n2: 10500 $HEAP
  n1: 10000 0x200: grow (pk.c:20)
   n0: 10000 0x100: main (pk.c:10)
  n1: 500 0x300: small (pk.c:30)
   n0: 500 0x100: main (pk.c:10)
-#-----------
-snapshot=1
-#-----------
-time=1000
-mem_heap_B=34650
-mem_heap_extra_B=0
-mem_stacks_B=0
-heap_tree=peak
-n4: 34650 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
+EOF
+    massif_head 1 1000 34650 peak
+    cat <<EOF
+n4: 34650 $HEAP
  n1: 30000 0x200: grow (pk.c:20)
   n0: 30000 0x100: main (pk.c:10)
  n1: 4000 0x400: inner (inner.h:41)
@@ -132,21 +128,17 @@ n4: 34650 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
  n1: 500 0x300: small (pk.c:30)
   n0: 500 0x100: main (pk.c:10)
  n0: 150 in 2 places, all below massif's threshold (1.00%)
-#-----------
-snapshot=2
-#-----------
-time=2000
-mem_heap_B=4500
-mem_heap_extra_B=0
-mem_stacks_B=0
-heap_tree=detailed
-n2: 4500 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
+EOF
+    massif_head 2 2000 4500 detailed
+    cat <<EOF
+n2: 4500 $HEAP
  n1: 4000 0x400: inner (inner.h:41)
   n1: 4000 0x400: outer (pk.c:40)
    n0: 4000 0x100: main (pk.c:10)
  n1: 500 0x300: small (pk.c:30)
   n0: 500 0x100: main (pk.c:10)
 EOF
+} >expected.massif
 diff -u expected.massif phases.massif >diff.txt || fail "massif of phases.db: $(cat diff.txt)"
 echo "  ok: massif: the three snapshots (S carried from seq 1; the peak's rows its own); inner inlined into outer; T and U merged"
 assert_eq "$("$MPQ" export phases.db --format massif --time-unit B | grep -e '^time' -e '^desc' | tr '\n' ,)" \
@@ -157,7 +149,7 @@ assert_eq "$("$MPQ" export phases.db --format massif --threshold 0.2 | sed -n '/
   n0: 100 0x100: main (pk.c:10)
  n0: 50 in 1 place, below massif's threshold (0.20%)" "--threshold 0.2: 69 bytes; tiny shown, tiny2 merged alone"
 assert_eq "$("$MPQ" export phases.db --format massif --thread worker | grep -e '^mem_heap_B' -e '^n' | tr '\n' ,)" \
-  "mem_heap_B=0,n0: 0 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.,mem_heap_B=4000,n1: 4000 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.,mem_heap_B=4000,n1: 4000 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.," \
+  "mem_heap_B=0,n0: 0 $HEAP,mem_heap_B=4000,n1: 4000 $HEAP,mem_heap_B=4000,n1: 4000 $HEAP," \
   "--thread worker: its 4000 bytes from the peak on"
 assert_eq "$("$MPQ" export phases.db --format massif --exclude grow | grep '^mem_heap_B' | tr '\n' ,)" \
   "mem_heap_B=500,mem_heap_B=4650,mem_heap_B=4500," "--exclude grow: its bytes in no snapshot"
@@ -236,7 +228,7 @@ fi
 printf 'drop .\n' >all.rules
 printf 'root ^load$\n' >root.rules
 assert_eq "$("$MPQ" export basic.db --format massif --rules all.rules | sed -n '/^n/,$p')" \
-"n1: 3230 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.
+"n1: 3230 $HEAP
  n0: 3230 [no frames]" "every frame dropped: massif's one site '[no frames]'"
 "$MPQ" export basic.db --format speedscope --by ncalls --rules all.rules -o all.json || fail "speedscope, all dropped"
 assert_eq "$(ss all.json frames; ss all.json 0)" "[no frames]||

@@ -33,7 +33,6 @@ assert_eq "$("$MPQ" hist c.db --snapshot label:region --format csv | tail -n +2)
 16,32,500,13000,0,0" "--snapshot label:region, full capture: the classes of the requested sizes"
 expect_fail 2 'hist: --by nfree: the histogram has ncalls, memtot, nlive and memlive' "$MPQ" hist a.db --by nfree
 expect_fail 2 'hist: the histogram is per process: --thread applies only with --stack' "$MPQ" hist a.db --thread 1
-# format version 1: schema/profile.sql as of 5a363c0, the last commit before version 2
-git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
-{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db
+# the basic fixture in format version 1
+old_fixture 1
 expect_fail 2 '^mpquery: v1.db: no size histogram in this profile \(format version 1' "$MPQ" hist v1.db

@@ -56,7 +56,6 @@ assert_eq "$(tree_of a.db --pid "$pid" | no_pids)" \
 fixture basic >/dev/null
 assert_eq "$(tree_of basic.db)" "process tree: 1 process, 1 without a final snapshot
   100 app: still running or killed (no final snapshot)" "info: a process without a final snapshot"
-git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
-{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
+old_fixture 1
 assert_eq "$(tree_of v1.db)" "process tree: 1 process
   100 app: not recorded (a file of format version 1)" "info: a version-1 file records no end"

@@ -103,10 +103,8 @@ assert_eq "$(tree_csv tm.db)" "$expected_tree" "tree: every file's scopes, named
 assert_eq "$("$MPQ" tree tm.db --run all --format csv | grep -c ',1,request,')" 1 "request_loop's scope 'request' in the merge"
 
 echo "# format versions 1 and 2"
-git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
-git -C "$ROOT" show 59c29b0:schema/profile.sql > v2.sql || fail "no commit 59c29b0 in the repository"
-{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
-{ cat v2.sql; cat "$FIX/phases.sql"; } | sqlite3 -batch v2.db 2>/dev/null
+old_fixture 1
+old_fixture 2 phases
 fixture basic >/dev/null
 fixture phases >/dev/null
 "$MPQ" merge -o old.db v1.db v2.db basic.db 2>err || fail "merge of versions 1, 2 and 3 failed: $(cat err)"

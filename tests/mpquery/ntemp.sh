@@ -66,9 +66,8 @@ assert_eq "$("$MPQ" top v2.db --by ntemp --functions --inclusive --format csv | 
 0,4,load
 3,3,parse(std::string const&)" "fixture: --functions --inclusive (F's recursion counted once: parse 2 + 1)"
 
-# format version 1: schema/profile.sql as of 5a363c0, the last commit before version 2
-git -C "$ROOT" show 5a363c0:schema/profile.sql > v1.sql || fail "no commit 5a363c0 in the repository"
-{ cat v1.sql; cat "$FIX/basic.sql"; } | sqlite3 -batch v1.db || fail "cannot build the version-1 fixture"
+# the basic fixture in format version 1
+old_fixture 1
 assert_eq "$(q v1.db "SELECT count(*) FROM pragma_table_info('sample') WHERE name = 'ntemp'")" 0 "version 1: no sample.ntemp"
 assert_eq "$("$MPQ" top v1.db --format csv | cut -d, -f7 | sort -u | tr '\n' ' ')" "0 ntemp " "version 1: top reads ntemp as 0"
 assert_eq "$("$MPQ" top v1.db --by ntemp)" "ncalls  ntemp  %  stack  where

@@ -1,9 +1,7 @@
 # C++: operator new/delete, new[], std::string and std::vector, counted by
 # the user function that allocates.
 . "$(dirname "$0")/../lib/lib.sh"
-P=$B/tests/cxx_alloc
-$P >plain.out; plain_rc=$?
-profile a.db $P >prof.out 2>/dev/null; assert_eq "$?" "$plain_rc" "exit status unchanged"
+plain_and_profiled a.db "$B/tests/cxx_alloc"
 assert_eq "$(cat prof.out)" "$(cat plain.out)" "stdout unchanged"
 assert_eq "$(by_function a.db '*()')" "grow_vector()|11|8188|11|0
 keep_strings()|20|2020|20|0

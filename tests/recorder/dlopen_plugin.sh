@@ -1,9 +1,7 @@
 # A plugin loaded with dlopen allocates from a static function and is
 # dlclose'd before exit, twice: its frames keep their names and module.
 . "$(dirname "$0")/../lib/lib.sh"
-P=$B/tests/dl_plugin
-$P >plain.out; plain_rc=$?
-profile a.db $P >prof.out 2>/dev/null; assert_eq "$?" "$plain_rc" "exit status unchanged"
+plain_and_profiled a.db "$B/tests/dl_plugin"
 assert_eq "$(cat prof.out)" "plugin done" "stdout unchanged"
 assert_eq "$(by_function a.db 'plugin_*')" "plugin_static_alloc|84|6468|84|0" "static function of the unloaded plugin"
 assert_eq "$(q a.db "SELECT DISTINCT module FROM stack_frames WHERE function = 'plugin_static_alloc'")" "$B/tests/libplugin.so" "module path recorded"

@@ -6,9 +6,7 @@
 source "$(dirname "$0")/../lib/runtime.sh"
 need bash bash /usr/bin/bash
 P=$PROGS/bash_work.sh
-run_native native /usr/bin/bash "$P"
-run_profiled profiled "$T/a.db" /usr/bin/bash "$P"
-same_as_native native profiled "$T/a.db" 5
+native_and_profiled 5 /usr/bin/bash "$P"
 assert_eq "$(cat profiled.rc)" 8 "exit status 8"
 root="SELECT id FROM process WHERE ppid NOT IN (SELECT pid FROM process)"
 assert_eq "$(q a.db "SELECT count(*) FROM process WHERE ppid = (SELECT pid FROM process WHERE id IN ($root))")" 4 \

@@ -5,9 +5,7 @@
 source "$(dirname "$0")/../lib/runtime.sh"
 need c++ g++ /usr/bin/g++
 /usr/bin/g++ -std=gnu++17 -O2 -g -pthread -o cxx_threads "$PROGS/cxx_threads.cc" || fail "g++ failed"
-run_native native ./cxx_threads
-run_profiled profiled "$T/a.db" ./cxx_threads
-same_as_native native profiled "$T/a.db" 1
+native_and_profiled 1 ./cxx_threads
 assert_eq "$(cat profiled.rc)" 5 "exit status 5"
 assert_eq "$(by_function a.db 'make_label*')" "make_label[abi:cxx11](int, int)|1000|43000|1000|0" "make_label: strings freed by the unwinding"
 assert_eq "$(by_function a.db '__cxa_allocate_exception')" "__cxa_allocate_exception|1000|136000|1000|0" "exception objects, freed by the catch"

@@ -11,9 +11,7 @@ JDK=/usr/lib/jvm/default-java/bin      # default-jdk-headless's, whatever /usr/b
 need java default-jdk-headless $JDK/java
 need java default-jdk-headless $JDK/javac
 $JDK/javac -d . "$PROGS/JavaThreads.java" || fail "javac failed"
-run_native native $JDK/java -cp . JavaThreads
-run_profiled profiled "$T/a.db" $JDK/java -cp . JavaThreads
-same_as_native native profiled "$T/a.db" 1
+native_and_profiled 1 $JDK/java -cp . JavaThreads
 assert_eq "$(cat profiled.rc)" 6 "exit status 6 (System.exit)"
 has_allocations a.db 1000
 assert_match "$(q a.db "SELECT exe || ' ' || cmdline FROM process")" "/bin/java .*java -cp \. JavaThreads$" "the process row: the JVM running JavaThreads"

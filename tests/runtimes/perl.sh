@@ -5,9 +5,7 @@
 source "$(dirname "$0")/../lib/runtime.sh"
 need perl perl /usr/bin/perl
 P=$PROGS/perl_work.pl
-run_native native /usr/bin/perl "$P"
-run_profiled profiled "$T/a.db" /usr/bin/perl "$P"
-same_as_native native profiled "$T/a.db" 1
+native_and_profiled 1 /usr/bin/perl "$P"
 assert_eq "$(cat profiled.rc)" 9 "exit status 9"
 has_allocations a.db 10000
 # 300 strings of 100000 + i characters, i = 1..300: pp_repeat grows its

@@ -6,9 +6,7 @@
 source "$(dirname "$0")/../lib/runtime.sh"
 need python3 python3 /usr/bin/python3
 P=$PROGS/python_work.py
-run_native native /usr/bin/python3 -I "$P"
-run_profiled profiled "$T/a.db" /usr/bin/python3 -I "$P"
-same_as_native native profiled "$T/a.db" 1
+native_and_profiled 1 /usr/bin/python3 -I "$P"
 assert_eq "$(cat profiled.rc)" 10 "exit status 10"
 has_allocations a.db 1000   # pymalloc serves the small objects
 assert_eq "$(by_function a.db 'ffi_call*')" "ffi_call|200|819900|50|618675" \

@@ -8,9 +8,7 @@
 source "$(dirname "$0")/../lib/runtime.sh"
 need rust rustc /usr/bin/rustc     # not a rustup rustc that may come first in PATH
 /usr/bin/rustc -C opt-level=2 -g -o rust_threads "$PROGS/rust_threads.rs" || fail "rustc failed"
-run_native native ./rust_threads
-run_profiled profiled "$T/a.db" ./rust_threads
-same_as_native native profiled "$T/a.db" 1
+native_and_profiled 1 ./rust_threads
 assert_eq "$(cat profiled.rc)" 3 "exit status 3 (std::process::exit)"
 # Rust's legacy symbols are stored mangled (_ZN12rust_threads11alloc_block17h<hash>E)
 # when the process has no __cxa_demangle: match either form

@@ -6,18 +6,31 @@
 #include "mpquery.h"
 #include "check.h"
 
+/* strtab_intern(s, len) must give id, in this order */
+struct intern_case { const char *s; size_t len; uint32_t id; };
+
+static void intern_all(struct strtab *t, const struct intern_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = strtab_intern(t, c[i].s, c[i].len);
+        if (id != c[i].id) {
+            fprintf(stderr, "check failed: case %zu: strtab_intern(\"%s\", %zu) = %u, expected %u\n",
+                    i, c[i].s, c[i].len, id, c[i].id);
+            exit(1);
+        }
+    }
+}
+
 static void test_ids(void)
 {
+    static const struct intern_case cases[] = {
+        { "main", 4, 0 }, { "malloc", 6, 1 }, { "main", 4, 0 },
+        { "mainly", 4, 0 },                     /* the first 4 bytes */
+        { "mainly", 6, 2 }, { "mai", 3, 3 }, { "", 0, 4 }, { "", 0, 4 },
+    };
     struct strtab t;
     strtab_init(&t);
-    CHECK_EQ(strtab_intern(&t, "main", 4), 0);
-    CHECK_EQ(strtab_intern(&t, "malloc", 6), 1);
-    CHECK_EQ(strtab_intern(&t, "main", 4), 0);
-    CHECK_EQ(strtab_intern(&t, "mainly", 4), 0);       /* the first 4 bytes */
-    CHECK_EQ(strtab_intern(&t, "mainly", 6), 2);
-    CHECK_EQ(strtab_intern(&t, "mai", 3), 3);
-    CHECK_EQ(strtab_intern(&t, "", 0), 4);
-    CHECK_EQ(strtab_intern(&t, "", 0), 4);
+    intern_all(&t, cases, sizeof cases / sizeof *cases);
     CHECK_EQ(t.n, 5);
     CHECK_STR(t.str[0], "main");
     CHECK_STR(t.str[2], "mainly");
@@ -31,19 +44,16 @@ static void test_ids(void)
 
 static void test_bytes(void)
 {
+    /* "a\0" and "\0": a string and itself with a NUL more, which the
+     * stored copy's terminator must not make equal */
+    static const struct intern_case cases[] = {
+        { "a\0b", 3, 0 }, { "a", 1, 1 }, { "a\0c", 3, 2 }, { "a\0b", 3, 0 },
+        { "a\0", 2, 3 }, { "\0", 1, 4 }, { "", 0, 5 }, { "a", 1, 1 },
+    };
     struct strtab t;
     strtab_init(&t);
-    CHECK_EQ(strtab_intern(&t, "a\0b", 3), 0);
-    CHECK_EQ(strtab_intern(&t, "a", 1), 1);
-    CHECK_EQ(strtab_intern(&t, "a\0c", 3), 2);
-    CHECK_EQ(strtab_intern(&t, "a\0b", 3), 0);
+    intern_all(&t, cases, sizeof cases / sizeof *cases);
     CHECK(memcmp(t.str[0], "a\0b", 4) == 0);       /* the bytes and a NUL after them */
-    /* a string and itself with a NUL more: the stored copy's terminator
-     * must not make them equal */
-    CHECK_EQ(strtab_intern(&t, "a\0", 2), 3);
-    CHECK_EQ(strtab_intern(&t, "\0", 1), 4);
-    CHECK_EQ(strtab_intern(&t, "", 0), 5);
-    CHECK_EQ(strtab_intern(&t, "a", 1), 1);
     /* the hash reads 8-byte words: strings differing only in their last
      * byte, at lengths around a word's end */
     char s[24], u[24];

@@ -6,54 +6,76 @@
 #include "mpquery.h"
 #include "check.h"
 
-static char buf[64];
-#define HUMAN(counter, v) fmt_human(counter, v, buf, sizeof buf)
+/* fmt_human(counter, v) must be text */
+struct human_case { int counter; int64_t v; const char *text; };
+
+static void check_cases(const struct human_case *c, size_t n)
+{
+    char buf[64];
+    for (size_t i = 0; i < n; i++) {
+        CHECK(fmt_human(c[i].counter, c[i].v, buf, sizeof buf) == buf);
+        if (strcmp(buf, c[i].text) != 0) {
+            fprintf(stderr, "check failed: fmt_human(counter %d, %lld) = [%s], expected [%s]\n",
+                    c[i].counter, (long long)c[i].v, buf, c[i].text);
+            exit(1);
+        }
+    }
+}
 
 static void test_bytes(void)
 {
-    CHECK_STR(HUMAN(MEMTOT, 0), "0 B");
-    CHECK_STR(HUMAN(MEMTOT, 1000), "1000 B");
-    CHECK_STR(HUMAN(MEMTOT, 1023), "1023 B");
-    CHECK_STR(HUMAN(MEMTOT, 1024), "1.00 KiB");
-    CHECK_STR(HUMAN(MEMTOT, 1536), "1.50 KiB");
-    CHECK_STR(HUMAN(MEMTOT, 10229), "9.99 KiB");
-    CHECK_STR(HUMAN(MEMTOT, 10235), "10.0 KiB");     /* 9.995 KiB: one decimal */
-    CHECK_STR(HUMAN(MEMTOT, 102400), "100 KiB");
-    CHECK_STR(HUMAN(MEMTOT, 1047552), "1023 KiB");
-    CHECK_STR(HUMAN(MEMLIVE, 1048576), "1.00 MiB");
-    CHECK_STR(HUMAN(MEMLIVE, 1268777), "1.21 MiB");
-    CHECK_STR(HUMAN(MAXLIVE, 5LL << 30), "5.00 GiB");
-    CHECK_STR(HUMAN(MAXLIVE, 3LL << 40), "3.00 TiB");
-    CHECK_STR(HUMAN(MAXLIVE, 1LL << 50), "1.00 PiB");
-    CHECK_STR(HUMAN(MAXLIVE, INT64_MAX), "8.00 EiB");
-    CHECK_STR(HUMAN(MEMTOT, -2048), "-2.00 KiB");
-    CHECK_STR(HUMAN(MEMTOT, -1), "-1 B");
-    CHECK_STR(HUMAN(MEMTOT, INT64_MIN), "-8.00 EiB");
+    static const struct human_case cases[] = {
+        { MEMTOT, 0, "0 B" },
+        { MEMTOT, 1000, "1000 B" },
+        { MEMTOT, 1023, "1023 B" },
+        { MEMTOT, 1024, "1.00 KiB" },
+        { MEMTOT, 1536, "1.50 KiB" },
+        { MEMTOT, 10229, "9.99 KiB" },
+        { MEMTOT, 10235, "10.0 KiB" },          /* 9.995 KiB: one decimal */
+        { MEMTOT, 102400, "100 KiB" },
+        { MEMTOT, 1047552, "1023 KiB" },
+        { MEMLIVE, 1048576, "1.00 MiB" },
+        { MEMLIVE, 1268777, "1.21 MiB" },
+        { MAXLIVE, 5LL << 30, "5.00 GiB" },
+        { MAXLIVE, 3LL << 40, "3.00 TiB" },
+        { MAXLIVE, 1LL << 50, "1.00 PiB" },
+        { MAXLIVE, INT64_MAX, "8.00 EiB" },
+        { MEMTOT, -2048, "-2.00 KiB" },
+        { MEMTOT, -1, "-1 B" },
+        { MEMTOT, INT64_MIN, "-8.00 EiB" },
+    };
+    check_cases(cases, sizeof cases / sizeof *cases);
     OK("bytes: 1023 B, 1.00 KiB, 10.0 KiB, 100 KiB, 1.21 MiB ... 8.00 EiB, -2.00 KiB");
 }
 
 static void test_time(void)
 {
-    CHECK_STR(HUMAN(TIME, 999), "999 ns");
-    CHECK_STR(HUMAN(TIME, 1000), "1.00 \xc2\xb5s");
-    CHECK_STR(HUMAN(TIME, 3400000), "3.40 ms");
-    CHECK_STR(HUMAN(TIME, 5000000000LL), "5.00 s");
-    CHECK_STR(HUMAN(TIME, 1000000000000LL), "1000 s");  /* seconds are the last unit */
-    CHECK_STR(HUMAN(TIME, -1500), "-1.50 \xc2\xb5s");
+    static const struct human_case cases[] = {
+        { TIME, 999, "999 ns" },
+        { TIME, 1000, "1.00 \xc2\xb5s" },
+        { TIME, 3400000, "3.40 ms" },
+        { TIME, 5000000000LL, "5.00 s" },
+        { TIME, 1000000000000LL, "1000 s" },    /* seconds are the last unit */
+        { TIME, -1500, "-1.50 \xc2\xb5s" },
+    };
+    check_cases(cases, sizeof cases / sizeof *cases);
     OK("time: 999 ns, 1.00 µs, 3.40 ms, 5.00 s, 1000 s (no minutes)");
 }
 
 static void test_counts(void)
 {
-    CHECK_STR(HUMAN(NCALLS, 0), "0");
-    CHECK_STR(HUMAN(NCALLS, 999), "999");
-    CHECK_STR(HUMAN(NCALLS, 1000), "1.00k");
-    CHECK_STR(HUMAN(NFREE, 12345), "12.3k");
-    CHECK_STR(HUMAN(NLIVE, 45600000), "45.6M");
-    CHECK_STR(HUMAN(NTEMP, 999999), "1000k");           /* rounded up, not carried to 1.00M */
-    CHECK_STR(HUMAN(NCALLS, 2000000000000LL), "2.00T");
-    CHECK_STR(HUMAN(NCALLS, INT64_MAX), "9.22E");
-    CHECK_STR(HUMAN(NCALLS, -1234), "-1.23k");
+    static const struct human_case cases[] = {
+        { NCALLS, 0, "0" },
+        { NCALLS, 999, "999" },
+        { NCALLS, 1000, "1.00k" },
+        { NFREE, 12345, "12.3k" },
+        { NLIVE, 45600000, "45.6M" },
+        { NTEMP, 999999, "1000k" },             /* rounded up, not carried to 1.00M */
+        { NCALLS, 2000000000000LL, "2.00T" },
+        { NCALLS, INT64_MAX, "9.22E" },
+        { NCALLS, -1234, "-1.23k" },
+    };
+    check_cases(cases, sizeof cases / sizeof *cases);
     OK("counts: 999, 1.00k, 12.3k, 45.6M, 1000k, 2.00T, 9.22E, -1.23k");
 }
 
