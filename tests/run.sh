@@ -1,11 +1,11 @@
 #!/bin/bash
 # Runs the tests, one script per behaviour (exit 0 = pass), found by folder:
-# tests/{recorder,mpquery,rules,runtimes,unit,build}/*.sh, and ends with one
+# tests/{recorder,mpquery,rules,runtimes,unit,package}/*.sh, and ends with one
 # line "N passed, M failed". Names (arguments, or TESTS="name1 name2") pick a
 # subset: FOLDER/NAME, NAME (in every folder that has it) or FOLDER.
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
-DIRS="recorder mpquery rules runtimes unit build"
+DIRS="recorder mpquery rules runtimes unit package"
 all=$(for d in $DIRS; do ls tests/$d/*.sh; done | sed -e 's|^tests/||' -e 's/\.sh$//')
 # run_resolve NAME: the tests NAME picks (itself when none: it fails below)
 run_resolve() {

@@ -9,7 +9,7 @@
 # `make` and `make demo` never do.
 # What could not be installed goes to build/runtime_deps.status, one line
 # "PACKAGE<tab>reason": a runtime test skips only when its package is there.
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 PKGS="rustc default-jdk-headless nodejs golang-go perl python3 strace libdebuginfod1 libjemalloc2 valgrind
       clickhouse-server clickhouse-client clang-14 libreoffice-writer-nogui"
 STATUS=build/runtime_deps.status
