@@ -2,7 +2,8 @@
 # Runs the tests, one script per behaviour (exit 0 = pass), found by folder:
 # tests/{recorder,mpquery,rules,runtimes,unit,package}/*.sh, and ends with one
 # line "N passed, M failed". Names (arguments, or TESTS="name1 name2") pick a
-# subset: FOLDER/NAME, NAME (in every folder that has it) or FOLDER.
+# subset: FOLDER/NAME, NAME (in every folder that has it) or FOLDER (a path
+# tests/FOLDER/NAME.sh too).
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
 DIRS="recorder mpquery rules runtimes unit package"
@@ -15,7 +16,7 @@ run_resolve() {
 }
 names=${*:-${TESTS:-}}
 if [ -n "$names" ]; then
-    list=$(for n in $names; do run_resolve "${n%.sh}"; done)
+    list=$(for n in $names; do n=${n#tests/}; run_resolve "${n%.sh}"; done)
 else
     list=$all
 fi
