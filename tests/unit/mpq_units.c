@@ -22,9 +22,10 @@ static void check_cases(const struct human_case *c, size_t n)
     }
 }
 
-static void test_bytes(void)
+static void test_human(void)
 {
     static const struct human_case cases[] = {
+        /* bytes, powers of 1024 */
         { MEMTOT, 0, "0 B" },
         { MEMTOT, 1000, "1000 B" },
         { MEMTOT, 1023, "1023 B" },
@@ -43,28 +44,14 @@ static void test_bytes(void)
         { MEMTOT, -2048, "-2.00 KiB" },
         { MEMTOT, -1, "-1 B" },
         { MEMTOT, INT64_MIN, "-8.00 EiB" },
-    };
-    check_cases(cases, sizeof cases / sizeof *cases);
-    OK("bytes: 1023 B, 1.00 KiB, 10.0 KiB, 100 KiB, 1.21 MiB ... 8.00 EiB, -2.00 KiB");
-}
-
-static void test_time(void)
-{
-    static const struct human_case cases[] = {
+        /* time (ns), powers of 1000 up to seconds */
         { TIME, 999, "999 ns" },
         { TIME, 1000, "1.00 \xc2\xb5s" },
         { TIME, 3400000, "3.40 ms" },
         { TIME, 5000000000LL, "5.00 s" },
         { TIME, 1000000000000LL, "1000 s" },    /* seconds are the last unit */
         { TIME, -1500, "-1.50 \xc2\xb5s" },
-    };
-    check_cases(cases, sizeof cases / sizeof *cases);
-    OK("time: 999 ns, 1.00 µs, 3.40 ms, 5.00 s, 1000 s (no minutes)");
-}
-
-static void test_counts(void)
-{
-    static const struct human_case cases[] = {
+        /* counts, powers of 1000 */
         { NCALLS, 0, "0" },
         { NCALLS, 999, "999" },
         { NCALLS, 1000, "1.00k" },
@@ -76,6 +63,8 @@ static void test_counts(void)
         { NCALLS, -1234, "-1.23k" },
     };
     check_cases(cases, sizeof cases / sizeof *cases);
+    OK("bytes: 1023 B, 1.00 KiB, 10.0 KiB, 100 KiB, 1.21 MiB ... 8.00 EiB, -2.00 KiB");
+    OK("time: 999 ns, 1.00 µs, 3.40 ms, 5.00 s, 1000 s (no minutes)");
     OK("counts: 999, 1.00k, 12.3k, 45.6M, 1000k, 2.00T, 9.22E, -1.23k");
 }
 
@@ -100,9 +89,7 @@ static void test_has_unit(void)
 
 int main(void)
 {
-    test_bytes();
-    test_time();
-    test_counts();
+    test_human();
     test_small_buffer();
     test_has_unit();
     return 0;
