@@ -24,7 +24,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
 
 deps:
-	@sh tests/deps.sh $(DEB_PKGS)
+	@sh tests/lib/deps.sh $(DEB_PKGS)
 
 # A schema file as a C string literal (#include'd into a const char[]).
 SQL_TO_C = @mkdir -p $(B) && sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
@@ -123,7 +123,7 @@ asan: deps $(B)/schema.h $(B)/schema_version.h $(B)/clickhouse_schema.h
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
-# tests/debug_build.sh runs the recorder's tests with it.
+# tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
 $(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(B)/schema.h $(B)/schema_version.h | deps
 	@mkdir -p $(B)/debug
@@ -183,7 +183,7 @@ $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 	$(CXX) -std=gnu++17 $(WARN) -O2 -g -Wl,--build-id -o $@ $<
 tests-build: $(B)/tests/inline_opt
 
-# resolve_symbol against libdwfl's choice (tests/symbol_choice.sh).
+# resolve_symbol against libdwfl's choice (tests/recorder/symbols_choice.sh).
 $(B)/tests/symbol_choice: tests/progs/symbol_choice.c prof/resolve.c prof/resolve.h
 	@mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O2 -g -Iprof -o $@ tests/progs/symbol_choice.c prof/resolve.c \
@@ -194,7 +194,7 @@ tests-build: $(B)/tests/symbol_choice
 # libFuzzer target for the rules parser, the rules and the fold/text/CSV/JSON
 # writers (tests/fuzz/fuzz_rules.c). `make fuzz` runs it FUZZ_SECONDS on
 # build/fuzz/corpus, seeded by tests/fuzz/seeds.sh (filters/*.rules and
-# fixture names); tests/fuzz_rules.sh runs it briefly. Crashes are written
+# fixture names); tests/rules/fuzz.sh runs it briefly. Crashes are written
 # to build/fuzz/crash-*. Needs clang and its runtime, installed here.
 FUZZ_PKGS    := clang libclang-rt-dev
 FUZZ_SECONDS ?= 300
@@ -202,7 +202,7 @@ FUZZ_MPQ     := mpquery/rules.c mpquery/view.c mpquery/output.c mpquery/util.c m
 FUZZ_FLAGS   := -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 $(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) mpquery/mpquery.h
-	@sh tests/deps.sh $(FUZZ_PKGS)
+	@sh tests/lib/deps.sh $(FUZZ_PKGS)
 	@mkdir -p $(B)/fuzz
 	clang $(FUZZ_FLAGS) -Impquery -o $@ $< $(FUZZ_MPQ) -lstdc++ -lm
 
@@ -215,17 +215,26 @@ fuzz: $(B)/fuzz/fuzz_rules
 # C unit tests of the recorder's data structures: build/unit/NAME from
 # tests/unit/NAME.c, compiled with the prof/ files they test and
 # tests/unit/stubs.c (mp_opt, mp_log, mp_assert_failed) under ASan, UBSan
-# and MP_DEBUG's asserts; tests/unit.sh runs them (`make -s unit` builds them).
-# The peak's test links the counters' files instead (it stubs what they call).
-UNIT_SRC  := $(filter-out tests/unit/stubs.c,$(wildcard tests/unit/*.c))
+# and MP_DEBUG's asserts; tests/unit/unit.sh runs them (`make -s unit` builds
+# them, mpquery's below too). The peak's test links the counters' files
+# instead (it stubs what they call).
+UNIT_MPQ_SRC := $(filter-out tests/unit/mpq_stubs.c,$(wildcard tests/unit/mpq_*.c))
+UNIT_SRC  := $(filter-out tests/unit/stubs.c tests/unit/mpq_%,$(wildcard tests/unit/*.c))
 UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c prof/node_map.c
 UNIT_PEAK := prof/peak.c prof/slots.c prof/threads.c prof/readers.c prof/arena.c
 UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw)
 .PHONY: unit
-unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
-$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
+unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC) $(UNIT_MPQ_SRC))
+$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
-$(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h $(UNIT_PEAK) $(wildcard prof/*.h) | deps
+$(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PEAK) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PEAK) -lpthread
+# mpquery's unit tests (tests/unit/mpq_NAME.c: its id map, string table,
+# top-N selection, units) link the two files they test, util.c and units.c,
+# and tests/unit/mpq_stubs.c in place of output.c.
+UNIT_MPQ := mpquery/util.c mpquery/units.c
+$(B)/unit/mpq_%: tests/unit/mpq_%.c tests/unit/mpq_stubs.c tests/unit/check.h $(UNIT_MPQ) $(wildcard mpquery/*.h) | deps
+	@mkdir -p $(B)/unit
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -Impquery -Itests/unit -o $@ $< tests/unit/mpq_stubs.c $(UNIT_MPQ) -lstdc++

@@ -1,21 +1,38 @@
 #!/bin/bash
-# Runs every tests/*.sh (each one a behaviour, exit 0 = pass) and ends with
-# one line "N passed, M failed". TESTS="name1 name2" runs a subset.
+# Runs the tests, one script per behaviour (exit 0 = pass), found by folder:
+# tests/{recorder,mpquery,rules,runtimes,unit,package}/*.sh, and ends with one
+# line "N passed, M failed". Names (arguments, or TESTS="name1 name2") pick a
+# subset: FOLDER/NAME, NAME (in every folder that has it) or FOLDER (a path
+# tests/FOLDER/NAME.sh too).
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
-list=${TESTS:-$(ls tests/*.sh | grep -v -e '/lib.sh$' -e '/run.sh$' -e '/deps.sh$' -e '/runtime_lib.sh$' -e '/runtime_deps.sh$' -e '/clickhouse.sh$' | xargs -n1 basename | sed 's/\.sh$//')}
-# the language runtimes the runtime_* tests profile (Debian packages)
-case " $(echo $list) " in *" runtime_"*) sh tests/runtime_deps.sh ;; esac
+DIRS="recorder mpquery rules runtimes unit package"
+all=$(for d in $DIRS; do ls tests/$d/*.sh; done | sed -e 's|^tests/||' -e 's/\.sh$//')
+# run_resolve NAME: the tests NAME picks (itself when none: it fails below)
+run_resolve() {
+    local hits
+    hits=$(printf '%s\n' $all | grep -x -e "$1" -e "[^/]*/$1" -e "$1/[^/]*")
+    printf '%s\n' "${hits:-$1}"
+}
+names=${*:-${TESTS:-}}
+if [ -n "$names" ]; then
+    list=$(for n in $names; do n=${n#tests/}; run_resolve "${n%.sh}"; done)
+else
+    list=$all
+fi
+# the language runtimes the runtimes/* tests profile (Debian packages)
+case " $(echo $list) " in *" runtimes/"*) sh tests/lib/runtime_deps.sh ;; esac
 for t in $list; do
     log=build/testlogs/$t.log
-    mkdir -p build/testlogs
+    mkdir -p "$(dirname "$log")"
     start=$(date +%s.%N)
-    # a test's time limit; mpquery_asan runs some 30 tests again under ASan
+    # a test's time limit; mpquery/asan runs some 40 tests again under ASan
     limit=300
-    [ "$t" = mpquery_asan ] && limit=900
-    if timeout $limit bash "tests/$t.sh" >"$log" 2>&1; then
+    [ "$t" = mpquery/asan ] && limit=900
+    if [ -f "tests/$t.sh" ] && timeout $limit bash "tests/$t.sh" >"$log" 2>&1; then
         pass=$((pass + 1)); status=ok
     else
+        [ -f "tests/$t.sh" ] || echo "no test tests/$t.sh (names: FOLDER/NAME, NAME or FOLDER)" >"$log"
         fail=$((fail + 1)); failed+=("$t"); status=FAIL
     fi
     printf '%-4s %-32s %6.2fs\n' "$status" "$t" "$(echo "$(date +%s.%N) - $start" | bc)"

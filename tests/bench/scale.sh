@@ -8,7 +8,7 @@
 # yet in the store and time it (runs/s, rows/s: push's own report); merge
 # all N files into one (time, size); time `top --functions` over all N runs
 # in both stores (the median of 3). ClickHouse is Debian's
-# clickhouse-server, started privately on 127.0.0.1 (tests/clickhouse.sh);
+# clickhouse-server, started privately on 127.0.0.1 (tests/lib/clickhouse.sh);
 # without it the ClickHouse columns say so.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,7 +31,7 @@ cp "$LIB" "$T/libmallocprof.so" && cp "$MPQ" "$T/mpquery" || die "cannot copy th
 LIB=$T/libmallocprof.so MPQ=$T/mpquery
 HAVE_CH=0
 # shellcheck source=../clickhouse.sh
-. "$ROOT/tests/clickhouse.sh"
+. "$ROOT/tests/lib/clickhouse.sh"
 if command -v clickhouse-server >/dev/null && command -v clickhouse-client >/dev/null; then
     ch_start >"$T/ch.log" || die "clickhouse-server did not start: $(tail -1 "$T/ch.log")"
     HAVE_CH=1

@@ -1,5 +1,5 @@
 /* libFuzzer target: mpquery's rules parser, the rules applied to frame
- * names, and the writers those names reach (make fuzz; tests/fuzz_rules.sh).
+ * names, and the writers those names reach (make fuzz; tests/rules/fuzz.sh).
  *
  * Input: a rules file, optionally followed by a NUL byte and frame names
  * separated by NUL bytes (any other byte allowed: newlines, ';', invalid

@@ -10,7 +10,7 @@ mkdir -p "$1"
 names="$1/.names"
 {
     # function names of the fixture profiles: (ID, 'NAME') in INSERT INTO function
-    grep -h 'INSERT INTO function' "$ROOT"/tests/mpquery_fixtures/*.sql \
+    grep -h 'INSERT INTO function' "$ROOT"/tests/lib/fixtures/*.sql \
         | grep -o "([0-9]*, '[^']*')" | sed "s/^([0-9]*, '//; s/')\$//"
     cat <<'EOF'
 operator new(unsigned long)

@@ -1,4 +1,4 @@
-// The in-process API (tests/api_summary.sh): mp_loaded, mp_summary around
+// The in-process API (tests/recorder/api_summary.sh): mp_loaded, mp_summary around
 // known allocations, mp_dump to stdout, a C++ mp::scope tag.
 //   make_blocks: 100 x malloc(1000), kept until the end
 //   scoped:      10 x malloc(50) + free, inside mp::scope("scoped")

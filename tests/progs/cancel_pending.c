@@ -1,5 +1,5 @@
 /* A thread with a deferred cancel pending allocates (tests/
- * cancel_pending.sh): malloc is not a cancellation point, so the
+ * recorder/thread_cancel.sh): malloc is not a cancellation point, so the
  * allocation must return, the cancel acted upon at the thread's next
  * cancellation point (pthread_testcancel), and the other threads go on.
  *

@@ -1,5 +1,5 @@
 /* Known allocations, one thread, no stdio, for the cheap modes' exact totals
- * (tests/cheap_modes.sh, tests/runtime_valgrind_totals.sh). Live bytes in
+ * (tests/recorder/modes_cheap.sh, tests/runtimes/valgrind_totals.sh). Live bytes in
  * the cheap modes are glibc's block sizes: malloc_usable_size(n) =
  * max(32, (n + 8 + 15) & ~15) - 8 for a heap block, and for a block glibc
  * maps (>= 128 KiB at start) the mapping, (n + 8 + 4095) & ~4095, less 16.

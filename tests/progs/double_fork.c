@@ -1,4 +1,4 @@
-/* A daemon's double fork (tests/double_fork.sh): main forks a child,
+/* A daemon's double fork (tests/recorder/process_double_fork.sh): main forks a child,
  * which forks the daemon and leaves at once (_exit 0); main waits for the
  * child; the daemon waits until its parent is gone (getppid() is no longer
  * the child), makes 100 blocks of 50 bytes (daemon_work), writes its pid

@@ -1,4 +1,4 @@
-/* A daemon's descriptors (tests/fd_daemon.sh): it closes every descriptor
+/* A daemon's descriptors (tests/recorder/process_fd_daemon.sh): it closes every descriptor
  * but 0-2, then opens its own files, expecting the lowest numbers, and
  * writes to them; the recorder's descriptors, and those of the libraries
  * it uses (libunwind's pipe, libdw's files), must stay out of its way.

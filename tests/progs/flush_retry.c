@@ -1,4 +1,4 @@
-/* A snapshot lost to a passing fault (tests/flush_retry.sh): the process
+/* A snapshot lost to a passing fault (tests/recorder/flush_retry.sh): the process
  * is still one process in the profile, and the next snapshot has it all.
  *
  * flush_retry: 1000 blocks of 100 bytes (part_a), snapshot "a"; with the

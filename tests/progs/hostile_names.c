@@ -1,4 +1,4 @@
-/* A program whose every name is hostile text (tests/mpquery_escape.sh):
+/* A program whose every name is hostile text (tests/mpquery/escape.sh):
  *   hostile_names THREAD TAG LABEL...
  * names the main thread THREAD (pthread_setname_np: at most 15 bytes),
  * allocates 100 bytes in the tag scope TAG (a function name, "[tag]"

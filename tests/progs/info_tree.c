@@ -1,4 +1,4 @@
-/* The process tree of tests/mpquery_info_tree.sh. The root starts its
+/* The process tree of tests/mpquery/info_tree.sh. The root starts its
  * children one at a time, each waited for, so their start order is fixed:
  *   1  calls exit(3)
  *   2  is killed by SIGTERM (the recorder writes a last snapshot)

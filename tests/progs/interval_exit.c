@@ -1,5 +1,5 @@
 /* A short program that allocates while MP_INTERVAL snapshots are taken
- * every few ms (tests/interval_exit.sh): it exits while the interval
+ * every few ms (tests/recorder/flush_interval_exit.sh): it exits while the interval
  * thread may be writing one. */
 #include <stdlib.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* A process peak of known composition (tests/peak_snapshot.sh). One
+/* A process peak of known composition (tests/recorder/peak_snapshot.sh). One
  * thread: keep_a holds 3000 x 1000 bytes (a snapshot "before"), keep_b
  * 2000 x 2000, then big_d
  * one block of 1000000: the peak, 8000000 bytes requested, reached by one

@@ -1,5 +1,5 @@
 /* A process peak of known composition, for the sampled maxlive (tests/
- * sampled_peak.sh): phase_a holds 4000 x 1024 bytes, then frees them;
+ * recorder/peak_sampled.sh): phase_a holds 4000 x 1024 bytes, then frees them;
  * phase_b holds 8000 x 1024 bytes (the process's peak: 8192000 bytes
  * requested), then frees them; phase_c makes 100000 x 32-byte blocks, one at
  * a time (its own peak: 32 bytes). Nothing is live at exit. */

@@ -1,4 +1,4 @@
-/* Peaks read while the threads go on (tests/peak_concurrent.sh): with
+/* Peaks read while the threads go on (tests/recorder/peak_concurrent.sh): with
  * MP_INTERVAL small, every interval flush writes the latest peak while
  * the workers keep allocating, freeing and passing new capture points.
  *

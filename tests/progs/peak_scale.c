@@ -1,4 +1,4 @@
-/* The stacks at the peak at scale (tests/peak_scale.sh): hundreds of
+/* The stacks at the peak at scale (tests/recorder/peak_scale.sh): hundreds of
  * stacks created before the peak and hundreds after it.
  *
  * peak_scale THREADS: THREADS workers (0: main does their work, the

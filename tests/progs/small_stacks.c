@@ -1,4 +1,4 @@
-/* Threads with small stacks (tests/small_stacks.sh): the recorder's heavy
+/* Threads with small stacks (tests/recorder/thread_small_stacks.sh): the recorder's heavy
  * work (an unwind rule computed the first time, symbols, the snapshot)
  * must not run on them.
  *

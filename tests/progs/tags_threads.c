@@ -1,5 +1,5 @@
 /* Tag scopes and named threads with exactly known allocations (tests/
- * mpquery_tree.sh, tests/mpquery_threads.sh). Every block stays live but
+ * mpquery/tree.sh, tests/mpquery/threads.sh). Every block stays live but
  * scratch's, the process's peak.
  *   worker-K (K = 1..4, pthread_setname_np): in_work K x 10000 in W
  *   then the main thread:

@@ -1,4 +1,4 @@
-/* MP_TIME (tests/time_counter.sh): slow() spends about 1 s between its 100
+/* MP_TIME (tests/recorder/modes_time.sh): slow() spends about 1 s between its 100
  * allocations (10 ms asleep before each); fast() makes 100000 allocations
  * (and frees) quickly. */
 #include <stdlib.h>

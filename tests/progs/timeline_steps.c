@@ -1,4 +1,4 @@
-/* Memory over time (tests/mpquery_timeline.sh): the parent holds 1000 x
+/* Memory over time (tests/mpquery/timeline.sh): the parent holds 1000 x
  * 1000 bytes (grow_a; snapshot "one"), then 2000 x 1000 more (grow_b;
  * snapshot "two"); its child, forked then, holds 500 x 2000 bytes
  * (child_work; snapshot "child") and exits; the parent waits, frees

@@ -1,4 +1,4 @@
-/* A vfork child runs in its parent's memory (tests/vfork_child.sh): what
+/* A vfork child runs in its parent's memory (tests/recorder/process_vfork.sh): what
  * it does on its way out must not end its parent's profile.
  *
  * vfork_child: main makes 1000 blocks of 100 bytes (before_vfork), then

@@ -14,7 +14,7 @@
  * --third-sharer: a third thread (C) calls ptrmap_share at the same moment
  * as B and then works in the same shards; it reproduces a race in
  * ptrmap_share (a second caller returns while the first is still waiting
- * for the lone thread to leave the map). Not run by tests/unit.sh. */
+ * for the lone thread to leave the map). Not run by tests/unit/unit.sh. */
 #include "unit.h"
 
 #include <linux/membarrier.h>

@@ -1,4 +1,4 @@
-// A template-heavy translation unit for tests/runtime_real_programs.sh:
+// A template-heavy translation unit for tests/runtimes/real_programs.sh:
 // clang++-14 -O2 spends a few seconds on it (the standard library's
 // containers, variant and a recursive template instantiated for
 // several types), allocating a few million blocks.

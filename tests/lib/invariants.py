@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""What must hold in every profile, whatever the program: checked by the
+test scripts on each database they record (tests/lib/lib.sh check_profile) and
+on large real programs (tests/real_programs.sh).
+
+For every process and every snapshot, peak snapshots included (the value
+of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
+  - counters never go back: at each snapshot every (stack, thread) has at
+    least the ncalls and memtot it had at the previous one, and at a peak
+    snapshot at most what it has at the next snapshot after it (nothing
+    appears at the peak before it happened); nfree too with full capture.
+    A snapshot the background thread takes (interval, signal) is read
+    while the program runs, over a while that a capture of the peak may
+    fall in: a peak is compared with the snapshots next to it that are not;
+  - nfree <= ncalls and memlive <= memtot in every row;
+  - with full capture (every block tracked: MP_SAMPLE=0, MP_STACKS=unwind,
+    MP_ENABLED=1), the rows add up to the snapshot's totals, for the
+    process and for each thread: ncalls - ncalls_nostack and memtot -
+    memtot_nostack exactly; nfree and memlive exactly when nothing was
+    recorded without a stack, else within what those allocations can
+    account for. At the peak (a cut: copy on write), and at the snapshots
+    a program's own thread takes (exit, exec, api) in a process of one
+    thread. A snapshot is otherwise read counter by counter while the
+    program runs: those of the background thread (interval, signal), and
+    an exit while other threads still allocate (a JVM's), may differ by the
+    operations made meanwhile (README, "Snapshots").
+
+usage: invariants.py DB...   prints one line per database; exit 1 on the
+first broken invariant, with what broke.
+       invariants.py --found [EXCLUDED...]   checks the profiles of the
+current format found under the working directory, but the excluded ones."""
+import os
+import re
+import sqlite3
+import sys
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema", "profile.sql")
+
+NCALLS, MEMTOT, NFREE, MEMLIVE = range(4)
+NAMES = ("ncalls", "memtot", "nfree", "memlive")
+
+
+class Broken(Exception):
+    pass
+
+
+def settings_of(text):
+    out = {}
+    for word in (text or "").split():
+        k, _, v = word.partition("=")
+        out[k] = v
+    return out
+
+
+def full_capture(settings):
+    s = settings_of(settings)
+    return s.get("MP_SAMPLE", "0") == "0" and s.get("MP_STACKS", "unwind") == "unwind" \
+        and s.get("MP_ENABLED", "1") == "1"
+
+
+def check_process(db, pid_row):
+    proc, pid, settings = pid_row
+    full = full_capture(settings)
+    snaps = db.execute("SELECT id, seq, reason FROM snapshot WHERE process = ? ORDER BY seq", (proc,)).fetchall()
+    rows = {}
+    for snap, stack, thread, *v in db.execute(
+            "SELECT sa.snapshot, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree, sa.memlive FROM sample sa"
+            " JOIN snapshot sn ON sn.id = sa.snapshot WHERE sn.process = ?", (proc,)):
+        rows.setdefault(snap, []).append(((stack, thread), tuple(v)))
+    totals = {}
+    for snap, thread, *v in db.execute(
+            "SELECT t.snapshot, t.thread, t.ncalls, t.memtot, t.nfree, t.memlive, t.ncalls_nostack, t.memtot_nostack"
+            " FROM totals t JOIN snapshot sn ON sn.id = t.snapshot WHERE sn.process = ?", (proc,)):
+        totals.setdefault(snap, {})[thread] = tuple(v)
+
+    def where(snap, seq, reason):
+        return "pid %d, snapshot %d (seq %d, %s)" % (pid, snap, seq, reason)
+
+    def check_row(key, v, at):
+        if v[NFREE] > v[NCALLS] or v[MEMLIVE] > v[MEMTOT]:
+            raise Broken("%s: stack %d thread %d has nfree %d of %d calls, memlive %d of memtot %d"
+                         % (at, key[0], key[1], v[NFREE], v[NCALLS], v[MEMLIVE], v[MEMTOT]))
+
+    def check_totals(values, snap, at, reason):
+        threads = len(totals.get(snap, {})) - 1
+        if not full or reason in ("interval", "signal") or (reason != "peak" and threads > 1):
+            return
+        sums = {0: [0, 0, 0, 0]}
+        for (stack, thread), v in values.items():
+            for t in (0, thread):
+                s = sums.setdefault(t, [0, 0, 0, 0])
+                for k in range(4):
+                    s[k] += v[k]
+        for thread, tot in totals.get(snap, {}).items():
+            s = sums.get(thread, [0, 0, 0, 0])
+            ncalls, memtot, nfree, memlive, ncalls_nostack, memtot_nostack = tot
+            who = "the process" if thread == 0 else "thread %d" % thread
+            want = {NCALLS: (ncalls - ncalls_nostack,) * 2, MEMTOT: (memtot - memtot_nostack,) * 2,
+                    NFREE: (nfree - ncalls_nostack, nfree), MEMLIVE: (memlive - memtot_nostack, memlive)}
+            for k, (lo, hi) in want.items():
+                if not lo <= s[k] <= hi:
+                    exp = str(lo) if lo == hi else "%d..%d" % (lo, hi)
+                    raise Broken("%s: the rows of %s sum to %s %d, its totals say %s (%d calls without a stack)"
+                                 % (at, who, NAMES[k], s[k], exp, ncalls_nostack))
+
+    def check_order(before, after, at, what):
+        """at: where the check is; before, after: the values of the earlier
+        and the later snapshot; what: names the other one"""
+        fields = (NCALLS, MEMTOT, NFREE) if full else (NCALLS, MEMTOT)
+        for key, v in before.items():
+            w = after.get(key, (0, 0, 0, 0))
+            for k in fields:
+                if v[k] > w[k]:
+                    raise Broken("%s: stack %d thread %d has %s %d at the earlier snapshot, %d at the later (%s)"
+                                 % (at, key[0], key[1], NAMES[k], v[k], w[k], what))
+
+    asynchronous = ("interval", "signal")
+    chain, chain_reason = {}, "exit"    # the non-peak snapshots' values, in order
+    pending_peaks = []          # peaks not yet compared with the snapshot after them
+    for snap, seq, reason in snaps:
+        at = where(snap, seq, reason)
+        if reason == "peak":
+            values = dict(chain)
+            for key, v in rows.get(snap, []):
+                check_row(key, v, at)
+                values[key] = v
+            if chain_reason not in asynchronous:
+                check_order(chain, values, at, "the previous snapshot and the peak")
+            check_totals(values, snap, at, reason)
+            pending_peaks.append((values, at))
+            continue
+        values = dict(chain)
+        for key, v in rows.get(snap, []):
+            check_row(key, v, at)
+            values[key] = v
+        check_order(chain, values, at, "the previous snapshot and this one")
+        for peak_values, peak_at in pending_peaks if reason not in asynchronous else ():
+            check_order(peak_values, values, peak_at, "the peak and the snapshot after it, " + at.split(", ", 1)[1])
+        pending_peaks = []
+        check_totals(values, snap, at, reason)
+        chain, chain_reason = values, reason
+    return len(snaps), full
+
+
+def check(path):
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    procs = db.execute("SELECT id, pid, settings FROM process ORDER BY id").fetchall()
+    nsnaps, nfull = 0, 0
+    for p in procs:
+        n, full = check_process(db, p)
+        nsnaps += n
+        nfull += full
+    db.close()
+    return len(procs), nsnaps, nfull
+
+
+def schema_version():
+    with open(SCHEMA) as f:
+        return int(re.findall(r"PRAGMA user_version\s*=\s*(\d+)", f.read())[-1])
+
+
+def is_profile(path, version):
+    try:
+        with open(path, "rb") as f:
+            if f.read(16) != b"SQLite format 3\0":
+                return False
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        try:
+            return db.execute("PRAGMA user_version").fetchone()[0] == version and \
+                db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'process'").fetchone()[0] == 1
+        finally:
+            db.close()
+    except (OSError, sqlite3.Error):
+        return False
+
+
+def found_profiles(excluded):
+    version = schema_version()
+    skip = {os.path.normpath(e) for e in excluded}
+    out = []
+    for top, dirs, files in os.walk("."):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.normpath(os.path.join(top, name))
+            if path not in skip and not path.endswith(("-journal", "-wal", "-shm")) and is_profile(path, version):
+                out.append(path)
+    return out
+
+
+def main(paths):
+    if paths[:1] == ["--found"]:
+        paths = found_profiles(paths[1:])
+        if not paths:
+            return 0
+    elif not paths:
+        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
+        return 2
+    for path in paths:
+        try:
+            nprocs, nsnaps, nfull = check(path)
+        except Broken as e:
+            print("FAIL: %s: invariant broken: %s" % (path, e), file=sys.stderr)
+            return 1
+        except sqlite3.Error as e:
+            print("FAIL: %s: cannot read: %s" % (path, e), file=sys.stderr)
+            return 1
+        print("  ok: invariants of %s: %d processes (%d full capture), %d snapshots"
+              % (path, nprocs, nfull, nsnaps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,101 @@
+# Shared by the test scripts: paths, a scratch directory, assertions.
+# A test script sources this, runs, and exits non-zero on the first failure.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=$ROOT/build
+LIB=${MP_TEST_LIB:-$B/libmallocprof.so}     # tests/recorder/debug_build.sh: the MP_DEBUG build
+MPQ=${MPQUERY:-$B/mpquery}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mptest.XXXXXX")
+cd "$T" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+PY3=/usr/bin/python3    # Debian's: a python3 earlier in PATH may be a wrapper (pyenv's starts a shell)
+[ -x $PY3 ] || PY3=python3
+# check_profile DB...: what must hold in every profile (tests/lib/invariants.py:
+# rows add up to their snapshot's totals, nothing at the peak before it
+# happened); fails the test when broken.
+check_profile() {
+    $PY3 "$ROOT/tests/lib/invariants.py" "$@" || fail "a profile's invariants are broken"
+}
+
+# At the end of a test that passed, every profile it left in $T (current
+# format) is checked; NO_PROFILE_CHECK names files that are broken on
+# purpose (hostile inputs), relative to $T.
+NO_PROFILE_CHECK=${NO_PROFILE_CHECK:-}
+# on_exit CMD: CMD runs first when the test exits (a helper's servers)
+EXIT_CMDS=
+on_exit() { EXIT_CMDS="$EXIT_CMDS$1;"; }
+at_exit() {        # [STATUS]: the test's status (default: $?)
+    local rc=${1:-$?}
+    eval "$EXIT_CMDS"
+    cd /
+    if [ $rc -eq 0 ] && ! (cd "$T" && $PY3 "$ROOT/tests/lib/invariants.py" --found $NO_PROFILE_CHECK); then
+        echo "FAIL: a profile's invariants are broken" >&2
+        rc=1
+    fi
+    rm -rf "$T"
+    exit $rc
+}
+trap at_exit EXIT
+
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() {
+    [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"
+    echo "  ok: $3 = $2"
+}
+
+# assert_match TEXT REGEX WHAT
+assert_match() {
+    printf '%s' "$1" | grep -Eq -- "$2" || fail "$3: [$1] does not match /$2/"
+    echo "  ok: $3"
+}
+
+# profile DB PROG ARGS...: runs PROG under the recorder writing DB.
+profile() {
+    local db=$1; shift
+    LD_PRELOAD=$LIB MP_OUT=$db "$@"
+}
+
+# plain_and_profiled DB PROG ARGS...: PROG run without the recorder (stdout
+# into plain.out) and under it writing DB (prof.out; stderr dropped); the
+# exit status must be the same.
+plain_and_profiled() {
+    local db=$1 plain_rc; shift
+    "$@" >plain.out; plain_rc=$?
+    profile "$db" "$@" >prof.out 2>/dev/null; assert_eq "$?" "$plain_rc" "exit status unchanged"
+}
+
+# record_run TOKEN DB PROG ARGS...: one run of PROG (MP_RUN=TOKEN) added to
+# DB, quietly; fails when nothing was written
+record_run() {
+    local token=$1 db=$2; shift 2
+    MP_QUIET=1 MP_RUN=$token profile "$db" "$@" >/dev/null
+    [ -s "$db" ] || fail "$1 wrote nothing into $db"
+}
+
+# q DB SQL: one value (or rows separated by newlines, columns by |)
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# Counters per leaf-most named function of the user's code, summed over the
+# latest samples: "function|ncalls|memtot|nfree|memlive".
+# The function is the first frame, from the leaf, whose name matches $2.
+by_function() {
+    q "$1" "SELECT f.function, SUM(s.ncalls), SUM(s.memtot), SUM(s.nfree), SUM(s.memlive)
+            FROM last_sample s
+            JOIN stack_frames f ON f.stack = s.stack
+            WHERE f.depth = (SELECT MIN(depth) FROM stack_frames g
+                             WHERE g.stack = s.stack AND g.function GLOB '$2')
+            GROUP BY f.function ORDER BY f.function"
+}
+
+# stripped_prog: ./prog, the optimized inline test program stripped, its
+# debug info split into debug/.build-id/XX/YYYY.debug; sets bid (build-id).
+stripped_prog() {
+    cp "$B/tests/inline_opt" prog
+    bid=$(readelf -n prog | sed -n 's/.*Build ID: //p')
+    [ ${#bid} -eq 40 ] || fail "inline_opt has no build-id"
+    mkdir -p debug/.build-id/${bid:0:2}
+    objcopy --only-keep-debug prog debug/.build-id/${bid:0:2}/${bid:2}.debug || fail "objcopy failed"
+    strip --strip-all prog || fail "strip failed"
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# mpquery diff: B is the basic fixture with 3 more 10-byte allocations in
+# foo(int), every id renumbered and every address moved by 0x1000, so
+# stacks match by names only (the symbol-less frame app+0x999 cannot match).
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+fixture basic a.db >/dev/null
+fixture basic b.db >/dev/null
+sqlite3 b.db "UPDATE sample SET ncalls = ncalls + 3, memtot = memtot + 30, memlive = memlive + 30 WHERE stack = 13;
+              UPDATE frame SET id = id + 100, offset = offset + 4096; UPDATE stack SET frame = frame + 100;
+              UPDATE stack SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
+              UPDATE sample SET stack = stack + 1000;" || fail "cannot derive b.db"
+
+assert_eq "$("$MPQ" diff a.db b.db --format csv)" \
+"a,b,delta,ratio,where
+30,60,30,2.000,foo(int) < main
+0,7,7,,app+0x1999 < main
+7,0,-7,0.000,app+0x999 < main
+5100,5100,0,1.000,parse(std::string const&) < main
+2000,2000,0,1.000,std::vector<int>::push_back(int const&) < main
+1000,1000,0,1.000,helper < load < main
+200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff of stacks by memtot"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions -n 1)" \
+"a  b  delta  ratio  function
+3  6      3  2.000  foo" "diff --functions: 3 more allocations in foo(int) (text: without parameters)"
+assert_eq "$("$MPQ" diff a.db b.db -n 4)" \
+"       a         b  delta  ratio  where
+    30 B      60 B   30 B  2.000  foo < main
+     0 B       7 B    7 B      -  app+0x1999 < main
+     7 B       0 B   -7 B  0.000  app+0x999 < main
+4.98 KiB  4.98 KiB    0 B  1.000  parse < main" "diff text: sizes in units, names shortened"
+assert_eq "$("$MPQ" diff a.db b.db -n 1 --bytes --signatures)" \
+" a   b  delta  ratio  where
+30  60     30  2.000  foo(int) < main" "diff --bytes --signatures"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions --inclusive -n 1 --format csv | tail -1)" \
+  "42,45,3,1.071,main" "diff --functions --inclusive"
+assert_eq "$("$MPQ" diff a.db b.db --fold --by ncalls)" \
+"main;app+0x1999 0 1
+main;app+0x999 1 0
+main;foo(int) 3 6
+main;load;helper 10 10
+main;parse(std::string const&) 6 6
+main;parse(std::string const&);parse(std::string const&) 2 2
+main;std::vector<int>::push_back(int const&) 20 20" "diff --fold: difffolded lines"
+json=$("$MPQ" diff a.db b.db --format json -n 2)
+assert_eq "$(json_get "$json" '[(r["a"], r["b"], r["delta"], r["ratio"]) for r in j]')" "[(30, 60, 30, 2.0), (0, 7, 7, None)]" "diff --format json"
+assert_eq "$("$MPQ" diff a.db a.db --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" "0 delta " "a profile against itself: no change"
+expect_fail 2 '^mpquery: diff: needs two profiles A and B \(see mpquery diff --help\)$' "$MPQ" diff a.db
+expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" diff a.db nope.db
+
+# --filter / --exclude on both profiles; what they left out of each is said
+"$MPQ" diff a.db b.db --exclude foo --format csv >out.csv 2>err.txt
+assert_eq "$(cat out.csv)" \
+"a,b,delta,ratio,where
+0,7,7,,app+0x1999 < main
+7,0,-7,0.000,app+0x999 < main
+5100,5100,0,1.000,parse(std::string const&) < main
+2000,2000,0,1.000,std::vector<int>::push_back(int const&) < main
+1000,1000,0,1.000,helper < load < main
+200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff --exclude foo"
+assert_eq "$(cat err.txt)" "ignored 1 stacks (3 calls, 30 bytes) in a, 1 stacks (6 calls, 60 bytes) in b with 1 filters" \
+  "csv: what was left out of a and b on stderr (b has 3 more calls in foo)"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app')" \
+"a  b  delta  ratio  where
+3  6      3  2.000  foo < main
+0  1      1      -  app+0x1999 < main
+1  0     -1  0.000  app+0x999 < main
+ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \
+  "diff --filter twice: A, B, C, F left out of both (10+6+20+2 calls, 1000+5100+2000+200 bytes)"
+json=$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app' --format json)
+assert_eq "$(json_get "$json" 'j["ignored"], [(r["a"], r["b"]) for r in j["rows"]]')" \
+  "({'a': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'b': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'filters': 2}, [(3, 6), (0, 1), (1, 0)])" \
+  "diff json with filters: {ignored: {a, b, filters}, rows}"
+"$MPQ" diff a.db b.db --fold --by ncalls --exclude '^parse' >out.txt 2>err.txt
+assert_eq "$(cat out.txt)" \
+"main;app+0x1999 0 1
+main;app+0x999 1 0
+main;foo(int) 3 6
+main;load;helper 10 10
+main;std::vector<int>::push_back(int const&) 20 20" "diff --fold --exclude: stdout only folded lines"
+assert_eq "$(cat err.txt)" "ignored 2 stacks (8 calls, 5300 bytes) in a, 2 stacks (8 calls, 5300 bytes) in b with 1 filters" \
+  "diff --fold: the 'ignored' line on stderr"
+assert_eq "$("$MPQ" diff a.db b.db --functions --by ncalls --exclude '^parse' -n 1 --format csv 2>/dev/null)" \
+"a,b,delta,ratio,function
+3,6,3,2.000,foo(int)" "diff --functions --exclude"
+
+# Each side selects its own part: two runs of one file, two snapshots of one
+# run (tests/progs/peak_mix.c, recorded twice into one file)
+for i in 1 2; do MP_QUIET=1 profile two.db $B/tests/peak_mix || fail "peak_mix failed"; done
+assert_eq "$(q two.db "SELECT count(*) FROM run")" 2 "two runs in one file"
+assert_eq "$("$MPQ" diff two.db two.db --a-run 1 --b-run 2 --format csv | cut -d, -f1-3 | sort | uniq -c | awk '{ print $1, $2 }')" \
+    "1 1000000,1000000,0
+1 3000000,3000000,0
+2 4000000,4000000,0
+1 a,b,delta" "--a-run 1 --b-run 2: the same program twice, nothing changed"
+assert_eq "$("$MPQ" diff two.db two.db --a-snapshot label:before --b-snapshot label:after --by memlive --format csv)" "a,b,delta,ratio,where
+3000000,0,-3000000,0.000,keep_a < main
+0,2000000,2000000,,keep_b < main
+0,1000000,1000000,,big_d < main" "--a-snapshot label:before --b-snapshot label:after: what grew and shrank between them"
+assert_eq "$("$MPQ" diff two.db two.db --a-snapshot peak --by memlive --format csv | cut -d, -f1-3 | tail -n +2 | sort)" "1000000,0,-1000000
+3000000,0,-3000000
+4000000,0,-4000000" "--a-snapshot peak against the exit (the default of side b)"
+assert_eq "$("$MPQ" diff two.db two.db --run 1 --b-run 2 --a-snapshot label:before --by ncalls --format csv | head -n 2)" \
+    "a,b,delta,ratio,where
+0,2000,2000,,keep_b < main" "--run applies to both sides, --b-run overrides it for B"
+expect_fail 2 "^mpquery: two.db: no run 7 in this profile" "$MPQ" diff two.db two.db --a-run 7
+expect_fail 2 "^mpquery: diff: bad value 'x' for --snapshot" "$MPQ" diff two.db two.db --b-snapshot x

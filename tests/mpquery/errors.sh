@@ -1,0 +1,72 @@
+#!/bin/bash
+# Every bad input gets one clear line on stderr and exit 2: missing file,
+# not SQLite, empty file, directory, other schema version, missing table,
+# inconsistent references, unknown command/option/counter/format. --help
+# and --version work; mpquery never writes to the database.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+fixture basic >/dev/null
+
+expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" top nope.db
+echo "not a database" > text.db
+expect_fail 2 '^mpquery: text.db: not a mallocprof profile \(not an SQLite database\)$' "$MPQ" fold text.db
+: > empty.db
+expect_fail 2 '^mpquery: empty.db: empty file, not a mallocprof profile$' "$MPQ" info empty.db
+mkdir dir.db
+expect_fail 2 '^mpquery: dir.db: is a directory, not a mallocprof profile$' "$MPQ" top dir.db
+sqlite3 v4.db "CREATE TABLE t(x); PRAGMA user_version = 4;"
+expect_fail 2 '^mpquery: v4.db: schema version 4, this mpquery reads versions 1 to 3$' "$MPQ" top v4.db
+expect_fail 2 '^mpquery: v4.db: schema version 4, this mpquery reads versions 1 to 3$' "$MPQ" sql v4.db 'SELECT 1'
+sqlite3 v0.db "CREATE TABLE t(x);"
+expect_fail 2 '^mpquery: v0.db: not a mallocprof profile \(schema version 0\)$' "$MPQ" info v0.db
+fixture basic notot.db >/dev/null; sqlite3 notot.db "DROP VIEW process_totals; DROP TABLE totals;"
+expect_fail 2 '^mpquery: notot.db: not a mallocprof profile \(no such table: totals\)$' "$MPQ" top notot.db
+fixture basic badref.db >/dev/null; sqlite3 badref.db "INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES (1, 99, 1, 1, 1, 0, 1, 1);"
+expect_fail 2 '^mpquery: badref.db: inconsistent profile \(sample refers to missing stack 99\)$' "$MPQ" fold badref.db
+fixture basic cycle.db >/dev/null; sqlite3 cycle.db "UPDATE stack SET parent = 5 WHERE id = 1;"
+expect_fail 2 '^mpquery: cycle.db: inconsistent profile \(stack [0-9]+ is its own ancestor\)$' "$MPQ" top cycle.db
+fixture basic noframe.db >/dev/null; sqlite3 noframe.db "UPDATE frame SET module = 42 WHERE id = 3;"
+expect_fail 2 '^mpquery: noframe.db: inconsistent profile \(frame 3 refers to missing module 42\)$' "$MPQ" show noframe.db 1
+
+expect_fail 2 "^mpquery: unknown command 'frob' \(see mpquery --help\)$" "$MPQ" frob basic.db
+expect_fail 2 '^mpquery: top: unknown option --frob \(see mpquery top --help\)$' "$MPQ" top basic.db --frob
+expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
+expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
+expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time\)" "$MPQ" top basic.db --by bytes
+expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
+expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
+expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top
+expect_fail 2 '^mpquery: sql: too many arguments \(see mpquery sql --help\)$' "$MPQ" sql basic.db 'SELECT 1' basic.db
+expect_fail 2 '^mpquery: diff: --fold and --functions do not combine' "$MPQ" diff basic.db basic.db --fold --functions
+"$MPQ" >/dev/null 2>&1; assert_eq $? 2 "no arguments: usage, exit 2"
+
+for c in record info top fold diff leaks show sql; do
+    h=$("$MPQ" $c --help) || fail "$c --help exit $?"
+    assert_match "$h" "^usage: mpquery $c" "$c --help has a usage line"
+    assert_match "$h" "example" "$c --help has an example"
+done
+assert_match "$("$MPQ" --help)" "top .*largest" "mpquery --help lists the commands"
+assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 3\)$' "--version"
+
+# every option a command parses is in its --help (the help is made from the
+# option table; these are the command's own entries and the shared ones)
+for c in info top fold diff show sql symbolize; do
+    for o in $(sed -n -e 's/.*\.name = "\([a-z-]*\)".*/\1/p' -e 's/.*OPTION_\([A-Z_]*\)\b.*/\1/p' \
+               "$ROOT/mpquery/cmd_$c.c" | tr 'A-Z_' 'a-z-' | grep -v -x limit); do
+        "$MPQ" $c --help | grep -q -- "--$o" || fail "$c --help does not mention --$o"
+    done
+done
+echo "  ok: every option is documented in its command's --help"
+
+# read-only: nothing a command does changes the file (nor leaves a journal)
+sum=$(md5sum basic.db)
+for args in "info" "top" "top --functions" "fold" "show 5" "sql" ; do
+    if [ "$args" = sql ]; then "$MPQ" sql basic.db 'SELECT 1' >/dev/null
+    else "$MPQ" $args >/dev/null 2>&1 < /dev/null; "$MPQ" ${args%% *} basic.db ${args#* } >/dev/null 2>&1; fi
+done
+"$MPQ" diff basic.db basic.db >/dev/null
+assert_eq "$(md5sum basic.db)" "$sum" "no command modifies the database"
+assert_eq "$(ls basic.db-* 2>/dev/null | wc -l)" 0 "no journal left behind"
+chmod 444 basic.db
+"$MPQ" top basic.db >/dev/null || fail "a read-only file cannot be read"
+echo "  ok: a read-only file is readable"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# mpquery info on the basic fixture: exact totals (including allocations
+# without a stack and frees of unknown blocks), threads, snapshots,
+# dictionary sizes, settings, profiler memory; text, csv and json.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+fixture basic >/dev/null
+
+info=$("$MPQ" info basic.db) || fail "info failed"
+for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 bytes allocated \(63 without a stack\)$' \
+          '^  nfree   40 frees \(2 of blocks the profiler never saw\)$' '^  nlive   10 blocks still allocated$' \
+          '^  memlive 3260 bytes still allocated$' '^  maxlive 5000 bytes at the peak$' \
+          '^    100  main        29    6300     20      9     3160     4000$' \
+          '^    101  worker      21    2100     20      1      100      500$' \
+          '^    \*1   \+2\.500s  exit  ' '^  settings: MP_DEPTH=128 MP_THRESHOLD=0$' \
+          '^stacks with samples in this selection: 6; the stack tree: 18 nodes, frames: 11, functions: 9, modules: 3$' \
+          '^profiler memory: 123456 bytes$'; do
+    printf '%s\n' "$info" | grep -Eq -- "$re" || fail "info: no line matching /$re/"
+    echo "  ok: info has /$re/"
+done
+
+json=$("$MPQ" info basic.db --format json)
+assert_eq "$(json_get "$json" 'tuple(j["totals"][k] for k in ("ncalls","memtot","nfree","nlive","memlive","maxlive","ncalls_nostack","memtot_nostack","nfree_unknown"))')" \
+  "(50, 8400, 40, 10, 3260, 5000, 8, 63, 2)" "info json totals (nlive = ncalls - nfree)"
+assert_eq "$(json_get "$json" '[(p["pid"], p["exe"], p["totals"]["memlive"], p["duration"], [t["name"] for t in p["threads"]]) for p in j["processes"]]')" \
+  "[(100, '/usr/bin/app', 3260, 2.5, ['main', 'worker'])]" "info json processes"
+assert_eq "$(json_get "$json" 'j["stacks"], j["frames"], j["profiler_memory"], j["processes"][0]["snapshots"][0]["reason"]')" \
+  "(18, 11, 123456, 'exit')" "info json counts"
+assert_eq "$("$MPQ" info basic.db --format csv)" \
+"pid,ppid,duration,threads,snapshots,ncalls,memtot,nfree,nlive,memlive,maxlive,command
+100,1,2.500,2,1,50,8400,40,10,3260,5000,app --x" "info --format csv: one row a process"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# A profile of 1 M distinct stacks (tests/lib/fixtures/big.sql): top,
+# fold and diff give exact results at that scale, flame a picture and
+# report a page of bounded size (narrow frames merged). Their times are printed for
+# information only (targets: top/fold <= 2 s, diff <= 4 s; `make bench`
+# measures them against the targets on a recorded profile): a timing
+# threshold in a test would flake on a shared machine.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+
+fixture big a.db >/dev/null
+cp a.db b.db
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK b.db"   # a fixture changed by hand
+sqlite3 b.db "UPDATE sample SET memtot = memtot + 16 WHERE stack % 1000 = 0" || fail "cannot make b.db"
+assert_eq "$(q a.db 'SELECT count(*) FROM sample')" 1000000 "1 M stacks with samples"
+
+timed() {   # timed WHAT OUT CMD...: runs CMD > OUT, prints its wall time
+    local what=$1 out=$2 s=$(date +%s%N); shift 2
+    "$@" >"$out" || fail "$what failed"
+    echo "# $what on 1 M stacks: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+}
+timed "top" top.txt "$MPQ" top a.db -n 5 --bytes
+timed "top --functions" topf.txt "$MPQ" top a.db --functions -n 5
+timed "fold" fold.txt "$MPQ" fold a.db
+timed "diff" diff.txt "$MPQ" diff a.db b.db
+timed "flame" flame.svg "$MPQ" flame a.db
+assert_eq "$(grep -c . top.txt)" 7 "top -n 5: a header, the totals and 5 rows"
+assert_eq "$(sed -n 3p top.txt | awk '{print $2, $4}')" "1600 99" "top: the largest stack (memtot ties broken by stack id)"
+assert_eq "$(grep -c . topf.txt)" 7 "top --functions -n 5: a header, the totals and 5 rows"
+assert_eq "$(wc -l < fold.txt)" "$("$MPQ" fold a.db --no-default-rules | wc -l)" "fold: one line per distinct path"
+assert_eq "$("$MPQ" diff a.db b.db --format csv -n 0 | awk -F, 'NR > 1 && $3 != 0' | wc -l)" 1000 "diff finds the 1000 changed stacks"
+assert_eq "$("$MPQ" fold a.db | awk '{s += $NF} END {print s}')" "$(q a.db 'SELECT SUM(memtot) FROM sample')" "fold of 1 M stacks sums exactly"
+echo "# flame on 1 M stacks: $(wc -c <flame.svg) bytes, $(grep -c '^<g data-o' flame.svg) frames"
+assert_eq "$(python3 -c 'import sys, xml.etree.ElementTree as ET
+g = [g for g in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}g") if g.get("id") == "frames"][0]
+print(g[0].get("data-v"))' flame.svg)" "$(q a.db 'SELECT SUM(memtot) FROM sample')" "flame of 1 M stacks: well-formed, the root is the total"
+[ "$(wc -c <flame.svg)" -lt 10000000 ] || fail "flame of 1 M stacks: $(wc -c <flame.svg) bytes, not under 10 MB"
+echo "  ok: flame of 1 M stacks under 10 MB"
+timed "report" report.html "$MPQ" report a.db
+echo "# report on 1 M stacks: $(wc -c <report.html) bytes, $(grep -c '^<g data-o' report.html) frames in its flame graphs"
+assert_eq "$(grep -o 'svg version="1.1"[^>]*data-id-prefix="flame-[a-z]*-"' report.html | grep -o 'flame-[a-z]*' | tr '\n' ,)" \
+  "flame-memtot,flame-ncalls,flame-memlive,flame-maxlive," "report of 1 M stacks: a flame graph per counter"
+[ "$(wc -c <report.html)" -lt 20000000 ] || fail "report of 1 M stacks: $(wc -c <report.html) bytes, not under 20 MB"
+echo "  ok: report of 1 M stacks under 20 MB"
