@@ -11,6 +11,7 @@
 #define MP_FLUSH_H
 
 #include "internal.h"
+#include "format.h"
 
 #include <sqlite3.h>
 
@@ -19,11 +20,10 @@
 /* Rows of the big tables (stack nodes, samples, stack_hist) go in by BATCH_ROWS
  * per INSERT: a statement per row costs more than the row. */
 #define BATCH_ROWS 64
-#define BATCH_COLS 10
 struct batch {
     sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
     int ncols, n;
-    int64_t v[BATCH_ROWS * BATCH_COLS];
+    int64_t v[BATCH_ROWS * FORMAT_MAX_COLS];
 };
 
 enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, ND };    /* the mirrored dictionaries */
@@ -42,8 +42,11 @@ sqlite3_stmt *prepare(struct writer *w, const char *sql);
 int step_done(struct writer *w, sqlite3_stmt *st);      /* step, reset, clear bindings */
 int sql_exec(struct writer *w, const char *sql);
 int64_t query_int(struct writer *w, const char *sql, int64_t deflt);
-int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols);
-int batch_add(struct writer *w, struct batch *b, const int64_t *row);
+/* INSERT of one row of table t, every column (prof/format.h): bind column c
+ * of table t as parameter FORMAT_PARAM(t, c); a column left unbound is NULL. */
+sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows);
+int batch_prepare(struct writer *w, struct batch *b, enum format_table t);
+int batch_add(struct writer *w, struct batch *b, const int64_t *row);   /* row: the table's columns in order */
 int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so far */
 void batch_finalize(struct batch *b);
 /* Grows a zeroed array of elem-sized items to at least need items. */

@@ -116,10 +116,10 @@ static int find_process(struct writer *w)
 static int write_process(struct writer *w, double now)
 {
     if (!r.run_id) {
-        sqlite3_stmt *st = prepare(w, "INSERT OR IGNORE INTO run(token, start_time) VALUES (?, ?)");
+        sqlite3_stmt *st = prepare_insert(w, "INSERT OR IGNORE", FT_run, 1);
         if (!st) return -1;
-        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 2, now);
+        sqlite3_bind_text(st, FORMAT_PARAM(run, token), mp_run_token, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, FORMAT_PARAM(run, start_time), now);
         int rc = step_done(w, st);
         sqlite3_finalize(st);
         if (rc) return -1;
@@ -138,19 +138,18 @@ static int write_process(struct writer *w, double now)
         exe[n > 0 ? n : 0] = 0;
         read_cmdline(cmdline, sizeof cmdline);
         gethostname(host, sizeof host - 1);
-        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        st = prepare_insert(w, "INSERT", FT_process, 1);
         if (!st) return -1;
-        sqlite3_bind_int64(st, 1, r.run_id);
-        sqlite3_bind_int64(st, 2, mp_pid);
-        sqlite3_bind_int64(st, 3, mp_ppid ? mp_ppid : getppid());
-        sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 7, mp_start_time);
-        sqlite3_bind_double(st, 8, now);
-        sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 10, mp_ended, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, FORMAT_PARAM(process, run), r.run_id);
+        sqlite3_bind_int64(st, FORMAT_PARAM(process, pid), mp_pid);
+        sqlite3_bind_int64(st, FORMAT_PARAM(process, ppid), mp_ppid ? mp_ppid : getppid());
+        sqlite3_bind_text(st, FORMAT_PARAM(process, exe), exe, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, cmdline), cmdline, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, host), host, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, FORMAT_PARAM(process, start_time), mp_start_time);
+        sqlite3_bind_double(st, FORMAT_PARAM(process, end_time), now);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, settings), mp_opt.settings, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, ended), mp_ended, -1, SQLITE_STATIC);
         int rc = step_done(w, st);
         sqlite3_finalize(st);
         if (rc) return -1;
@@ -200,11 +199,11 @@ static int64_t thread_row(struct writer *w, struct mp_thread *t)
         sqlite3_bind_int64(st, 2, r.thread_ids[t->seq]);
         sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
     } else {
-        st = prepare(w, "INSERT INTO thread(process, seq, tid, name) VALUES (?, ?, ?, ?)");
-        sqlite3_bind_int64(st, 1, r.process_id);
-        sqlite3_bind_int64(st, 2, t->seq);
-        sqlite3_bind_int64(st, 3, t->tid);
-        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+        st = prepare_insert(w, "INSERT", FT_thread, 1);
+        sqlite3_bind_int64(st, FORMAT_PARAM(thread, process), r.process_id);
+        sqlite3_bind_int64(st, FORMAT_PARAM(thread, seq), t->seq);
+        sqlite3_bind_int64(st, FORMAT_PARAM(thread, tid), t->tid);
+        sqlite3_bind_text(st, FORMAT_PARAM(thread, name), name, -1, SQLITE_STATIC);
     }
     if (!st) return 0;
     int rc = step_done(w, st);
@@ -220,13 +219,15 @@ static int64_t thread_row(struct writer *w, struct mp_thread *t)
  * allocated has a negative share of the live bytes, written as 0. */
 static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct mp_totals *t)
 {
-    sqlite3_stmt *st = w->totals;
-    sqlite3_bind_int64(st, 1, snapshot);
-    sqlite3_bind_int64(st, 2, thread);
-    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->live > 0 ? (uint64_t)t->live : 0, t->maxlive,
-                           t->ncalls_nostack, t->memtot_nostack, t->nfree_unknown };
-    for (int i = 0; i < 8; i++) sqlite3_bind_int64(st, 3 + i, (int64_t)v[i]);
-    return step_done(w, st);
+    const int64_t row[FC_totals_N] = {
+        [FC_totals_snapshot] = snapshot, [FC_totals_thread] = thread,
+        [FC_totals_ncalls] = (int64_t)t->ncalls, [FC_totals_memtot] = (int64_t)t->memtot,
+        [FC_totals_nfree] = (int64_t)t->nfree, [FC_totals_memlive] = t->live > 0 ? (int64_t)t->live : 0,
+        [FC_totals_maxlive] = (int64_t)t->maxlive, [FC_totals_ncalls_nostack] = (int64_t)t->ncalls_nostack,
+        [FC_totals_memtot_nostack] = (int64_t)t->memtot_nostack, [FC_totals_nfree_unknown] = (int64_t)t->nfree_unknown,
+    };
+    for (int i = 0; i < FC_totals_N; i++) sqlite3_bind_int64(w->totals, i + 1, row[i]);
+    return step_done(w, w->totals);
 }
 
 /* The totals and the size histogram of a snapshot, read before any is
@@ -279,15 +280,17 @@ static int write_cut(struct writer *w, int64_t snapshot)
         if (!tid || write_totals(w, snapshot, tid, tt)) return -1;
     }
     if (write_totals(w, snapshot, 0, &cut.process)) return -1;
-    sqlite3_stmt *st = prepare(w, "INSERT INTO hist(snapshot, lo, ncalls, memtot, nlive, memlive) VALUES (?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare_insert(w, "INSERT", FT_hist, 1);
     if (!st) return -1;
     int rc = 0;
     for (unsigned c = 0; c < MP_HIST_CLASSES && !rc; c++) {
         const int64_t *v = cut.hist[c];
         if (!v[0] && !v[2]) continue;
-        sqlite3_bind_int64(st, 1, snapshot);
-        sqlite3_bind_int64(st, 2, c ? (int64_t)((uint64_t)1 << (c - 1)) : 0);
-        for (int k = 0; k < 4; k++) sqlite3_bind_int64(st, 3 + k, v[k]);
+        const int64_t row[FC_hist_N] = {
+            [FC_hist_snapshot] = snapshot, [FC_hist_lo] = c ? (int64_t)((uint64_t)1 << (c - 1)) : 0,
+            [FC_hist_ncalls] = v[0], [FC_hist_memtot] = v[1], [FC_hist_nlive] = v[2], [FC_hist_memlive] = v[3],
+        };
+        for (int k = 0; k < FC_hist_N; k++) sqlite3_bind_int64(st, k + 1, row[k]);
         rc = step_done(w, st);
     }
     sqlite3_finalize(st);
@@ -361,9 +364,13 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
         struct slot_counts v = row_values(i, at_peak);
         if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
         const struct mp_slot *s = slot_at(i);
-        const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
-                                (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
-                                (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp, (int64_t)v.time };
+        const int64_t row[FC_sample_N] = {
+            [FC_sample_snapshot] = snapshot, [FC_sample_stack] = mirror_stack(w, s->stack_id),
+            [FC_sample_thread] = r.thread_ids[s->thread_seq], [FC_sample_ncalls] = (int64_t)v.ncalls,
+            [FC_sample_memtot] = (int64_t)v.memtot, [FC_sample_nfree] = (int64_t)v.nfree,
+            [FC_sample_memlive] = (int64_t)v.memlive, [FC_sample_maxlive] = (int64_t)v.maxlive,
+            [FC_sample_ntemp] = (int64_t)v.ntemp, [FC_sample_time] = (int64_t)v.time,
+        };
         if (batch_add(w, &w->samples, row)) return -1;
         if (!at_peak) r.prev[i] = v;
         ++*nrows;
@@ -462,9 +469,13 @@ static int write_stack_hist(struct writer *w, int64_t snapshot)
             const struct class_v *v = &classes.v[i];
             if (!memcmp(v, &r.class_prev[k], sizeof *v)) continue;
             unsigned cls = classes.cls[i];
-            const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
-                                    cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0, whole_or_0(v->ncalls),
-                                    whole_or_0(v->memtot), whole_or_0(v->live_n), whole_or_0(v->live_b) };
+            const int64_t row[FC_stack_hist_N] = {
+                [FC_stack_hist_snapshot] = snapshot, [FC_stack_hist_stack] = mirror_stack(w, s->stack_id),
+                [FC_stack_hist_thread] = r.thread_ids[s->thread_seq],
+                [FC_stack_hist_lo] = cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0,
+                [FC_stack_hist_ncalls] = whole_or_0(v->ncalls), [FC_stack_hist_memtot] = whole_or_0(v->memtot),
+                [FC_stack_hist_nlive] = whole_or_0(v->live_n), [FC_stack_hist_memlive] = whole_or_0(v->live_b),
+            };
             rc = batch_add(w, &w->stack_hists, row);
             r.class_prev[k] = *v;
         }
@@ -478,15 +489,14 @@ static int write_stack_hist(struct writer *w, int64_t snapshot)
 
 static int64_t snapshot_row(struct writer *w, const char *reason, const char *label, double time)
 {
-    sqlite3_stmt *st = prepare(w, "INSERT INTO snapshot(process, seq, time, reason, label, profiler_memory)"
-                                  " VALUES (?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare_insert(w, "INSERT", FT_snapshot, 1);
     if (!st) return 0;
-    sqlite3_bind_int64(st, 1, r.process_id);
-    sqlite3_bind_int64(st, 2, r.snapshot_seq + 1);
-    sqlite3_bind_double(st, 3, time);
-    sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, label, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, (int64_t)mp_memory_used());
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, process), r.process_id);
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, seq), r.snapshot_seq + 1);
+    sqlite3_bind_double(st, FORMAT_PARAM(snapshot, time), time);
+    sqlite3_bind_text(st, FORMAT_PARAM(snapshot, reason), reason, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, FORMAT_PARAM(snapshot, label), label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, profiler_memory), (int64_t)mp_memory_used());
     int rc = step_done(w, st);
     sqlite3_finalize(st);
     return rc ? 0 : sqlite3_last_insert_rowid(w->db);
