@@ -3,7 +3,7 @@
  * answers every query as the inputs taken together (merge_build). Each
  * input is read once, in one read transaction, by profile.c's loader (so
  * every format version reads with its defaults, and untrusted files are
- * checked as everywhere), plus its hist and stack_hist rows; ids are mapped
+ * checked as everywhere), with its hist and stack_hist rows; ids are mapped
  * with arrays per input and with tables by content across inputs, and
  * rows are written with prepared statements in ONE transaction of an
  * output file the caller created empty. What must stay true:
@@ -23,7 +23,9 @@
  *  - a run is its token, numbered by start time (then token), so that the
  *    largest id is the latest started. */
 #include "mpquery.h"
+#include "format.h"         /* the tables' columns */
 #include "hash.h"           /* tag_offset: a [tag] frame's offset, as the recorder writes it */
+#include "hists.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -36,41 +38,24 @@ static const char schema_sql[] =
 #include "schema.h"
 ;
 
-enum { T_RUN, T_PROCESS, T_THREAD, T_MODULE, T_FUNCTION, T_FILE, T_FRAME, T_STACK, T_SNAPSHOT, T_SAMPLE,
-       T_TOTALS, T_HIST, T_STACK_HIST, NTABLES };
-static const struct { const char *name, *cols; int ncols; } tables[NTABLES] = {
-    { "run", "id, token, start_time", 3 },
-    { "process", "id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended", 11 },
-    { "thread", "id, process, seq, tid, name", 5 },
-    { "module", "id, path, build_id", 3 },
-    { "function", "id, name", 2 },
-    { "file", "id, path", 2 },
-    { "frame", "id, module, offset, inline_depth, function, file, line", 7 },
-    { "stack", "id, parent, frame", 3 },
-    { "snapshot", "id, process, seq, time, reason, label, profiler_memory", 7 },
-    { "sample", "snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive, ntemp, time", 10 },
-    { "totals", "snapshot, thread, ncalls, memtot, nfree, memlive, maxlive, ncalls_nostack, memtot_nostack,"
-                " nfree_unknown", 10 },
-    { "hist", "snapshot, lo, ncalls, memtot, nlive, memlive", 6 },
-    { "stack_hist", "snapshot, stack, thread, lo, ncalls, memtot, nlive, memlive", 8 },
-};
-#define MAX_COLS 11
-
-/* A value of a row to insert: an integer, a real, text, or NULL. */
-enum { V_INT, V_REAL, V_TEXT, V_NULL };
+/* A value of a row to insert: NULL (a column a row leaves out), an
+ * integer, a real, text. */
+enum { V_NULL, V_INT, V_REAL, V_TEXT };
 struct val { int type; int64_t i; double d; const char *s; };
 #define I(x) ((struct val){ .type = V_INT, .i = (x) })
 #define R(x) ((struct val){ .type = V_REAL, .d = (x) })
 #define S(x) ((struct val){ .type = V_TEXT, .s = (x) })
 #define NUL ((struct val){ .type = V_NULL })
-#define PUT(m, table, ...) \
-    put(m, table, (struct val[]){ __VA_ARGS__ }, sizeof (struct val[]){ __VA_ARGS__ } / sizeof (struct val))
+/* A row of table t (prof/format.h), its values named by column:
+ * PUT(m, stack, [C(stack, id)] = I(id), ...). */
+#define C(t, c) FC_##t##_##c
+#define PUT(m, t, ...) put(m, FT_##t, (const struct val[FC_##t##_N]){ __VA_ARGS__ })
 
 /* Rows are inserted BATCH_ROWS at a time by one statement (a third less
  * time than one row a statement); the rest of a table's rows one by one
  * (batch_flush), before the strings they point to are freed. */
 #define BATCH_ROWS 64
-struct batch { sqlite3_stmt *many, *one; int n; struct val v[BATCH_ROWS * MAX_COLS]; };
+struct batch { sqlite3_stmt *many, *one; int n; struct val v[BATCH_ROWS * FORMAT_MAX_COLS]; };
 
 /* The copy of a process that is kept: its input and id there. */
 struct copy { int input; int64_t id, nsnapshots; };
@@ -150,7 +135,7 @@ static void step(struct merge *m, sqlite3_stmt *st)
 static void batch_flush(struct merge *m, int table)
 {
     struct batch *b = &m->ins[table];
-    int ncols = tables[table].ncols;
+    int ncols = format_tables[table].ncols;
     if (b->n == BATCH_ROWS) {
         bind_row(b->many, 0, b->v, BATCH_ROWS * ncols);
         step(m, b->many);
@@ -165,12 +150,13 @@ static void batch_flush(struct merge *m, int table)
 
 static void flush_all(struct merge *m)
 {
-    for (int t = 0; t < NTABLES; t++) batch_flush(m, t);
+    for (int t = 0; t < FT_N; t++) batch_flush(m, t);
 }
 
-static void put(struct merge *m, int table, const struct val *v, size_t n)
+static void put(struct merge *m, int table, const struct val *v)
 {
     struct batch *b = &m->ins[table];
+    size_t n = (size_t)format_tables[table].ncols;
     memcpy(&b->v[b->n++ * n], v, n * sizeof *v);
     if (b->n == BATCH_ROWS) batch_flush(m, table);
 }
@@ -284,25 +270,31 @@ static void map_processes(struct merge *m, struct input *in)
         for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
             const struct snapshot *sn = &p->snapshots[j];
             in->snapshot[j] = ++m->nsnapshots;
-            PUT(m, T_SNAPSHOT, I(in->snapshot[j]), I(in->proc[i]), I(sn->seq), R(sn->time), S(sn->reason),
-                S(sn->label), I(sn->profiler_memory));
+            PUT(m, snapshot, [C(snapshot, id)] = I(in->snapshot[j]), [C(snapshot, process)] = I(in->proc[i]),
+                [C(snapshot, seq)] = I(sn->seq), [C(snapshot, time)] = R(sn->time),
+                [C(snapshot, reason)] = S(sn->reason), [C(snapshot, label)] = S(sn->label),
+                [C(snapshot, profiler_memory)] = I(sn->profiler_memory));
         }
     }
     for (size_t t = 0; t < p->nthreads; t++) {
         const struct thread *th = &p->threads[t];
         if (!in->proc[th->process]) continue;
         in->thread[t] = ++m->nthreads;
-        PUT(m, T_THREAD, I(in->thread[t]), I(in->proc[th->process]), I(th->seq), I(th->tid), S(th->name));
+        PUT(m, thread, [C(thread, id)] = I(in->thread[t]), [C(thread, process)] = I(in->proc[th->process]),
+            [C(thread, seq)] = I(th->seq), [C(thread, tid)] = I(th->tid), [C(thread, name)] = S(th->name));
     }
 }
 
 /* ---------------------------------------------------------------- dictionaries */
 /* A name of a dictionary (function, file): its id, inserted when new. */
+_Static_assert(FC_function_N == 2 && FC_file_N == 2 && (int)C(file, id) == (int)C(function, id) &&
+               (int)C(file, path) == (int)C(function, name),
+               "function and file rows are alike: (id, text)");
 static uint32_t name_id(struct merge *m, struct strtab *t, int table, const char *name)
 {
     int created;
     uint32_t id = intern(t, name, strlen(name), &created) + 1;
-    if (created) PUT(m, table, I(id), S(name));
+    if (created) put(m, table, (const struct val[FC_function_N]){ [C(function, id)] = I(id), [C(function, name)] = S(name) });
     return id;
 }
 
@@ -314,7 +306,8 @@ static uint32_t module_id(struct merge *m, const struct module *mod)
     int created;
     uint32_t id = intern(&m->modules, k.s, k.len, &created) + 1;
     sb_free(&k);
-    if (created) PUT(m, T_MODULE, I(id), S(mod->path), S(mod->build_id));
+    if (created) PUT(m, module, [C(module, id)] = I(id), [C(module, path)] = S(mod->path),
+                     [C(module, build_id)] = S(mod->build_id));
     return id;
 }
 
@@ -379,7 +372,7 @@ static uint32_t new_stack(struct merge *m, uint32_t parent, uint32_t frame)
     uint32_t id = ++m->nstacks;
     m->stack_input = array_grow(m->stack_input, id, &m->stacks_cap, sizeof *m->stack_input);
     m->stack_input[id] = (int32_t)m->cur;
-    PUT(m, T_STACK, I(id), I(parent), I(frame));
+    PUT(m, stack, [C(stack, id)] = I(id), [C(stack, parent)] = I(parent), [C(stack, frame)] = I(frame));
     return id;
 }
 
@@ -407,8 +400,8 @@ static void map_dictionaries(struct merge *m, struct input *in)
 {
     const struct profile *p = in->p;
     for (size_t i = 0; i < p->nmodules; i++) in->module[i] = module_id(m, &p->modules[i]);
-    for (size_t i = 0; i < p->nfunctions; i++) in->function[i] = name_id(m, &m->functions, T_FUNCTION, p->functions[i]);
-    for (size_t i = 0; i < p->nfiles; i++) in->file[i] = name_id(m, &m->paths, T_FILE, p->files[i]);
+    for (size_t i = 0; i < p->nfunctions; i++) in->function[i] = name_id(m, &m->functions, FT_function, p->functions[i]);
+    for (size_t i = 0; i < p->nfiles; i++) in->file[i] = name_id(m, &m->paths, FT_file, p->files[i]);
     map_frames(m, in);
     /* parents first: in id order when the file has them so (the recorder
      * does), which keeps its sample rows in the order of the new ids */
@@ -452,8 +445,10 @@ static void copy_samples(struct merge *m, const struct input *in)
         const struct sample *sa = &p->samples[rows[r]];
         int64_t snapshot = in->snapshot[sa->snapshot], thread = in->thread[sa->thread];
         const int64_t *v = sa->c.v;
-        PUT(m, T_SAMPLE, I(snapshot), I(in->stack[sa->stack]), I(thread), I(v[NCALLS]), I(v[MEMTOT]), I(v[NFREE]),
-            I(v[MEMLIVE]), I(v[MAXLIVE]), I(v[NTEMP]), I(v[TIME]));
+        PUT(m, sample, [C(sample, snapshot)] = I(snapshot), [C(sample, stack)] = I(in->stack[sa->stack]),
+            [C(sample, thread)] = I(thread), [C(sample, ncalls)] = I(v[NCALLS]), [C(sample, memtot)] = I(v[MEMTOT]),
+            [C(sample, nfree)] = I(v[NFREE]), [C(sample, memlive)] = I(v[MEMLIVE]),
+            [C(sample, maxlive)] = I(v[MAXLIVE]), [C(sample, ntemp)] = I(v[NTEMP]), [C(sample, time)] = I(v[TIME]));
         m->nsamples++;
     }
     free(rows);
@@ -461,63 +456,44 @@ static void copy_samples(struct merge *m, const struct input *in)
         const struct total *t = &p->totals[i];
         int64_t snapshot = in->snapshot[t->snapshot], thread = t->thread == NONE ? 0 : in->thread[t->thread];
         if (!snapshot || (t->thread != NONE && !thread)) continue;
-        PUT(m, T_TOTALS, I(snapshot), I(thread), I(t->c.v[NCALLS]), I(t->c.v[MEMTOT]), I(t->c.v[NFREE]),
-            I(t->c.v[MEMLIVE]), I(t->c.v[MAXLIVE]), I(t->ncalls_nostack), I(t->memtot_nostack), I(t->nfree_unknown));
+        PUT(m, totals, [C(totals, snapshot)] = I(snapshot), [C(totals, thread)] = I(thread),
+            [C(totals, ncalls)] = I(t->c.v[NCALLS]), [C(totals, memtot)] = I(t->c.v[MEMTOT]),
+            [C(totals, nfree)] = I(t->c.v[NFREE]), [C(totals, memlive)] = I(t->c.v[MEMLIVE]),
+            [C(totals, maxlive)] = I(t->c.v[MAXLIVE]), [C(totals, ncalls_nostack)] = I(t->ncalls_nostack),
+            [C(totals, memtot_nostack)] = I(t->memtot_nostack), [C(totals, nfree_unknown)] = I(t->nfree_unknown));
     }
 }
 
-/* Database id -> index, for the rows the profile does not hold. */
-static void index_ids(struct idmap *map, const void *rows, size_t n, size_t stride)
+/* The hist and stack_hist rows (loaded with PROFILE_HISTS). Rows of
+ * snapshots, stacks or threads the file does not have are never read by a
+ * query: left out. */
+static void copy_hists(struct merge *m, const struct input *in)
 {
-    idmap_init(map, n);
-    for (size_t i = 0; i < n; i++) {
-        int created;
-        *idmap_put(map, (uint64_t)*(const int64_t *)((const char *)rows + i * stride), &created) = (uint32_t)i;
-    }
-}
-
-/* The hist (version 2) and stack_hist (version 3) rows, read here: the
- * profile does not hold them. Rows of snapshots, stacks or threads the
- * file does not have are never read by a query: left out. */
-static void copy_hists(struct merge *m, const struct input *in, sqlite3 *db)
-{
-    static const char *const sql[] = {
-        "SELECT snapshot, 0, 0, lo, ncalls, memtot, nlive, memlive FROM hist",
-        "SELECT snapshot, stack, thread, lo, ncalls, memtot, nlive, memlive FROM stack_hist",
-    };
     const struct profile *p = in->p;
-    struct idmap snapshots, threads;
-    index_ids(&snapshots, p->snapshots, p->nsnapshots, sizeof *p->snapshots);
-    index_ids(&threads, p->threads, p->nthreads, sizeof *p->threads);
-    for (int k = 0; k < 2 && !m->rc && p->version >= 2 + k; k++) {
-        sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(db, sql[k], -1, &st, NULL);
-        while (rc == SQLITE_OK && !m->rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t v[8];
-            for (int c = 0; c < 8; c++) v[c] = sqlite3_column_int64(st, c);
-            rc = SQLITE_OK;
-            uint32_t sn = idmap_get(&snapshots, (uint64_t)v[0]);
-            if (sn == NONE || !in->snapshot[sn]) continue;
-            if (k == 0) {
-                PUT(m, T_HIST, I(in->snapshot[sn]), I(v[3]), I(v[4]), I(v[5]), I(v[6]), I(v[7]));
-                continue;
-            }
-            uint32_t s = profile_stack_index(p, v[1]), t = idmap_get(&threads, (uint64_t)v[2]);
-            if (s == NONE || t == NONE || !in->thread[t]) continue;
-            PUT(m, T_STACK_HIST, I(in->snapshot[sn]), I(in->stack[s]), I(in->thread[t]), I(v[3]), I(v[4]), I(v[5]),
-                I(v[6]), I(v[7]));
-        }
-        if (rc != SQLITE_OK && rc != SQLITE_DONE)
-            fail(m, EXIT_BAD_INPUT, "%s: not a mallocprof profile (%s)", m->inputs[m->cur], sqlite3_errmsg(db));
-        sqlite3_finalize(st);
+    for (size_t i = 0; i < p->nhists && !m->rc; i++) {
+        const struct hist_row *h = &p->hists[i];
+        if (h->snapshot == NONE || !in->snapshot[h->snapshot]) continue;
+        PUT(m, hist, [C(hist, snapshot)] = I(in->snapshot[h->snapshot]), [C(hist, lo)] = I(h->lo),
+            [C(hist, ncalls)] = I(h->v[H_NCALLS]), [C(hist, memtot)] = I(h->v[H_MEMTOT]),
+            [C(hist, nlive)] = I(h->v[H_NLIVE]), [C(hist, memlive)] = I(h->v[H_MEMLIVE]));
     }
-    idmap_free(&snapshots);
-    idmap_free(&threads);
+    for (size_t i = 0; i < p->nstack_hists && !m->rc; i++) {
+        const struct stack_hist_row *h = &p->stack_hists[i];
+        if (h->snapshot == NONE || h->stack == NONE || h->thread == NONE || !in->snapshot[h->snapshot] ||
+            !in->thread[h->thread])
+            continue;
+        PUT(m, stack_hist, [C(stack_hist, snapshot)] = I(in->snapshot[h->snapshot]),
+            [C(stack_hist, stack)] = I(in->stack[h->stack]), [C(stack_hist, thread)] = I(in->thread[h->thread]),
+            [C(stack_hist, lo)] = I(h->lo), [C(stack_hist, ncalls)] = I(h->v[H_NCALLS]),
+            [C(stack_hist, memtot)] = I(h->v[H_MEMTOT]), [C(stack_hist, nlive)] = I(h->v[H_NLIVE]),
+            [C(stack_hist, memlive)] = I(h->v[H_MEMLIVE]));
+    }
 }
 
 /* profile_load_more's callback: the input, loaded, into the output. */
 static int copy_input(void *ctx, sqlite3 *db, struct profile *p)
 {
+    (void)db;
     struct merge *m = ctx;
     struct input in = {
         .p = p, .run = xmalloc(p->nruns * sizeof *in.run),
@@ -531,7 +507,7 @@ static int copy_input(void *ctx, sqlite3 *db, struct profile *p)
     map_processes(m, &in);
     map_dictionaries(m, &in);
     copy_samples(m, &in);
-    if (!m->rc) copy_hists(m, &in, db);
+    if (!m->rc) copy_hists(m, &in);
     flush_all(m);                       /* the rows point into the profile */
     free(in.run); free(in.proc); free(in.thread); free(in.snapshot); free(in.module); free(in.function);
     free(in.file); free(in.frame); free(in.stack);
@@ -545,19 +521,13 @@ static int exec_out(struct merge *m, const char *sql)
     return m->rc;
 }
 
-/* INSERT INTO table (cols) VALUES (?, ...), ... for `rows` rows. */
+/* INSERT INTO table (every column) VALUES (?, ...), ... for `rows` rows. */
 static sqlite3_stmt *prepare_insert(struct merge *m, int table, int rows)
 {
-    struct strbuf sql = { 0 };
-    sb_printf(&sql, "INSERT INTO %s (%s) VALUES ", tables[table].name, tables[table].cols);
-    for (int r = 0; r < rows; r++) {
-        sb_puts(&sql, r ? ", (?" : "(?");
-        for (int c = 1; c < tables[table].ncols; c++) sb_puts(&sql, ", ?");
-        sb_putc(&sql, ')');
-    }
+    char sql[FORMAT_INSERT_SIZE(BATCH_ROWS)];
     sqlite3_stmt *st = NULL;
-    if (!m->rc && sqlite3_prepare_v2(m->out, sql.s, -1, &st, NULL) != SQLITE_OK) out_fail(m);
-    sb_free(&sql);
+    if (format_insert_sql("INSERT", table, rows, sql, sizeof sql) < 0) fail(m, EXIT_FAILED, "statement too long");
+    else if (!m->rc && sqlite3_prepare_v2(m->out, sql, -1, &st, NULL) != SQLITE_OK) out_fail(m);
     return st;
 }
 
@@ -571,8 +541,8 @@ static int open_output(struct merge *m)
     exec_out(m, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536");
     exec_out(m, schema_sql);
     exec_out(m, "BEGIN");
-    m->ins = xcalloc(NTABLES, sizeof *m->ins);
-    for (int t = 0; t < NTABLES && !m->rc; t++) {
+    m->ins = xcalloc(FT_N, sizeof *m->ins);
+    for (int t = 0; t < FT_N && !m->rc; t++) {
         m->ins[t].many = prepare_insert(m, t, BATCH_ROWS);
         m->ins[t].one = prepare_insert(m, t, 1);
     }
@@ -597,20 +567,25 @@ static int finish(struct merge *m, struct merge_stats *st)
     for (size_t k = 0; k < nruns; k++) {
         struct out_run *r = &m->runs[order[k]];
         r->id = (int64_t)k + 1;
-        PUT(m, T_RUN, I(r->id), S(r->token), R(r->start_time));
+        PUT(m, run, [C(run, id)] = I(r->id), [C(run, token)] = S(r->token), [C(run, start_time)] = R(r->start_time));
         st->runs_shared += r->ninputs > 1;
     }
     free(order);
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct process *pr = &m->procs[i].pr;
-        PUT(m, T_PROCESS, I(pr->id), I(m->runs[m->procs[i].run].id), I(pr->pid), I(pr->ppid), S(pr->exe),
-            S(pr->cmdline), S(pr->host), R(pr->start_time), pr->end_time < 0 ? NUL : R(pr->end_time), S(pr->settings),
-            S(pr->ended));
+        PUT(m, process, [C(process, id)] = I(pr->id), [C(process, run)] = I(m->runs[m->procs[i].run].id),
+            [C(process, pid)] = I(pr->pid), [C(process, ppid)] = I(pr->ppid), [C(process, exe)] = S(pr->exe),
+            [C(process, cmdline)] = S(pr->cmdline), [C(process, host)] = S(pr->host),
+            [C(process, start_time)] = R(pr->start_time),
+            [C(process, end_time)] = pr->end_time < 0 ? NUL : R(pr->end_time),
+            [C(process, settings)] = S(pr->settings), [C(process, ended)] = S(pr->ended));
     }
     for (size_t i = 0; i < m->frame_keys.n; i++) {
         const struct out_frame *f = &m->frames[i];
-        PUT(m, T_FRAME, I((int64_t)i + 1), I(f->module), I(f->offset), I(f->inline_depth),
-            f->function ? I(f->function) : NUL, f->file ? I(f->file) : NUL, I(f->line));
+        PUT(m, frame, [C(frame, id)] = I((int64_t)i + 1), [C(frame, module)] = I(f->module),
+            [C(frame, offset)] = I(f->offset), [C(frame, inline_depth)] = I(f->inline_depth),
+            [C(frame, function)] = f->function ? I(f->function) : NUL, [C(frame, file)] = f->file ? I(f->file) : NUL,
+            [C(frame, line)] = I(f->line));
     }
     flush_all(m);
     exec_out(m, "COMMIT");
@@ -628,7 +603,7 @@ static int finish(struct merge *m, struct merge_stats *st)
 
 static void merge_free(struct merge *m)
 {
-    for (int t = 0; m->ins && t < NTABLES; t++) {
+    for (int t = 0; m->ins && t < FT_N; t++) {
         sqlite3_finalize(m->ins[t].many);
         sqlite3_finalize(m->ins[t].one);
     }
@@ -656,7 +631,8 @@ int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, s
     for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
         struct profile *p;
         char why[4400];
-        int rc = profile_load_more(inputs[m.cur], peak_rows, &p, copy_input, &m, why, sizeof why);
+        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS, &p, copy_input, &m,
+                                   why, sizeof why);
         if (rc) fail(&m, rc, "%s: %s", inputs[m.cur], why);
         profile_free(p);
     }

@@ -5,6 +5,8 @@
 #define MPQUERY_PROFILE_LINK_H
 
 #include "mpquery.h"
+#include "hists.h"
+#include "format.h"
 
 /* Rows kept as read until their references are resolved (the dictionaries
  * the profile stores as they are have no raw form). */
@@ -15,6 +17,8 @@ struct raw_stack { int64_t id, parent, frame; };
 struct raw_snapshot { struct snapshot s; int64_t process; };
 struct raw_total { int64_t snapshot, thread; struct total t; };
 struct raw_sample { int64_t snapshot, stack, thread; counters c; };
+struct raw_hist { int64_t snapshot, lo, v[NH]; };
+struct raw_stack_hist { int64_t snapshot, stack, thread, lo, v[NH]; };
 
 /* Id → index for one table: direct when ids are 1..n in order (the usual
  * case), a hash map otherwise. */
@@ -32,7 +36,7 @@ struct loader {
     struct raw_snapshot *rsnapshots; size_t nsnapshots;
     struct raw_total *rtotals; size_t ntotals;
     int bad_ref;                /* a sample with a dangling reference or a corrupt value was seen */
-    int peak_rows;              /* load the sample rows of peak snapshots too */
+    int flags;                  /* PROFILE_PEAK_ROWS, PROFILE_HISTS (hists.h) */
 };
 
 /* "why" into err; returns EXIT_BAD_INPUT. */
@@ -42,6 +46,10 @@ int profile_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((
 int link_dictionaries(struct loader *l);
 /* A raw sample into a struct sample as it is read (table_spec.convert). */
 void convert_sample(struct loader *l, const void *raw, void *stored);
+/* A raw hist or stack_hist row into its stored form; references the
+ * profile does not have become NONE (table_spec.convert). */
+void convert_hist(struct loader *l, const void *raw, void *stored);
+void convert_stack_hist(struct loader *l, const void *raw, void *stored);
 /* After the samples: the totals. */
 int link_totals(struct loader *l);
 void loader_free(struct loader *l);
