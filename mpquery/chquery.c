@@ -13,6 +13,7 @@
  * writes, sets or reads outside its tables (table functions), whatever
  * --where holds; --where is also checked to be one expression. */
 #include "mpquery.h"
+#include "chstore.h"
 #include "http.h"
 #include "profile_link.h"
 #include "schema_version.h"
@@ -297,7 +298,7 @@ struct build {
     struct idmap nodes;                     /* (parent id << 32 | frame id) → stack id */
     struct idmap run_index, proc_id, thread_id, snapshot_id;
     int64_t home_snapshot, home_thread;     /* where the stacks' sums hang (pick_home) */
-    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules; } cap;
+    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules, hists; } cap;
 };
 
 static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
@@ -367,15 +368,15 @@ static int each_row(struct server *s, struct build *b, const struct strbuf *q, s
     return got < 0 ? malformed(s, what) : 0;
 }
 
-/* The query of one of the runs' tables: SELECT columns FROM table of the
- * selected runs. */
-static int each_run_row(struct server *s, struct build *b, const char *table, const char *columns, const char *order,
-                        size_t nfields, void (*row)(struct build *b, const struct rows *r))
+/* The query of one of the runs' tables (CH_*): SELECT its columns, in the
+ * order push writes them, FROM table of the selected runs. */
+static int each_run_row(struct server *s, struct build *b, int table, void (*row)(struct build *b, const struct rows *r))
 {
     struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT %s FROM %s WHERE run IN (%s)%s%s FORMAT TabSeparated", columns, table, s->runs.s,
-              order ? " ORDER BY " : "", order ? order : "");
-    int rc = each_row(s, b, &q, nfields, table, row);
+    sb_puts(&q, "SELECT ");
+    ch_columns(table, 0, &q);
+    sb_printf(&q, " FROM %s WHERE run IN (%s) FORMAT TabSeparated", ch_table_name[table], s->runs.s);
+    int rc = each_row(s, b, &q, (size_t)ch_ncolumns(table), ch_table_name[table], row);
     sb_free(&q);
     return rc;
 }
@@ -510,26 +511,40 @@ static void total_row(struct build *b, const struct rows *r)
     t->t.nfree_unknown = i64(r, 11);
 }
 
+/* A size histogram row at its snapshot: snapshots are numbered 1..n in
+ * the order of the profile's (number_snapshots). */
+static void hist_row(struct build *b, const struct rows *r)
+{
+    struct profile *p = b->l.p;
+    uint32_t run = run_index(b, u64(r, 0));
+    uint32_t proc = run == NONE ? NONE : idmap_get(&b->proc_id, in_run(run, i64(r, 1)));
+    uint32_t snapshot = proc == NONE ? NONE : idmap_get(&b->snapshot_id, (uint64_t)proc << 32 | (uint32_t)i64(r, 2));
+    if (snapshot == NONE) return;
+    struct hist_row *h = push_row((void **)&p->hists, &p->nhists, &b->cap.hists, sizeof *h);
+    *h = (struct hist_row){ snapshot - 1, i64(r, 3), { i64(r, 4), i64(r, 5), i64(r, 6), i64(r, 7) } };
+}
+
 /* The runs' small tables as they are, in the loader's raw rows. */
 static int load_runs(struct server *s, struct build *b)
 {
-    int rc = each_run_row(s, b, "mp_runs", "run, token, start_time", "start_time, token", 3, run_row);
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, token, start_time FROM mp_runs WHERE run IN (%s) ORDER BY start_time, token"
+                  " FORMAT TabSeparated", s->runs.s);
+    int rc = each_row(s, b, &q, 3, "mp_runs", run_row);
+    sb_free(&q);
     if (!rc && !b->l.p->nruns) {
         snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
                  s->ch.url, s->what, s->ch.url);
         return EXIT_BAD_INPUT;
     }
-    if (!rc) rc = each_run_row(s, b, "mp_process", "run, process, pid, ppid, exe, cmdline, host, start_time,"
-                               " end_time, settings, ended", NULL, 11, process_row);
-    if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", NULL, 6, thread_row);
+    if (!rc) rc = each_run_row(s, b, CH_PROCESS, process_row);
+    if (!rc) rc = each_run_row(s, b, CH_THREAD, thread_row);
     if (rc) return rc;
     number_rows(b);
-    rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", NULL, 7,
-                      snapshot_row);
+    rc = each_run_row(s, b, CH_SNAPSHOT, snapshot_row);
     if (rc) return rc;
     number_snapshots(b);
-    return each_run_row(s, b, "mp_totals", "run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive,"
-                        " ncalls_nostack, memtot_nostack, nfree_unknown", NULL, 12, total_row);
+    return each_run_row(s, b, CH_TOTALS, total_row);
 }
 
 /* Where the sums hang: the first process that has the selected kind of
@@ -606,8 +621,12 @@ static int link_rows(struct build *b, const struct raw_sample *raws, size_t nraw
     return link_totals(&b->l);
 }
 
-int server_load(const struct server_opts *o, int side, int peak, struct profile **out, char *err, size_t errlen)
+/* flags: PROFILE_PEAK_ROWS: the sums at each process's peak (else its
+ * last snapshot); PROFILE_HISTS: the size histograms of the runs' processes
+ * too (table mp_hist). */
+int server_load(const struct server_opts *o, int side, int flags, struct profile **out, char *err, size_t errlen)
 {
+    int peak = flags & PROFILE_PEAK_ROWS;
     struct server s;
     *out = NULL;
     int rc = server_open(&s, o, side, err, errlen);
@@ -631,6 +650,7 @@ int server_load(const struct server_opts *o, int side, int peak, struct profile 
     if (!rc) rc = load_frames(&s, &b);
     if (!rc) rc = load_stacks(&s, &b, peak, &raws, &nraws);
     if (!rc) rc = link_rows(&b, raws, nraws);
+    if (!rc && (flags & PROFILE_HISTS)) rc = each_run_row(&s, &b, CH_HIST, hist_row);
     free(raws);
     server_close(&s);
     strtab_free(&b.modules);

@@ -5,7 +5,9 @@
  * is sent only by ch_commit, after every other row built before it, so a
  * reader that starts from mp_runs never sees part of a run. */
 #include "chstore.h"
+#include "format.h"
 #include "hash.h"
+#include "hists.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,27 +22,61 @@ static const char ch_schema_sql[] =
 ;
 
 const char *const ch_table_name[CH_NTABLES] = {
-    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_run",
+    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
+    "mp_stack_hist", "mp_run",
 };
 /* The columns the rows below fill, in their order, with the types their
- * RowBinary encoding assumes: ch_create_schema checks them against the
+ * RowBinary encoding assumes: the store's own keys, then those of the
+ * format's table from column `first` on (INTEGER as Int64, REAL as
+ * Float64, TEXT as String). ch_create_schema checks them against the
  * store, and each INSERT names its columns (a column a later schema adds
  * with a default does not break a push). */
-static const char *const table_columns[CH_NTABLES] = {
-    "frame UInt64, module String, build_id String, offset Int64, inline_depth UInt32, function String, "
-    "file String, line UInt32",
-    "stack UInt64, frames Array(UInt64)",
-    "run UInt64, process UInt32, pid Int64, ppid Int64, exe String, cmdline String, host String, "
-    "start_time Float64, end_time Float64, settings String, ended String",
-    "run UInt64, process UInt32, thread UInt32, seq Int64, tid Int64, name String",
-    "run UInt64, process UInt32, seq UInt32, time Float64, reason String, label String, profiler_memory Int64",
-    "run UInt64, process UInt32, seq UInt32, thread UInt32, ncalls Int64, memtot Int64, nfree Int64, "
-    "memlive Int64, maxlive Int64, ncalls_nostack Int64, memtot_nostack Int64, nfree_unknown Int64",
-    "run UInt64, process UInt32, seq UInt32, stack UInt64, thread UInt32, ncalls Int64, memtot Int64, "
-    "nfree Int64, memlive Int64, maxlive Int64, ntemp Int64, time Int64",
-    "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, exe String, "
-    "cmdline String, processes UInt32, snapshots UInt32, rows UInt64",
+#define CH_KEYS "run UInt64, process UInt32"
+static const struct { const char *keys; int table, first; } layout[CH_NTABLES] = {
+    [CH_FRAME] = { "frame UInt64, module String, build_id String, offset Int64, inline_depth UInt32, "
+                   "function String, file String, line UInt32", -1, 0 },
+    [CH_STACK] = { "stack UInt64, frames Array(UInt64)", -1, 0 },
+    [CH_PROCESS] = { CH_KEYS, FT_process, FC_process_pid },
+    [CH_THREAD] = { CH_KEYS ", thread UInt32", FT_thread, FC_thread_seq },
+    [CH_SNAPSHOT] = { CH_KEYS ", seq UInt32", FT_snapshot, FC_snapshot_time },
+    [CH_TOTALS] = { CH_KEYS ", seq UInt32, thread UInt32", FT_totals, FC_totals_ncalls },
+    [CH_SAMPLE] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_sample, FC_sample_ncalls },
+    [CH_HIST] = { CH_KEYS ", seq UInt32", FT_hist, FC_hist_lo },
+    [CH_STACK_HIST] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_stack_hist, FC_stack_hist_lo },
+    [CH_RUN] = { "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, "
+                 "exe String, cmdline String, processes UInt32, snapshots UInt32, rows UInt64", -1, 0 },
 };
+
+static const char *ch_type(const char *sql_type)
+{
+    return !strcmp(sql_type, "REAL") ? "Float64" : !strcmp(sql_type, "TEXT") ? "String" : "Int64";
+}
+
+void ch_columns(int t, int with_types, struct strbuf *out)
+{
+    struct strbuf all = { 0 };
+    sb_puts(&all, layout[t].keys);
+    const struct format_table_def *d = layout[t].table < 0 ? NULL : &format_tables[layout[t].table];
+    for (int c = layout[t].first; d && c < d->ncols; c++)
+        sb_printf(&all, ", %s %s", d->col[c].name, ch_type(d->col[c].type));
+    if (with_types) {
+        sb_add(out, all.s, all.len);
+    } else {
+        for (const char *c = all.s; *c;) {     /* the names only */
+            sb_add(out, c, strcspn(c, " "));
+            c += strcspn(c, ",");
+            if (*c) { sb_puts(out, ", "); c += 2; }
+        }
+    }
+    sb_free(&all);
+}
+
+int ch_ncolumns(int t)
+{
+    int n = 1;
+    for (const char *c = layout[t].keys; *c; c++) n += *c == ',';
+    return n + (layout[t].table < 0 ? 0 : format_tables[layout[t].table].ncols - layout[t].first);
+}
 
 /* ---------------------------------------------------------------- content addresses */
 /* v as `bytes` bytes, little-endian */
@@ -121,7 +157,7 @@ static int check_column(struct ch *c, const char *table, const char *name, size_
     return rc;
 }
 
-/* Every column of table_columns has its type in the store. */
+/* Every column of the layout has its type in the store. */
 static int check_columns(struct ch *c, char *err, size_t errlen)
 {
     struct strbuf sql = { 0 }, out = { 0 };
@@ -129,14 +165,18 @@ static int check_columns(struct ch *c, char *err, size_t errlen)
     for (int t = 0; t < CH_NTABLES; t++) sb_printf(&sql, "%s'%s'", t ? ", " : "", ch_table_name[t]);
     sb_putc(&sql, ')');
     int rc = ch_query(c, sql.s, 1, &out, err, errlen);
+    struct strbuf cols = { 0 };
     for (int t = 0; t < CH_NTABLES && !rc; t++) {
-        for (const char *col = table_columns[t]; *col && !rc;) {
+        cols.len = 0;
+        ch_columns(t, 1, &cols);
+        for (const char *col = cols.s; *col && !rc;) {
             size_t nlen = strcspn(col, " "), tlen = strcspn(col + nlen + 1, ",");
             rc = check_column(c, ch_table_name[t], col, nlen, col + nlen + 1, tlen, &out, err, errlen);
             col += nlen + 1 + tlen;
             col += strspn(col, ", ");
         }
     }
+    sb_free(&cols);
     sb_free(&sql);
     sb_free(&out);
     return rc;
@@ -253,17 +293,6 @@ void ch_writer_free(struct ch_writer *w)
     idmap_free(&w->stacks_sent);
 }
 
-/* "a, b, c": the names of table_columns[t] */
-static void column_names(int t, struct strbuf *out)
-{
-    for (const char *c = table_columns[t]; *c;) {
-        size_t name = strcspn(c, " ");
-        sb_add(out, c, name);
-        c += strcspn(c, ",");
-        if (*c) { sb_puts(out, ", "); c += 2; }
-    }
-}
-
 static int send_table(struct ch_writer *w, int t, char *err, size_t errlen)
 {
     struct strbuf *b = &w->buf[t];
@@ -271,7 +300,7 @@ static int send_table(struct ch_writer *w, int t, char *err, size_t errlen)
     if (!w->dry_run) {
         struct strbuf stmt = { 0 };
         sb_printf(&stmt, "INSERT INTO %s (", ch_table_name[t]);
-        column_names(t, &stmt);
+        ch_columns(t, 0, &stmt);
         sb_puts(&stmt, ") FORMAT RowBinary");
         int rc = ch_insert(w->c, stmt.s, b->s, b->len, err, errlen);
         sb_free(&stmt);
@@ -330,6 +359,19 @@ static uint32_t total_run(const struct profile *p, size_t i)
     return p->procs[p->snapshots[p->totals[i].snapshot].process].run;
 }
 
+static uint32_t hist_run(const struct profile *p, size_t i)
+{
+    uint32_t sn = p->hists[i].snapshot;
+    return sn == NONE ? (uint32_t)p->nruns : p->procs[p->snapshots[sn].process].run;
+}
+
+static uint32_t stack_hist_run(const struct profile *p, size_t i)
+{
+    const struct stack_hist_row *h = &p->stack_hists[i];
+    if (h->snapshot == NONE || h->stack == NONE || h->thread == NONE) return (uint32_t)p->nruns;
+    return p->procs[p->snapshots[h->snapshot].process].run;
+}
+
 void ch_source_init(struct ch_source *s, const struct profile *p, const char *source)
 {
     memset(s, 0, sizeof *s);
@@ -352,6 +394,8 @@ void ch_source_init(struct ch_source *s, const struct profile *p, const char *so
     }
     group_by(p->nsamples, p->nruns, sample_run, p, &s->sample_order, &s->sample_start);
     group_by(p->ntotals, p->nruns, total_run, p, &s->total_order, &s->total_start);
+    group_by(p->nhists, p->nruns + 1, hist_run, p, &s->hist_order, &s->hist_start);
+    group_by(p->nstack_hists, p->nruns + 1, stack_hist_run, p, &s->shist_order, &s->shist_start);
     uint32_t *count = xcalloc(p->nruns, sizeof *count);
     s->pnum = xmalloc(p->nprocs * sizeof *s->pnum);
     for (size_t i = 0; i < p->nprocs; i++) s->pnum[i] = ++count[p->procs[i].run];
@@ -367,6 +411,7 @@ void ch_source_free(struct ch_source *s)
     free(s->frame_id); free(s->stack_id);
     free(s->sample_order); free(s->sample_start);
     free(s->total_order); free(s->total_start);
+    free(s->hist_order); free(s->hist_start); free(s->shist_order); free(s->shist_start);
     free(s->pnum); free(s->tnum); free(s->stack_mark);
     memset(s, 0, sizeof *s);
 }
@@ -436,28 +481,60 @@ static int totals_rows(struct ch_writer *w, const struct ch_source *s, uint32_t 
     return rc;
 }
 
-/* The run's samples; the stacks they use (first use in this run) into
- * *used. */
-static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run,
-                       uint32_t **used, size_t *nused, char *err, size_t errlen)
+/* The stacks a run's rows use, each once (first use in the run). */
+struct used { uint32_t *stacks; size_t n, cap; };
+
+static void use_stack(struct ch_source *s, uint32_t r, uint32_t stack, struct used *u)
+{
+    if (s->stack_mark[stack] == r + 1) return;
+    s->stack_mark[stack] = r + 1;
+    u->stacks = array_grow(u->stacks, u->n, &u->cap, sizeof *u->stacks);
+    u->stacks[u->n++] = stack;
+}
+
+/* The run's samples; the stacks they use into *u. */
+static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run, struct used *u,
+                       char *err, size_t errlen)
 {
     const struct profile *p = s->p;
     struct ch_row *o = &w->row;
-    size_t cap = 0;
     int rc = 0;
     for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1] && !rc; k++) {
         const struct sample *sa = &p->samples[s->sample_order[k]];
         const struct snapshot *sn = &p->snapshots[sa->snapshot];
-        if (s->stack_mark[sa->stack] != r + 1) {
-            s->stack_mark[sa->stack] = r + 1;
-            if (*nused == cap) *used = xrealloc(*used, (cap = cap ? 2 * cap : 1024) * sizeof **used);
-            (*used)[(*nused)++] = sa->stack;
-        }
+        use_stack(s, r, sa->stack, u);
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
         u64(o, s->stack_id[sa->stack]); u32(o, s->tnum[sa->thread]);
         i64(o, sa->c.v[NCALLS]); i64(o, sa->c.v[MEMTOT]); i64(o, sa->c.v[NFREE]); i64(o, sa->c.v[MEMLIVE]);
         i64(o, sa->c.v[MAXLIVE]); i64(o, sa->c.v[NTEMP]); i64(o, sa->c.v[TIME]);
         rc = row_done(w, CH_SAMPLE, err, errlen);
+    }
+    return rc;
+}
+
+/* The run's size histograms: mp_hist rows, and mp_stack_hist rows (their
+ * stacks into *u). */
+static int hist_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run, struct used *u,
+                     char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    int rc = 0;
+    for (uint32_t k = s->hist_start[r]; k < s->hist_start[r + 1] && !rc; k++) {
+        const struct hist_row *h = &p->hists[s->hist_order[k]];
+        const struct snapshot *sn = &p->snapshots[h->snapshot];
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq); i64(o, h->lo);
+        for (int c = 0; c < NH; c++) i64(o, h->v[c]);
+        rc = row_done(w, CH_HIST, err, errlen);
+    }
+    for (uint32_t k = s->shist_start[r]; k < s->shist_start[r + 1] && !rc; k++) {
+        const struct stack_hist_row *h = &p->stack_hists[s->shist_order[k]];
+        const struct snapshot *sn = &p->snapshots[h->snapshot];
+        use_stack(s, r, h->stack, u);
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
+        u64(o, s->stack_id[h->stack]); u32(o, s->tnum[h->thread]); i64(o, h->lo);
+        for (int c = 0; c < NH; c++) i64(o, h->v[c]);
+        rc = row_done(w, CH_STACK_HIST, err, errlen);
     }
     return rc;
 }
@@ -523,13 +600,14 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     uint64_t before = built(w), rows_before = 0, rows_after = 0;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_before += w->sent[t] + w->buffered[t];
     *load = (struct ch_load){ .run = random_run_id() };
-    uint32_t first = NONE, *used = NULL;
-    size_t nused = 0;
+    uint32_t first = NONE;
+    struct used used = { 0 };
     int rc = process_rows(w, s, r, load, &first, err, errlen);
     if (!rc) rc = totals_rows(w, s, r, load->run, err, errlen);
-    if (!rc) rc = sample_rows(w, s, r, load->run, &used, &nused, err, errlen);
-    if (!rc) rc = dictionary_rows(w, s, used, nused, load, err, errlen);
-    free(used);
+    if (!rc) rc = sample_rows(w, s, r, load->run, &used, err, errlen);
+    if (!rc) rc = hist_rows(w, s, r, load->run, &used, err, errlen);
+    if (!rc) rc = dictionary_rows(w, s, used.stacks, used.n, load, err, errlen);
+    free(used.stacks);
     if (rc) return rc;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_after += w->sent[t] + w->buffered[t];
     load->rows = rows_after - rows_before;

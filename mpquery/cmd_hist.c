@@ -265,6 +265,8 @@ int cmd_hist(int argc, char **argv)
     int64_t stack = 0;
     if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))
         return usage_error("hist", "--stack %s: a stack id (a number >= 1, as top shows)", stack_arg);
+    if (stack_arg && c.server.url)
+        return usage_error("hist", "--stack: the histogram of one stack is read from files, not with --server");
     if ((c.sel.has_tid || c.sel.thread_re) && !stack_arg)
         return usage_error("hist", "the histogram is per process: --thread applies only with --stack");
     int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
