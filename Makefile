@@ -77,7 +77,7 @@ MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw zlib
 MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h prof/format.h $(SCHEMA_H)
-$(B)/obj/mpquery/chstore.o: $(B)/clickhouse_schema.h
+$(B)/obj/mpquery/chschema.o: $(B)/clickhouse_schema.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@

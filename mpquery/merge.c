@@ -21,148 +21,17 @@
  *  - a process's snapshots get ids in seq order: the chain rule of sample
  *    and stack_hist rows compares snapshot ids within a process;
  *  - a run is its token, numbered by start time (then token), so that the
- *    largest id is the latest started. */
-#include "mpquery.h"
-#include "format.h"         /* the tables' columns */
+ *    largest id is the latest started.
+ * merge_out.c writes the output. */
+#include "merge_impl.h"
 #include "hash.h"           /* tag_offset: a [tag] frame's offset, as the recorder writes it */
-#include "hists.h"
 
-#include <errno.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static const char schema_sql[] =
-#include "schema.h"
-;
-
-/* A value of a row to insert: NULL (a column a row leaves out), an
- * integer, a real, text. */
-enum { V_NULL, V_INT, V_REAL, V_TEXT };
-struct val { int type; int64_t i; double d; const char *s; };
-#define I(x) ((struct val){ .type = V_INT, .i = (x) })
-#define R(x) ((struct val){ .type = V_REAL, .d = (x) })
-#define S(x) ((struct val){ .type = V_TEXT, .s = (x) })
-#define NUL ((struct val){ .type = V_NULL })
-/* A row of table t (prof/format.h), its values named by column:
- * PUT(m, stack, [C(stack, id)] = I(id), ...). */
-#define C(t, c) FC_##t##_##c
-#define PUT(m, t, ...) put(m, FT_##t, (const struct val[FC_##t##_N]){ __VA_ARGS__ })
-
-/* Rows are inserted BATCH_ROWS at a time by one statement (a third less
- * time than one row a statement); the rest of a table's rows one by one
- * (batch_flush), before the strings they point to are freed. */
-#define BATCH_ROWS 64
-struct batch { sqlite3_stmt *many, *one; int n; struct val v[BATCH_ROWS * FORMAT_MAX_COLS]; };
-
-/* The copy of a process that is kept: its input and id there. */
-struct copy { int input; int64_t id, nsnapshots; };
-struct out_run { const char *token; double start_time; int last_input, ninputs; int64_t id; };
-struct out_process { struct process pr; uint32_t run; };
-struct out_frame { uint32_t module, function, file; int32_t inline_depth, line; int64_t offset; };
-
-struct merge {
-    sqlite3 *out;
-    const char *out_path;
-    struct batch *ins;                  /* per table */
-    int rc;                             /* the first error (err says it): later writes do nothing */
-    char *err; size_t errlen;
-    char *const *inputs; size_t ninputs, cur;
-    struct strtab proc_keys;            /* (token, pid, start time) */
-    struct copy *kept; size_t kept_cap; /* per process key */
-    struct strtab tokens;               /* per run token: its index in runs */
-    struct out_run *runs; size_t runs_cap;
-    struct out_process *procs; size_t nprocs, procs_cap;  /* written last: their runs' ids wait for every run */
-    struct arena text;                  /* the processes' strings */
-    struct strtab modules, functions, paths, frame_keys;
-    struct out_frame *frames; size_t frames_cap;  /* per frame id - 1; written last (a later input may name one) */
-    struct idmap tag_frames;            /* function << 32 | inline_depth -> frame id - 1 */
-    struct idmap stacks;                /* parent << 32 | frame -> the first stack of that content */
-    struct idmap stack_dups;            /* stack -> the next stack of the same content */
-    int32_t *stack_input; size_t stacks_cap;  /* per stack id: the last input that mapped a stack to it */
-    uint32_t nstacks;
-    int64_t nthreads, nsnapshots, nsamples;
-    struct db_file *files;
-};
-
-/* One input's ids in the output, per index of its profile; 0: not copied. */
-struct input {
-    const struct profile *p;
-    uint32_t *run;                      /* index in m->runs */
-    int64_t *proc, *thread, *snapshot;
-    uint32_t *module, *function, *file, *frame, *stack;
-};
-
-static int fail(struct merge *m, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct merge *m, int code, const char *fmt, ...)
-{
-    if (m->rc) return m->rc;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->err, m->errlen, fmt, ap);
-    va_end(ap);
-    return m->rc = code;
-}
-
-static int out_fail(struct merge *m)
-{
-    return fail(m, EXIT_FAILED, "%s: cannot write (%s)", m->out_path, sqlite3_errmsg(m->out));
-}
-
-static void bind_row(sqlite3_stmt *st, int first, const struct val *v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        int k = first + i + 1;
-        switch (v[i].type) {
-        case V_INT: sqlite3_bind_int64(st, k, v[i].i); break;
-        case V_REAL: sqlite3_bind_double(st, k, v[i].d); break;
-        case V_TEXT: sqlite3_bind_text(st, k, v[i].s, -1, SQLITE_STATIC); break;
-        default: sqlite3_bind_null(st, k);
-        }
-    }
-}
-
-static void step(struct merge *m, sqlite3_stmt *st)
-{
-    if (!m->rc && sqlite3_step(st) != SQLITE_DONE) out_fail(m);
-    sqlite3_reset(st);
-}
-
-/* The rows of a table collected so far: a full batch with its statement,
- * fewer one by one. */
-static void batch_flush(struct merge *m, int table)
-{
-    struct batch *b = &m->ins[table];
-    int ncols = format_tables[table].ncols;
-    if (b->n == BATCH_ROWS) {
-        bind_row(b->many, 0, b->v, BATCH_ROWS * ncols);
-        step(m, b->many);
-    } else {
-        for (int r = 0; r < b->n; r++) {
-            bind_row(b->one, 0, &b->v[r * ncols], ncols);
-            step(m, b->one);
-        }
-    }
-    b->n = 0;
-}
-
-static void flush_all(struct merge *m)
-{
-    for (int t = 0; t < FT_N; t++) batch_flush(m, t);
-}
-
-static void put(struct merge *m, int table, const struct val *v)
-{
-    struct batch *b = &m->ins[table];
-    size_t n = (size_t)format_tables[table].ncols;
-    memcpy(&b->v[b->n++ * n], v, n * sizeof *v);
-    if (b->n == BATCH_ROWS) batch_flush(m, table);
-}
 
 /* Interns key into t; *created when it is new. Returns its id (0-based). */
-static uint32_t intern(struct strtab *t, const void *key, size_t len, int *created)
+uint32_t merge_intern(struct strtab *t, const void *key, size_t len, int *created)
 {
     size_t before = t->n;
     uint32_t id = strtab_intern(t, key, len);
@@ -178,7 +47,7 @@ static uint32_t proc_key(struct merge *m, const char *token, int64_t pid, double
     sb_add(&k, token, strlen(token) + 1);
     sb_add(&k, (const char *)&pid, sizeof pid);
     sb_add(&k, (const char *)&start, sizeof start);
-    uint32_t id = intern(&m->proc_keys, k.s, k.len, created);
+    uint32_t id = merge_intern(&m->proc_keys, k.s, k.len, created);
     sb_free(&k);
     if (*created) {
         m->kept = array_grow(m->kept, id, &m->kept_cap, sizeof *m->kept);
@@ -189,7 +58,7 @@ static uint32_t proc_key(struct merge *m, const char *token, int64_t pid, double
 
 /* The first pass: per process key, the copy with the most non-peak
  * snapshots. Also proves every input readable before anything is written. */
-static int choose_copies(struct merge *m, size_t input)
+int merge_choose_copies(struct merge *m, size_t input)
 {
     static const char sql[] =
         "SELECT r.token, p.pid, p.start_time, p.id,"
@@ -199,7 +68,7 @@ static int choose_copies(struct merge *m, size_t input)
     char why[4400];
     sqlite3 *db;
     int rc = profile_open_db(path, &db, 0, why, sizeof why);
-    if (rc) return fail(m, rc, "%s: %s", path, why);
+    if (rc) return merge_fail(m, rc, "%s: %s", path, why);
     sqlite3_stmt *st = NULL;
     rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -212,7 +81,7 @@ static int choose_copies(struct merge *m, size_t input)
             m->kept[k] = (struct copy){ (int)input, sqlite3_column_int64(st, 3), n };
         rc = SQLITE_OK;
     }
-    if (rc != SQLITE_DONE) fail(m, EXIT_BAD_INPUT, "%s: not a mallocprof profile (%s)", path, sqlite3_errmsg(db));
+    if (rc != SQLITE_DONE) merge_fail(m, EXIT_BAD_INPUT, "%s: not a mallocprof profile (%s)", path, sqlite3_errmsg(db));
     sqlite3_finalize(st);
     sqlite3_close(db);
     return m->rc;
@@ -229,7 +98,7 @@ static void map_runs(struct merge *m, struct input *in)
     f->nprocs = xcalloc(p->nruns, sizeof *f->nprocs);
     for (size_t r = 0; r < p->nruns; r++) {
         int created;
-        uint32_t g = intern(&m->tokens, p->runs[r].token, strlen(p->runs[r].token), &created);
+        uint32_t g = merge_intern(&m->tokens, p->runs[r].token, strlen(p->runs[r].token), &created);
         if (created) {
             m->runs = array_grow(m->runs, g, &m->runs_cap, sizeof *m->runs);
             m->runs[g] = (struct out_run){ m->tokens.str[g], p->runs[r].start_time, -1, 0, 0 };
@@ -293,8 +162,8 @@ _Static_assert(FC_function_N == 2 && FC_file_N == 2 && (int)C(file, id) == (int)
 static uint32_t name_id(struct merge *m, struct strtab *t, int table, const char *name)
 {
     int created;
-    uint32_t id = intern(t, name, strlen(name), &created) + 1;
-    if (created) put(m, table, (const struct val[FC_function_N]){ [C(function, id)] = I(id), [C(function, name)] = S(name) });
+    uint32_t id = merge_intern(t, name, strlen(name), &created) + 1;
+    if (created) merge_put(m, table, (const struct val[FC_function_N]){ [C(function, id)] = I(id), [C(function, name)] = S(name) });
     return id;
 }
 
@@ -304,7 +173,7 @@ static uint32_t module_id(struct merge *m, const struct module *mod)
     sb_add(&k, mod->path, strlen(mod->path) + 1);
     sb_puts(&k, mod->build_id);
     int created;
-    uint32_t id = intern(&m->modules, k.s, k.len, &created) + 1;
+    uint32_t id = merge_intern(&m->modules, k.s, k.len, &created) + 1;
     sb_free(&k);
     if (created) PUT(m, module, [C(module, id)] = I(id), [C(module, path)] = S(mod->path),
                      [C(module, build_id)] = S(mod->build_id));
@@ -315,7 +184,7 @@ static uint32_t module_id(struct merge *m, const struct module *mod)
 static uint32_t frame_id(struct merge *m, uint32_t module, int64_t offset, int32_t depth, int *created)
 {
     struct { uint32_t module; int32_t depth; int64_t offset; } k = { module, depth, offset };
-    uint32_t id = intern(&m->frame_keys, &k, sizeof k, created);
+    uint32_t id = merge_intern(&m->frame_keys, &k, sizeof k, created);
     if (*created) {
         m->frames = array_grow(m->frames, id, &m->frames_cap, sizeof *m->frames);
         m->frames[id] = (struct out_frame){ .module = module, .offset = offset, .inline_depth = depth };
@@ -366,7 +235,7 @@ static void map_frames(struct merge *m, struct input *in)
 static uint32_t new_stack(struct merge *m, uint32_t parent, uint32_t frame)
 {
     if (m->nstacks >= UINT32_MAX - 3) {
-        fail(m, EXIT_FAILED, "%s: more than %u stacks", m->out_path, UINT32_MAX - 3);
+        merge_fail(m, EXIT_FAILED, "%s: more than %u stacks", m->out_path, UINT32_MAX - 3);
         return 0;
     }
     uint32_t id = ++m->nstacks;
@@ -491,7 +360,7 @@ static void copy_hists(struct merge *m, const struct input *in)
 }
 
 /* profile_load_more's callback: the input, loaded, into the output. */
-static int copy_input(void *ctx, sqlite3 *db, struct profile *p)
+int merge_copy_input(void *ctx, sqlite3 *db, struct profile *p)
 {
     (void)db;
     struct merge *m = ctx;
@@ -508,163 +377,9 @@ static int copy_input(void *ctx, sqlite3 *db, struct profile *p)
     map_dictionaries(m, &in);
     copy_samples(m, &in);
     if (!m->rc) copy_hists(m, &in);
-    flush_all(m);                       /* the rows point into the profile */
+    merge_flush_all(m);                       /* the rows point into the profile */
     free(in.run); free(in.proc); free(in.thread); free(in.snapshot); free(in.module); free(in.function);
     free(in.file); free(in.frame); free(in.stack);
     return m->rc;
 }
 
-/* ---------------------------------------------------------------- the output */
-static int exec_out(struct merge *m, const char *sql)
-{
-    if (!m->rc && sqlite3_exec(m->out, sql, NULL, NULL, NULL) != SQLITE_OK) out_fail(m);
-    return m->rc;
-}
-
-/* INSERT INTO table (every column) VALUES (?, ...), ... for `rows` rows. */
-static sqlite3_stmt *prepare_insert(struct merge *m, int table, int rows)
-{
-    char sql[FORMAT_INSERT_SIZE(BATCH_ROWS)];
-    sqlite3_stmt *st = NULL;
-    if (format_insert_sql("INSERT", table, rows, sql, sizeof sql) < 0) fail(m, EXIT_FAILED, "statement too long");
-    else if (!m->rc && sqlite3_prepare_v2(m->out, sql, -1, &st, NULL) != SQLITE_OK) out_fail(m);
-    return st;
-}
-
-/* The schema compiled in, written as the recorder writes it. (Rows arrive
- * mostly in the order of their keys: keeping the indexes as they come is
- * faster than building them at the end.) */
-static int open_output(struct merge *m)
-{
-    if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-        return out_fail(m);
-    exec_out(m, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536");
-    exec_out(m, schema_sql);
-    exec_out(m, "BEGIN");
-    m->ins = xcalloc(FT_N, sizeof *m->ins);
-    for (int t = 0; t < FT_N && !m->rc; t++) {
-        m->ins[t].many = prepare_insert(m, t, BATCH_ROWS);
-        m->ins[t].one = prepare_insert(m, t, 1);
-    }
-    return m->rc;
-}
-
-static int cmp_run(const void *a, const void *b, void *ctx)
-{
-    const struct out_run *runs = ctx, *x = &runs[*(const uint32_t *)a], *y = &runs[*(const uint32_t *)b];
-    if (x->start_time != y->start_time) return x->start_time < y->start_time ? -1 : 1;
-    return strcmp(x->token, y->token);
-}
-
-/* Runs numbered by start time, then what waited for them: processes,
- * frames; the files' run ids. */
-static int finish(struct merge *m, struct merge_stats *st)
-{
-    size_t nruns = m->tokens.n;
-    uint32_t *order = xmalloc(nruns * sizeof *order);
-    for (uint32_t i = 0; i < nruns; i++) order[i] = i;
-    qsort_r(order, nruns, sizeof *order, cmp_run, m->runs);
-    for (size_t k = 0; k < nruns; k++) {
-        struct out_run *r = &m->runs[order[k]];
-        r->id = (int64_t)k + 1;
-        PUT(m, run, [C(run, id)] = I(r->id), [C(run, token)] = S(r->token), [C(run, start_time)] = R(r->start_time));
-        st->runs_shared += r->ninputs > 1;
-    }
-    free(order);
-    for (size_t i = 0; i < m->nprocs; i++) {
-        const struct process *pr = &m->procs[i].pr;
-        PUT(m, process, [C(process, id)] = I(pr->id), [C(process, run)] = I(m->runs[m->procs[i].run].id),
-            [C(process, pid)] = I(pr->pid), [C(process, ppid)] = I(pr->ppid), [C(process, exe)] = S(pr->exe),
-            [C(process, cmdline)] = S(pr->cmdline), [C(process, host)] = S(pr->host),
-            [C(process, start_time)] = R(pr->start_time),
-            [C(process, end_time)] = pr->end_time < 0 ? NUL : R(pr->end_time),
-            [C(process, settings)] = S(pr->settings), [C(process, ended)] = S(pr->ended));
-    }
-    for (size_t i = 0; i < m->frame_keys.n; i++) {
-        const struct out_frame *f = &m->frames[i];
-        PUT(m, frame, [C(frame, id)] = I((int64_t)i + 1), [C(frame, module)] = I(f->module),
-            [C(frame, offset)] = I(f->offset), [C(frame, inline_depth)] = I(f->inline_depth),
-            [C(frame, function)] = f->function ? I(f->function) : NUL, [C(frame, file)] = f->file ? I(f->file) : NUL,
-            [C(frame, line)] = I(f->line));
-    }
-    flush_all(m);
-    exec_out(m, "COMMIT");
-    for (size_t i = 0; i < m->ninputs; i++) {
-        struct db_file *f = &m->files[i];
-        for (size_t r = 0; r < f->nruns; r++) f->runs[r] = m->runs[f->runs[r]].id;
-        if (f->latest >= 0) f->latest = m->runs[f->latest].id;
-    }
-    st->runs = (int64_t)nruns;
-    st->processes = (int64_t)m->nprocs;
-    st->stacks = m->nstacks;
-    st->samples = m->nsamples;
-    return m->rc;
-}
-
-static void merge_free(struct merge *m)
-{
-    for (int t = 0; m->ins && t < FT_N; t++) {
-        sqlite3_finalize(m->ins[t].many);
-        sqlite3_finalize(m->ins[t].one);
-    }
-    free(m->ins);
-    if (m->out && sqlite3_close(m->out) != SQLITE_OK) out_fail(m);
-    strtab_free(&m->proc_keys); strtab_free(&m->tokens); strtab_free(&m->modules);
-    strtab_free(&m->functions); strtab_free(&m->paths); strtab_free(&m->frame_keys);
-    idmap_free(&m->tag_frames); idmap_free(&m->stacks); idmap_free(&m->stack_dups);
-    free(m->kept); free(m->runs); free(m->procs); free(m->frames); free(m->stack_input);
-    arena_free(&m->text);
-}
-
-int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, struct merge_stats *st, char *err,
-                size_t errlen)
-{
-    struct merge m = { .out_path = out, .err = err, .errlen = errlen, .inputs = inputs, .ninputs = n };
-    memset(st, 0, sizeof *st);
-    strtab_init(&m.proc_keys); strtab_init(&m.tokens); strtab_init(&m.modules);
-    strtab_init(&m.functions); strtab_init(&m.paths); strtab_init(&m.frame_keys);
-    idmap_init(&m.tag_frames, 16); idmap_init(&m.stacks, 1024); idmap_init(&m.stack_dups, 16);
-    m.files = xcalloc(n, sizeof *m.files);
-    for (size_t i = 0; i < n; i++) m.files[i].path = inputs[i];
-    for (size_t i = 0; i < n && !m.rc; i++) choose_copies(&m, i);
-    if (!m.rc) open_output(&m);
-    for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
-        struct profile *p;
-        char why[4400];
-        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS, &p, copy_input, &m,
-                                   why, sizeof why);
-        if (rc) fail(&m, rc, "%s: %s", inputs[m.cur], why);
-        profile_free(p);
-    }
-    if (!m.rc) finish(&m, st);
-    merge_free(&m);
-    st->files = m.files;
-    st->nfiles = n;
-    if (m.rc) merge_stats_free(st);
-    return m.rc;
-}
-
-void merge_stats_free(struct merge_stats *st)
-{
-    for (size_t i = 0; i < st->nfiles; i++) {
-        free(st->files[i].runs);
-        free(st->files[i].nprocs);
-    }
-    free(st->files);
-    st->files = NULL;
-    st->nfiles = 0;
-}
-
-int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
-                    char *err, size_t errlen)
-{
-    const char *dir = getenv("TMPDIR");
-    struct strbuf prefix = { 0 };
-    sb_printf(&prefix, "%s/mpquery-", dir && *dir ? dir : "/tmp");
-    int rc = temp_create(prefix.s, path, err, errlen);
-    sb_free(&prefix);
-    if (rc) return rc;
-    rc = merge_build(inputs, n, *path, peak_rows, st, err, errlen);
-    if (rc) temp_forget(*path, 1);
-    return rc;
-}

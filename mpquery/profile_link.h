@@ -1,5 +1,5 @@
-/* What profile.c (the SQL reader) and profile_link.c (ids into indexes)
- * share while a profile loads: the rows as read, the id indexes and the
+/* What profile.c (the SQL reader), profile_open.c (the file) and
+ * profile_link.c (ids into indexes) share while a profile loads: the rows as read, the id indexes and the
  * loader's state. Private to those two files. */
 #ifndef MPQUERY_PROFILE_LINK_H
 #define MPQUERY_PROFILE_LINK_H
@@ -39,6 +39,8 @@ struct loader {
     int flags;                  /* PROFILE_PEAK_ROWS, PROFILE_HISTS (hists.h) */
 };
 
+/* profile_open_db (profile_open.c), telling the file's format version. */
+int profile_open_version(const char *path, struct sqlite3 **out, int writable, int *version, char *err, size_t errlen);
 /* "why" into err; returns EXIT_BAD_INPUT. */
 int profile_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* After the dictionaries are read: their indexes, then processes, threads,
