@@ -86,7 +86,7 @@ static int sync_database(struct writer *w)
 {
     if (mirror_stale(w)) forget_database();
     if (mirror_sync(w)) return -1;
-    if (!rows_check_process(w)) return 0;
+    if (!process_rows_check(w)) return 0;
     forget_database();
     return mirror_sync(w);
 }

@@ -4,7 +4,8 @@
  *   flush_sql.c    statements: prepare, step, batches of rows, the first error
  *   mirror.c       this process's mirror of the shared dictionaries (module,
  *                  function, file, frame) and of the stack tree
- *   flush_rows.c   the rows of a snapshot: process, threads, totals, samples
+ *   flush_rows.c   the rows of a snapshot: totals, samples, size classes
+ *   flush_process.c  the process's and its threads' rows
  * Everything runs under flush_lock with the profiler marked internal: SQLite,
  * libdw and these files allocate with the real malloc. */
 #ifndef MP_FLUSH_H
@@ -76,8 +77,21 @@ void mirror_forget_addresses(void);     /* after an unload */
 /* ------------------------------------------------------------ flush_rows.c */
 
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
-int rows_check_process(struct writer *w);   /* 1 when our process row is gone */
 void rows_forget(int new_process);      /* a fork child: a new process of the same run */
+
+/* ------------------------------------------------------------ flush_process.c */
+
+/* This process's ids in the database; 0: not known (yet). */
+struct process_ids {
+    int64_t run, process, snapshot_seq;
+    int64_t *threads;           /* by thread seq */
+    size_t nthreads;
+};
+extern struct process_ids flush_ids;
+int process_rows_write(struct writer *w, double now);      /* its run and process rows */
+int64_t process_rows_thread(struct writer *w, struct mp_thread *t);    /* the thread's row id; 0: failed */
+int process_rows_check(struct writer *w);   /* 1 when our process row is gone */
+void process_rows_forget(int new_process);
 extern const char *const reason_names[];
 
 #endif
