@@ -34,6 +34,20 @@ $(B)/schema.h: schema/profile.sql
 $(B)/clickhouse_schema.h: schema/clickhouse.sql
 	$(SQL_TO_C)
 
+# The older format versions' schemas, as dbguard.c checks files against
+# them: one string literal each, followed by a comma.
+SCHEMA_OLD := $(sort $(wildcard schema/v*.sql))
+$(B)/schema_old.h: $(SCHEMA_OLD)
+	@mkdir -p $(B)
+	for f in $(SCHEMA_OLD); do sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; echo ','; done > $@.tmp
+	mv $@.tmp $@
+# Every table's columns with the version that added each (prof/format.h).
+$(B)/format_columns.h: schema/format.awk schema/profile.sql $(SCHEMA_OLD)
+	@mkdir -p $(B)
+	awk -f schema/format.awk $(SCHEMA_OLD) schema/profile.sql > $@.tmp
+	mv $@.tmp $@
+SCHEMA_H := $(B)/schema.h $(B)/schema_version.h $(B)/schema_old.h $(B)/format_columns.h
+
 # SCHEMA_VERSION, from the schema's own "PRAGMA user_version = N;".
 $(B)/schema_version.h: schema/profile.sql
 	@mkdir -p $(B)
@@ -43,7 +57,7 @@ $(B)/schema_version.h: schema/profile.sql
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(B)/schema.h $(B)/schema_version.h | deps
+$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(SCHEMA_H) | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -62,8 +76,8 @@ MPQ_SHARED := resolve dbguard optdefs
 MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
 MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
 MPQ_PKGS := sqlite3 libdw zlib
-MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h $(B)/schema.h $(B)/schema_version.h
-$(B)/obj/mpquery/chstore.o: $(B)/clickhouse_schema.h
+MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h prof/format.h $(SCHEMA_H)
+$(B)/obj/mpquery/chschema.o: $(B)/clickhouse_schema.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
@@ -118,14 +132,14 @@ bench: all
 	@bash tests/bench/scale.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-asan: deps $(B)/schema.h $(B)/schema_version.h $(B)/clickhouse_schema.h
+asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 	@mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(B)/schema.h $(B)/schema_version.h | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(SCHEMA_H) | deps
 	@mkdir -p $(B)/debug
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
 	    -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm

@@ -11,9 +11,10 @@
  *
  * Every query goes with readonly=1, so the server refuses anything that
  * writes, sets or reads outside its tables (table functions), whatever
- * --where holds; --where is also checked to be one expression. */
-#include "mpquery.h"
-#include "http.h"
+ * --where holds; --where is also checked to be one expression (chselect.c:
+ * the selection, the queries and their answers). */
+#include "chquery.h"
+#include "chstore.h"
 #include "profile_link.h"
 #include "schema_version.h"
 
@@ -21,208 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---------------------------------------------------------------- the selection */
-/* --where must be one expression: quotes closed, parentheses balanced and
- * never closed below the start, no statement separator, comment or
- * $-string (which could hide the closing parenthesis mpquery adds). */
-static int where_check(const char *w, char *err, size_t errlen)
-{
-    int depth = 0;
-    char q = 0;
-    if (!*w) return snprintf(err, errlen, "--where: empty expression"), EXIT_BAD_INPUT;
-    for (const char *s = w; *s; s++) {
-        if (q) {
-            if (*s == '\\' && s[1]) s++;
-            else if (*s == q) q = 0;
-            continue;
-        }
-        if (*s == '\'' || *s == '"' || *s == '`') q = *s;
-        else if (*s == '(') depth++;
-        else if (*s == ')' && --depth < 0) break;
-        /* '$': the $$...$$ strings of newer releases, which this check does not read */
-        if (*s == '$' || *s == ';' || (*s == '-' && s[1] == '-') || (*s == '/' && s[1] == '*') || *s == '#') {
-            snprintf(err, errlen, "--where '%s': '%c' is not allowed (one expression over the columns of mp_runs)", w, *s);
-            return EXIT_BAD_INPUT;
-        }
-    }
-    if (q || depth) {
-        snprintf(err, errlen, "--where '%s': %s", w, q ? "unclosed quote" : "unbalanced parentheses");
-        return EXIT_BAD_INPUT;
-    }
-    return 0;
-}
-
-/* --since: seconds since the epoch, a date "YYYY-MM-DD[ HH:MM[:SS]]" in
- * local time (as info shows them), or an age "N[smhd]" before now. */
-static int parse_since(const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end != arg && *end == 0 && v >= 0) { *out = v; return 0; }
-    if (end != arg && end[1] == 0 && v >= 0 && strchr("smhd", *end)) {
-        static const double unit[] = { ['s'] = 1, ['m'] = 60, ['h'] = 3600, ['d'] = 86400 };
-        *out = (double)time(NULL) - v * unit[(unsigned char)*end];
-        return 0;
-    }
-    struct tm tm = { 0 };
-    int n = 0, y, mo, d, h = 0, mi = 0, s = 0;
-    if (sscanf(arg, "%d-%d-%d%n", &y, &mo, &d, &n) != 3) return -1;
-    const char *rest = arg + n;
-    if (*rest) {
-        int m = 0;
-        if (sscanf(rest, " %d:%d%n", &h, &mi, &m) != 2) return -1;
-        rest += m;
-        if (*rest && (sscanf(rest, ":%d%n", &s, &m) != 1 || rest[m])) return -1;
-    }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
-    tm = (struct tm){ .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi,
-                      .tm_sec = s, .tm_isdst = -1 };
-    *out = (double)mktime(&tm);
-    return 0;
-}
-
-/* "SELECT run FROM mp_runs WHERE ..." for side (0, 1; -1: no side). */
-static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, char *err, size_t errlen)
-{
-    sb_puts(sql, "SELECT run FROM mp_runs WHERE 1");
-    const char *wheres[2] = { o->where, side >= 0 ? o->side_where[side] : NULL };
-    for (int i = 0; i < 2; i++) {
-        if (!wheres[i]) continue;
-        int rc = where_check(wheres[i], err, errlen);
-        if (rc) return rc;
-        sb_printf(sql, " AND (%s\n)", wheres[i]);
-    }
-    if (o->exe) {
-        struct strbuf slash = { 0 };
-        sb_printf(&slash, "/%s", o->exe);
-        sb_puts(sql, " AND (exe = ");
-        ch_quote(sql, o->exe);
-        sb_puts(sql, " OR endsWith(exe, ");
-        ch_quote(sql, slash.s);
-        sb_puts(sql, "))");
-        sb_free(&slash);
-    }
-    if (o->host) {
-        sb_puts(sql, " AND host = ");
-        ch_quote(sql, o->host);
-    }
-    if (o->since) {
-        double t;
-        if (parse_since(o->since, &t)) {
-            snprintf(err, errlen, "--since '%s': not a time (seconds since the epoch, YYYY-MM-DD[ HH:MM[:SS]] "
-                     "or an age such as 2h, 7d)", o->since);
-            return EXIT_BAD_INPUT;
-        }
-        sb_printf(sql, " AND start_time >= %.17g", t);
-    }
-    return 0;
-}
-
-/* ---------------------------------------------------------------- answers */
-/* The rows of a TabSeparated answer, field by field. */
-struct rows {
-    const char *cur, *end;
-    struct strbuf f[12];
-    size_t n;
-};
-
-/* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
- * not have `want` fields. */
-static int next_row(struct rows *r, size_t want)
-{
-    if (r->cur >= r->end) return 0;
-    r->n = 0;
-    int sep;
-    do {
-        if (r->n == sizeof r->f / sizeof *r->f) return -1;
-        sep = tsv_field(&r->cur, r->end, &r->f[r->n++]);
-    } while (sep == '\t');
-    return r->n == want ? 1 : -1;
-}
-
-static void rows_free(struct rows *r)
-{
-    for (size_t i = 0; i < sizeof r->f / sizeof *r->f; i++) sb_free(&r->f[i]);
-}
-
-static int64_t i64(const struct rows *r, size_t i) { return strtoll(r->f[i].s, NULL, 10); }
-static uint64_t u64(const struct rows *r, size_t i) { return strtoull(r->f[i].s, NULL, 10); }
-static double f64(const struct rows *r, size_t i) { return strtod(r->f[i].s, NULL); }
-
-struct server {
-    struct ch ch;
-    struct strbuf runs;         /* the selection's SELECT run ... */
-    struct strbuf out;          /* the latest answer */
-    struct rows rows;
-    const char *where;          /* the user's --where (or side's), for messages */
-    const char *what;           /* "the selection", "side A's selection" */
-    char *err; size_t errlen;
-};
-
-/* ClickHouse's codes for a query it cannot take as written: with --where
- * given, the user's expression is the likely cause (bad input, exit 2). */
-static int refused_query(int code)
-{
-    static const int codes[] = { 36 /* BAD_ARGUMENTS */, 42 /* NUMBER_OF_ARGUMENTS_DOESNT_MATCH */,
-                                 43 /* ILLEGAL_TYPE_OF_ARGUMENT */, 46 /* UNKNOWN_FUNCTION */,
-                                 47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 60 /* UNKNOWN_TABLE */,
-                                 62 /* SYNTAX_ERROR */,
-                                 164 /* READONLY */, 386 /* NO_COMMON_TYPE */ };
-    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
-        if (code == codes[i]) return 1;
-    return 0;
-}
-
-/* Runs a query (readonly); its rows then come from next_row(&s->rows). */
-static int ask(struct server *s, const struct strbuf *sql)
-{
-    s->out.len = 0;
-    int rc = ch_query(&s->ch, sql->s, 1, &s->out, s->err, s->errlen);
-    s->rows.cur = s->out.s ? s->out.s : "";
-    s->rows.end = s->rows.cur + s->out.len;
-    /* a table of the store missing: no store there (another table: the selection's) */
-    if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_")) {
-        snprintf(s->err, s->errlen, "%s: no mallocprof store there (no table mp_runs: push profiles first, "
-                 "or name its database with ?database=)", s->ch.url);
-        return rc;
-    }
-    if (rc && s->where && refused_query(s->ch.exception_code)) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", s->err);
-        snprintf(s->err, s->errlen, "--where '%s': the server refused the selection: %s", s->where, why);
-        rc = EXIT_BAD_INPUT;
-    }
-    return rc;
-}
-
-static int malformed(struct server *s, const char *what)
-{
-    snprintf(s->err, s->errlen, "%s: unexpected answer to the query of %s (is it a mallocprof store? "
-             "see mpquery push)", s->ch.url, what);
-    return EXIT_FAILED;
-}
-
-static int server_open(struct server *s, const struct server_opts *o, int side, char *err, size_t errlen)
-{
-    memset(s, 0, sizeof *s);
-    s->ch.fd = -1;
-    s->err = err;
-    s->errlen = errlen;
-    s->where = side >= 0 && o->side_where[side] ? o->side_where[side] : o->where;
-    s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
-    int rc = runs_sql(o, side, &s->runs, err, errlen);
-    if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
-    return rc;
-}
-
-static void server_close(struct server *s)
-{
-    ch_close(&s->ch);
-    sb_free(&s->runs);
-    sb_free(&s->out);
-    rows_free(&s->rows);
-}
 
 /* ---------------------------------------------------------------- the aggregate profile */
 static const char *const counter_cols[] = { "ncalls", "memtot", "nfree", "memlive", "maxlive", "ntemp", "time" };
@@ -297,7 +96,7 @@ struct build {
     struct idmap nodes;                     /* (parent id << 32 | frame id) → stack id */
     struct idmap run_index, proc_id, thread_id, snapshot_id;
     int64_t home_snapshot, home_thread;     /* where the stacks' sums hang (pick_home) */
-    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules; } cap;
+    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules, hists; } cap;
 };
 
 static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
@@ -361,21 +160,21 @@ static uint64_t in_run(uint32_t run, int64_t n) { return (uint64_t)run << 32 | (
 static int each_row(struct server *s, struct build *b, const struct strbuf *q, size_t nfields, const char *what,
                     void (*row)(struct build *b, const struct rows *r))
 {
-    int rc = ask(s, q), got;
+    int rc = ch_ask(s, q), got;
     if (rc) return rc;
-    while ((got = next_row(&s->rows, nfields)) == 1) row(b, &s->rows);
-    return got < 0 ? malformed(s, what) : 0;
+    while ((got = ch_next_row(&s->rows, nfields)) == 1) row(b, &s->rows);
+    return got < 0 ? ch_malformed(s, what) : 0;
 }
 
-/* The query of one of the runs' tables: SELECT columns FROM table of the
- * selected runs. */
-static int each_run_row(struct server *s, struct build *b, const char *table, const char *columns, const char *order,
-                        size_t nfields, void (*row)(struct build *b, const struct rows *r))
+/* The query of one of the runs' tables (CH_*): SELECT its columns, in the
+ * order push writes them, FROM table of the selected runs. */
+static int each_run_row(struct server *s, struct build *b, int table, void (*row)(struct build *b, const struct rows *r))
 {
     struct strbuf q = { 0 };
-    sb_printf(&q, "SELECT %s FROM %s WHERE run IN (%s)%s%s FORMAT TabSeparated", columns, table, s->runs.s,
-              order ? " ORDER BY " : "", order ? order : "");
-    int rc = each_row(s, b, &q, nfields, table, row);
+    sb_puts(&q, "SELECT ");
+    ch_columns(table, 0, &q);
+    sb_printf(&q, " FROM %s WHERE run IN (%s) FORMAT TabSeparated", ch_table_name[table], s->runs.s);
+    int rc = each_row(s, b, &q, (size_t)ch_ncolumns(table), ch_table_name[table], row);
     sb_free(&q);
     return rc;
 }
@@ -510,26 +309,40 @@ static void total_row(struct build *b, const struct rows *r)
     t->t.nfree_unknown = i64(r, 11);
 }
 
+/* A size histogram row at its snapshot: snapshots are numbered 1..n in
+ * the order of the profile's (number_snapshots). */
+static void hist_row(struct build *b, const struct rows *r)
+{
+    struct profile *p = b->l.p;
+    uint32_t run = run_index(b, u64(r, 0));
+    uint32_t proc = run == NONE ? NONE : idmap_get(&b->proc_id, in_run(run, i64(r, 1)));
+    uint32_t snapshot = proc == NONE ? NONE : idmap_get(&b->snapshot_id, (uint64_t)proc << 32 | (uint32_t)i64(r, 2));
+    if (snapshot == NONE) return;
+    struct hist_row *h = push_row((void **)&p->hists, &p->nhists, &b->cap.hists, sizeof *h);
+    *h = (struct hist_row){ snapshot - 1, i64(r, 3), { i64(r, 4), i64(r, 5), i64(r, 6), i64(r, 7) } };
+}
+
 /* The runs' small tables as they are, in the loader's raw rows. */
 static int load_runs(struct server *s, struct build *b)
 {
-    int rc = each_run_row(s, b, "mp_runs", "run, token, start_time", "start_time, token", 3, run_row);
+    struct strbuf q = { 0 };
+    sb_printf(&q, "SELECT run, token, start_time FROM mp_runs WHERE run IN (%s) ORDER BY start_time, token"
+                  " FORMAT TabSeparated", s->runs.s);
+    int rc = each_row(s, b, &q, 3, "mp_runs", run_row);
+    sb_free(&q);
     if (!rc && !b->l.p->nruns) {
         snprintf(s->err, s->errlen, "%s: no run in the store matches %s (see mpquery info --server %s)",
                  s->ch.url, s->what, s->ch.url);
         return EXIT_BAD_INPUT;
     }
-    if (!rc) rc = each_run_row(s, b, "mp_process", "run, process, pid, ppid, exe, cmdline, host, start_time,"
-                               " end_time, settings, ended", NULL, 11, process_row);
-    if (!rc) rc = each_run_row(s, b, "mp_thread", "run, process, thread, seq, tid, name", NULL, 6, thread_row);
+    if (!rc) rc = each_run_row(s, b, CH_PROCESS, process_row);
+    if (!rc) rc = each_run_row(s, b, CH_THREAD, thread_row);
     if (rc) return rc;
     number_rows(b);
-    rc = each_run_row(s, b, "mp_snapshot", "run, process, seq, time, reason, label, profiler_memory", NULL, 7,
-                      snapshot_row);
+    rc = each_run_row(s, b, CH_SNAPSHOT, snapshot_row);
     if (rc) return rc;
     number_snapshots(b);
-    return each_run_row(s, b, "mp_totals", "run, process, seq, thread, ncalls, memtot, nfree, memlive, maxlive,"
-                        " ncalls_nostack, memtot_nostack, nfree_unknown", NULL, 12, total_row);
+    return each_run_row(s, b, CH_TOTALS, total_row);
 }
 
 /* Where the sums hang: the first process that has the selected kind of
@@ -572,12 +385,12 @@ static int load_stacks(struct server *s, struct build *b, int peak, struct raw_s
 {
     struct strbuf q = { 0 };
     stacks_sql(s, peak, &q);
-    int rc = ask(s, &q), got;
+    int rc = ch_ask(s, &q), got;
     sb_free(&q);
     if (rc) return rc;
     uint64_t *path = NULL;
     size_t n, cap = 0, cap_raws = 0;
-    while ((got = next_row(&s->rows, 2 + NCOLS)) == 1) {
+    while ((got = ch_next_row(&s->rows, 2 + NCOLS)) == 1) {
         if (parse_array(s->rows.f[1 + NCOLS].s, &path, &n, &cap) || n == 0) { got = -1; break; }
         int64_t node = 0;
         for (size_t i = 0; i < n && node >= 0; i++) {
@@ -591,7 +404,7 @@ static int load_stacks(struct server *s, struct build *b, int peak, struct raw_s
         for (int i = 0; i < NCOLS; i++) raw->c.v[counter_of_col[i]] = i64(&s->rows, 1 + (size_t)i);
     }
     free(path);
-    return got < 0 ? malformed(s, "stacks") : 0;
+    return got < 0 ? ch_malformed(s, "stacks") : 0;
 }
 
 /* The rows as a file would hold them, linked as profile.c links a file's. */
@@ -606,11 +419,15 @@ static int link_rows(struct build *b, const struct raw_sample *raws, size_t nraw
     return link_totals(&b->l);
 }
 
-int server_load(const struct server_opts *o, int side, int peak, struct profile **out, char *err, size_t errlen)
+/* flags: PROFILE_PEAK_ROWS: the sums at each process's peak (else its
+ * last snapshot); PROFILE_HISTS: the size histograms of the runs' processes
+ * too (table mp_hist). */
+int server_load(const struct server_opts *o, int side, int flags, struct profile **out, char *err, size_t errlen)
 {
+    int peak = flags & PROFILE_PEAK_ROWS;
     struct server s;
     *out = NULL;
-    int rc = server_open(&s, o, side, err, errlen);
+    int rc = ch_server_open(&s, o, side, err, errlen);
     struct profile *p = xcalloc(1, sizeof *p);
     p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
@@ -631,8 +448,9 @@ int server_load(const struct server_opts *o, int side, int peak, struct profile 
     if (!rc) rc = load_frames(&s, &b);
     if (!rc) rc = load_stacks(&s, &b, peak, &raws, &nraws);
     if (!rc) rc = link_rows(&b, raws, nraws);
+    if (!rc && (flags & PROFILE_HISTS)) rc = each_run_row(&s, &b, CH_HIST, hist_row);
     free(raws);
-    server_close(&s);
+    ch_server_close(&s);
     strtab_free(&b.modules);
     strtab_free(&b.names);
     strtab_free(&b.files);

@@ -1,11 +1,12 @@
-/* The writing side of mallocprof's ClickHouse store (schema/clickhouse.sql,
- * compiled in): frames and stacks get content addresses (FNV-1a 64) so that
+/* The writing side of mallocprof's ClickHouse store (schema/clickhouse.sql;
+ * its statements and the tables' columns: chschema.c): frames and stacks get content addresses (FNV-1a 64) so that
  * every run and file shares them, and a run becomes rows (RowBinary),
  * table by table, sent in INSERTs of a few MB. Invariant: a run's mp_run row
  * is sent only by ch_commit, after every other row built before it, so a
  * reader that starts from mp_runs never sees part of a run. */
 #include "chstore.h"
 #include "hash.h"
+#include "hists.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,33 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char ch_schema_sql[] =
-#include "clickhouse_schema.h"
-;
-
 const char *const ch_table_name[CH_NTABLES] = {
-    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_run",
+    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
+    "mp_stack_hist", "mp_run",
 };
-/* The columns the rows below fill, in their order, with the types their
- * RowBinary encoding assumes: ch_create_schema checks them against the
- * store, and each INSERT names its columns (a column a later schema adds
- * with a default does not break a push). */
-static const char *const table_columns[CH_NTABLES] = {
-    "frame UInt64, module String, build_id String, offset Int64, inline_depth UInt32, function String, "
-    "file String, line UInt32",
-    "stack UInt64, frames Array(UInt64)",
-    "run UInt64, process UInt32, pid Int64, ppid Int64, exe String, cmdline String, host String, "
-    "start_time Float64, end_time Float64, settings String, ended String",
-    "run UInt64, process UInt32, thread UInt32, seq Int64, tid Int64, name String",
-    "run UInt64, process UInt32, seq UInt32, time Float64, reason String, label String, profiler_memory Int64",
-    "run UInt64, process UInt32, seq UInt32, thread UInt32, ncalls Int64, memtot Int64, nfree Int64, "
-    "memlive Int64, maxlive Int64, ncalls_nostack Int64, memtot_nostack Int64, nfree_unknown Int64",
-    "run UInt64, process UInt32, seq UInt32, stack UInt64, thread UInt32, ncalls Int64, memtot Int64, "
-    "nfree Int64, memlive Int64, maxlive Int64, ntemp Int64, time Int64",
-    "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, exe String, "
-    "cmdline String, processes UInt32, snapshots UInt32, rows UInt64",
-};
-
 /* ---------------------------------------------------------------- content addresses */
 /* v as `bytes` bytes, little-endian */
 static inline uint64_t fnv_le(uint64_t h, uint64_t v, int bytes)
@@ -79,88 +57,6 @@ uint64_t ch_stack_id(const uint64_t *frames, size_t n)
     uint64_t h = FNV_BASIS;
     for (size_t i = 0; i < n; i++) h = fnv_le(h, frames[i], 8);
     return h;
-}
-
-/* ---------------------------------------------------------------- the schema */
-/* A statement holds something besides blanks and -- comments. */
-static int has_sql(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '-' && i + 1 < n && s[i + 1] == '-') {
-            while (i < n && s[i] != '\n') i++;
-        } else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* One expected column against the store's (rows "table<TAB>name<TAB>type"
- * of system.columns in out); 0, or EXIT_FAILED with err set. */
-static int check_column(struct ch *c, const char *table, const char *name, size_t nlen, const char *type,
-                        size_t tlen, const struct strbuf *out, char *err, size_t errlen)
-{
-    struct strbuf f[3] = { { 0 } };
-    const char *cur = out->s, *end = out->s + out->len;
-    int found = 0, rc = 0;
-    while (!found && cur < end) {
-        int sep = 0;
-        for (int i = 0; i < 3 && (i == 0 || sep == '\t'); i++) sep = tsv_field(&cur, end, &f[i]);
-        found = !strcmp(f[0].s, table) && f[1].len == nlen && !memcmp(f[1].s, name, nlen);
-    }
-    if (!found) {
-        snprintf(err, errlen, "%s: the store's %s has no column %.*s (not a store of this mpquery's "
-                 "schema/clickhouse.sql)", c->url, table, (int)nlen, name);
-        rc = EXIT_FAILED;
-    } else if (f[2].len != tlen || memcmp(f[2].s, type, tlen)) {
-        snprintf(err, errlen, "%s: the store's %s.%.*s is %s, mpquery push writes %.*s (not a store of "
-                 "this mpquery's schema/clickhouse.sql)", c->url, table, (int)nlen, name, f[2].s, (int)tlen, type);
-        rc = EXIT_FAILED;
-    }
-    for (int i = 0; i < 3; i++) sb_free(&f[i]);
-    return rc;
-}
-
-/* Every column of table_columns has its type in the store. */
-static int check_columns(struct ch *c, char *err, size_t errlen)
-{
-    struct strbuf sql = { 0 }, out = { 0 };
-    sb_puts(&sql, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() AND table IN (");
-    for (int t = 0; t < CH_NTABLES; t++) sb_printf(&sql, "%s'%s'", t ? ", " : "", ch_table_name[t]);
-    sb_putc(&sql, ')');
-    int rc = ch_query(c, sql.s, 1, &out, err, errlen);
-    for (int t = 0; t < CH_NTABLES && !rc; t++) {
-        for (const char *col = table_columns[t]; *col && !rc;) {
-            size_t nlen = strcspn(col, " "), tlen = strcspn(col + nlen + 1, ",");
-            rc = check_column(c, ch_table_name[t], col, nlen, col + nlen + 1, tlen, &out, err, errlen);
-            col += nlen + 1 + tlen;
-            col += strspn(col, ", ");
-        }
-    }
-    sb_free(&sql);
-    sb_free(&out);
-    return rc;
-}
-
-int ch_create_schema(struct ch *c, char *err, size_t errlen)
-{
-    struct strbuf stmt = { 0 }, out = { 0 };
-    int rc = 0;
-    /* statements end at a line holding only ';' */
-    for (const char *s = ch_schema_sql; *s && !rc;) {
-        const char *end = strstr(s, "\n;\n");
-        size_t n = end ? (size_t)(end - s) : strlen(s);
-        if (has_sql(s, n)) {
-            stmt.len = 0;
-            sb_add(&stmt, s, n);
-            out.len = 0;
-            rc = ch_query(c, stmt.s, 0, &out, err, errlen);
-        }
-        s += end ? n + 3 : n;
-    }
-    sb_free(&stmt);
-    sb_free(&out);
-    return rc ? rc : check_columns(c, err, errlen);
 }
 
 /* ---------------------------------------------------------------- rows */
@@ -253,17 +149,6 @@ void ch_writer_free(struct ch_writer *w)
     idmap_free(&w->stacks_sent);
 }
 
-/* "a, b, c": the names of table_columns[t] */
-static void column_names(int t, struct strbuf *out)
-{
-    for (const char *c = table_columns[t]; *c;) {
-        size_t name = strcspn(c, " ");
-        sb_add(out, c, name);
-        c += strcspn(c, ",");
-        if (*c) { sb_puts(out, ", "); c += 2; }
-    }
-}
-
 static int send_table(struct ch_writer *w, int t, char *err, size_t errlen)
 {
     struct strbuf *b = &w->buf[t];
@@ -271,7 +156,7 @@ static int send_table(struct ch_writer *w, int t, char *err, size_t errlen)
     if (!w->dry_run) {
         struct strbuf stmt = { 0 };
         sb_printf(&stmt, "INSERT INTO %s (", ch_table_name[t]);
-        column_names(t, &stmt);
+        ch_columns(t, 0, &stmt);
         sb_puts(&stmt, ") FORMAT RowBinary");
         int rc = ch_insert(w->c, stmt.s, b->s, b->len, err, errlen);
         sb_free(&stmt);
@@ -330,6 +215,19 @@ static uint32_t total_run(const struct profile *p, size_t i)
     return p->procs[p->snapshots[p->totals[i].snapshot].process].run;
 }
 
+static uint32_t hist_run(const struct profile *p, size_t i)
+{
+    uint32_t sn = p->hists[i].snapshot;
+    return sn == NONE ? (uint32_t)p->nruns : p->procs[p->snapshots[sn].process].run;
+}
+
+static uint32_t stack_hist_run(const struct profile *p, size_t i)
+{
+    const struct stack_hist_row *h = &p->stack_hists[i];
+    if (h->snapshot == NONE || h->stack == NONE || h->thread == NONE) return (uint32_t)p->nruns;
+    return p->procs[p->snapshots[h->snapshot].process].run;
+}
+
 void ch_source_init(struct ch_source *s, const struct profile *p, const char *source)
 {
     memset(s, 0, sizeof *s);
@@ -352,6 +250,8 @@ void ch_source_init(struct ch_source *s, const struct profile *p, const char *so
     }
     group_by(p->nsamples, p->nruns, sample_run, p, &s->sample_order, &s->sample_start);
     group_by(p->ntotals, p->nruns, total_run, p, &s->total_order, &s->total_start);
+    group_by(p->nhists, p->nruns + 1, hist_run, p, &s->hist_order, &s->hist_start);
+    group_by(p->nstack_hists, p->nruns + 1, stack_hist_run, p, &s->shist_order, &s->shist_start);
     uint32_t *count = xcalloc(p->nruns, sizeof *count);
     s->pnum = xmalloc(p->nprocs * sizeof *s->pnum);
     for (size_t i = 0; i < p->nprocs; i++) s->pnum[i] = ++count[p->procs[i].run];
@@ -367,6 +267,7 @@ void ch_source_free(struct ch_source *s)
     free(s->frame_id); free(s->stack_id);
     free(s->sample_order); free(s->sample_start);
     free(s->total_order); free(s->total_start);
+    free(s->hist_order); free(s->hist_start); free(s->shist_order); free(s->shist_start);
     free(s->pnum); free(s->tnum); free(s->stack_mark);
     memset(s, 0, sizeof *s);
 }
@@ -436,28 +337,60 @@ static int totals_rows(struct ch_writer *w, const struct ch_source *s, uint32_t 
     return rc;
 }
 
-/* The run's samples; the stacks they use (first use in this run) into
- * *used. */
-static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run,
-                       uint32_t **used, size_t *nused, char *err, size_t errlen)
+/* The stacks a run's rows use, each once (first use in the run). */
+struct used { uint32_t *stacks; size_t n, cap; };
+
+static void use_stack(struct ch_source *s, uint32_t r, uint32_t stack, struct used *u)
+{
+    if (s->stack_mark[stack] == r + 1) return;
+    s->stack_mark[stack] = r + 1;
+    u->stacks = array_grow(u->stacks, u->n, &u->cap, sizeof *u->stacks);
+    u->stacks[u->n++] = stack;
+}
+
+/* The run's samples; the stacks they use into *u. */
+static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run, struct used *u,
+                       char *err, size_t errlen)
 {
     const struct profile *p = s->p;
     struct ch_row *o = &w->row;
-    size_t cap = 0;
     int rc = 0;
     for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1] && !rc; k++) {
         const struct sample *sa = &p->samples[s->sample_order[k]];
         const struct snapshot *sn = &p->snapshots[sa->snapshot];
-        if (s->stack_mark[sa->stack] != r + 1) {
-            s->stack_mark[sa->stack] = r + 1;
-            if (*nused == cap) *used = xrealloc(*used, (cap = cap ? 2 * cap : 1024) * sizeof **used);
-            (*used)[(*nused)++] = sa->stack;
-        }
+        use_stack(s, r, sa->stack, u);
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
         u64(o, s->stack_id[sa->stack]); u32(o, s->tnum[sa->thread]);
         i64(o, sa->c.v[NCALLS]); i64(o, sa->c.v[MEMTOT]); i64(o, sa->c.v[NFREE]); i64(o, sa->c.v[MEMLIVE]);
         i64(o, sa->c.v[MAXLIVE]); i64(o, sa->c.v[NTEMP]); i64(o, sa->c.v[TIME]);
         rc = row_done(w, CH_SAMPLE, err, errlen);
+    }
+    return rc;
+}
+
+/* The run's size histograms: mp_hist rows, and mp_stack_hist rows (their
+ * stacks into *u). */
+static int hist_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint64_t run, struct used *u,
+                     char *err, size_t errlen)
+{
+    const struct profile *p = s->p;
+    struct ch_row *o = &w->row;
+    int rc = 0;
+    for (uint32_t k = s->hist_start[r]; k < s->hist_start[r + 1] && !rc; k++) {
+        const struct hist_row *h = &p->hists[s->hist_order[k]];
+        const struct snapshot *sn = &p->snapshots[h->snapshot];
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq); i64(o, h->lo);
+        for (int c = 0; c < NH; c++) i64(o, h->v[c]);
+        rc = row_done(w, CH_HIST, err, errlen);
+    }
+    for (uint32_t k = s->shist_start[r]; k < s->shist_start[r + 1] && !rc; k++) {
+        const struct stack_hist_row *h = &p->stack_hists[s->shist_order[k]];
+        const struct snapshot *sn = &p->snapshots[h->snapshot];
+        use_stack(s, r, h->stack, u);
+        u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
+        u64(o, s->stack_id[h->stack]); u32(o, s->tnum[h->thread]); i64(o, h->lo);
+        for (int c = 0; c < NH; c++) i64(o, h->v[c]);
+        rc = row_done(w, CH_STACK_HIST, err, errlen);
     }
     return rc;
 }
@@ -523,13 +456,14 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     uint64_t before = built(w), rows_before = 0, rows_after = 0;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_before += w->sent[t] + w->buffered[t];
     *load = (struct ch_load){ .run = random_run_id() };
-    uint32_t first = NONE, *used = NULL;
-    size_t nused = 0;
+    uint32_t first = NONE;
+    struct used used = { 0 };
     int rc = process_rows(w, s, r, load, &first, err, errlen);
     if (!rc) rc = totals_rows(w, s, r, load->run, err, errlen);
-    if (!rc) rc = sample_rows(w, s, r, load->run, &used, &nused, err, errlen);
-    if (!rc) rc = dictionary_rows(w, s, used, nused, load, err, errlen);
-    free(used);
+    if (!rc) rc = sample_rows(w, s, r, load->run, &used, err, errlen);
+    if (!rc) rc = hist_rows(w, s, r, load->run, &used, err, errlen);
+    if (!rc) rc = dictionary_rows(w, s, used.stacks, used.n, load, err, errlen);
+    free(used.stacks);
     if (rc) return rc;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_after += w->sent[t] + w->buffered[t];
     load->rows = rows_after - rows_before;

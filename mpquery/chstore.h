@@ -22,8 +22,15 @@ uint64_t ch_stack_id(const uint64_t *frames, size_t n);
 int ch_create_schema(struct ch *c, char *err, size_t errlen);
 
 /* The tables a push writes, in the order it sends them: mp_run last. */
-enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_RUN, CH_NTABLES };
+enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST, CH_RUN,
+       CH_NTABLES };
 extern const char *const ch_table_name[CH_NTABLES];
+/* A table's columns in the order of its rows, "name Type, ..." (with_types)
+ * or "name, ...", appended to out: the store's keys, then the columns it
+ * copies of the format's table (prof/format.h). Push writes them, --server
+ * reads them, ch_create_schema checks them against the store. */
+void ch_columns(int t, int with_types, struct strbuf *out);
+int ch_ncolumns(int t);
 
 /* What a push writes, buffered per table. A table's rows are sent when its
  * buffer reaches `chunk` bytes; mp_run's only by ch_commit, after all the
@@ -55,6 +62,8 @@ struct ch_source {
     uint64_t *frame_id, *stack_id;      /* per frame, per stack */
     uint32_t *sample_order, *sample_start;  /* sample indexes by run: run r's are [start[r], start[r+1]) */
     uint32_t *total_order, *total_start;
+    uint32_t *hist_order, *hist_start;  /* hist rows by run (run nruns: rows of no snapshot) */
+    uint32_t *shist_order, *shist_start;    /* stack_hist rows alike */
     uint32_t *pnum, *tnum;              /* per process, thread: its number in its load (from 1) */
     uint32_t *stack_mark;               /* per stack: 1 + the last run that used it */
 };
@@ -66,7 +75,8 @@ struct ch_load {
     uint64_t run;                       /* its id in the store: 64 random bits */
     uint32_t processes, snapshots;      /* snapshots: peaks aside */
     uint64_t rows;                      /* its rows in mp_process, mp_thread, mp_snapshot,
-                                           mp_totals, mp_sample (mp_run.rows) */
+                                           mp_totals, mp_sample (mp_run.rows; the
+                                           histograms' rows aside) */
     uint64_t dict_rows;                 /* and the mp_frame and mp_stack rows it added */
 };
 /* Builds run r's rows (and its mp_run row, held for ch_commit), sending

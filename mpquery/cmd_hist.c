@@ -4,17 +4,20 @@
  * bytes, and the blocks and bytes live; with --stack, those of one stack
  * (its threads summed). A text bar chart, csv or json. The recorder writes
  * the hist table at every snapshot (format version 2), the stack_hist
- * table's changed rows at every snapshot but the peak's (version 3). */
+ * table's changed rows at every snapshot but the peak's (version 3): the
+ * loader reads both (PROFILE_HISTS), from files or a --server store. */
 #include "mpquery.h"
+#include "format.h"
+#include "hists.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char usage[] =
 "usage: mpquery hist DB... [options]\n"
+"       mpquery hist --server URL [--where SQL] [options]\n"
 "\n"
 "The size histogram of the selected processes at their selected snapshots,\n"
 "in log2 classes lo <= size < hi: allocations (ncalls), their bytes\n"
@@ -22,6 +25,8 @@ static const char usage[] =
 "requested one, or the allocator's in the cheap modes (mpquery info says\n"
 "which: live bytes). The bars show the --by counter. With --stack ID, the\n"
 "same for one stack (the stack column of top, fold's ids: mpquery show ID).\n"
+"With --server URL, the runs of a ClickHouse store (mpquery push) instead\n"
+"of files, summed by ClickHouse.\n"
 "\n";
 
 static const char more[] =
@@ -43,22 +48,16 @@ static const struct opt opts[] = {
               "recorder keeps no per-stack histogram there)" },
     OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
     OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
+    OPTIONS_SERVER,
     { 0 },
 };
 
 #define NCLASS 65           /* size 0, then [2^(k-1), 2^k) */
-enum { H_NCALLS, H_MEMTOT, H_NLIVE, H_MEMLIVE, NH };
 static const char *const hist_cols[NH] = { "ncalls", "memtot", "nlive", "memlive" };
 
 static unsigned class_of(int64_t lo) { return lo > 0 ? 64u - (unsigned)__builtin_clzll((uint64_t)lo) : 0; }
 static uint64_t class_lo(unsigned k) { return k ? (uint64_t)1 << (k - 1) : 0; }
 static uint64_t class_hi(unsigned k) { return k ? (k < 64 ? (uint64_t)1 << k : UINT64_MAX) : 1; }
-
-static void bind(sqlite3_stmt *st, const char *name, int64_t v)
-{
-    int i = sqlite3_bind_parameter_index(st, name);
-    if (i) sqlite3_bind_int64(st, i, v);
-}
 
 /* 0, or the error that a histogram row has values no recorder writes (as
  * profile.c checks the samples): out of 0 to COUNTER_MAX, more blocks or
@@ -83,76 +82,128 @@ static int check_row(const struct profile *p, int64_t stack, int64_t snapshot, i
                  (long long)snapshot, (long long)lo, why);
 }
 
+/* A row into its class, checked first; 0 or the exit code. */
+static int add_row(const struct profile *p, int64_t stack, int64_t snapshot, int64_t thread, int64_t lo,
+                   const int64_t *v, int64_t (*h)[NH])
+{
+    int rc = check_row(p, stack, snapshot, thread, lo, v);
+    unsigned k = class_of(lo);
+    for (int c = 0; c < NH && !rc; c++) h[k][c] = sat_add(h[k][c], v[c]);
+    return rc;
+}
+
+/* The process's classes at snapshot snap: its hist rows. */
+static int process_classes(const struct profile *p, uint32_t snap, int64_t (*h)[NH])
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->nhists && !rc; i++)
+        if (p->hists[i].snapshot == snap)
+            rc = add_row(p, 0, p->snapshots[snap].id, 0, p->hists[i].lo, p->hists[i].v, h);
+    return rc;
+}
+
+/* The rows of one stack: its stack_hist rows and its sample rows, as
+ * indexes, each list in the order of the file. */
+struct stack_rows { uint32_t stack, *hist, *sample; size_t nhist, nsample; };
+
+static void stack_rows_of(const struct profile *p, uint32_t stack, struct stack_rows *r)
+{
+    size_t cap = 0;
+    *r = (struct stack_rows){ .stack = stack };
+    for (size_t i = 0; i < p->nstack_hists; i++)
+        if (p->stack_hists[i].stack == stack && p->stack_hists[i].snapshot != NONE && p->stack_hists[i].thread != NONE) {
+            r->hist = array_grow(r->hist, r->nhist, &cap, sizeof *r->hist);
+            r->hist[r->nhist++] = (uint32_t)i;
+        }
+    cap = 0;
+    for (size_t i = 0; i < p->nsamples; i++)
+        if (p->samples[i].stack == stack) {
+            r->sample = array_grow(r->sample, r->nsample, &cap, sizeof *r->sample);
+            r->sample[r->nsample++] = (uint32_t)i;
+        }
+}
+
+/* Whether snapshot index s is in the chain up to snapshot id at (not a peak, id <= at). */
+static int in_chain(const struct profile *p, uint32_t s, int64_t at)
+{
+    return !p->snapshots[s].peak && p->snapshots[s].id <= at;
+}
+
+/* Per thread and class, the newest stack_hist row at or before the
+ * snapshot (id at) of the process's threads. */
+static int stack_hist_classes(const struct profile *p, const struct selection *sel, const struct stack_rows *r,
+                              uint32_t proc, int64_t at, int64_t (*h)[NH])
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->nhist && !rc; i++) {
+        const struct stack_hist_row *x = &p->stack_hists[r->hist[i]];
+        if (p->threads[x->thread].process != proc || !in_chain(p, x->snapshot, at)) continue;
+        int newest = 1;
+        for (size_t j = 0; j < r->nhist && newest; j++) {
+            const struct stack_hist_row *y = &p->stack_hists[r->hist[j]];
+            newest = y->thread != x->thread || y->lo != x->lo || !in_chain(p, y->snapshot, at) ||
+                     p->snapshots[y->snapshot].id <= p->snapshots[x->snapshot].id;
+        }
+        if (newest && sel->thread_ok[x->thread])
+            rc = add_row(p, p->stacks[r->stack].id, at, p->threads[x->thread].id, x->lo, x->v, h);
+    }
+    return rc;
+}
+
+/* A thread of the process without stack_hist rows at or before the
+ * snapshot allocated in one class, that of its mean size: its newest
+ * sample row's values. */
+static int one_class(const struct profile *p, const struct stack_rows *r, uint32_t thread, int64_t at,
+                     int64_t (*h)[NH])
+{
+    for (size_t i = 0; i < r->nhist; i++)
+        if (p->stack_hists[r->hist[i]].thread == thread && p->snapshots[p->stack_hists[r->hist[i]].snapshot].id <= at)
+            return 0;
+    const struct sample *newest = NULL;
+    for (size_t i = 0; i < r->nsample; i++) {
+        const struct sample *sa = &p->samples[r->sample[i]];
+        if (sa->thread == thread && in_chain(p, sa->snapshot, at) &&
+            (!newest || p->snapshots[sa->snapshot].id > p->snapshots[newest->snapshot].id))
+            newest = sa;
+    }
+    if (!newest || newest->c.v[NCALLS] <= 0) return 0;
+    const int64_t *c = newest->c.v;
+    const int64_t v[NH] = { [H_NCALLS] = c[NCALLS], [H_MEMTOT] = c[MEMTOT], [H_NLIVE] = c[NCALLS] - c[NFREE],
+                            [H_MEMLIVE] = c[MEMLIVE] };
+    return add_row(p, p->stacks[r->stack].id, at, p->threads[thread].id, c[MEMTOT] / c[NCALLS], v, h);
+}
+
 /* Sums the classes of each selected process at its selected snapshot: the
  * process's (the hist table), or with a stack, that stack's (stack_hist:
  * per thread and class, the newest row at or before the snapshot, peak
  * snapshots having none; a thread without rows allocated from the stack in
  * one class, that of its mean size, and its sample row has the values),
- * of the selected threads (--thread). The first column is a size in the
- * class, the last the thread's id. */
+ * of the selected threads (--thread). */
 static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t (*h)[NH])
 {
-    static const char process_sql[] = "SELECT lo, ncalls, memtot, nlive, memlive, 0 FROM hist WHERE snapshot = :snapshot";
-    static const char stack_sql[] =
-        "SELECT sh.lo, sh.ncalls, sh.memtot, sh.nlive, sh.memlive, sh.thread FROM stack_hist sh"
-        " JOIN thread th ON th.id = sh.thread"
-        " WHERE sh.stack = :stack AND th.process = :process"
-        " AND sh.snapshot = (SELECT MAX(s2.snapshot) FROM stack_hist s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
-        "   WHERE s2.stack = sh.stack AND s2.thread = sh.thread AND s2.lo = sh.lo"
-        "   AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
-        " UNION ALL"
-        " SELECT sa.memtot / sa.ncalls, sa.ncalls, sa.memtot, sa.ncalls - sa.nfree, sa.memlive, sa.thread FROM sample sa"
-        " JOIN thread th ON th.id = sa.thread"
-        " WHERE sa.stack = :stack AND th.process = :process AND sa.ncalls > 0"
-        " AND sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot n2 ON n2.id = s2.snapshot"
-        "   WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND n2.reason != 'peak' AND s2.snapshot <= :snapshot)"
-        " AND NOT EXISTS (SELECT 1 FROM stack_hist sh WHERE sh.stack = sa.stack AND sh.thread = sa.thread"
-        "   AND sh.snapshot <= :snapshot)";
-    struct idmap thread_of;             /* database thread id → index */
-    idmap_init(&thread_of, p->nthreads);
-    for (size_t t = 0; t < p->nthreads; t++) {
-        int created;
-        *idmap_put(&thread_of, (uint64_t)p->threads[t].id, &created) = (uint32_t)t;
-    }
-    sqlite3 *db;
-    char err[1024];
-    int rc = profile_open_db(p->db_path, &db, 0, err, sizeof err);
-    if (rc) {
-        idmap_free(&thread_of);
-        return error(rc, "%s: %s", p->path, err);
-    }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, stack ? stack_sql : process_sql, -1, &st, NULL) != SQLITE_OK) {
-        idmap_free(&thread_of);
-        sqlite3_close(db);
+    int since = format_tables[stack ? FT_stack_hist : FT_hist].col[0].since;
+    if (p->version < since)
         return error(EXIT_BAD_INPUT, "%s: no %s in this profile (format version %d: recorded before them)", p->path,
                      stack ? "per-stack histograms" : "size histogram", p->version);
-    }
+    struct stack_rows r = { 0 };
+    if (stack) stack_rows_of(p, profile_stack_index(p, stack), &r);
+    int rc = 0;
     for (size_t i = 0; i < p->nprocs && !rc; i++) {
         if (sel->proc_snapshot[i] == NONE) continue;
         const struct snapshot *sn = &p->snapshots[sel->proc_snapshot[i]];
-        if (stack && sn->peak) {
+        if (!stack) {
+            rc = process_classes(p, sel->proc_snapshot[i], h);
+        } else if (sn->peak) {
             rc = error(EXIT_BAD_INPUT, "%s: --stack: no per-stack histogram at the peak (snapshot %lld of process "
                        "%lld); select another snapshot", p->path, (long long)sn->seq, (long long)p->procs[i].pid);
-            break;
+        } else {
+            rc = stack_hist_classes(p, sel, &r, (uint32_t)i, sn->id, h);
+            for (uint32_t t = 0; t < p->nthreads && !rc; t++)
+                if (p->threads[t].process == i && sel->thread_ok[t]) rc = one_class(p, &r, t, sn->id, h);
         }
-        bind(st, ":snapshot", sn->id), bind(st, ":stack", stack), bind(st, ":process", p->procs[i].id);
-        int bad = 0;
-        while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-            uint32_t t = stack ? idmap_get(&thread_of, (uint64_t)sqlite3_column_int64(st, 5)) : NONE;
-            if (stack && (t == NONE || !sel->thread_ok[t])) continue;
-            int64_t lo = sqlite3_column_int64(st, 0), v[NH];
-            for (int c = 0; c < NH; c++) v[c] = sqlite3_column_int64(st, 1 + c);
-            if ((bad = check_row(p, stack, sn->id, sqlite3_column_int64(st, 5), lo, v))) break;
-            unsigned k = class_of(lo);
-            for (int c = 0; c < NH; c++) h[k][c] = sat_add(h[k][c], v[c]);
-        }
-        rc = bad ? bad : rc == SQLITE_DONE ? 0 : error(EXIT_FAILED, "%s: %s", p->path, sqlite3_errmsg(db));
-        sqlite3_reset(st);
     }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    idmap_free(&thread_of);
+    free(r.hist);
+    free(r.sample);
     return rc;
 }
 
@@ -214,6 +265,8 @@ int cmd_hist(int argc, char **argv)
     int64_t stack = 0;
     if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))
         return usage_error("hist", "--stack %s: a stack id (a number >= 1, as top shows)", stack_arg);
+    if (stack_arg && c.server.url)
+        return usage_error("hist", "--stack: the histogram of one stack is read from files, not with --server");
     if ((c.sel.has_tid || c.sel.thread_re) && !stack_arg)
         return usage_error("hist", "the histogram is per process: --thread applies only with --stack");
     int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
@@ -222,7 +275,7 @@ int cmd_hist(int argc, char **argv)
                                    counter_name[c.by]);
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    if ((rc = load_profiles(&files, 0, &p))) return rc;       /* hist and stack_hist rows, not samples */
+    if ((rc = load_selected(&c, &files, -1, PROFILE_HISTS, &p))) return rc;
     struct selection sel;
     int64_t h[NCLASS][NH];
     memset(h, 0, sizeof h);

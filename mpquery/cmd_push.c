@@ -5,6 +5,7 @@
  * Runs are committed in batches (their mp_run rows after all their other
  * rows), and reported when committed: a line reported is a run stored. */
 #include "chstore.h"
+#include "hists.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ static int push_file(struct push *x, const char *path)
 {
     struct profile *p;
     char err[1024];
-    int rc = profile_load(path, &p, 1, err, sizeof err);
+    int rc = profile_load(path, &p, PROFILE_PEAK_ROWS | PROFILE_HISTS, err, sizeof err);
     if (rc) return error(rc, "%s: %s", path, err);
     x->files++;
     struct extent *had = xcalloc(p->nruns, sizeof *had), *has = xcalloc(p->nruns, sizeof *has);

@@ -5,6 +5,7 @@
  * per node, what the filters left out) with the pieces of their output
  * they share. Commands return exit codes; only main exits. */
 #include "mpquery.h"
+#include "hists.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ int load_selected(const struct common *c, const struct dbfiles *f, int side, int
     if (!c->server.url) return load_profiles(f, peak_rows, p);
     char err[4400];
     const struct select_opts *o = side >= 0 && c->sides ? &c->side_sel[side] : &c->sel;
-    int rc = server_load(&c->server, side, o->snap_kind == SNAP_PEAK, p, err, sizeof err);
+    int rc = server_load(&c->server, side, (o->snap_kind == SNAP_PEAK) | (peak_rows & PROFILE_HISTS), p, err, sizeof err);
     return rc ? error(rc, "%s", err) : 0;
 }
 

@@ -203,6 +203,8 @@ struct profile {
     struct sample *samples; size_t nsamples;
     struct total *totals; size_t ntotals;
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
+    struct hist_row *hists; size_t nhists;  /* loaded with PROFILE_HISTS (hists.h) */
+    struct stack_hist_row *stack_hists; size_t nstack_hists;
     int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
     int has_time;                       /* a process recorded with MP_TIME=1 */
 };

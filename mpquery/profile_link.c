@@ -97,6 +97,22 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
     counters_derive(&s->c);
 }
 
+void convert_hist(struct loader *l, const void *raw, void *stored)
+{
+    const struct raw_hist *r = raw;
+    struct hist_row *h = stored;
+    *h = (struct hist_row){ idindex_get(&l->snapshot, r->snapshot), r->lo, { r->v[0], r->v[1], r->v[2], r->v[3] } };
+}
+
+void convert_stack_hist(struct loader *l, const void *raw, void *stored)
+{
+    const struct raw_stack_hist *r = raw;
+    struct stack_hist_row *h = stored;
+    *h = (struct stack_hist_row){ idindex_get(&l->snapshot, r->snapshot), idindex_get(&l->stack, r->stack),
+                                  idindex_get(&l->thread, r->thread), r->lo,
+                                  { r->v[0], r->v[1], r->v[2], r->v[3] } };
+}
+
 /* ---------------------------------------------------------------- linking */
 #define BAD(fmt, ...) profile_fail(l->err, l->errlen, "inconsistent profile (" fmt ")", __VA_ARGS__)
 

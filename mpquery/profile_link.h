@@ -1,10 +1,12 @@
-/* What profile.c (the SQL reader) and profile_link.c (ids into indexes)
- * share while a profile loads: the rows as read, the id indexes and the
+/* What profile.c (the SQL reader), profile_open.c (the file) and
+ * profile_link.c (ids into indexes) share while a profile loads: the rows as read, the id indexes and the
  * loader's state. Private to those two files. */
 #ifndef MPQUERY_PROFILE_LINK_H
 #define MPQUERY_PROFILE_LINK_H
 
 #include "mpquery.h"
+#include "hists.h"
+#include "format.h"
 
 /* Rows kept as read until their references are resolved (the dictionaries
  * the profile stores as they are have no raw form). */
@@ -15,6 +17,8 @@ struct raw_stack { int64_t id, parent, frame; };
 struct raw_snapshot { struct snapshot s; int64_t process; };
 struct raw_total { int64_t snapshot, thread; struct total t; };
 struct raw_sample { int64_t snapshot, stack, thread; counters c; };
+struct raw_hist { int64_t snapshot, lo, v[NH]; };
+struct raw_stack_hist { int64_t snapshot, stack, thread, lo, v[NH]; };
 
 /* Id → index for one table: direct when ids are 1..n in order (the usual
  * case), a hash map otherwise. */
@@ -32,9 +36,11 @@ struct loader {
     struct raw_snapshot *rsnapshots; size_t nsnapshots;
     struct raw_total *rtotals; size_t ntotals;
     int bad_ref;                /* a sample with a dangling reference or a corrupt value was seen */
-    int peak_rows;              /* load the sample rows of peak snapshots too */
+    int flags;                  /* PROFILE_PEAK_ROWS, PROFILE_HISTS (hists.h) */
 };
 
+/* profile_open_db (profile_open.c), telling the file's format version. */
+int profile_open_version(const char *path, struct sqlite3 **out, int writable, int *version, char *err, size_t errlen);
 /* "why" into err; returns EXIT_BAD_INPUT. */
 int profile_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* After the dictionaries are read: their indexes, then processes, threads,
@@ -42,6 +48,10 @@ int profile_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((
 int link_dictionaries(struct loader *l);
 /* A raw sample into a struct sample as it is read (table_spec.convert). */
 void convert_sample(struct loader *l, const void *raw, void *stored);
+/* A raw hist or stack_hist row into its stored form; references the
+ * profile does not have become NONE (table_spec.convert). */
+void convert_hist(struct loader *l, const void *raw, void *stored);
+void convert_stack_hist(struct loader *l, const void *raw, void *stored);
 /* After the samples: the totals. */
 int link_totals(struct loader *l);
 void loader_free(struct loader *l);

@@ -1,6 +1,6 @@
 /* Untrusted database files: SQL a file brings must never run. The reference
- * schema is the compiled-in schema/profile.sql executed in a private
- * in-memory database, so SQLite's own normalization of the CREATE text
+ * schemas are the compiled-in schema/profile.sql and the older versions'
+ * schema/v*.sql (variants), each executed in a private in-memory database, so SQLite's own normalization of the CREATE text
  * applies to both sides; its sqlite_master rows are built once per process
  * (published with one atomic pointer: no lock, so fork cannot leave one
  * held) and every file's rows must be among them, all from one variant. */
@@ -15,104 +15,15 @@ static const char schema_sql[] =
 ;
 
 /* A file keeps the schema of the version that created it (the schema is
- * created only in an empty file). Each earlier version is the one after it
- * with these objects replaced, by their text exactly as it was then:
- * format version 2, before peak snapshots (it has none), stack_hist and
- * sample.time (read as 0); format version
- * 1, before sample.ntemp, process.ended and hist (a reader of such a file
- * reads ntemp as 0, ended as ''). The recorder writes only the current
- * version. */
-#define FORMAT_V2 /* before format version 3: no peak snapshots, stack_hist, sample.time */ \
-    "DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist;\n" \
-    "DROP TABLE sample;\n" \
-    "CREATE TABLE IF NOT EXISTS sample (\n" \
-    "    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),\n" \
-    "    stack       INTEGER NOT NULL REFERENCES stack(id),\n" \
-    "    thread      INTEGER NOT NULL REFERENCES thread(id),\n" \
-    "    ncalls      INTEGER NOT NULL,   -- allocations\n" \
-    "    memtot      INTEGER NOT NULL,   -- bytes requested\n" \
-    "    nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed\n" \
-    "    memlive     INTEGER NOT NULL,   -- bytes still allocated\n" \
-    "    maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)\n" \
-    "    ntemp       INTEGER NOT NULL DEFAULT 0, -- of these blocks, how many were temporary: freed\n" \
-    "                                    -- by their thread before it allocated or freed anything else (version 2)\n" \
-    "    PRIMARY KEY (snapshot, stack, thread)\n" \
-    ") WITHOUT ROWID;\n" \
-    "CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);\n" \
-    "DROP VIEW last_sample; DROP VIEW last_snapshot;\n" \
-    "CREATE VIEW IF NOT EXISTS last_snapshot AS\n" \
-    "SELECT s.* FROM snapshot s\n" \
-    "WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process);\n" \
-    "CREATE VIEW IF NOT EXISTS last_sample AS\n" \
-    "SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,\n" \
-    "       sa.memlive, sa.maxlive, sa.ntemp\n" \
-    "FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot\n" \
-    "WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2\n" \
-    "                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);\n"
-#define FORMAT_V1 /* before format version 2: no sample.ntemp, process.ended, hist */ \
-    "DROP TABLE process;\n" \
-    "CREATE TABLE IF NOT EXISTS process (\n" \
-    "    id          INTEGER PRIMARY KEY,\n" \
-    "    run         INTEGER NOT NULL REFERENCES run(id),\n" \
-    "    pid         INTEGER NOT NULL,\n" \
-    "    ppid        INTEGER NOT NULL,\n" \
-    "    exe         TEXT NOT NULL,          -- /proc/self/exe\n" \
-    "    cmdline     TEXT NOT NULL,          -- arguments joined by single spaces\n" \
-    "    host        TEXT NOT NULL,\n" \
-    "    start_time  REAL NOT NULL,          -- profiler start, seconds since the epoch\n" \
-    "    end_time    REAL,                   -- time of the latest snapshot\n" \
-    "    settings    TEXT NOT NULL           -- \"MP_DEPTH=128 MP_THRESHOLD=0 ...\"\n" \
-    ");\n" \
-    "DROP TABLE sample;\n" \
-    "CREATE TABLE IF NOT EXISTS sample (\n" \
-    "    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),\n" \
-    "    stack       INTEGER NOT NULL REFERENCES stack(id),\n" \
-    "    thread      INTEGER NOT NULL REFERENCES thread(id),\n" \
-    "    ncalls      INTEGER NOT NULL,   -- allocations\n" \
-    "    memtot      INTEGER NOT NULL,   -- bytes requested\n" \
-    "    nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed\n" \
-    "    memlive     INTEGER NOT NULL,   -- bytes still allocated\n" \
-    "    maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)\n" \
-    "    PRIMARY KEY (snapshot, stack, thread)\n" \
-    ") WITHOUT ROWID;\n" \
-    "CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);\n" \
-    "DROP VIEW last_sample;\n" \
-    "CREATE VIEW IF NOT EXISTS last_sample AS\n" \
-    "SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,\n" \
-    "       sa.memlive, sa.maxlive\n" \
-    "FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot\n" \
-    "WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2\n" \
-    "                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);\n"
-#define STACK_UNIQUE /* before 77d6cec: UNIQUE (parent, frame) */ \
-    "DROP TABLE stack;\n" \
-    "CREATE TABLE IF NOT EXISTS stack (\n" \
-    "    id          INTEGER PRIMARY KEY,\n" \
-    "    parent      INTEGER NOT NULL,            -- 0 = root\n" \
-    "    frame       INTEGER NOT NULL REFERENCES frame(id),\n" \
-    "    UNIQUE (parent, frame)\n" \
-    ");\n"
-#define VIEWS_5A1E854 /* before e882f41: views over every stack node */ \
-    "DROP VIEW stack_path; DROP VIEW stack_frames;\n" \
-    "CREATE VIEW IF NOT EXISTS stack_frames AS\n" \
-    "WITH RECURSIVE walk(stack, depth, node) AS (\n" \
-    "    SELECT id, 0, id FROM stack\n" \
-    "    UNION ALL\n" \
-    "    SELECT w.stack, w.depth + 1, s.parent FROM walk w JOIN stack s ON s.id = w.node\n" \
-    "    WHERE s.parent != 0\n" \
-    ")\n" \
-    "SELECT w.stack, w.depth, fi.* FROM walk w\n" \
-    "JOIN stack s ON s.id = w.node JOIN frame_info fi ON fi.frame = s.frame;\n" \
-    "CREATE VIEW IF NOT EXISTS stack_path AS\n" \
-    "SELECT stack,\n" \
-    "       (SELECT function FROM stack_frames f2 WHERE f2.stack = f.stack AND f2.depth = 0) AS leaf,\n" \
-    "       group_concat(CASE WHEN function != '' THEN function\n" \
-    "                         ELSE module || '+0x' || printf('%x', offset) END, ';') AS path\n" \
-    "FROM (SELECT * FROM stack_frames ORDER BY stack, depth DESC) f\n" \
-    "GROUP BY stack;\n"
-
-/* Variant v: the current schema with the changes 1..v applied. */
-static const char *const variant_change[] = { "", FORMAT_V2, FORMAT_V1, STACK_UNIQUE, VIEWS_5A1E854 };
-#define NVARIANTS (sizeof variant_change / sizeof *variant_change)
+ * created only in an empty file): the current one, or one of the older
+ * versions' schema/v*.sql, as written then. The recorder writes only the
+ * current version. */
+static const char *const variant_sql[] = {
+    schema_sql,
+#include "schema_old.h"
+};
+#define NVARIANTS (sizeof variant_sql / sizeof *variant_sql)
+_Static_assert(NVARIANTS < 32, "a variant is a bit of an unsigned");
 
 /* The tables SQLite itself adds to a file: sqlite_sequence (AUTOINCREMENT)
  * and the ANALYZE statistics, as this SQLite creates them. */
@@ -203,22 +114,23 @@ static int reference_rows(struct reference *ref, sqlite3 *mem, unsigned v)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Every variant's rows, made in one private memory database (about 2 ms,
- * once per process). */
+/* Every variant's rows, each made in a private memory database (once per
+ * process). */
 static struct reference *reference_build(void)
 {
     struct reference *ref = sqlite3_malloc64(sizeof *ref);
     sqlite3 *mem = NULL;
     if (!ref) return NULL;
     memset(ref, 0, sizeof *ref);
-    int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_exec(mem, schema_sql, NULL, NULL, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_exec(mem, internal_sql, NULL, NULL, NULL);
+    int rc = SQLITE_OK;
     for (unsigned v = 0; rc == SQLITE_OK && v < NVARIANTS; v++) {
-        rc = sqlite3_exec(mem, variant_change[v], NULL, NULL, NULL);
+        rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(mem, variant_sql[v], NULL, NULL, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(mem, internal_sql, NULL, NULL, NULL);
         if (rc == SQLITE_OK) rc = reference_rows(ref, mem, 1u << v);
+        sqlite3_close(mem);
+        mem = NULL;
     }
-    sqlite3_close(mem);
     if (rc == SQLITE_OK) return ref;
     reference_free(ref);
     return NULL;

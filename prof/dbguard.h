@@ -2,8 +2,9 @@
  * triggers, views, CHECK or DEFAULT expressions that SQLite would run on the
  * reader's or writer's behalf. db_harden turns off what could run them;
  * db_schema_check accepts a file only when every object of its schema is one
- * that schema/profile.sql defines, with the same SQL. Compiled into both the
- * recorder and mpquery (no dependency on internal.h). */
+ * that schema/profile.sql, or an older version's schema/v*.sql, defines,
+ * with the same SQL. Compiled into both the recorder and mpquery (no
+ * dependency on internal.h). */
 #ifndef MP_DBGUARD_H
 #define MP_DBGUARD_H
 

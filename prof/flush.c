@@ -86,7 +86,7 @@ static int sync_database(struct writer *w)
 {
     if (mirror_stale(w)) forget_database();
     if (mirror_sync(w)) return -1;
-    if (!rows_check_process(w)) return 0;
+    if (!process_rows_check(w)) return 0;
     forget_database();
     return mirror_sync(w);
 }
@@ -99,9 +99,9 @@ static int open_writer(struct writer *w, const char *path)
     sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
-    w->totals = prepare(w, "INSERT INTO totals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!w->totals || batch_prepare(w, &w->stacks, "stack", 3) || batch_prepare(w, &w->samples, "sample", 10) ||
-        batch_prepare(w, &w->stack_hists, "stack_hist", 8))
+    w->totals = prepare_insert(w, "INSERT", FT_totals, 1);
+    if (!w->totals || batch_prepare(w, &w->stacks, FT_stack) || batch_prepare(w, &w->samples, FT_sample) ||
+        batch_prepare(w, &w->stack_hists, FT_stack_hist))
         return -1;
     return 0;
 }

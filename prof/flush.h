@@ -4,13 +4,15 @@
  *   flush_sql.c    statements: prepare, step, batches of rows, the first error
  *   mirror.c       this process's mirror of the shared dictionaries (module,
  *                  function, file, frame) and of the stack tree
- *   flush_rows.c   the rows of a snapshot: process, threads, totals, samples
+ *   flush_rows.c   the rows of a snapshot: totals, samples, size classes
+ *   flush_process.c  the process's and its threads' rows
  * Everything runs under flush_lock with the profiler marked internal: SQLite,
  * libdw and these files allocate with the real malloc. */
 #ifndef MP_FLUSH_H
 #define MP_FLUSH_H
 
 #include "internal.h"
+#include "format.h"
 
 #include <sqlite3.h>
 
@@ -19,11 +21,10 @@
 /* Rows of the big tables (stack nodes, samples, stack_hist) go in by BATCH_ROWS
  * per INSERT: a statement per row costs more than the row. */
 #define BATCH_ROWS 64
-#define BATCH_COLS 10
 struct batch {
     sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
     int ncols, n;
-    int64_t v[BATCH_ROWS * BATCH_COLS];
+    int64_t v[BATCH_ROWS * FORMAT_MAX_COLS];
 };
 
 enum { D_MODULE, D_FUNCTION, D_FILE, D_FRAME, ND };    /* the mirrored dictionaries */
@@ -42,8 +43,11 @@ sqlite3_stmt *prepare(struct writer *w, const char *sql);
 int step_done(struct writer *w, sqlite3_stmt *st);      /* step, reset, clear bindings */
 int sql_exec(struct writer *w, const char *sql);
 int64_t query_int(struct writer *w, const char *sql, int64_t deflt);
-int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols);
-int batch_add(struct writer *w, struct batch *b, const int64_t *row);
+/* INSERT of one row of table t, every column (prof/format.h): bind column c
+ * of table t as parameter FORMAT_PARAM(t, c); a column left unbound is NULL. */
+sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows);
+int batch_prepare(struct writer *w, struct batch *b, enum format_table t);
+int batch_add(struct writer *w, struct batch *b, const int64_t *row);   /* row: the table's columns in order */
 int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so far */
 void batch_finalize(struct batch *b);
 /* Grows a zeroed array of elem-sized items to at least need items. */
@@ -64,8 +68,21 @@ void mirror_forget_addresses(void);     /* after an unload */
 /* ------------------------------------------------------------ flush_rows.c */
 
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
-int rows_check_process(struct writer *w);   /* 1 when our process row is gone */
 void rows_forget(int new_process);      /* a fork child: a new process of the same run */
+
+/* ------------------------------------------------------------ flush_process.c */
+
+/* This process's ids in the database; 0: not known (yet). */
+struct process_ids {
+    int64_t run, process, snapshot_seq;
+    int64_t *threads;           /* by thread seq */
+    size_t nthreads;
+};
+extern struct process_ids flush_ids;
+int process_rows_write(struct writer *w, double now);      /* its run and process rows */
+int64_t process_rows_thread(struct writer *w, struct mp_thread *t);    /* the thread's row id; 0: failed */
+int process_rows_check(struct writer *w);   /* 1 when our process row is gone */
+void process_rows_forget(int new_process);
 extern const char *const reason_names[];
 
 #endif

@@ -1,17 +1,15 @@
-/* The rows of a snapshot, inside the flush's transaction: the process row
- * (created at the first snapshot, its end time updated after), the snapshot
+/* The rows of a snapshot, inside the flush's transaction: the snapshot
  * row, each thread's exact totals and the process's, and the samples: one
- * row per (stack, thread) whose values changed since the previous snapshot.
- * What is kept here is this process's own: its row ids and what it wrote
+ * row per (stack, thread) whose values changed since the previous snapshot
+ * (the process's and threads' rows: flush_process.c).
+ * What is kept here is this process's own: what it wrote
  * last; a fork child starts it anew (rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
 
@@ -20,9 +18,6 @@ struct other { uint32_t slot, cls, next; struct class_v v; };
 struct row_classes { unsigned n, cls[MP_HIST_CLASSES]; struct class_v v[MP_HIST_CLASSES]; };
 
 static struct {
-    int64_t run_id, process_id, snapshot_seq;
-    int64_t *thread_ids;        /* by thread seq */
-    size_t nthread_ids;
     struct slot_counts *prev;       /* by canonical slot: values in the previous snapshot */
     struct slot_counts *peakv;      /* by slot: values at the peak (write_peak) */
     size_t npeakv;
@@ -54,10 +49,8 @@ static struct {
  * database altogether. */
 void rows_forget(int new_process)
 {
-    if (!new_process) r.run_id = 0;
-    r.process_id = r.snapshot_seq = 0;
+    process_rows_forget(new_process);
     r.peak_epoch = 0;
-    free(r.thread_ids), r.thread_ids = NULL, r.nthread_ids = 0;
     free(r.prev), r.prev = NULL, r.nprev = 0;
     free(r.peakv), r.peakv = NULL, r.npeakv = 0;
     free(r.canon), r.canon = NULL, r.ncanon = 0;
@@ -69,164 +62,21 @@ void rows_forget(int new_process)
     free(r.class_prev), r.class_prev = NULL, r.nclass_prev = 0;
 }
 
-/* Our process row must still be there (the same database). */
-int rows_check_process(struct writer *w)
-{
-    if (!r.process_id) return 0;
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT pid FROM process WHERE id = %lld", (long long)r.process_id);
-    return query_int(w, sql, -1) != mp_pid;
-}
-
-/* ------------------------------------------------------------ process, threads */
-
-static void read_cmdline(char *buf, size_t size)
-{
-    buf[0] = 0;
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n <= 0) return;
-    if (buf[n - 1] == 0) n--;
-    for (ssize_t i = 0; i < n; i++) if (!buf[i]) buf[i] = ' ';
-    buf[n] = 0;
-}
-
-/* After a failed flush (or the file replaced by a copy) this process
- * forgot what it knew of the database: its row, when the file has it
- * (same run, pid and start), is taken up again with its snapshots' count,
- * so that the process is never counted twice. */
-static int find_process(struct writer *w)
-{
-    sqlite3_stmt *st = prepare(w, "SELECT id, (SELECT max(seq) FROM snapshot WHERE process = p.id)"
-                                  " FROM process p WHERE run = ? AND pid = ? AND start_time = ?");
-    if (!st) return -1;
-    sqlite3_bind_int64(st, 1, r.run_id);
-    sqlite3_bind_int64(st, 2, mp_pid);
-    sqlite3_bind_double(st, 3, mp_start_time);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        r.process_id = sqlite3_column_int64(st, 0);
-        r.snapshot_seq = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-static int write_process(struct writer *w, double now)
-{
-    if (!r.run_id) {
-        sqlite3_stmt *st = prepare(w, "INSERT OR IGNORE INTO run(token, start_time) VALUES (?, ?)");
-        if (!st) return -1;
-        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 2, now);
-        int rc = step_done(w, st);
-        sqlite3_finalize(st);
-        if (rc) return -1;
-        st = prepare(w, "SELECT id FROM run WHERE token = ?");
-        if (!st) return -1;
-        sqlite3_bind_text(st, 1, mp_run_token, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) r.run_id = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (!r.run_id) return fail(w, "cannot create the run row");
-    }
-    sqlite3_stmt *st;
-    if (!r.process_id && find_process(w)) return -1;
-    if (!r.process_id) {
-        char exe[4096] = "", cmdline[8192], host[256] = "";
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        exe[n > 0 ? n : 0] = 0;
-        read_cmdline(cmdline, sizeof cmdline);
-        gethostname(host, sizeof host - 1);
-        st = prepare(w, "INSERT INTO process(run, pid, ppid, exe, cmdline, host, start_time, end_time, settings, ended)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        if (!st) return -1;
-        sqlite3_bind_int64(st, 1, r.run_id);
-        sqlite3_bind_int64(st, 2, mp_pid);
-        sqlite3_bind_int64(st, 3, mp_ppid ? mp_ppid : getppid());
-        sqlite3_bind_text(st, 4, exe, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, cmdline, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, host, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 7, mp_start_time);
-        sqlite3_bind_double(st, 8, now);
-        sqlite3_bind_text(st, 9, mp_opt.settings, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 10, mp_ended, -1, SQLITE_STATIC);
-        int rc = step_done(w, st);
-        sqlite3_finalize(st);
-        if (rc) return -1;
-        r.process_id = sqlite3_last_insert_rowid(w->db);
-        return 0;
-    }
-    st = prepare(w, "UPDATE process SET end_time = ?, ended = ? WHERE id = ?");
-    if (!st) return -1;
-    sqlite3_bind_double(st, 1, now);
-    sqlite3_bind_text(st, 2, mp_ended, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, r.process_id);
-    int rc = step_done(w, st);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static void thread_name(struct mp_thread *t, char *name, size_t size)
-{
-    if (atomic_load(&t->exited)) {
-        snprintf(name, size, "%s", t->name);
-        return;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, name, size - 1) : -1;
-    if (fd >= 0) close(fd);
-    if (n > 0 && name[n - 1] == '\n') n--;
-    name[n > 0 ? n : 0] = 0;
-}
-
-static int64_t thread_row(struct writer *w, struct mp_thread *t)
-{
-    if (grow_array(&r.thread_ids, &r.nthread_ids, t->seq + 1, sizeof *r.thread_ids)) return 0;
-    char name[64];
-    thread_name(t, name, sizeof name);
-    sqlite3_stmt *st;
-    if (!r.thread_ids[t->seq] && (st = prepare(w, "SELECT id FROM thread WHERE process = ? AND seq = ?"))) {
-        sqlite3_bind_int64(st, 1, r.process_id);    /* its row before a failed flush (find_process) */
-        sqlite3_bind_int64(st, 2, t->seq);
-        if (sqlite3_step(st) == SQLITE_ROW) r.thread_ids[t->seq] = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    if (r.thread_ids[t->seq]) {
-        st = prepare(w, "UPDATE thread SET name = ? WHERE id = ? AND name != ?");
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, r.thread_ids[t->seq]);
-        sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-    } else {
-        st = prepare(w, "INSERT INTO thread(process, seq, tid, name) VALUES (?, ?, ?, ?)");
-        sqlite3_bind_int64(st, 1, r.process_id);
-        sqlite3_bind_int64(st, 2, t->seq);
-        sqlite3_bind_int64(st, 3, t->tid);
-        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
-    }
-    if (!st) return 0;
-    int rc = step_done(w, st);
-    sqlite3_finalize(st);
-    if (rc) return 0;
-    if (!r.thread_ids[t->seq]) r.thread_ids[t->seq] = sqlite3_last_insert_rowid(w->db);
-    return r.thread_ids[t->seq];
-}
-
 /* ------------------------------------------------------------ totals */
 
 /* A row of totals; the cheap modes' thread that freed more than it
  * allocated has a negative share of the live bytes, written as 0. */
 static int write_totals(struct writer *w, int64_t snapshot, int64_t thread, const struct mp_totals *t)
 {
-    sqlite3_stmt *st = w->totals;
-    sqlite3_bind_int64(st, 1, snapshot);
-    sqlite3_bind_int64(st, 2, thread);
-    const uint64_t v[] = { t->ncalls, t->memtot, t->nfree, t->live > 0 ? (uint64_t)t->live : 0, t->maxlive,
-                           t->ncalls_nostack, t->memtot_nostack, t->nfree_unknown };
-    for (int i = 0; i < 8; i++) sqlite3_bind_int64(st, 3 + i, (int64_t)v[i]);
-    return step_done(w, st);
+    const int64_t row[FC_totals_N] = {
+        [FC_totals_snapshot] = snapshot, [FC_totals_thread] = thread,
+        [FC_totals_ncalls] = (int64_t)t->ncalls, [FC_totals_memtot] = (int64_t)t->memtot,
+        [FC_totals_nfree] = (int64_t)t->nfree, [FC_totals_memlive] = t->live > 0 ? (int64_t)t->live : 0,
+        [FC_totals_maxlive] = (int64_t)t->maxlive, [FC_totals_ncalls_nostack] = (int64_t)t->ncalls_nostack,
+        [FC_totals_memtot_nostack] = (int64_t)t->memtot_nostack, [FC_totals_nfree_unknown] = (int64_t)t->nfree_unknown,
+    };
+    for (int i = 0; i < FC_totals_N; i++) sqlite3_bind_int64(w->totals, i + 1, row[i]);
+    return step_done(w, w->totals);
 }
 
 /* The totals and the size histogram of a snapshot, read before any is
@@ -275,19 +125,21 @@ static int write_cut(struct writer *w, int64_t snapshot)
     for (size_t i = 0; i < cut.nthreads; i++) {
         const struct mp_totals *tt = &cut.threads[i].v;
         if (!tt->ncalls && !tt->nfree && !tt->nfree_unknown) continue;
-        int64_t tid = thread_row(w, cut.threads[i].t);
+        int64_t tid = process_rows_thread(w, cut.threads[i].t);
         if (!tid || write_totals(w, snapshot, tid, tt)) return -1;
     }
     if (write_totals(w, snapshot, 0, &cut.process)) return -1;
-    sqlite3_stmt *st = prepare(w, "INSERT INTO hist(snapshot, lo, ncalls, memtot, nlive, memlive) VALUES (?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare_insert(w, "INSERT", FT_hist, 1);
     if (!st) return -1;
     int rc = 0;
     for (unsigned c = 0; c < MP_HIST_CLASSES && !rc; c++) {
         const int64_t *v = cut.hist[c];
         if (!v[0] && !v[2]) continue;
-        sqlite3_bind_int64(st, 1, snapshot);
-        sqlite3_bind_int64(st, 2, c ? (int64_t)((uint64_t)1 << (c - 1)) : 0);
-        for (int k = 0; k < 4; k++) sqlite3_bind_int64(st, 3 + k, v[k]);
+        const int64_t row[FC_hist_N] = {
+            [FC_hist_snapshot] = snapshot, [FC_hist_lo] = c ? (int64_t)((uint64_t)1 << (c - 1)) : 0,
+            [FC_hist_ncalls] = v[0], [FC_hist_memtot] = v[1], [FC_hist_nlive] = v[2], [FC_hist_memlive] = v[3],
+        };
+        for (int k = 0; k < FC_hist_N; k++) sqlite3_bind_int64(st, k + 1, row[k]);
         rc = step_done(w, st);
     }
     sqlite3_finalize(st);
@@ -304,7 +156,8 @@ static int map_slot(struct writer *w, uint32_t i)
     if (!s || !s->stack_id || !LOAD(s->thread_seq)) return 0;
     struct mp_thread *t = thread_by_seq(s->thread_seq);
     int64_t stack = mirror_stack(w, s->stack_id);
-    int64_t thread = t && t->seq < r.nthread_ids && r.thread_ids[t->seq] ? r.thread_ids[t->seq] : t ? thread_row(w, t) : 0;
+    int64_t thread = !t ? 0 : t->seq < flush_ids.nthreads && flush_ids.threads[t->seq] ? flush_ids.threads[t->seq]
+                   : process_rows_thread(w, t);
     if (!stack || !thread) return fail(w, "cannot write a stack");
     uint32_t c = node_get(&r.rows, (uint32_t)stack, s->thread_seq);
     if (!c) {
@@ -361,9 +214,13 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
         struct slot_counts v = row_values(i, at_peak);
         if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
         const struct mp_slot *s = slot_at(i);
-        const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
-                                (int64_t)v.ncalls, (int64_t)v.memtot, (int64_t)v.nfree,
-                                (int64_t)v.memlive, (int64_t)v.maxlive, (int64_t)v.ntemp, (int64_t)v.time };
+        const int64_t row[FC_sample_N] = {
+            [FC_sample_snapshot] = snapshot, [FC_sample_stack] = mirror_stack(w, s->stack_id),
+            [FC_sample_thread] = flush_ids.threads[s->thread_seq], [FC_sample_ncalls] = (int64_t)v.ncalls,
+            [FC_sample_memtot] = (int64_t)v.memtot, [FC_sample_nfree] = (int64_t)v.nfree,
+            [FC_sample_memlive] = (int64_t)v.memlive, [FC_sample_maxlive] = (int64_t)v.maxlive,
+            [FC_sample_ntemp] = (int64_t)v.ntemp, [FC_sample_time] = (int64_t)v.time,
+        };
         if (batch_add(w, &w->samples, row)) return -1;
         if (!at_peak) r.prev[i] = v;
         ++*nrows;
@@ -462,9 +319,13 @@ static int write_stack_hist(struct writer *w, int64_t snapshot)
             const struct class_v *v = &classes.v[i];
             if (!memcmp(v, &r.class_prev[k], sizeof *v)) continue;
             unsigned cls = classes.cls[i];
-            const int64_t row[] = { snapshot, mirror_stack(w, s->stack_id), r.thread_ids[s->thread_seq],
-                                    cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0, whole_or_0(v->ncalls),
-                                    whole_or_0(v->memtot), whole_or_0(v->live_n), whole_or_0(v->live_b) };
+            const int64_t row[FC_stack_hist_N] = {
+                [FC_stack_hist_snapshot] = snapshot, [FC_stack_hist_stack] = mirror_stack(w, s->stack_id),
+                [FC_stack_hist_thread] = flush_ids.threads[s->thread_seq],
+                [FC_stack_hist_lo] = cls ? (int64_t)((uint64_t)1 << (cls - 1)) : 0,
+                [FC_stack_hist_ncalls] = whole_or_0(v->ncalls), [FC_stack_hist_memtot] = whole_or_0(v->memtot),
+                [FC_stack_hist_nlive] = whole_or_0(v->live_n), [FC_stack_hist_memlive] = whole_or_0(v->live_b),
+            };
             rc = batch_add(w, &w->stack_hists, row);
             r.class_prev[k] = *v;
         }
@@ -478,15 +339,14 @@ static int write_stack_hist(struct writer *w, int64_t snapshot)
 
 static int64_t snapshot_row(struct writer *w, const char *reason, const char *label, double time)
 {
-    sqlite3_stmt *st = prepare(w, "INSERT INTO snapshot(process, seq, time, reason, label, profiler_memory)"
-                                  " VALUES (?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st = prepare_insert(w, "INSERT", FT_snapshot, 1);
     if (!st) return 0;
-    sqlite3_bind_int64(st, 1, r.process_id);
-    sqlite3_bind_int64(st, 2, r.snapshot_seq + 1);
-    sqlite3_bind_double(st, 3, time);
-    sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, label, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, (int64_t)mp_memory_used());
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, process), flush_ids.process);
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, seq), flush_ids.snapshot_seq + 1);
+    sqlite3_bind_double(st, FORMAT_PARAM(snapshot, time), time);
+    sqlite3_bind_text(st, FORMAT_PARAM(snapshot, reason), reason, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, FORMAT_PARAM(snapshot, label), label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, FORMAT_PARAM(snapshot, profiler_memory), (int64_t)mp_memory_used());
     int rc = step_done(w, st);
     sqlite3_finalize(st);
     return rc ? 0 : sqlite3_last_insert_rowid(w->db);
@@ -502,7 +362,7 @@ static int write_now(struct writer *w, const char *reason, const char *label, do
     int64_t snapshot = snapshot_row(w, reason, label, time);
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot))
         return -1;
-    r.snapshot_seq++;
+    flush_ids.snapshot_seq++;
     return 0;
 }
 
@@ -528,7 +388,7 @@ static int write_peak(struct writer *w, int64_t *nrows)
     if (nomem || map_slots(w, limit)) return fail(w, "out of memory");
     int64_t snapshot = snapshot_row(w, "peak", "", peak.time);
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 1, limit, nrows)) return -1;
-    r.snapshot_seq++;
+    flush_ids.snapshot_seq++;
     r.peak_epoch = peak.epoch;
     return 0;
 }
@@ -539,6 +399,6 @@ static int write_peak(struct writer *w, int64_t *nrows)
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows)
 {
     double now = mp_now();
-    if (write_process(w, now) || write_peak(w, nrows)) return -1;
+    if (process_rows_write(w, now) || write_peak(w, nrows)) return -1;
     return write_now(w, reason_names[reason], label, now, nrows);
 }

@@ -45,26 +45,19 @@ int step_done(struct writer *w, sqlite3_stmt *st)
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
 }
 
-/* "INSERT INTO table VALUES (?,..),(?,..)..." with `rows` rows. */
-static sqlite3_stmt *prepare_insert(struct writer *w, const char *table, int ncols, int rows)
+sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows)
 {
-    char sql[BATCH_ROWS * (2 * BATCH_COLS + 4) + 64];
-    int len = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES ", table);
-    for (int r = 0; r < rows; r++) {
-        sql[len++] = r ? ',' : ' ';
-        sql[len++] = '(';
-        for (int c = 0; c < ncols; c++) sql[len++] = '?', sql[len++] = c + 1 < ncols ? ',' : ')';
-    }
-    sql[len] = 0;
+    char sql[FORMAT_INSERT_SIZE(BATCH_ROWS)];
+    if (format_insert_sql(verb, t, rows, sql, sizeof sql) < 0) return fail(w, "statement too long"), NULL;
     return prepare(w, sql);
 }
 
-int batch_prepare(struct writer *w, struct batch *b, const char *table, int ncols)
+int batch_prepare(struct writer *w, struct batch *b, enum format_table t)
 {
-    b->ncols = ncols;
+    b->ncols = format_tables[t].ncols;
     b->n = 0;
-    b->many = prepare_insert(w, table, ncols, BATCH_ROWS);
-    b->one = prepare_insert(w, table, ncols, 1);
+    b->many = prepare_insert(w, "INSERT", t, BATCH_ROWS);
+    b->one = prepare_insert(w, "INSERT", t, 1);
     return b->many && b->one ? 0 : -1;
 }
 

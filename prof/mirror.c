@@ -143,15 +143,15 @@ static int sync_tree(struct writer *w)
     return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's stack tree");
 }
 
-static const struct { const char *sync, *max, *insert; } tables[ND] = {
+static const struct { const char *sync, *max; enum format_table insert; } tables[ND] = {
     [D_MODULE] = { "SELECT id, path || char(0) || build_id FROM module WHERE id > ?", "SELECT max(id) FROM module",
-                   "INSERT INTO module(id, path, build_id) VALUES (?, ?, ?)" },
+                   FT_module },
     [D_FUNCTION] = { "SELECT id, name FROM function WHERE id > ?", "SELECT max(id) FROM function",
-                     "INSERT INTO function(id, name) VALUES (?, ?)" },
+                     FT_function },
     [D_FILE] = { "SELECT id, path FROM file WHERE id > ?", "SELECT max(id) FROM file",
-                 "INSERT INTO file(id, path) VALUES (?, ?)" },
+                 FT_file },
     [D_FRAME] = { "SELECT id, module, offset, inline_depth FROM frame WHERE id > ?", "SELECT max(id) FROM frame",
-                  "INSERT INTO frame(id, module, offset, inline_depth, function, file, line) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+                  FT_frame },
 };
 
 /* Whether the database has fewer rows than we saw: it was replaced behind
@@ -174,7 +174,7 @@ int mirror_sync(struct writer *w)
 int mirror_prepare(struct writer *w)
 {
     for (int d = 0; d < ND; d++)
-        if (!(w->ins[d] = prepare(w, tables[d].insert))) return -1;
+        if (!(w->ins[d] = prepare_insert(w, "INSERT", tables[d].insert, 1))) return -1;
     return 0;
 }
 
@@ -201,7 +201,7 @@ static int64_t text_id(struct writer *w, int d, const char *a, const char *b)
     int64_t id = dict_get(&m.dicts[d], key, len, h);
     if (!id) {
         id = m.dicts[d].max_id + 1;
-        sqlite3_stmt *st = w->ins[d];
+        sqlite3_stmt *st = w->ins[d];      /* (id, text[, text]): module, function, file */
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, a, (int)la, SQLITE_STATIC);
         if (b) sqlite3_bind_text(st, 3, b, (int)lb - 1, SQLITE_STATIC);
@@ -223,13 +223,13 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
     int64_t file = f->file ? text_id(w, D_FILE, f->file, NULL) : 0;
     id = m.dicts[D_FRAME].max_id + 1;
     sqlite3_stmt *st = w->ins[D_FRAME];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, module);
-    sqlite3_bind_int64(st, 3, key[1]);
-    sqlite3_bind_int64(st, 4, depth);
-    if (function) sqlite3_bind_int64(st, 5, function);
-    if (file) sqlite3_bind_int64(st, 6, file);
-    sqlite3_bind_int64(st, 7, f->line);
+    sqlite3_bind_int64(st, FORMAT_PARAM(frame, id), id);
+    sqlite3_bind_int64(st, FORMAT_PARAM(frame, module), module);
+    sqlite3_bind_int64(st, FORMAT_PARAM(frame, offset), key[1]);
+    sqlite3_bind_int64(st, FORMAT_PARAM(frame, inline_depth), depth);
+    if (function) sqlite3_bind_int64(st, FORMAT_PARAM(frame, function), function);
+    if (file) sqlite3_bind_int64(st, FORMAT_PARAM(frame, file), file);
+    sqlite3_bind_int64(st, FORMAT_PARAM(frame, line), f->line);
     if (step_done(w, st) || dict_put(&m.dicts[D_FRAME], key, sizeof key, h, id)) return 0;
     return id;
 }

@@ -1,5 +1,5 @@
 -- mallocprof's store on ClickHouse: the tables `mpquery push` fills and
--- `mpquery top|fold|diff|info --server` reads. mpquery compiles this file in
+-- `mpquery top|fold|diff|info|hist --server` reads. mpquery compiles this file in
 -- and runs each statement (they are separated by lines holding only ';')
 -- before a push, so every statement is idempotent. Only SQL that ClickHouse
 -- 18.16 (Debian 12's clickhouse-server) and current releases both accept.
@@ -146,3 +146,30 @@ CREATE TABLE IF NOT EXISTS mp_stack (
     stack       UInt64,
     frames      Array(UInt64)   -- outermost first
 ) ENGINE = ReplacingMergeTree() ORDER BY stack
+;
+-- The size histograms (schema/profile.sql's hist and stack_hist): per
+-- snapshot of a process, and per (stack, thread) the rows that changed
+-- since the process's previous snapshot, as in the SQLite format.
+CREATE TABLE IF NOT EXISTS mp_hist (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,
+    lo          Int64,      -- the class: lo <= size < 2 * lo (0: size 0)
+    ncalls      Int64,
+    memtot      Int64,
+    nlive       Int64,
+    memlive     Int64
+) ENGINE = MergeTree() ORDER BY (run, process, seq, lo)
+;
+CREATE TABLE IF NOT EXISTS mp_stack_hist (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,
+    stack       UInt64,
+    thread      UInt32,
+    lo          Int64,
+    ncalls      Int64,
+    memtot      Int64,
+    nlive       Int64,
+    memlive     Int64
+) ENGINE = MergeTree() ORDER BY (run, process, stack, thread, lo, seq)

@@ -1,0 +1,45 @@
+/* What chquery.c (the profile built from a store's rows) and chselect.c
+ * (the selection of runs, the queries and their answers) share. */
+#ifndef MPQUERY_CHQUERY_H
+#define MPQUERY_CHQUERY_H
+
+#include "mpquery.h"
+#include "http.h"
+
+#include <stdlib.h>
+
+/* The rows of a TabSeparated answer, field by field. */
+struct rows {
+    const char *cur, *end;
+    struct strbuf f[12];
+    size_t n;
+};
+
+static inline int64_t i64(const struct rows *r, size_t i) { return strtoll(r->f[i].s, NULL, 10); }
+static inline uint64_t u64(const struct rows *r, size_t i) { return strtoull(r->f[i].s, NULL, 10); }
+static inline double f64(const struct rows *r, size_t i) { return strtod(r->f[i].s, NULL); }
+
+
+struct server {
+    struct ch ch;
+    struct strbuf runs;         /* the selection's SELECT run ... */
+    struct strbuf out;          /* the latest answer */
+    struct rows rows;
+    const char *where;          /* the user's --where (or side's), for messages */
+    const char *what;           /* "the selection", "side A's selection" */
+    char *err; size_t errlen;
+};
+
+/* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
+ * not have `want` fields. */
+int ch_next_row(struct rows *r, size_t want);
+void ch_rows_free(struct rows *r);
+/* Runs a query (readonly); its rows then come from ch_next_row(&s->rows). */
+int ch_ask(struct server *s, const struct strbuf *sql);
+/* An answer of another shape: EXIT_FAILED, naming the query's what. */
+int ch_malformed(struct server *s, const char *what);
+/* The server of o, its selection's SQL for side (0, 1; -1: no side). */
+int ch_server_open(struct server *s, const struct server_opts *o, int side, char *err, size_t errlen);
+void ch_server_close(struct server *s);
+
+#endif

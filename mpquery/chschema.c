@@ -1,0 +1,151 @@
+/* mallocprof's store on ClickHouse: schema/clickhouse.sql's statements
+ * (compiled in, each idempotent) and each table's columns as push writes
+ * and --server reads them, made from the profile format's tables
+ * (prof/format.h); ch_create_schema checks the store has them. */
+#include "chstore.h"
+#include "format.h"
+
+#include <string.h>
+
+static const char ch_schema_sql[] =
+#include "clickhouse_schema.h"
+;
+
+/* The columns chstore.c's rows fill, in their order, with the types their
+ * RowBinary encoding assumes: the store's own keys, then those of the
+ * format's table from column `first` on (INTEGER as Int64, REAL as
+ * Float64, TEXT as String). ch_create_schema checks them against the
+ * store, and each INSERT names its columns (a column a later schema adds
+ * with a default does not break a push). */
+#define CH_KEYS "run UInt64, process UInt32"
+static const struct { const char *keys; int table, first; } layout[CH_NTABLES] = {
+    [CH_FRAME] = { "frame UInt64, module String, build_id String, offset Int64, inline_depth UInt32, "
+                   "function String, file String, line UInt32", -1, 0 },
+    [CH_STACK] = { "stack UInt64, frames Array(UInt64)", -1, 0 },
+    [CH_PROCESS] = { CH_KEYS, FT_process, FC_process_pid },
+    [CH_THREAD] = { CH_KEYS ", thread UInt32", FT_thread, FC_thread_seq },
+    [CH_SNAPSHOT] = { CH_KEYS ", seq UInt32", FT_snapshot, FC_snapshot_time },
+    [CH_TOTALS] = { CH_KEYS ", seq UInt32, thread UInt32", FT_totals, FC_totals_ncalls },
+    [CH_SAMPLE] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_sample, FC_sample_ncalls },
+    [CH_HIST] = { CH_KEYS ", seq UInt32", FT_hist, FC_hist_lo },
+    [CH_STACK_HIST] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_stack_hist, FC_stack_hist_lo },
+    [CH_RUN] = { "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, "
+                 "exe String, cmdline String, processes UInt32, snapshots UInt32, rows UInt64", -1, 0 },
+};
+
+static const char *ch_type(const char *sql_type)
+{
+    return !strcmp(sql_type, "REAL") ? "Float64" : !strcmp(sql_type, "TEXT") ? "String" : "Int64";
+}
+
+void ch_columns(int t, int with_types, struct strbuf *out)
+{
+    struct strbuf all = { 0 };
+    sb_puts(&all, layout[t].keys);
+    const struct format_table_def *d = layout[t].table < 0 ? NULL : &format_tables[layout[t].table];
+    for (int c = layout[t].first; d && c < d->ncols; c++)
+        sb_printf(&all, ", %s %s", d->col[c].name, ch_type(d->col[c].type));
+    if (with_types) {
+        sb_add(out, all.s, all.len);
+    } else {
+        for (const char *c = all.s; *c;) {     /* the names only */
+            sb_add(out, c, strcspn(c, " "));
+            c += strcspn(c, ",");
+            if (*c) { sb_puts(out, ", "); c += 2; }
+        }
+    }
+    sb_free(&all);
+}
+
+int ch_ncolumns(int t)
+{
+    int n = 1;
+    for (const char *c = layout[t].keys; *c; c++) n += *c == ',';
+    return n + (layout[t].table < 0 ? 0 : format_tables[layout[t].table].ncols - layout[t].first);
+}
+
+/* ---------------------------------------------------------------- the schema */
+/* A statement holds something besides blanks and -- comments. */
+static int has_sql(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '-' && i + 1 < n && s[i + 1] == '-') {
+            while (i < n && s[i] != '\n') i++;
+        } else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One expected column against the store's (rows "table<TAB>name<TAB>type"
+ * of system.columns in out); 0, or EXIT_FAILED with err set. */
+static int check_column(struct ch *c, const char *table, const char *name, size_t nlen, const char *type,
+                        size_t tlen, const struct strbuf *out, char *err, size_t errlen)
+{
+    struct strbuf f[3] = { { 0 } };
+    const char *cur = out->s, *end = out->s + out->len;
+    int found = 0, rc = 0;
+    while (!found && cur < end) {
+        int sep = 0;
+        for (int i = 0; i < 3 && (i == 0 || sep == '\t'); i++) sep = tsv_field(&cur, end, &f[i]);
+        found = !strcmp(f[0].s, table) && f[1].len == nlen && !memcmp(f[1].s, name, nlen);
+    }
+    if (!found) {
+        snprintf(err, errlen, "%s: the store's %s has no column %.*s (not a store of this mpquery's "
+                 "schema/clickhouse.sql)", c->url, table, (int)nlen, name);
+        rc = EXIT_FAILED;
+    } else if (f[2].len != tlen || memcmp(f[2].s, type, tlen)) {
+        snprintf(err, errlen, "%s: the store's %s.%.*s is %s, mpquery push writes %.*s (not a store of "
+                 "this mpquery's schema/clickhouse.sql)", c->url, table, (int)nlen, name, f[2].s, (int)tlen, type);
+        rc = EXIT_FAILED;
+    }
+    for (int i = 0; i < 3; i++) sb_free(&f[i]);
+    return rc;
+}
+
+/* Every column of the layout has its type in the store. */
+static int check_columns(struct ch *c, char *err, size_t errlen)
+{
+    struct strbuf sql = { 0 }, out = { 0 };
+    sb_puts(&sql, "SELECT table, name, type FROM system.columns WHERE database = currentDatabase() AND table IN (");
+    for (int t = 0; t < CH_NTABLES; t++) sb_printf(&sql, "%s'%s'", t ? ", " : "", ch_table_name[t]);
+    sb_putc(&sql, ')');
+    int rc = ch_query(c, sql.s, 1, &out, err, errlen);
+    struct strbuf cols = { 0 };
+    for (int t = 0; t < CH_NTABLES && !rc; t++) {
+        cols.len = 0;
+        ch_columns(t, 1, &cols);
+        for (const char *col = cols.s; *col && !rc;) {
+            size_t nlen = strcspn(col, " "), tlen = strcspn(col + nlen + 1, ",");
+            rc = check_column(c, ch_table_name[t], col, nlen, col + nlen + 1, tlen, &out, err, errlen);
+            col += nlen + 1 + tlen;
+            col += strspn(col, ", ");
+        }
+    }
+    sb_free(&cols);
+    sb_free(&sql);
+    sb_free(&out);
+    return rc;
+}
+
+int ch_create_schema(struct ch *c, char *err, size_t errlen)
+{
+    struct strbuf stmt = { 0 }, out = { 0 };
+    int rc = 0;
+    /* statements end at a line holding only ';' */
+    for (const char *s = ch_schema_sql; *s && !rc;) {
+        const char *end = strstr(s, "\n;\n");
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        if (has_sql(s, n)) {
+            stmt.len = 0;
+            sb_add(&stmt, s, n);
+            out.len = 0;
+            rc = ch_query(c, stmt.s, 0, &out, err, errlen);
+        }
+        s += end ? n + 3 : n;
+    }
+    sb_free(&stmt);
+    sb_free(&out);
+    return rc ? rc : check_columns(c, err, errlen);
+}

@@ -1,0 +1,191 @@
+/* --server URL, the selection: the runs of the store that --where, --exe,
+ * --host and --since choose (a subquery over mp_runs, each expression
+ * checked to be one), the queries that go with readonly=1, and their
+ * TabSeparated answers read row by row. */
+#include "chquery.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- the selection */
+/* --where must be one expression: quotes closed, parentheses balanced and
+ * never closed below the start, no statement separator, comment or
+ * $-string (which could hide the closing parenthesis mpquery adds). */
+static int where_check(const char *w, char *err, size_t errlen)
+{
+    int depth = 0;
+    char q = 0;
+    if (!*w) return snprintf(err, errlen, "--where: empty expression"), EXIT_BAD_INPUT;
+    for (const char *s = w; *s; s++) {
+        if (q) {
+            if (*s == '\\' && s[1]) s++;
+            else if (*s == q) q = 0;
+            continue;
+        }
+        if (*s == '\'' || *s == '"' || *s == '`') q = *s;
+        else if (*s == '(') depth++;
+        else if (*s == ')' && --depth < 0) break;
+        /* '$': the $$...$$ strings of newer releases, which this check does not read */
+        if (*s == '$' || *s == ';' || (*s == '-' && s[1] == '-') || (*s == '/' && s[1] == '*') || *s == '#') {
+            snprintf(err, errlen, "--where '%s': '%c' is not allowed (one expression over the columns of mp_runs)", w, *s);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (q || depth) {
+        snprintf(err, errlen, "--where '%s': %s", w, q ? "unclosed quote" : "unbalanced parentheses");
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* --since: seconds since the epoch, a date "YYYY-MM-DD[ HH:MM[:SS]]" in
+ * local time (as info shows them), or an age "N[smhd]" before now. */
+static int parse_since(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end != arg && *end == 0 && v >= 0) { *out = v; return 0; }
+    if (end != arg && end[1] == 0 && v >= 0 && strchr("smhd", *end)) {
+        static const double unit[] = { ['s'] = 1, ['m'] = 60, ['h'] = 3600, ['d'] = 86400 };
+        *out = (double)time(NULL) - v * unit[(unsigned char)*end];
+        return 0;
+    }
+    struct tm tm = { 0 };
+    int n = 0, y, mo, d, h = 0, mi = 0, s = 0;
+    if (sscanf(arg, "%d-%d-%d%n", &y, &mo, &d, &n) != 3) return -1;
+    const char *rest = arg + n;
+    if (*rest) {
+        int m = 0;
+        if (sscanf(rest, " %d:%d%n", &h, &mi, &m) != 2) return -1;
+        rest += m;
+        if (*rest && (sscanf(rest, ":%d%n", &s, &m) != 1 || rest[m])) return -1;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
+    tm = (struct tm){ .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi,
+                      .tm_sec = s, .tm_isdst = -1 };
+    *out = (double)mktime(&tm);
+    return 0;
+}
+
+/* "SELECT run FROM mp_runs WHERE ..." for side (0, 1; -1: no side). */
+static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, char *err, size_t errlen)
+{
+    sb_puts(sql, "SELECT run FROM mp_runs WHERE 1");
+    const char *wheres[2] = { o->where, side >= 0 ? o->side_where[side] : NULL };
+    for (int i = 0; i < 2; i++) {
+        if (!wheres[i]) continue;
+        int rc = where_check(wheres[i], err, errlen);
+        if (rc) return rc;
+        sb_printf(sql, " AND (%s\n)", wheres[i]);
+    }
+    if (o->exe) {
+        struct strbuf slash = { 0 };
+        sb_printf(&slash, "/%s", o->exe);
+        sb_puts(sql, " AND (exe = ");
+        ch_quote(sql, o->exe);
+        sb_puts(sql, " OR endsWith(exe, ");
+        ch_quote(sql, slash.s);
+        sb_puts(sql, "))");
+        sb_free(&slash);
+    }
+    if (o->host) {
+        sb_puts(sql, " AND host = ");
+        ch_quote(sql, o->host);
+    }
+    if (o->since) {
+        double t;
+        if (parse_since(o->since, &t)) {
+            snprintf(err, errlen, "--since '%s': not a time (seconds since the epoch, YYYY-MM-DD[ HH:MM[:SS]] "
+                     "or an age such as 2h, 7d)", o->since);
+            return EXIT_BAD_INPUT;
+        }
+        sb_printf(sql, " AND start_time >= %.17g", t);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- answers */
+/* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
+ * not have `want` fields. */
+int ch_next_row(struct rows *r, size_t want)
+{
+    if (r->cur >= r->end) return 0;
+    r->n = 0;
+    int sep;
+    do {
+        if (r->n == sizeof r->f / sizeof *r->f) return -1;
+        sep = tsv_field(&r->cur, r->end, &r->f[r->n++]);
+    } while (sep == '\t');
+    return r->n == want ? 1 : -1;
+}
+
+void ch_rows_free(struct rows *r)
+{
+    for (size_t i = 0; i < sizeof r->f / sizeof *r->f; i++) sb_free(&r->f[i]);
+}
+
+
+/* ClickHouse's codes for a query it cannot take as written: with --where
+ * given, the user's expression is the likely cause (bad input, exit 2). */
+static int refused_query(int code)
+{
+    static const int codes[] = { 36 /* BAD_ARGUMENTS */, 42 /* NUMBER_OF_ARGUMENTS_DOESNT_MATCH */,
+                                 43 /* ILLEGAL_TYPE_OF_ARGUMENT */, 46 /* UNKNOWN_FUNCTION */,
+                                 47 /* UNKNOWN_IDENTIFIER */, 53 /* TYPE_MISMATCH */, 60 /* UNKNOWN_TABLE */,
+                                 62 /* SYNTAX_ERROR */,
+                                 164 /* READONLY */, 386 /* NO_COMMON_TYPE */ };
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (code == codes[i]) return 1;
+    return 0;
+}
+
+/* Runs a query (readonly); its rows then come from ch_next_row(&s->rows). */
+int ch_ask(struct server *s, const struct strbuf *sql)
+{
+    s->out.len = 0;
+    int rc = ch_query(&s->ch, sql->s, 1, &s->out, s->err, s->errlen);
+    s->rows.cur = s->out.s ? s->out.s : "";
+    s->rows.end = s->rows.cur + s->out.len;
+    /* a table of the store missing: no store there (another table: the selection's) */
+    if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_")) {
+        snprintf(s->err, s->errlen, "%s: no mallocprof store there (no table mp_runs: push profiles first, "
+                 "or name its database with ?database=)", s->ch.url);
+        return rc;
+    }
+    if (rc && s->where && refused_query(s->ch.exception_code)) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", s->err);
+        snprintf(s->err, s->errlen, "--where '%s': the server refused the selection: %s", s->where, why);
+        rc = EXIT_BAD_INPUT;
+    }
+    return rc;
+}
+
+int ch_malformed(struct server *s, const char *what)
+{
+    snprintf(s->err, s->errlen, "%s: unexpected answer to the query of %s (is it a mallocprof store? "
+             "see mpquery push)", s->ch.url, what);
+    return EXIT_FAILED;
+}
+
+int ch_server_open(struct server *s, const struct server_opts *o, int side, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->ch.fd = -1;
+    s->err = err;
+    s->errlen = errlen;
+    s->where = side >= 0 && o->side_where[side] ? o->side_where[side] : o->where;
+    s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
+    int rc = runs_sql(o, side, &s->runs, err, errlen);
+    if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
+    return rc;
+}
+
+void ch_server_close(struct server *s)
+{
+    ch_close(&s->ch);
+    sb_free(&s->runs);
+    sb_free(&s->out);
+    ch_rows_free(&s->rows);
+}

@@ -1,0 +1,173 @@
+-- Format version 1 as of 5a363c0: the last schema before version 2 (sample.ntemp, process.ended, hist)
+-- Kept as written then (do not edit): prof/dbguard.c accepts the objects of a
+-- file made by it exactly as this file creates them; the build makes
+-- build/format_columns.h say which columns it had (schema/format.awk).
+
+CREATE TABLE IF NOT EXISTS run (
+    id          INTEGER PRIMARY KEY,
+    token       TEXT NOT NULL UNIQUE,  -- MP_RUN, inherited by child processes
+    start_time  REAL NOT NULL          -- seconds since the epoch
+);
+
+CREATE TABLE IF NOT EXISTS process (
+    id          INTEGER PRIMARY KEY,
+    run         INTEGER NOT NULL REFERENCES run(id),
+    pid         INTEGER NOT NULL,
+    ppid        INTEGER NOT NULL,
+    exe         TEXT NOT NULL,          -- /proc/self/exe
+    cmdline     TEXT NOT NULL,          -- arguments joined by single spaces
+    host        TEXT NOT NULL,
+    start_time  REAL NOT NULL,          -- profiler start, seconds since the epoch
+    end_time    REAL,                   -- time of the latest snapshot
+    settings    TEXT NOT NULL           -- "MP_DEPTH=128 MP_THRESHOLD=0 ..."
+);
+
+CREATE TABLE IF NOT EXISTS thread (
+    id          INTEGER PRIMARY KEY,
+    process     INTEGER NOT NULL REFERENCES process(id),
+    seq         INTEGER NOT NULL,       -- 1 = first thread seen in the process
+    tid         INTEGER NOT NULL,
+    name        TEXT NOT NULL DEFAULT '',
+    UNIQUE (process, seq)
+);
+
+CREATE TABLE IF NOT EXISTS module (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL,
+    build_id    TEXT NOT NULL DEFAULT '',   -- hex, '' when the file has none
+    UNIQUE (path, build_id)
+);
+
+CREATE TABLE IF NOT EXISTS function (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE        -- demangled
+);
+
+CREATE TABLE IF NOT EXISTS file (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE IF NOT EXISTS frame (
+    id           INTEGER PRIMARY KEY,
+    module       INTEGER NOT NULL REFERENCES module(id),
+    offset       INTEGER NOT NULL,           -- return address - module load base
+    inline_depth INTEGER NOT NULL DEFAULT 0, -- 0 = real frame, >0 = inlined
+    function     INTEGER REFERENCES function(id),   -- NULL: no symbol found
+    file         INTEGER REFERENCES file(id),
+    line         INTEGER NOT NULL DEFAULT 0,        -- 0: unknown
+    UNIQUE (module, offset, inline_depth)
+);
+
+CREATE TABLE IF NOT EXISTS stack (
+    id          INTEGER PRIMARY KEY,
+    parent      INTEGER NOT NULL,            -- 0 = root
+    frame       INTEGER NOT NULL REFERENCES frame(id)
+    -- (parent, frame) is unique: every writer checks against its mirror of
+    -- this table, synced inside its exclusive transaction. No index enforces
+    -- it: on the largest insert of a flush it would cost as much as the rows.
+);
+
+CREATE TABLE IF NOT EXISTS snapshot (
+    id          INTEGER PRIMARY KEY,
+    process     INTEGER NOT NULL REFERENCES process(id),
+    seq         INTEGER NOT NULL,            -- 1, 2, ... within the process
+    time        REAL NOT NULL,
+    reason      TEXT NOT NULL,               -- exit | interval | api | signal | exec
+    label       TEXT NOT NULL DEFAULT '',
+    profiler_memory INTEGER NOT NULL DEFAULT 0,  -- bytes the profiler itself mapped
+    UNIQUE (process, seq)
+);
+
+CREATE TABLE IF NOT EXISTS sample (
+    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
+    stack       INTEGER NOT NULL REFERENCES stack(id),
+    thread      INTEGER NOT NULL REFERENCES thread(id),
+    ncalls      INTEGER NOT NULL,   -- allocations
+    memtot      INTEGER NOT NULL,   -- bytes requested
+    nfree       INTEGER NOT NULL,   -- of these blocks, how many were freed
+    memlive     INTEGER NOT NULL,   -- bytes still allocated
+    maxlive     INTEGER NOT NULL,   -- peak of memlive for this (stack, thread)
+    PRIMARY KEY (snapshot, stack, thread)
+) WITHOUT ROWID;
+
+-- Exact totals per snapshot: one row per thread (thread = its id) and one for
+-- the whole process (thread = 0). They include allocations that got no stack.
+CREATE TABLE IF NOT EXISTS totals (
+    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
+    thread      INTEGER NOT NULL,            -- 0 = whole process
+    ncalls      INTEGER NOT NULL,
+    memtot      INTEGER NOT NULL,
+    nfree       INTEGER NOT NULL,
+    memlive     INTEGER NOT NULL,
+    maxlive     INTEGER NOT NULL,            -- peak live bytes
+    ncalls_nostack INTEGER NOT NULL,         -- allocations recorded without a stack
+    memtot_nostack INTEGER NOT NULL,
+    nfree_unknown  INTEGER NOT NULL,         -- frees of blocks the profiler never saw
+    PRIMARY KEY (snapshot, thread)
+) WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);
+CREATE INDEX IF NOT EXISTS snapshot_process ON snapshot(process);
+
+-- ---------------------------------------------------------------- views
+
+-- One row per frame with its names resolved.
+CREATE VIEW IF NOT EXISTS frame_info AS
+SELECT f.id AS frame, m.path AS module, m.build_id, f.offset, f.inline_depth,
+       COALESCE(fn.name, '') AS function, COALESCE(fl.path, '') AS file, f.line
+FROM frame f JOIN module m ON m.id = f.module
+LEFT JOIN function fn ON fn.id = f.function
+LEFT JOIN file fl ON fl.id = f.file;
+
+-- The latest snapshot of each process.
+CREATE VIEW IF NOT EXISTS last_snapshot AS
+SELECT s.* FROM snapshot s
+WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process);
+
+-- Current value of every (process, stack, thread) as of its process's latest
+-- snapshot (the newest row of each key).
+CREATE VIEW IF NOT EXISTS last_sample AS
+SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
+       sa.memlive, sa.maxlive
+FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
+WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2
+                     WHERE s2.stack = sa.stack AND s2.thread = sa.thread);
+
+-- The frames of every stack that has samples, depth 0 = leaf, walking
+-- towards the root.
+CREATE VIEW IF NOT EXISTS stack_frames AS
+WITH RECURSIVE walk(stack, depth, node) AS (
+    SELECT DISTINCT stack, 0, stack FROM sample
+    UNION ALL
+    SELECT w.stack, w.depth + 1, s.parent FROM walk w JOIN stack s ON s.id = w.node
+    WHERE s.parent != 0
+)
+SELECT w.stack, w.depth, fi.* FROM walk w
+JOIN stack s ON s.id = w.node JOIN frame_info fi ON fi.frame = s.frame;
+
+-- Leaf function of each stack and its "root;...;leaf" path of function names.
+CREATE VIEW IF NOT EXISTS stack_path AS
+SELECT stack,
+       MAX(CASE WHEN depth = 0 THEN function END) AS leaf,
+       group_concat(CASE WHEN function != '' THEN function
+                         ELSE module || '+0x' || printf('%x', offset) END, ';') AS path
+FROM (SELECT * FROM stack_frames ORDER BY stack, depth DESC) f
+GROUP BY stack;
+
+-- Current counters per stack summed over threads and processes, with the path.
+CREATE VIEW IF NOT EXISTS stack_totals AS
+SELECT ls.stack, SUM(ncalls) AS ncalls, SUM(memtot) AS memtot, SUM(nfree) AS nfree,
+       SUM(memlive) AS memlive, SUM(maxlive) AS maxlive, sp.leaf, sp.path
+FROM last_sample ls JOIN stack_path sp ON sp.stack = ls.stack
+GROUP BY ls.stack;
+
+-- Process totals at each process's latest snapshot.
+CREATE VIEW IF NOT EXISTS process_totals AS
+SELECT p.id AS process, p.pid, p.exe, t.ncalls, t.memtot, t.nfree, t.memlive,
+       t.maxlive, t.ncalls_nostack, t.memtot_nostack, t.nfree_unknown
+FROM process p JOIN last_snapshot ls ON ls.process = p.id
+JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
+
+-- The format version (last: a file that has it has everything above).
+PRAGMA user_version = 1;
