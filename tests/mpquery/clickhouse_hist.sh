@@ -1,12 +1,12 @@
 #!/bin/bash
-# mpquery hist --server against a private clickhouse-server (tests/clickhouse.sh):
+# mpquery hist --server against a private clickhouse-server (tests/lib/clickhouse.sh):
 # push stores the size histograms (mp_hist, mp_stack_hist), and hist --server
 # answers byte for byte as the files do with --run all: every counter of
 # --by, csv and json, the peak snapshot, a --where selection as its one
 # file; --stack is refused with --server (exit 2).
-source "$(dirname "$0")/lib.sh"
-source "$ROOT/tests/mpquery_fixtures/lib.sh"
-source "$ROOT/tests/clickhouse.sh"
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+source "$ROOT/tests/lib/clickhouse.sh"
 
 record_run h-a a.db "$B/tests/alloc_functions"
 record_run h-peak p.db "$B/tests/peak_mix"
