@@ -5,6 +5,7 @@
  * first; --fold writes "path A B" lines for flamegraph.pl's differential
  * mode (the difffolded.pl format), --flame a differential flame graph
  * (flame.c): B's widths, coloured by the change of each frame's subtree. */
+#include "dtree.h"
 #include "flame.h"
 
 #include <stdlib.h>
@@ -143,18 +144,9 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
     struct fold_ctx fx = { a, b, l->c->format, { 0 } };
     if (fx.format == FMT_CSV) printf("path,a,b\n");
-    if (fx.format == FMT_JSON) {
-        json_init(&fx.w, stdout);
-        json_open(&fx.w, '{');
-        json_key(&fx.w, "by"), json_str(&fx.w, counter_name[by]);
-        json_key(&fx.w, "stacks"), json_open(&fx.w, '[');
-    }
+    if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, by);
     fold_walk(t, keep, emit_fold, &fx);
-    if (fx.format == FMT_JSON) {
-        json_close(&fx.w, ']');
-        json_close(&fx.w, '}');
-        putchar('\n');
-    }
+    if (fx.format == FMT_JSON) fold_json_end(&fx.w);
     free(keep);
     free(suba);
     free(subb);

@@ -244,3 +244,18 @@ void fold_walk(struct dtree *t, const int64_t *sub,
     sb_free(&path);
     sb_free(&tmp);
 }
+
+void fold_json_start(struct json *w, FILE *f, int by)
+{
+    json_init(w, f);
+    json_open(w, '{');
+    json_key(w, "by"), json_str(w, counter_name[by]);
+    json_key(w, "stacks"), json_open(w, '[');
+}
+
+void fold_json_end(struct json *w)
+{
+    json_close(w, ']');
+    json_close(w, '}');
+    fputc('\n', w->f);
+}
