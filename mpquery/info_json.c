@@ -142,7 +142,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "cmdline"); json_str(w, pr->cmdline);
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);
-    json_key(w, "info_live_bytes"); json_str(w, info_live_bytes(pr->settings));
+    json_key(w, "live_bytes"); json_str(w, info_live_bytes(pr->settings));
     json_key(w, "ended"); json_str(w, pr->ended);
     json_key(w, "start_time"); json_fixed(w, pr->start_time, 6);
     json_key(w, "end_time");
@@ -185,7 +185,7 @@ void info_print_json(const struct info *in)
     json_break(&w, 1);
     json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);        /* kept: the tree's nodes */
     json_key(&w, "stack_tree_nodes"); json_int(&w, (int64_t)p->nstacks);
-    json_key(&w, "info_stacks_with_samples"); json_int(&w, (int64_t)info_stacks_with_samples(in));
+    json_key(&w, "stacks_with_samples"); json_int(&w, (int64_t)info_stacks_with_samples(in));
     json_key(&w, "frames"); json_int(&w, (int64_t)p->nframes);
     json_key(&w, "functions"); json_int(&w, (int64_t)p->nfunctions);
     json_key(&w, "modules"); json_int(&w, (int64_t)p->nmodules);
