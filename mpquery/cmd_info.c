@@ -78,19 +78,8 @@ static void pick_totals(struct info *in)
         in->profiler_memory = sat_add(in->profiler_memory, p->snapshots[in->sel->proc_snapshot[i]].profiler_memory);
         if (in->proc_total[i] == NONE) continue;
         const struct total *t = &p->totals[in->proc_total[i]];
-        counters_add(&in->sum.c, &t->c);
-        in->sum.ncalls_nostack = sat_add(in->sum.ncalls_nostack, t->ncalls_nostack);
-        in->sum.memtot_nostack = sat_add(in->sum.memtot_nostack, t->memtot_nostack);
-        in->sum.nfree_unknown = sat_add(in->sum.nfree_unknown, t->nfree_unknown);
+        procs_total_add(&in->sum, t);
     }
-}
-
-static int cmp_start(const void *a, const void *b, void *ctx)
-{
-    const struct profile *p = ctx;
-    const struct process *x = &p->procs[*(const uint32_t *)a], *y = &p->procs[*(const uint32_t *)b];
-    if (x->start_time != y->start_time) return x->start_time < y->start_time ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
 }
 
 static uint64_t pid_key(const struct process *pr, int64_t pid)
@@ -140,7 +129,7 @@ static void process_tree(struct info *in)
     uint32_t *sel = xmalloc(p->nprocs * sizeof *sel);
     for (uint32_t i = 0; i < p->nprocs; i++)
         if (in->sel->proc_snapshot[i] != NONE) sel[n++] = i;
-    qsort_r(sel, n, sizeof *sel, cmp_start, (void *)p);
+    qsort_r(sel, n, sizeof *sel, procs_by_start, (void *)p);
     uint32_t *pid_of = xmalloc(n * sizeof *pid_of), *parent = xmalloc(n * sizeof *parent);
     uint32_t npids = group_images(p, sel, n, pid_of, parent);
     uint32_t *size = xcalloc(npids, sizeof *size), *pos = xmalloc(npids * sizeof *pos);
@@ -174,13 +163,6 @@ static void process_tree(struct info *in)
         in->depth[r] = in->pids[m].depth;
     }
     free(placed); free(next_free); free(pos); free(size); free(parent); free(pid_of); free(sel);
-}
-
-void info_fmt_time(double t, char *buf, size_t n)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    if (!localtime_r(&s, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm)) snprintf(buf, n, "%.3f", t);
 }
 
 const struct total *info_total_at(const struct info *in, uint32_t idx)
@@ -234,13 +216,6 @@ const char *const info_live_bytes_text[] = {
     "requested sizes (every block tracked)",
     "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; calls, bytes and frees exact)",
 };
-
-/* A process's role: its command name, the basename of its executable
- * ("bash", "python3.11": for a script, its interpreter). */
-const char *info_role(const struct process *pr)
-{
-    return *pr->exe ? path_basename(pr->exe) : "?";
-}
 
 /* process.ended in words: "exited with status 3", "killed by SIGSEGV"...;
  * a value this version does not know, as it is. */

@@ -16,6 +16,7 @@
  * leaks`'s). When the profile has peak snapshots and --snapshot did not
  * select them, one more view is the live bytes at each process's peak. */
 #include "flame.h"
+#include "procs.h"
 #include "report.h"
 #include "timeline.h"
 
@@ -51,15 +52,6 @@ static const char more[] =
 "  mpquery record -o app.db -- ./app\n"
 "  mpquery report app.db -o app.html --title 'app, build 1234'\n";
 
-/* ---------------------------------------------------------------- gathering */
-static int by_start(const void *a, const void *b, void *ctx)
-{
-    const struct profile *p = ctx;
-    const struct process *x = &p->procs[*(const uint32_t *)a], *y = &p->procs[*(const uint32_t *)b];
-    if (x->start_time != y->start_time) return x->start_time < y->start_time ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
 /* Per process and per thread, its totals row at the selected snapshot:
  * that of the newest snapshot in the selected one's chain (select.c: the
  * selected snapshot, or an earlier one that is not a peak's). */
@@ -81,7 +73,7 @@ static void pick_totals(struct report *r)
     r->procs = xmalloc((p->nprocs + 1) * sizeof *r->procs);
     for (uint32_t i = 0; i < p->nprocs; i++)
         if (s->proc_snapshot[i] != NONE) r->procs[r->nprocs++] = i;
-    qsort_r(r->procs, r->nprocs, sizeof *r->procs, by_start, (void *)p);
+    qsort_r(r->procs, r->nprocs, sizeof *r->procs, procs_by_start, (void *)p);
 }
 
 /* The live bytes at each process's peak, per node, when the profile has
@@ -154,7 +146,7 @@ static void print(struct listing *l, void *arg)
     pick_views(&r);
     struct strbuf title = { 0 };
     if (a->title) sb_puts(&title, a->title);
-    else if (r.nprocs) sb_printf(&title, "mallocprof report: %s", report_process_name(&r.p->procs[r.procs[0]]));
+    else if (r.nprocs) sb_printf(&title, "mallocprof report: %s", procs_name(&r.p->procs[r.procs[0]]));
     else sb_printf(&title, "mallocprof report: %s", path_basename(r.p->path));
     report_write_head(&r, title.s);
     report_write_summary(&r);

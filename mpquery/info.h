@@ -5,6 +5,7 @@
 #define MPQUERY_INFO_H
 
 #include "mpquery.h"
+#include "procs.h"
 
 struct pid_node { size_t first, nimages; uint32_t depth; };
 
@@ -22,8 +23,6 @@ struct info {
     int64_t profiler_memory;
 };
 
-/* Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS" in buf. */
-void info_fmt_time(double t, char *buf, size_t n);
 /* p->totals[idx], NULL for NONE. */
 const struct total *info_total_at(const struct info *in, uint32_t idx);
 size_t info_stacks_with_samples(const struct info *in);
@@ -34,8 +33,6 @@ size_t info_processes_of_run(const struct profile *p, size_t run);
  * its settings; info_live_bytes_text[0 or 1] says it in words. */
 const char *info_live_bytes(const char *settings);
 extern const char *const info_live_bytes_text[2];
-/* A process's role: the basename of its executable, "?". */
-const char *info_role(const struct process *pr);
 /* process.ended in words; ended_text: as the database has it where that
  * says enough. Both may write into buf. */
 const char *info_ended_words(const struct profile *p, const char *ended, char *buf, size_t n);

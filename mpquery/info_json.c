@@ -111,7 +111,7 @@ static void json_tree(struct json *w, const struct info *in)
         json_key(w, "depth"); json_int(w, t->depth);
         json_key(w, "roles");
         json_open(w, '[');
-        for (size_t r = t->first; r < t->first + t->nimages; r++) json_str(w, info_role(&p->procs[in->order[r]]));
+        for (size_t r = t->first; r < t->first + t->nimages; r++) json_str(w, procs_name(&p->procs[in->order[r]]));
         json_close(w, ']');
         json_key(w, "process_ids");
         json_open(w, '[');
@@ -138,7 +138,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "depth"); json_int(w, in->depth[k]);
     json_key(w, "run"); json_int(w, p->runs[pr->run].id);
     json_key(w, "exe"); json_str(w, pr->exe);
-    json_key(w, "role"); json_str(w, info_role(pr));
+    json_key(w, "role"); json_str(w, procs_name(pr));
     json_key(w, "cmdline"); json_str(w, pr->cmdline);
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);

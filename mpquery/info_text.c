@@ -74,13 +74,13 @@ static void text_runs(const struct info *in)
         printf("\nruns:\n");
         for (size_t r = 0; r < p->nruns; r++) {
             size_t np = info_processes_of_run(p, r);
-            info_fmt_time(p->runs[r].start_time, when, sizeof when);
+            procs_fmt_date(p->runs[r].start_time, when, sizeof when);
             printf("  %c run %lld  %s  %zu process%s\n", in->sel->run_on[r] ? '*' : ' ',
                    (long long)p->runs[r].id, when, np, np == 1 ? "" : "es");
         }
     }
     if (in->sel->run != NONE) {
-        info_fmt_time(p->runs[in->sel->run].start_time, when, sizeof when);
+        procs_fmt_date(p->runs[in->sel->run].start_time, when, sizeof when);
         printf("\nrun %lld, started %s\n", (long long)p->runs[in->sel->run].id, when);
     } else if (in->sel->nruns_on < p->nruns) {
         printf("\nruns");
@@ -116,7 +116,7 @@ static void text_tree(const struct info *in)
         const struct process *last = info_last_image(in, t);
         printf("  %*s%lld ", (int)(2 * t->depth), "", (long long)last->pid);
         for (size_t r = t->first; r < t->first + t->nimages; r++) {
-            const char *name = info_role(&p->procs[in->order[r]]);
+            const char *name = procs_name(&p->procs[in->order[r]]);
             if (r > t->first) fputs(" → ", stdout);
             text_clean(stdout, name, strlen(name));
         }
@@ -206,7 +206,7 @@ void info_print_text(const struct info *in)
     for (size_t k = 0; k < in->norder; k++) {
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
-        info_fmt_time(pr->start_time, when, sizeof when);
+        procs_fmt_date(pr->start_time, when, sizeof when);
         /* each line cleaned: the executable, host, settings and end are the recorded program's text */
         printf("\n");
         text_printf(stdout, "process %lld: %s", (long long)pr->pid, pr->exe);

@@ -3,6 +3,7 @@
  * and a flame graph per view (flame.c). Writes only through report_page.c's
  * pieces, so every name is escaped. */
 #include "flame.h"
+#include "procs.h"
 #include "report.h"
 #include "timeline.h"
 
@@ -11,19 +12,6 @@
 #include <time.h>
 
 #define TIMELINE_STACKS 3    /* the stacks whose live bytes grew most, in the plot */
-
-/* ---------------------------------------------------------------- header, summary */
-const char *report_process_name(const struct process *pr)
-{
-    return *pr->exe ? path_basename(pr->exe) : "?";
-}
-
-static void fmt_date(double t, char *buf, size_t n)
-{
-    time_t s = (time_t)t;
-    struct tm tm;
-    if (!localtime_r(&s, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm)) snprintf(buf, n, "%.3f", t);
-}
 
 static void put_snapshot_choice(struct page *pg, const struct select_opts *o)
 {
@@ -45,7 +33,7 @@ void report_write_head(struct report *r, const char *title)
     fputs("<p class=\"meta\" id=\"selection\">", pg->f);
     page_text(pg, p->path);
     if (r->q->sel.run != NONE) {
-        fmt_date(p->runs[r->q->sel.run].start_time, when, sizeof when);
+        procs_fmt_date(p->runs[r->q->sel.run].start_time, when, sizeof when);
         fprintf(pg->f, " &middot; run %lld, started %s", (long long)p->runs[r->q->sel.run].id, when);
     }
     fputs(" &middot; snapshot: ", pg->f);
@@ -71,10 +59,7 @@ static struct total summary_totals(const struct report *r)
         uint32_t row = by_thread ? (r->q->sel.thread_ok[i] ? r->thread_total[i] : NONE) : r->proc_total[i];
         if (row == NONE) continue;
         const struct total *t = &p->totals[row];
-        counters_add(&sum.c, &t->c);
-        sum.ncalls_nostack = sat_add(sum.ncalls_nostack, t->ncalls_nostack);
-        sum.memtot_nostack = sat_add(sum.memtot_nostack, t->memtot_nostack);
-        sum.nfree_unknown = sat_add(sum.nfree_unknown, t->nfree_unknown);
+        procs_total_add(&sum, t);
     }
     counters_derive(&sum.c);
     return sum;
@@ -112,7 +97,7 @@ static void card_peak(struct report *r)
     struct strbuf *sb = &pg->note;
     sb->len = 0;
     sb_printf(sb, "%lld bytes", (long long)p->totals[r->proc_total[best]].c.v[MAXLIVE]);
-    if (r->nprocs > 1) sb_printf(sb, " in pid %lld (%s)", (long long)pr->pid, report_process_name(pr));
+    if (r->nprocs > 1) sb_printf(sb, " in pid %lld (%s)", (long long)pr->pid, procs_name(pr));
     uint32_t j = report_peak_snapshot(p, best);
     if (j != NONE) sb_printf(sb, ", peak snapshot at +%.3f s", p->snapshots[j].time - pr->start_time);
     if (r->nprocs > 1) {

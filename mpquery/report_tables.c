@@ -2,6 +2,7 @@
  * and functions per view, the leaks (mpquery leaks' rows), and the totals
  * per process and per thread at the selected snapshot. Numbers through
  * page_td (human units, exact tooltip); names through page_text. */
+#include "procs.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -263,7 +264,7 @@ static void process_rows(struct report *r)
                 (long long)pr->pid, (long long)pr->ppid);
         page_text(pg, *pr->cmdline ? pr->cmdline : pr->exe);
         fputs("\">", pg->f);
-        page_text(pg, report_process_name(pr));
+        page_text(pg, procs_name(pr));
         fprintf(pg->f, "</td><td class=\"n\">%zu</td>", nth);
         if (pr->end_time < 0) fputs("<td class=\"n\">-</td>", pg->f);
         else fprintf(pg->f, "<td class=\"n\">%.3f s</td>", pr->end_time - pr->start_time);
