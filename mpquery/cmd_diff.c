@@ -144,7 +144,7 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
     struct fold_ctx fx = { a, b, l->c->format, { 0 } };
     if (fx.format == FMT_CSV) printf("path,a,b\n");
-    if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, by);
+    if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, counter_name[by]);
     fold_walk(t, keep, emit_fold, &fx);
     if (fx.format == FMT_JSON) fold_json_end(&fx.w);
     free(keep);

@@ -82,7 +82,7 @@ void fold_print(struct listing *l, void *out)
     for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
     struct fold_ctx ctx = { l->own[0], by, l->c->format, out, { 0 } };
     if (ctx.format == FMT_CSV) fprintf(out, "path,%s\n", counter_name[by]);
-    if (ctx.format == FMT_JSON) fold_json_start(&ctx.w, out, by);
+    if (ctx.format == FMT_JSON) fold_json_start(&ctx.w, out, counter_name[by]);
     fold_walk(t, keep, emit_line, &ctx);
     if (ctx.format == FMT_JSON) fold_json_end(&ctx.w);
     free(keep);

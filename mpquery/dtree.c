@@ -245,11 +245,11 @@ void fold_walk(struct dtree *t, const int64_t *sub,
     sb_free(&tmp);
 }
 
-void fold_json_start(struct json *w, FILE *f, int by)
+void fold_json_start(struct json *w, FILE *f, const char *by)
 {
     json_init(w, f);
     json_open(w, '{');
-    json_key(w, "by"), json_str(w, counter_name[by]);
+    json_key(w, "by"), json_str(w, by);
     json_key(w, "stacks"), json_open(w, '[');
 }
 

@@ -9,9 +9,9 @@
  * then cleared). */
 uint32_t dtree_child(struct dtree *t, uint32_t parent, uint32_t label);
 
-/* The JSON around fold lines (fold, diff --fold): {"by": COUNTER,
+/* The JSON around fold lines (fold, diff --fold): {"by": BY (a counter),
  * "stacks": [ ... ]} and a newline; the lines are the caller's elements. */
-void fold_json_start(struct json *w, FILE *f, int by);
+void fold_json_start(struct json *w, FILE *f, const char *by);
 void fold_json_end(struct json *w);
 
 #endif
