@@ -5,6 +5,7 @@
  * first; --fold writes "path A B" lines for flamegraph.pl's differential
  * mode (the difffolded.pl format), --flame a differential flame graph
  * (flame.c): B's widths, coloured by the change of each frame's subtree. */
+#include "dtree.h"
 #include "flame.h"
 
 #include <stdlib.h>
@@ -143,18 +144,9 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
     for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
     struct fold_ctx fx = { a, b, l->c->format, { 0 } };
     if (fx.format == FMT_CSV) printf("path,a,b\n");
-    if (fx.format == FMT_JSON) {
-        json_init(&fx.w, stdout);
-        json_open(&fx.w, '{');
-        json_key(&fx.w, "by"), json_str(&fx.w, counter_name[by]);
-        json_key(&fx.w, "stacks"), json_open(&fx.w, '[');
-    }
+    if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, counter_name[by]);
     fold_walk(t, keep, emit_fold, &fx);
-    if (fx.format == FMT_JSON) {
-        json_close(&fx.w, ']');
-        json_close(&fx.w, '}');
-        putchar('\n');
-    }
+    if (fx.format == FMT_JSON) fold_json_end(&fx.w);
     free(keep);
     free(suba);
     free(subb);
@@ -216,12 +208,55 @@ static int split_sides(const struct common *c, int argc, char **argv, struct dbf
     return 0;
 }
 
+/* Each side's files, or with --server its SQL; then the --a-... and
+ * --b-... selections (side[k]: run, pid, thread, snapshot) over the
+ * options both sides take. */
+static int diff_sides(struct common *c, char *side[2][4], int argc, char **argv, struct dbfiles sides[2])
+{
+    static const int side_id[4] = { OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT };
+    int rc;
+    if (c->server.url) {
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                if (side[k][i])
+                    return usage_error(c->cmd, "--a-run, --b-pid... do not apply to --server "
+                                               "(use --a-where, --b-where)");
+        if (!c->server.side_where[0] && !c->server.side_where[1])
+            return usage_error(c->cmd, "--server needs --a-where or --b-where (or both): the runs of each side");
+    } else if ((rc = split_sides(c, argc, argv, sides))) {
+        return rc;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            if (side[k][i] && (rc = side_option(c, k, side_id[i], side[k][i]))) return rc;
+    sides_apply(c);
+    return 0;
+}
+
+/* --fold, --flame and --functions: which combine, and how frames are
+ * named for each. */
+static int diff_modes(struct common *c, struct diff_args *a)
+{
+    if (a->fold && a->functions) return usage_error(c->cmd, "--fold and --functions do not combine");
+    if (a->flame && (a->fold || a->functions))
+        return usage_error(c->cmd, "--flame does not combine with --fold or --functions");
+    if (!a->flame && (a->f.out || a->f.icicle || a->f.title || a->f.width_arg || a->f.min_width_arg))
+        return usage_error(c->cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
+    int rc = flame_check_options(c->cmd, &a->f);
+    if (rc) return rc;
+    if (a->fold || a->flame) {
+        /* folded lines and flame graphs name frames as fold and flame do */
+        c->view.collapse = 0;
+        c->view.no_signatures = c->signatures == 0;
+    }
+    return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
     struct diff_args a = { 0 };
     char *side[2][4] = { { 0 } };       /* --a-run, --a-pid, --a-thread, --a-snapshot; --b-... */
-    static const int side_id[4] = { OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT };
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
@@ -269,31 +304,7 @@ int cmd_diff(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     struct dbfiles sides[2] = { { 0 }, { 0 } };
-    if (c.server.url) {
-        for (int k = 0; k < 2; k++)
-            for (int i = 0; i < 4; i++)
-                if (side[k][i])
-                    return usage_error(c.cmd, "--a-run, --b-pid... do not apply to --server (use --a-where, --b-where)");
-        if (!c.server.side_where[0] && !c.server.side_where[1])
-            return usage_error(c.cmd, "--server needs --a-where or --b-where (or both): the runs of each side");
-    } else if ((rc = split_sides(&c, argc, argv, sides))) {
-        return rc;
-    }
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < 4; i++)
-            if (side[k][i] && (rc = side_option(&c, k, side_id[i], side[k][i]))) return rc;
-    sides_apply(&c);
-    if (a.fold && a.functions) return usage_error(c.cmd, "--fold and --functions do not combine");
-    if (a.flame && (a.fold || a.functions))
-        return usage_error(c.cmd, "--flame does not combine with --fold or --functions");
-    if (!a.flame && (a.f.out || a.f.icicle || a.f.title || a.f.width_arg || a.f.min_width_arg))
-        return usage_error(c.cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
-    if ((rc = flame_check_options(c.cmd, &a.f))) return rc;
-    if (a.fold || a.flame) {
-        /* folded lines and flame graphs name frames as fold and flame do */
-        c.view.collapse = 0;
-        c.view.no_signatures = c.signatures == 0;
-    }
+    if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
     rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;

@@ -6,6 +6,7 @@
  * path string is materialized twice. Frame names never break the format:
  * ';' becomes ':' and control characters (newline, tab, CR...) spaces. */
 #include "mpquery.h"
+#include "dtree.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -81,18 +82,9 @@ void fold_print(struct listing *l, void *out)
     for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
     struct fold_ctx ctx = { l->own[0], by, l->c->format, out, { 0 } };
     if (ctx.format == FMT_CSV) fprintf(out, "path,%s\n", counter_name[by]);
-    if (ctx.format == FMT_JSON) {
-        json_init(&ctx.w, out);
-        json_open(&ctx.w, '{');
-        json_key(&ctx.w, "by"), json_str(&ctx.w, counter_name[by]);
-        json_key(&ctx.w, "stacks"), json_open(&ctx.w, '[');
-    }
+    if (ctx.format == FMT_JSON) fold_json_start(&ctx.w, out, counter_name[by]);
     fold_walk(t, keep, emit_line, &ctx);
-    if (ctx.format == FMT_JSON) {
-        json_close(&ctx.w, ']');
-        json_close(&ctx.w, '}');
-        fputc('\n', out);
-    }
+    if (ctx.format == FMT_JSON) fold_json_end(&ctx.w);
     free(keep);
     free(sub);
     listing_ignored_line(l, stderr);

@@ -121,6 +121,18 @@ static void section_total(const struct dtree *t, const counters *own, counters *
     for (uint32_t i = 1; i < t->n; i++) counters_add(total, &own[i]);
 }
 
+/* Text's first row of a section: its totals (functions: self and
+ * inclusive; stacks: no stack id), and what the section has. */
+static void total_row(struct table *tab, const struct common *c, const struct top_args *a, const char *thread,
+                      const counters *total, int functions, const char *what)
+{
+    if (thread) table_str(tab, thread);
+    put_counters(tab, c, a->counter, a->ncounters, total, total);
+    if (functions) put_counters(tab, c, a->incl_counter, a->nincl_counters, total, total);
+    else table_str(tab, "");
+    table_str(tab, what);
+}
+
 /* The stacks of one section: own (per display node) and q's stack_c its
  * counters; thread: its name, or NULL. */
 static void stack_rows(const struct listing *l, const struct query *q, const counters *own, const char *thread,
@@ -138,11 +150,8 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     section_total(t, own, &total);
     if (c->format == FMT_TEXT) {
         char name[96];
-        if (thread) table_str(tab, thread);
-        put_counters(tab, c, a->counter, a->ncounters, &total, &total);
-        table_str(tab, "");
         snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
-        table_str(tab, name);
+        total_row(tab, c, a, thread, &total, 0, name);
     }
     struct order_ctx ctx = { own, q->p, rep, t, c->by };
     n = select_top(items, n, (size_t)c->limit, order_stack, &ctx);
@@ -185,11 +194,8 @@ static void function_rows(struct listing *l, const counters *own, const char *th
     section_total(t, own, &total);
     if (c->format == FMT_TEXT) {
         char name[64];
-        if (thread) table_str(tab, thread);
-        put_counters(tab, c, a->counter, a->ncounters, &total, &total);
-        put_counters(tab, c, a->incl_counter, a->nincl_counters, &total, &total);
         snprintf(name, sizeof name, "(total: %zu functions)", n);
-        table_str(tab, name);
+        total_row(tab, c, a, thread, &total, 1, name);
     }
     struct order_ctx ctx = { key, NULL, NULL, t, c->by };
     n = select_top(items, n, (size_t)c->limit, order_function, &ctx);

@@ -71,4 +71,37 @@ void page_th(struct page *pg, const char *name, int numeric, int hl, const char 
 void page_table_body(struct page *pg);
 void page_table_end(struct page *pg);
 
+/* What the page shows, gathered once from the listing (cmd_report.c). */
+struct report {
+    const struct common *c;
+    const struct report_args *a;
+    struct listing *l;
+    const struct profile *p;
+    const struct query *q;
+    struct page pg;
+    struct view views[NSTACK_COUNTERS + 1];
+    size_t nviews;
+    counters *sub;                      /* per node: subtree sums of the selection (flame) */
+    struct selection peak_sel;          /* each process's peak, when a view of it */
+    struct query peak_q;
+    counters *peak_own, *peak_sub;
+    uint32_t *procs; size_t nprocs;     /* the selected processes, by start */
+    uint32_t *proc_total, *thread_total;/* their totals rows at the selection, NONE */
+};
+
+/* The page's sections, in its order: report_summary.c writes the header
+ * (the selection, then page_nav), the summary cards, memory over time and
+ * the flame graphs; report_tables.c the stacks, functions, leaks, and
+ * processes and threads. */
+void report_write_head(struct report *r, const char *title);
+void report_write_summary(struct report *r);
+void report_write_timeline(struct report *r);
+void report_write_flames(struct report *r);
+void report_write_stacks(struct report *r);
+void report_write_functions(struct report *r);
+void report_write_leaks(struct report *r);
+void report_write_threads(struct report *r);
+/* A process's peak snapshot (its latest of reason 'peak'), NONE. */
+uint32_t report_peak_snapshot(const struct profile *p, uint32_t proc);
+
 #endif

@@ -21,8 +21,10 @@
  * above them, setting flags that view.c applies to stacks. rules_apply is
  * called once per distinct name (memoized by the caller), never per line of
  * output. A regex gets a required-literal prefilter (memmem) so names that
- * cannot match never reach regexec, which is quadratic on some patterns. */
+ * cannot match never reach regexec, which is quadratic on some patterns
+ * (rules_regex.c finds it, and refuses the regexes regcomp cannot bear). */
 #include "mpquery.h"
+#include "rules_internal.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -79,230 +81,6 @@ void rules_free(struct ruleset *rs)
     free(rs);
 }
 
-/* ---------------------------------------------------------------- prefilter */
-static int is_special(char c) { return c && strchr(".[]()*+?{}|^$\\", c); }
-
-/* Skips a bracket expression starting at re[i] == '['; returns the index
- * after its ']' or 0 when unterminated. */
-static size_t skip_bracket(const char *re, size_t i)
-{
-    i++;
-    if (re[i] == '^') i++;
-    if (re[i] == ']') i++;
-    for (; re[i]; i++) {
-        if (re[i] == '[' && (re[i + 1] == ':' || re[i + 1] == '.' || re[i + 1] == '=')) {
-            char close = re[i + 1];
-            const char *end = strchr(re + i + 2, close);
-            while (end && end[1] != ']') end = strchr(end + 1, close);
-            if (!end) return 0;
-            i = (size_t)(end - re) + 1;
-        } else if (re[i] == ']') {
-            return i + 1;
-        }
-    }
-    return 0;
-}
-
-/* The longest run of characters that every match must contain, found only
- * where that is certain (top-level sequence, no top-level '|'). */
-static void required_literal(const char *re, struct rule *r)
-{
-    size_t n = strlen(re), best_at = 0, best_len = 0;
-    char *run = xmalloc(n + 1), *best = xmalloc(n + 1);
-    size_t len = 0;
-#define END_RUN() do { if (len > best_len) { memcpy(best, run, len); best_len = len; } len = 0; } while (0)
-    for (size_t i = 0; i < n;) {
-        char c = re[i];
-        if (c == '|') { best_len = 0; len = 0; goto done; }
-        if (c == '(') {
-            END_RUN();
-            int depth = 0;
-            for (; i < n; i++) {
-                if (re[i] == '\\') { i++; continue; }
-                if (re[i] == '[') { size_t j = skip_bracket(re, i); if (!j) goto abort; i = j - 1; continue; }
-                if (re[i] == '(') depth++;
-                if (re[i] == ')' && --depth == 0) break;
-            }
-            if (i >= n) goto abort;
-            i++;
-            continue;
-        }
-        if (c == '[') {
-            END_RUN();
-            size_t j = skip_bracket(re, i);
-            if (!j) goto abort;
-            i = j;
-            continue;
-        }
-        if (c == '*' || c == '+' || c == '?') { END_RUN(); i++; continue; }
-        if (c == '{') {
-            END_RUN();
-            const char *end = strchr(re + i, '}');
-            if (!end) goto abort;
-            i = (size_t)(end - re) + 1;
-            continue;
-        }
-        if (c == '.' || c == '^' || c == '$' || c == ')') { END_RUN(); i++; continue; }
-        char lit = c;
-        size_t next = i + 1;
-        if (c == '\\') {
-            if (!is_special(re[i + 1])) { END_RUN(); i += 2; continue; }   /* \1, \w, \b ... */
-            lit = re[i + 1];
-            next = i + 2;
-        }
-        char q = re[next];
-        if (q == '*' || q == '?' || q == '{') { END_RUN(); i = next; continue; }
-        run[len++] = lit;
-        if (q == '+') { END_RUN(); next++; }
-        i = next;
-    }
-    END_RUN();
-#undef END_RUN
-done:
-    (void)best_at;
-    if (best_len > 0) {
-        r->literal = xmalloc(best_len + 1);
-        memcpy(r->literal, best, best_len);
-        r->literal[best_len] = 0;
-        r->literal_len = best_len;
-    }
-abort:
-    free(run);
-    free(best);
-}
-
-/* ---------------------------------------------------------------- limits */
-/* Regexes glibc's regcomp cannot compile in bounded time, memory or stack,
- * or whose matching can take minutes, are refused before it sees them.
- * regcomp copies a repeated subexpression ('+' once more, {n,m} m times),
- * so stacked repetitions grow exponentially (a++++...: gigabytes);
- * repeating with '+' or {n,m} what can match the empty string is
- * exponential in its epsilon closures (((a?|b?)+){30}: minutes) and,
- * copied, quadratic ((a?){4000}: a gigabyte); and it recurses once per
- * group level (30000 nested groups overflow the stack). A back-reference
- * makes regexec backtrack: ([a-z]*)([a-z]*)\2\1x takes 1 s on a name of 100
- * letters, 30 s on 200, and even std::vector<([^<>]+), std::allocator<\1 ?> >
- * 13 s on a 30 KB name. */
-#define REGEX_MAX_NODES 2000        /* a{0,1999}: 0.15 s in regcomp */
-#define REGEX_MAX_DEPTH 100
-
-struct sizer { const char *s; size_t depth; const char *why; };
-
-static size_t cap(size_t n) { return n > REGEX_MAX_NODES ? REGEX_MAX_NODES + 1 : n; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* A decimal number at *s (capped), advancing *s; 0 when there is none. */
-static size_t bound(const char **s)
-{
-    size_t n = 0;
-    for (; is_digit(**s); (*s)++) n = cap(n * 10 + (size_t)(**s - '0'));
-    return n;
-}
-
-static void refuse(struct sizer *z, const char *why)
-{
-    if (!z->why) z->why = why;
-    z->s += strlen(z->s);                       /* stop parsing */
-}
-
-static size_t size_alt(struct sizer *z, int *nullable);
-
-/* Nodes of one atom with its repetition operators (stacked ones too);
- * *nullable: it can match the empty string. */
-static size_t size_piece(struct sizer *z, int *nullable)
-{
-    const char *s = z->s;
-    size_t n = 1;
-    *nullable = 0;
-    if (*s == '(') {
-        if (z->depth == REGEX_MAX_DEPTH) {
-            refuse(z, "regex nests groups more than 100 deep:");
-            return 0;
-        }
-        z->depth++;
-        z->s = s + 1;
-        n = cap(size_alt(z, nullable) + 1);
-        z->depth--;
-        s = z->s + (*z->s == ')');
-    } else if (*s == '[') {
-        size_t end = skip_bracket(s, 0);
-        s += end ? end : strlen(s);
-    } else if (*s == '\\' && s[1] >= '1' && s[1] <= '9') {
-        z->s = s + 2;
-        refuse(z, "back-references (\\1 to \\9) are not supported in a regex (glibc's matching of one "
-                  "can take minutes on a long name):");
-        return 0;
-    } else if (*s == '\\' && s[1]) {
-        *nullable = s[1] == '0' || strchr("bB<>`'", s[1]);     /* \0 (a literal 0 for glibc), anchor */
-        s += 2;
-    } else {
-        *nullable = *s == '^' || *s == '$';
-        s++;
-    }
-    for (;;) {
-        size_t lo = 1, hi;
-        if (*s == '*' || *s == '?') {
-            lo = 0, hi = 1;
-            s++;
-        } else if (*s == '+') {
-            hi = 2;
-            s++;
-        } else if (*s == '{' && (is_digit(s[1]) || s[1] == ',')) {
-            const char *t = s + 1;
-            lo = hi = bound(&t);
-            if (*t == ',') { t++; hi = is_digit(*t) ? bound(&t) : lo + 1; }
-            if (*t != '}') break;               /* not a bound: regcomp decides */
-            s = t + 1;
-        } else {
-            break;
-        }
-        if (hi > 1 && *nullable) {
-            z->s = s;
-            refuse(z, "regex repeats with + or {n,m} what can match the empty string (use * or ?):");
-            return 0;
-        }
-        n = cap(n * (hi ? hi : 1) + 1);
-        *nullable = *nullable || lo == 0;
-    }
-    z->s = s;
-    return n;
-}
-
-static size_t size_alt(struct sizer *z, int *nullable)
-{
-    size_t n = 0;
-    int seq_nullable = 1, piece_nullable;
-    *nullable = 0;
-    for (;;) {
-        while (*z->s && *z->s != '|' && *z->s != ')') {
-            n = cap(n + size_piece(z, &piece_nullable));
-            seq_nullable &= piece_nullable;
-        }
-        *nullable |= seq_nullable;
-        if (*z->s != '|') return n;
-        z->s++;
-        n = cap(n + 1);
-        seq_nullable = 1;
-    }
-}
-
-/* NULL when glibc can compile re in bounded time, memory and stack, else
- * why not. */
-static const char *regex_refused(const char *re)
-{
-    struct sizer z = { .s = re };
-    size_t n = 0;
-    int nullable;
-    for (;;) {
-        n = cap(n + size_alt(&z, &nullable));
-        if (!*z.s) break;
-        z.s++;                                  /* an unmatched ')' */
-    }
-    if (z.why) return z.why;
-    if (n > REGEX_MAX_NODES) return "regex too large once its repetitions are expanded (over 2000 elements):";
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- parsing */
 static int rule_error(char *err, size_t errlen, const char *where, const char *what, const char *arg)
 {
@@ -357,6 +135,76 @@ static int parse_collapse(struct ruleset *rs, const char *arg, const char *where
     return 0;
 }
 
+/* The first word of s, cut off with a NUL; returns the rest, trimmed. */
+static char *cut_word(char *s)
+{
+    char *rest = s + strcspn(s, " \t");
+    if (*rest) *rest++ = 0;
+    return trim(rest);
+}
+
+/* r's kind from the keyword *line (after `thread`, the next word: *line
+ * and *arg move past it). */
+static int rule_kind(struct rule *r, char **line, char **arg, const char *where, char *err, size_t errlen)
+{
+    if (!strcmp(*line, "thread")) {
+        r->thread = 1;
+        *line = *arg;
+        *arg = cut_word(*line);
+        if (strcmp(*line, "replace"))
+            return rule_error(err, errlen, where, "a thread rule can only replace (thread replace REGEX => TEXT):",
+                              **line ? *line : "thread");
+    }
+    if (!strcmp(*line, "replace")) r->kind = RULE_REPLACE;
+    else if (!strcmp(*line, "drop")) r->kind = RULE_DROP;
+    else if (!strcmp(*line, "prune")) r->kind = RULE_PRUNE;
+    else if (!strcmp(*line, "root")) r->kind = RULE_ROOT;
+    else return rule_error(err, errlen, where,
+                           "unknown rule (expected replace, drop, prune, root or collapse-templates):", *line);
+    return 0;
+}
+
+/* REGEX => TEXT: the regex stays in *arg (trimmed), *text is the TEXT. */
+static int split_replace(char **arg, char **text, const char *where, char *err, size_t errlen)
+{
+    char *arrow = NULL;
+    for (char *a = *arg; (a = strstr(a, "=>")); a++) {
+        if ((a == *arg || a[-1] == ' ' || a[-1] == '\t') && (!a[2] || a[2] == ' ' || a[2] == '\t')) {
+            arrow = a;
+            break;
+        }
+    }
+    if (!arrow) return rule_error(err, errlen, where, "replace needs 'REGEX => TEXT'", NULL);
+    *arrow = 0;
+    *text = trim(arrow + 2);
+    *arg = trim(*arg);
+    return 0;
+}
+
+/* The regex re compiled into r (refused first when regcomp could not
+ * bear it), the replacement text checked and copied, the prefilter's
+ * literal found. */
+static int compile_rule(struct rule *r, const char *re, const char *text, const char *where, char *err,
+                        size_t errlen)
+{
+    const char *refused = rules_regex_refused(re);
+    if (refused) return rule_error(err, errlen, where, refused, re);
+    int rc = regcomp(&r->re, re, REG_EXTENDED | (r->kind == RULE_REPLACE ? 0 : REG_NOSUB));
+    if (rc) {
+        char msg[256], what[512];
+        regerror(rc, &r->re, msg, sizeof msg);
+        snprintf(what, sizeof what, "bad regex (%s):", msg);
+        return rule_error(err, errlen, where, what, re);
+    }
+    if (text && (rc = check_text(text, r->re.re_nsub, where, err, errlen))) {
+        regfree(&r->re);
+        return rc;
+    }
+    r->text = text ? xstrdup(text) : NULL;
+    r->literal = rules_required_literal(re, &r->literal_len);
+    return 0;
+}
+
 static int parse_rule(struct ruleset *rs, char *line, const char *where, char *err, size_t errlen)
 {
     /* comments: '#' at the start or after whitespace */
@@ -365,60 +213,14 @@ static int parse_rule(struct ruleset *rs, char *line, const char *where, char *e
     }
     line = trim(line);
     if (!*line) return 0;
-    char *arg = line + strcspn(line, " \t");
-    if (*arg) *arg++ = 0;
-    arg = trim(arg);
-
+    char *arg = cut_word(line), *text = NULL;
     if (!strcmp(line, "collapse-templates")) return parse_collapse(rs, arg, where, err, errlen);
     struct rule r = { 0 };
-    char *text = NULL;
-    if (!strcmp(line, "thread")) {
-        r.thread = 1;
-        line = arg;
-        arg = line + strcspn(line, " \t");
-        if (*arg) *arg++ = 0;
-        arg = trim(arg);
-        if (strcmp(line, "replace"))
-            return rule_error(err, errlen, where, "a thread rule can only replace (thread replace REGEX => TEXT):",
-                              *line ? line : "thread");
-    }
-    if (!strcmp(line, "replace")) r.kind = RULE_REPLACE;
-    else if (!strcmp(line, "drop")) r.kind = RULE_DROP;
-    else if (!strcmp(line, "prune")) r.kind = RULE_PRUNE;
-    else if (!strcmp(line, "root")) r.kind = RULE_ROOT;
-    else return rule_error(err, errlen, where,
-                           "unknown rule (expected replace, drop, prune, root or collapse-templates):", line);
-
-    if (r.kind == RULE_REPLACE) {
-        char *arrow = NULL;
-        for (char *a = arg; (a = strstr(a, "=>")); a++) {
-            if ((a == arg || a[-1] == ' ' || a[-1] == '\t') && (!a[2] || a[2] == ' ' || a[2] == '\t')) {
-                arrow = a;
-                break;
-            }
-        }
-        if (!arrow) return rule_error(err, errlen, where, "replace needs 'REGEX => TEXT'", NULL);
-        *arrow = 0;
-        text = trim(arrow + 2);
-        arg = trim(arg);
-    }
+    int rc = rule_kind(&r, &line, &arg, where, err, errlen);
+    if (!rc && r.kind == RULE_REPLACE) rc = split_replace(&arg, &text, where, err, errlen);
+    if (rc) return rc;
     if (!*arg) return rule_error(err, errlen, where, "missing regex after", line);
-
-    const char *refused = regex_refused(arg);
-    if (refused) return rule_error(err, errlen, where, refused, arg);
-    int rc = regcomp(&r.re, arg, REG_EXTENDED | (r.kind == RULE_REPLACE ? 0 : REG_NOSUB));
-    if (rc) {
-        char msg[256], what[512];
-        regerror(rc, &r.re, msg, sizeof msg);
-        snprintf(what, sizeof what, "bad regex (%s):", msg);
-        return rule_error(err, errlen, where, what, arg);
-    }
-    if (text && (rc = check_text(text, r.re.re_nsub, where, err, errlen))) {
-        regfree(&r.re);
-        return rc;
-    }
-    r.text = text ? xstrdup(text) : NULL;
-    required_literal(arg, &r);
+    if ((rc = compile_rule(&r, arg, text, where, err, errlen))) return rc;
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? rs->cap * 2 : 32;
         rs->rules = xrealloc(rs->rules, rs->cap * sizeof *rs->rules);

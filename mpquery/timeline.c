@@ -7,20 +7,13 @@
  * processes held at their last snapshots), as more series. The plot: three
  * panels (live bytes, bytes allocated, calls) over the time from the
  * run's start. */
+#include "procs.h"
 #include "timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const int t_counter[NT] = { NCALLS, MEMTOT, MEMLIVE, MAXLIVE };
-
-static int by_start(const void *a, const void *b, void *ctx)
-{
-    const struct profile *p = ctx;
-    const struct process *x = &p->procs[*(const uint32_t *)a], *y = &p->procs[*(const uint32_t *)b];
-    if (x->start_time != y->start_time) return x->start_time < y->start_time ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
 
 /* The processes of the selection, by start. */
 static void pick_processes(struct timeline *tl, const struct selection *sel)
@@ -29,7 +22,7 @@ static void pick_processes(struct timeline *tl, const struct selection *sel)
     tl->procs = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *tl->procs);
     for (uint32_t i = 0; i < p->nprocs; i++)
         if (sel->proc_snapshot[i] != NONE) tl->procs[tl->nprocs++] = i;
-    qsort_r(tl->procs, tl->nprocs, sizeof *tl->procs, by_start, (void *)p);
+    qsort_r(tl->procs, tl->nprocs, sizeof *tl->procs, procs_by_start, (void *)p);
 }
 
 /* The n stacks whose live bytes grew most over the run: from nothing at

@@ -1,0 +1,48 @@
+/* What mpquery info's files share: cmd_info.c gathers (the totals at the
+ * selected snapshot, the process tree) into struct info and has the words
+ * for settings and endings; info_json.c and info_text.c only print it. */
+#ifndef MPQUERY_INFO_H
+#define MPQUERY_INFO_H
+
+#include "mpquery.h"
+#include "procs.h"
+
+struct pid_node { size_t first, nimages; uint32_t depth; };
+
+/* Totals as of the selection, per process and per thread. */
+struct info {
+    const struct profile *p;
+    const struct selection *sel;
+    uint32_t *proc_total, *thread_total;    /* index into p->totals, NONE */
+    uint32_t *order;                        /* selected processes, tree order */
+    uint32_t *depth;                        /* tree depth per process */
+    size_t norder;
+    struct pid_node *pids;                  /* the tree, one node a pid (process_tree) */
+    size_t npids;
+    struct total sum;
+    int64_t profiler_memory;
+};
+
+/* p->totals[idx], NULL for NONE. */
+const struct total *info_total_at(const struct info *in, uint32_t idx);
+size_t info_stacks_with_samples(const struct info *in);
+/* The token of the run of that id, "" when none. */
+const char *info_run_token(const struct profile *p, int64_t id);
+size_t info_processes_of_run(const struct profile *p, size_t run);
+/* "requested" or "allocator": how the recorder counted live bytes, from
+ * its settings; info_live_bytes_text[0 or 1] says it in words. */
+const char *info_live_bytes(const char *settings);
+extern const char *const info_live_bytes_text[2];
+/* process.ended in words; ended_text: as the database has it where that
+ * says enough. Both may write into buf. */
+const char *info_ended_words(const struct profile *p, const char *ended, char *buf, size_t n);
+const char *info_ended_text(const struct profile *p, const char *ended, char *buf, size_t n);
+/* A pid's last image (its last exec'd program). */
+const struct process *info_last_image(const struct info *in, const struct pid_node *t);
+
+/* The outputs: JSON (info_json.c); text, CSV a row a process (info_text.c). */
+void info_print_json(const struct info *in);
+void info_print_text(const struct info *in);
+void info_print_processes(const struct info *in, int format);
+
+#endif

@@ -1,0 +1,226 @@
+/* mpquery info as text (the runs, the process tree, each process with its
+ * threads and snapshots, the totals) and as CSV (one row a process). Reads
+ * only what cmd_info.c gathered (struct info). */
+#include "info.h"
+#include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- text, csv */
+static void add_totals(struct table *t, const struct total *x)
+{
+    static const struct total zero;
+    if (!x) x = &zero;
+    for (int i = 0; i < NCOUNTERS; i++) table_int(t, x->c.v[i]);
+}
+
+void info_print_processes(const struct info *in, int format)
+{
+    const struct profile *p = in->p;
+    static const char *const cols[] = { "pid", "ppid", "duration", "threads", "snapshots",
+        "ncalls", "memtot", "nfree", "nlive", "memlive", "maxlive", "command" };
+    struct table tab;
+    table_init(&tab, 12, cols);
+    tab.indent = format == FMT_TEXT ? 2 : 0;
+    struct strbuf sb = { 0 };
+    for (size_t k = 0; k < in->norder; k++) {
+        uint32_t i = in->order[k];
+        const struct process *pr = &p->procs[i];
+        size_t nth = 0;
+        for (size_t t = 0; t < p->nthreads; t++) nth += p->threads[t].process == i;
+        table_int(&tab, pr->pid);
+        table_int(&tab, pr->ppid);
+        if (pr->end_time < 0) table_null(&tab); else table_num(&tab, pr->end_time - pr->start_time, 3);
+        table_int(&tab, (int64_t)nth);
+        table_int(&tab, pr->nsnapshots);
+        add_totals(&tab, info_total_at(in, in->proc_total[i]));
+        sb.len = 0;
+        sb_add(&sb, "", 0);
+        if (format == FMT_TEXT) for (uint32_t d = 0; d < in->depth[k]; d++) sb_puts(&sb, "  ");
+        sb_puts(&sb, pr->cmdline[0] ? pr->cmdline : pr->exe);
+        table_str(&tab, sb.s);
+    }
+    table_print(&tab, format, stdout);
+    table_free(&tab);
+    sb_free(&sb);
+}
+
+/* Several files: a paragraph a file, a line a run (its id in the profile,
+ * token, the processes of the file; its latest marked). */
+static void text_sources(const struct profile *p)
+{
+    printf("\nfiles:\n");
+    for (size_t i = 0; i < p->nsources; i++) {
+        const struct db_file *f = &p->sources[i];
+        fputs("  ", stdout);
+        text_clean(stdout, f->path, strlen(f->path));
+        putchar('\n');
+        for (size_t r = 0; r < f->nruns; r++) {
+            const char *token = info_run_token(p, f->runs[r]);
+            printf("    run %lld  ", (long long)f->runs[r]);
+            text_clean(stdout, token, strlen(token));
+            printf("  %lld process%s%s\n", (long long)f->nprocs[r], f->nprocs[r] == 1 ? "" : "es",
+                   f->runs[r] == f->latest && f->nruns > 1 ? "  (latest)" : "");
+        }
+    }
+}
+
+/* The runs (when more than one, the selected marked) and the selection. */
+static void text_runs(const struct info *in)
+{
+    const struct profile *p = in->p;
+    char when[64];
+    if (p->nruns > 1) {
+        printf("\nruns:\n");
+        for (size_t r = 0; r < p->nruns; r++) {
+            size_t np = info_processes_of_run(p, r);
+            procs_fmt_date(p->runs[r].start_time, when, sizeof when);
+            printf("  %c run %lld  %s  %zu process%s\n", in->sel->run_on[r] ? '*' : ' ',
+                   (long long)p->runs[r].id, when, np, np == 1 ? "" : "es");
+        }
+    }
+    if (in->sel->run != NONE) {
+        procs_fmt_date(p->runs[in->sel->run].start_time, when, sizeof when);
+        printf("\nrun %lld, started %s\n", (long long)p->runs[in->sel->run].id, when);
+    } else if (in->sel->nruns_on < p->nruns) {
+        printf("\nruns");
+        for (size_t r = 0, k = 0; r < p->nruns; r++)
+            if (in->sel->run_on[r]) printf("%s %lld", k++ ? "," : "", (long long)p->runs[r].id);
+        printf(" (the latest of each file)\n");
+    } else {
+        printf("\nall runs\n");
+    }
+}
+
+/* "process tree: N processes, E exec'd, K killed by a signal", then a
+ * line a pid, indented by depth: its roles joined by arrows (each arrow an
+ * exec) and how its last image ended. */
+static void text_tree(const struct info *in)
+{
+    const struct profile *p = in->p;
+    size_t execd = 0, killed = 0, unfinished = 0;
+    for (size_t m = 0; m < in->npids; m++) {
+        const char *ended = info_last_image(in, &in->pids[m])->ended;
+        execd += in->pids[m].nimages > 1;
+        killed += !strncmp(ended, "signal ", 7);
+        unfinished += !*ended;
+    }
+    printf("\nprocess tree: %zu process%s", in->npids, in->npids == 1 ? "" : "es");
+    if (execd) printf(", %zu exec'd", execd);
+    if (killed) printf(", %zu killed by a signal", killed);
+    if (unfinished && p->version >= 2) printf(", %zu without a final snapshot", unfinished);
+    putchar('\n');
+    char buf[64];
+    for (size_t m = 0; m < in->npids; m++) {
+        const struct pid_node *t = &in->pids[m];
+        const struct process *last = info_last_image(in, t);
+        printf("  %*s%lld ", (int)(2 * t->depth), "", (long long)last->pid);
+        for (size_t r = t->first; r < t->first + t->nimages; r++) {
+            const char *name = procs_name(&p->procs[in->order[r]]);
+            if (r > t->first) fputs(" → ", stdout);
+            text_clean(stdout, name, strlen(name));
+        }
+        const char *words = info_ended_words(p, last->ended, buf, sizeof buf);
+        fputs(": ", stdout);
+        text_clean(stdout, words, strlen(words));
+        putchar('\n');
+    }
+}
+
+static void text_totals(const struct info *in)
+{
+    const struct total *s = &in->sum;
+    printf("\ntotals:\n");
+    printf("  ncalls  %lld allocations (%lld without a stack)\n", (long long)s->c.v[NCALLS],
+           (long long)s->ncalls_nostack);
+    printf("  memtot  %lld bytes allocated (%lld without a stack)\n", (long long)s->c.v[MEMTOT],
+           (long long)s->memtot_nostack);
+    printf("  nfree   %lld frees (%lld of blocks the profiler never saw)\n", (long long)s->c.v[NFREE],
+           (long long)s->nfree_unknown);
+    printf("  nlive   %lld blocks still allocated\n", (long long)s->c.v[NLIVE]);
+    printf("  memlive %lld bytes still allocated\n", (long long)s->c.v[MEMLIVE]);
+    printf("  maxlive %lld bytes at the peak%s\n", (long long)s->c.v[MAXLIVE],
+           in->norder > 1 ? " (sum of the processes' peaks)" : "");
+}
+
+static void text_threads(const struct info *in, uint32_t proc)
+{
+    const struct profile *p = in->p;
+    static const char *const cols[] = { "tid", "name", "ncalls", "memtot", "nfree", "nlive", "memlive",
+                                        "maxlive" };
+    struct table tab;
+    table_init(&tab, 8, cols);
+    tab.indent = 4;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        if (p->threads[t].process != proc) continue;
+        table_int(&tab, p->threads[t].tid);
+        table_str(&tab, p->threads[t].name);
+        add_totals(&tab, info_total_at(in, in->thread_total[t]));
+    }
+    printf("  threads:\n");
+    table_print(&tab, FMT_TEXT, stdout);
+    table_free(&tab);
+}
+
+static void text_snapshots(const struct info *in, uint32_t proc)
+{
+    const struct profile *p = in->p;
+    const struct process *pr = &p->procs[proc];
+    static const char *const cols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
+                                        "memlive", "maxlive", "profiler_memory" };
+    struct table tab;
+    table_init(&tab, 9, cols);
+    tab.indent = 4;
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        const struct snapshot *sn = &p->snapshots[j];
+        const struct total *t = snapshot_total(p, j);
+        char seq[32], rel[32];
+        snprintf(seq, sizeof seq, "%s%lld", in->sel->proc_snapshot[proc] == j ? "*" : "", (long long)sn->seq);
+        snprintf(rel, sizeof rel, "+%.3fs", sn->time - pr->start_time);
+        table_str(&tab, seq);
+        table_str(&tab, rel);
+        table_str(&tab, sn->reason);
+        table_str(&tab, sn->label);
+        static const int shown[] = { NCALLS, MEMTOT, MEMLIVE, MAXLIVE };
+        for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
+            if (t) table_int(&tab, t->c.v[shown[k]]); else table_null(&tab);
+        table_int(&tab, sn->profiler_memory);
+    }
+    printf("  snapshots (* = selected):\n");
+    table_print(&tab, FMT_TEXT, stdout);
+    table_free(&tab);
+}
+
+void info_print_text(const struct info *in)
+{
+    const struct profile *p = in->p;
+    char when[64], ended[64];
+    text_printf(stdout, "profile %s (schema version %d)", p->path, SCHEMA_VERSION);
+    putchar('\n');
+    if (p->nsources) text_sources(p);
+    text_runs(in);
+    printf("\nprocesses: %zu, as %zu images (exec starts a new image)\n", in->npids, in->norder);
+    info_print_processes(in, FMT_TEXT);
+    text_tree(in);
+    text_totals(in);
+    for (size_t k = 0; k < in->norder; k++) {
+        uint32_t i = in->order[k];
+        const struct process *pr = &p->procs[i];
+        procs_fmt_date(pr->start_time, when, sizeof when);
+        /* each line cleaned: the executable, host, settings and end are the recorded program's text */
+        printf("\n");
+        text_printf(stdout, "process %lld: %s", (long long)pr->pid, pr->exe);
+        printf("\n  ");
+        text_printf(stdout, "started %s on %s", when, pr->host);
+        printf("\n  ");
+        text_printf(stdout, "settings: %s", pr->settings);
+        printf("\n  live bytes: %s\n  ", info_live_bytes_text[info_live_bytes(pr->settings)[0] == 'a']);
+        text_printf(stdout, "ended: %s", info_ended_text(p, pr->ended, ended, sizeof ended));
+        printf("\n");
+        text_threads(in, i);
+        text_snapshots(in, i);
+    }
+    printf("\nstacks with samples in this selection: %zu; the stack tree: %zu nodes, frames: %zu, functions: %zu, "
+           "modules: %zu\n", info_stacks_with_samples(in), p->nstacks, p->nframes, p->nfunctions, p->nmodules);
+    printf("profiler memory: %lld bytes\n", (long long)in->profiler_memory);
+}
