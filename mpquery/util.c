@@ -350,7 +350,7 @@ size_t select_top(uint32_t *items, size_t n, size_t k,
     if (k < n) {
         /* cmp(a, b) < 0 means a is better; the heap keeps the worst on top. */
         for (size_t i = k / 2; i-- > 0;) heap_down(items, k, i, cmp, ctx);
-        for (size_t i = k + 1; i < n; i++) {
+        for (size_t i = k; i < n; i++) {
             if (cmp(items[i], items[0], ctx) < 0) {
                 items[0] = items[i];
                 heap_down(items, k, 0, cmp, ctx);
