@@ -11,7 +11,7 @@
 
 enum { DEFAULT_TIMEOUT_MS = 30000 };
 /* The largest answer by default: 5 times what a store of 1 M distinct
- * stacks 20 frames deep answers (427 MB: tests/mpquery_fixtures/big.sql
+ * stacks 20 frames deep answers (427 MB: tests/lib/fixtures/big.sql
  * pushed, then top --server). */
 #define DEFAULT_ANSWER_MAX ((uint64_t)2 << 30)
 

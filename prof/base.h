@@ -31,7 +31,7 @@
 #include "hash.h"        /* fib_hash, fnv1a */
 
 /* The documented invariants, checked in an MP_DEBUG build (make debug; the
- * unit tests and tests/debug_build.sh run with it): a broken one is said on
+ * unit tests and tests/recorder/debug_build.sh run with it): a broken one is said on
  * stderr with its place, and the process aborts. Nothing in other builds. */
 #ifdef MP_DEBUG
 void mp_assert_failed(const char *what, const char *file, int line) __attribute__((noreturn));

@@ -1,7 +1,7 @@
 /* The MP_* settings, declared once for both programs: the recorder reads
  * them from the environment (options.c), `mpquery record` turns its
  * options into them and prints their help; README's settings table is
- * checked against this list (tests/options_table.sh). No dependency on the
+ * checked against this list (tests/recorder/options_table.sh). No dependency on the
  * recorder's internals: mpquery compiles prof/optdefs.c in too. */
 #ifndef MP_OPTDEFS_H
 #define MP_OPTDEFS_H

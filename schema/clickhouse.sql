@@ -23,7 +23,7 @@
 --     share them: frame = FNV-1a 64 of (module path, build id, offset,
 --     inline depth), of ('[tag]', name) for a [tag] frame; stack = FNV-1a 64
 --     of its frame ids, outermost first (mpquery/chstore.c has both, with
---     the bytes exactly; tests/clickhouse_push.sh recomputes them). They are
+--     the bytes exactly; tests/mpquery/clickhouse_push.sh recomputes them). They are
 --     dictionaries: a push may write rows that exist already, and the
 --     Replacing engine folds them in the background, so readers take any()
 --     per key.
