@@ -16,6 +16,7 @@
 #include "http.h"
 #include "profile_link.h"
 #include "schema_version.h"
+#include "server.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * reader that starts from mp_runs never sees part of a run. */
 #include "chstore.h"
 #include "hash.h"
+#include "http.h"
 
 #include <errno.h>
 #include <fcntl.h>

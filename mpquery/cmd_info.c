@@ -7,6 +7,13 @@
  * its totals row with the largest snapshot id <= the selected one. */
 #include "mpquery.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
+#include "commands.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "select.h"
+#include "server.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -721,8 +728,8 @@ int cmd_info(int argc, char **argv)
     struct info in = { .p = p, .sel = &sel };
     pick_totals(&in);
     process_tree(&in);
-    if (c.format == FMT_JSON) print_json(&in);
-    else if (c.format == FMT_CSV) print_processes(&in, FMT_CSV);
+    if (c.out.format == FMT_JSON) print_json(&in);
+    else if (c.out.format == FMT_CSV) print_processes(&in, FMT_CSV);
     else print_text(&in);
     free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth); free(in.pids);
     selection_free(&sel);

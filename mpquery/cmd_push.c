@@ -5,6 +5,10 @@
  * Runs are committed in batches (their mp_run rows after all their other
  * rows), and reported when committed: a line reported is a run stored. */
 #include "chstore.h"
+#include "http.h"
+#include "commands.h"
+#include "options.h"
+#include "output.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -8,6 +8,9 @@
  * own table (prof/optdefs.h). */
 #include "mpquery.h"
 #include "optdefs.h"
+#include "commands.h"
+#include "options.h"
+#include "record_db.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -12,6 +12,9 @@
  * used are deleted. Otherwise frames are updated in place and ids stay. */
 #include "mpquery.h"
 #include "resolve.h"
+#include "commands.h"
+#include "options.h"
+#include "symdb.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,6 +8,9 @@
 #define MPQUERY_EXPORT_H
 
 #include "mpquery.h"
+#include "commands.h"
+#include "listing.h"
+#include "view.h"
 
 /* What the command parsed, for every writer. */
 struct export_opts {

@@ -24,6 +24,8 @@
  *    largest id is the latest started. */
 #include "mpquery.h"
 #include "hash.h"           /* tag_offset: a [tag] frame's offset, as the recorder writes it */
+#include "merge.h"
+#include "tempfile.h"
 
 #include <errno.h>
 #include <sqlite3.h>

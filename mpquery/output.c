@@ -17,6 +17,7 @@
  *     its one <script> (nothing from a profile goes there: the script reads
  *     the escaped elements and attributes). */
 #include "mpquery.h"
+#include "output.h"
 
 #include <math.h>
 #include <stdarg.h>

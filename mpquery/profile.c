@@ -16,6 +16,8 @@
 #include "dbguard.h"
 #include "profile_link.h"
 #include "schema_version.h"   /* SCHEMA_VERSION: schema/profile.sql's PRAGMA user_version */
+#include "symdb.h"
+#include "tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,6 +23,9 @@
  * output. A regex gets a required-literal prefilter (memmem) so names that
  * cannot match never reach regexec, which is quadratic on some patterns. */
 #include "mpquery.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <errno.h>
 #include <regex.h>

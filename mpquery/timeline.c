@@ -8,6 +8,9 @@
  * panels (live bytes, bytes allocated, calls) over the time from the
  * run's start. */
 #include "timeline.h"
+#include "output.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
