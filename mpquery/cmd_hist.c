@@ -11,7 +11,6 @@
 #include "options.h"
 #include "output.h"
 #include "select.h"
-#include "view.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -13,7 +13,6 @@
 #include "output.h"
 #include "select.h"
 #include "server.h"
-#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

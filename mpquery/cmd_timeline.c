@@ -12,7 +12,6 @@
 #include "output.h"
 #include "select.h"
 #include "tempfile.h"
-#include "view.h"
 
 #include <errno.h>
 #include <stdlib.h>

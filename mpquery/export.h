@@ -8,7 +8,6 @@
 #define MPQUERY_EXPORT_H
 
 #include "mpquery.h"
-#include "commands.h"
 #include "listing.h"
 #include "view.h"
 

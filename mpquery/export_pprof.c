@@ -18,7 +18,6 @@
  * mapping says it has functions, file names, line numbers and inlined
  * frames, so pprof never symbolizes them again. */
 #include "export.h"
-#include "commands.h"
 #include "listing.h"
 #include "view.h"
 

@@ -10,7 +10,6 @@
  * most of a file (1 M paths: hundreds of MB): their numbers are written
  * without printf. */
 #include "export.h"
-#include "commands.h"
 #include "listing.h"
 #include "options.h"
 #include "output.h"

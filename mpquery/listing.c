@@ -7,7 +7,6 @@
 #include "mpquery.h"
 #include "listing.h"
 #include "rules.h"
-#include "commands.h"
 #include "load.h"
 #include "options.h"
 #include "output.h"

@@ -24,8 +24,6 @@
  * cannot match never reach regexec, which is quadratic on some patterns. */
 #include "mpquery.h"
 #include "rules.h"
-#include "select.h"
-#include "view.h"
 
 #include <errno.h>
 #include <regex.h>

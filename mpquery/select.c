@@ -14,7 +14,6 @@
 #include "mpquery.h"
 #include "options.h"
 #include "select.h"
-#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

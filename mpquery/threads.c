@@ -8,7 +8,6 @@
 #include "mpquery.h"
 #include "rules.h"
 #include "select.h"
-#include "view.h"
 
 #include <regex.h>
 #include <stdlib.h>

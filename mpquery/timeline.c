@@ -10,7 +10,6 @@
 #include "timeline.h"
 #include "output.h"
 #include "select.h"
-#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

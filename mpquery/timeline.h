@@ -9,7 +9,6 @@
 #include "mpquery.h"
 #include "output.h"
 #include "select.h"
-#include "view.h"
 
 /* The counters a point has (t_counter: their counter ids). */
 enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, NT };
