@@ -1,6 +1,6 @@
 /* mpquery symbolize DB: resolves the profile's frames again from the
  * modules on disk (recorded path and build-id, offset), e.g. after debug
- * info was installed, with the recorder's own resolution (prof/resolve.c).
+ * info was installed, with the recorder's own resolution (prof/common/resolve.c).
  * The one command that writes to its database: one transaction, all or
  * nothing.
  *

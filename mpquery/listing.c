@@ -6,10 +6,10 @@
  * stack column). */
 #include "mpquery.h"
 #include "listing.h"
-#include "rules.h"
 #include "load.h"
 #include "options.h"
 #include "output.h"
+#include "rules.h"
 #include "select.h"
 #include "view.h"
 

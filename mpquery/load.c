@@ -6,11 +6,11 @@
 #include "mpquery.h"
 #include "load.h"
 #include "merge.h"
+#include "options.h"
 #include "rules.h"
 #include "select.h"
 #include "server.h"
 #include "tempfile.h"
-#include "options.h"
 #include "view.h"
 
 #include <stdlib.h>

@@ -24,7 +24,7 @@
 #define MPQ_VERSION "1.0"
 #define NAME_MAX_BYTES 65536       /* longer names are cut on load (with "...") */
 /* The deepest stack the recorder writes, in frames: MP_DEPTH (at most 1024)
- * return addresses of RES_MAX_INLINE (32, prof/resolve.h) inline levels
+ * return addresses of RES_MAX_INLINE (32, prof/common/resolve.h) inline levels
  * each, the [truncated] marker and MP_MAX_TAGS (16, prof/record.h) tags. A
  * deeper one is a corrupt file (refused on load: output that lists paths
  * grows with the square of the depth). */
