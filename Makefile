@@ -15,6 +15,8 @@ DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-con
 
 PROF_SRC := $(wildcard prof/*.c)
 PROF_SRC := $(filter-out prof/api_stub.c,$(PROF_SRC))
+COMMON_SRC := $(wildcard prof/common/*.c)
+COMMON_INC := -Iprof/common
 MPQ_SRC  := $(wildcard mpquery/*.c)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -55,13 +57,30 @@ $(B)/schema_version.h: schema/profile.sql
 	@grep -q SCHEMA_VERSION $@.tmp || { echo "schema/profile.sql: no PRAGMA user_version = N;" >&2; exit 1; }
 	mv $@.tmp $@
 
+# ---------------------------------------------------------------- common
+# The code both programs use (prof/common/): symbol resolution (resolve.c:
+# the recorder's, and symbolize's), the checks of untrusted database files
+# (dbguard.c) and the MP_* table (optdefs.c: the recorder's settings, and
+# mpquery record's options). Compiled once, position-independent with
+# hidden symbols, into a static library that libmallocprof.so and mpquery
+# both link.
+COMMON_OBJ := $(patsubst prof/common/%.c,$(B)/obj/common/%.o,$(COMMON_SRC))
+COMMON_DEPS := $(wildcard prof/common/*.h) $(SCHEMA_H)
+$(B)/obj/common/%.o: prof/common/%.c $(COMMON_DEPS) | deps
+	@mkdir -p $(B)/obj/common
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
+
+$(B)/libmpcommon.a: $(COMMON_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(SCHEMA_H) | deps
+$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(COMMON_DEPS) | deps
 	@mkdir -p $(B)/obj/prof
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -I$(B) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
-$(B)/libmallocprof.so: $(PROF_OBJ)
+$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/libmpcommon.a
 	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
 
 $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
@@ -69,23 +88,17 @@ $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-# mpquery shares the recorder's symbol resolution (prof/resolve.c: symbolize),
-# its checks of untrusted database files (prof/dbguard.c) and its MP_* table
-# (prof/optdefs.c: record).
-MPQ_SHARED := resolve dbguard optdefs
-MPQ_SRC  += $(patsubst %,prof/%.c,$(MPQ_SHARED))
-MPQ_OBJ  := $(patsubst %.c,$(B)/obj/mpquery/%.o,$(notdir $(MPQ_SRC)))
+# mpquery links the common library (prof/common/: symbolize's resolution,
+# the database checks, record's MP_* table).
+MPQ_OBJ  := $(patsubst mpquery/%.c,$(B)/obj/mpquery/%.o,$(MPQ_SRC))
 MPQ_PKGS := sqlite3 libdw zlib
-MPQ_DEPS := $(wildcard mpquery/*.h) $(patsubst %,prof/%.h,$(MPQ_SHARED)) prof/hash.h prof/format.h $(SCHEMA_H)
+MPQ_DEPS := $(wildcard mpquery/*.h) $(COMMON_DEPS)
 $(B)/obj/mpquery/chschema.o: $(B)/clickhouse_schema.h
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
-	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
-$(patsubst %,$(B)/obj/mpquery/%.o,$(MPQ_SHARED)): $(B)/obj/mpquery/%.o: prof/%.c $(MPQ_DEPS) | deps
-	@mkdir -p $(B)/obj/mpquery
-	$(CC) $(CFLAGS) -I$(B) -Iprof $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
+	$(CC) $(CFLAGS) -I$(B) $(COMMON_INC) $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
 
-$(B)/mpquery: $(MPQ_OBJ)
+$(B)/mpquery: $(MPQ_OBJ) $(B)/libmpcommon.a
 	$(CC) -o $@ $^ $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 # ---------------------------------------------------------------- demos, tests
@@ -134,15 +147,16 @@ bench: all
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 	@mkdir -p $(B)/asan
-	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) -Iprof $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery $(MPQ_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) $(COMMON_INC) $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery \
+	    $(MPQ_SRC) $(COMMON_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(wildcard prof/*.h) $(SCHEMA_H) | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) | deps
 	@mkdir -p $(B)/debug
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-	    -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
 
 # pkg-config file of the API library (mallocprof.h, -lmallocprof_api), for
 # the PREFIX of this install (written every time: PREFIX may change).
@@ -198,9 +212,9 @@ $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 tests-build: $(B)/tests/inline_opt
 
 # resolve_symbol against libdwfl's choice (tests/recorder/symbols_choice.sh).
-$(B)/tests/symbol_choice: tests/progs/symbol_choice.c prof/resolve.c prof/resolve.h
+$(B)/tests/symbol_choice: tests/progs/symbol_choice.c $(B)/libmpcommon.a
 	@mkdir -p $(B)/tests
-	$(CC) -std=gnu11 $(WARN) -O2 -g -Iprof -o $@ tests/progs/symbol_choice.c prof/resolve.c \
+	$(CC) -std=gnu11 $(WARN) -O2 -g $(COMMON_INC) -o $@ tests/progs/symbol_choice.c $(B)/libmpcommon.a \
 	    $(shell pkg-config --cflags --libs libdw) -lelf -ldl
 tests-build: $(B)/tests/symbol_choice
 
@@ -215,7 +229,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_MPQ     := mpquery/rules.c mpquery/rules_regex.c mpquery/view.c mpquery/dtree.c mpquery/output.c mpquery/escape.c mpquery/util.c mpquery/names.c mpquery/units.c
 FUZZ_FLAGS   := -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
-$(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) mpquery/mpquery.h
+$(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) $(wildcard mpquery/*.h)
 	@sh tests/lib/deps.sh $(FUZZ_PKGS)
 	@mkdir -p $(B)/fuzz
 	clang $(FUZZ_FLAGS) -Impquery -o $@ $< $(FUZZ_MPQ) -lstdc++ -lm
@@ -236,7 +250,7 @@ UNIT_MPQ_SRC := $(filter-out tests/unit/mpq_stubs.c,$(wildcard tests/unit/mpq_*.
 UNIT_SRC  := $(filter-out tests/unit/stubs.c tests/unit/mpq_%,$(wildcard tests/unit/*.c))
 UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c prof/node_map.c
 UNIT_PEAK := prof/peak.c prof/slots.c prof/threads.c prof/readers.c prof/arena.c
-UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(shell pkg-config --cflags libdw)
+UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(COMMON_INC) $(shell pkg-config --cflags libdw)
 .PHONY: unit
 unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC) $(UNIT_MPQ_SRC))
 $(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
@@ -251,4 +265,4 @@ $(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h tests/uni
 UNIT_MPQ := mpquery/util.c mpquery/units.c
 $(B)/unit/mpq_%: tests/unit/mpq_%.c tests/unit/mpq_stubs.c tests/unit/check.h $(UNIT_MPQ) $(wildcard mpquery/*.h) | deps
 	@mkdir -p $(B)/unit
-	$(CC) -std=gnu11 $(WARN) $(ASAN) -Impquery -Itests/unit -o $@ $< tests/unit/mpq_stubs.c $(UNIT_MPQ) -lstdc++
+	$(CC) -std=gnu11 $(WARN) $(ASAN) -Impquery -Itests/unit $(COMMON_INC) -o $@ $< tests/unit/mpq_stubs.c $(UNIT_MPQ) -lstdc++

@@ -17,6 +17,7 @@
 #include "chstore.h"
 #include "profile_link.h"
 #include "schema_version.h"
+#include "server.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 
 #include "mpquery.h"
 #include "http.h"
+#include "server.h"
 
 #include <stdlib.h>
 

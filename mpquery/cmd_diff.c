@@ -7,6 +7,15 @@
  * (flame.c): B's widths, coloured by the change of each frame's subtree. */
 #include "dtree.h"
 #include "flame.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "server.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,24 +99,24 @@ static void print_rows(const struct listing *l, const int64_t *a, const int64_t 
     for (uint32_t i = functions ? 0 : 1; i < nitems; i++)
         if (a[i] || b[i]) items[n++] = i;
     struct diff_ctx ctx = { a, b, t, functions };
-    n = select_top(items, n, (size_t)c->limit, cmp_delta, &ctx);
+    n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
     static const char *const cols[] = { "a", "b", "delta", "ratio", "where" };
     static const char *const fcols[] = { "a", "b", "delta", "ratio", "function" };
     struct table tab;
     table_init(&tab, 5, functions ? fcols : cols);
-    tab.width = c->width;
+    tab.width = c->out.width;
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
-        table_counter(&tab, c->by, a[k], c->human);
-        table_counter(&tab, c->by, b[k], c->human);
-        table_counter(&tab, c->by, b[k] - a[k], c->human);
+        table_counter(&tab, c->out.by, a[k], c->out.human);
+        table_counter(&tab, c->out.by, b[k], c->out.human);
+        table_counter(&tab, c->out.by, b[k] - a[k], c->out.human);
         if (a[k]) table_num(&tab, (double)b[k] / (double)a[k], 3);
         else table_null(&tab);
         if (functions) {
             table_strn(&tab, t->labels.str[k], t->labels.len[k]);
         } else {
-            dtree_short_path(t, k, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
+            dtree_short_path(t, k, c->out.format == FMT_TEXT ? (size_t)c->out.depth : 0, " < ", &sb);
             table_str(&tab, sb.s);
         }
     }
@@ -126,7 +135,7 @@ static void function_values(struct listing *l, int inclusive, int64_t *value[2])
         memset(self, 0, nl * sizeof *self);
         memset(incl, 0, nl * sizeof *incl);
         dtree_functions(&l->t, l->own[i], self, incl);
-        for (size_t k = 0; k < nl; k++) value[i][k] = (inclusive ? incl : self)[k].v[l->c->by];
+        for (size_t k = 0; k < nl; k++) value[i][k] = (inclusive ? incl : self)[k].v[l->c->out.by];
     }
     free(self);
     free(incl);
@@ -136,13 +145,13 @@ static void function_values(struct listing *l, int inclusive, int64_t *value[2])
 static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
 {
     struct dtree *t = &l->t;
-    int by = l->c->by;
+    int by = l->c->out.by;
     counters *suba = xmalloc(t->n * sizeof *suba), *subb = xmalloc(t->n * sizeof *subb);
     dtree_subtotals(t, l->own[0], suba);
     dtree_subtotals(t, l->own[1], subb);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
     for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
-    struct fold_ctx fx = { a, b, l->c->format, { 0 } };
+    struct fold_ctx fx = { a, b, l->c->out.format, { 0 } };
     if (fx.format == FMT_CSV) printf("path,a,b\n");
     if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, counter_name[by]);
     fold_walk(t, keep, emit_fold, &fx);
@@ -162,7 +171,7 @@ static void print_flame(struct listing *l, struct diff_args *d)
     dtree_subtotals(t, l->own[1], subb);
     struct strbuf source = { 0 };
     sb_printf(&source, "%s \xe2\x86\x92 %s", l->q[0].p->path, l->q[1].p->path);
-    const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->by, .source = source.s };
+    const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->out.by, .source = source.s };
     d->rc = flame_write(&g, &d->f);
     sb_free(&source);
     free(suba);
@@ -183,8 +192,8 @@ static void print(struct listing *l, void *arg)
         function_values(l, d->inclusive, value);
     } else {
         for (size_t n = 0; n < nitems; n++) {
-            value[0][n] = l->own[0][n].v[l->c->by];
-            value[1][n] = l->own[1][n].v[l->c->by];
+            value[0][n] = l->own[0][n].v[l->c->out.by];
+            value[1][n] = l->own[1][n].v[l->c->out.by];
         }
     }
     if (d->fold) print_fold(l, value[0], value[1]);
@@ -228,8 +237,8 @@ static int diff_sides(struct common *c, char *side[2][4], int argc, char **argv,
     }
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++)
-            if (side[k][i] && (rc = side_option(c, k, side_id[i], side[k][i]))) return rc;
-    sides_apply(c);
+            if (side[k][i] && (rc = select_side_option(&c->sides, c->cmd, k, side_id[i], side[k][i]))) return rc;
+    select_sides_apply(&c->sides, &c->sel);
     return 0;
 }
 
@@ -247,7 +256,7 @@ static int diff_modes(struct common *c, struct diff_args *a)
     if (a->fold || a->flame) {
         /* folded lines and flame graphs name frames as fold and flame do */
         c->view.collapse = 0;
-        c->view.no_signatures = c->signatures == 0;
+        c->view.no_signatures = c->out.signatures == 0;
     }
     return 0;
 }

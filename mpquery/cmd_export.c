@@ -6,6 +6,14 @@
  * filters, the same display tree; this file parses the options and opens
  * the output. */
 #include "export.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "rules.h"
+#include "select.h"
+#include "tempfile.h"
+#include "view.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -91,7 +99,7 @@ static int check_options(struct common *c, struct export_args *a)
     a->o.by = -1;
     if (a->by_arg && (a->o.by = counter_parse(a->by_arg)) < 0)
         return usage_error(c->cmd, "bad value '%s' for --by (expected %s)", a->by_arg, COUNTER_LIST);
-    if (a->o.by >= 0) c->by = a->o.by;
+    if (a->o.by >= 0) c->out.by = a->o.by;
     int keeps_addresses = a->format == EXPORT_PPROF || a->format == EXPORT_MASSIF;
     if (keeps_addresses && a->by_arg)
         return usage_error(c->cmd, "--by goes with --format speedscope or folded");

@@ -5,6 +5,14 @@
  * (a node's module is that of the frame that made the node: the first
  * stack whose display node differs from its parent's) or by name hash. */
 #include "flame.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +50,7 @@ static void print(struct listing *l, void *arg)
     dtree_subtotals(t, l->own[0], sub);
     uint32_t *module = flame_node_modules(&l->q[0], t);
     const struct flame_graph g = {
-        .t = t, .sub = sub, .by = l->c->by, .ncounters = shown_counters(l->q[0].p),
+        .t = t, .sub = sub, .by = l->c->out.by, .ncounters = shown_counters(l->q[0].p),
         .colors = a->colors_id, .p = l->q[0].p, .node_module = module, .source = l->q[0].p->path,
     };
     a->rc = flame_write(&g, &a->f);

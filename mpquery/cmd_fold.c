@@ -7,6 +7,7 @@
  * ';' becomes ':' and control characters (newline, tab, CR...) spaces. */
 #include "mpquery.h"
 #include "dtree.h"
+#include "listing.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -75,12 +76,12 @@ static void emit_line(uint32_t node, const char *path, size_t len, void *ctx)
 void fold_print(struct listing *l, void *out)
 {
     struct dtree *t = &l->t;
-    int by = l->c->by;
+    int by = l->c->out.by;
     counters *sub = xmalloc(t->n * sizeof *sub);
     dtree_subtotals(t, l->own[0], sub);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
     for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
-    struct fold_ctx ctx = { l->own[0], by, l->c->format, out, { 0 } };
+    struct fold_ctx ctx = { l->own[0], by, l->c->out.format, out, { 0 } };
     if (ctx.format == FMT_CSV) fprintf(out, "path,%s\n", counter_name[by]);
     if (ctx.format == FMT_JSON) fold_json_start(&ctx.w, out, counter_name[by]);
     fold_walk(t, keep, emit_line, &ctx);

@@ -9,6 +9,7 @@
 #include "mpquery.h"
 #include "format.h"
 #include "hists.h"
+#include "load.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -269,10 +270,10 @@ int cmd_hist(int argc, char **argv)
         return usage_error("hist", "--stack: the histogram of one stack is read from files, not with --server");
     if ((c.sel.has_tid || c.sel.thread_re) && !stack_arg)
         return usage_error("hist", "the histogram is per process: --thread applies only with --stack");
-    int by = c.by == NCALLS ? H_NCALLS : c.by == NLIVE ? H_NLIVE : c.by == MEMLIVE ? H_MEMLIVE
-           : c.by == MEMTOT || c.by < 0 ? H_MEMTOT : -1;
+    int by = c.out.by == NCALLS ? H_NCALLS : c.out.by == NLIVE ? H_NLIVE : c.out.by == MEMLIVE ? H_MEMLIVE
+           : c.out.by == MEMTOT || c.out.by < 0 ? H_MEMTOT : -1;
     if (by < 0) return usage_error("hist", "--by %s: the histogram has ncalls, memtot, nlive and memlive",
-                                   counter_name[c.by]);
+                                   counter_name[c.out.by]);
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = load_selected(&c, &files, -1, PROFILE_HISTS, &p))) return rc;
@@ -282,12 +283,12 @@ int cmd_hist(int argc, char **argv)
     if (!(rc = select_or_report(&c, p, &sel)) && stack_arg && profile_stack_index(p, stack) == NONE)
         rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)stack);
     if (!rc && !(rc = read_classes(p, &sel, stack, h))) {
-        if (c.format == FMT_TEXT) {
+        if (c.out.format == FMT_TEXT) {
             print_text(h, by);
         } else {
             struct table tab;
             fill_table(h, &tab);
-            if (c.format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
+            if (c.out.format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
             else {
                 struct json w;
                 json_init(&w, stdout);

@@ -6,6 +6,8 @@
  * profiler's own memory. Totals of a process or thread at a snapshot are
  * its totals row with the largest snapshot id <= the selected one. */
 #include "info.h"
+#include "load.h"
+#include "mpquery.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -264,8 +266,8 @@ int cmd_info(int argc, char **argv)
     struct info in = { .p = p, .sel = &sel };
     pick_totals(&in);
     process_tree(&in);
-    if (c.format == FMT_JSON) info_print_json(&in);
-    else if (c.format == FMT_CSV) info_print_processes(&in, FMT_CSV);
+    if (c.out.format == FMT_JSON) info_print_json(&in);
+    else if (c.out.format == FMT_CSV) info_print_processes(&in, FMT_CSV);
     else info_print_text(&in);
     free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth); free(in.pids);
     selection_free(&sel);

@@ -8,6 +8,14 @@
  * (rules files whose drop, prune and root rules mark them); the summary
  * says how much was ignored, so nothing disappears silently. */
 #include "mpquery.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -67,7 +75,7 @@ static void find_leaks(const struct listing *l, struct leaks *k)
         k->bytes = sat_add(k->bytes, own[i].v[MEMLIVE]);
     }
     struct order_ctx ctx = { own, l->q[0].p, k->rep, NULL, MEMLIVE };
-    k->shown = select_top(k->items, k->n, (size_t)l->c->limit, order_leak, &ctx);
+    k->shown = select_top(k->items, k->n, (size_t)l->c->out.limit, order_leak, &ctx);
 }
 
 /* text: blocks, bytes, stack ("ID+N"), where; csv: stack and stacks apart;
@@ -77,7 +85,7 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
     static const char *const text_cols[] = { "blocks", "bytes", "stack", "where" };
     static const char *const csv_cols[] = { "blocks", "bytes", "stack", "stacks", "where" };
     static const char *const json_cols[] = { "stack", "blocks", "bytes", "frames" };
-    int format = l->c->format;
+    int format = l->c->out.format;
     if (format == FMT_CSV) table_init(tab, 5, csv_cols);
     else table_init(tab, 4, format == FMT_JSON ? json_cols : text_cols);
     struct strbuf sb = { 0 };
@@ -96,7 +104,7 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
         table_int(tab, c->v[NLIVE]);
         table_int(tab, c->v[MEMLIVE]);
         table_stack(tab, format, id, k->nmerged[node]);
-        dtree_short_path(&l->t, node, format == FMT_TEXT ? (size_t)l->c->depth : 0, " < ", &sb);
+        dtree_short_path(&l->t, node, format == FMT_TEXT ? (size_t)l->c->out.depth : 0, " < ", &sb);
         table_str(tab, sb.s);
     }
     sb_free(&sb);
@@ -136,9 +144,9 @@ static void print(struct listing *l, void *arg)
     struct table tab;
     find_leaks(l, &k);
     leak_table(l, &k, &tab);
-    if (l->c->format == FMT_JSON) {
+    if (l->c->out.format == FMT_JSON) {
         print_json(l, &k, &tab);
-    } else if (l->c->format == FMT_CSV) {
+    } else if (l->c->out.format == FMT_CSV) {
         table_print(&tab, FMT_CSV, stdout);
         fflush(stdout);
         if (l->left[0].stacks) print_ignored(l, stderr);
@@ -148,7 +156,7 @@ static void print(struct listing *l, void *arg)
                k.stacks, k.n);
         print_ignored(l, stdout);
     }
-    truncated_line(&l->trunc[0], "", l->c->format == FMT_TEXT ? stdout : stderr);
+    truncated_line(&l->trunc[0], "", l->c->out.format == FMT_TEXT ? stdout : stderr);
     table_free(&tab);
     free(k.items);
     free(k.rep);

@@ -4,6 +4,10 @@
  * one of the inputs, and an error leaves OUT as it was (and no temporary
  * file). */
 #include "mpquery.h"
+#include "commands.h"
+#include "merge.h"
+#include "options.h"
+#include "tempfile.h"
 
 #include <unistd.h>      /* optind */
 

@@ -5,9 +5,12 @@
  * interpreter is static gets a warning) and an output it cannot write, then
  * says what the run wrote (record_db.c) and exits with the command's status
  * (128 + N when a signal N killed it). The MP_* options are the recorder's
- * own table (prof/optdefs.h). */
+ * own table (prof/common/optdefs.h). */
 #include "mpquery.h"
 #include "optdefs.h"
+#include "commands.h"
+#include "options.h"
+#include "record_db.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -20,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The MP_* settings are prof/optdefs.h's table: the options are their
+/* The MP_* settings are prof/common/optdefs.h's table: the options are their
  * names there ("-o, --out", "--interval"...), each setting one variable,
  * validated with the recorder's own parsers. */
 

@@ -15,10 +15,9 @@
  * (a stack table is `mpquery top --by C`'s, a leak table `mpquery
  * leaks`'s). When the profile has peak snapshots and --snapshot did not
  * select them, one more view is the live bytes at each process's peak. */
-#include "flame.h"
 #include "procs.h"
 #include "report.h"
-#include "timeline.h"
+#include "tempfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

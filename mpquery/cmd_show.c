@@ -5,6 +5,13 @@
  * them (a frame without a symbol `module+0xOFFSET`, C++ names shortened
  * in text), so that a row of top and its stack read the same. */
 #include "mpquery.h"
+#include "commands.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,12 +117,12 @@ static void print_text(const struct common *c, const struct shown *fr, size_t n,
     char human[32];
     sb_printf(&line, "stack %lld:", (long long)id);
     for (int i = 0; i < nc; i++) {
-        if (c->human && counter_has_unit(i))
+        if (c->out.human && counter_has_unit(i))
             sb_printf(&line, " %s %s", counter_name[i], fmt_human(i, k->v[i], human, sizeof human));
         else
             sb_printf(&line, " %s %lld", counter_name[i], (long long)k->v[i]);
     }
-    text_line(stdout, line.s, line.len, c->width);
+    text_line(stdout, line.s, line.len, c->out.width);
     for (size_t i = 0; i < n; i++) {
         line.len = 0;
         sb_printf(&line, "#%-3zu %s", i, fr[i].function);
@@ -126,7 +133,7 @@ static void print_text(const struct common *c, const struct shown *fr, size_t n,
         }
         if (fr[i].inline_depth != 0) sb_puts(&line, fr[i].file[0] ? " [inlined]" : "[inlined]");
         sb_printf(&line, "  (%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
-        text_line(stdout, line.s, line.len, c->width);
+        text_line(stdout, line.s, line.len, c->out.width);
     }
     sb_free(&line);
 }
@@ -138,13 +145,13 @@ static void show_stack(const struct common *c, const struct profile *p, const st
     struct shown *fr;
     size_t n = collect(p, s, &c->view, &names, &fr);
     const counters *k = &sel->stack_c[s];
-    if (c->pager) pager_start();
-    if (c->format == FMT_TEXT) {
+    if (c->out.pager) pager_start();
+    if (c->out.format == FMT_TEXT) {
         print_text(c, fr, n, p->stacks[s].id, k, shown_counters(p));
     } else {
         struct table tab;
         frames_table(fr, n, &tab);
-        if (c->format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
+        if (c->out.format == FMT_CSV) table_print(&tab, FMT_CSV, stdout);
         else print_json(&tab, p->stacks[s].id, k, shown_counters(p));
         table_free(&tab);
     }
@@ -175,7 +182,7 @@ int cmd_show(int argc, char **argv)
 
     struct ruleset *rules = NULL;
     if (raw) {
-        c.no_default_rules = 1;
+        c.rules.no_default = 1;
         c.view.collapse = c.view.no_signatures = 0;     /* names exactly as stored */
     }
     if (!raw && (rc = load_rules(&c, &rules))) return rc;

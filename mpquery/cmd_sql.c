@@ -3,6 +3,9 @@
  * opened read-only and statements that would write are refused before they
  * run (sqlite3_stmt_readonly). */
 #include "mpquery.h"
+#include "commands.h"
+#include "options.h"
+#include "output.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -100,7 +103,7 @@ static int run_query(const struct common *c, const char *path, sqlite3 *db, cons
     }
     int result = 0;
     if (rc != SQLITE_DONE) result = error(EXIT_BAD_INPUT, "%s: sql: %s", path, sqlite3_errmsg(db));
-    else if (ncols > 0) table_print(&tab, c->format, stdout);
+    else if (ncols > 0) table_print(&tab, c->out.format, stdout);
     table_free(&tab);
     free(cols);
     sqlite3_finalize(st);

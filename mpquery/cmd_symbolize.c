@@ -1,6 +1,6 @@
 /* mpquery symbolize DB: resolves the profile's frames again from the
  * modules on disk (recorded path and build-id, offset), e.g. after debug
- * info was installed, with the recorder's own resolution (prof/resolve.c).
+ * info was installed, with the recorder's own resolution (prof/common/resolve.c).
  * The one command that writes to its database: one transaction, all or
  * nothing.
  *
@@ -12,6 +12,9 @@
  * used are deleted. Otherwise frames are updated in place and ids stay. */
 #include "mpquery.h"
 #include "resolve.h"
+#include "commands.h"
+#include "options.h"
+#include "symdb.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,6 +6,12 @@
  * panels (live bytes, bytes allocated, calls) over the time from the run's
  * start. */
 #include "timeline.h"
+#include "commands.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "select.h"
+#include "tempfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

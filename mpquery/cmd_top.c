@@ -10,6 +10,15 @@
  * with --all-counters), after a first row of the totals of everything
  * selected; csv and json have every counter, raw, and no totals row. */
 #include "mpquery.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "server.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +95,7 @@ static int shown(const struct common *c, const struct top_args *a, int nc, int w
 {
     int n = 0;
     for (int i = 0; i < nc; i++)
-        if (c->format != FMT_TEXT || a->all_counters || i == c->by || (i == NCALLS && with_ncalls)) k[n++] = i;
+        if (c->out.format != FMT_TEXT || a->all_counters || i == c->out.by || (i == NCALLS && with_ncalls)) k[n++] = i;
     return n;
 }
 
@@ -96,7 +105,7 @@ static void table_start(struct table *tab, const struct common *c, const char *c
 {
     const char *all[2 * NSTACK_COUNTERS + 8];
     size_t k = 0;
-    if (c->per_thread) all[k++] = "thread";
+    if (c->sel.per_thread) all[k++] = "thread";
     memcpy(all + k, cols, n * sizeof *cols);
     table_init(tab, k + n, all);
 }
@@ -107,9 +116,9 @@ static void put_counters(struct table *tab, const struct common *c, const int *k
                          const counters *total)
 {
     for (int i = 0; i < n; i++) {
-        table_counter(tab, k[i], x->v[k[i]], c->human);
-        if (c->format != FMT_TEXT || k[i] != c->by) continue;
-        if (total->v[c->by] != 0) table_num(tab, 100.0 * (double)x->v[c->by] / (double)total->v[c->by], 1);
+        table_counter(tab, k[i], x->v[k[i]], c->out.human);
+        if (c->out.format != FMT_TEXT || k[i] != c->out.by) continue;
+        if (total->v[c->out.by] != 0) table_num(tab, 100.0 * (double)x->v[c->out.by] / (double)total->v[c->out.by], 1);
         else table_null(tab);
     }
 }
@@ -141,29 +150,29 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
     uint32_t *rep = xmalloc(t->n * sizeof *rep), *nmerged = xmalloc(t->n * sizeof *nmerged);
-    node_stacks(q, t, c->by, rep, nmerged);
+    node_stacks(q, t, c->out.by, rep, nmerged);
     uint32_t *items = xmalloc(t->n * sizeof *items);
     size_t n = 0, nstacks = 0;
     for (uint32_t i = 1; i < t->n; i++)
-        if (own[i].v[c->by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
+        if (own[i].v[c->out.by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
     counters total;
     section_total(t, own, &total);
-    if (c->format == FMT_TEXT) {
+    if (c->out.format == FMT_TEXT) {
         char name[96];
         snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
         total_row(tab, c, a, thread, &total, 0, name);
     }
-    struct order_ctx ctx = { own, q->p, rep, t, c->by };
-    n = select_top(items, n, (size_t)c->limit, order_stack, &ctx);
+    struct order_ctx ctx = { own, q->p, rep, t, c->out.by };
+    n = select_top(items, n, (size_t)c->out.limit, order_stack, &ctx);
 
-    int json = c->format == FMT_JSON;
+    int json = c->out.format == FMT_JSON;
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t node = items[i];
         if (thread) table_str(tab, thread);
         put_counters(tab, c, a->counter, a->ncounters, &own[node], &total);
-        table_stack(tab, c->format, q->p->stacks[rep[node]].id, nmerged[node]);
-        dtree_short_path(t, node, c->format == FMT_TEXT ? (size_t)c->depth : 0, " < ", &sb);
+        table_stack(tab, c->out.format, q->p->stacks[rep[node]].id, nmerged[node]);
+        dtree_short_path(t, node, c->out.format == FMT_TEXT ? (size_t)c->out.depth : 0, " < ", &sb);
         table_str(tab, sb.s);
         if (json) {
             dtree_frames_json(t, node, &sb);
@@ -189,16 +198,16 @@ static void function_rows(struct listing *l, const counters *own, const char *th
     const counters *key = a->inclusive ? incl : self;
     size_t n = 0;
     for (uint32_t l = 0; l < nl; l++)
-        if (key[l].v[c->by] != 0) items[n++] = l;
+        if (key[l].v[c->out.by] != 0) items[n++] = l;
     counters total;
     section_total(t, own, &total);
-    if (c->format == FMT_TEXT) {
+    if (c->out.format == FMT_TEXT) {
         char name[64];
         snprintf(name, sizeof name, "(total: %zu functions)", n);
         total_row(tab, c, a, thread, &total, 1, name);
     }
-    struct order_ctx ctx = { key, NULL, NULL, t, c->by };
-    n = select_top(items, n, (size_t)c->limit, order_function, &ctx);
+    struct order_ctx ctx = { key, NULL, NULL, t, c->out.by };
+    n = select_top(items, n, (size_t)c->out.limit, order_function, &ctx);
 
     for (size_t i = 0; i < n; i++) {
         uint32_t l = items[i];
@@ -241,7 +250,7 @@ static void per_thread(struct listing *l, struct table *tab, const struct top_ar
     const uint8_t *left_out = l->t.left_out;
     struct thread_groups g;
     char err[512];
-    if (thread_groups_by_name(p, &q->sel, c->thread_groups, c->nthread_groups, &g, err, sizeof err)) {
+    if (thread_groups_by_name(p, &q->sel, c->sel.thread_groups, c->sel.nthread_groups, &g, err, sizeof err)) {
         error(EXIT_BAD_INPUT, "top: %s", err);      /* options.c compiled them already */
         return;
     }
@@ -255,9 +264,9 @@ static void per_thread(struct listing *l, struct table *tab, const struct top_ar
             const struct sample *sa = &p->samples[rows[i]];
             if (!left_out || !left_out[q->stack_node[sa->stack]]) counters_add(&total[k], &sa->c);
         }
-        if (total[k].v[c->by] != 0) order[n++] = k;
+        if (total[k].v[c->out.by] != 0) order[n++] = k;
     }
-    struct group_order go = { total, &g, c->by };
+    struct group_order go = { total, &g, c->out.by };
     n = select_top(order, n, n, cmp_group, &go);
     counters *own = xcalloc(l->t.n, sizeof *own), *stack_c = xcalloc(p->nstacks, sizeof *stack_c);
     struct query gq = *q;
@@ -298,7 +307,7 @@ static size_t counter_columns(const struct common *c, const char *prefix, const 
         else snprintf(names[m], sizeof names[m], "%s", counter_name[k[i]]);
         cols[m] = names[m];
         m++;
-        if (c->format != FMT_TEXT || k[i] != c->by) continue;
+        if (c->out.format != FMT_TEXT || k[i] != c->out.by) continue;
         snprintf(names[m], sizeof names[m], "%s%%", prefix ? prefix : "");
         cols[m] = names[m];
         m++;
@@ -324,16 +333,16 @@ static void print(struct listing *l, void *arg)
         /* text: "stack" is "ID" or "ID+MERGED"; csv/json: separate columns */
         static const char *const text_rest[] = { "stack", "where" };
         static const char *const rest[] = { "stack", "stacks", "where", "frames" };
-        size_t nrest = c->format == FMT_TEXT ? 2 : c->format == FMT_JSON ? 4 : 3;
+        size_t nrest = c->out.format == FMT_TEXT ? 2 : c->out.format == FMT_JSON ? 4 : 3;
         a->ncounters = shown(c, a, nc, 1, a->counter);
         ncols = counter_columns(c, NULL, a->counter, a->ncounters, cols, names);
-        memcpy(cols + ncols, c->format == FMT_TEXT ? text_rest : rest, nrest * sizeof *cols);
+        memcpy(cols + ncols, c->out.format == FMT_TEXT ? text_rest : rest, nrest * sizeof *cols);
         ncols += nrest;
     }
     struct table tab;
     table_start(&tab, c, cols, ncols);
-    tab.width = c->width;
-    if (c->per_thread) per_thread(l, &tab, a);
+    tab.width = c->out.width;
+    if (c->sel.per_thread) per_thread(l, &tab, a);
     else section(l, &l->q[0], l->own[0], NULL, &tab, a);
     listing_print(l, &tab);
     table_free(&tab);

@@ -11,6 +11,14 @@
  * children -n leaves out one "(K more)" node, so that this holds for what
  * is printed too. */
 #include "mpquery.h"
+#include "commands.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -387,9 +395,9 @@ static void print(struct listing *l, void *arg)
     const struct query *q = &l->q[0];
     struct thread_groups g;
     char err[512];
-    if (!c->per_thread) {
+    if (!c->sel.per_thread) {
         thread_groups_by_process(q->p, &q->sel, &g);
-    } else if (thread_groups_by_name(q->p, &q->sel, c->thread_groups, c->nthread_groups, &g, err, sizeof err)) {
+    } else if (thread_groups_by_name(q->p, &q->sel, c->sel.thread_groups, c->sel.nthread_groups, &g, err, sizeof err)) {
         error(EXIT_BAD_INPUT, "tree: %s", err);   /* options.c compiled them already */
         return;
     }
@@ -406,19 +414,19 @@ static void print(struct listing *l, void *arg)
     dtree_children(t, 0);
 
     struct out o = { 0 }, sorted = { 0 };
-    struct builder b = { .t = t, .tags = !a->functions, .by = c->by, .a = a, .out = &o };
+    struct builder b = { .t = t, .tags = !a->functions, .by = c->out.by, .a = a, .out = &o };
     struct root *roots = xmalloc((g.n + 1) * sizeof *roots);
     size_t nroots;
     build_groups(&b, l, &g, node_of, roots, &nroots);
     order_roots(&b, roots, nroots, &sorted);
     int64_t whole = 0;
-    for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->by]);
+    for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->out.by]);
 
     int nc = shown_counters(q->p);
-    if (a->format == FMT_TEXT) write_text(&sorted, c->by, whole, a->functions);
+    if (a->format == FMT_TEXT) write_text(&sorted, c->out.by, whole, a->functions);
     else if (a->format == FMT_CSV) write_csv(&sorted, nc);
     else if (a->format == FMT_JSON) write_json(&sorted, nc);
-    else write_dot(&sorted, c->by, whole);
+    else write_dot(&sorted, c->out.by, whole);
     listing_ignored_line(l, a->format == FMT_TEXT ? stdout : stderr);
 
     free(o.v);

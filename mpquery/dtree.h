@@ -1,9 +1,10 @@
-/* dtree.c's functions not declared in mpquery.h: what view.c, which
- * builds the display tree, uses, and the JSON frame of fold lines. */
+/* dtree.c's functions not declared in view.h: what view.c, which builds
+ * the display tree, uses, and the JSON frame of fold lines. */
 #ifndef MPQUERY_DTREE_H
 #define MPQUERY_DTREE_H
 
-#include "mpquery.h"
+#include "output.h"
+#include "view.h"
 
 /* The child of parent labelled label, added when new (children_ready
  * then cleared). */

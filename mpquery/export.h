@@ -8,6 +8,8 @@
 #define MPQUERY_EXPORT_H
 
 #include "mpquery.h"
+#include "listing.h"
+#include "view.h"
 
 /* What the command parsed, for every writer. */
 struct export_opts {

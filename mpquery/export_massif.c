@@ -24,6 +24,9 @@
  * (stack, thread) is updated by the rows of each snapshot in turn; a peak
  * snapshot's rows count for it alone, and are taken back after it. */
 #include "export.h"
+#include "listing.h"
+#include "output.h"
+#include "view.h"
 
 #include <math.h>
 #include <stdlib.h>

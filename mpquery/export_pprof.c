@@ -18,6 +18,8 @@
  * mapping says it has functions, file names, line numbers and inlined
  * frames, so pprof never symbolizes them again. */
 #include "export.h"
+#include "listing.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,8 @@
  * it: a shown frame joins the location of the last shown frame when both
  * belong to that one occurrence of the address. */
 #include "export.h"
+#include "listing.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

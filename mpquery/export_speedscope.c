@@ -10,6 +10,11 @@
  * most of a file (1 M paths: hundreds of MB): their numbers are written
  * without printf. */
 #include "export.h"
+#include "listing.h"
+#include "options.h"
+#include "output.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +181,7 @@ int export_speedscope(struct listing *l, const struct export_opts *o, FILE *f)
     fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n", f);
     fprintf(f, "\"exporter\": \"mpquery %s\",\n\"name\": ", MPQ_VERSION);
     json_string(f, path_basename(o->db), strlen(path_basename(o->db)));
-    fprintf(f, ",\n\"activeProfileIndex\": %d,\n", o->by >= 0 ? 0 : l->c->by - first);
+    fprintf(f, ",\n\"activeProfileIndex\": %d,\n", o->by >= 0 ? 0 : l->c->out.by - first);
     write_frames(&x, q);
     fputs("\"profiles\": [", f);
     for (int c = first; c < last; c++) {

@@ -12,6 +12,11 @@
  * zoom, search and the details line, reading each frame's exact offset and
  * value, in counter units, from its data-o and data-v attributes. */
 #include "flame.h"
+#include "listing.h"
+#include "options.h"
+#include "output.h"
+#include "tempfile.h"
+#include "view.h"
 
 #include <errno.h>
 #include <math.h>

@@ -6,6 +6,8 @@
 #define MPQUERY_FLAME_H
 
 #include "mpquery.h"
+#include "listing.h"
+#include "view.h"
 
 /* The options both commands take, as given (char *: the option tables'
  * .str), then parsed by flame_check_options into width and min_width. */

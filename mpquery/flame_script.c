@@ -2,7 +2,6 @@
  * style and the script that adds zoom, search and the details line. Both
  * are text constants, written once into a standalone SVG or once into
  * report's page for all its graphs; they read only the SVG's attributes. */
-#include "flame.h"
 
 /* Selectors within svg.flame, by class: a page (report) holds several
  * graphs, their ids prefixed, and one copy of this style. */

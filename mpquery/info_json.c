@@ -2,6 +2,7 @@
  * process image, in tree order, with its threads and snapshots), the tree
  * (an entry a pid) and the totals, as one JSON object on stdout. Reads
  * only what cmd_info.c gathered (struct info). */
+#include "load.h"
 #include "info.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 

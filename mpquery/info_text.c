@@ -1,6 +1,7 @@
 /* mpquery info as text (the runs, the process tree, each process with its
  * threads and snapshots, the totals) and as CSV (one row a process). Reads
  * only what cmd_info.c gathered (struct info). */
+#include "load.h"
 #include "info.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 

@@ -25,6 +25,8 @@
  * merge_out.c writes the output. */
 #include "merge_impl.h"
 #include "hash.h"           /* tag_offset: a [tag] frame's offset, as the recorder writes it */
+#include "merge.h"
+#include "tempfile.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
 #define MPQUERY_MERGE_IMPL_H
 
 #include "mpquery.h"
+#include "merge.h"
+#include "tempfile.h"
 #include "format.h"         /* the tables' columns */
 #include "hists.h"
 

@@ -17,6 +17,7 @@
  * a name without a space, so `(anonymous namespace)` and `name (file.py)`
  * stay. */
 #include "mpquery.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

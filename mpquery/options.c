@@ -1,10 +1,16 @@
-/* Command options, git's parse-options way: each command declares its
- * options once, in one table (struct opt), which yields both the
- * getopt_long array and the option lines of its --help. The options
- * several commands share (selection, display, rules, format, text for
- * people) are parsed here into struct common; usage errors are reported
- * here, one line, "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
+/* Command options, git's parse-options way (options.h): each command
+ * declares its options once, in one table (struct opt), which yields the
+ * getopt_long array, the option lines of its --help, its man page section
+ * and its completion words. A group's option goes to its module's parser
+ * (select.c, opt_groups.c); usage errors are reported here, one line,
+ * "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
 #include "mpquery.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "server.h"
+#include "view.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -23,27 +29,8 @@ static void common_init(struct common *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
-    c->sel.snap_kind = SNAP_LAST;
-    c->format = FMT_TEXT;
-    c->by = MEMTOT;
-    c->depth = 5;
-    c->limit = 20;
-    c->view.filter = c->filters;
-    c->view.exclude = c->excludes;
-    c->signatures = -1;
-}
-
-/* Text is for people: C++ names shortened (the rules' collapse-templates,
- * no parameter lists), sizes in units, a terminal's width, a pager; csv
- * and json keep whole names and raw numbers. */
-static void readable_defaults(struct common *c)
-{
-    int text = c->format == FMT_TEXT;
-    c->view.collapse = text && !c->full_names;
-    c->view.no_signatures = c->signatures < 0 ? text : !c->signatures;
-    c->human = text && !c->bytes;
-    c->pager = !c->no_pager;
-    c->width = text ? terminal_width() : 0;
+    select_opts_init(&c->sel);
+    output_opts_init(&c->out);
 }
 
 int usage_error(const char *cmd, const char *fmt, ...)
@@ -68,147 +55,29 @@ static int bad_option(const char *cmd, int opt, char **argv)
     return usage_error(cmd, "unknown option %s", arg);
 }
 
-static int bad_value(const struct common *c, const char *opt, const char *arg, const char *expected)
+int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected)
 {
-    return usage_error(c->cmd, "bad value '%s' for %s (expected %s)", arg, opt, expected);
+    return usage_error(cmd, "bad value '%s' for %s (expected %s)", arg, opt, expected);
 }
 
-/* A count option's value: a whole number in 0..max. */
-static int parse_count(const char *arg, int64_t max, int *out)
+int option_list_add(const char **list, size_t *n, const char *cmd, const char *opt, const char *arg,
+                    const char *expected)
 {
-    int64_t v;
-    if (parse_int64(arg, &v) || v < 0 || v > max) return -1;
-    *out = (int)v;
-    return 0;
-}
-
-/* Appends arg to one of the 64-entry lists (--rules, --filter, --exclude). */
-static int add_to(const struct common *c, const char **list, size_t *n, const char *opt,
-                  const char *arg, const char *expected)
-{
-    if (*n == 64) return bad_value(c, opt, arg, expected);
+    if (*n == 64) return bad_value(cmd, opt, arg, expected);
     list[(*n)++] = arg;
     return 0;
 }
 
-/* A thread name pattern compiles; else the usage error, reported. */
-static int check_pattern(const struct common *c, const char *opt, const char *arg)
+/* A group's option into its struct in c; 0, or 2 for a bad value
+ * (reported). */
+static int group_option(struct common *c, int id, const char *arg)
 {
-    regex_t re;
-    char msg[256];
-    if (thread_pattern_compile(arg, &re, msg, sizeof msg))
-        return usage_error(c->cmd, "bad regex '%s' for %s (%s)", arg, opt, msg);
-    regfree(&re);
-    return 0;
-}
-
-/* A selection option (OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT) into s:
- * c->sel, or one side of a diff (--a-run ...: side_option). */
-static int selection_option(struct common *c, struct select_opts *s, int id, const char *arg)
-{
-    switch (id) {
-    case OPT_RUN:
-        if (!strcmp(arg, "all")) { s->run_all = 1; return 0; }
-        if (!strcmp(arg, "latest")) { s->run_all = s->has_run = 0; return 0; }
-        if (parse_int64(arg, &s->run_id)) return bad_value(c, "--run", arg, "a run id, latest or all");
-        s->has_run = 1;
-        s->run_all = 0;
-        return 0;
-    case OPT_PID:
-        if (parse_int64(arg, &s->pid)) return bad_value(c, "--pid", arg, "a process id");
-        s->has_pid = 1;
-        return 0;
-    case OPT_THREAD:
-        if (thread_spec_is_tid(arg)) {
-            if (parse_int64(arg, &s->tid)) return bad_value(c, "--thread", arg, "a thread id (tid)");
-            s->has_tid = 1;
-            s->thread_re = NULL;
-            return 0;
-        }
-        if (check_pattern(c, "--thread", arg)) return EXIT_BAD_INPUT;
-        s->thread_re = arg;
-        s->has_tid = 0;
-        return 0;
-    }
-    if (select_parse_snapshot(arg, s))
-        return bad_value(c, "--snapshot", arg,
-                         "last, peak, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
-    return 0;
-}
-
-/* diff's --a-X / --b-X (X = run, pid, thread, snapshot): side k's
- * selection is c->sel with these applied over it (sides_apply, once every
- * option is parsed, so that --run and --a-run may come in any order). */
-int side_option(struct common *c, int side, int id, const char *arg)
-{
-    struct select_opts probe = { 0 };
-    int rc = selection_option(c, &probe, id, arg);     /* checked now, reported as --ID */
-    if (rc) return rc;
-    if (c->nside_args[side] == sizeof c->side_args[side] / sizeof c->side_args[side][0])
-        return usage_error(c->cmd, "too many --%c- options", 'a' + side);
-    c->side_args[side][c->nside_args[side]].id = id;
-    c->side_args[side][c->nside_args[side]++].arg = arg;
-    return 0;
-}
-
-void sides_apply(struct common *c)
-{
-    for (int k = 0; k < 2; k++) {
-        c->side_sel[k] = c->sel;
-        for (size_t i = 0; i < c->nside_args[k]; i++)
-            selection_option(c, &c->side_sel[k], c->side_args[k][i].id, c->side_args[k][i].arg);
-    }
-    c->sides = c->nside_args[0] || c->nside_args[1];
-}
-
-/* A shared option into c; 0, or 2 for a bad value (reported). */
-static int common_option(struct common *c, int id, const char *arg)
-{
-    switch (id) {
-    case OPT_RUN: case OPT_PID: case OPT_THREAD: case OPT_SNAPSHOT:
-        return selection_option(c, &c->sel, id, arg);
-    case OPT_RULES:
-        return add_to(c, c->rules_files, &c->nrules_files, "--rules", arg, "at most 64 rules files");
-    case OPT_NO_DEFAULT_RULES: c->no_default_rules = 1; return 0;
-    case OPT_FORMAT:
-        if ((c->format = format_parse(arg)) < 0) return bad_value(c, "--format", arg, "text, csv or json");
-        return 0;
-    case OPT_BY:
-        if ((c->by = counter_parse(arg)) < 0)
-            return bad_value(c, "--by", arg, COUNTER_LIST);
-        return 0;
-    case OPT_LIMIT:
-        if (parse_count(arg, 100000000, &c->limit)) return bad_value(c, "-n", arg, "a count >= 0 (0 = all)");
-        return 0;
-    case OPT_DEPTH:
-        if (parse_count(arg, 100000, &c->depth))
-            return bad_value(c, "--depth", arg, "a frame count >= 0 (0 = all)");
-        return 0;
-    case OPT_NO_INLINE: c->view.no_inline = 1; return 0;
-    case OPT_LINES: c->view.lines = 1; return 0;
-    case OPT_MODULE: c->view.module = 1; return 0;
-    case OPT_FILTER:
-        return add_to(c, c->filters, &c->view.nfilter, "--filter", arg, "at most 64 of them");
-    case OPT_EXCLUDE:
-        return add_to(c, c->excludes, &c->view.nexclude, "--exclude", arg, "at most 64 of them");
-    case OPT_SUPPRESSIONS:
-        return add_to(c, c->suppression_files, &c->nsuppression_files, "--suppressions", arg,
-                      "at most 64 suppressions files");
-    case OPT_FULL_NAMES: c->full_names = 1; return 0;
-    case OPT_SIGNATURES: c->signatures = 1; return 0;
-    case OPT_NO_SIGNATURES: c->signatures = 0; return 0;
-    case OPT_BYTES: c->bytes = 1; return 0;
-    case OPT_NO_PAGER: c->no_pager = 1; return 0;
-    case OPT_PER_THREAD: c->per_thread = c->sel.keep_rows = 1; return 0;
-    case OPT_SERVER: c->server.url = arg; return 0;
-    case OPT_WHERE: c->server.where = arg; return 0;
-    case OPT_EXE: c->server.exe = arg; return 0;
-    case OPT_HOST: c->server.host = arg; return 0;
-    case OPT_SINCE: c->server.since = arg; return 0;
-    case OPT_GROUP_THREADS:
-        if (check_pattern(c, "--group-threads", arg)) return EXIT_BAD_INPUT;
-        c->per_thread = c->sel.keep_rows = 1;
-        return add_to(c, c->thread_groups, &c->nthread_groups, "--group-threads", arg, "at most 64 of them");
+    switch (OPT_GROUP(id)) {
+    case OPTG_SELECT: return select_option(&c->sel, c->cmd, id, arg);
+    case OPTG_RULES: return rules_option(&c->rules, c->cmd, id, arg);
+    case OPTG_VIEW: return view_option(&c->view, c->cmd, id, arg);
+    case OPTG_OUTPUT: return output_option(&c->out, c->cmd, id, arg);
+    case OPTG_SERVER: return server_option(&c->server, id, arg);
     }
     return 0;
 }
@@ -360,7 +229,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
 /* One option of the table: 0 or the exit code. */
 static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg)
 {
-    if (o->id) return common_option(c, o->id, arg);
+    if (o->id) return group_option(c, o->id, arg);
     if (o->flag) *o->flag = o->value;
     else if (o->str) *o->str = arg;
     else return d->own(d->ctx, o, arg);
@@ -422,7 +291,7 @@ static int server_options(struct common *c, int operands)
     if (operands) return usage_error(c->cmd, "--server reads the store, not files: no database file");
     const struct select_opts *o = &c->sel;
     const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid"
-                    : o->has_tid || o->thread_re ? "--thread" : c->per_thread ? "--per-thread or --group-threads"
+                    : o->has_tid || o->thread_re ? "--thread" : o->per_thread ? "--per-thread or --group-threads"
                     : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
                     : NULL;     /* diff's --a-run... come after parsing: cmd_diff refuses them */
     if (bad) return usage_error(c->cmd, "%s does not apply to --server (select runs with --where, --exe, --host, --since)", bad);
@@ -441,7 +310,7 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
     }
     free(before);
     if (rc != PARSE_OK) return rc;
-    if (d->readable) readable_defaults(c);
+    if (d->readable) output_readable(&c->out, &c->view);
     if ((rc = server_options(c, argc - optind))) return rc;
     if (c->server.url) return PARSE_OK;
     int operands = argc - optind;

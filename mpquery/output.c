@@ -10,6 +10,7 @@
  * elements and attributes). */
 #include "mpquery.h"
 #include "escape.h"
+#include "output.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -3,6 +3,7 @@
  * once when the text fits one screen). Only when stdout is a terminal: a
  * pipe or a file gets the output as it is, whole lines. */
 #include "mpquery.h"
+#include "output.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -10,6 +10,7 @@
  * crash. (The sql command runs the user's own statement, read-only.) */
 #include "mpquery.h"
 #include "profile_link.h"
+#include "symdb.h"
 
 #include <sqlite3.h>
 #include <stddef.h>

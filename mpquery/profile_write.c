@@ -5,6 +5,7 @@
  * inline chains change length (sample rows moved by one UPDATE through a
  * temporary old → new map). What symbolize reads is in profile.c. */
 #include "mpquery.h"
+#include "symdb.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * recorder stores it in table run, and every process of the tree inherits
  * it. */
 #include "mpquery.h"
+#include "record_db.h"
 
 #include <errno.h>
 #include <fcntl.h>

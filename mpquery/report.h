@@ -7,6 +7,8 @@
 #define MPQUERY_REPORT_H
 
 #include "mpquery.h"
+#include "listing.h"
+#include "view.h"
 
 /* report's options. */
 struct report_args {

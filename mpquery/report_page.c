@@ -8,6 +8,8 @@
  * hidden and every tab's content shown in turn. */
 #include "flame.h"
 #include "report.h"
+#include "output.h"
+#include "view.h"
 
 #include <string.h>
 

@@ -67,7 +67,7 @@ static void stack_table(struct report *r, const struct view *v)
         if (v->own[i].v[v->by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
     struct order_ctx ctx = { v->own, p, rep, t, v->by };
     size_t total_rows = n;
-    n = select_top(items, n, (size_t)r->c->limit, order_stack, &ctx);
+    n = select_top(items, n, (size_t)r->c->out.limit, order_stack, &ctx);
     struct page *pg = &r->pg;
     page_pane_start(pg, "stacks", v->tab);
     fprintf(pg->f, "<h3>The largest stacks by %s (%s): %zu rows of %zu (%zu stacks)</h3>\n", counter_name[v->by],
@@ -79,7 +79,7 @@ static void stack_table(struct report *r, const struct view *v)
         page_stack_id(pg, p->stacks[rep[node]].id, nmerged[node]);
         for (int k = 0; k < shown_counters(p); k++) page_td(pg, k, v->own[node].v[k], k == v->by);
         page_share(pg, v->own[node].v[v->by], v->sub[0].v[v->by]);
-        page_where(pg, t, node, (size_t)r->c->depth);
+        page_where(pg, t, node, (size_t)r->c->out.depth);
         fputs("</tr>\n", pg->f);
     }
     page_table_end(pg);
@@ -114,7 +114,7 @@ static void function_table(struct report *r, const struct view *v, const counter
         if (key[i].v[v->by] != 0) items[n++] = i;
     struct order_ctx ctx = { key, NULL, NULL, t, v->by };
     size_t total_rows = n;
-    n = select_top(items, n, (size_t)r->c->limit, order_function, &ctx);
+    n = select_top(items, n, (size_t)r->c->out.limit, order_function, &ctx);
     struct page *pg = &r->pg;
     char tab[64];
     snprintf(tab, sizeof tab, "%s-%s", v->tab, inclusive ? "inclusive" : "self");
@@ -188,7 +188,7 @@ void report_write_leaks(struct report *r)
         bytes = sat_add(bytes, own[i].v[MEMLIVE]);
     }
     struct order_ctx ctx = { own, p, rep, NULL, MEMLIVE };
-    size_t shown = select_top(items, n, (size_t)r->c->limit, order_leak, &ctx);
+    size_t shown = select_top(items, n, (size_t)r->c->out.limit, order_leak, &ctx);
     struct page *pg = &r->pg;
     char h[64];
     page_section(pg, "leaks", "Leaks");
@@ -207,7 +207,7 @@ void report_write_leaks(struct report *r)
             page_td(pg, NLIVE, own[node].v[NLIVE], 0);
             page_td(pg, MEMLIVE, own[node].v[MEMLIVE], 1);
             page_share(pg, own[node].v[MEMLIVE], bytes);
-            page_where(pg, t, node, (size_t)r->c->depth);
+            page_where(pg, t, node, (size_t)r->c->out.depth);
             fputs("</tr>\n", pg->f);
         }
         page_table_end(pg);

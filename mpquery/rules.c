@@ -24,6 +24,7 @@
  * cannot match never reach regexec, which is quadratic on some patterns
  * (rules_regex.c finds it, and refuses the regexes regcomp cannot bear). */
 #include "mpquery.h"
+#include "rules.h"
 #include "rules_internal.h"
 
 #include <errno.h>

@@ -3,7 +3,6 @@
  * regexes refused because glibc cannot compile or run them in bounded
  * time, memory or stack. Only reads the regex text; no regcomp here. */
 #include "mpquery.h"
-#include "rules_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,11 @@
  * itself (schema/profile.sql). The result is per-stack counters summed over the
  * selected threads and processes (maxlive: sum of per-thread peaks).
  * live_only (leaks) then keeps only the stacks with blocks or bytes still
- * live, so that every later count is of leaking stacks. */
+ * live, so that every later count is of leaking stacks. The selection's
+ * options (select.h) are parsed here too, diff's per-side ones with them. */
 #include "mpquery.h"
+#include "options.h"
+#include "select.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -231,4 +234,90 @@ const struct total *snapshot_total(const struct profile *p, uint32_t snapshot)
 {
     uint32_t t = p->snapshot_total[snapshot];
     return t == NONE ? NULL : &p->totals[t];
+}
+
+/* ---------------------------------------------------------------- options */
+void select_opts_init(struct select_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->snap_kind = SNAP_LAST;
+}
+
+int select_wants_peak(const struct select_opts *o)
+{
+    return o->snap_kind == SNAP_PEAK || o->snap_kind == SNAP_SEQ || o->snap_kind == SNAP_ID;
+}
+
+/* A thread name pattern compiles; else the usage error, reported. */
+static int check_pattern(const char *cmd, const char *opt, const char *arg)
+{
+    regex_t re;
+    char msg[256];
+    if (thread_pattern_compile(arg, &re, msg, sizeof msg))
+        return usage_error(cmd, "bad regex '%s' for %s (%s)", arg, opt, msg);
+    regfree(&re);
+    return 0;
+}
+
+static int thread_option(struct select_opts *o, const char *cmd, const char *arg)
+{
+    if (thread_spec_is_tid(arg)) {
+        if (parse_int64(arg, &o->tid)) return bad_value(cmd, "--thread", arg, "a thread id (tid)");
+        o->has_tid = 1;
+        o->thread_re = NULL;
+        return 0;
+    }
+    if (check_pattern(cmd, "--thread", arg)) return EXIT_BAD_INPUT;
+    o->thread_re = arg;
+    o->has_tid = 0;
+    return 0;
+}
+
+int select_option(struct select_opts *o, const char *cmd, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_RUN:
+        if (!strcmp(arg, "all")) { o->run_all = 1; return 0; }
+        if (!strcmp(arg, "latest")) { o->run_all = o->has_run = 0; return 0; }
+        if (parse_int64(arg, &o->run_id)) return bad_value(cmd, "--run", arg, "a run id, latest or all");
+        o->has_run = 1;
+        o->run_all = 0;
+        return 0;
+    case OPT_PID:
+        if (parse_int64(arg, &o->pid)) return bad_value(cmd, "--pid", arg, "a process id");
+        o->has_pid = 1;
+        return 0;
+    case OPT_THREAD: return thread_option(o, cmd, arg);
+    case OPT_PER_THREAD: o->per_thread = o->keep_rows = 1; return 0;
+    case OPT_GROUP_THREADS:
+        if (check_pattern(cmd, "--group-threads", arg)) return EXIT_BAD_INPUT;
+        o->per_thread = o->keep_rows = 1;
+        return option_list_add(o->thread_groups, &o->nthread_groups, cmd, "--group-threads", arg,
+                               "at most 64 of them");
+    }
+    if (select_parse_snapshot(arg, o))
+        return bad_value(cmd, "--snapshot", arg,
+                         "last, peak, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
+    return 0;
+}
+
+int select_side_option(struct select_sides *s, const char *cmd, int side, int id, const char *arg)
+{
+    struct select_opts probe = { 0 };
+    int rc = select_option(&probe, cmd, id, arg);      /* checked now, reported as --ID */
+    if (rc) return rc;
+    if (s->nargs[side] == sizeof s->args[side] / sizeof s->args[side][0])
+        return usage_error(cmd, "too many --%c- options", 'a' + side);
+    s->args[side][s->nargs[side]].id = id;
+    s->args[side][s->nargs[side]++].arg = arg;
+    return 0;
+}
+
+void select_sides_apply(struct select_sides *s, const struct select_opts *shared)
+{
+    for (int k = 0; k < 2; k++) {
+        s->sel[k] = *shared;
+        for (size_t i = 0; i < s->nargs[k]; i++) select_option(&s->sel[k], "", s->args[k][i].id, s->args[k][i].arg);
+    }
+    s->on = s->nargs[0] || s->nargs[1];
 }

@@ -9,6 +9,8 @@
  * run's start. */
 #include "procs.h"
 #include "timeline.h"
+#include "output.h"
+#include "select.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,8 @@
 #define MPQUERY_TIMELINE_H
 
 #include "mpquery.h"
+#include "output.h"
+#include "select.h"
 
 /* The counters a point has (t_counter: their counter ids). */
 enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, NT };

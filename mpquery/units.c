@@ -2,10 +2,21 @@
  * powers of 1000 (3.40 ms), counts with k, M, G, T (12.3k). Invariant:
  * at most three significant digits once scaled, and a value below the
  * first step is written whole (1000 B, 999, 532 ns), so a small value is
- * never rounded. */
+ * never rounded. The counters' names are here too. */
 #include "mpquery.h"
+#include "output.h"
 
 #include <string.h>
+
+const char *const counter_name[NSTACK_COUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
+                                                      "maxlive", "ntemp", "time" };
+
+int counter_parse(const char *name)
+{
+    for (int i = 0; i < NSTACK_COUNTERS; i++)
+        if (!strcmp(name, counter_name[i])) return i;
+    return -1;
+}
 
 static int is_bytes(int counter) { return counter == MEMTOT || counter == MEMLIVE || counter == MAXLIVE; }
 

@@ -4,6 +4,7 @@
  * string interning table, demangling and bounded top-k selection.
  * Hash tables keep their load factor below 1/2 and grow by doubling. */
 #include "mpquery.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -19,6 +19,9 @@
  * rules renamed them to. The tree once built is walked by dtree.c. */
 #include "mpquery.h"
 #include "dtree.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -130,7 +133,7 @@ static void mark_tag_label(struct dtree *t, uint32_t label)
 }
 
 /* --filter / --exclude: per label, does it match any of the regexes? */
-static int compile_all(const char **res, size_t n, regex_t *out, char *err, size_t errlen)
+static int compile_all(const char *const *res, size_t n, regex_t *out, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
         int rc = regcomp(&out[i], res[i], REG_EXTENDED | REG_NOSUB);

@@ -23,6 +23,10 @@
  *   csv    parses back (RFC 4180) into exactly the cells
  *   json   valid UTF-8, no raw control character but the row newlines */
 #include "mpquery.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>

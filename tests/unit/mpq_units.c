@@ -4,6 +4,7 @@
  * whole below the first step, then 2, 1 or 0 decimals (three significant
  * digits), negative values with '-', INT64_MIN included. */
 #include "mpquery.h"
+#include "output.h"
 #include "check.h"
 
 /* fmt_human(counter, v) must be text */

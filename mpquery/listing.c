@@ -1,200 +1,20 @@
-/* What the commands that read profiles share: loading one and reporting
- * why it cannot be read ("mpquery: FILE: what is wrong"), the selection,
- * the rules (filters/ found next to the executable), and the skeleton of
- * top, fold, diff and leaks (rules, profiles, one display tree, counters
- * per node, what the filters left out) with the pieces of their output
- * they share. Commands return exit codes; only main exits. */
+/* The skeleton of top, fold, diff and leaks (listing.h): the rules and
+ * suppressions loaded, each profile loaded, selected and mapped onto one
+ * display tree, counters summed per node, what the filters leave out
+ * taken out and counted; and the pieces of output these commands and the
+ * report share (orders, the lines on what was left out or truncated, the
+ * stack column). */
 #include "mpquery.h"
-#include "hists.h"
+#include "listing.h"
+#include "load.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-const char *const counter_name[NSTACK_COUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
-                                                      "maxlive", "ntemp", "time" };
-
-int counter_parse(const char *name)
-{
-    for (int i = 0; i < NSTACK_COUNTERS; i++)
-        if (!strcmp(name, counter_name[i])) return i;
-    return -1;
-}
-
-int select_wants_peak(const struct select_opts *o)
-{
-    return o->snap_kind == SNAP_PEAK || o->snap_kind == SNAP_SEQ || o->snap_kind == SNAP_ID;
-}
-
-int load_profile(const char *path, int peak_rows, struct profile **p)
-{
-    char err[4400];
-    int rc = profile_load(path, p, peak_rows, err, sizeof err);
-    if (rc) return error(rc, "%s: %s", path, err);
-    return 0;
-}
-
-struct dbfiles dbfiles_of(int argc, char **argv, int first)
-{
-    return (struct dbfiles){ argv + first, (size_t)(argc - first) };
-}
-
-/* Files merged into one profile: its name for messages, where each run
- * came from, and the runs selected by default (each file's latest). */
-static void attach_sources(struct profile *p, const struct dbfiles *f, struct merge_stats *st)
-{
-    struct strbuf name = { 0 };
-    sb_printf(&name, "%s (and %zu more)", f->paths[0], f->n - 1);
-    p->path = arena_strndup(&p->text, name.s, name.len);
-    sb_free(&name);
-    p->db_path = arena_strndup(&p->text, p->db_path, strlen(p->db_path));
-    p->sources = st->files;
-    p->nsources = st->nfiles;
-    p->latest_runs = xcalloc(p->nruns, 1);
-    for (size_t i = 0; i < p->nsources; i++)
-        for (size_t r = 0; r < p->nruns; r++)
-            if (p->runs[r].id == p->sources[i].latest) p->latest_runs[r] = 1;
-}
-
-int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p)
-{
-    if (f->n == 1) return load_profile(f->paths[0], peak_rows, p);
-    char err[4400];
-    const char *tmp;
-    struct merge_stats st;
-    int rc = merge_temporary(f->paths, f->n, peak_rows, &tmp, &st, err, sizeof err);
-    if (rc) return error(rc, "%s", err);
-    if ((rc = profile_load(tmp, p, peak_rows, err, sizeof err))) {
-        merge_stats_free(&st);
-        return error(rc, "%s: %s", tmp, err);
-    }
-    attach_sources(*p, f, &st);
-    return 0;
-}
-
-int load_selected(const struct common *c, const struct dbfiles *f, int side, int peak_rows, struct profile **p)
-{
-    if (!c->server.url) return load_profiles(f, peak_rows, p);
-    char err[4400];
-    const struct select_opts *o = side >= 0 && c->sides ? &c->side_sel[side] : &c->sel;
-    int rc = server_load(&c->server, side, (o->snap_kind == SNAP_PEAK) | (peak_rows & PROFILE_HISTS), p, err, sizeof err);
-    return rc ? error(rc, "%s", err) : 0;
-}
-
-int select_or_report(const struct common *c, const struct profile *p, struct selection *s)
-{
-    char err[512];
-    int rc = select_apply(p, &c->sel, s, err, sizeof err);
-    if (rc) return error(rc, "%s: %s", p->path, err);
-    return 0;
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-char *filters_dir(void)
-{
-    static const char *const candidates[] = {
-        "/../filters", "/../../filters", "/../share/mallocprof/filters",
-    };
-    char *dir = exe_dir();
-    if (!dir) return NULL;
-    struct strbuf sb = { 0 };
-    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-        sb.len = 0;
-        sb_printf(&sb, "%s%s/default.rules", dir, candidates[i]);
-        if (is_file(sb.s)) {
-            sb.len -= strlen("/default.rules");
-            sb.s[sb.len] = 0;
-            free(dir);
-            return sb.s;
-        }
-    }
-    free(dir);
-    sb_free(&sb);
-    return NULL;
-}
-
-/* --rules NAME also finds filters/NAME and filters/NAME.rules. */
-static char *find_rules_file(const char *name, const char *dir)
-{
-    if (is_file(name) || strchr(name, '/') || !dir) return xstrdup(name);
-    struct strbuf sb = { 0 };
-    sb_printf(&sb, "%s/%s", dir, name);
-    if (is_file(sb.s)) return sb.s;
-    sb_puts(&sb, ".rules");
-    if (is_file(sb.s)) return sb.s;
-    sb_free(&sb);
-    return xstrdup(name);
-}
-
-int load_rules(struct common *c, struct ruleset **out)
-{
-    char err[8192];
-    char *dir = filters_dir();
-    struct ruleset *rs = rules_new();
-    int rc = 0;
-    *out = NULL;
-    if (!c->no_default_rules) {
-        if (dir) {
-            struct strbuf sb = { 0 };
-            sb_printf(&sb, "%s/default.rules", dir);
-            rc = rules_load(rs, sb.s, err, sizeof err);
-            sb_free(&sb);
-        } else {
-            warning("filters/default.rules not found next to the executable; "
-                    "continuing without default rules");
-        }
-    }
-    for (size_t i = 0; !rc && i < c->nrules_files; i++) {
-        char *path = find_rules_file(c->rules_files[i], dir);
-        rc = rules_load(rs, path, err, sizeof err);
-        free(path);
-    }
-    free(dir);
-    if (rc) {
-        rules_free(rs);
-        return error(rc, "%s", err);
-    }
-    *out = rs;
-    c->view.rules = rs;
-    c->sel.rules = rs;          /* thread names: its `thread replace` lines */
-    return 0;
-}
-
-static int refuse(const char *out, const char *input)
-{
-    return error(EXIT_BAD_INPUT, "%s: the output (-o) is the input %s: refusing to overwrite it", out, input);
-}
-
-int check_output(const struct common *c, const char *out, const struct dbfiles *files, size_t n)
-{
-    if (!out) return 0;
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < files[k].n; i++)
-            if (output_is(out, files[k].paths[i])) return refuse(out, files[k].paths[i]);
-    for (size_t i = 0; i < c->nsuppression_files; i++)
-        if (output_is(out, c->suppression_files[i])) return refuse(out, c->suppression_files[i]);
-    char *dir = filters_dir();
-    int rc = 0;
-    struct strbuf sb = { 0 };
-    if (dir && !c->no_default_rules) {
-        sb_printf(&sb, "%s/default.rules", dir);
-        if (output_is(out, sb.s)) rc = refuse(out, sb.s);
-    }
-    for (size_t i = 0; !rc && i < c->nrules_files; i++) {
-        char *path = find_rules_file(c->rules_files[i], dir);
-        if (output_is(out, path)) rc = refuse(out, path);
-        free(path);
-    }
-    sb_free(&sb);
-    free(dir);
-    return rc;
-}
 
 /* Profile i of a listing: loaded, selected (with c->sel, or its side's
  * selection in a diff), mapped onto t; 0 or the exit code. */
@@ -202,11 +22,11 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
 {
     char err[512];
     memset(q, 0, sizeof *q);
-    const struct select_opts *o = c->sides ? &c->side_sel[i] : &c->sel;
-    int rc = load_selected(c, f, c->sides || c->server.side_where[0] || c->server.side_where[1] ? (int)i : -1,
+    const struct select_opts *o = c->sides.on ? &c->sides.sel[i] : &c->sel;
+    int rc = load_selected(c, f, c->sides.on || c->server.side_where[0] || c->server.side_where[1] ? (int)i : -1,
                            c->peak_rows || select_wants_peak(o), &q->p);
     if (rc) return rc;
-    rc = select_apply(q->p, c->sides ? &c->side_sel[i] : &c->sel, &q->sel, err, sizeof err);
+    rc = select_apply(q->p, c->sides.on ? &c->sides.sel[i] : &c->sel, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);
     q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
     if ((rc = view_build(q->p, &c->view, t, q->stack_node, err, sizeof err)))
@@ -219,26 +39,6 @@ static void query_free(struct query *q)
     selection_free(&q->sel);
     free(q->stack_node);
     profile_free(q->p);
-}
-
-/* --suppressions FILE...: one rule set, NULL without files; 0 or the exit
- * code (reported: "mpquery: FILE: why"). */
-static int load_suppressions(struct common *c, struct ruleset **out)
-{
-    char err[8192];
-    *out = NULL;
-    if (!c->nsuppression_files) return 0;
-    struct ruleset *rs = rules_new();
-    for (size_t i = 0; i < c->nsuppression_files; i++) {
-        int rc = rules_load(rs, c->suppression_files[i], err, sizeof err);
-        if (rc) {
-            rules_free(rs);
-            return error(rc, "%s", err);
-        }
-    }
-    *out = rs;
-    c->view.suppress = rs;
-    return 0;
 }
 
 /* Takes the paths the filters leave out (t.left_out) out of every
@@ -421,8 +221,8 @@ static void json_listing(const struct listing *l, const struct table *tab)
 
 void listing_print(const struct listing *l, const struct table *tab)
 {
-    int format = l->c->format;
-    if (l->c->pager) pager_start();
+    int format = l->c->out.format;
+    if (l->c->out.pager) pager_start();
     if (format == FMT_JSON && l->nfilters) {
         json_listing(l, tab);
         listing_truncated_lines(l, stderr);

@@ -1,0 +1,28 @@
+/* The commands (cmd_*.c), main.c's table: each takes its argv (argv[0]
+ * the command's name) and returns the exit code; only main exits. */
+#ifndef MPQUERY_COMMANDS_H
+#define MPQUERY_COMMANDS_H
+
+struct listing;
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_fold(int argc, char **argv);
+/* fold's lines to out (a FILE *), for fold and export --format folded. */
+void fold_print(struct listing *l, void *out);
+int cmd_diff(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_leaks(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+
+#endif

@@ -1,0 +1,102 @@
+/* The parsers of the option groups declared in rules.h, view.h, output.h
+ * and server.h (select.h's are in select.c): each takes one option of its
+ * group, by id, into the group's struct, and reports a bad value as a
+ * usage error (options.c's bad_value). Values are checked here, once;
+ * the modules that read the structs trust them. */
+#include "mpquery.h"
+#include "options.h"
+#include "output.h"
+#include "rules.h"
+#include "server.h"
+#include "view.h"
+
+#include <string.h>
+
+int rules_option(struct rules_opts *o, const char *cmd, int id, const char *arg)
+{
+    if (id == OPT_NO_DEFAULT_RULES) {
+        o->no_default = 1;
+        return 0;
+    }
+    if (id == OPT_SUPPRESSIONS)
+        return option_list_add(o->suppressions, &o->nsuppressions, cmd, "--suppressions", arg,
+                               "at most 64 suppressions files");
+    return option_list_add(o->files, &o->nfiles, cmd, "--rules", arg, "at most 64 rules files");
+}
+
+int view_option(struct view_opts *o, const char *cmd, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_NO_INLINE: o->no_inline = 1; return 0;
+    case OPT_LINES: o->lines = 1; return 0;
+    case OPT_MODULE: o->module = 1; return 0;
+    case OPT_FILTER: return option_list_add(o->filter, &o->nfilter, cmd, "--filter", arg, "at most 64 of them");
+    }
+    return option_list_add(o->exclude, &o->nexclude, cmd, "--exclude", arg, "at most 64 of them");
+}
+
+void output_opts_init(struct output_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = FMT_TEXT;
+    o->by = MEMTOT;
+    o->depth = 5;
+    o->limit = 20;
+    o->signatures = -1;
+}
+
+/* A count option's value: a whole number in 0..max. */
+static int parse_count(const char *arg, int64_t max, int *out)
+{
+    int64_t v;
+    if (parse_int64(arg, &v) || v < 0 || v > max) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int output_option(struct output_opts *o, const char *cmd, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_FORMAT:
+        if ((o->format = format_parse(arg)) < 0) return bad_value(cmd, "--format", arg, "text, csv or json");
+        return 0;
+    case OPT_BY:
+        if ((o->by = counter_parse(arg)) < 0) return bad_value(cmd, "--by", arg, COUNTER_LIST);
+        return 0;
+    case OPT_LIMIT:
+        if (parse_count(arg, 100000000, &o->limit)) return bad_value(cmd, "-n", arg, "a count >= 0 (0 = all)");
+        return 0;
+    case OPT_DEPTH:
+        if (parse_count(arg, 100000, &o->depth))
+            return bad_value(cmd, "--depth", arg, "a frame count >= 0 (0 = all)");
+        return 0;
+    case OPT_FULL_NAMES: o->full_names = 1; return 0;
+    case OPT_SIGNATURES: o->signatures = 1; return 0;
+    case OPT_NO_SIGNATURES: o->signatures = 0; return 0;
+    case OPT_BYTES: o->bytes = 1; return 0;
+    case OPT_NO_PAGER: o->no_pager = 1; return 0;
+    }
+    return 0;
+}
+
+void output_readable(struct output_opts *o, struct view_opts *v)
+{
+    int text = o->format == FMT_TEXT;
+    v->collapse = text && !o->full_names;
+    v->no_signatures = o->signatures < 0 ? text : !o->signatures;
+    o->human = text && !o->bytes;
+    o->pager = !o->no_pager;
+    o->width = text ? terminal_width() : 0;
+}
+
+int server_option(struct server_opts *o, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_SERVER: o->url = arg; return 0;
+    case OPT_WHERE: o->where = arg; return 0;
+    case OPT_EXE: o->exe = arg; return 0;
+    case OPT_HOST: o->host = arg; return 0;
+    }
+    o->since = arg;
+    return 0;
+}

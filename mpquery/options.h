@@ -1,0 +1,94 @@
+/* Command options, git's parse-options way (options.c): each command
+ * declares its options once, in one table (struct opt), which yields the
+ * getopt_long array, the option lines of its --help, its section of the
+ * man page and its words in the bash completion. The options several
+ * commands share come in groups, each owned by the module that uses it,
+ * as git's diff options are by diff.c: the module's header declares the
+ * group's struct, its table entries (OPTIONS_*) and its parser; a command
+ * lists the entries of the groups it takes, and parse_options parses each
+ * entry into its group's struct in struct common.
+ *
+ * Invariant: an entry's id names its group in its high byte (OPT_GROUP),
+ * and only that group's parser sees it. */
+#ifndef MPQUERY_OPTIONS_H
+#define MPQUERY_OPTIONS_H
+
+#include "mpquery.h"
+#include "output.h"
+#include "rules.h"
+#include "select.h"
+#include "server.h"
+#include "view.h"
+
+/* The groups, by the high byte of their options' ids. */
+enum { OPTG_SELECT = 1, OPTG_RULES, OPTG_VIEW, OPTG_OUTPUT, OPTG_SERVER };
+#define OPT_GROUP(id) ((id) >> 8)
+
+/* The shared options' values, one struct per group. */
+struct common {
+    const char *cmd;
+    struct select_opts sel;                 /* select.h: --run, --pid, --thread, --snapshot,
+                                               --per-thread, --group-threads */
+    struct select_sides sides;              /* select.h: diff's --a-X, --b-X */
+    struct rules_opts rules;                /* rules.h: --rules, --no-default-rules, --suppressions */
+    struct view_opts view;                  /* view.h: --lines, --no-inline, --module, --filter,
+                                               --exclude (and the rules, once loaded) */
+    struct output_opts out;                 /* output.h: --format, --by, -n, --depth, text for people */
+    struct server_opts server;              /* server.h: --server URL and its run selection */
+    int operands_a;                         /* cmd_opts.dashdash: the operands before "--" (the
+                                               first ones from optind), or -1 without "--" */
+    int peak_rows;                          /* load peak snapshots' rows whatever the selection */
+};
+
+/* One entry of a command's option table. An entry is a group's option
+ * (id), a flag or a value of the command's own (flag, str), or else goes
+ * to the command's `own` callback. */
+struct opt {
+    const char *name;       /* long name without "--"; NULL: short only; NULL
+                               and no letter: the end of the table */
+    char letter;            /* short form (-n), or 0 */
+    int id;                 /* a group's option: OPT_* of its module's header */
+    const char *arg;        /* the value's name in --help; NULL: takes no value */
+    const char *help;       /* its text in --help, lines after the first indented
+                               by the writer; NULL: listed on the next entry's line */
+    int *flag;              /* a flag of the command: *flag = value */
+    int value;
+    char **str;             /* a value of the command: *str = the text */
+};
+
+/* A command's options and its --help around them. */
+struct cmd_opts {
+    const char *cmd;            /* the command, for messages */
+    const char *usage, *more;   /* --help: the text before and after the options */
+    const struct opt *opts;
+    int operands;               /* how many operands it takes; 0: one or more */
+    const char *missing;        /* the usage error when operands are missing */
+    int in_order;               /* options end at the first operand (record) */
+    int dashdash;               /* "--" splits the operands in two lists (diff: c->operands_a) */
+    int readable;               /* takes OPTIONS_READABLE: set c->view's names and c->out's
+                                   human, width and pager from them and the format */
+    void (*help)(void);         /* writes --help instead (record) */
+    int (*own)(void *ctx, const struct opt *o, const char *arg);  /* 0 or exit code */
+    void *ctx;
+};
+enum { PARSE_OK = -1 };
+/* Parses argv against the table: the groups' options into c (set to their
+ * defaults first), the command's own as their entries say, then checks
+ * the number of operands. Returns PARSE_OK with optind at the first
+ * operand, or the exit code: 0 after --help, 2 for a usage error
+ * (reported). */
+int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv);
+/* What --help prints: the text, a man page section, or the words of the
+ * completion script (main.c's --man, --bash-completion). */
+enum { HELP_TEXT, HELP_MAN, HELP_WORDS };
+extern int help_format;
+/* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "bad value 'ARG' for OPT (expected EXPECTED)", reported; returns 2. */
+int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected);
+/* Appends arg to one of the 64-entry lists of a group (--rules, --filter
+ * ...); 0, or bad_value's 2 when it is full. */
+int option_list_add(const char **list, size_t *n, const char *cmd, const char *opt, const char *arg,
+                    const char *expected);
+
+#endif

@@ -1,0 +1,158 @@
+/* Output (output.c): tables written as aligned text, CSV or JSON, a JSON
+ * writer, and the one escaper per context (terminal text, JSON, CSV,
+ * XML); the pager (pager.c); counters for people (units.c); and the
+ * output's options (--format, --by, -n, --depth, text for people), which
+ * parse_options parses into struct output_opts (output_option). */
+#ifndef MPQUERY_OUTPUT_H
+#define MPQUERY_OUTPUT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "mpquery.h"
+
+struct view_opts;
+
+/* ---------------------------------------------------------------- output.c */
+enum { FMT_TEXT, FMT_CSV, FMT_JSON };
+int format_parse(const char *s);    /* -1 when unknown */
+enum { CELL_STR, CELL_INT, CELL_NUM, CELL_NULL, CELL_JSON };
+struct cell { int type; char *s; };
+struct table {
+    size_t ncols, nrows, cap;   /* cap: cells of the row being filled */
+    int indent;                 /* text: spaces before each line */
+    size_t width;               /* text: lines cut to this many columns (0: whole) */
+    const char **cols;
+    struct cell *cells;         /* nrows * ncols */
+};
+void table_init(struct table *t, size_t ncols, const char *const *cols);
+void table_str(struct table *t, const char *s);    /* append cells row-major */
+void table_strn(struct table *t, const char *s, size_t n);
+void table_int(struct table *t, int64_t v);
+/* v of a counter: with human, sizes and times in units (fmt_human, right
+ * aligned like numbers); counts, and everything without human, whole. */
+void table_counter(struct table *t, int counter, int64_t v, int human);
+void table_num(struct table *t, double v, int decimals);
+void table_double(struct table *t, double v);  /* shortest form; NaN/inf: null */
+void table_null(struct table *t);
+void table_json(struct table *t, const char *json);  /* raw JSON value */
+/* Text: aligned columns, numbers right-aligned, last column unpadded.
+ * CSV: RFC 4180. JSON: array of objects; a column "a.b" nests b in a. */
+void table_print(const struct table *t, int format, FILE *f);
+void table_free(struct table *t);
+/* A JSON writer: values in order; separators, nesting and escaping are its
+ * job. json_break(w, indent) puts the next element, or the closing bracket,
+ * on a new line indented by indent spaces. */
+struct json {
+    FILE *f;
+    int depth, after_key, brk;      /* brk: pending line break's indent, -1 none */
+    unsigned char first[32];        /* per level: no element written yet */
+};
+void json_init(struct json *w, FILE *f);
+void json_open(struct json *w, char bracket);      /* '{' or '[' */
+void json_close(struct json *w, char bracket);
+void json_key(struct json *w, const char *key);
+void json_int(struct json *w, int64_t v);
+void json_fixed(struct json *w, double v, int decimals);
+void json_str(struct json *w, const char *s);
+void json_strn(struct json *w, const char *s, size_t n);
+void json_null(struct json *w);
+void json_raw(struct json *w, const char *json);   /* a value already in JSON */
+void json_break(struct json *w, int indent);
+/* The table as one JSON value: an array of objects, one a row. */
+void table_json_value(const struct table *t, struct json *w);
+/* Ends an object written to w->f with "key": the table, then a newline. */
+void json_rows_last(struct json *w, const char *key, const struct table *t);
+void json_string(FILE *f, const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+size_t utf8_seq_len(const char *s, size_t n);
+void json_string_sb(struct strbuf *sb, const char *s, size_t n);
+/* Text output (a terminal's): control characters (C0, DEL and C1) shown
+ * as spaces, invalid UTF-8 as U+FFFD; to f, or appended to sb. */
+void text_clean(FILE *f, const char *s, size_t n);
+void text_clean_sb(struct strbuf *sb, const char *s, size_t n);
+/* printf to f, the whole text cleaned as text_clean does (error messages:
+ * one line, whatever the strings in them). */
+void text_vprintf(FILE *f, const char *fmt, va_list ap);
+void text_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as XML (SVG, HTML) text or double-quoted attribute value: markup
+ * escaped, control characters (C0, DEL, C1) as spaces, invalid UTF-8, U+FFFE and U+FFFF
+ * as U+FFFD; at most max_chars characters (>= 3; longer text is cut and
+ * ends with ".."), appended to sb. The one escaper of every SVG and HTML
+ * mpquery writes. */
+void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
+/* All of s, escaped so, to f. */
+void xml_write(FILE *f, const char *s);
+/* Characters of s: UTF-8 sequences, an invalid byte counting one. */
+size_t utf8_chars(const char *s, size_t n);
+/* One line of text: cleaned, cut to width columns (code points; 0: whole)
+ * ending in '…' when longer, then a newline. */
+void text_line(FILE *f, const char *s, size_t n, size_t width);
+void csv_field(FILE *f, const char *s, size_t n);
+
+/* ---------------------------------------------------------------- pager.c */
+/* The width of the terminal stdout is (COLUMNS when set, else the
+ * terminal's own, else 80), or 0 when stdout is not a terminal; the
+ * first call's answer, so ask before pager_start. */
+size_t terminal_width(void);
+/* When stdout is a terminal: stdout goes through $PAGER (less -SFRX when
+ * unset; none when empty or cat) until the program exits, which waits
+ * for the pager. */
+void pager_start(void);
+
+/* ---------------------------------------------------------------- units.c */
+/* v of a counter for people, into buf (returned): bytes in B, KiB, MiB...
+ * (powers of 1024), time in ns, µs, ms, s, counts as 999, 1.23k, 45.6M;
+ * at most three significant digits once scaled, exact below the first
+ * step (1000 B, 999); negative values with '-'. */
+char *fmt_human(int counter, int64_t v, char *buf, size_t n);
+/* The counter is a size or a time (fmt_human gives it a unit). */
+int counter_has_unit(int counter);
+
+/* ---------------------------------------------------------------- options */
+/* The output's options (an id's high byte is its group: options.h). */
+enum {
+    OPT_FORMAT = 4 << 8, OPT_BY, OPT_LIMIT, OPT_DEPTH,
+    OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER,
+};
+struct output_opts {
+    int format, by, depth, limit;           /* --format, --by, --depth, -n */
+    /* text for people (commands with cmd_opts.readable), set from the
+     * options below and the format once they are parsed (output_readable) */
+    int full_names, signatures;             /* --full-names; --signatures 1, --no-signatures 0, else -1 */
+    int bytes, no_pager;                    /* --bytes, --no-pager */
+    int human;                              /* text: sizes and times in units (fmt_human) */
+    size_t width;                           /* text on a terminal: its width, else 0 (whole lines) */
+    int pager;                              /* page the output when stdout is a terminal (pager_start) */
+};
+#define OPTION_BY(h)        { .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
+#define OPTION_LIMIT        { .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
+                              .help = "show N rows (default 20, 0 = all)" }
+#define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
+                              .help = "frames shown per stack, leaf first (default 5, 0 = all)" }
+#define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
+/* text for people (commands with cmd_opts.readable) */
+#define OPTIONS_READABLE \
+    { .name = "full-names", .id = OPT_FULL_NAMES, \
+      .help = "text: C++ names whole (the rules' collapse-templates\n" \
+              "makes template argument lists <\xe2\x80\xa6>)" }, \
+    { .name = "signatures", .id = OPT_SIGNATURES, \
+      .help = "functions with their parameter lists (default: csv, json)" }, \
+    { .name = "no-signatures", .id = OPT_NO_SIGNATURES, \
+      .help = "functions without their parameter lists (default: text)" }, \
+    { .name = "bytes", .id = OPT_BYTES, \
+      .help = "text: sizes in bytes, times in ns (default: 1.21 MiB,\n" \
+              "3.40 ms; csv and json always have raw numbers)" }, \
+    { .name = "no-pager", .id = OPT_NO_PAGER, \
+      .help = "on a terminal, write directly instead of through $PAGER\n" \
+              "(default: less -SFRX)" }
+/* The defaults: text, by memtot, 20 rows, 5 frames. */
+void output_opts_init(struct output_opts *o);
+/* One of the options above into o; 0, or 2 for a bad value (reported). */
+int output_option(struct output_opts *o, const char *cmd, int id, const char *arg);
+/* Text is for people: C++ names shortened (the rules' collapse-templates,
+ * no parameter lists: into v), sizes in units, a terminal's width, a
+ * pager; csv and json keep whole names and raw numbers. */
+void output_readable(struct output_opts *o, struct view_opts *v);
+
+#endif

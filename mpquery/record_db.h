@@ -1,0 +1,18 @@
+/* record's reads of the profile it writes (record_db.c): whether the
+ * output may be written, and what the run added to it. */
+#ifndef MPQUERY_RECORD_DB_H
+#define MPQUERY_RECORD_DB_H
+
+#include "mpquery.h"
+
+/* Before record runs the program: the profile can be written there (an
+ * existing file must be a mallocprof profile); 0 or the exit code, reported. */
+int record_check_out(const char *path);
+/* Processes and snapshots of the run with this MP_RUN token (0 without a
+ * file); 0, or the exit code with the reason in err. */
+int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen);
+/* After the run: one line on stderr, what the run wrote beyond `before`, or
+ * that nothing was written. */
+void record_report(const char *path, const char *token, const struct run_count *before);
+
+#endif

@@ -1,0 +1,45 @@
+/* The rules (rules.c): files of lines that rewrite, drop, prune or root
+ * frames by name and rename threads, run in order on each name; and their
+ * options (--rules, --no-default-rules, leaks' --suppressions), which
+ * load.c turns into rule sets (load_rules). */
+#ifndef MPQUERY_RULES_H
+#define MPQUERY_RULES_H
+
+#include "util.h"
+
+enum { RULE_DROP = 1, RULE_PRUNE = 2, RULE_ROOT = 4 };
+struct ruleset;
+struct ruleset *rules_new(void);
+/* Appends the rules of a file; on error returns 2 with "FILE:LINE: why". */
+int rules_load(struct ruleset *rs, const char *path, char *err, size_t errlen);
+/* The same from memory: len bytes of a rules file, errors as "NAME:LINE: why". */
+int rules_parse(struct ruleset *rs, const char *text, size_t len, const char *name,
+                char *err, size_t errlen);
+size_t rules_count(const struct ruleset *rs);
+/* The rules that mark frames: drop, prune, root. */
+size_t rules_count_marks(const struct ruleset *rs);
+/* The last collapse-templates line's DEPTH, or -1 (none, or off; rs NULL). */
+int rules_collapse_depth(const struct ruleset *rs);
+/* Runs the rules in order on name; the rewritten name goes to out, the
+ * stack flags (RULE_*) are returned. */
+unsigned rules_apply(const struct ruleset *rs, const char *name, size_t len,
+                     struct strbuf *out);
+/* Runs the `thread replace` lines in order on a thread name, into out. */
+void rules_apply_thread(const struct ruleset *rs, const char *name, size_t len, struct strbuf *out);
+void rules_free(struct ruleset *rs);
+
+/* ---------------------------------------------------------------- options */
+/* The rules' options (an id's high byte is its group: options.h). */
+enum { OPT_RULES = 2 << 8, OPT_NO_DEFAULT_RULES, OPT_SUPPRESSIONS };
+struct rules_opts {
+    const char *files[64]; size_t nfiles;   /* --rules, after filters/default.rules */
+    int no_default;                         /* --no-default-rules */
+    const char *suppressions[64]; size_t nsuppressions;     /* leaks --suppressions */
+};
+#define OPTIONS_RULES(h) \
+    { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
+    { .name = "no-default-rules", .id = OPT_NO_DEFAULT_RULES, .help = "do not apply filters/default.rules" }
+/* One of the options above into o; 0, or 2 (reported) past 64 files. */
+int rules_option(struct rules_opts *o, const char *cmd, int id, const char *arg);
+
+#endif

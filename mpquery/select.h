@@ -1,0 +1,130 @@
+/* The selection of samples (select.c): which runs, processes, threads
+ * and snapshot a command reads, as per-stack counters; the threads'
+ * names and groups (threads.c); and the selection's options, the group
+ * a command's table lists (OPTIONS_SELECT...) and parse_options parses
+ * into its struct select_opts (select_option). */
+#ifndef MPQUERY_SELECT_H
+#define MPQUERY_SELECT_H
+
+#include <regex.h>
+
+#include "mpquery.h"
+
+struct ruleset;
+
+enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL, SNAP_PEAK };
+struct select_opts {
+    int run_all, has_run; int64_t run_id;
+    int has_pid; int64_t pid;
+    int has_tid; int64_t tid;   /* --thread TID */
+    const char *thread_re;      /* --thread RE: the threads whose whole name (as shown) matches */
+    const struct ruleset *rules; /* their `thread replace` lines name the threads (load_rules); NULL: as recorded */
+    int snap_kind; int64_t snap_value; const char *snap_label;
+    int live_only;              /* leaks: only stacks with blocks or bytes still live */
+    int keep_rows;              /* fill selection.rows (--per-thread views) */
+    int per_thread;             /* --per-thread (implied by --group-threads; sets keep_rows) */
+    const char *thread_groups[64]; size_t nthread_groups;   /* --group-threads */
+};
+struct selection {
+    uint8_t *run_on;            /* per run: selected */
+    size_t nruns_on;
+    uint32_t run;               /* the run index when one run is selected, else NONE */
+    uint32_t *proc_snapshot;    /* per process: selected snapshot index, NONE = not selected */
+    size_t nselected;           /* selected processes */
+    counters *stack_c;          /* per stack: counters summed over threads/processes */
+    uint8_t *thread_ok;         /* per thread: selected */
+    const char **thread_name;   /* per thread: its name as shown (after thread rules) */
+    struct arena names;         /* their text */
+    uint32_t *rows; size_t nrows; /* keep_rows: the sample rows summed into stack_c, one per
+                                   (stack, thread); live_only does not apply to them */
+};
+int select_parse_snapshot(const char *arg, struct select_opts *o);
+int select_apply(const struct profile *p, const struct select_opts *o,
+                 struct selection *s, char *err, size_t errlen);
+void selection_free(struct selection *s);
+/* The process totals row (thread = whole process) of a snapshot, or NULL. */
+const struct total *snapshot_total(const struct profile *p, uint32_t snapshot);
+
+/* ---------------------------------------------------------------- threads.c */
+/* --thread and --group-threads patterns: POSIX ERE matched against the
+ * whole name. compile: 0, or 2 with regerror's text in err. */
+int thread_pattern_compile(const char *pattern, regex_t *re, char *err, size_t errlen);
+int thread_pattern_match(const regex_t *re, const char *name);
+/* --thread's value is a tid when it is all digits. */
+int thread_spec_is_tid(const char *arg);
+/* Per thread: its name after the rules' thread lines (rules NULL: the
+ * recorded name); the text in `text` (malloc'd array). */
+const char **thread_names(const struct profile *p, const struct ruleset *rules, struct arena *text);
+/* The roots of per-thread views: every selected thread in one group
+ * (group_of, NONE: not selected), each group named. */
+struct thread_groups {
+    uint32_t *group_of;         /* per thread */
+    const char **name;          /* per group */
+    size_t n;
+    struct arena text;
+};
+/* One group per process: "EXE (pid N)". */
+void thread_groups_by_process(const struct profile *p, const struct selection *s, struct thread_groups *g);
+/* One group per pattern, the threads whose name matches it (the first that
+ * does), named by the pattern; every other thread its own, "NAME (tid N)".
+ * 0, or 2 with err set (bad regex). */
+int thread_groups_by_name(const struct profile *p, const struct selection *s, const char *const *patterns,
+                          size_t npatterns, struct thread_groups *g, char *err, size_t errlen);
+void thread_groups_free(struct thread_groups *g);
+/* s->rows (keep_rows) ordered by group into rows (sized s->nrows); returns
+ * the start of each group's rows (g->n + 1 entries, malloc'd). */
+size_t *group_rows(const struct profile *p, const struct selection *s, const struct thread_groups *g,
+                   uint32_t *rows);
+
+
+/* ---------------------------------------------------------------- options */
+/* The selection's options (an id's high byte is its group: options.h). */
+enum {
+    OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS,
+};
+#define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
+#define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
+#define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
+#define OPTION_SNAPSHOT(h)  { .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
+#define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
+                            "each file's latest run) or all"
+#define HELP_PID            "only this process"
+/* on one line, or each option with its own help */
+#define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
+#define OPTIONS_SELECT_EACH \
+    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), \
+    OPTION_THREAD("only allocations made by this thread (a tid), or by the\n" \
+                  "threads whose whole name matches RE (POSIX ERE)"), \
+    OPTION_SNAPSHOT("last (default), peak (each process when its live bytes\n" \
+                    "were highest), N (the last snapshot with seq <= N in\n" \
+                    "each process), id:N (that snapshot's process only) or\n" \
+                    "label:TEXT (each process's last snapshot with that label)")
+/* --per-thread, --group-threads (tree, top) */
+#define OPTIONS_PER_THREAD(h) \
+    { .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \
+    { .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", \
+      .help = "the threads whose whole name matches RE as one group,\n" \
+              "named RE (repeatable; implies --per-thread)" }
+/* The defaults: the last run of each file, each process's last snapshot. */
+void select_opts_init(struct select_opts *o);
+/* One of the options above into o; 0, or 2 for a bad value (reported as
+ * "mpquery: CMD: bad value ..."). */
+int select_option(struct select_opts *o, const char *cmd, int id, const char *arg);
+/* Whether a selection may name a peak snapshot (peak, N, id:N): its
+ * profile must be loaded with the peak snapshots' rows. */
+int select_wants_peak(const struct select_opts *o);
+
+/* diff's per-side selection, --a-X / --b-X (X = run, pid, thread,
+ * snapshot): recorded while parsing (checked then), applied over the
+ * shared selection once every option is parsed (select_sides_apply), so
+ * that --run and --a-run may come in any order. */
+struct select_sides {
+    struct { int id; const char *arg; } args[2][16];
+    size_t nargs[2];
+    struct select_opts sel[2];
+    int on;                     /* any was given: the profiles use sel[i] */
+};
+int select_side_option(struct select_sides *s, const char *cmd, int side, int id, const char *arg);
+void select_sides_apply(struct select_sides *s, const struct select_opts *shared);
+
+#endif

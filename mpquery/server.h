@@ -1,0 +1,43 @@
+/* --server URL (chquery.c): the runs of a ClickHouse store (mpquery
+ * push) read as one profile, for top, fold, diff and info; and the
+ * options that name the store and select its runs, which parse_options
+ * parses into struct server_opts (server_option). */
+#ifndef MPQUERY_SERVER_H
+#define MPQUERY_SERVER_H
+
+#include "mpquery.h"
+
+struct server_opts {
+    const char *url;                    /* NULL: read files */
+    const char *where, *exe, *host, *since;     /* which runs (both sides of a diff) */
+    const char *side_where[2];          /* diff: --a-where, --b-where */
+};
+/* The selected runs of the store: their processes, threads, snapshots and
+ * totals as they are, and the counters of every distinct stack summed over
+ * them at each process's last snapshot (peak: its peak), hung on one
+ * process's snapshot and thread; every run selected by default. side: 0
+ * or 1 in a diff, else -1. 0, or the exit code with one line in err. */
+int server_load(const struct server_opts *o, int side, int flags, struct profile **out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- options */
+/* The store's options (an id's high byte is its group: options.h). */
+enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_EXE, OPT_HOST, OPT_SINCE };
+#define OPTIONS_SERVER \
+    { .name = "server", .id = OPT_SERVER, .arg = "URL", \
+      .help = "read the runs of a ClickHouse store (mpquery push) at\n" \
+              "URL (http://[user:password@]host[:port]/[?database=D])\n" \
+              "instead of files: all its runs, or those selected below" }, \
+    { .name = "where", .id = OPT_WHERE, .arg = "SQL", \
+      .help = "runs where this ClickHouse expression over mp_runs'\n" \
+              "columns holds (token, start_time, pushed, source, host,\n" \
+              "exe, cmdline, processes); read-only" }, \
+    { .name = "exe", .id = OPT_EXE, .arg = "NAME", \
+      .help = "runs of this executable (its path or basename)" }, \
+    { .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
+    { .name = "since", .id = OPT_SINCE, .arg = "TIME", \
+      .help = "runs started at TIME or later: seconds since the epoch,\n" \
+              "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h, 7d)" }
+/* One of the options above into o. */
+int server_option(struct server_opts *o, int id, const char *arg);
+
+#endif
