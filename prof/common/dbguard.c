@@ -1,7 +1,8 @@
 /* Untrusted database files: SQL a file brings must never run. The reference
  * schemas are the compiled-in schema/profile.sql and the older versions'
- * schema/v*.sql (variants), each executed in a private in-memory database, so SQLite's own normalization of the CREATE text
- * applies to both sides; its sqlite_master rows are built once per process
+ * schema/v*.sql (variants), each executed in a private in-memory database,
+ * so SQLite's own normalization of the CREATE text applies to both sides; its sqlite_master rows are built once per process,
+ * the current version's first and the older ones only when a file needs them
  * (published with one atomic pointer: no lock, so fork cannot leave one
  * held) and every file's rows must be among them, all from one variant. */
 #include "dbguard.h"
@@ -114,16 +115,15 @@ static int reference_rows(struct reference *ref, sqlite3 *mem, unsigned v)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Every variant's rows, each made in a private memory database (once per
- * process). */
-static struct reference *reference_build(void)
+/* The rows of the first n variants, each made in a private memory database. */
+static struct reference *reference_build(unsigned n)
 {
     struct reference *ref = sqlite3_malloc64(sizeof *ref);
     sqlite3 *mem = NULL;
     if (!ref) return NULL;
     memset(ref, 0, sizeof *ref);
     int rc = SQLITE_OK;
-    for (unsigned v = 0; rc == SQLITE_OK && v < NVARIANTS; v++) {
+    for (unsigned v = 0; rc == SQLITE_OK && v < n; v++) {
         rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
         if (rc == SQLITE_OK) rc = sqlite3_exec(mem, variant_sql[v], NULL, NULL, NULL);
         if (rc == SQLITE_OK) rc = sqlite3_exec(mem, internal_sql, NULL, NULL, NULL);
@@ -136,15 +136,19 @@ static struct reference *reference_build(void)
     return NULL;
 }
 
-static const struct reference *reference_get(void)
+/* The reference of the current version alone (all = 0) or of every
+ * version (all = 1), built once per process: a file of the current version
+ * (every file the recorder writes) costs one schema's execution, not one
+ * per version (about 8 M instructions each). */
+static const struct reference *reference_get(int all)
 {
-    static _Atomic(struct reference *) cache;
-    struct reference *ref = atomic_load_explicit(&cache, memory_order_acquire);
+    static _Atomic(struct reference *) cache[2];
+    struct reference *ref = atomic_load_explicit(&cache[all], memory_order_acquire);
     if (ref) return ref;
-    struct reference *mine = reference_build();
+    struct reference *mine = reference_build(all ? NVARIANTS : 1);
     if (!mine) return NULL;
     /* another thread may have built it meanwhile: keep the first one */
-    if (atomic_compare_exchange_strong_explicit(&cache, &ref, mine, memory_order_acq_rel, memory_order_acquire))
+    if (atomic_compare_exchange_strong_explicit(&cache[all], &ref, mine, memory_order_acq_rel, memory_order_acquire))
         return mine;
     reference_free(mine);
     return ref;
@@ -189,9 +193,10 @@ static unsigned row_variants(const struct reference *ref, const char *const col[
     return 0;
 }
 
-int db_schema_check(sqlite3 *db, char *err, size_t errsize)
+/* 0 when every row of db's schema is in ref, all from one variant; else -1
+ * with the reason in err. */
+static int check_against(sqlite3 *db, const struct reference *ref, char *err, size_t errsize)
 {
-    const struct reference *ref = reference_get();
     if (!ref) {
         snprintf(err, errsize, "cannot build the reference schema (out of memory)");
         return -1;
@@ -210,4 +215,11 @@ int db_schema_check(sqlite3 *db, char *err, size_t errsize)
     if (!result && rc != SQLITE_DONE) result = read_error(db, err, errsize);
     sqlite3_finalize(st);
     return result;
+}
+
+int db_schema_check(sqlite3 *db, char *err, size_t errsize)
+{
+    /* the current version first; the older ones only for a file it refuses */
+    if (check_against(db, reference_get(0), err, errsize) == 0) return 0;
+    return check_against(db, reference_get(1), err, errsize);
 }
