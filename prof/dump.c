@@ -112,6 +112,7 @@ MP_EXPORT int mp_dump(int fd, const char *by, int n)
     } else if (dup_fd >= 0) {
         close(dup_fd);
     }
+    if (written < 0) g.err = -1;    /* the failure's errno (dup, fdopen, fclose), not the caller's */
     free(d);
     flush_unlock();
     signals_release(&mask);

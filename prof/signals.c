@@ -132,10 +132,11 @@ static int is_fault(int sig, const siginfo_t *si)
 
 MP_TLS sigjmp_buf *mp_recover;
 
-/* A fault in a recoverable stretch of the profiler's (base.h). */
+/* A fault in a recoverable stretch of the profiler's (base.h); not one of a
+ * program's handler that interrupted it (MP_IN_HANDLER): that is the program's. */
 static void recover_fault(int sig, const siginfo_t *si)
 {
-    if (mp_recover && mp_in_profiler && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
+    if (mp_recover && mp_in_profiler == MP_INSIDE && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
 }
 
 /* libdw's out-of-memory path, and any other library's, calls error() to
@@ -144,7 +145,7 @@ static void recover_fault(int sig, const siginfo_t *si)
  * error(), which does the rest (the program's name, the count, exit). */
 MP_EXPORT void error(int status, int errnum, const char *fmt, ...)
 {
-    if (mp_recover && mp_in_profiler) siglongjmp(*mp_recover, 1);
+    if (mp_recover && mp_in_profiler == MP_INSIDE) siglongjmp(*mp_recover, 1);
     HOOKS_READY();
     char *msg = NULL;
     va_list ap;
