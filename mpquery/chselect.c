@@ -148,6 +148,11 @@ int ch_ask(struct server *s, const struct strbuf *sql)
     s->rows.cur = s->out.s ? s->out.s : "";
     s->rows.end = s->rows.cur + s->out.len;
     /* a table of the store missing: no store there (another table: the selection's) */
+    if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_hist")) {
+        snprintf(s->err, s->errlen, "%s: this store has no size histograms (table mp_hist): its runs were pushed "
+                 "by an older mpquery; push them again", s->ch.url);
+        return rc;
+    }
     if (rc && s->ch.exception_code == 60 && strstr(s->err, "mp_")) {
         snprintf(s->err, s->errlen, "%s: no mallocprof store there (no table mp_runs: push profiles first, "
                  "or name its database with ?database=)", s->ch.url);

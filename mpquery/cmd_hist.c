@@ -27,7 +27,7 @@ static const char usage[] =
 "which: live bytes). The bars show the --by counter. With --stack ID, the\n"
 "same for one stack (the stack column of top, fold's ids: mpquery show ID).\n"
 "With --server URL, the runs of a ClickHouse store (mpquery push) instead\n"
-"of files, summed by ClickHouse.\n"
+"of files.\n"
 "\n";
 
 static const char more[] =

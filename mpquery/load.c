@@ -150,6 +150,7 @@ int load_rules(struct common *c, struct ruleset **out)
     *out = rs;
     c->view.rules = rs;
     c->sel.rules = rs;          /* thread names: its `thread replace` lines */
+    c->sides.sel[0].rules = c->sides.sel[1].rules = rs;  /* diff's sides, copied from sel before */
     return 0;
 }
 

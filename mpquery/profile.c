@@ -270,7 +270,7 @@ static int load_all(struct loader *l)
         return rc;
     if (p->version >= format_tables[FT_stack_hist].col[0].since)
         rc = load_table(l, &stack_hists, &p->stack_hists, &p->nstack_hists);
-    return rc;
+    return rc ? rc : l->bad_ref ? EXIT_BAD_INPUT : 0;
 }
 
 uint32_t profile_stack_index(const struct profile *p, int64_t id)

@@ -97,11 +97,20 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
     counters_derive(&s->c);
 }
 
+/* A histogram row's first dangling reference is the error, as a sample's. */
+static void hist_dangling(struct loader *l, const char *table, const char *what, int64_t id)
+{
+    l->bad_ref = 1;
+    profile_fail(l->err, l->errlen, "inconsistent profile (%s row refers to missing %s %lld)", table, what,
+                 (long long)id);
+}
+
 void convert_hist(struct loader *l, const void *raw, void *stored)
 {
     const struct raw_hist *r = raw;
     struct hist_row *h = stored;
     *h = (struct hist_row){ idindex_get(&l->snapshot, r->snapshot), r->lo, { r->v[0], r->v[1], r->v[2], r->v[3] } };
+    if (h->snapshot == NONE) hist_dangling(l, "hist", "snapshot", r->snapshot);
 }
 
 void convert_stack_hist(struct loader *l, const void *raw, void *stored)
@@ -111,6 +120,9 @@ void convert_stack_hist(struct loader *l, const void *raw, void *stored)
     *h = (struct stack_hist_row){ idindex_get(&l->snapshot, r->snapshot), idindex_get(&l->stack, r->stack),
                                   idindex_get(&l->thread, r->thread), r->lo,
                                   { r->v[0], r->v[1], r->v[2], r->v[3] } };
+    if (h->snapshot == NONE) hist_dangling(l, "stack_hist", "snapshot", r->snapshot);
+    else if (h->stack == NONE) hist_dangling(l, "stack_hist", "stack", r->stack);
+    else if (h->thread == NONE) hist_dangling(l, "stack_hist", "thread", r->thread);
 }
 
 /* ---------------------------------------------------------------- linking */

@@ -55,6 +55,13 @@ expect_fail 2 "^mpquery: hist\.db: corrupt profile \(table hist, row snapshot 1 
 variant shist.db "INSERT INTO stack_hist VALUES (1, 8, 1, 16, 5, 100, 6, 50)"
 expect_fail 2 '^mpquery: shist\.db: corrupt profile \(table stack_hist, row stack 8 thread 1 lo 16, at snapshot 1: nlive 6 > ncalls 5\)$' \
     "$MPQ" hist shist.db --stack 8
+# a histogram row of a snapshot the file does not have is refused as a
+# sample's is (hist counted a dangling stack_hist row before it was loaded)
+variant dhist.db "INSERT INTO hist VALUES (77, 16, 1, 10, 0, 0)"
+expect_fail 2 '^mpquery: dhist\.db: inconsistent profile \(hist row refers to missing snapshot 77\)$' "$MPQ" hist dhist.db
+variant dshist.db "INSERT INTO stack_hist VALUES (77, 8, 1, 16, 1, 10, 0, 0)"
+expect_fail 2 '^mpquery: dshist\.db: inconsistent profile \(stack_hist row refers to missing snapshot 77\)$' \
+    "$MPQ" hist dshist.db --stack 8
 
 # up to 2^62 a value loads; sums of several saturate at 2^63-1: B's two
 # rows (threads 1 and 2) and every total, where they wrapped to -2^63

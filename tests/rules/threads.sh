@@ -35,6 +35,12 @@ assert_eq "$("$MPQ" top a.db --rules threads --thread 'worker-N' --format csv | 
 10,100000" "threads.rules + --thread worker-N"
 expect_fail 2 "^mpquery: a.db: no thread whose name matches 'worker-1' in the selected processes" \
     "$MPQ" top a.db --rules threads --thread 'worker-1'
+# diff with a side option (--a-...): both sides see the names after the rules
+# (before, the sides' selections were copied before the rules were loaded)
+assert_eq "$("$MPQ" diff a.db a.db --rules threads --thread 'worker-N' --a-snapshot last --format csv)" \
+"a,b,delta,ratio,where
+100000,100000,0,1.000,in_work < worker < start_thread < __clone3 < [tag] W" \
+    "diff --a-snapshot + threads.rules + --thread worker-N: the workers' 100000 bytes on each side"
 
 # rules in order, back-references; frame rules leave thread names alone and
 # thread rules frame names
