@@ -7,6 +7,8 @@
 source "$(dirname "$0")/../lib/lib.sh"
 make -s -C "$ROOT" asan >make.log 2>&1 || { cat make.log; fail "make asan failed"; }
 [ -x "$B/asan/mpquery" ] || fail "make asan did not build build/asan/mpquery"
+# mpquery record preloads the library next to it (counts_agree records)
+ln -sf ../libmallocprof.so "$B/asan/libmallocprof.so"
 export MPQUERY=$B/asan/mpquery
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
 # mpquery/scale runs the same code paths at 1 M stacks: minutes under ASan
