@@ -1,8 +1,9 @@
 /* Untrusted database files: SQL a file brings must never run. The reference
  * schemas are the compiled-in schema/profile.sql and the older versions'
  * schema/v*.sql (variants), each executed in a private in-memory database,
- * so SQLite's own normalization of the CREATE text applies to both sides; its sqlite_master rows are built once per process,
- * the current version's first and the older ones only when a file needs them
+ * so SQLite's own normalization of the CREATE text applies to both sides;
+ * their sqlite_master rows are built once per process, the current
+ * version's first and the older ones only when a file needs them
  * (published with one atomic pointer: no lock, so fork cannot leave one
  * held) and every file's rows must be among them, all from one variant. */
 #include "dbguard.h"
