@@ -3,9 +3,12 @@
  * LD_PRELOAD), MP_* variables from the options and an MP_RUN token, refuses
  * statically linked programs (LD_PRELOAD cannot reach them; a script whose
  * interpreter is static gets a warning) and an output it cannot write, then
- * says what the run wrote (record_db.c) and exits with the command's status
- * (128 + N when a signal N killed it). The MP_* options are the recorder's
- * own table (prof/common/optdefs.h). */
+ * says what the run wrote (record_db.c: one summary line) and exits with the
+ * command's status (128 + N when a signal N killed it). The MP_* options are
+ * the recorder's own table (prof/common/optdefs.h). The recorded processes
+ * run with MP_QUIET=1 unless the user set MP_QUIET or asked --verbose: their
+ * per-snapshot info lines are noise here (the summary says it once), their
+ * warnings and errors still print. */
 #include "mpquery.h"
 #include "optdefs.h"
 #include "commands.h"
@@ -25,7 +28,13 @@
 
 /* The MP_* settings are prof/common/optdefs.h's table: the options are their
  * names there ("-o, --out", "--interval"...), each setting one variable,
- * validated with the recorder's own parsers. */
+ * validated with the recorder's own parsers; a row without an argument
+ * ("-q, --quiet") is a flag setting its variable to 1. --verbose is
+ * record's own. */
+enum { OPT_VERBOSE = MP_NOPTIONS };
+
+/* How much record and the recorded processes say on stderr. */
+static int verbose, quiet;
 
 /* Prints text wrapped at 78 columns, each line indented by `indent`. */
 static void print_wrapped(const char *text, int indent)
@@ -57,15 +66,20 @@ static void print_help(void)
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         const struct mp_option_def *o = &mp_option_defs[i];
         char opt[48];
-        snprintf(opt, sizeof opt, "%s %s", o->option, o->arg);
+        snprintf(opt, sizeof opt, "%s%s%s", o->option, *o->arg ? " " : "", o->arg);
         printf("  %-22s  %s (default %s)\n", opt, o->name, *o->deflt ? o->deflt : "none");
         print_wrapped(o->help, 6);
     }
-    fputs("\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it (a script\n"
+    fputs("  --verbose               the recorded processes' own lines too (MP_QUIET=0):\n"
+          "      'mallocprof: info: wrote ...' for each snapshot of each process\n"
+          "\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it (a script\n"
           "whose interpreter is statically linked gets a warning). So is an output that\n"
           "cannot be written (missing or read-only directory, a file that is not a\n"
           "mallocprof profile), before COMMAND starts. When COMMAND ends, one line on\n"
-          "stderr says what its run wrote (processes, snapshots) or that nothing was.\n"
+          "stderr says what its run wrote (processes, images, snapshots, seconds), or\n"
+          "warns that nothing was; -q drops that line, not the warning. The recorded\n"
+          "processes run with MP_QUIET=1 unless MP_QUIET is set or --verbose is given:\n"
+          "their warnings and errors print, their per-snapshot info lines do not.\n"
           "\n"
           "example:\n"
           "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n", stdout);
@@ -234,7 +248,8 @@ static int set_run(char *token, size_t size)
     return setenv("MP_RUN", token, 1);
 }
 
-/* LD_PRELOAD (lib first), the MP_* variables given as options, MP_RUN. */
+/* LD_PRELOAD (lib first), the MP_* variables given as options, MP_QUIET
+ * (see the top of the file), MP_RUN. */
 static int set_environment(const char *lib, const char *const *value, char *token, size_t size)
 {
     const char *old = getenv("LD_PRELOAD");
@@ -247,6 +262,9 @@ static int set_environment(const char *lib, const char *const *value, char *toke
         if (!value[i]) continue;
         rc = mp_option_defs[i].kind == VAL_PATH ? set_out(value[i]) : setenv(mp_option_defs[i].name, value[i], 1);
     }
+    /* the processes' info lines: only with --verbose, or as MP_QUIET says */
+    if (!rc && verbose) rc = setenv("MP_QUIET", "0", 1);
+    else if (!rc && !getenv("MP_QUIET")) rc = setenv("MP_QUIET", "1", 1);
     if (!rc) rc = set_run(token, size);
     return rc ? error(EXIT_FAILED, "record: cannot set the environment: %s", strerror(errno)) : 0;
 }
@@ -284,11 +302,12 @@ static int run(char **args, const char *exe)
 }
 
 /* An option of the MP_* table: row o->value, validated by the recorder's
- * own parser before it is stored in value[]. */
+ * own parser before it is stored in value[]; a flag row's value is "1". */
 static int take_value(void *ctx, const struct opt *o, const char *arg)
 {
     const char **value = ctx;
     size_t i = (size_t)o->value;
+    if (!arg) arg = "1";
     if (!valid(i, arg)) return usage_error("record", "bad value '%s' for %s", arg, mp_option_defs[i].option);
     value[i] = arg;
     return 0;
@@ -298,18 +317,30 @@ static int take_value(void *ctx, const struct opt *o, const char *arg)
  * to go on, or the exit code (0 after --help). */
 static int parse_record_options(int argc, char **argv, const char **value)
 {
-    struct opt opts[MP_NOPTIONS + 1] = { { 0 } };
+    struct opt opts[MP_NOPTIONS + 2] = { { 0 } };
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         int letter;
         opts[i].name = long_name(i, &letter);
         opts[i].letter = (char)letter;
-        opts[i].arg = mp_option_defs[i].arg;
+        opts[i].arg = *mp_option_defs[i].arg ? mp_option_defs[i].arg : NULL;
         opts[i].value = (int)i;
     }
+    opts[OPT_VERBOSE] = (struct opt){ .name = "verbose", .flag = &verbose, .value = 1 };
     const struct cmd_opts d = { .cmd = "record", .opts = opts, .missing = "missing COMMAND",
                                 .in_order = 1, .help = print_help, .own = take_value, .ctx = value };
     struct common c;
-    return parse_options(&c, &d, argc, argv);
+    int rc = parse_options(&c, &d, argc, argv);
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (!strcmp(mp_option_defs[i].name, "MP_QUIET") && value[i]) quiet = !strcmp(value[i], "1");
+    if (rc == PARSE_OK && quiet && verbose) return usage_error("record", "--quiet and --verbose exclude each other");
+    return rc;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int cmd_record(int argc, char **argv)
@@ -331,8 +362,9 @@ int cmd_record(int argc, char **argv)
         rc = error(rc, "%s: %s", out, err);
         goto done;
     }
+    double start = now_seconds();
     rc = run(args, exe);
-    record_report(out, token, &before);
+    record_report(out, token, &before, now_seconds() - start, quiet);
 done:
     free(lib);
     free(exe);

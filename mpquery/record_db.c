@@ -80,7 +80,7 @@ int record_count(const char *path, const char *token, struct run_count *c, char 
     return rc;
 }
 
-void record_report(const char *path, const char *token, const struct run_count *before)
+void record_report(const char *path, const char *token, const struct run_count *before, double seconds, int quiet)
 {
     char err[4400];
     struct run_count after;
@@ -95,7 +95,8 @@ void record_report(const char *path, const char *token, const struct run_count *
                 "or LD_PRELOAD removed from the environment, or killed before its first snapshot)", path);
         return;
     }
-    fprintf(stderr, "mpquery: record: wrote %s: %lld process%s (%lld image%s), %lld snapshot%s (%lld at a peak)\n",
+    if (quiet) return;
+    fprintf(stderr, "mpquery: wrote %s: %lld process%s (%lld image%s), %lld snapshot%s (%lld at a peak), %.2f s\n",
             path, (long long)procs, procs == 1 ? "" : "es", (long long)images, images == 1 ? "" : "s", (long long)snaps,
-            snaps == 1 ? "" : "s", (long long)peaks);
+            snaps == 1 ? "" : "s", (long long)peaks, seconds);
 }

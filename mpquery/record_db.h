@@ -11,8 +11,9 @@ int record_check_out(const char *path);
 /* Processes and snapshots of the run with this MP_RUN token (0 without a
  * file); 0, or the exit code with the reason in err. */
 int record_count(const char *path, const char *token, struct run_count *c, char *err, size_t errlen);
-/* After the run: one line on stderr, what the run wrote beyond `before`, or
- * that nothing was written. */
-void record_report(const char *path, const char *token, const struct run_count *before);
+/* After the run: one line on stderr, what the run wrote beyond `before`
+ * and how long it ran (none when quiet), or the warning that nothing was
+ * written (even when quiet). */
+void record_report(const char *path, const char *token, const struct run_count *before, double seconds, int quiet);
 
 #endif

@@ -20,7 +20,8 @@ enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };      /* VAL_UNWIND values */
 enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
 
 /* X(NAME, KIND, DEFAULT, FIELD of struct mp_options, mpquery record's
- *   option, its argument, help on one line) */
+ *   option, its argument ("": a flag, setting the variable to 1), help on
+ *   one line) */
 #define MP_OPTIONS(X)                                                                              \
     X(MP_OUT, VAL_PATH, "profile.db", out, "-o, --out", "FILE",                                   \
       "the database to write (made absolute; several runs may share it)")                          \
@@ -52,8 +53,9 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
     X(MP_FINAL, VAL_BOOL, "1", final, "--final", "0|1",                                            \
       "0 = no snapshot when the process ends (exit, exec, fatal signal): only those asked for "   \
       "(MP_INTERVAL, MP_SIGNAL, mp_snapshot)")                                                     \
-    X(MP_QUIET, VAL_BOOL, "0", quiet, "--quiet", "0|1",                                            \
-      "1 = no 'mallocprof: info' lines on stderr (warnings and errors still)")                     \
+    X(MP_QUIET, VAL_BOOL, "0", quiet, "-q, --quiet", "",                                           \
+      "1 = no 'mallocprof: info' lines on stderr (warnings and errors still); "                    \
+      "mpquery record sets it unless --verbose, and -q also drops record's summary line")          \
     X(MP_TIME, VAL_BOOL, "0", time, "--time", "0|1",                                               \
       "1 = credit each thread's wall time between its allocations (sampled ones when sampling), " \
       "less the profiler's, to the stack of the allocation that ends it: the time counter")

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 timeout 120 "$MPQ" record -o t.db -- "$B/tests/proc_tree" >/dev/null 2>rec.err || fail "record failed: $(cat rec.err)"
 nsnap=$(q t.db "SELECT count(*) FROM snapshot"); npeak=$(q t.db "SELECT count(*) FROM snapshot WHERE reason = 'peak'")
-assert_eq "$(grep '^mpquery: record' rec.err)" "mpquery: record: wrote t.db: 50 processes (67 images), $nsnap snapshots ($npeak at a peak)" \
+assert_match "$(grep '^mpquery: wrote' rec.err)" "^mpquery: wrote t.db: 50 processes \\(67 images\\), $nsnap snapshots \\($npeak at a peak\\), [0-9.]+ s$" \
     "record: processes, images, every snapshot"
 info=$("$MPQ" info t.db --run all)
 assert_match "$info" $'\nprocesses: 50, as 67 images \\(exec starts a new image\\)\n' "info: the same processes and images"

@@ -81,15 +81,39 @@ record_ok() {
     [ "$np" = 1 ] && pl=
     [ "$ni" = 1 ] && il=
     [ "$ns" = 1 ] && sl=
-    assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote $db: $np process$pl ($ni image$il), $ns snapshot$sl ($nk at a peak)" \
+    assert_match "$(tail -n 1 err.txt)" "^mpquery: wrote $db: $np process$pl \\($ni image$il\\), $ns snapshot$sl \\($nk at a peak\\), [0-9]+\\.[0-9]{2} s\$" \
         "record $*: what was written"
+    assert_eq "$(wc -l < err.txt)" 1 "record $*: that one line only (the processes' info lines are quiet)"
 }
 record_ok g.db 0 "$B/tests/cxx_alloc"
-assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process (1 image), 2 snapshots (1 at a peak)" "cxx_alloc: 1 process, its exit and peak snapshots"
+assert_match "$(cat err.txt)" "^mpquery: wrote g.db: 1 process \\(1 image\\), 2 snapshots \\(1 at a peak\\), [0-9.]+ s$" "cxx_alloc: 1 process, its exit and peak snapshots"
 record_ok g.db 3 sh -c 'exit 3'
-assert_eq "$(tail -n 1 err.txt)" "mpquery: record: wrote g.db: 1 process (1 image), 2 snapshots (1 at a peak)" "appended as a new run: that run's rows only"
+assert_match "$(cat err.txt)" "^mpquery: wrote g.db: 1 process \\(1 image\\), 2 snapshots \\(1 at a peak\\), [0-9.]+ s$" "appended as a new run: that run's rows only"
 record_ok tree.db 4 sh -c "$B/tests/cxx_alloc; exit 4"
-assert_match "$(tail -n 1 err.txt)" ' [2-9] processes \([2-9] images\), [2-9] snapshots \([1-9] at a peak\)$' "a process tree: every process of the run"
+assert_match "$(tail -n 1 err.txt)" ' [2-9] processes \([2-9] images\), [2-9] snapshots \([1-9] at a peak\), [0-9.]+ s$' "a process tree: every process of the run"
+
+# (h) quiet by default: --verbose gives each process's line per snapshot
+# back, -q drops the summary too; MP_QUIET in the environment is kept;
+# the processes' warnings and errors print whatever the level
+"$M" record --verbose -o v.db -- sh -c "$B/tests/cxx_alloc" 2>err.txt
+assert_eq "$(grep -c '^mallocprof: info: wrote .*/v.db: ' err.txt)" 2 "--verbose: a line per process and snapshot (sh's, cxx_alloc's)"
+assert_match "$(tail -n 1 err.txt)" '^mpquery: wrote v.db: 2 processes' "--verbose: the summary last"
+"$M" record -q -o v.db -- "$B/tests/cxx_alloc" >out.txt 2>err.txt; rc=$?
+assert_eq "$rc:$(cat err.txt)" "0:" "-q: nothing on stderr"
+assert_eq "$(cat out.txt)" "$("$B/tests/cxx_alloc" 2>/dev/null)" "-q: the program's output unchanged"
+"$M" record --quiet -o v.db -- sh -c 'exit 5' 2>err.txt; rc=$?
+assert_eq "$rc:$(cat err.txt)" "5:" "--quiet is a flag: nothing on stderr, the exit status kept"
+MP_QUIET=0 "$M" record -o v.db -- "$B/tests/cxx_alloc" 2>err.txt
+assert_eq "$(grep -c '^mallocprof: info: wrote' err.txt):$(grep -c '^mpquery: wrote v.db' err.txt)" "1:1" \
+    "MP_QUIET=0 in the environment: the process's line and the summary"
+MP_DEPTH=bad "$M" record -o v.db -- "$B/tests/cxx_alloc" 2>err.txt
+assert_match "$(head -n 1 err.txt)" "^mallocprof: warning: MP_DEPTH=bad is not valid" "a recorded process's warning reaches the user"
+assert_eq "$(wc -l < err.txt)" 2 "the warning and the summary"
+MP_DEPTH=bad "$M" record -q -o v.db -- "$B/tests/cxx_alloc" 2>err.txt
+assert_match "$(cat err.txt)" "^mallocprof: warning: MP_DEPTH=bad is not valid" "-q: the warning still"
+expect_fail 2 '^mpquery: record: --quiet and --verbose exclude each other' "$M" record -q --verbose true
+expect_fail 2 "^mpquery: record: unknown option -x" "$M" record -x true
+expect_fail 2 '^mpquery: record: unknown option --verbose=1' "$M" record --verbose=1 true
 
 # nothing_written DB STATUS CMD...: record ends with the warning and the status
 nothing_written() {

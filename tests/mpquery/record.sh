@@ -19,7 +19,7 @@ __attribute__((constructor)) static void dump(void)
     FILE *f = fopen(out, "a");
     if (!f) return;
     const char *names[] = { "LD_PRELOAD", "MP_OUT", "MP_INTERVAL", "MP_DEPTH", "MP_THRESHOLD", "MP_SAMPLE",
-                            "MP_ENABLED", "MP_SIGNAL", "MP_UNWIND", "MP_MAX_MEMORY" };
+                            "MP_ENABLED", "MP_SIGNAL", "MP_UNWIND", "MP_MAX_MEMORY", "MP_QUIET" };
     for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
         const char *v = getenv(names[i]);
         if (v) fprintf(f, "%s=%s\n", names[i], v);
@@ -45,7 +45,8 @@ MP_SAMPLE=64K
 MP_ENABLED=0
 MP_SIGNAL=USR2
 MP_UNWIND=fp
-MP_MAX_MEMORY=1G" "every option becomes its MP_* variable, MP_OUT absolute"
+MP_MAX_MEMORY=1G
+MP_QUIET=1" "every option becomes its MP_* variable, MP_OUT absolute; MP_QUIET=1 by default"
 assert_eq "$(grep LD_PRELOAD env.txt)" "LD_PRELOAD=$T/inst/lib/libmallocprof.so" "installed layout: bin/../lib/libmallocprof.so"
 
 : > env.txt
@@ -53,6 +54,17 @@ LD_PRELOAD=/nonexistent/other.so flat/mpquery record sh -c 'exit 0' 2>/dev/null 
 assert_eq "$(grep LD_PRELOAD env.txt | head -1)" "LD_PRELOAD=$T/flat/libmallocprof.so:/nonexistent/other.so" \
   "library next to mpquery, prepended to an existing LD_PRELOAD; PATH lookup"
 assert_eq "$(grep -c MP_OUT env.txt)" 0 "no -o: MP_OUT left to the recorder's default"
+
+# the processes' info lines: quiet unless --verbose or MP_QUIET says otherwise
+: > env.txt; flat/mpquery record --verbose true 2>/dev/null
+assert_eq "$(grep MP_QUIET env.txt)" "MP_QUIET=0" "--verbose: MP_QUIET=0"
+: > env.txt; MP_QUIET=no flat/mpquery record true 2>/dev/null
+assert_eq "$(grep MP_QUIET env.txt)" "MP_QUIET=no" "MP_QUIET set by the user: kept"
+: > env.txt; MP_QUIET=0 flat/mpquery record -q true 2>/dev/null
+assert_eq "$(grep MP_QUIET env.txt)" "MP_QUIET=1" "-q: MP_QUIET=1 whatever the environment"
+: > env.txt; flat/mpquery record --quiet -o q.db true 2>/dev/null
+assert_eq "$(grep -c MP_QUIET=1 env.txt):$(grep -c MP_OUT env.txt)" "1:1" "--quiet is a flag (takes no value)"
+expect_fail 2 "^mpquery: record: unknown option --quiet=1" flat/mpquery record --quiet=1 true
 
 flat/mpquery record -- sh -c 'exit 7'; assert_eq $? 7 "exit status of the command"
 flat/mpquery record -- sh -c 'kill -TERM $$'; assert_eq $? $((128 + 15)) "killed by SIGTERM: 128 + 15"
