@@ -51,6 +51,8 @@ static int bad_option(const char *cmd, int opt, char **argv)
 {
     const char *arg = argv[optind - 1];
     if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
+    if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))      /* a known flag given a value */
+        return usage_error(cmd, "option %.*s takes no value", (int)strcspn(arg, "="), arg);
     if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
     return usage_error(cmd, "unknown option %s", arg);
 }
