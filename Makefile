@@ -9,6 +9,7 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN)
 PKGS    := libunwind sqlite3 libdw
+, := ,
 
 # Debian packages the build and the tests need (checked before building).
 DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++
@@ -158,15 +159,24 @@ $(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(CO
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
 	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
 
-# pkg-config file of the API library (mallocprof.h, -lmallocprof_api), for
-# the PREFIX of this install (written every time: PREFIX may change).
+# pkg-config files of the API library (mallocprof.h, -lmallocprof_api):
+# build/mallocprof.pc for programs built against this build tree
+# (PKG_CONFIG_PATH=build: the header in prof/, the library in build/, an
+# rpath to it so they run from here), and the installed one, written
+# straight into the install with the PREFIX it is installed for (DESTDIR
+# not in it), so that neither ever names a directory that may be gone.
 VERSION := $(shell sed -n 's/^\#define MPQ_VERSION "\(.*\)"/\1/p' mpquery/mpquery.h)
+# $(call pc_file,PREFIX,INCLUDEDIR,LIBDIR,EXTRA_LIBS)
+pc_file = printf '%s\n' 'prefix=$(1)' 'includedir=$(2)' 'libdir=$(3)' '' \
+    'Name: mallocprof' 'Description: mallocprof in-process API (mallocprof.h; does nothing unless libmallocprof.so is preloaded)' \
+    'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmallocprof_api$(4)'
+# (Written at each make, replaced only when it changed: the tree may move.)
 .PHONY: $(B)/mallocprof.pc
 $(B)/mallocprof.pc:
 	@mkdir -p $(B)
-	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
-	    'Name: mallocprof' 'Description: mallocprof in-process API (mallocprof.h; does nothing unless libmallocprof.so is preloaded)' \
-	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lmallocprof_api' > $@
+	@$(call pc_file,$(CURDIR),$${prefix}/prof,$${prefix}/$(B), -Wl$(,)-rpath$(,)$${libdir}) > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+all: $(B)/mallocprof.pc
 
 # The man page and the bash completion, from mpquery's option tables (the
 # same as --help: they cannot drift).
@@ -178,7 +188,7 @@ $(B)/mpquery.bash: $(B)/mpquery
 INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h \
              lib/pkgconfig/mallocprof.pc share/mallocprof/filters share/man/man1/mpquery.1 \
              share/bash-completion/completions/mpquery
-install: all $(B)/mallocprof.pc $(B)/mpquery.1 $(B)/mpquery.bash
+install: all $(B)/mpquery.1 $(B)/mpquery.bash
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/mallocprof/filters $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -187,7 +197,8 @@ install: all $(B)/mallocprof.pc $(B)/mpquery.1 $(B)/mpquery.bash
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(B)/mallocprof.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(call pc_file,$(PREFIX),$${prefix}/include,$${prefix}/lib,) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc
 	install -m 644 filters/*.rules filters/README.md $(DESTDIR)$(PREFIX)/share/mallocprof/filters/
 
 uninstall:
