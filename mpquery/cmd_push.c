@@ -16,7 +16,7 @@
 
 /* A table's rows go when its buffer holds CHUNK bytes; the runs built are
  * committed once BATCH bytes or BATCH_RUNS runs are waiting (measured:
- * README, "Many profiles"). */
+ * docs/performance.md, "ClickHouse"). */
 enum { CHUNK = 8 << 20, BATCH = 64 << 20, BATCH_RUNS = 1000 };
 
 static const char usage[] =

@@ -19,7 +19,7 @@ int mp_loaded(void);
 
 /* The process's exact totals now: allocations, bytes requested, frees,
  * live bytes and the peak of live bytes (the allocator's block sizes in
- * the cheap modes, see the README). Returns 0, or -1 with every field 0
+ * the cheap modes, see prof/README.md). Returns 0, or -1 with every field 0
  * when the profiler is not loaded. */
 struct mp_summary { uint64_t ncalls, memtot, nfree, memlive, maxlive; };
 int mp_summary(struct mp_summary *out);

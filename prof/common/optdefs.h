@@ -1,6 +1,6 @@
 /* The MP_* settings, declared once for both programs: the recorder reads
  * them from the environment (options.c), `mpquery record` turns its
- * options into them and prints their help; README's settings table is
+ * options into them and prints their help; prof/README.md's settings table is
  * checked against this list (tests/recorder/options_table.sh). No dependency on the
  * recorder's internals: mpquery compiles prof/optdefs.c in too. */
 #ifndef MP_OPTDEFS_H

@@ -23,7 +23,7 @@ of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
     thread. A snapshot is otherwise read counter by counter while the
     program runs: those of the background thread (interval, signal), and
     an exit while other threads still allocate (a JVM's), may differ by the
-    operations made meanwhile (README, "Snapshots").
+    operations made meanwhile (prof/README.md, "Snapshots are consistent").
 
 usage: invariants.py DB...   prints one line per database; exit 1 on the
 first broken invariant, with what broke.
