@@ -232,6 +232,27 @@ void listing_print(const struct listing *l, const struct table *tab)
     listing_ignored_line(l, format == FMT_TEXT ? stdout : stderr);
 }
 
+void listing_print_callers(const struct listing *l, const struct table *tab, const uint32_t *rows,
+                           const uint32_t *stacks)
+{
+    if (l->c->out.pager) pager_start();
+    table_print_callers(tab, &l->q[0], &l->t, &l->c->view, rows, stacks, stdout);
+    listing_ignored_line(l, stdout);
+}
+
+int listing_callers_check(const struct common *c, int functions)
+{
+    if (c->out.format != FMT_TEXT)
+        return usage_error(c->cmd, "--callers is for text output (csv and json have the whole stack in 'where')");
+    if (functions) return usage_error(c->cmd, "--callers shows stacks, not --functions");
+    return 0;
+}
+
+size_t listing_depth(const struct common *c)
+{
+    return c->out.width && !c->out.depth_given ? 0 : (size_t)c->out.depth;
+}
+
 void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t *rep, uint32_t *nmerged)
 {
     const struct profile *p = q->p;

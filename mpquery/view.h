@@ -35,7 +35,20 @@ struct dtree {
      * suppression rule; names tested as shown. NULL without filters. */
     uint8_t *left_out;
     uint8_t *tag_label; size_t tag_cap;     /* per label: 1 when a [tag] frame's (view_build) */
+    /* per label (view_build), what one-line stack labels need (listing.c):
+     * LABEL_* bits, and for LABEL_NONAME the module's base name, an id of
+     * t->modules (runs of such frames of one module collapse) */
+    uint8_t *label_kind; uint32_t *label_module; size_t kind_cap;
+    struct strtab modules;
 };
+/* LABEL_HIDE: a rules file's hide matched the name; LABEL_NONAME: a frame
+ * without a function name (module+0xOFFSET); LABEL_OWN: the program's own
+ * code, a frame of the main executable (a process's exe) or of a module
+ * outside the system's directories (/lib, /lib32, /lib64, /usr/lib,
+ * /usr/lib32, /usr/lib64, /usr/libexec: the C and C++ runtimes, ld.so,
+ * distribution libraries); special modules ([tag], [unknown]) are not.
+ * A label made by frames of several kinds has all their bits. */
+enum { LABEL_HIDE = 1, LABEL_NONAME = 2, LABEL_OWN = 4 };
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
