@@ -16,8 +16,9 @@
 
 /* A profile loaded, selected and mapped onto a display tree. */
 struct query { struct profile *p; struct selection sel; uint32_t *stack_node; };
-/* What the filters (--filter, --exclude, suppressions) left out of one
- * profile: the paths with a value and their counters summed. */
+/* What the filters (--filter, --exclude, suppressions) or the built-in
+ * suppressions left out of one profile: the paths with a value and their
+ * counters summed. */
 struct left_out { int64_t stacks; counters c; };
 /* The selected stacks cut at MP_DEPTH (their root is the [truncated]
  * frame) and their calls; depth: the largest MP_DEPTH of the selected
@@ -31,7 +32,8 @@ struct listing {
     counters *own[2];           /* per node of t, per profile; 0 where left out */
     size_t n;                   /* profiles */
     size_t nfilters;            /* --filter, --exclude and suppression rules */
-    struct left_out left[2];    /* per profile */
+    struct left_out left[2];    /* per profile: by the filters */
+    struct left_out suppressed[2];  /* per profile: by the built-in suppressions (leaks) */
     struct truncated trunc[2];  /* per profile */
 };
 /* The orders of listings for select_top (top, leaks, the report): nodes

@@ -37,6 +37,8 @@ struct rules_opts {
     const char *files[64]; size_t nfiles;   /* --rules, after filters/default.rules */
     int no_default;                         /* --no-default-rules */
     const char *suppressions[64]; size_t nsuppressions;     /* leaks --suppressions */
+    int builtin_suppressions;               /* leaks: filters/suppressions.rules too (unless
+                                               --no-default-suppressions) */
 };
 #define OPTIONS_RULES(h) \
     { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \

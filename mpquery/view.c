@@ -207,9 +207,9 @@ static int match_any(const regex_t *re, size_t n, const char *s, size_t len)
     return 0;
 }
 
-/* What a label matches: --filter (1), --exclude (2), a suppression (4);
- * 8: computed. */
-enum { M_FILTER = 1, M_EXCLUDE = 2, M_SUPPRESS = 4, M_KNOWN = 8 };
+/* What a label matches: --filter (1), --exclude (2), a suppression (4),
+ * the built-in suppressions (16); 8: computed. */
+enum { M_FILTER = 1, M_EXCLUDE = 2, M_SUPPRESS = 4, M_KNOWN = 8, M_BUILTIN = 16 };
 
 static unsigned label_matches(const struct view_opts *o, const regex_t *fre, const regex_t *xre,
                               const char *s, size_t len, struct strbuf *scratch)
@@ -219,6 +219,8 @@ static unsigned label_matches(const struct view_opts *o, const regex_t *fre, con
     if (match_any(xre, o->nexclude, s, len)) m |= M_EXCLUDE;
     if (o->suppress && (rules_apply(o->suppress, s, len, scratch) & (RULE_DROP | RULE_PRUNE | RULE_ROOT)))
         m |= M_SUPPRESS;
+    if (o->builtin && (rules_apply(o->builtin, s, len, scratch) & (RULE_DROP | RULE_PRUNE | RULE_ROOT)))
+        m |= M_BUILTIN;
     return m;
 }
 
@@ -246,7 +248,9 @@ static int mark_left_out(struct dtree *t, const struct view_opts *o, char *err, 
         if (!label_bits[l])
             label_bits[l] = (uint8_t)label_matches(o, fre, xre, t->labels.str[l], t->labels.len[l], &scratch);
         node_bits[n] = (uint8_t)(node_bits[t->parent[n]] | (label_bits[l] & ~M_KNOWN));
-        left_out[n] = (o->nfilter && !(node_bits[n] & M_FILTER)) || (node_bits[n] & (M_EXCLUDE | M_SUPPRESS));
+        if (node_bits[n] & M_BUILTIN) left_out[n] = LEFT_BUILTIN;
+        else left_out[n] = (o->nfilter && !(node_bits[n] & M_FILTER)) || (node_bits[n] & (M_EXCLUDE | M_SUPPRESS))
+                               ? LEFT_FILTERS : 0;
     }
     for (size_t i = 0; i < o->nfilter + o->nexclude; i++) regfree(&fre[i]);
     free(fre);
@@ -310,7 +314,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
         stack_node[s] = empty;
     }
     int rc = 0;
-    if (o->nfilter || o->nexclude || o->suppress) rc = mark_left_out(t, o, err, errlen);
+    if (o->nfilter || o->nexclude || o->suppress || o->builtin) rc = mark_left_out(t, o, err, errlen);
     free(pruned);
     free(flabel);
     free(fflags);

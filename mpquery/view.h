@@ -29,10 +29,12 @@ struct dtree {
     struct strtab labels;       /* label id → text */
     uint32_t children_ready;    /* child_start / child_list built */
     uint32_t *child_start, *child_list;
-    /* with filters (view_build), per node: 1 when they leave its path out:
-     * --filter given and no frame on the path matches one, or a frame
-     * matches an --exclude or is marked (drop, prune, root) by a
-     * suppression rule; names tested as shown. NULL without filters. */
+    /* with filters (view_build), per node: LEFT_BUILTIN when a frame of its
+     * path is marked (drop, prune, root) by the built-in suppressions, else
+     * LEFT_FILTERS when the others leave it out: --filter given and no
+     * frame on the path matches one, or a frame matches an --exclude or is
+     * marked by a --suppressions rule; else 0. Names tested as shown.
+     * NULL without filters. */
     uint8_t *left_out;
     uint8_t *tag_label; size_t tag_cap;     /* per label: 1 when a [tag] frame's (view_build) */
     /* per label (view_build), what one-line stack labels need (listing.c):
@@ -49,6 +51,7 @@ struct dtree {
  * distribution libraries); special modules ([tag], [unknown]) are not.
  * A label made by frames of several kinds has all their bits. */
 enum { LABEL_HIDE = 1, LABEL_NONAME = 2, LABEL_OWN = 4 };
+enum { LEFT_FILTERS = 1, LEFT_BUILTIN = 2 };
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
@@ -57,6 +60,7 @@ struct view_opts {
     const char *filter[64]; size_t nfilter;     /* --filter / --exclude */
     const char *exclude[64]; size_t nexclude;
     const struct ruleset *suppress;         /* leaks --suppressions, or NULL */
+    const struct ruleset *builtin;          /* leaks' built-in suppressions, or NULL */
 };
 void dtree_init(struct dtree *t);
 void dtree_free(struct dtree *t);

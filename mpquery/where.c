@@ -146,7 +146,7 @@ static int fits(const struct dtree *t, const struct where_path *w, const struct 
     return !fit->width || utf8_chars(sb->s, sb->len) <= fit->width;
 }
 
-#define PARTIAL_MIN 10
+#define PARTIAL_MIN 4
 
 static int shown_after(const struct where_path *w, size_t i)
 {
