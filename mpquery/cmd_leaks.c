@@ -47,7 +47,8 @@ static const char more[] =
 "K counts the recorded stacks that leak, R the rows they make after rules,\n"
 "also those -n does not show (M: the stacks ignored); F counts --filter,\n"
 "--exclude and the drop, prune and root rules of the suppressions files;\n"
-"sizes in units (--bytes: 'B bytes'). Then, when the built-in list\n"
+"sizes in units (--bytes: 'B bytes'); 'ignored ...' on a line of its own on\n"
+"a terminal too narrow for both. Then, when the built-in list\n"
 "suppressed anything, 'suppressed: S blocks (Y) by the built-in list'.\n"
 "With --callers, each row is followed by its whole stack, one frame a line.\n"
 "csv: one row a leak ('ignored ...' and 'suppressed: ...' on stderr).\n"
@@ -141,12 +142,19 @@ static const char *size_text(const struct listing *l, int64_t v, char *buf, size
     return buf;
 }
 
-static void print_ignored(const struct listing *l, FILE *f)
+/* "ignored M stacks (L blocks, X) with F filters", after what is already
+ * in line (the text's summary: on the same line when that fits the
+ * terminal, else on its own) */
+static void print_ignored(const struct listing *l, struct strbuf *line, FILE *f)
 {
     const struct left_out *x = &l->left[0];
     char size[64];
-    fprintf(f, "ignored %lld stacks (%lld blocks, %s) with %zu filters\n", (long long)x->stacks,
-            (long long)x->c.v[NLIVE], size_text(l, x->c.v[MEMLIVE], size, sizeof size), l->nfilters);
+    size_t start = line->len;
+    sb_printf(line, "ignored %lld stacks (%lld blocks, %s) with %zu filters", (long long)x->stacks,
+              (long long)x->c.v[NLIVE], size_text(l, x->c.v[MEMLIVE], size, sizeof size), l->nfilters);
+    size_t width = l->c->out.width;
+    if (start && width && utf8_chars(line->s, line->len) > width) line->s[start - 1] = '\n';
+    fprintf(f, "%s\n", line->s);
 }
 
 /* "suppressed: N blocks (B) by the built-in list", when it did. */
@@ -192,9 +200,11 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
     if (l->c->out.pager) pager_start();
     if (k->shown && k->callers) table_print_callers(tab, &l->q[0], &l->t, &l->c->view, k->items, stacks, stdout);
     else if (k->shown) table_print(tab, FMT_TEXT, stdout);
-    printf("%lld leaked blocks (%s) in %zu stacks (%zu rows); ", (long long)k->blocks,
-           size_text(l, k->bytes, size, sizeof size), k->stacks, k->n);
-    print_ignored(l, stdout);
+    struct strbuf line = { 0 };
+    sb_printf(&line, "%lld leaked blocks (%s) in %zu stacks (%zu rows); ", (long long)k->blocks,
+              size_text(l, k->bytes, size, sizeof size), k->stacks, k->n);
+    print_ignored(l, &line, stdout);
+    sb_free(&line);
     print_suppressed(l, stdout);
     free(stacks);
 }
@@ -211,7 +221,9 @@ static void print(struct listing *l, void *arg)
     } else if (l->c->out.format == FMT_CSV) {
         table_print(&tab, FMT_CSV, stdout);
         fflush(stdout);
-        if (l->left[0].stacks) print_ignored(l, stderr);
+        struct strbuf line = { 0 };
+        if (l->left[0].stacks) print_ignored(l, &line, stderr);
+        sb_free(&line);
         print_suppressed(l, stderr);
     } else {
         print_text(l, &k, &tab);

@@ -148,6 +148,13 @@ static int fits(const struct dtree *t, const struct where_path *w, const struct 
 
 #define PARTIAL_MIN 4
 
+static size_t count_shown(const struct where_path *w)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < w->n; k++) n += (w->shown[k] & W_SHOWN) != 0;
+    return n;
+}
+
 static int shown_after(const struct where_path *w, size_t i)
 {
     for (size_t k = i + 1; k < w->n; k++)
@@ -155,16 +162,24 @@ static int shown_after(const struct where_path *w, size_t i)
     return 0;
 }
 
-/* The columns fit->width leaves for frame i after the label of the frames
- * shown before it and a separator. */
-static size_t room_left(const struct dtree *t, const struct where_path *w, const struct where_fit *fit, size_t i,
+/* The columns fit->width leaves for frame i once shown: the label then
+ * runs past the width, so it is written compact (render_as), and the
+ * frames before i with their gaps and separators come first. */
+static size_t room_left(const struct dtree *t, struct where_path *w, const struct where_fit *fit, size_t i,
                         struct strbuf *sb)
 {
-    size_t nshown;
-    render(t, w, sb, &nshown);
-    size_t used = utf8_chars(sb->s, sb->len);
-    if (i + 1 < w->n) used -= utf8_chars(SEP ELLIPSIS, strlen(SEP ELLIPSIS));    /* the trailing gap's */
-    used += strlen(SEP);
+    size_t nshown, label, tail = 0;
+    w->shown[i] |= W_SHOWN;
+    render_as(t, w, 1, sb, &nshown);
+    w->shown[i] &= (uint8_t)~W_SHOWN;
+    size_t total = utf8_chars(sb->s, sb->len);
+    sb->len = 0;
+    put_label(t, w->label[i], sb);
+    label = utf8_chars(sb->s, sb->len);
+    sb->len = 0;
+    put_gap(t, w, i + 1, w->n, 1, sb);       /* sb empty: no separator, " < " added below */
+    if (sb->len) tail = utf8_chars(sb->s, sb->len) + strlen(SEP);
+    size_t used = total - label - tail;
     return fit->width > used ? fit->width - used : 0;
 }
 
@@ -196,7 +211,8 @@ static void choose(const struct dtree *t, struct where_path *w, const struct whe
         w->shown[i] |= W_SHOWN;
         if (fits(t, w, fit, out)) continue;
         w->shown[i] &= (uint8_t)~W_SHOWN;
-        if (fit->width && !shown_after(w, i) && room_left(t, w, fit, i, out) >= PARTIAL_MIN)
+        if (fit->width && !shown_after(w, i) && (!fit->depth || count_shown(w) < fit->depth)
+            && room_left(t, w, fit, i, out) >= PARTIAL_MIN)
             w->shown[i] |= W_SHOWN;
         break;
     }
