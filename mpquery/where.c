@@ -58,9 +58,10 @@ static size_t module_short_len(const char *name, size_t len)
 }
 
 /* A label as one-line labels write it: a frame without a name as
- * MODULE+0xOFFSET with the module's short name (a name a rule rewrote
- * stays as it is). */
-static void put_label(const struct dtree *t, uint32_t label, struct strbuf *out)
+ * MODULE+0xOFFSET with the module's short name, or without the module
+ * (+0xOFFSET) when same_module says the frame shown before it was of the
+ * same module (a name a rule rewrote stays as it is). */
+static void put_label_as(const struct dtree *t, uint32_t label, int same_module, struct strbuf *out)
 {
     const char *s = t->labels.str[label];
     size_t n = t->labels.len[label];
@@ -68,11 +69,22 @@ static void put_label(const struct dtree *t, uint32_t label, struct strbuf *out)
         uint32_t m = t->label_module[label];
         size_t ml = t->modules.len[m];
         if (n > ml + 3 && !memcmp(s, t->modules.str[m], ml) && !memcmp(s + ml, "+0x", 3)) {
-            sb_add(out, s, module_short_len(s, ml));
+            if (!same_module) sb_add(out, s, module_short_len(s, ml));
             s += ml, n -= ml;
         }
     }
     sb_add(out, s, n);
+}
+
+static void put_label(const struct dtree *t, uint32_t label, struct strbuf *out)
+{
+    put_label_as(t, label, 0, out);
+}
+
+/* The module of a nameless label, else NONE. */
+static uint32_t noname_module(const struct dtree *t, uint32_t label)
+{
+    return (kind_of(t, label) & LABEL_NONAME) ? t->label_module[label] : NONE;
 }
 
 /* Frame i is inside a run of frames without a name of one module (not its
@@ -110,18 +122,22 @@ static void put_gap(const struct dtree *t, const struct where_path *w, size_t i,
         sb_puts(out, ELLIPSIS);
 }
 
-/* The label of w's shown frames; *nshown: how many. compact: every gap
- * as "…" (a label too long anyway). */
+/* The label of w's shown frames; *nshown: how many. compact (a label too
+ * long anyway): every gap as "…", and a nameless frame of the module of
+ * the nameless frame shown before it as +0xOFFSET. */
 static void render_as(const struct dtree *t, const struct where_path *w, int compact, struct strbuf *out,
                       size_t *nshown)
 {
     out->len = 0;
     sb_add(out, "", 0);
     *nshown = 0;
+    uint32_t last_module = NONE;
     for (size_t i = 0; i < w->n;) {
         if (w->shown[i]) {
+            uint32_t m = noname_module(t, w->label[i]);
             if (out->len) sb_puts(out, SEP);
-            put_label(t, w->label[i], out);
+            put_label_as(t, w->label[i], compact && m != NONE && m == last_module, out);
+            last_module = m;
             ++*nshown;
             i++;
             continue;

@@ -146,3 +146,18 @@ expect_fail 2 "^mpquery: top: --callers is for text output \(csv and json have t
 expect_fail 2 "^mpquery: leaks: --callers is for text output .*$" "$MPQ" leaks basic.db --callers --format json
 expect_fail 2 "^mpquery: top: --callers shows stacks, not --functions \(see mpquery top --help\)$" \
   "$MPQ" top basic.db --callers --functions
+
+# rows that differ only deep in a nameless run: the difference shown; a
+# label too long for the room writes every gap as … and a nameless frame
+# of the module of the one before it as +0xOFFSET
+stacks_db w2.db <<S
+6000	main	run_app	${L}@0x10	${L}@0x20	${L}@0x30	${L}@0x40	${L}@0x50	${L}@0x1ecedb4
+5000	main	run_app	${L}@0x11	${L}@0x20	${L}@0x30	${L}@0x40	${L}@0x50	${L}@0x1ecedb4
+S
+assert_eq "$(tty 80 top w2.db | sed 1,2d)" \
+"     1  5.86 KiB   54.5  8      libLLVM-14+0x1ecedb4 < … < +0x10 < run_app < …
+     1  4.88 KiB   45.5  14     libLLVM-14+0x1ecedb4 < … < +0x11 < run_app < …" "80 columns: compact, the difference kept"
+assert_eq "$(tty 200 top w2.db | sed 1,2d)" \
+"     1  5.86 KiB   54.5  8      libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < libLLVM-14+0x10 < run_app < main
+     1  4.88 KiB   45.5  14     libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < libLLVM-14+0x11 < run_app < main" \
+  "200 columns: the run split by the difference"
