@@ -195,7 +195,7 @@ static size_t room_left(const struct dtree *t, struct where_path *w, const struc
     sb->len = 0;
     put_gap(t, w, i + 1, w->n, 1, sb);       /* sb empty: no separator, " < " added below */
     if (sb->len) tail = utf8_chars(sb->s, sb->len) + strlen(SEP);
-    size_t used = total - label - tail;
+    size_t used = total > label + tail ? total - label - tail : 0;   /* compact may write i shorter */
     return fit->width > used ? fit->width - used : 0;
 }
 
@@ -237,7 +237,8 @@ static void choose(const struct dtree *t, struct where_path *w, const struct whe
     if (fit->width && utf8_chars(out->s, out->len) > fit->width) render_as(t, w, 1, out, &nshown);
 }
 
-/* Row order by label text, for finding equal labels. */
+/* Row order by label text, for finding equal labels (qsort's comparison
+ * has no context argument; mpquery has one thread). */
 static char **sort_labels;
 static int cmp_rows(const void *a, const void *b)
 {
