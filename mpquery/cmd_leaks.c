@@ -5,8 +5,10 @@
  * the selection keeps only such stacks (select_opts.live_only), so merged
  * counts and what the filters ignore are counted in leaking stacks only.
  * Known leaks are ignored through --filter, --exclude and --suppressions
- * (rules files whose drop, prune and root rules mark them); the summary
- * says how much was ignored, so nothing disappears silently. */
+ * (rules files whose drop, prune and root rules mark them), and the C and
+ * C++ runtimes' one-time buffers through the built-in list
+ * (filters/suppressions.rules, unless --no-default-suppressions); the
+ * summary says how much each left out, so nothing disappears silently. */
 #include "mpquery.h"
 #include "commands.h"
 #include "listing.h"
@@ -35,23 +37,32 @@ static const char more[] =
 "rules) is marked by one of the file's drop, prune or root rules, which here\n"
 "all mean 'a known leak'; its replace rules only rewrite the name that the\n"
 "rules below them test. A bad line is 'mpquery: FILE:LINE: why', exit 2.\n"
+"The built-in list, filters/suppressions.rules, is such a file: the buffers\n"
+"glibc, ld.so and libstdc++ allocate once and never free (stdio buffers,\n"
+"locale, dlopen and TLS data, libstdc++'s emergency exception pool).\n"
 "\n"
 "The text ends with one line (its words do not change with the numbers):\n"
-"  N leaked blocks (B bytes) in K stacks (R rows); ignored M stacks (L blocks,\n"
-"  X bytes) with F filters\n"
+"  N leaked blocks (B) in K stacks (R rows); ignored M stacks (L blocks, X)\n"
+"  with F filters\n"
 "K counts the recorded stacks that leak, R the rows they make after rules,\n"
 "also those -n does not show (M: the stacks ignored); F counts --filter,\n"
-"--exclude and the drop, prune and root rules of the suppressions files.\n"
-"csv: one row a leak ('ignored ...' on stderr when something was ignored).\n"
+"--exclude and the drop, prune and root rules of the suppressions files;\n"
+"sizes in units (--bytes: 'B bytes'); 'ignored ...' on a line of its own on\n"
+"a terminal too narrow for both. Then, when the built-in list\n"
+"suppressed anything, 'suppressed: S blocks (Y) by the built-in list'.\n"
+"With --callers, each row is followed by its whole stack, one frame a line.\n"
+"csv: one row a leak ('ignored ...' and 'suppressed: ...' on stderr).\n"
 "json: {\"summary\": {\"blocks\", \"bytes\", \"stacks\", \"rows\", \"ignored_stacks\",\n"
-"\"ignored_blocks\", \"ignored_bytes\", \"filters\"}, \"leaks\": [{\"stack\",\n"
-"\"blocks\", \"bytes\", \"frames\"}, ...]}\n"
+"\"ignored_blocks\", \"ignored_bytes\", \"filters\", \"suppressed_stacks\",\n"
+"\"suppressed_blocks\", \"suppressed_bytes\"}, \"leaks\": [{\"stack\", \"blocks\",\n"
+"\"bytes\", \"frames\"}, ...]}\n"
 "\n"
 "example:\n"
-"  mpquery leaks app.db --suppressions known-leaks.rules --lines\n";
+"  mpquery leaks app.db --suppressions known-leaks.rules --callers\n";
 
 /* The leaking rows, sorted (the first `shown`), and the sums of all. */
 struct leaks {
+    int callers;                        /* --callers */
     uint32_t *items, *rep, *nmerged;    /* rep, nmerged: per node (node_stacks) */
     size_t n, shown;                    /* rows, rows shown */
     size_t stacks;                      /* recorded stacks in the rows */
@@ -101,20 +112,59 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
             table_json(tab, sb.s);
             continue;
         }
-        table_int(tab, c->v[NLIVE]);
-        table_int(tab, c->v[MEMLIVE]);
+        table_counter(tab, NLIVE, c->v[NLIVE], l->c->out.human);
+        table_counter(tab, MEMLIVE, c->v[MEMLIVE], l->c->out.human);
         table_stack(tab, format, id, k->nmerged[node]);
-        dtree_short_path(&l->t, node, format == FMT_TEXT ? (size_t)l->c->out.depth : 0, " < ", &sb);
+        if (format == FMT_TEXT) {
+            table_str(tab, "");         /* where_column */
+            continue;
+        }
+        dtree_short_path(&l->t, node, 0, " < ", &sb);
         table_str(tab, sb.s);
     }
     sb_free(&sb);
 }
 
-static void print_ignored(const struct listing *l, FILE *f)
+/* Text: the where column of the rows shown, one-line labels fitted to the
+ * terminal (listing.h). */
+static void where_column(const struct listing *l, const struct leaks *k, struct table *tab, uint32_t *stacks)
+{
+    for (size_t i = 0; i < k->shown; i++) stacks[i] = k->rep[k->items[i]];
+    tab->width = l->c->out.width;
+    table_where_column(tab, 3, &l->t, k->items, listing_depth(l->c));
+}
+
+/* "B bytes", or with units "1.21 MiB". */
+static const char *size_text(const struct listing *l, int64_t v, char *buf, size_t n)
+{
+    if (l->c->out.human) return fmt_human(MEMLIVE, v, buf, n);
+    snprintf(buf, n, "%lld bytes", (long long)v);
+    return buf;
+}
+
+/* "ignored M stacks (L blocks, X) with F filters", after what is already
+ * in line (the text's summary: on the same line when that fits the
+ * terminal, else on its own) */
+static void print_ignored(const struct listing *l, struct strbuf *line, FILE *f)
 {
     const struct left_out *x = &l->left[0];
-    fprintf(f, "ignored %lld stacks (%lld blocks, %lld bytes) with %zu filters\n", (long long)x->stacks,
-            (long long)x->c.v[NLIVE], (long long)x->c.v[MEMLIVE], l->nfilters);
+    char size[64];
+    size_t start = line->len;
+    sb_printf(line, "ignored %lld stacks (%lld blocks, %s) with %zu filters", (long long)x->stacks,
+              (long long)x->c.v[NLIVE], size_text(l, x->c.v[MEMLIVE], size, sizeof size), l->nfilters);
+    size_t width = l->c->out.width;
+    if (start && width && utf8_chars(line->s, line->len) > width) line->s[start - 1] = '\n';
+    fprintf(f, "%s\n", line->s);
+}
+
+/* "suppressed: N blocks (B) by the built-in list", when it did. */
+static void print_suppressed(const struct listing *l, FILE *f)
+{
+    const struct left_out *x = &l->suppressed[0];
+    char size[64];
+    if (!x->stacks) return;
+    fprintf(f, "suppressed: %lld blocks (%s) by the built-in list\n", (long long)x->c.v[NLIVE],
+            size_text(l, x->c.v[MEMLIVE], size, sizeof size));
 }
 
 static void print_json(const struct listing *l, const struct leaks *k, const struct table *tab)
@@ -133,14 +183,36 @@ static void print_json(const struct listing *l, const struct leaks *k, const str
     json_key(&w, "ignored_blocks"); json_int(&w, x->c.v[NLIVE]);
     json_key(&w, "ignored_bytes"); json_int(&w, x->c.v[MEMLIVE]);
     json_key(&w, "filters"); json_int(&w, (int64_t)l->nfilters);
+    json_key(&w, "suppressed_stacks"); json_int(&w, l->suppressed[0].stacks);
+    json_key(&w, "suppressed_blocks"); json_int(&w, l->suppressed[0].c.v[NLIVE]);
+    json_key(&w, "suppressed_bytes"); json_int(&w, l->suppressed[0].c.v[MEMLIVE]);
     json_close(&w, '}');
     json_rows_last(&w, "leaks", tab);
 }
 
+/* Text: the table (with --callers, each row's stack under it) and the
+ * summary lines. */
+static void print_text(const struct listing *l, const struct leaks *k, struct table *tab)
+{
+    uint32_t *stacks = xmalloc((k->shown + 1) * sizeof *stacks);
+    char size[64];
+    where_column(l, k, tab, stacks);
+    if (l->c->out.pager) pager_start();
+    if (k->shown && k->callers) table_print_callers(tab, &l->q[0], &l->t, &l->c->view, k->items, stacks, stdout);
+    else if (k->shown) table_print(tab, FMT_TEXT, stdout);
+    struct strbuf line = { 0 };
+    sb_printf(&line, "%lld leaked blocks (%s) in %zu stacks (%zu rows); ", (long long)k->blocks,
+              size_text(l, k->bytes, size, sizeof size), k->stacks, k->n);
+    print_ignored(l, &line, stdout);
+    sb_free(&line);
+    print_suppressed(l, stdout);
+    free(stacks);
+}
+
 static void print(struct listing *l, void *arg)
 {
-    (void)arg;
-    struct leaks k = { 0 };
+    const int *callers = arg;
+    struct leaks k = { .callers = *callers };
     struct table tab;
     find_leaks(l, &k);
     leak_table(l, &k, &tab);
@@ -149,12 +221,12 @@ static void print(struct listing *l, void *arg)
     } else if (l->c->out.format == FMT_CSV) {
         table_print(&tab, FMT_CSV, stdout);
         fflush(stdout);
-        if (l->left[0].stacks) print_ignored(l, stderr);
+        struct strbuf line = { 0 };
+        if (l->left[0].stacks) print_ignored(l, &line, stderr);
+        sb_free(&line);
+        print_suppressed(l, stderr);
     } else {
-        if (k.shown) table_print(&tab, FMT_TEXT, stdout);
-        printf("%lld leaked blocks (%lld bytes) in %zu stacks (%zu rows); ", (long long)k.blocks, (long long)k.bytes,
-               k.stacks, k.n);
-        print_ignored(l, stdout);
+        print_text(l, &k, &tab);
     }
     truncated_line(&l->trunc[0], "", l->c->out.format == FMT_TEXT ? stdout : stderr);
     table_free(&tab);
@@ -166,24 +238,34 @@ static void print(struct listing *l, void *arg)
 int cmd_leaks(int argc, char **argv)
 {
     struct common c;
+    int callers = 0, no_builtin = 0;
     const struct opt opts[] = {
         OPTION_LIMIT,
         OPTIONS_FILTER,
         { .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
           .help = "ignore the known leaks of a rules file (see below;\n"
                   "repeatable)" },
+        { .name = "no-default-suppressions", .flag = &no_builtin, .value = 1,
+          .help = "show the leaks the built-in list suppresses (glibc,\n"
+                  "ld.so and libstdc++ one-time buffers)" },
+        { .name = "callers", .flag = &callers, .value = 1,
+          .help = "text: under each row its whole stack, one frame a line,\n"
+                  "leaf first, with file:line where known" },
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "leaks", .usage = usage, .more = more, .opts = opts,
-                                .missing = "missing DB" };
+                                .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (callers && (rc = listing_callers_check(&c, 0))) return rc;
     c.sel.live_only = 1;
+    c.rules.builtin_suppressions = !no_builtin;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    return listing_run(&c, &files, 1, print, NULL);
+    return listing_run(&c, &files, 1, print, &callers);
 }

@@ -66,6 +66,16 @@ static const char more[] =
 "on a terminal lines fit its width (COLUMNS) and long output goes through\n"
 "$PAGER (less -SFRX). csv and json keep whole names and raw numbers.\n"
 "\n"
+"The 'where' column (text) is the stack on one line, leaf first: the leaf,\n"
+"the first frame of the program's own code (the main executable, or a\n"
+"module outside /lib and /usr/lib) when it fits, then callers while they\n"
+"fit the terminal's width (off a terminal, or with --depth K: at most K\n"
+"frames, 5 by default); '\xe2\x80\xa6' for frames skipped, frames the rules\n"
+"hide left out, a run of nameless frames of one module as\n"
+"'[libLLVM-14 \xc3\x97N]'. Two rows of different stacks never read the same: the\n"
+"first frame where they differ is added. --callers prints every frame of\n"
+"the stack under its row, with file:line where known.\n"
+"\n"
 "--per-thread: the N largest rows of each thread, in a first column 'thread'\n"
 "named 'NAME (tid N)' (NAME after the rules' thread lines) or, for the\n"
 "threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
@@ -84,7 +94,10 @@ static const char more[] =
  * counters its rows show (for functions, the self ones and the
  * inclusive ones), in their order. */
 struct top_args {
-    int functions, inclusive, all_counters;
+    int functions, inclusive, all_counters, callers;
+    /* text, per row of the table: its display node and stack (NONE for
+     * a totals row), for the where column and --callers */
+    uint32_t *row_node, *row_stack; size_t nrows, cap;
     int counter[NSTACK_COUNTERS], ncounters;
     int incl_counter[NSTACK_COUNTERS], nincl_counters;
 };
@@ -97,6 +110,17 @@ static int shown(const struct common *c, const struct top_args *a, int nc, int w
     for (int i = 0; i < nc; i++)
         if (c->out.format != FMT_TEXT || a->all_counters || i == c->out.by || (i == NCALLS && with_ncalls)) k[n++] = i;
     return n;
+}
+
+static void note_row(struct top_args *a, uint32_t node, uint32_t stack)
+{
+    if (a->nrows == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->row_node = xrealloc(a->row_node, a->cap * sizeof *a->row_node);
+        a->row_stack = xrealloc(a->row_stack, a->cap * sizeof *a->row_stack);
+    }
+    a->row_node[a->nrows] = node;
+    a->row_stack[a->nrows++] = stack;
 }
 
 /* The table's columns: those of one section's rows, after a first column
@@ -132,9 +156,10 @@ static void section_total(const struct dtree *t, const counters *own, counters *
 
 /* Text's first row of a section: its totals (functions: self and
  * inclusive; stacks: no stack id), and what the section has. */
-static void total_row(struct table *tab, const struct common *c, const struct top_args *a, const char *thread,
+static void total_row(struct table *tab, const struct common *c, struct top_args *a, const char *thread,
                       const counters *total, int functions, const char *what)
 {
+    note_row(a, NONE, NONE);
     if (thread) table_str(tab, thread);
     put_counters(tab, c, a->counter, a->ncounters, total, total);
     if (functions) put_counters(tab, c, a->incl_counter, a->nincl_counters, total, total);
@@ -145,7 +170,7 @@ static void total_row(struct table *tab, const struct common *c, const struct to
 /* The stacks of one section: own (per display node) and q's stack_c its
  * counters; thread: its name, or NULL. */
 static void stack_rows(const struct listing *l, const struct query *q, const counters *own, const char *thread,
-                       struct table *tab, const struct top_args *a)
+                       struct table *tab, struct top_args *a)
 {
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
@@ -172,7 +197,12 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
         if (thread) table_str(tab, thread);
         put_counters(tab, c, a->counter, a->ncounters, &own[node], &total);
         table_stack(tab, c->out.format, q->p->stacks[rep[node]].id, nmerged[node]);
-        dtree_short_path(t, node, c->out.format == FMT_TEXT ? (size_t)c->out.depth : 0, " < ", &sb);
+        if (c->out.format == FMT_TEXT) {
+            table_str(tab, "");         /* the where column, once every row is in (print) */
+            note_row(a, node, rep[node]);
+            continue;
+        }
+        dtree_short_path(t, node, 0, " < ", &sb);
         table_str(tab, sb.s);
         if (json) {
             dtree_frames_json(t, node, &sb);
@@ -187,7 +217,7 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
 
 /* The functions of one section (own: per display node). */
 static void function_rows(struct listing *l, const counters *own, const char *thread, struct table *tab,
-                          const struct top_args *a)
+                          struct top_args *a)
 {
     const struct common *c = l->c;
     struct dtree *t = &l->t;
@@ -222,7 +252,7 @@ static void function_rows(struct listing *l, const counters *own, const char *th
 }
 
 static void section(struct listing *l, const struct query *q, const counters *own, const char *thread,
-                    struct table *tab, const struct top_args *a)
+                    struct table *tab, struct top_args *a)
 {
     if (a->functions) function_rows(l, own, thread, tab, a);
     else stack_rows(l, q, own, thread, tab, a);
@@ -242,7 +272,7 @@ static int cmp_group(uint32_t a, uint32_t b, void *ctx)
     return strcmp(x->g->name[a], x->g->name[b]);
 }
 
-static void per_thread(struct listing *l, struct table *tab, const struct top_args *a)
+static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
 {
     const struct common *c = l->c;
     const struct query *q = &l->q[0];
@@ -344,8 +374,13 @@ static void print(struct listing *l, void *arg)
     tab.width = c->out.width;
     if (c->sel.per_thread) per_thread(l, &tab, a);
     else section(l, &l->q[0], l->own[0], NULL, &tab, a);
-    listing_print(l, &tab);
+    if (c->out.format == FMT_TEXT && !a->functions)
+        table_where_column(&tab, tab.ncols - 1, &l->t, a->row_node, listing_depth(c));
+    if (a->callers && !a->functions) listing_print_callers(l, &tab, a->row_node, a->row_stack);
+    else listing_print(l, &tab);
     table_free(&tab);
+    free(a->row_node);
+    free(a->row_stack);
 }
 
 int cmd_top(int argc, char **argv)
@@ -361,6 +396,9 @@ int cmd_top(int argc, char **argv)
                           "inclusive: anywhere on the stack, counted once per stack)",
                           "with --functions, sort by the self value (default)",
                           "with --functions, sort by the inclusive value"),
+        { .name = "callers", .flag = &a.callers, .value = 1,
+          .help = "text: under each row its whole stack, one frame a line,\n"
+                  "leaf first, with file:line where known" },
         { .name = "all-counters", .flag = &a.all_counters, .value = 1,
           .help = "text: every counter (default: the --by counter and ncalls;\n"
                   "csv and json always have every counter)" },
@@ -385,6 +423,7 @@ int cmd_top(int argc, char **argv)
                                 .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (a.callers && (rc = listing_callers_check(&c, a.functions))) return rc;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     return listing_run(&c, &files, 1, print, &a);
 }

@@ -20,6 +20,7 @@ void dtree_init(struct dtree *t)
     t->n = 1;
     idmap_init(&t->child, 1024);
     strtab_init(&t->labels);
+    strtab_init(&t->modules);
 }
 
 void dtree_free(struct dtree *t)
@@ -30,6 +31,9 @@ void dtree_free(struct dtree *t)
     free(t->child_list);
     free(t->left_out);
     free(t->tag_label);
+    free(t->label_kind);
+    free(t->label_module);
+    strtab_free(&t->modules);
     idmap_free(&t->child);
     strtab_free(&t->labels);
 }

@@ -42,19 +42,22 @@ static void query_free(struct query *q)
 }
 
 /* Takes the paths the filters leave out (t.left_out) out of every
- * profile's counters, into l->left (counting the recorded stacks). */
+ * profile's counters, into l->left or, the built-in suppressions',
+ * l->suppressed (counting the recorded stacks). */
 static void listing_filter(struct listing *l)
 {
+    const uint8_t *left_out = l->t.left_out;
     for (size_t i = 0; i < l->n; i++) {
         const struct query *q = &l->q[i];
+        struct left_out *to[3] = { NULL, &l->left[i], &l->suppressed[i] };
         for (uint32_t s = 0; s < q->p->nstacks; s++) {
             uint32_t node = q->stack_node[s];
-            l->left[i].stacks += node != NONE && l->t.left_out[node] && !counters_zero(&q->sel.stack_c[s]);
+            if (node != NONE && left_out[node] && !counters_zero(&q->sel.stack_c[s])) to[left_out[node]]->stacks++;
         }
         for (size_t node = 0; node < l->t.n; node++) {
             counters *own = &l->own[i][node];
-            if (!l->t.left_out[node] || counters_zero(own)) continue;
-            counters_add(&l->left[i].c, own);
+            if (!left_out[node] || counters_zero(own)) continue;
+            counters_add(&to[left_out[node]]->c, own);
             memset(own, 0, sizeof *own);
         }
     }
@@ -66,10 +69,10 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx)
 {
     struct listing l = { .c = c, .n = n };
-    struct ruleset *rules, *suppress;
+    struct ruleset *rules, *suppress, *builtin;
     int rc = load_rules(c, &rules);
     if (rc) return rc;
-    if ((rc = load_suppressions(c, &suppress))) {
+    if ((rc = load_suppressions(c, &suppress, &builtin))) {
         rules_free(rules);
         return rc;
     }
@@ -90,6 +93,7 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
     dtree_free(&l.t);
     rules_free(rules);
     rules_free(suppress);
+    rules_free(builtin);
     return rc;
 }
 
@@ -230,6 +234,27 @@ void listing_print(const struct listing *l, const struct table *tab)
     }
     table_print(tab, format, stdout);
     listing_ignored_line(l, format == FMT_TEXT ? stdout : stderr);
+}
+
+void listing_print_callers(const struct listing *l, const struct table *tab, const uint32_t *rows,
+                           const uint32_t *stacks)
+{
+    if (l->c->out.pager) pager_start();
+    table_print_callers(tab, &l->q[0], &l->t, &l->c->view, rows, stacks, stdout);
+    listing_ignored_line(l, stdout);
+}
+
+int listing_callers_check(const struct common *c, int functions)
+{
+    if (c->out.format != FMT_TEXT)
+        return usage_error(c->cmd, "--callers is for text output (csv and json have the whole stack in 'where')");
+    if (functions) return usage_error(c->cmd, "--callers shows stacks, not --functions");
+    return 0;
+}
+
+size_t listing_depth(const struct common *c)
+{
+    return c->out.width && !c->out.depth_given ? 0 : (size_t)c->out.depth;
 }
 
 void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t *rep, uint32_t *nmerged)

@@ -16,8 +16,9 @@
 
 /* A profile loaded, selected and mapped onto a display tree. */
 struct query { struct profile *p; struct selection sel; uint32_t *stack_node; };
-/* What the filters (--filter, --exclude, suppressions) left out of one
- * profile: the paths with a value and their counters summed. */
+/* What the filters (--filter, --exclude, suppressions) or the built-in
+ * suppressions left out of one profile: the paths with a value and their
+ * counters summed. */
 struct left_out { int64_t stacks; counters c; };
 /* The selected stacks cut at MP_DEPTH (their root is the [truncated]
  * frame) and their calls; depth: the largest MP_DEPTH of the selected
@@ -31,7 +32,8 @@ struct listing {
     counters *own[2];           /* per node of t, per profile; 0 where left out */
     size_t n;                   /* profiles */
     size_t nfilters;            /* --filter, --exclude and suppression rules */
-    struct left_out left[2];    /* per profile */
+    struct left_out left[2];    /* per profile: by the filters */
+    struct left_out suppressed[2];  /* per profile: by the built-in suppressions (leaks) */
     struct truncated trunc[2];  /* per profile */
 };
 /* The orders of listings for select_top (top, leaks, the report): nodes
@@ -51,6 +53,16 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
  * (stdout) or csv (stderr) ends with the line of listing_ignored_line when
  * they left anything out. */
 void listing_print(const struct listing *l, const struct table *tab);
+/* listing_print's text with --callers: rows[r] and stacks[r] the node
+ * and stack of row r of tab, NONE for a row without (table_print_callers). */
+void listing_print_callers(const struct listing *l, const struct table *tab, const uint32_t *rows,
+                           const uint32_t *stacks);
+/* --callers is text of stacks: 0, or 2 (reported) with another format or
+ * with --functions. */
+int listing_callers_check(const struct common *c, int functions);
+/* The frames a text label may show (where_fit.depth): --depth off a
+ * terminal or when given, else any (the terminal's width decides). */
+size_t listing_depth(const struct common *c);
 /* "ignored M stacks (N calls, B bytes) with F filters" (diff: "... in a,
  * ... in b with F filters"), or nothing when nothing was left out; then
  * the truncated stacks' line (truncated_line). */
@@ -69,5 +81,36 @@ void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t 
 /* A row's stack: text "ID" or "ID+N" (N more merged); csv and json the
  * two cells stack and stacks. */
 void table_stack(struct table *tab, int format, int64_t id, uint32_t nmerged);
+
+
+/* ---------------------------------------------------------------- where.c */
+/* The room a one-line stack label has: width columns (code points; 0: any)
+ * and at most depth frames shown (0: any). */
+struct where_fit { size_t width, depth; };
+/* The one-line labels ("where") of display nodes nodes[0..n) of t, for
+ * text (top, leaks, diff): per row a malloc'd string into labels[] ("" for
+ * a node NONE). Each shows its path leaf first, " < " between frames: the
+ * leaf (the first frame not hidden), the first frame of the program's own
+ * code (view.h: LABEL_OWN) when it fits, then callers in order while they
+ * fit; frames a rules file hides left out, a run of N >= 2 frames without
+ * a name of one module after its first as "[module ×N]", other frames
+ * skipped as "…". Labels of different nodes never come out equal: rows
+ * whose labels are equal get the first frame where their paths differ
+ * shown, until they differ or the paths are whole (then past fit). */
+void where_labels(const struct dtree *t, const uint32_t *nodes, size_t n, const struct where_fit *fit,
+                  char **labels);
+/* Text's "where" column, column col of tab (its cells filled with
+ * anything, e.g. ""): per row r, the label of node rows[r] (NONE: the cell
+ * is kept, e.g. top's totals row), all rows' made by where_labels with the
+ * room tab->width leaves after the columns before col (tab->width 0: not
+ * a terminal, no limit) and at most depth frames (0: any). */
+void table_where_column(struct table *tab, size_t col, const struct dtree *t, const uint32_t *rows, size_t depth);
+/* --callers: tab as text to f, each row r with rows[r] != NONE followed
+ * by its whole path one frame a line, leaf first, indented by 4 spaces,
+ * "LABEL (file:line)" where stacks[r] (a stack of q mapped to rows[r])
+ * knows the frame's file (else a named frame's " [module]"), cut to
+ * tab->width. */
+void table_print_callers(const struct table *tab, const struct query *q, const struct dtree *t,
+                         const struct view_opts *o, const uint32_t *rows, const uint32_t *stacks, FILE *f);
 
 #endif

@@ -184,10 +184,41 @@ int check_output(const struct common *c, const char *out, const struct dbfiles *
     return rc;
 }
 
-int load_suppressions(struct common *c, struct ruleset **out)
+/* The built-in list (rules_opts.builtin_suppressions): filters/
+ * suppressions.rules; NULL with a warning when filters/ is not found. */
+static int load_builtin_suppressions(struct ruleset **out)
 {
     char err[8192];
+    char *dir = filters_dir();
     *out = NULL;
+    if (!dir) {
+        warning("filters/suppressions.rules not found next to the executable; "
+                "continuing without the built-in suppressions");
+        return 0;
+    }
+    struct strbuf sb = { 0 };
+    sb_printf(&sb, "%s/suppressions.rules", dir);
+    struct ruleset *rs = rules_new();
+    int rc = rules_load(rs, sb.s, err, sizeof err);
+    sb_free(&sb);
+    free(dir);
+    if (rc) {
+        rules_free(rs);
+        return error(rc, "%s", err);
+    }
+    *out = rs;
+    return 0;
+}
+
+int load_suppressions(struct common *c, struct ruleset **out, struct ruleset **builtin)
+{
+    char err[8192];
+    *out = *builtin = NULL;
+    if (c->rules.builtin_suppressions) {
+        int rc = load_builtin_suppressions(builtin);
+        if (rc) return rc;
+        c->view.builtin = *builtin;
+    }
     if (!c->rules.nsuppressions) return 0;
     struct ruleset *rs = rules_new();
     for (size_t i = 0; i < c->rules.nsuppressions; i++) {

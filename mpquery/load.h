@@ -29,8 +29,10 @@ int select_or_report(const struct common *c, const struct profile *p, struct sel
  * (also c->view.rules and c->sel.rules: thread names). */
 int load_rules(struct common *c, struct ruleset **out);
 /* --suppressions FILE...: one rule set (also c->view.suppress), NULL
- * without files; 0 or the exit code. */
-int load_suppressions(struct common *c, struct ruleset **out);
+ * without files; and with c->rules.builtin_suppressions the built-in list,
+ * filters/suppressions.rules, into builtin (also c->view.builtin), else
+ * NULL; 0 or the exit code. */
+int load_suppressions(struct common *c, struct ruleset **out, struct ruleset **builtin);
 /* 0, or 2 (reported: "OUT: the output (-o) is the input IN: refusing to
  * overwrite it") when out (-o; NULL: stdout) is one of the files the
  * command reads: the databases of files[0..n), the rules and suppressions

@@ -69,6 +69,7 @@ int output_option(struct output_opts *o, const char *cmd, int id, const char *ar
     case OPT_DEPTH:
         if (parse_count(arg, 100000, &o->depth))
             return bad_value(cmd, "--depth", arg, "a frame count >= 0 (0 = all)");
+        o->depth_given = 1;
         return 0;
     case OPT_FULL_NAMES: o->full_names = 1; return 0;
     case OPT_SIGNATURES: o->signatures = 1; return 0;

@@ -6,6 +6,9 @@
  *   drop REGEX              remove matching frames
  *   prune REGEX             cut the callees of the first (outermost) match
  *   root REGEX              cut the callers of the last (innermost) match
+ *   hide REGEX              leave matching frames out of one-line stack labels
+ *                           (top's and leaks' 'where', listing.c); the paths,
+ *                           fold, flame and --callers keep them
  *   thread replace REGEX => TEXT   the same on thread names (only replace):
  *                           frame names never see these lines, thread
  *                           names see only these
@@ -32,14 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RULE_REPLACE = 8 };
+enum { RULE_REPLACE = 8 };     /* after rules.h's RULE_* flags, apart from them */
 
 /* The longest line, newline not counted: a longer one is an error, and a
  * file is read no further than that (--rules /dev/zero ends at once). */
 #define RULES_LINE_MAX 65536
 
 struct rule {
-    int kind;                   /* RULE_REPLACE, RULE_DROP, RULE_PRUNE, RULE_ROOT */
+    int kind;                   /* RULE_REPLACE, RULE_DROP, RULE_PRUNE, RULE_ROOT, RULE_HIDE */
     int thread;                 /* a `thread replace` line: applies to thread names only */
     regex_t re;
     char *text;                 /* replacement (replace only) */
@@ -66,7 +69,8 @@ size_t rules_count(const struct ruleset *rs) { return rs->n; }
 size_t rules_count_marks(const struct ruleset *rs)
 {
     size_t n = 0;
-    for (size_t i = 0; i < rs->n; i++) n += rs->rules[i].kind != RULE_REPLACE && !rs->rules[i].thread;
+    for (size_t i = 0; i < rs->n; i++)
+        n += (rs->rules[i].kind & (RULE_DROP | RULE_PRUNE | RULE_ROOT)) && !rs->rules[i].thread;
     return n;
 }
 
@@ -160,8 +164,10 @@ static int rule_kind(struct rule *r, char **line, char **arg, const char *where,
     else if (!strcmp(*line, "drop")) r->kind = RULE_DROP;
     else if (!strcmp(*line, "prune")) r->kind = RULE_PRUNE;
     else if (!strcmp(*line, "root")) r->kind = RULE_ROOT;
+    else if (!strcmp(*line, "hide")) r->kind = RULE_HIDE;
     else return rule_error(err, errlen, where,
-                           "unknown rule (expected replace, drop, prune, root or collapse-templates):", *line);
+                           "unknown rule (expected replace, drop, prune, root, hide or collapse-templates):",
+                           *line);
     return 0;
 }
 

@@ -1,5 +1,5 @@
-/* The rules (rules.c): files of lines that rewrite, drop, prune or root
- * frames by name and rename threads, run in order on each name; and their
+/* The rules (rules.c): files of lines that rewrite, drop, prune, root or
+ * hide frames by name and rename threads, run in order on each name; and their
  * options (--rules, --no-default-rules, leaks' --suppressions), which
  * load.c turns into rule sets (load_rules). */
 #ifndef MPQUERY_RULES_H
@@ -7,7 +7,9 @@
 
 #include "util.h"
 
-enum { RULE_DROP = 1, RULE_PRUNE = 2, RULE_ROOT = 4 };
+/* What rules_apply says of a name: the stack rules (drop, prune, root),
+ * and hide (a label's attribute: left out of one-line stack labels). */
+enum { RULE_DROP = 1, RULE_PRUNE = 2, RULE_ROOT = 4, RULE_HIDE = 16 };
 struct ruleset;
 struct ruleset *rules_new(void);
 /* Appends the rules of a file; on error returns 2 with "FILE:LINE: why". */
@@ -35,6 +37,8 @@ struct rules_opts {
     const char *files[64]; size_t nfiles;   /* --rules, after filters/default.rules */
     int no_default;                         /* --no-default-rules */
     const char *suppressions[64]; size_t nsuppressions;     /* leaks --suppressions */
+    int builtin_suppressions;               /* leaks: filters/suppressions.rules too (unless
+                                               --no-default-suppressions) */
 };
 #define OPTIONS_RULES(h) \
     { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \

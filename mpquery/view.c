@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIP 8              /* frame flag: not shown at all (--no-inline) */
+#define SKIP 32             /* frame flag: not shown at all (--no-inline); above RULE_* */
 #define NO_FRAMES "[no frames]"
 
 void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out)
@@ -113,6 +113,56 @@ static uint32_t frame_label(struct namer *nm, uint32_t frame, unsigned *flags)
     return strtab_intern(&nm->t->labels, nm->name.s, nm->name.len);
 }
 
+/* The system's directories (view.h: LABEL_OWN). */
+static int is_system_path(const char *path)
+{
+    static const char *const dirs[] = { "/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/",
+                                        "/usr/lib64/", "/usr/libexec/" };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (!strncmp(path, dirs[i], strlen(dirs[i]))) return 1;
+    return 0;
+}
+
+/* Per module of p: 1 when it is the program's own code (view.h). */
+static uint8_t *own_modules(const struct profile *p)
+{
+    uint8_t *own = xcalloc(p->nmodules ? p->nmodules : 1, 1);
+    for (size_t m = 0; m < p->nmodules; m++) {
+        const struct module *mo = &p->modules[m];
+        if (mo->special || mo->path[0] == '[') continue;
+        own[m] = !is_system_path(mo->path);
+        for (size_t k = 0; k < p->nprocs && !own[m]; k++)
+            own[m] = p->procs[k].exe && !strcmp(p->procs[k].exe, mo->path);
+    }
+    return own;
+}
+
+/* Records what one-line labels need of label (view.h: LABEL_*), from one
+ * of its frames: its flags (RULE_HIDE) and module. */
+static void mark_label_kind(struct dtree *t, const struct profile *p, const uint8_t *own, uint32_t frame,
+                            uint32_t label, unsigned flags)
+{
+    if (label >= t->kind_cap) {
+        size_t cap = t->kind_cap ? t->kind_cap : 64;
+        while (cap <= label) cap *= 2;
+        t->label_kind = xrealloc(t->label_kind, cap);
+        t->label_module = xrealloc(t->label_module, cap * sizeof *t->label_module);
+        memset(t->label_kind + t->kind_cap, 0, cap - t->kind_cap);
+        for (size_t i = t->kind_cap; i < cap; i++) t->label_module[i] = NONE;
+        t->kind_cap = cap;
+    }
+    const struct frame *f = &p->frames[frame];
+    const struct module *m = &p->modules[f->module];
+    uint8_t k = t->label_kind[label];
+    if (flags & RULE_HIDE) k |= LABEL_HIDE;
+    if (own[f->module]) k |= LABEL_OWN;
+    if (f->function == NONE && !m->special) {
+        k |= LABEL_NONAME;
+        t->label_module[label] = strtab_intern(&t->modules, m->base, strlen(m->base));
+    }
+    t->label_kind[label] = k;
+}
+
 static int is_tag_frame(const struct profile *p, uint32_t frame)
 {
     const struct module *m = &p->modules[p->frames[frame].module];
@@ -157,9 +207,9 @@ static int match_any(const regex_t *re, size_t n, const char *s, size_t len)
     return 0;
 }
 
-/* What a label matches: --filter (1), --exclude (2), a suppression (4);
- * 8: computed. */
-enum { M_FILTER = 1, M_EXCLUDE = 2, M_SUPPRESS = 4, M_KNOWN = 8 };
+/* What a label matches: --filter (1), --exclude (2), a suppression (4),
+ * the built-in suppressions (16); 8: computed. */
+enum { M_FILTER = 1, M_EXCLUDE = 2, M_SUPPRESS = 4, M_KNOWN = 8, M_BUILTIN = 16 };
 
 static unsigned label_matches(const struct view_opts *o, const regex_t *fre, const regex_t *xre,
                               const char *s, size_t len, struct strbuf *scratch)
@@ -169,6 +219,8 @@ static unsigned label_matches(const struct view_opts *o, const regex_t *fre, con
     if (match_any(xre, o->nexclude, s, len)) m |= M_EXCLUDE;
     if (o->suppress && (rules_apply(o->suppress, s, len, scratch) & (RULE_DROP | RULE_PRUNE | RULE_ROOT)))
         m |= M_SUPPRESS;
+    if (o->builtin && (rules_apply(o->builtin, s, len, scratch) & (RULE_DROP | RULE_PRUNE | RULE_ROOT)))
+        m |= M_BUILTIN;
     return m;
 }
 
@@ -196,7 +248,9 @@ static int mark_left_out(struct dtree *t, const struct view_opts *o, char *err, 
         if (!label_bits[l])
             label_bits[l] = (uint8_t)label_matches(o, fre, xre, t->labels.str[l], t->labels.len[l], &scratch);
         node_bits[n] = (uint8_t)(node_bits[t->parent[n]] | (label_bits[l] & ~M_KNOWN));
-        left_out[n] = (o->nfilter && !(node_bits[n] & M_FILTER)) || (node_bits[n] & (M_EXCLUDE | M_SUPPRESS));
+        if (node_bits[n] & M_BUILTIN) left_out[n] = LEFT_BUILTIN;
+        else left_out[n] = (o->nfilter && !(node_bits[n] & M_FILTER)) || (node_bits[n] & (M_EXCLUDE | M_SUPPRESS))
+                               ? LEFT_FILTERS : 0;
     }
     for (size_t i = 0; i < o->nfilter + o->nexclude; i++) regfree(&fre[i]);
     free(fre);
@@ -214,12 +268,16 @@ int view_build(const struct profile *p, const struct view_opts *o,
     nm.fn_flags = xcalloc(p->nfunctions, 1);
     uint32_t *flabel = xmalloc(p->nframes * sizeof *flabel);
     uint8_t *fflags = xmalloc(p->nframes);
+    uint8_t *own = own_modules(p);
     for (size_t f = 0; f < p->nframes; f++) {
         unsigned flags;
         flabel[f] = frame_label(&nm, (uint32_t)f, &flags);
         fflags[f] = (uint8_t)flags;
-        if (flabel[f] != NONE && is_tag_frame(p, (uint32_t)f)) mark_tag_label(t, flabel[f]);
+        if (flabel[f] == NONE) continue;
+        if (is_tag_frame(p, (uint32_t)f)) mark_tag_label(t, flabel[f]);
+        mark_label_kind(t, p, own, (uint32_t)f, flabel[f], flags);
     }
+    free(own);
 
     /* stacks, parents first: each extends its parent's (node, pruned) */
     idmap_reserve(&t->child, p->nstacks);
@@ -256,7 +314,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
         stack_node[s] = empty;
     }
     int rc = 0;
-    if (o->nfilter || o->nexclude || o->suppress) rc = mark_left_out(t, o, err, errlen);
+    if (o->nfilter || o->nexclude || o->suppress || o->builtin) rc = mark_left_out(t, o, err, errlen);
     free(pruned);
     free(flabel);
     free(fflags);

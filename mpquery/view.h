@@ -29,13 +29,29 @@ struct dtree {
     struct strtab labels;       /* label id → text */
     uint32_t children_ready;    /* child_start / child_list built */
     uint32_t *child_start, *child_list;
-    /* with filters (view_build), per node: 1 when they leave its path out:
-     * --filter given and no frame on the path matches one, or a frame
-     * matches an --exclude or is marked (drop, prune, root) by a
-     * suppression rule; names tested as shown. NULL without filters. */
+    /* with filters (view_build), per node: LEFT_BUILTIN when a frame of its
+     * path is marked (drop, prune, root) by the built-in suppressions, else
+     * LEFT_FILTERS when the others leave it out: --filter given and no
+     * frame on the path matches one, or a frame matches an --exclude or is
+     * marked by a --suppressions rule; else 0. Names tested as shown.
+     * NULL without filters. */
     uint8_t *left_out;
     uint8_t *tag_label; size_t tag_cap;     /* per label: 1 when a [tag] frame's (view_build) */
+    /* per label (view_build), what one-line stack labels need (listing.c):
+     * LABEL_* bits, and for LABEL_NONAME the module's base name, an id of
+     * t->modules (runs of such frames of one module collapse) */
+    uint8_t *label_kind; uint32_t *label_module; size_t kind_cap;
+    struct strtab modules;
 };
+/* LABEL_HIDE: a rules file's hide matched the name; LABEL_NONAME: a frame
+ * without a function name (module+0xOFFSET); LABEL_OWN: the program's own
+ * code, a frame of the main executable (a process's exe) or of a module
+ * outside the system's directories (/lib, /lib32, /lib64, /usr/lib,
+ * /usr/lib32, /usr/lib64, /usr/libexec: the C and C++ runtimes, ld.so,
+ * distribution libraries); special modules ([tag], [unknown]) are not.
+ * A label made by frames of several kinds has all their bits. */
+enum { LABEL_HIDE = 1, LABEL_NONAME = 2, LABEL_OWN = 4 };
+enum { LEFT_FILTERS = 1, LEFT_BUILTIN = 2 };
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
@@ -44,6 +60,7 @@ struct view_opts {
     const char *filter[64]; size_t nfilter;     /* --filter / --exclude */
     const char *exclude[64]; size_t nexclude;
     const struct ruleset *suppress;         /* leaks --suppressions, or NULL */
+    const struct ruleset *builtin;          /* leaks' built-in suppressions, or NULL */
 };
 void dtree_init(struct dtree *t);
 void dtree_free(struct dtree *t);

@@ -81,7 +81,7 @@ static void check_rules(const struct ruleset *rs, char **names, size_t nnames)
         size_t n = strlen(names[i]);
         unsigned fa = rules_apply(rs, names[i], n, &a);
         unsigned fb = rules_apply(rs, names[i], n, &b);
-        CHECK(!(fa & ~(unsigned)(RULE_DROP | RULE_PRUNE | RULE_ROOT)), "rules_apply: unknown flag");
+        CHECK(!(fa & ~(unsigned)(RULE_DROP | RULE_PRUNE | RULE_ROOT | RULE_HIDE)), "rules_apply: unknown flag");
         CHECK(fa == fb && a.len == b.len && !memcmp(a.s, b.s, a.len), "rules_apply: not deterministic");
         CHECK(strlen(a.s) == a.len, "rules_apply: NUL inside the rewritten name");
     }

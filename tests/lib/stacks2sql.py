@@ -7,7 +7,9 @@ Input lines (stdin):  VALUES<TAB>frame<TAB>frame...   (root first)
           or five: ncalls,memtot,nfree,memlive,maxlive
   frame   a function name; '~name' = inlined (inline_depth 1); '@0x1f' = no
           symbol (offset 0x1f in /usr/bin/app); escapes \\t \\n \\r \\\\ \\x3b (;)
-          and \\rep{TEXT*N} (TEXT repeated N times) for long names
+          and \\rep{TEXT*N} (TEXT repeated N times) for long names;
+          a prefix '{PATH}' puts the frame in module PATH instead
+          ('{/usr/lib/libx.so.1}@0x1f', '{/usr/lib/libx.so.1}name')
 Lines starting with '#' and blank lines are ignored. One run, one process
 (pid 4242), one thread (tid 4242), one exit snapshot; the totals row is the
 sum of the samples."""
@@ -22,6 +24,7 @@ def unescape(s):
              .replace('\\x3b', ';').replace('\\\\', '\\'))
 
 funcs, frames, stacks, samples = {}, {}, {}, {}
+modules = {'/usr/bin/app': 1}
 out = []
 for line in sys.stdin:
     line = line.rstrip('\n')
@@ -33,7 +36,10 @@ for line in sys.stdin:
         vals = [1, vals[0], 0, vals[0], vals[0]]
     parent = 0
     for tok in fields[1:]:
-        depth, fn = 0, None
+        depth, fn, module = 0, None, 1
+        if tok.startswith('{') and '}' in tok:
+            path, tok = tok[1:].split('}', 1)
+            module = modules.setdefault(path, len(modules) + 1)
         if tok.startswith('@'):
             offset = int(tok[1:], 16)
         else:
@@ -42,7 +48,7 @@ for line in sys.stdin:
             name = unescape(tok)
             fn = funcs.setdefault(name, len(funcs) + 1)
             offset = 0x10000 + 16 * fn
-        key = (offset, depth)
+        key = (module, offset, depth)
         fr = frames.setdefault(key, (len(frames) + 1, fn))[0]
         parent = stacks.setdefault((parent, fr), len(stacks) + 1)
     old = samples.get(parent, [0] * 5)
@@ -52,11 +58,12 @@ print("BEGIN;")
 print("INSERT INTO run VALUES (1, 'fixture', 1000.0);")
 print("INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings) VALUES (1, 1, 4242, 1, '/usr/bin/app', 'app', 'host', 1000.0, 1001.0, 'MP_DEPTH=128');")
 print("INSERT INTO thread VALUES (1, 1, 1, 4242, 'main');")
-print("INSERT INTO module VALUES (1, '/usr/bin/app', '');")
+for path, i in modules.items():
+    print("INSERT INTO module VALUES (%d, %s, '');" % (i, q(path)))
 for name, i in funcs.items():
     print("INSERT INTO function VALUES (%d, %s);" % (i, q(name)))
-for (offset, depth), (i, fn) in frames.items():
-    print("INSERT INTO frame VALUES (%d, 1, %d, %d, %s, NULL, 0);" % (i, offset, depth, fn if fn else 'NULL'))
+for (module, offset, depth), (i, fn) in frames.items():
+    print("INSERT INTO frame VALUES (%d, %d, %d, %d, %s, NULL, 0);" % (i, module, offset, depth, fn if fn else 'NULL'))
 for (parent, fr), i in stacks.items():
     print("INSERT INTO stack VALUES (%d, %d, %d);" % (i, parent, fr))
 print("INSERT INTO snapshot VALUES (1, 1, 1, 1001.0, 'exit', '', 0);")

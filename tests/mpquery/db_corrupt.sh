@@ -85,7 +85,7 @@ assert_eq "$("$MPQ" leaks max.db --format csv | tail -n +2 | cut -d, -f1-3 | sor
 2305843009213693952,$E,18
 2305843009213693952,$E,5
 4611686018427387904,$S,8" "leaks: blocks and bytes per stack"
-assert_eq "$("$MPQ" leaks max.db | tail -n 1 | cut -d' ' -f1-6)" "$S leaked blocks ($S bytes) in" "leaks: the total saturates"
+assert_eq "$("$MPQ" leaks max.db --bytes | tail -n 1 | cut -d' ' -f1-6)" "$S leaked blocks ($S bytes) in" "leaks: the total saturates"
 assert_eq "$("$MPQ" hist max.db --format csv)" "lo,hi,ncalls,memtot,nlive,memlive
 16,32,$S,$S,$E,$E" "hist: two classes of one bin summed, saturated"
 cp max.db max2.db && sqlite3 max2.db "UPDATE run SET token = 'tok2'" || fail "cannot derive max2.db"

@@ -51,7 +51,7 @@ assert_eq "$("$MPQ" top basic.db --by ncalls -n 2 --format csv --no-inline | tai
   "load < main" "--no-inline hides the inlined helper"
 assert_eq "$("$MPQ" top basic.db --by ncalls -n 2 --format csv --module | tail -1 | cut -d, -f10)" \
   "helper [app] < load [app] < main [app]" "--module"
-assert_eq "$("$MPQ" top basic.db -n 1 --depth 1 | tail -1 | sed 's/.*  //')" "parse < ..." "--depth 1"
+assert_eq "$("$MPQ" top basic.db -n 1 --depth 1 | tail -1 | sed 's/.*  //')" "parse < …" "--depth 1"
 assert_eq "$("$MPQ" top basic.db -n 1 --no-default-rules --depth 0 --signatures | tail -1 | sed 's/.*  8  *//')" \
   "malloc < operator new(unsigned long) < parse(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) < main < __libc_start_main" \
   "--no-default-rules --depth 0 --signatures: the raw stack"

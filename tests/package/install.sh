@@ -8,7 +8,8 @@ sh "$ROOT/tests/lib/deps.sh" man-db >deps.log 2>&1 || { cat deps.log; fail "cann
 P=$T/inst
 make -s -C "$ROOT" install PREFIX="$P" >make.log 2>&1 || { cat make.log; fail "make install failed"; }
 for f in bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h lib/pkgconfig/mallocprof.pc \
-         share/mallocprof/filters/default.rules share/mallocprof/filters/README.md share/man/man1/mpquery.1 \
+         share/mallocprof/filters/default.rules share/mallocprof/filters/suppressions.rules \
+         share/mallocprof/filters/README.md share/man/man1/mpquery.1 \
          share/bash-completion/completions/mpquery; do
     [ -f "$P/$f" ] || fail "not installed: $f"
 done

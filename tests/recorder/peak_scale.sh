@@ -63,7 +63,7 @@ $((w * 100)),$((w * 6400)),$((w * 100)),0,handed_out"
             "$what: top --snapshot peak --functions"
         assert_eq "$(q $db "SELECT count(*), SUM(ncalls) FROM peak_sample s JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'keep_end'")" \
             "$((w * 300))|$((w * 3000))" "$what: 300 kept stacks per thread at the peak (view peak_sample)"
-        assert_eq "$("$MPQ" leaks $db --snapshot peak --format json | python3 -c 'import json,sys; s = json.load(sys.stdin)["summary"]; print(s["blocks"], s["bytes"], s["stacks"])')" \
+        assert_eq "$("$MPQ" leaks $db --snapshot peak --no-default-suppressions --format json | python3 -c 'import json,sys; s = json.load(sys.stdin)["summary"]; print(s["blocks"], s["bytes"], s["stacks"])')" \
             "$((w * 3000 + 1 + ndtv)) $((kept_b + 67108864 + dtv)) $((300 + 1 + (threads ? 1 : 0)))" \
             "$what: leaks --snapshot peak"
         assert_eq "$(q $db "SELECT SUM(ncalls), SUM(nfree) FROM last_sample s JOIN stack_path p ON p.stack = s.stack WHERE p.leaf = 'churn_end'")" \

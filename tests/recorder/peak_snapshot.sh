@@ -46,7 +46,7 @@ assert_eq "$("$MPQ" fold p.db --snapshot peak --by memlive)" "main;big_d 1000000
 main;keep_a 3000000
 main;keep_b 4000000" "fold --snapshot peak"
 assert_eq "$("$MPQ" leaks p.db --snapshot peak --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"])')" \
-    "{'blocks': 5001, 'bytes': 8000000, 'stacks': 3, 'rows': 3, 'ignored_stacks': 0, 'ignored_blocks': 0, 'ignored_bytes': 0, 'filters': 0}" \
+    "{'blocks': 5001, 'bytes': 8000000, 'stacks': 3, 'rows': 3, 'ignored_stacks': 0, 'ignored_blocks': 0, 'ignored_bytes': 0, 'filters': 0, 'suppressed_stacks': 0, 'suppressed_blocks': 0, 'suppressed_bytes': 0}" \
     "leaks --snapshot peak: the blocks live at the peak"
 assert_eq "$("$MPQ" hist p.db --snapshot peak --format csv)" "lo,hi,ncalls,memtot,nlive,memlive
 512,1024,3000,3000000,3000,3000000
