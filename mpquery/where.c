@@ -154,22 +154,25 @@ static void render(const struct dtree *t, const struct where_path *w, struct str
     render_as(t, w, 0, out, nshown);
 }
 
-static int fits(const struct dtree *t, const struct where_path *w, const struct where_fit *fit, struct strbuf *sb)
-{
-    size_t nshown;
-    render(t, w, sb, &nshown);
-    if (fit->depth && nshown > fit->depth) return 0;
-    return !fit->width || utf8_chars(sb->s, sb->len) <= fit->width;
-}
-
-#define PARTIAL_MIN 4
-
 static size_t count_shown(const struct where_path *w)
 {
     size_t n = 0;
     for (size_t k = 0; k < w->n; k++) n += (w->shown[k] & W_SHOWN) != 0;
     return n;
 }
+
+/* Whether w's shown frames fit: the depth counted, the width rendered
+ * (only with a width: off a terminal a label is rendered once). */
+static int fits(const struct dtree *t, const struct where_path *w, const struct where_fit *fit, struct strbuf *sb)
+{
+    if (fit->depth && count_shown(w) > fit->depth) return 0;
+    if (!fit->width) return 1;
+    size_t nshown;
+    render(t, w, sb, &nshown);
+    return utf8_chars(sb->s, sb->len) <= fit->width;
+}
+
+#define PARTIAL_MIN 4
 
 static int shown_after(const struct where_path *w, size_t i)
 {
@@ -237,14 +240,16 @@ static void choose(const struct dtree *t, struct where_path *w, const struct whe
     if (fit->width && utf8_chars(out->s, out->len) > fit->width) render_as(t, w, 1, out, &nshown);
 }
 
-/* Row order by label text, for finding equal labels (qsort's comparison
- * has no context argument; mpquery has one thread). */
-static char **sort_labels;
+/* Rows are grouped by label through interned ids (equal text, equal id):
+ * a round sorts integers, not strings, so a listing of 100k rows with many
+ * equal labels takes rounds of milliseconds. qsort has no context
+ * argument; mpquery has one thread. */
+static const uint32_t *sort_ids;
 static int cmp_rows(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int c = strcmp(sort_labels[x], sort_labels[y]);
-    return c ? c : (x > y) - (x < y);
+    if (sort_ids[x] != sort_ids[y]) return sort_ids[x] < sort_ids[y] ? -1 : 1;
+    return (x > y) - (x < y);
 }
 
 /* The first frame index where the paths of rows g[0..n) do not all agree
@@ -260,36 +265,50 @@ static size_t first_difference(const struct where_path *paths, const uint32_t *g
     }
 }
 
-/* One pass over rows with equal labels and different nodes: each group's
- * first difference is forced shown and its labels made again. Returns
- * whether any label changed. */
-static int separate_once(const struct dtree *t, const uint32_t *nodes, size_t n, const struct where_fit *fit,
-                         struct where_path *paths, char **labels, struct strbuf *sb)
+/* The labels being made: per row its text and interned id. */
+struct where_rows { char **labels; uint32_t *ids; struct strtab text; };
+
+static void set_label(struct where_rows *w, size_t r, const struct strbuf *sb)
 {
-    uint32_t *order = xmalloc((n ? n : 1) * sizeof *order), *g = xmalloc((n ? n : 1) * sizeof *g);
-    for (uint32_t i = 0; i < n; i++) order[i] = i;
-    sort_labels = labels;
-    qsort(order, n, sizeof *order, cmp_rows);
+    free(w->labels[r]);
+    w->labels[r] = xstrdup(sb->s);
+    w->ids[r] = strtab_intern(&w->text, sb->s, sb->len);
+}
+
+/* One pass over rows with equal labels and different nodes: each group's
+ * first difference is forced shown and its labels made again. Only rows
+ * whose label another row has too are sorted (after the first rounds, a
+ * few), so a pass costs a count over the rows. Returns whether any label
+ * changed. */
+static int separate_once(const struct dtree *t, const uint32_t *nodes, size_t n, const struct where_fit *fit,
+                         struct where_path *paths, struct where_rows *w, struct strbuf *sb,
+                         uint32_t *order, uint32_t *g)
+{
+    uint32_t *count = xcalloc(w->text.n ? w->text.n : 1, sizeof *count);
+    for (size_t r = 0; r < n; r++)
+        if (nodes[r] != NONE) count[w->ids[r]]++;
+    size_t m = 0;
+    for (uint32_t r = 0; r < n; r++)
+        if (nodes[r] != NONE && count[w->ids[r]] > 1) order[m++] = r;
+    free(count);
+    sort_ids = w->ids;
+    qsort(order, m, sizeof *order, cmp_rows);
     int changed = 0;
-    for (size_t i = 0, j; i < n; i = j) {
+    for (size_t i = 0, j; i < m; i = j) {
         size_t ng = 0;
-        for (j = i; j < n && !strcmp(labels[order[j]], labels[order[i]]); j++)
-            if (nodes[order[j]] != NONE && (ng == 0 || nodes[order[j]] != nodes[g[0]])) g[ng++] = order[j];
+        for (j = i; j < m && w->ids[order[j]] == w->ids[order[i]]; j++)
+            if (ng == 0 || nodes[order[j]] != nodes[g[0]]) g[ng++] = order[j];
         if (ng < 2) continue;
         size_t d = first_difference(paths, g, ng);
-        for (size_t k = 0; k < j - i; k++) {
-            uint32_t r = order[i + k];
-            struct where_path *w = &paths[r];
-            if (nodes[r] == NONE || d >= w->n || (w->shown[d] & W_FORCED)) continue;
-            w->shown[d] |= W_FORCED;
-            choose(t, w, fit, sb);
-            free(labels[r]);
-            labels[r] = xstrdup(sb->s);
+        for (size_t k = i; k < j; k++) {
+            struct where_path *p = &paths[order[k]];
+            if (d >= p->n || (p->shown[d] & W_FORCED)) continue;
+            p->shown[d] |= W_FORCED;
+            choose(t, p, fit, sb);
+            set_label(w, order[k], sb);
             changed = 1;
         }
     }
-    free(order);
-    free(g);
     return changed;
 }
 
@@ -297,19 +316,30 @@ void where_labels(const struct dtree *t, const uint32_t *nodes, size_t n, const 
                   char **labels)
 {
     struct where_path *paths = xcalloc(n ? n : 1, sizeof *paths);
+    struct where_rows w = { .labels = labels, .ids = xmalloc((n ? n : 1) * sizeof *w.ids) };
+    uint32_t *order = xmalloc((n ? n : 1) * sizeof *order), *g = xmalloc((n ? n : 1) * sizeof *g);
     struct strbuf sb = { 0 };
+    strtab_init(&w.text);
     for (size_t r = 0; r < n; r++) {
-        if (nodes[r] == NONE) { labels[r] = xstrdup(""); continue; }
-        path_of(t, nodes[r], &paths[r]);
-        choose(t, &paths[r], fit, &sb);
-        labels[r] = xstrdup(sb.s);
+        labels[r] = NULL;
+        sb.len = 0;
+        sb_add(&sb, "", 0);
+        if (nodes[r] != NONE) {
+            path_of(t, nodes[r], &paths[r]);
+            choose(t, &paths[r], fit, &sb);
+        }
+        set_label(&w, r, &sb);
     }
-    while (separate_once(t, nodes, n, fit, paths, labels, &sb)) {}
+    while (separate_once(t, nodes, n, fit, paths, &w, &sb, order, g)) {}
     for (size_t r = 0; r < n; r++) {
         free(paths[r].label);
         free(paths[r].shown);
     }
     free(paths);
+    free(order);
+    free(g);
+    free(w.ids);
+    strtab_free(&w.text);
     sb_free(&sb);
 }
 
