@@ -229,6 +229,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
 /* One option of the table: 0 or the exit code. */
 static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg)
 {
+    if (o->id == OPT_FORMAT) c->out.formats = o->help;     /* the formats it takes */
     if (o->id) return group_option(c, o->id, arg);
     if (o->flag) *o->flag = o->value;
     else if (o->str) *o->str = arg;
