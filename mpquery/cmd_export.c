@@ -84,6 +84,7 @@ static void print(struct listing *l, void *arg)
     case EXPORT_FOLDED: fold_print(l, f); break;
     }
     a->rc = output_close(&out, a->rc);
+    if (!a->rc && a->o.out) status_line("export: wrote %s (%s)", a->o.out, a->format_arg);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
 }
 
@@ -146,6 +147,7 @@ int cmd_export(int argc, char **argv)
         OPTION_MODULE("append ' [module]' to named frames (speedscope, folded)"),
         OPTIONS_SELECT("select samples as in mpquery top --help (massif: every\nsnapshot, no --snapshot)"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_QUIET("with -o, no line saying what it wrote"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "export", .usage = usage, .more = more, .opts = opts,

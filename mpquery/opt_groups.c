@@ -116,12 +116,12 @@ void output_readable(struct output_opts *o, struct view_opts *v)
 
 int mpquery_quiet;
 
-void status_line(const char *cmd, const char *fmt, ...)
+void status_line(const char *fmt, ...)
 {
     if (mpquery_quiet) return;
     va_list ap;
     fflush(stdout);
-    fprintf(stderr, "mpquery: %s: ", cmd);
+    fputs("mpquery: ", stderr);
     va_start(ap, fmt);
     text_vprintf(stderr, fmt, ap);
     va_end(ap);

@@ -45,14 +45,71 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
-/* What getopt_long returned for an option the table does not have (':'
- * missing value, '?' unknown). */
-static int bad_option(const char *cmd, int opt, char **argv)
+static int table_end(const struct opt *o) { return !o->name && !o->letter; }
+
+/* Optimal string alignment distance between a[0..n) and b[0..m)
+ * (insertions, deletions, substitutions and transpositions of adjacent
+ * characters, each one), for names of at most 63 characters. */
+static size_t edit_distance(const char *a, size_t n, const char *b, size_t m)
 {
-    const char *arg = argv[optind - 1];
+    if (n > 63 || m > 63) return SIZE_MAX;
+    size_t d[64][64];
+    for (size_t i = 0; i <= n; i++) d[i][0] = i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+size_t nearest_names(const char *typed, size_t len, const char *const *names, size_t n, const char *pre,
+                     const char *post, struct strbuf *out)
+{
+    size_t best = len / 3 > 1 ? len / 3 : 1, found = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(typed, len, names[i], strlen(names[i]));
+        if (d < best) best = d;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (edit_distance(typed, len, names[i], strlen(names[i])) == best) found++;
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (edit_distance(typed, len, names[i], strlen(names[i])) == best)
+            sb_printf(out, "%s%s%s%s", k++ == 0 ? "" : k == found ? " or " : ", ", pre, names[i], post);
+    return found;
+}
+
+/* What getopt_long returned for an option the table does not have (':'
+ * missing value, '?' unknown): an unknown long option with the nearest
+ * names of the table, as git suggests commands. */
+static int bad_option(const struct cmd_opts *d, int opt, char **argv)
+{
+    const char *arg = argv[optind - 1], *cmd = d->cmd;
     if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
     if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
-    return usage_error(cmd, "unknown option %s", arg);
+    size_t n = 0;
+    while (!table_end(&d->opts[n])) n++;
+    const char **names = xmalloc((n + 2) * sizeof *names);
+    struct strbuf near = { 0 };
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d->opts[i].name) names[k++] = d->opts[i].name;
+    names[k++] = "help";
+    names[k++] = "help-all";
+    const char *typed = arg + (arg[0] == '-' && arg[1] == '-' ? 2 : 0), *eq = strchr(typed, '=');
+    int rc;
+    if (nearest_names(typed, eq ? (size_t)(eq - typed) : strlen(typed), names, k, "--", "", &near))
+        rc = usage_error(cmd, "unknown option %s. did you mean %s?", arg, near.s);
+    else
+        rc = usage_error(cmd, "unknown option %s", arg);
+    free(names);
+    sb_free(&near);
+    return rc;
 }
 
 int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected)
@@ -82,7 +139,6 @@ static int group_option(struct common *c, int id, const char *arg)
     return 0;
 }
 
-static int table_end(const struct opt *o) { return !o->name && !o->letter; }
 
 static int getopt_value(const struct opt *opts, size_t i)
 {
@@ -261,7 +317,7 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
             break;
         }
         while (!table_end(&d->opts[i]) && getopt_value(d->opts, i) != opt) i++;
-        if (table_end(&d->opts[i])) rc = bad_option(c->cmd, opt, argv);
+        if (table_end(&d->opts[i])) rc = bad_option(d, opt, argv);
         else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
     }
     *dashdash = rc == PARSE_OK && optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")

@@ -82,6 +82,12 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
  * completion script (main.c's --man, --bash-completion). */
 enum { HELP_TEXT, HELP_MAN, HELP_WORDS };
 extern int help_format;
+/* The names among names[0..n) nearest to typed, as git suggests: an edit
+ * distance (a transposition counting one) of at most a third of typed's
+ * length (at least 1); the nearest ones, each between pre and post,
+ * "'a', 'b' or 'c'", appended to out. Returns how many. */
+size_t nearest_names(const char *typed, size_t len, const char *const *names, size_t n, const char *pre,
+                     const char *post, struct strbuf *out);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "bad value 'ARG' for OPT (expected EXPECTED)", reported; returns 2. */

@@ -170,10 +170,9 @@ int output_option(struct output_opts *o, const char *cmd, int id, const char *ar
  * no parameter lists: into v), sizes in units, a terminal's width, a
  * pager (terminal_output); csv and json keep whole names and raw numbers. */
 void output_readable(struct output_opts *o, struct view_opts *v);
-/* A status line, "mpquery: CMD: what it did" on stderr (what a command
- * wrote, stored, merged), unless -q; mpquery_quiet is the last command
- * line's -q. */
+/* A status line, "mpquery: " and what a command did (wrote, merged,
+ * stored) on stderr, unless -q (OPTION_QUIET: mpquery_quiet). */
 extern int mpquery_quiet;
-void status_line(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
