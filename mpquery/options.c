@@ -18,10 +18,11 @@
 #include <string.h>
 
 /* getopt_long's value for a table entry without a short letter: its index
- * plus this (above every character); and for --help, which every command
- * takes without listing it */
+ * plus this (above every character); and for --help and --help-all, which
+ * every command takes without listing them */
 #define LONG_ONLY 1000
 #define HELP_VALUE (LONG_ONLY - 1)
+#define HELP_ALL_VALUE (LONG_ONLY - 2)
 /* --help: the column option texts start at, and the room for names */
 #define HELP_COLUMN 22
 
@@ -235,7 +236,7 @@ static void print_words(const struct cmd_opts *d)
 {
     static const char *const formats[] = { "text", "csv", "json", "dot", "svg", "speedscope", "pprof", "massif",
                                            "folded" };
-    printf("--help");
+    printf("--help --help-all");
     const char *format_help = "";
     for (const struct opt *o = d->opts; !table_end(o); o++) {
         if (o->letter) printf(" -%c", o->letter);
@@ -248,20 +249,103 @@ static void print_words(const struct cmd_opts *d)
     printf("\";;\n");
 }
 
-static void print_help(const struct cmd_opts *d)
+/* --help's headings, by use, in the order printed: the command's own
+ * options (and --by, -n) first, without a heading. */
+enum { PLACE_OWN, PLACE_SELECT, PLACE_DISPLAY, PLACE_OUTPUT, PLACE_RULES, PLACE_SERVER, NPLACES };
+static const char *const place_heading[NPLACES] = { "", "Selection", "Display", "Output", "Rules",
+                                                    "ClickHouse (--server)" };
+
+/* Where an entry goes in --help, by its group's id, and whether only
+ * --help-all lists it (*advanced): ClickHouse's options, and the rare
+ * ones of every command. */
+static int help_place(const struct opt *o, int *advanced)
+{
+    *advanced = o->advanced;
+    switch (o->id) {
+    case OPT_NO_INLINE: case OPT_MODULE: case OPT_SIGNATURES: case OPT_NO_SIGNATURES: case OPT_FULL_NAMES:
+    case OPT_NO_DEFAULT_RULES: case OPT_GROUP_THREADS:
+        *advanced = 1;
+    }
+    if (!o->id && o->name && !strncmp(o->name, "a-", 2)) return PLACE_SELECT;   /* diff's sides */
+    if (!o->id && o->name && !strncmp(o->name, "b-", 2)) return PLACE_SELECT;
+    switch (OPT_GROUP(o->id)) {
+    case OPTG_SELECT: return PLACE_SELECT;
+    case OPTG_RULES: return PLACE_RULES;
+    case OPTG_VIEW: return o->id == OPT_FILTER || o->id == OPT_EXCLUDE ? PLACE_SELECT : PLACE_DISPLAY;
+    case OPTG_SERVER: *advanced = 1; return PLACE_SERVER;
+    case OPTG_OUTPUT:
+        if (o->id == OPT_BY || o->id == OPT_LIMIT) return PLACE_OWN;
+        return o->id == OPT_FORMAT || o->id == OPT_NO_PAGER || o->id == OPT_QUIET ? PLACE_OUTPUT : PLACE_DISPLAY;
+    }
+    return PLACE_OWN;
+}
+
+/* The options of one heading: an entry without help text shares the line
+ * of the next one, which places them; without all, the line leaves out
+ * the advanced ones. Returns how many were left out. */
+static size_t print_place(const struct cmd_opts *d, int place, int all)
+{
+    struct strbuf names = { 0 };
+    size_t hidden = 0;
+    int headed = 0, advanced;
+    const struct opt *first = d->opts;
+    for (const struct opt *o = d->opts; !table_end(o); o++) {
+        if (!o->help) continue;
+        int here = help_place(o, &advanced) == place;
+        names.len = 0;
+        for (const struct opt *e = first; here && e <= o; e++) {
+            help_place(e, &advanced);
+            if (advanced && !all) hidden++;
+            else add_names(&names, e);
+        }
+        first = o + 1;
+        if (!names.len) continue;
+        if (!headed) printf(*place_heading[place] ? "\n%s:\n" : "\n", place_heading[place]);
+        headed = 1;
+        print_option_line(names.s, names.len, o->help);
+    }
+    sb_free(&names);
+    return hidden;
+}
+
+/* --help: the usage text's synopsis (without the lines of advanced
+ * options: --server) and its description's first sentence. */
+static void print_short_usage(const char *usage)
+{
+    const char *para = strstr(usage, "\n\n");
+    const char *end = para ? para + 1 : usage + strlen(usage);
+    for (const char *l = usage, *nl; l < end; l = nl + 1) {
+        nl = strchr(l, '\n');
+        if (!nl) nl = l + strlen(l);
+        if (!memmem(l, (size_t)(nl - l), "--server", 8)) printf("%.*s\n", (int)(nl - l), l);
+        if (!*nl) break;
+    }
+    if (!para) return;
+    const char *s = para + 2, *stop = s;
+    while (*stop && !(stop[0] == '.' && (stop[1] == ' ' || stop[1] == '\n' || !stop[1])) &&
+           !(stop[0] == '\n' && stop[1] == '\n'))
+        stop++;
+    if (*stop == '.') stop++;
+    if (stop > s) printf("\n%.*s\n", (int)(stop - s), s);
+}
+
+static void print_help(const struct cmd_opts *d, int all)
 {
     if (help_format == HELP_MAN) return print_man(d);
     if (help_format == HELP_WORDS) return print_words(d);
-    struct strbuf names = { 0 };
-    fputs(d->usage, stdout);
-    for (const struct opt *o = d->opts; !table_end(o); o++) {
-        add_names(&names, o);
-        if (!o->help) continue;
-        print_option_line(names.s, names.len, o->help);
-        names.len = 0;
+    if (all) fputs(d->usage, stdout);
+    else print_short_usage(d->usage);
+    size_t hidden = 0;
+    for (int place = 0; place < NPLACES; place++) hidden += print_place(d, place, all);
+    if (all) {
+        fputs(d->more, stdout);
+        return;
     }
-    fputs(d->more, stdout);
-    sb_free(&names);
+    int server = 0;
+    for (const struct opt *o = d->opts; !table_end(o); o++) server |= OPT_GROUP(o->id) == OPTG_SERVER;
+    if (hidden || *d->more)
+        printf("\nmpquery %s --help-all: every option%s and the details\n", d->cmd,
+               server ? " (ClickHouse's too)" : "");
 }
 
 /* ---------------------------------------------------------------- parsing */
@@ -270,7 +354,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
 {
     size_t n = 0;
     while (!table_end(&d->opts[n])) n++;
-    struct option *lo = xcalloc(n + 2, sizeof *lo), *l = lo;
+    struct option *lo = xcalloc(n + 3, sizeof *lo), *l = lo;
     sb_puts(shorts, d->in_order ? "+:" : d->dashdash ? "-:" : ":");
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &d->opts[i];
@@ -278,7 +362,8 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
         if (o->letter) sb_printf(shorts, "%c%s", o->letter, o->arg ? ":" : "");
         if (o->name) *l++ = (struct option){ o->name, has_arg, NULL, getopt_value(d->opts, i) };
     }
-    *l = (struct option){ "help", no_argument, NULL, HELP_VALUE };
+    *l++ = (struct option){ "help", no_argument, NULL, HELP_VALUE };
+    *l = (struct option){ "help-all", no_argument, NULL, HELP_ALL_VALUE };
     return lo;
 }
 
@@ -311,8 +396,8 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
             continue;
         }
         value = optarg;
-        if (opt == HELP_VALUE) {
-            if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d);
+        if (opt == HELP_VALUE || opt == HELP_ALL_VALUE) {
+            if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d, opt == HELP_ALL_VALUE);
             rc = 0;
             break;
         }

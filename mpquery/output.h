@@ -148,7 +148,7 @@ struct output_opts {
 #define OPTION_NO_PAGER \
     { .name = "no-pager", .id = OPT_NO_PAGER, \
       .help = "on a terminal, write directly instead of through $PAGER\n" \
-              "(default: less -SFRX when the output is longer than the screen)" }
+              "(default: less -SFRX, when longer than the screen)" }
 /* text for people (commands with cmd_opts.readable) */
 #define OPTIONS_READABLE \
     { .name = "full-names", .id = OPT_FULL_NAMES, \
