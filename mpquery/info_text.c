@@ -237,7 +237,6 @@ static void text_snapshots(const struct info *in, uint32_t proc)
 
 void info_print_text(const struct info *in)
 {
-    pager_start();          /* terminal_output's choice when made (--no-pager), else paged */
     const struct profile *p = in->p;
     char when[64], ended[64];
     text_printf(stdout, "profile %s (schema version %d)", p->path, SCHEMA_VERSION);

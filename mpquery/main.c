@@ -48,7 +48,8 @@ static int not_a_command(const char *name)
     fflush(stdout);
     fputs("mpquery: ", stderr);
     if (name[0] == '-') {
-        text_printf(stderr, "unknown option %s (see mpquery --help)\n", name);
+        text_printf(stderr, "unknown option %s (see mpquery --help)", name);
+        fputc('\n', stderr);
         return EXIT_BAD_INPUT;
     }
     text_printf(stderr, "'%s' is not a command", name);

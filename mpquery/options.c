@@ -341,6 +341,10 @@ static void print_help(const struct cmd_opts *d, int all)
         fputs(d->more, stdout);
         return;
     }
+    /* the examples that end the details */
+    const char *ex = NULL;
+    for (const char *m = d->more; (m = strstr(m, "\nexample")); m++) ex = m + 1;
+    if (ex) printf("\n%s", ex);
     int server = 0;
     for (const struct opt *o = d->opts; !table_end(o); o++) server |= OPT_GROUP(o->id) == OPTG_SERVER;
     if (hidden || *d->more)

@@ -82,9 +82,9 @@ enum { PARSE_OK = -1 };
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv);
 /* What --help prints: the text, a man page section, or the words of the
  * completion script (main.c's --man, --bash-completion). The text comes
- * in two sizes: --help, the synopsis, the description's first sentence and
+ * in two sizes: --help, the synopsis, the description's first sentence,
  * the common options under headings by use (the command's own, then
- * Selection, Display, Output, Rules); --help-all, all of the usage text,
+ * Selection, Display, Output, Rules) and the examples; --help-all, all of the usage text,
  * every option (the rare ones and ClickHouse's too) and the details. The
  * man page and the completion have every option. */
 enum { HELP_TEXT, HELP_MAN, HELP_WORDS };

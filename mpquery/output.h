@@ -107,7 +107,7 @@ size_t terminal_height(void);
  * unset; none when empty or cat), a shorter one straight to the terminal.
  * The first call decides; output_readable makes it for text commands. */
 void terminal_output(size_t width, int page);
-/* terminal_output(terminal_width(), 1). */
+/* terminal_output(0, 1): paged, lines whole (csv, json on a terminal). */
 void pager_start(void);
 
 /* ---------------------------------------------------------------- units.c */

@@ -185,4 +185,4 @@ void terminal_output(size_t width, int page)
     atexit(filter_end);
 }
 
-void pager_start(void) { terminal_output(terminal_width(), 1); }
+void pager_start(void) { terminal_output(0, 1); }
