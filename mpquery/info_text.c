@@ -24,13 +24,21 @@ static const char *amount(int counter, int64_t v, int human, char *buf, size_t n
     return buf;
 }
 
-/* A row "… K more NOUN (--all)" in a text table: its first cell '…', the
- * words in the cell `at`, the others empty. */
-static void more_row(struct table *t, size_t at, size_t k, const char *noun)
+/* The row of K rows left out of a text table: "…  K more", the other
+ * cells empty. */
+static void more_row(struct table *t, size_t k)
 {
-    char words[64];
-    snprintf(words, sizeof words, "%zu more %s (--all)", k, noun);
-    for (size_t c = 0; c < t->ncols; c++) table_str(t, c == 0 ? "\xe2\x80\xa6" : c == at ? words : "");
+    char words[32];
+    snprintf(words, sizeof words, "%zu more", k);
+    for (size_t c = 0; c < t->ncols; c++) table_str(t, c == 0 ? "\xe2\x80\xa6" : c == 1 ? words : "");
+}
+
+/* A table's title, "NAME (NOTE):", the note saying when rows are left out. */
+static void table_title(const struct info *in, const char *name, const char *note, size_t n)
+{
+    int cut = !in->all && n > INFO_ROWS;
+    printf("  %s%s%s%s%s:\n", name, *note || cut ? " (" : "", note, *note && cut ? "; " : "",
+           cut ? "--all: every one)" : *note ? ")" : "");
 }
 
 /* Without --all, a table of more than INFO_ROWS rows shows its first and
@@ -188,13 +196,13 @@ static void text_threads(const struct info *in, uint32_t proc)
             gap++;
             continue;
         }
-        if (gap) more_row(&tab, 1, gap, "threads");
+        if (gap) more_row(&tab, gap);
         gap = 0;
         table_int(&tab, p->threads[t].tid);
         table_str(&tab, p->threads[t].name);
         add_totals(&tab, info_total_at(in, in->thread_total[t]), in->human);
     }
-    printf("  threads:\n");
+    table_title(in, "threads", "", n);
     table_print(&tab, FMT_TEXT, stdout);
     table_free(&tab);
 }
@@ -204,7 +212,7 @@ static void text_snapshots(const struct info *in, uint32_t proc)
     const struct profile *p = in->p;
     const struct process *pr = &p->procs[proc];
     static const char *const cols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
-                                        "memlive", "maxlive", "profiler_memory" };
+                                        "memlive", "maxlive", "profiler" };
     struct table tab;
     table_init(&tab, 9, cols);
     tab.indent = 4;
@@ -214,7 +222,7 @@ static void text_snapshots(const struct info *in, uint32_t proc)
             gap++;
             continue;
         }
-        if (gap) more_row(&tab, 2, gap, "snapshots");
+        if (gap) more_row(&tab, gap);
         gap = 0;
         const struct snapshot *sn = &p->snapshots[j];
         const struct total *t = snapshot_total(p, j);
@@ -230,7 +238,7 @@ static void text_snapshots(const struct info *in, uint32_t proc)
             if (t) table_counter(&tab, shown[k], t->c.v[shown[k]], in->human); else table_null(&tab);
         table_counter(&tab, MEMTOT, sn->profiler_memory, in->human);
     }
-    printf("  snapshots (* = selected):\n");
+    table_title(in, "snapshots", "* = selected", pr->nsnapshots);
     table_print(&tab, FMT_TEXT, stdout);
     table_free(&tab);
 }

@@ -111,7 +111,7 @@ void output_readable(struct output_opts *o, struct view_opts *v)
     o->human = text && !o->bytes;
     o->pager = !o->no_pager;
     o->width = text ? terminal_width() : 0;
-    if (text) terminal_output(o->width, o->pager);
+    terminal_output(o->width, o->pager);    /* csv, json: paged too, lines whole */
 }
 
 int mpquery_quiet;

@@ -163,6 +163,7 @@ static void print_text(const struct table *t, FILE *f)
             sb_puts(&line, s);
             if (!right[c] && !last) for (size_t i = 0; i < pad; i++) sb_putc(&line, ' ');
         }
+        while (line.len && line.s[line.len - 1] == ' ') line.len--;    /* empty last cells */
         text_line(f, line.s, line.len, t->width);
     }
     sb_free(&line);

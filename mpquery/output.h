@@ -168,7 +168,8 @@ void output_opts_init(struct output_opts *o);
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg);
 /* Text is for people: C++ names shortened (the rules' collapse-templates,
  * no parameter lists: into v), sizes in units, a terminal's width, a
- * pager (terminal_output); csv and json keep whole names and raw numbers. */
+ * pager (terminal_output); csv and json keep whole names and raw numbers
+ * and whole lines (paged too, on a terminal). */
 void output_readable(struct output_opts *o, struct view_opts *v);
 /* A status line, "mpquery: " and what a command did (wrote, merged,
  * stored) on stderr, unless -q (OPTION_QUIET: mpquery_quiet). */

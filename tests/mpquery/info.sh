@@ -36,8 +36,8 @@ assert_eq "$("$MPQ" info basic.db | sed -n '/^  threads:/,$p')" \
     100  main        29  6.15 KiB     20      9  3.09 KiB  3.91 KiB
     101  worker      21  2.05 KiB     20      1     100 B     500 B
   snapshots (* = selected):
-    seq  time     reason  label  ncalls    memtot   memlive   maxlive  profiler_memory
-    *1   +2.500s  exit               50  8.20 KiB  3.18 KiB  4.88 KiB          121 KiB
+    seq  time     reason  label  ncalls    memtot   memlive   maxlive  profiler
+    *1   +2.500s  exit               50  8.20 KiB  3.18 KiB  4.88 KiB   121 KiB
 
 stacks with samples in this selection: 6; the stack tree: 18 nodes, frames: 11, functions: 9, modules: 3
 profiler memory: 121 KiB" "info: threads and snapshots in units"
