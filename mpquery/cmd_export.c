@@ -84,8 +84,8 @@ static void print(struct listing *l, void *arg)
     case EXPORT_FOLDED: fold_print(l, f); break;
     }
     a->rc = output_close(&out, a->rc);
-    if (!a->rc && a->o.out) status_line("export: wrote %s (%s)", a->o.out, a->format_arg);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
+    if (!a->rc && a->o.out) status_line("export: wrote %s (%s)", a->o.out, a->format_arg);
 }
 
 /* The values of the command's own options; 0 or 2 (reported). */
