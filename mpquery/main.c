@@ -63,7 +63,7 @@ static int not_a_command(const char *name)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mpquery COMMAND [OPTIONS] ...\n"
-               "       mpquery COMMAND --help   (or: mpquery help COMMAND)\n"
+               "       mpquery COMMAND --help   (or: mpquery help COMMAND; --help-all: every option)\n"
                "       mpquery --version\n\n"
                "Queries profiles written by libmallocprof.so (schema version %d).\n\n"
                "commands:\n", SCHEMA_VERSION);
@@ -100,8 +100,8 @@ static void print_man(void)
            ".SH SYNOPSIS\n.B mpquery\n.I COMMAND\n[\\fIOPTIONS\\fR] ...\n.br\n.B mpquery help\n.I COMMAND\n"
            ".SH DESCRIPTION\n"
            "Profile a program with LD_PRELOAD=libmallocprof.so (or mpquery record), then query the\n"
-           "SQLite database it writes (profile schema version %d). Every command has --help, the text\n"
-           "of its section below.\n.SH COMMANDS\n", MPQ_VERSION, SCHEMA_VERSION);
+           "SQLite database it writes (profile schema version %d). Every command has \\-\\-help, its\n"
+           "common options by use, and \\-\\-help\\-all, the text of its section below.\n.SH COMMANDS\n", MPQ_VERSION, SCHEMA_VERSION);
     help_format = HELP_MAN;
     each_help();
     help_format = HELP_TEXT;
