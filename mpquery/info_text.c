@@ -1,6 +1,8 @@
 /* mpquery info as text (the runs, the process tree, each process with its
- * threads and snapshots, the totals) and as CSV (one row a process). Reads
- * only what cmd_info.c gathered (struct info). */
+ * threads and snapshots, the totals; sizes in units unless --bytes; without
+ * --all, the sections of the first INFO_SECTIONS processes and tables of
+ * INFO_ROWS rows at most, the rest counted) and as CSV (one row a process,
+ * raw numbers). Reads only what cmd_info.c gathered (struct info). */
 #include "load.h"
 #include "info.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */

@@ -2,7 +2,9 @@
  * and server.h (select.h's are in select.c): each takes one option of its
  * group, by id, into the group's struct, and reports a bad value as a
  * usage error (options.c's bad_value). Values are checked here, once;
- * the modules that read the structs trust them. */
+ * the modules that read the structs trust them. What the output's options
+ * decide is applied here too: text for people (output_readable, the
+ * terminal's width and pager) and -q (status_line). */
 #include "mpquery.h"
 #include "options.h"
 #include "output.h"

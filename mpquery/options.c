@@ -1,9 +1,10 @@
 /* Command options, git's parse-options way (options.h): each command
  * declares its options once, in one table (struct opt), which yields the
- * getopt_long array, the option lines of its --help, its man page section
- * and its completion words. A group's option goes to its module's parser
- * (select.c, opt_groups.c); usage errors are reported here, one line,
- * "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
+ * getopt_long array, the option lines of its --help (short, by use) and
+ * --help-all, its man page section and its completion words. A group's
+ * option goes to its module's parser (select.c, opt_groups.c); usage
+ * errors are reported here, one line, "mpquery: CMD: what (see mpquery
+ * CMD --help)", exit 2, an unknown option with the nearest names. */
 #include "mpquery.h"
 #include "options.h"
 #include "output.h"
