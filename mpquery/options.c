@@ -267,8 +267,12 @@ static int help_place(const struct opt *o, int *advanced)
     case OPT_NO_DEFAULT_RULES: case OPT_GROUP_THREADS:
         *advanced = 1;
     }
-    if (!o->id && o->name && !strncmp(o->name, "a-", 2)) return PLACE_SELECT;   /* diff's sides */
-    if (!o->id && o->name && !strncmp(o->name, "b-", 2)) return PLACE_SELECT;
+    /* diff's sides, --a-run ... --b-snapshot, and --a-where, --b-where of --server */
+    if (!o->id && o->name && (!strncmp(o->name, "a-", 2) || !strncmp(o->name, "b-", 2))) {
+        if (strcmp(o->name + 2, "where")) return PLACE_SELECT;
+        *advanced = 1;
+        return PLACE_SERVER;
+    }
     switch (OPT_GROUP(o->id)) {
     case OPTG_SELECT: return PLACE_SELECT;
     case OPTG_RULES: return PLACE_RULES;
