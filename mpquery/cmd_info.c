@@ -59,7 +59,8 @@ static const struct opt opts[] = {
     OPTION_PID(HELP_PID),
     OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
     OPTION_FORMAT("text (default), csv (one row a process) or json"),
-    OPTION_LINES("accepted as by every listing command (info shows no frames)"),
+    { .name = "lines", .id = OPT_LINES, .advanced = 1,
+      .help = "accepted as by every listing command (info shows no frames)" },
     OPTIONS_READABLE,
     OPTIONS_SERVER,
     { 0 }
