@@ -85,6 +85,7 @@ static void print(struct listing *l, void *arg)
     }
     a->rc = output_close(&out, a->rc);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
+    if (!a->rc && a->o.out) status_line("export: wrote %s (%s)", a->o.out, a->format_arg);
 }
 
 /* The values of the command's own options; 0 or 2 (reported). */
@@ -146,6 +147,7 @@ int cmd_export(int argc, char **argv)
         OPTION_MODULE("append ' [module]' to named frames (speedscope, folded)"),
         OPTIONS_SELECT("select samples as in mpquery top --help (massif: every\nsnapshot, no --snapshot)"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_QUIET("with -o, no line saying what it wrote"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "export", .usage = usage, .more = more, .opts = opts,

@@ -32,6 +32,9 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"Text: sizes in units (1.21 MiB; --bytes: bytes), a bar of the --by counter\n"
+"per class. csv and json: raw numbers, lo and hi in bytes.\n"
+"\n"
 "examples:\n"
 "  mpquery hist app.db\n"
 "  mpquery hist app.db --by memlive --snapshot label:after-load\n"
@@ -49,6 +52,9 @@ static const struct opt opts[] = {
               "recorder keeps no per-stack histogram there)" },
     OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
     OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
+    { .name = "lines", .id = OPT_LINES, .advanced = 1,
+      .help = "accepted as by every listing command (hist shows no frames)" },
+    OPTIONS_READABLE,
     OPTIONS_SERVER,
     { 0 },
 };
@@ -226,21 +232,30 @@ static void class_label(unsigned k, char *buf, size_t size)
     snprintf(buf, size, "[%s, %s)", lo, hi);
 }
 
-static void print_text(int64_t (*h)[NH], int by)
+/* Text: a row a class, its counters (sizes in units unless --bytes), the
+ * bar of the --by counter last (40 '#' for the largest). */
+static void print_text(int64_t (*h)[NH], int by, int human)
 {
+    static const int counter[NH] = { [H_NCALLS] = NCALLS, [H_MEMTOT] = MEMTOT, [H_NLIVE] = NLIVE,
+                                     [H_MEMLIVE] = MEMLIVE };
+    const char *cols[] = { "size", "ncalls", "memtot", "nlive", "memlive", hist_cols[by] };
     int64_t max = 0;
     for (unsigned k = 0; k < NCLASS; k++) if (h[k][by] > max) max = h[k][by];
-    printf("%-12s %12s %14s %12s %14s  %s\n", "size", "ncalls", "memtot", "nlive", "memlive", hist_cols[by]);
+    struct table tab;
+    table_init(&tab, 6, cols);
+    char label[64], bar[41];
     for (unsigned k = 0; k < NCLASS; k++) {
         if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
-        char label[64];
         class_label(k, label, sizeof label);
-        int bar = max > 0 ? (int)ceil((double)h[k][by] * 40 / (double)max) : 0;
-        printf("%-12s %12lld %14lld %12lld %14lld  ", label, (long long)h[k][H_NCALLS], (long long)h[k][H_MEMTOT],
-               (long long)h[k][H_NLIVE], (long long)h[k][H_MEMLIVE]);
-        for (int i = 0; i < bar; i++) fputs("#", stdout);
-        putchar('\n');
+        table_str(&tab, label);
+        for (int c = 0; c < NH; c++) table_counter(&tab, counter[c], h[k][c], human);
+        int n = max > 0 ? (int)ceil((double)h[k][by] * 40 / (double)max) : 0;
+        memset(bar, '#', (size_t)n);
+        bar[n] = 0;
+        table_str(&tab, bar);
     }
+    table_print(&tab, FMT_TEXT, stdout);
+    table_free(&tab);
 }
 
 static void fill_table(int64_t (*h)[NH], struct table *tab)
@@ -260,7 +275,7 @@ int cmd_hist(int argc, char **argv)
 {
     struct common c;
     const struct cmd_opts d = { .cmd = "hist", .usage = usage, .more = more, .opts = opts,
-                                .missing = "missing DB" };
+                                .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t stack = 0;
@@ -284,7 +299,7 @@ int cmd_hist(int argc, char **argv)
         rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)stack);
     if (!rc && !(rc = read_classes(p, &sel, stack, h))) {
         if (c.out.format == FMT_TEXT) {
-            print_text(h, by);
+            print_text(h, by, c.out.human);
         } else {
             struct table tab;
             fill_table(h, &tab);

@@ -41,21 +41,34 @@ static const char more[] =
 "before its children; depth 0 for a root): pid, ppid, depth, roles and\n"
 "process_ids (its images, in exec order) and its last image's ended.\n"
 "\n"
+"Text: sizes in units (1.21 MiB; --bytes: bytes). Each process has a section\n"
+"(its settings, threads and snapshots) for the first 5 processes of the tree,\n"
+"the others with --pid PID or --all; a table of more than 10 threads or\n"
+"snapshots shows its first and last rows and the selected snapshot, the\n"
+"others as '… K more' (--all: every row).\n"
+"\n"
 "example:\n"
 "  mpquery info app.db --format json\n";
 
+static int all;
+
 static const struct opt opts[] = {
+    { .name = "all", .flag = &all, .value = 1,
+      .help = "text: every process's section and every row of its tables" },
     OPTION_RUN(HELP_RUN),
     OPTION_PID(HELP_PID),
     OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
     OPTION_FORMAT("text (default), csv (one row a process) or json"),
+    { .name = "lines", .id = OPT_LINES, .advanced = 1,
+      .help = "accepted as by every listing command (info shows no frames)" },
+    OPTIONS_READABLE,
     OPTIONS_SERVER,
     { 0 }
 };
 
 static const struct cmd_opts info_opts = {
     .cmd = "info", .usage = usage, .more = more, .opts = opts,
-    .missing = "missing DB"
+    .missing = "missing DB", .readable = 1
 };
 
 /* A pid in the process tree: its images (the processes exec replaced one
@@ -256,6 +269,7 @@ const struct process *info_last_image(const struct info *in, const struct pid_no
 int cmd_info(int argc, char **argv)
 {
     struct common c;
+    all = 0;
     int rc = parse_options(&c, &info_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
     struct profile *p;
@@ -263,7 +277,7 @@ int cmd_info(int argc, char **argv)
     if ((rc = load_selected(&c, &files, -1, select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
-    struct info in = { .p = p, .sel = &sel };
+    struct info in = { .p = p, .sel = &sel, .human = c.out.human, .all = all };
     pick_totals(&in);
     process_tree(&in);
     if (c.out.format == FMT_JSON) info_print_json(&in);

@@ -38,6 +38,7 @@ static char *out;
 
 static const struct opt opts[] = {
     { .name = "output", .letter = 'o', .arg = "OUT", .str = &out, .help = "the database to write (required)" },
+    OPTION_QUIET("no line saying what it wrote"),
     { 0 },
 };
 
@@ -59,8 +60,8 @@ int cmd_merge(int argc, char **argv)
     if ((rc = merge_build(argv + optind, n, o.tmp, 1, &st, err, sizeof err))) error(rc, "%s", err);
     else merge_stats_free(&st);
     if ((rc = output_close(&o, rc))) return rc;
-    fprintf(stderr, "mpquery: merged %zu file%s into %s: %lld run%s (%lld already there), %lld process%s, "
-            "%lld stacks, %lld sample rows in %.2f s\n", n, n == 1 ? "" : "s", out, (long long)st.runs,
+    status_line("merged %zu file%s into %s: %lld run%s (%lld already there), %lld process%s, "
+            "%lld stacks, %lld sample rows in %.2f s", n, n == 1 ? "" : "s", out, (long long)st.runs,
             st.runs == 1 ? "" : "s", (long long)st.runs_shared, (long long)st.processes,
             st.processes == 1 ? "" : "es", (long long)st.stacks, (long long)st.samples, monotonic_seconds() - start);
     return 0;

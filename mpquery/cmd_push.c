@@ -52,10 +52,10 @@ static const char more[] =
 "  mpquery push http://localhost:8123/ nightly/*.db\n"
 "  mpquery push 'http://ci:secret@clickhouse:8123/?database=profiles' app.db\n";
 
-static int quiet, dry_run;
+static int quiet, dry_run;         /* quiet: -q (c.out.quiet) */
 
 static const struct opt opts[] = {
-    { .name = "quiet", .letter = 'q', .flag = &quiet, .value = 1, .help = "no line per run (the last line stays)" },
+    OPTION_QUIET("no line per run (the last line stays)"),
     { .name = "dry-run", .flag = &dry_run, .value = 1,
       .help = "build the rows and report them, write nothing (the\n"
               "server is still asked which runs it has)" },
@@ -222,6 +222,7 @@ int cmd_push(int argc, char **argv)
     struct common c;
     int rc = parse_options(&c, &push_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
+    quiet = c.out.quiet;
     if (argc - optind < 2) return usage_error("push", "needs a URL and at least one database");
     double start = monotonic_seconds();
     struct push x = { 0 };

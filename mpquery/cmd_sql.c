@@ -44,12 +44,13 @@ static const char more[] =
 
 static const struct opt opts[] = {
     OPTION_FORMAT("text (default), csv or json (an array of objects)"),
+    OPTION_NO_PAGER,
     { 0 }
 };
 
 static const struct cmd_opts sql_opts = {
     .cmd = "sql", .usage = usage, .more = more, .opts = opts,
-    .operands = 2, .missing = "needs DB and a query"
+    .operands = 2, .missing = "needs DB and a query", .readable = 1
 };
 
 static int only_space(const char *s)

@@ -379,7 +379,7 @@ static int symbolize(struct sym *s, int dry_run)
         symdb_exec(&s->db, "ROLLBACK");
         return rc;
     }
-    report(s, monotonic_seconds() - t0, dry_run, reshaped, nodes);
+    if (!mpquery_quiet) report(s, monotonic_seconds() - t0, dry_run, reshaped, nodes);
     return 0;
 }
 
@@ -398,6 +398,7 @@ int cmd_symbolize(int argc, char **argv)
           .help = "leave modules with another build-id as they are and\n"
                   "resolve the others" },
         { .name = "dry-run", .flag = &dry_run, .value = 1, .help = "resolve and report, write nothing" },
+        OPTION_QUIET("no report of what was resolved"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "symbolize", .usage = usage, .more = more, .opts = opts,

@@ -42,7 +42,8 @@ static const char more[] =
 "total). Tags are the [tag] frames at the root of the stacks, named after\n"
 "rules (which see '[tag] NAME'; the prefix is not shown).\n"
 "\n"
-"text: an indented tree, self and total of the --by counter with their %.\n"
+"text: an indented tree, self and total of the --by counter with their %\n"
+"(sizes in units, 1.21 MiB; --bytes: bytes).\n"
 "csv: a row a node: root, depth, path (names from the root's child down,\n"
 "';'-separated), self.COUNTER..., total.COUNTER....\n"
 "json: an array of roots, each {\"name\", \"self\": {counters}, \"total\":\n"
@@ -59,11 +60,11 @@ static const char more[] =
 "  mpquery tree app.db --format dot | dot -Tsvg > tags.svg\n"
 "  mpquery tree app.db --functions --depth 6 -n 5\n";
 
-enum { FMT_DOT = FMT_JSON + 1 };
+
 
 struct tree_args {
     int functions;
-    char *limit_arg, *depth_arg, *format_arg;
+    char *limit_arg, *depth_arg;
     size_t limit, depth;                /* 0: all */
     int format;
 };
@@ -173,7 +174,7 @@ static void build_root(struct builder *b, const char *name)
 /* ---------------------------------------------------------------- writers */
 static double percent(int64_t v, int64_t whole) { return whole ? 100.0 * (double)v / (double)whole : 0.0; }
 
-static void write_text(const struct out *o, int by, int64_t whole, int functions)
+static void write_text(const struct out *o, int by, int64_t whole, int functions, int human)
 {
     char self_col[32], total_col[32];
     snprintf(self_col, sizeof self_col, "self.%s", counter_name[by]);
@@ -184,9 +185,9 @@ static void write_text(const struct out *o, int by, int64_t whole, int functions
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < o->n; i++) {
         const struct tnode *x = &o->v[i];
-        table_int(&tab, x->self.v[by]);
+        table_counter(&tab, by, x->self.v[by], human);
         table_num(&tab, percent(x->self.v[by], whole), 1);
-        table_int(&tab, x->total.v[by]);
+        table_counter(&tab, by, x->total.v[by], human);
         table_num(&tab, percent(x->total.v[by], whole), 1);
         sb.len = 0;
         for (uint32_t d = 0; d < x->depth; d++) sb_puts(&sb, "  ");
@@ -423,7 +424,7 @@ static void print(struct listing *l, void *arg)
     for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->out.by]);
 
     int nc = shown_counters(q->p);
-    if (a->format == FMT_TEXT) write_text(&sorted, c->out.by, whole, a->functions);
+    if (a->format == FMT_TEXT) write_text(&sorted, c->out.by, whole, a->functions, c->out.human);
     else if (a->format == FMT_CSV) write_csv(&sorted, nc);
     else if (a->format == FMT_JSON) write_json(&sorted, nc);
     else write_dot(&sorted, c->out.by, whole);
@@ -438,7 +439,7 @@ static void print(struct listing *l, void *arg)
     thread_groups_free(&g);
 }
 
-/* -n, --depth and --format, the tree's own (defaults differ from top's). */
+/* -n and --depth, the tree's own (defaults differ from top's). */
 static int tree_values(struct tree_args *a)
 {
     int64_t v;
@@ -448,10 +449,6 @@ static int tree_values(struct tree_args *a)
     if (a->depth_arg && (parse_int64(a->depth_arg, &v) || v < 0 || v > 100000))
         return usage_error("tree", "bad value '%s' for --depth (expected a depth >= 0, 0 = all)", a->depth_arg);
     if (a->depth_arg) a->depth = (size_t)v;
-    a->format = FMT_TEXT;
-    if (a->format_arg && !strcmp(a->format_arg, "dot")) a->format = FMT_DOT;
-    else if (a->format_arg && (a->format = format_parse(a->format_arg)) < 0)
-        return usage_error("tree", "bad value '%s' for --format (expected text, csv, json or dot)", a->format_arg);
     return 0;
 }
 
@@ -467,7 +464,7 @@ int cmd_tree(int argc, char **argv)
                   "function is the leaf after rules)" },
         OPTIONS_PER_THREAD("a tree per thread (default: per process), named\n"
                            "'NAME (tid N)' (NAME after the rules' thread lines)"),
-        { .letter = 'n', .arg = "N", .str = &a.limit_arg,
+        { .name = "limit", .letter = 'n', .arg = "N", .str = &a.limit_arg,
           .help = "at most N children per node, the largest; the others are\n"
                   "one '(K more)' node (default 0 = all)" },
         { .name = "depth", .arg = "K", .str = &a.depth_arg,
@@ -477,15 +474,16 @@ int cmd_tree(int argc, char **argv)
         OPTIONS_SELECT_EACH,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
                       "a bare NAME also finds filters/NAME.rules)"),
-        { .name = "format", .arg = "F", .str = &a.format_arg,
-          .help = "text (default), csv, json or dot (Graphviz)" },
+        OPTION_FORMAT("text (default), csv, json or dot (Graphviz)"),
+        OPTIONS_READABLE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "tree", .usage = usage, .more = more, .opts = opts,
-                                .missing = "missing DB" };
+                                .missing = "missing DB", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if ((rc = tree_values(&a))) return rc;
+    a.format = c.out.format;
     c.sel.keep_rows = 1;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     return listing_run(&c, &files, 1, print, &a);

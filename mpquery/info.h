@@ -21,7 +21,12 @@ struct info {
     size_t npids;
     struct total sum;
     int64_t profiler_memory;
+    int human;                              /* text: sizes in units (not --bytes) */
+    int all;                                /* --all: every process's section, every row */
 };
+/* Text: the processes with a section of their own, and the rows of a
+ * process's threads and snapshots tables, without --all. */
+enum { INFO_SECTIONS = 5, INFO_ROWS = 10 };
 
 /* p->totals[idx], NULL for NONE. */
 const struct total *info_total_at(const struct info *in, uint32_t idx);

@@ -1,6 +1,8 @@
 /* mpquery info as text (the runs, the process tree, each process with its
- * threads and snapshots, the totals) and as CSV (one row a process). Reads
- * only what cmd_info.c gathered (struct info). */
+ * threads and snapshots, the totals; sizes in units unless --bytes; without
+ * --all, the sections of the first INFO_SECTIONS processes and tables of
+ * INFO_ROWS rows at most, the rest counted) and as CSV (one row a process,
+ * raw numbers). Reads only what cmd_info.c gathered (struct info). */
 #include "load.h"
 #include "info.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
@@ -8,11 +10,45 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- text, csv */
-static void add_totals(struct table *t, const struct total *x)
+static void add_totals(struct table *t, const struct total *x, int human)
 {
     static const struct total zero;
     if (!x) x = &zero;
-    for (int i = 0; i < NCOUNTERS; i++) table_int(t, x->c.v[i]);
+    for (int i = 0; i < NCOUNTERS; i++) table_counter(t, i, x->c.v[i], human);
+}
+
+/* A counter's value in a sentence: "1.21 MiB" (human), else "1268777 bytes";
+ * counts as they are. */
+static const char *amount(int counter, int64_t v, int human, char *buf, size_t n)
+{
+    if (human) return fmt_human(counter, v, buf, n);
+    snprintf(buf, n, "%lld%s", (long long)v, counter_has_unit(counter) ? " bytes" : "");
+    return buf;
+}
+
+/* The row of K rows left out of a text table: "…  K more", the other
+ * cells empty. */
+static void more_row(struct table *t, size_t k)
+{
+    char words[32];
+    snprintf(words, sizeof words, "%zu more", k);
+    for (size_t c = 0; c < t->ncols; c++) table_str(t, c == 0 ? "\xe2\x80\xa6" : c == 1 ? words : "");
+}
+
+/* A table's title, "NAME (NOTE):", the note saying when rows are left out. */
+static void table_title(const struct info *in, const char *name, const char *note, size_t n)
+{
+    int cut = !in->all && n > INFO_ROWS;
+    printf("  %s%s%s%s%s:\n", name, *note || cut ? " (" : "", note, *note && cut ? "; " : "",
+           cut ? "--all: every one)" : *note ? ")" : "");
+}
+
+/* Without --all, a table of more than INFO_ROWS rows shows its first and
+ * last INFO_ROWS / 2 - 1 rows and row `keep`; the others are "… K more". */
+static int row_shown(const struct info *in, size_t i, size_t n, size_t keep)
+{
+    size_t edge = INFO_ROWS / 2 - 1;
+    return in->all || n <= INFO_ROWS || i < edge || i >= n - edge || i == keep;
 }
 
 void info_print_processes(const struct info *in, int format)
@@ -34,7 +70,7 @@ void info_print_processes(const struct info *in, int format)
         if (pr->end_time < 0) table_null(&tab); else table_num(&tab, pr->end_time - pr->start_time, 3);
         table_int(&tab, (int64_t)nth);
         table_int(&tab, pr->nsnapshots);
-        add_totals(&tab, info_total_at(in, in->proc_total[i]));
+        add_totals(&tab, info_total_at(in, in->proc_total[i]), format == FMT_TEXT && in->human);
         sb.len = 0;
         sb_add(&sb, "", 0);
         if (format == FMT_TEXT) for (uint32_t d = 0; d < in->depth[k]; d++) sb_puts(&sb, "  ");
@@ -131,16 +167,18 @@ static void text_tree(const struct info *in)
 static void text_totals(const struct info *in)
 {
     const struct total *s = &in->sum;
+    int h = in->human;
+    char a[32], b[32];
     printf("\ntotals:\n");
     printf("  ncalls  %lld allocations (%lld without a stack)\n", (long long)s->c.v[NCALLS],
            (long long)s->ncalls_nostack);
-    printf("  memtot  %lld bytes allocated (%lld without a stack)\n", (long long)s->c.v[MEMTOT],
-           (long long)s->memtot_nostack);
+    printf("  memtot  %s allocated (%s without a stack)\n", amount(MEMTOT, s->c.v[MEMTOT], h, a, sizeof a),
+           amount(MEMTOT, s->memtot_nostack, h, b, sizeof b));
     printf("  nfree   %lld frees (%lld of blocks the profiler never saw)\n", (long long)s->c.v[NFREE],
            (long long)s->nfree_unknown);
     printf("  nlive   %lld blocks still allocated\n", (long long)s->c.v[NLIVE]);
-    printf("  memlive %lld bytes still allocated\n", (long long)s->c.v[MEMLIVE]);
-    printf("  maxlive %lld bytes at the peak%s\n", (long long)s->c.v[MAXLIVE],
+    printf("  memlive %s still allocated\n", amount(MEMLIVE, s->c.v[MEMLIVE], h, a, sizeof a));
+    printf("  maxlive %s at the peak%s\n", amount(MAXLIVE, s->c.v[MAXLIVE], h, a, sizeof a),
            in->norder > 1 ? " (sum of the processes' peaks)" : "");
 }
 
@@ -152,13 +190,21 @@ static void text_threads(const struct info *in, uint32_t proc)
     struct table tab;
     table_init(&tab, 8, cols);
     tab.indent = 4;
+    size_t n = 0, i = 0, gap = 0;
+    for (size_t t = 0; t < p->nthreads; t++) n += p->threads[t].process == proc;
     for (size_t t = 0; t < p->nthreads; t++) {
         if (p->threads[t].process != proc) continue;
+        if (!row_shown(in, i++, n, NONE)) {
+            gap++;
+            continue;
+        }
+        if (gap) more_row(&tab, gap);
+        gap = 0;
         table_int(&tab, p->threads[t].tid);
         table_str(&tab, p->threads[t].name);
-        add_totals(&tab, info_total_at(in, in->thread_total[t]));
+        add_totals(&tab, info_total_at(in, in->thread_total[t]), in->human);
     }
-    printf("  threads:\n");
+    table_title(in, "threads", "", n);
     table_print(&tab, FMT_TEXT, stdout);
     table_free(&tab);
 }
@@ -168,11 +214,18 @@ static void text_snapshots(const struct info *in, uint32_t proc)
     const struct profile *p = in->p;
     const struct process *pr = &p->procs[proc];
     static const char *const cols[] = { "seq", "time", "reason", "label", "ncalls", "memtot",
-                                        "memlive", "maxlive", "profiler_memory" };
+                                        "memlive", "maxlive", "profiler" };
     struct table tab;
     table_init(&tab, 9, cols);
     tab.indent = 4;
+    size_t gap = 0, keep = in->sel->proc_snapshot[proc] - pr->first_snapshot;
     for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        if (!row_shown(in, j - pr->first_snapshot, pr->nsnapshots, keep)) {
+            gap++;
+            continue;
+        }
+        if (gap) more_row(&tab, gap);
+        gap = 0;
         const struct snapshot *sn = &p->snapshots[j];
         const struct total *t = snapshot_total(p, j);
         char seq[32], rel[32];
@@ -184,10 +237,10 @@ static void text_snapshots(const struct info *in, uint32_t proc)
         table_str(&tab, sn->label);
         static const int shown[] = { NCALLS, MEMTOT, MEMLIVE, MAXLIVE };
         for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
-            if (t) table_int(&tab, t->c.v[shown[k]]); else table_null(&tab);
-        table_int(&tab, sn->profiler_memory);
+            if (t) table_counter(&tab, shown[k], t->c.v[shown[k]], in->human); else table_null(&tab);
+        table_counter(&tab, MEMTOT, sn->profiler_memory, in->human);
     }
-    printf("  snapshots (* = selected):\n");
+    table_title(in, "snapshots", "* = selected", pr->nsnapshots);
     table_print(&tab, FMT_TEXT, stdout);
     table_free(&tab);
 }
@@ -204,7 +257,8 @@ void info_print_text(const struct info *in)
     info_print_processes(in, FMT_TEXT);
     text_tree(in);
     text_totals(in);
-    for (size_t k = 0; k < in->norder; k++) {
+    size_t sections = in->all || in->norder <= INFO_SECTIONS ? in->norder : INFO_SECTIONS;
+    for (size_t k = 0; k < sections; k++) {
         uint32_t i = in->order[k];
         const struct process *pr = &p->procs[i];
         procs_fmt_date(pr->start_time, when, sizeof when);
@@ -221,7 +275,10 @@ void info_print_text(const struct info *in)
         text_threads(in, i);
         text_snapshots(in, i);
     }
+    if (sections < in->norder)
+        printf("\n\xe2\x80\xa6 %zu more processes: --pid PID for one, --all for every one\n", in->norder - sections);
+    char mem[32];
     printf("\nstacks with samples in this selection: %zu; the stack tree: %zu nodes, frames: %zu, functions: %zu, "
            "modules: %zu\n", info_stacks_with_samples(in), p->nstacks, p->nframes, p->nfunctions, p->nmodules);
-    printf("profiler memory: %lld bytes\n", (long long)in->profiler_memory);
+    printf("profiler memory: %s\n", amount(MEMTOT, in->profiler_memory, in->human, mem, sizeof mem));
 }

@@ -38,10 +38,32 @@ static const struct command {
     { "push", cmd_push, "store the runs of databases in ClickHouse (for --server)", 1 },
 };
 
+/* "'NAME' is not a command", with the nearest commands as git suggests
+ * them; returns 2. */
+static int not_a_command(const char *name)
+{
+    const char *names[sizeof commands / sizeof *commands];
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) names[i] = commands[i].name;
+    struct strbuf near = { 0 };
+    fflush(stdout);
+    fputs("mpquery: ", stderr);
+    if (name[0] == '-') {
+        text_printf(stderr, "unknown option %s (see mpquery --help)", name);
+        fputc('\n', stderr);
+        return EXIT_BAD_INPUT;
+    }
+    text_printf(stderr, "'%s' is not a command", name);
+    if (nearest_names(name, strlen(name), names, sizeof names / sizeof *names, "'", "'", &near))
+        fprintf(stderr, ". did you mean %s?", near.s);
+    fputs(" (see mpquery --help)\n", stderr);
+    sb_free(&near);
+    return EXIT_BAD_INPUT;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mpquery COMMAND [OPTIONS] ...\n"
-               "       mpquery COMMAND --help   (or: mpquery help COMMAND)\n"
+               "       mpquery COMMAND --help   (or: mpquery help COMMAND; --help-all: every option)\n"
                "       mpquery --version\n\n"
                "Queries profiles written by libmallocprof.so (schema version %d).\n\n"
                "commands:\n", SCHEMA_VERSION);
@@ -78,8 +100,8 @@ static void print_man(void)
            ".SH SYNOPSIS\n.B mpquery\n.I COMMAND\n[\\fIOPTIONS\\fR] ...\n.br\n.B mpquery help\n.I COMMAND\n"
            ".SH DESCRIPTION\n"
            "Profile a program with LD_PRELOAD=libmallocprof.so (or mpquery record), then query the\n"
-           "SQLite database it writes (profile schema version %d). Every command has --help, the text\n"
-           "of its section below.\n.SH COMMANDS\n", MPQ_VERSION, SCHEMA_VERSION);
+           "SQLite database it writes (profile schema version %d). Every command has \\-\\-help, its\n"
+           "common options by use, and \\-\\-help\\-all, the text of its section below.\n.SH COMMANDS\n", MPQ_VERSION, SCHEMA_VERSION);
     help_format = HELP_MAN;
     each_help();
     help_format = HELP_TEXT;
@@ -186,7 +208,7 @@ int main(int argc, char **argv)
                 char *args[] = { argv[2], "--help", NULL };
                 return finish_output(commands[i].fn(2, args));
             }
-        return error(EXIT_BAD_INPUT, "help: unknown command '%s' (see mpquery --help)", argv[2]);
+        return not_a_command(argv[2]);
     }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         usage(stdout);
@@ -209,5 +231,5 @@ int main(int argc, char **argv)
             if (commands[i].loads_profiles) exec_with_huge_pages(argv);
             return finish_output(commands[i].fn(argc - 1, argv + 1));
         }
-    return error(EXIT_BAD_INPUT, "unknown command '%s' (see mpquery --help)", name);
+    return not_a_command(name);
 }

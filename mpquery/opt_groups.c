@@ -2,7 +2,9 @@
  * and server.h (select.h's are in select.c): each takes one option of its
  * group, by id, into the group's struct, and reports a bad value as a
  * usage error (options.c's bad_value). Values are checked here, once;
- * the modules that read the structs trust them. */
+ * the modules that read the structs trust them. What the output's options
+ * decide is applied here too: text for people (output_readable, the
+ * terminal's width and pager) and -q (status_line). */
 #include "mpquery.h"
 #include "options.h"
 #include "output.h"
@@ -10,6 +12,8 @@
 #include "server.h"
 #include "view.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 int rules_option(struct rules_opts *o, const char *cmd, int id, const char *arg)
@@ -54,12 +58,33 @@ static int parse_count(const char *arg, int64_t max, int *out)
     return 0;
 }
 
+/* The formats the --format entry's help names ("text (default), csv or
+ * json"): one of them into o->format, or bad_value listing them. */
+static int take_format(struct output_opts *o, const char *cmd, const char *arg)
+{
+    const char *help = o->formats ? o->formats : "text, csv or json";
+    int f = format_parse(arg);
+    if (f >= 0 && strstr(help, fmt_name[f])) {
+        o->format = f;
+        return 0;
+    }
+    char expected[128] = "";
+    size_t n = 0, k = 0;
+    for (int i = 0; fmt_name[i]; i++) n += strstr(help, fmt_name[i]) != NULL;
+    for (int i = 0; fmt_name[i]; i++)
+        if (strstr(help, fmt_name[i])) {
+            size_t len = strlen(expected);
+            snprintf(expected + len, sizeof expected - len, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ",
+                     fmt_name[i]);
+            k++;
+        }
+    return bad_value(cmd, "--format", arg, expected);
+}
+
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg)
 {
     switch (id) {
-    case OPT_FORMAT:
-        if ((o->format = format_parse(arg)) < 0) return bad_value(cmd, "--format", arg, "text, csv or json");
-        return 0;
+    case OPT_FORMAT: return take_format(o, cmd, arg);
     case OPT_BY:
         if ((o->by = counter_parse(arg)) < 0) return bad_value(cmd, "--by", arg, COUNTER_LIST);
         return 0;
@@ -76,6 +101,7 @@ int output_option(struct output_opts *o, const char *cmd, int id, const char *ar
     case OPT_NO_SIGNATURES: o->signatures = 0; return 0;
     case OPT_BYTES: o->bytes = 1; return 0;
     case OPT_NO_PAGER: o->no_pager = 1; return 0;
+    case OPT_QUIET: o->quiet = mpquery_quiet = 1; return 0;
     }
     return 0;
 }
@@ -88,6 +114,21 @@ void output_readable(struct output_opts *o, struct view_opts *v)
     o->human = text && !o->bytes;
     o->pager = !o->no_pager;
     o->width = text ? terminal_width() : 0;
+    terminal_output(o->width, o->pager);    /* csv, json: paged too, lines whole */
+}
+
+int mpquery_quiet;
+
+void status_line(const char *fmt, ...)
+{
+    if (mpquery_quiet) return;
+    va_list ap;
+    fflush(stdout);
+    fputs("mpquery: ", stderr);
+    va_start(ap, fmt);
+    text_vprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 int server_option(struct server_opts *o, int id, const char *arg)

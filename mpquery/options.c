@@ -1,9 +1,10 @@
 /* Command options, git's parse-options way (options.h): each command
  * declares its options once, in one table (struct opt), which yields the
- * getopt_long array, the option lines of its --help, its man page section
- * and its completion words. A group's option goes to its module's parser
- * (select.c, opt_groups.c); usage errors are reported here, one line,
- * "mpquery: CMD: what (see mpquery CMD --help)", exit 2. */
+ * getopt_long array, the option lines of its --help (short, by use) and
+ * --help-all, its man page section and its completion words. A group's
+ * option goes to its module's parser (select.c, opt_groups.c); usage
+ * errors are reported here, one line, "mpquery: CMD: what (see mpquery
+ * CMD --help)", exit 2, an unknown option with the nearest names. */
 #include "mpquery.h"
 #include "options.h"
 #include "output.h"
@@ -18,10 +19,11 @@
 #include <string.h>
 
 /* getopt_long's value for a table entry without a short letter: its index
- * plus this (above every character); and for --help, which every command
- * takes without listing it */
+ * plus this (above every character); and for --help and --help-all, which
+ * every command takes without listing them */
 #define LONG_ONLY 1000
 #define HELP_VALUE (LONG_ONLY - 1)
+#define HELP_ALL_VALUE (LONG_ONLY - 2)
 /* --help: the column option texts start at, and the room for names */
 #define HELP_COLUMN 22
 
@@ -45,16 +47,73 @@ int usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_BAD_INPUT;
 }
 
-/* What getopt_long returned for an option the table does not have (':'
- * missing value, '?' unknown). */
-static int bad_option(const char *cmd, int opt, char **argv)
+static int table_end(const struct opt *o) { return !o->name && !o->letter; }
+
+/* Optimal string alignment distance between a[0..n) and b[0..m)
+ * (insertions, deletions, substitutions and transpositions of adjacent
+ * characters, each one), for names of at most 63 characters. */
+static size_t edit_distance(const char *a, size_t n, const char *b, size_t m)
 {
-    const char *arg = argv[optind - 1];
+    if (n > 63 || m > 63) return SIZE_MAX;
+    size_t d[64][64];
+    for (size_t i = 0; i <= n; i++) d[i][0] = i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+size_t nearest_names(const char *typed, size_t len, const char *const *names, size_t n, const char *pre,
+                     const char *post, struct strbuf *out)
+{
+    size_t best = len / 3 > 1 ? len / 3 : 1, found = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(typed, len, names[i], strlen(names[i]));
+        if (d < best) best = d;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (edit_distance(typed, len, names[i], strlen(names[i])) == best) found++;
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (edit_distance(typed, len, names[i], strlen(names[i])) == best)
+            sb_printf(out, "%s%s%s%s", k++ == 0 ? "" : k == found ? " or " : ", ", pre, names[i], post);
+    return found;
+}
+
+/* What getopt_long returned for an option the table does not have (':'
+ * missing value, '?' unknown): an unknown long option with the nearest
+ * names of the table, as git suggests commands. */
+static int bad_option(const struct cmd_opts *d, int opt, char **argv)
+{
+    const char *arg = argv[optind - 1], *cmd = d->cmd;
     if (opt == ':') return usage_error(cmd, "option %s needs a value", arg);
     if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))      /* a known flag given a value */
         return usage_error(cmd, "option %.*s takes no value", (int)strcspn(arg, "="), arg);
     if (optopt > 0 && optopt < 256) return usage_error(cmd, "unknown option -%c", optopt);
-    return usage_error(cmd, "unknown option %s", arg);
+    size_t n = 0;
+    while (!table_end(&d->opts[n])) n++;
+    const char **names = xmalloc((n + 2) * sizeof *names);
+    struct strbuf near = { 0 };
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d->opts[i].name) names[k++] = d->opts[i].name;
+    names[k++] = "help";
+    names[k++] = "help-all";
+    const char *typed = arg + (arg[0] == '-' && arg[1] == '-' ? 2 : 0), *eq = strchr(typed, '=');
+    int rc;
+    if (nearest_names(typed, eq ? (size_t)(eq - typed) : strlen(typed), names, k, "--", "", &near))
+        rc = usage_error(cmd, "unknown option %s. did you mean %s?", arg, near.s);
+    else
+        rc = usage_error(cmd, "unknown option %s", arg);
+    free(names);
+    sb_free(&near);
+    return rc;
 }
 
 int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected)
@@ -84,7 +143,6 @@ static int group_option(struct common *c, int id, const char *arg)
     return 0;
 }
 
-static int table_end(const struct opt *o) { return !o->name && !o->letter; }
 
 static int getopt_value(const struct opt *opts, size_t i)
 {
@@ -181,7 +239,7 @@ static void print_words(const struct cmd_opts *d)
 {
     static const char *const formats[] = { "text", "csv", "json", "dot", "svg", "speedscope", "pprof", "massif",
                                            "folded" };
-    printf("--help");
+    printf("--help --help-all");
     const char *format_help = "";
     for (const struct opt *o = d->opts; !table_end(o); o++) {
         if (o->letter) printf(" -%c", o->letter);
@@ -194,20 +252,111 @@ static void print_words(const struct cmd_opts *d)
     printf("\";;\n");
 }
 
-static void print_help(const struct cmd_opts *d)
+/* --help's headings, by use, in the order printed: the command's own
+ * options (and --by, -n) first, without a heading. */
+enum { PLACE_OWN, PLACE_SELECT, PLACE_DISPLAY, PLACE_OUTPUT, PLACE_RULES, PLACE_SERVER, NPLACES };
+static const char *const place_heading[NPLACES] = { "", "Selection", "Display", "Output", "Rules",
+                                                    "ClickHouse (--server)" };
+
+/* Where an entry goes in --help, by its group's id, and whether only
+ * --help-all lists it (*advanced): ClickHouse's options, and the rare
+ * ones of every command. */
+static int help_place(const struct opt *o, int *advanced)
+{
+    *advanced = o->advanced;
+    switch (o->id) {
+    case OPT_NO_INLINE: case OPT_MODULE: case OPT_SIGNATURES: case OPT_NO_SIGNATURES: case OPT_FULL_NAMES:
+    case OPT_NO_DEFAULT_RULES: case OPT_GROUP_THREADS:
+        *advanced = 1;
+    }
+    /* diff's sides, --a-run ... --b-snapshot, and --a-where, --b-where of --server */
+    if (!o->id && o->name && (!strncmp(o->name, "a-", 2) || !strncmp(o->name, "b-", 2))) {
+        if (strcmp(o->name + 2, "where")) return PLACE_SELECT;
+        *advanced = 1;
+        return PLACE_SERVER;
+    }
+    switch (OPT_GROUP(o->id)) {
+    case OPTG_SELECT: return PLACE_SELECT;
+    case OPTG_RULES: return PLACE_RULES;
+    case OPTG_VIEW: return o->id == OPT_FILTER || o->id == OPT_EXCLUDE ? PLACE_SELECT : PLACE_DISPLAY;
+    case OPTG_SERVER: *advanced = 1; return PLACE_SERVER;
+    case OPTG_OUTPUT:
+        if (o->id == OPT_BY || o->id == OPT_LIMIT) return PLACE_OWN;
+        return o->id == OPT_FORMAT || o->id == OPT_NO_PAGER || o->id == OPT_QUIET ? PLACE_OUTPUT : PLACE_DISPLAY;
+    }
+    return PLACE_OWN;
+}
+
+/* The options of one heading: an entry without help text shares the line
+ * of the next one, which places them; without all, the line leaves out
+ * the advanced ones. Returns how many were left out. */
+static size_t print_place(const struct cmd_opts *d, int place, int all)
+{
+    struct strbuf names = { 0 };
+    size_t hidden = 0;
+    int headed = 0, advanced;
+    const struct opt *first = d->opts;
+    for (const struct opt *o = d->opts; !table_end(o); o++) {
+        if (!o->help) continue;
+        int here = help_place(o, &advanced) == place;
+        names.len = 0;
+        for (const struct opt *e = first; here && e <= o; e++) {
+            help_place(e, &advanced);
+            if (advanced && !all) hidden++;
+            else add_names(&names, e);
+        }
+        first = o + 1;
+        if (!names.len) continue;
+        if (!headed) printf(*place_heading[place] ? "\n%s:\n" : "\n", place_heading[place]);
+        headed = 1;
+        print_option_line(names.s, names.len, o->help);
+    }
+    sb_free(&names);
+    return hidden;
+}
+
+/* --help: the usage text's synopsis (without the lines of advanced
+ * options: --server) and its description's first sentence. */
+static void print_short_usage(const char *usage)
+{
+    const char *para = strstr(usage, "\n\n");
+    const char *end = para ? para + 1 : usage + strlen(usage);
+    for (const char *l = usage, *nl; l < end; l = nl + 1) {
+        nl = strchr(l, '\n');
+        if (!nl) nl = l + strlen(l);
+        if (!memmem(l, (size_t)(nl - l), "--server", 8)) printf("%.*s\n", (int)(nl - l), l);
+        if (!*nl) break;
+    }
+    if (!para) return;
+    const char *s = para + 2, *stop = s;
+    while (*stop && !(stop[0] == '.' && (stop[1] == ' ' || stop[1] == '\n' || !stop[1])) &&
+           !(stop[0] == '\n' && stop[1] == '\n'))
+        stop++;
+    if (*stop == '.') stop++;
+    if (stop > s) printf("\n%.*s\n", (int)(stop - s), s);
+}
+
+static void print_help(const struct cmd_opts *d, int all)
 {
     if (help_format == HELP_MAN) return print_man(d);
     if (help_format == HELP_WORDS) return print_words(d);
-    struct strbuf names = { 0 };
-    fputs(d->usage, stdout);
-    for (const struct opt *o = d->opts; !table_end(o); o++) {
-        add_names(&names, o);
-        if (!o->help) continue;
-        print_option_line(names.s, names.len, o->help);
-        names.len = 0;
+    if (all) fputs(d->usage, stdout);
+    else print_short_usage(d->usage);
+    size_t hidden = 0;
+    for (int place = 0; place < NPLACES; place++) hidden += print_place(d, place, all);
+    if (all) {
+        fputs(d->more, stdout);
+        return;
     }
-    fputs(d->more, stdout);
-    sb_free(&names);
+    /* the examples that end the details */
+    const char *ex = NULL;
+    for (const char *m = d->more; (m = strstr(m, "\nexample")); m++) ex = m + 1;
+    if (ex) printf("\n%s", ex);
+    int server = 0;
+    for (const struct opt *o = d->opts; !table_end(o); o++) server |= OPT_GROUP(o->id) == OPTG_SERVER;
+    if (hidden || *d->more)
+        printf("\nmpquery %s --help-all: every option%s and the details\n", d->cmd,
+               server ? " (ClickHouse's too)" : "");
 }
 
 /* ---------------------------------------------------------------- parsing */
@@ -216,7 +365,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
 {
     size_t n = 0;
     while (!table_end(&d->opts[n])) n++;
-    struct option *lo = xcalloc(n + 2, sizeof *lo), *l = lo;
+    struct option *lo = xcalloc(n + 3, sizeof *lo), *l = lo;
     sb_puts(shorts, d->in_order ? "+:" : d->dashdash ? "-:" : ":");
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &d->opts[i];
@@ -224,13 +373,15 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
         if (o->letter) sb_printf(shorts, "%c%s", o->letter, o->arg ? ":" : "");
         if (o->name) *l++ = (struct option){ o->name, has_arg, NULL, getopt_value(d->opts, i) };
     }
-    *l = (struct option){ "help", no_argument, NULL, HELP_VALUE };
+    *l++ = (struct option){ "help", no_argument, NULL, HELP_VALUE };
+    *l = (struct option){ "help-all", no_argument, NULL, HELP_ALL_VALUE };
     return lo;
 }
 
 /* One option of the table: 0 or the exit code. */
 static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg)
 {
+    if (o->id == OPT_FORMAT) c->out.formats = o->help;     /* the formats it takes */
     if (o->id) return group_option(c, o->id, arg);
     if (o->flag) *o->flag = o->value;
     else if (o->str) *o->str = arg;
@@ -256,13 +407,13 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
             continue;
         }
         value = optarg;
-        if (opt == HELP_VALUE) {
-            if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d);
+        if (opt == HELP_VALUE || opt == HELP_ALL_VALUE) {
+            if (d->help && help_format == HELP_TEXT) d->help(); else print_help(d, opt == HELP_ALL_VALUE);
             rc = 0;
             break;
         }
         while (!table_end(&d->opts[i]) && getopt_value(d->opts, i) != opt) i++;
-        if (table_end(&d->opts[i])) rc = bad_option(c->cmd, opt, argv);
+        if (table_end(&d->opts[i])) rc = bad_option(d, opt, argv);
         else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
     }
     *dashdash = rc == PARSE_OK && optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")

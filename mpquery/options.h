@@ -54,6 +54,8 @@ struct opt {
     int *flag;              /* a flag of the command: *flag = value */
     int value;
     char **str;             /* a value of the command: *str = the text */
+    int advanced;           /* listed by --help-all only (a group's rare options
+                               are so by their id: options.c's help_place) */
 };
 
 /* A command's options and its --help around them. */
@@ -79,9 +81,20 @@ enum { PARSE_OK = -1 };
  * (reported). */
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv);
 /* What --help prints: the text, a man page section, or the words of the
- * completion script (main.c's --man, --bash-completion). */
+ * completion script (main.c's --man, --bash-completion). The text comes
+ * in two sizes: --help, the synopsis, the description's first sentence,
+ * the common options under headings by use (the command's own, then
+ * Selection, Display, Output, Rules) and the examples; --help-all, all of the usage text,
+ * every option (the rare ones and ClickHouse's too) and the details. The
+ * man page and the completion have every option. */
 enum { HELP_TEXT, HELP_MAN, HELP_WORDS };
 extern int help_format;
+/* The names among names[0..n) nearest to typed, as git suggests: an edit
+ * distance (a transposition counting one) of at most a third of typed's
+ * length (at least 1); the nearest ones, each between pre and post,
+ * "'a', 'b' or 'c'", appended to out. Returns how many. */
+size_t nearest_names(const char *typed, size_t len, const char *const *names, size_t n, const char *pre,
+                     const char *post, struct strbuf *out);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "bad value 'ARG' for OPT (expected EXPECTED)", reported; returns 2. */

@@ -19,11 +19,13 @@
 
 #define ELLIPSIS "\xe2\x80\xa6"     /* …: where text_line cut a line */
 
+const char *const fmt_name[] = { [FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json",
+                                     [FMT_DOT] = "dot", [FMT_SVG] = "svg", NULL };
+
 int format_parse(const char *s)
 {
-    if (!strcmp(s, "text")) return FMT_TEXT;
-    if (!strcmp(s, "csv")) return FMT_CSV;
-    if (!strcmp(s, "json")) return FMT_JSON;
+    for (int i = 0; fmt_name[i]; i++)
+        if (!strcmp(s, fmt_name[i])) return i;
     return -1;
 }
 
@@ -161,6 +163,7 @@ static void print_text(const struct table *t, FILE *f)
             sb_puts(&line, s);
             if (!right[c] && !last) for (size_t i = 0; i < pad; i++) sb_putc(&line, ' ');
         }
+        while (line.len && line.s[line.len - 1] == ' ') line.len--;    /* empty last cells */
         text_line(f, line.s, line.len, t->width);
     }
     sb_free(&line);

@@ -14,8 +14,11 @@
 struct view_opts;
 
 /* ---------------------------------------------------------------- output.c */
-enum { FMT_TEXT, FMT_CSV, FMT_JSON };
+/* The formats; a command's --format takes those its help text names
+ * (OPTION_FORMAT: "text (default), csv, json or dot"). */
+enum { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_DOT, FMT_SVG };
 int format_parse(const char *s);    /* -1 when unknown */
+extern const char *const fmt_name[];
 enum { CELL_STR, CELL_INT, CELL_NUM, CELL_NULL, CELL_JSON };
 struct cell { int type; char *s; };
 struct table {
@@ -93,11 +96,18 @@ void csv_field(FILE *f, const char *s, size_t n);
 /* ---------------------------------------------------------------- pager.c */
 /* The width of the terminal stdout is (COLUMNS when set, else the
  * terminal's own, else 80), or 0 when stdout is not a terminal; the
- * first call's answer, so ask before pager_start. */
+ * first call's answer. */
 size_t terminal_width(void);
-/* When stdout is a terminal: stdout goes through $PAGER (less -SFRX when
- * unset; none when empty or cat) until the program exits, which waits
- * for the pager. */
+/* Its height (LINES when set, else the terminal's own, else 24), or 0. */
+size_t terminal_height(void);
+/* When stdout is a terminal, from now until the program exits: each line
+ * written to stdout is cut to width code points (0: whole), its last one
+ * '…' when it goes on; with page, an output longer than the screen (more
+ * than terminal_height() - 1 lines) goes through $PAGER (less -SFRX when
+ * unset; none when empty or cat), a shorter one straight to the terminal.
+ * The first call decides; output_readable makes it for text commands. */
+void terminal_output(size_t width, int page);
+/* terminal_output(0, 1): paged, lines whole (csv, json on a terminal). */
 void pager_start(void);
 
 /* ---------------------------------------------------------------- units.c */
@@ -113,7 +123,7 @@ int counter_has_unit(int counter);
 /* The output's options (an id's high byte is its group: options.h). */
 enum {
     OPT_FORMAT = 4 << 8, OPT_BY, OPT_LIMIT, OPT_DEPTH,
-    OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER,
+    OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER, OPT_QUIET,
 };
 struct output_opts {
     int format, by, depth, limit;           /* --format, --by, --depth, -n */
@@ -125,13 +135,21 @@ struct output_opts {
     int human;                              /* text: sizes and times in units (fmt_human) */
     size_t width;                           /* text on a terminal: its width, else 0 (whole lines) */
     int pager;                              /* page the output when stdout is a terminal (pager_start) */
+    int quiet;                              /* -q, --quiet: no status lines (status_line) */
+    const char *formats;                    /* the --format entry's help: the formats it takes */
 };
 #define OPTION_BY(h)        { .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
-#define OPTION_LIMIT        { .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
+#define OPTION_LIMIT        { .name = "limit", .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
                               .help = "show N rows (default 20, 0 = all)" }
 #define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
                               .help = "frames shown per stack, leaf first (default 5, 0 = all)" }
 #define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
+/* -q, --quiet: every command that says what it did (status_line) */
+#define OPTION_QUIET(h)     { .name = "quiet", .letter = 'q', .id = OPT_QUIET, .help = (h) }
+#define OPTION_NO_PAGER \
+    { .name = "no-pager", .id = OPT_NO_PAGER, \
+      .help = "on a terminal, write directly instead of through $PAGER\n" \
+              "(default: less -SFRX, when longer than the screen)" }
 /* text for people (commands with cmd_opts.readable) */
 #define OPTIONS_READABLE \
     { .name = "full-names", .id = OPT_FULL_NAMES, \
@@ -144,16 +162,19 @@ struct output_opts {
     { .name = "bytes", .id = OPT_BYTES, \
       .help = "text: sizes in bytes, times in ns (default: 1.21 MiB,\n" \
               "3.40 ms; csv and json always have raw numbers)" }, \
-    { .name = "no-pager", .id = OPT_NO_PAGER, \
-      .help = "on a terminal, write directly instead of through $PAGER\n" \
-              "(default: less -SFRX)" }
+    OPTION_NO_PAGER
 /* The defaults: text, by memtot, 20 rows, 5 frames. */
 void output_opts_init(struct output_opts *o);
 /* One of the options above into o; 0, or 2 for a bad value (reported). */
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg);
 /* Text is for people: C++ names shortened (the rules' collapse-templates,
  * no parameter lists: into v), sizes in units, a terminal's width, a
- * pager; csv and json keep whole names and raw numbers. */
+ * pager (terminal_output); csv and json keep whole names and raw numbers
+ * and whole lines (paged too, on a terminal). */
 void output_readable(struct output_opts *o, struct view_opts *v);
+/* A status line, "mpquery: " and what a command did (wrote, merged,
+ * stored) on stderr, unless -q (OPTION_QUIET: mpquery_quiet). */
+extern int mpquery_quiet;
+void status_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -28,8 +28,23 @@ expect_fail 2 '^mpquery: cycle.db: inconsistent profile \(stack [0-9]+ is its ow
 fixture basic noframe.db >/dev/null; sqlite3 noframe.db "UPDATE frame SET module = 42 WHERE id = 3;"
 expect_fail 2 '^mpquery: noframe.db: inconsistent profile \(frame 3 refers to missing module 42\)$' "$MPQ" show noframe.db 1
 
-expect_fail 2 "^mpquery: unknown command 'frob' \(see mpquery --help\)$" "$MPQ" frob basic.db
+# an unknown command or long option: the nearest names, as git suggests them
+# (an edit distance of at most a third of the word), else none
+expect_fail 2 "^mpquery: 'frob' is not a command \(see mpquery --help\)$" "$MPQ" frob basic.db
+expect_fail 2 "^mpquery: 'tops' is not a command. did you mean 'top'\? \(see mpquery --help\)$" "$MPQ" tops basic.db
+expect_fail 2 "^mpquery: 'inof' is not a command. did you mean 'info'\? \(see mpquery --help\)$" "$MPQ" inof basic.db
+expect_fail 2 "^mpquery: 'tre' is not a command. did you mean 'tree'\? \(see mpquery --help\)$" "$MPQ" help tre
+expect_fail 2 "^mpquery: 'flam' is not a command. did you mean 'flame'\? \(see mpquery --help\)$" "$MPQ" flam basic.db
+expect_fail 2 '^mpquery: unknown option --frob \(see mpquery --help\)$' "$MPQ" --frob
 expect_fail 2 '^mpquery: top: unknown option --frob \(see mpquery top --help\)$' "$MPQ" top basic.db --frob
+expect_fail 2 '^mpquery: top: unknown option --limt. did you mean --limit\? \(see mpquery top --help\)$' "$MPQ" top basic.db --limt 5
+expect_fail 2 '^mpquery: top: unknown option --bye. did you mean --by\? \(see mpquery top --help\)$' "$MPQ" top basic.db --bye memtot
+expect_fail 2 '^mpquery: top: unknown option --fromat=csv. did you mean --format\? \(see mpquery top --help\)$' "$MPQ" top basic.db --fromat=csv
+expect_fail 2 '^mpquery: info: unknown option --bites. did you mean --bytes\? \(see mpquery info --help\)$' "$MPQ" info basic.db --bites
+expect_fail 2 '^mpquery: hist: unknown option --hepl. did you mean --help\? \(see mpquery hist --help\)$' "$MPQ" hist basic.db --hepl
+expect_fail 2 '^mpquery: push: unknown option --quite. did you mean --quiet\? \(see mpquery push --help\)$' "$MPQ" push --quite
+expect_fail 2 '^mpquery: top: unknown option --verbose \(see mpquery top --help\)$' "$MPQ" top basic.db --verbose
+assert_eq "$("$MPQ" top basic.db -n 1 --limit 2 --bytes | wc -l)" 4 "-n has a long name, --limit"
 expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
 expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
 expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time\)" "$MPQ" top basic.db --by bytes
@@ -41,6 +56,9 @@ expect_fail 2 '^mpquery: diff: --fold and --functions do not combine' "$MPQ" dif
 "$MPQ" >/dev/null 2>&1; assert_eq $? 2 "no arguments: usage, exit 2"
 
 for c in record info top fold diff leaks show sql; do
+    h=$("$MPQ" $c --help-all) || fail "$c --help-all exit $?"
+    assert_match "$h" "^usage: mpquery $c" "$c --help-all has a usage line"
+    assert_match "$h" "example" "$c --help-all has an example"
     h=$("$MPQ" $c --help) || fail "$c --help exit $?"
     assert_match "$h" "^usage: mpquery $c" "$c --help has a usage line"
     assert_match "$h" "example" "$c --help has an example"
@@ -53,10 +71,10 @@ assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 3\
 for c in info top fold diff show sql symbolize; do
     for o in $(sed -n -e 's/.*\.name = "\([a-z-]*\)".*/\1/p' -e 's/.*OPTION_\([A-Z_]*\)\b.*/\1/p' \
                "$ROOT/mpquery/cmd_$c.c" | tr 'A-Z_' 'a-z-' | grep -v -x limit); do
-        "$MPQ" $c --help | grep -q -- "--$o" || fail "$c --help does not mention --$o"
+        "$MPQ" $c --help-all | grep -q -- "--$o" || fail "$c --help-all does not mention --$o"
     done
 done
-echo "  ok: every option is documented in its command's --help"
+echo "  ok: every option is documented in its command's --help-all"
 
 # read-only: nothing a command does changes the file (nor leaves a journal)
 sum=$(md5sum basic.db)

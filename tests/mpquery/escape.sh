@@ -49,7 +49,7 @@ t_tag="<img src=x onerror=\"document.documentElement.id='pwnfn'\"> "$'\xef\xbf\x
 t_thread="<i id=pwnt> [7m"
 
 # ---- text for a terminal
-"$MPQ" info h.db >info.txt || fail "info failed"
+"$MPQ" info h.db --bytes >info.txt || fail "info failed"
 clean info.txt "info"
 pid=$(q h.db "SELECT pid FROM process")
 assert_eq "$(grep -c -F "process $pid: $T/bin/\"><i id=pwnexe> [31mx" info.txt)" 1 "info: the executable, its escape as a space"

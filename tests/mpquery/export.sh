@@ -25,7 +25,8 @@ done
   || fail "export --format folded -o failed"
 assert_eq "$(wc -c <out.txt)" 0 "-o: nothing on stdout"
 assert_eq "$(cat basic.folded)" "$("$MPQ" fold basic.db --by ncalls --filter '^parse' 2>/dev/null)" "-o FILE: fold's lines"
-assert_eq "$(cat err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" "what --filter left out, on stderr"
+assert_eq "$(cat err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters
+mpquery: export: wrote basic.folded (folded)" "what --filter left out, on stderr, then what it wrote"
 
 # ---------------------------------------------------------------- speedscope
 # ss FILE WHAT: frames ("name|file|line"), profiles ("name|unit|endValue",

@@ -16,10 +16,11 @@ assert_eq "$("$MPQ" hist a.db --format csv)" "lo,hi,ncalls,memtot,nlive,memlive
 2048,4096,1,2048,0,0
 4096,8192,1,4096,0,0
 1048576,2097152,1,1048576,1,1048576" "csv: every class with something in it"
-out=$("$MPQ" hist a.db)
+assert_match "$("$MPQ" hist a.db | grep '^\[512, 1K)')" '^\[512, 1K\) +2011 +1\.92 MiB +0 +0 B +#{40}$' "text: sizes in units"
+out=$("$MPQ" hist a.db --bytes)
 assert_match "$out" '^size +ncalls +memtot +nlive +memlive +memtot' "text: the header, bars by memtot"
 assert_match "$(printf '%s\n' "$out" | grep '^\[512, 1K)')" '^\[512, 1K\) +2011 +2010512 +0 +0 +#{40}$' "text: the largest class has the full bar"
-assert_match "$("$MPQ" hist a.db --by memlive | grep '^\[1M, 2M)')" '^\[1M, 2M\) +1 +1048576 +1 +1048576 +#{40}$' "--by memlive: the live MiB block's bar"
+assert_match "$("$MPQ" hist a.db --by memlive --bytes | grep '^\[1M, 2M)')" '^\[1M, 2M\) +1 +1048576 +1 +1048576 +#{40}$' "--by memlive: the live MiB block's bar"
 assert_eq "$("$MPQ" hist a.db --format json | python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(len(r), r[2])')" \
     "10 {'lo': 64, 'hi': 128, 'ncalls': 1201, 'memtot': 114064, 'nlive': 1100, 'memlive': 107000}" "json: rows of lo, hi and the counters"
 # api_region's snapshot "region" (its 600 blocks of 10, 20 and 30 bytes made

@@ -41,7 +41,7 @@ tid=$(q x.db "SELECT th.tid FROM last_sample s JOIN thread th ON th.id = s.threa
 assert_eq "$("$MPQ" hist x.db --stack "$ta" --thread "$tid" --format csv | tail -n +2)" "64,128,1000,64000,0,0" \
     "--thread: the blocks of the thread that allocated 64-byte ones"
 # text: the bars
-assert_match "$("$MPQ" hist x.db --stack "$ta" --by ncalls)" "\[32, 64\) +2000 +80000 +0 +0  #{40}" "text: the largest class has the full bar"
+assert_match "$("$MPQ" hist x.db --stack "$ta" --by ncalls --bytes)" "\[32, 64\) +2000 +80000 +0 +0  #{40}" "text: the largest class has the full bar"
 
 # errors, one line each
 MP_QUIET=1 profile p.db $B/tests/peak_mix || fail "peak_mix failed"

@@ -6,8 +6,8 @@ source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
 fixture basic >/dev/null
 
-info=$("$MPQ" info basic.db) || fail "info failed"
-for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 bytes allocated \(63 without a stack\)$' \
+info=$("$MPQ" info basic.db --bytes) || fail "info failed"
+for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 bytes allocated \(63 bytes without a stack\)$' \
           '^  nfree   40 frees \(2 of blocks the profiler never saw\)$' '^  nlive   10 blocks still allocated$' \
           '^  memlive 3260 bytes still allocated$' '^  maxlive 5000 bytes at the peak$' \
           '^    100  main        29    6300     20      9     3160     4000$' \
@@ -18,6 +18,29 @@ for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 by
     printf '%s\n' "$info" | grep -Eq -- "$re" || fail "info: no line matching /$re/"
     echo "  ok: info has /$re/"
 done
+
+# text by default: sizes in units (--bytes above: exact bytes)
+assert_eq "$("$MPQ" info basic.db | sed -n '/^totals:/,/^process 100/p')" \
+"totals:
+  ncalls  50 allocations (8 without a stack)
+  memtot  8.20 KiB allocated (63 B without a stack)
+  nfree   40 frees (2 of blocks the profiler never saw)
+  nlive   10 blocks still allocated
+  memlive 3.18 KiB still allocated
+  maxlive 4.88 KiB at the peak
+
+process 100: /usr/bin/app" "info: totals in units"
+assert_eq "$("$MPQ" info basic.db | sed -n '/^  threads:/,$p')" \
+"  threads:
+    tid  name    ncalls    memtot  nfree  nlive   memlive   maxlive
+    100  main        29  6.15 KiB     20      9  3.09 KiB  3.91 KiB
+    101  worker      21  2.05 KiB     20      1     100 B     500 B
+  snapshots (* = selected):
+    seq  time     reason  label  ncalls    memtot   memlive   maxlive  profiler
+    *1   +2.500s  exit               50  8.20 KiB  3.18 KiB  4.88 KiB   121 KiB
+
+stacks with samples in this selection: 6; the stack tree: 18 nodes, frames: 11, functions: 9, modules: 3
+profiler memory: 121 KiB" "info: threads and snapshots in units"
 
 json=$("$MPQ" info basic.db --format json)
 assert_eq "$(json_get "$json" 'tuple(j["totals"][k] for k in ("ncalls","memtot","nfree","nlive","memlive","maxlive","ncalls_nostack","memtot_nostack","nfree_unknown"))')" \

@@ -10,6 +10,7 @@ source "$ROOT/tests/lib/fixtures.sh"
 command -v script >/dev/null || fail "script(1) (util-linux) is needed for the terminal"
 fixture basic >/dev/null
 name=$(basename "$MPQ" | cut -c1-15)            # comm: the executable's name, 15 bytes at most
+export LINES=1                                  # the pager runs only for an output longer than the screen
 pager='cat /proc/$PPID/comm > comm.txt; tr "\0" "\n" < /proc/$PPID/environ | grep -E "^(MPQUERY_NO_REEXEC|GLIBC_TUNABLES)=" | sort > env.txt; cat >/dev/null'
 for cmd in "top basic.db" "show basic.db 8" "diff basic.db basic.db"; do
     rm -f comm.txt env.txt

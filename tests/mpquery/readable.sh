@@ -170,20 +170,26 @@ assert_eq "$(COLUMNS=60 tty "$MPQ top r.db -n 1 --format csv" | head -1)" \
   "ncalls,memtot,nfree,nlive,memlive,maxlive,ntemp,stack,stacks,where" "csv on a terminal: whole lines"
 assert_eq "$(COLUMNS=60 "$MPQ" top r.db -n 1 | tail -1)" \
   "   100  1.20 MiB   85.8  3      std::unordered_map<…>::emplace<…> < Registry::load < main" "a pipe gets whole lines (COLUMNS or not)"
-assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1")" \
+# the pager: only for an output longer than the screen (LINES - 1 lines;
+# tests/mpquery/terminal.sh tests the decision for every text command)
+assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1")" \
 "P:ncalls    memtot      %  stack  where
 P:   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
-P:   100  1.20 MiB   85.8  3      std::unordered_map<…>::empl…" "PAGER: the output goes through it"
-assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1 --no-pager" | head -1)" \
+P:   100  1.20 MiB   85.8  3      std::unordered_map<…>::empl…" "PAGER: a long output goes through it"
+assert_eq "$(LINES=4 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1")" \
+"ncalls    memtot      %  stack  where
+   151  1.40 MiB  100.0         (total: 5 stacks in 5 rows)
+   100  1.20 MiB   85.8  3      std::unordered_map<…>::empl…" "PAGER: not a short one"
+assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1 --no-pager" | head -1)" \
   "ncalls    memtot      %  stack  where" "--no-pager: not through it"
-assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ show r.db 10" | head -1)" \
+assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ show r.db 10" | head -1)" \
   "P:stack 10: ncalls 1 memtot 64 B nfree 0 nlive 1 memlive 64 B…" "show: through the pager too"
-assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ diff r.db r.db -n 1" | head -1)" \
+assert_eq "$(LINES=2 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ diff r.db r.db -n 1" | head -1)" \
   "P:       a         b  delta  ratio  where" "diff: through the pager too"
-assert_eq "$(COLUMNS=60 PAGER= tty "$MPQ top r.db -n 1" | head -1)" "ncalls    memtot      %  stack  where" \
+assert_eq "$(LINES=3 COLUMNS=60 PAGER= tty "$MPQ top r.db -n 1" | head -1)" "ncalls    memtot      %  stack  where" \
   "PAGER empty: no pager"
 assert_eq "$(PAGER='sed s/^/P:/' "$MPQ" top r.db -n 1 | head -1)" "ncalls    memtot      %  stack  where" \
   "a pipe: no pager"
-assert_eq "$(COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db --frob; echo rc=\$?")" \
+assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db --frob; echo rc=\$?")" \
   "mpquery: top: unknown option --frob (see mpquery top --help)
 rc=2" "a usage error is not paged"

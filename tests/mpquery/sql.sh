@@ -27,9 +27,9 @@ expect_fail 2 '^mpquery: basic.db: sql: no such table: nope$' "$MPQ" sql basic.d
 expect_fail 2 '^mpquery: basic.db: sql: one statement only$' "$MPQ" sql basic.db 'SELECT 1; SELECT 2'
 expect_fail 2 '^mpquery: sql: needs DB and a query \(see mpquery sql --help\)$' "$MPQ" sql basic.db
 assert_eq "$(md5sum basic.db)" "$before" "the database is unchanged"
-"$MPQ" sql --help | grep -q 'stack_totals' || fail "sql --help does not document the views"
+"$MPQ" sql --help-all | grep -q 'stack_totals' || fail "sql --help does not document the views"
 for v in frame_info last_snapshot last_sample stack_frames stack_path stack_totals process_totals; do
-    "$MPQ" sql --help | grep -q "^  $v " || fail "sql --help lacks view $v"
+    "$MPQ" sql --help-all | grep -q "^  $v " || fail "sql --help lacks view $v"
     "$MPQ" sql basic.db "SELECT * FROM $v LIMIT 1" >/dev/null || fail "view $v"
 done
 echo "  ok: every view documented and queryable"

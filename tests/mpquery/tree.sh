@@ -11,10 +11,18 @@ source "$ROOT/tests/lib/fixtures.sh"
 MP_QUIET=1 profile a.db "$B/tests/tags_threads" || fail "tags_threads failed"
 # ids: (pid N) and (tid N) vary from run to run
 no_ids() { sed -E 's/\((pid|tid) [0-9]+\)/(\1 ID)/g'; }
-tree() { "$MPQ" tree a.db "$@" | no_ids; }
+tree() { "$MPQ" tree a.db --bytes "$@" | no_ids; }
 
 # Per scope (self, memtot): A 4000, B 6000 + the 1 MiB scratch block (freed),
 # C 8000, W 10000 * (1+2+3+4), outside any tag 500.
+assert_eq "$("$MPQ" tree a.db | no_ids)" \
+"self.memtot  self%  total.memtot  total%  tag
+        0 B    0.0      1.11 MiB   100.0  tags_threads (pid ID)
+   3.91 KiB    0.3      1.02 MiB    91.4    A
+   1.01 MiB   90.4      1.01 MiB    91.0      B
+   7.81 KiB    0.7      7.81 KiB     0.7        C
+   97.7 KiB    8.6      97.7 KiB     8.6    W
+      500 B    0.0         500 B     0.0    (no tag)" "text: the scopes, sorted by memtot, sizes in units"
 assert_eq "$(tree)" \
 "self.memtot  self%  total.memtot  total%  tag
           0    0.0       1167076   100.0  tags_threads (pid ID)
@@ -22,7 +30,7 @@ assert_eq "$(tree)" \
     1054576   90.4       1062576    91.0      B
        8000    0.7          8000     0.7        C
      100000    8.6        100000     8.6    W
-        500    0.0           500     0.0    (no tag)" "text: the scopes, sorted by memtot"
+        500    0.0           500     0.0    (no tag)" "text --bytes: the scopes in bytes"
 assert_eq "$(tree --by memlive | tail -n +3)" \
 "      100000   84.4         100000    84.4    W
         4000    3.4          18000    15.2    A

@@ -55,7 +55,7 @@ assert_eq "$("$MPQ" hist p.db --snapshot peak --format csv)" "lo,hi,ncalls,memto
 assert_eq "$("$MPQ" diff p.db p.db --snapshot peak --format csv | tail -n +2 | cut -d, -f1-3 | sort)" "1000000,1000000,0
 3000000,3000000,0
 4000000,4000000,0" "diff --snapshot peak: both sides at their peak"
-assert_match "$("$MPQ" info p.db)" "3 +\+[0-9.]+s +peak +5001 +8000000 +8000000 +8000000" "info lists the peak snapshot"
+assert_match "$("$MPQ" info p.db --bytes)" "3 +\+[0-9.]+s +peak +5001 +8000000 +8000000 +8000000" "info lists the peak snapshot"
 
 MP_QUIET=1 profile t.db $P threads || fail "the program failed (threads)"
 assert_eq "$(q t.db "SELECT ncalls, memtot, nfree, memlive, maxlive FROM totals t JOIN peak_snapshot ps ON ps.id = t.snapshot

@@ -58,7 +58,7 @@ assert_eq "$(q a.db 'PRAGMA integrity_check')" ok "integrity_check"
 
 # mpquery info: the process tree lists every image, nested by ppid (node
 # 49 is 4 levels below the root: 8 more spaces), and the exact total
-info=$("$MPQ" info a.db) || fail "info failed"
+info=$("$MPQ" info a.db --bytes) || fail "info failed"
 rows=$(printf '%s\n' "$info" | awk '/^processes: / { f = 1; next } f && /^$/ { exit } f' | tail -n +2)
 assert_eq "$(printf '%s\n' "$rows" | wc -l) $(printf '%s\n' "$rows" | awk '{ print $1 }' | sort -u | wc -l)" \
     "$((N + pre)) $N" "info: $((N + pre)) rows, $N pids"
