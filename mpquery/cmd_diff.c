@@ -15,6 +15,7 @@
 #include "rules.h"
 #include "select.h"
 #include "server.h"
+#include "tempfile.h"
 #include "view.h"
 
 #include <stdlib.h>
@@ -249,10 +250,10 @@ static int diff_modes(struct common *c, struct diff_args *a)
     if (a->fold && a->functions) return usage_error(c->cmd, "--fold and --functions do not combine");
     if (a->flame && (a->fold || a->functions))
         return usage_error(c->cmd, "--flame does not combine with --fold or --functions");
-    if (!a->flame && (a->f.out || a->f.icicle || a->f.title || a->f.width_arg || a->f.min_width_arg))
-        return usage_error(c->cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
+    if (!a->flame && (a->f.out || a->f.orientation || a->f.title || a->f.width_arg || a->f.min_width_arg))
+        return usage_error(c->cmd, "-o, --icicle, --no-icicle, --title, --width and --min-width go with --flame");
     int rc = flame_check_options(c->cmd, &a->f);
-    if (rc) return rc;
+    if (rc || (a->flame && (rc = flame_check_output(c->cmd, &a->f)))) return rc;
     if (a->fold || a->flame) {
         /* folded lines and flame graphs name frames as fold and flame do */
         c->view.collapse = 0;
@@ -284,6 +285,7 @@ int cmd_diff(int argc, char **argv)
                   "red where the counter grew from A, blue where it shrank;\n"
                   "with the options of mpquery flame:" },
         OPTIONS_FLAME(&a.f),
+        OPTION_QUIET,
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
