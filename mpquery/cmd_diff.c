@@ -52,8 +52,14 @@ static const char more[] =
 "  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n"
 "  mpquery diff before.db after.db --flame -o diff.svg\n";
 
-/* What diff compares and how it writes it. */
-struct diff_args { int functions, inclusive, fold, flame, rc; struct flame_opts f; };
+/* What diff compares and how it writes it; the sides' files and own
+ * selections (--a-run...), for text's column names. */
+struct diff_args {
+    int functions, inclusive, fold, flame, all, rc;
+    struct flame_opts f;
+    struct dbfiles sides[2];
+    char *(*side)[4];
+};
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
 
@@ -90,22 +96,95 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
     }
 }
 
-static void print_rows(const struct listing *l, const int64_t *a, const int64_t *b, size_t nitems,
-                       int functions)
+/* ---------------------------------------------------------------- text's columns */
+/* A side's name in text's column heads: its file's name when it is one
+ * file, short, and not the other side's; else "a" and "b", which the
+ * legend line explains. */
+#define SIDE_NAME_MAX 20
+static const char side_option[4][9] = { "run", "pid", "thread", "snapshot" };
+
+static int sides_named(const struct diff_args *d)
+{
+    const char *name[2];
+    for (int k = 0; k < 2; k++) {
+        if (d->sides[k].n != 1) return 0;
+        for (int i = 0; i < 4; i++) if (d->side[k][i]) return 0;
+        const char *slash = strrchr(d->sides[k].paths[0], '/');
+        name[k] = slash ? slash + 1 : d->sides[k].paths[0];
+        if (strlen(name[k]) > SIDE_NAME_MAX) return 0;
+    }
+    return strcmp(name[0], name[1]) != 0;
+}
+
+/* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them). */
+static void legend(const struct listing *l, const struct diff_args *d, struct strbuf *sb)
+{
+    for (int k = 0; k < 2; k++) {
+        sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
+        for (int i = 0; i < 4; i++)
+            if (d->side[k][i]) sb_printf(sb, " --%c-%s %s", 'a' + k, side_option[i], d->side[k][i]);
+    }
+}
+
+/* Column heads: "NAME COUNTER" for a and b (text), plain a, b in csv and json. */
+static void column_heads(const struct listing *l, const struct diff_args *d, char head[2][64])
+{
+    const char *by = counter_name[l->c->out.by];
+    int named = sides_named(d);
+    for (int k = 0; k < 2; k++) {
+        const char *slash = strrchr(d->sides[k].paths ? d->sides[k].paths[0] : "", '/');
+        const char *name = named ? (slash ? slash + 1 : d->sides[k].paths[0]) : k ? "b" : "a";
+        if (l->c->out.format == FMT_TEXT) snprintf(head[k], 64, "%s %s", name, by);
+        else snprintf(head[k], 64, "%c", 'a' + k);
+    }
+}
+
+/* Text's first row: both sides' totals, and how many rows there are and
+ * how many unchanged ones were left out (--all keeps them). */
+static void total_row(struct table *tab, const struct listing *l, int64_t ta, int64_t tb, size_t nrows,
+                      size_t unchanged, int functions)
+{
+    const struct common *c = l->c;
+    table_counter(tab, c->out.by, ta, c->out.human);
+    table_counter(tab, c->out.by, tb, c->out.human);
+    table_counter(tab, c->out.by, tb - ta, c->out.human);
+    if (ta) table_num(tab, (double)tb / (double)ta, 3);
+    else table_null(tab);
+    struct strbuf sb = { 0 };
+    sb_printf(&sb, "(total: %zu %s", nrows, functions ? "functions" : "stacks");
+    if (unchanged) sb_printf(&sb, "; %zu unchanged not shown, --all shows them", unchanged);
+    sb_putc(&sb, ')');
+    table_str(tab, sb.s);
+    sb_free(&sb);
+}
+
+/* Rows sorted by |b - a|, larger first; text starts with the totals row
+ * and leaves out unchanged rows unless --all. */
+static void print_rows(const struct listing *l, const struct diff_args *d, const int64_t *a, const int64_t *b,
+                       size_t nitems)
 {
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
+    int functions = d->functions, text = c->out.format == FMT_TEXT;
     uint32_t *items = xmalloc(nitems * sizeof *items);
-    size_t n = 0;
-    for (uint32_t i = functions ? 0 : 1; i < nitems; i++)
-        if (a[i] || b[i]) items[n++] = i;
+    size_t n = 0, nrows = 0, unchanged = 0;
+    for (uint32_t i = functions ? 0 : 1; i < nitems; i++) {
+        if (!a[i] && !b[i]) continue;
+        nrows++;
+        if (text && !d->all && a[i] == b[i]) unchanged++;
+        else items[n++] = i;
+    }
+    int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
+    for (size_t i = 0; i < t->n; i++) ta += l->own[0][i].v[c->out.by], tb += l->own[1][i].v[c->out.by];
     struct diff_ctx ctx = { a, b, t, functions };
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
-    static const char *const cols[] = { "a", "b", "delta", "ratio", "where" };
-    static const char *const fcols[] = { "a", "b", "delta", "ratio", "function" };
+    char head[2][64];
+    column_heads(l, d, head);
+    const char *const cols[] = { head[0], head[1], "delta", "ratio", functions ? "function" : "where" };
     struct table tab;
-    table_init(&tab, 5, functions ? fcols : cols);
+    table_init(&tab, 5, cols);
     tab.width = c->out.width;
+    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, functions);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
@@ -117,9 +196,15 @@ static void print_rows(const struct listing *l, const int64_t *a, const int64_t 
         if (functions) {
             table_strn(&tab, t->labels.str[k], t->labels.len[k]);
         } else {
-            dtree_short_path(t, k, c->out.format == FMT_TEXT ? (size_t)c->out.depth : 0, " < ", &sb);
+            dtree_short_path(t, k, text ? (size_t)c->out.depth : 0, " < ", &sb);
             table_str(&tab, sb.s);
         }
+    }
+    if (text && !sides_named(d)) {
+        if (c->out.pager) pager_start();
+        sb.len = 0;
+        legend(l, d, &sb);
+        text_line(stdout, sb.s, sb.len, c->out.width);
     }
     listing_print(l, &tab);
     table_free(&tab);
@@ -198,7 +283,7 @@ static void print(struct listing *l, void *arg)
         }
     }
     if (d->fold) print_fold(l, value[0], value[1]);
-    else print_rows(l, value[0], value[1], nitems, d->functions);
+    else print_rows(l, d, value[0], value[1], nitems);
     free(value[0]);
     free(value[1]);
 }
@@ -270,6 +355,8 @@ int cmd_diff(int argc, char **argv)
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
+        { .name = "all", .flag = &a.all, .value = 1,
+          .help = "text: also the rows that did not change (default: left\nout, the totals row says how many)" },
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive, "compare functions instead of stacks",
                           "with --functions, compare self values (default)",
                           "with --functions, compare inclusive values"),
@@ -317,6 +404,7 @@ int cmd_diff(int argc, char **argv)
     struct dbfiles sides[2] = { { 0 }, { 0 } };
     if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
+    a.sides[0] = sides[0], a.sides[1] = sides[1], a.side = side;
     rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;
 }

@@ -224,7 +224,8 @@ static void say_wrote(const struct outfile *o)
     if (output_quiet || !o->tmp || stat(o->target, &st) != 0) return;
     char size[32];
     fmt_human(MEMTOT, (int64_t)st.st_size, size, sizeof size);
-    text_printf(stderr, "mpquery: wrote %s (%s%s%s)\n", o->path, o->what, *o->what ? ", " : "", size);
+    text_printf(stderr, "mpquery: wrote %s (%s%s%s)", o->path, o->what, *o->what ? ", " : "", size);
+    fputc('\n', stderr);        /* text_printf makes a newline a space: one line, whatever the path */
 }
 
 int output_close(struct outfile *o, int rc)
