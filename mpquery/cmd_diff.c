@@ -139,10 +139,11 @@ static void column_heads(const struct listing *l, const struct diff_args *d, cha
     }
 }
 
-/* Text's first row: both sides' totals, and how many rows there are and
- * how many unchanged ones were left out (--all keeps them). */
+/* Text's first row: both sides' totals, how many rows there are and
+ * which were not shown: the unchanged ones (--all shows them), those
+ * past -n (-n 0 shows them). */
 static void total_row(struct table *tab, const struct listing *l, int64_t ta, int64_t tb, size_t nrows,
-                      size_t unchanged, int functions)
+                      size_t unchanged, size_t more, int functions)
 {
     const struct common *c = l->c;
     table_counter(tab, c->out.by, ta, c->out.human);
@@ -152,7 +153,9 @@ static void total_row(struct table *tab, const struct listing *l, int64_t ta, in
     else table_null(tab);
     struct strbuf sb = { 0 };
     sb_printf(&sb, "(total: %zu %s", nrows, functions ? "functions" : "stacks");
-    if (unchanged) sb_printf(&sb, "; %zu unchanged not shown, --all shows them", unchanged);
+    if (unchanged || more) sb_puts(&sb, "; not shown: ");
+    if (unchanged) sb_printf(&sb, "%zu unchanged (--all)%s", unchanged, more ? ", " : "");
+    if (more) sb_printf(&sb, "%zu more (-n 0)", more);
     sb_putc(&sb, ')');
     table_str(tab, sb.s);
     sb_free(&sb);
@@ -177,6 +180,7 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
     int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
     for (size_t i = 0; i < t->n; i++) ta += l->own[0][i].v[c->out.by], tb += l->own[1][i].v[c->out.by];
     struct diff_ctx ctx = { a, b, t, functions };
+    size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
     char head[2][64];
     column_heads(l, d, head);
@@ -184,7 +188,7 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
     struct table tab;
     table_init(&tab, 5, cols);
     tab.width = c->out.width;
-    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, functions);
+    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, changed - n, functions);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
@@ -258,11 +262,11 @@ static void print_flame(struct listing *l, struct diff_args *d)
     struct strbuf source = { 0 };
     sb_printf(&source, "%s \xe2\x86\x92 %s", l->q[0].p->path, l->q[1].p->path);
     const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->out.by, .source = source.s };
-    d->rc = flame_write(&g, &d->f);
+    listing_ignored_line(l, stderr);
+    d->rc = flame_write(&g, &d->f);         /* "wrote ..." the last line */
     sb_free(&source);
     free(suba);
     free(subb);
-    listing_ignored_line(l, stderr);
 }
 
 static void print(struct listing *l, void *arg)

@@ -84,8 +84,8 @@ static void print(struct listing *l, void *arg)
     case EXPORT_MASSIF: a->rc = export_massif(l, &a->o, f); break;
     case EXPORT_FOLDED: fold_print(l, f); break;
     }
-    a->rc = output_close(&out, a->rc);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
+    a->rc = output_close(&out, a->rc);     /* "wrote ..." the last line */
 }
 
 /* Without --format, the -o names that call for each format. */

@@ -56,10 +56,10 @@ static void print(struct listing *l, void *arg)
         .t = t, .sub = sub, .by = l->c->out.by, .ncounters = shown_counters(l->q[0].p),
         .colors = a->colors_id, .p = l->q[0].p, .node_module = module, .source = l->q[0].p->path,
     };
-    a->rc = flame_write(&g, &a->f);
+    listing_ignored_line(l, stderr);
+    a->rc = flame_write(&g, &a->f);         /* "wrote ..." the last line */
     free(module);
     free(sub);
-    listing_ignored_line(l, stderr);
 }
 
 int cmd_flame(int argc, char **argv)

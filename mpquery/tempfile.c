@@ -161,6 +161,7 @@ int output_open(struct outfile *o, const char *path, int how)
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->path = path;
+    o->how = how;
     if (!path) {
         o->f = stdout;
         return 0;
@@ -221,7 +222,7 @@ void output_what(struct outfile *o, int64_t count, const char *noun)
 static void say_wrote(const struct outfile *o)
 {
     struct stat st;
-    if (output_quiet || !o->tmp || stat(o->target, &st) != 0) return;
+    if (output_quiet || o->how != OUTPUT_FILE || !o->tmp || stat(o->target, &st) != 0) return;
     char size[32];
     fmt_human(MEMTOT, (int64_t)st.st_size, size, sizeof size);
     text_printf(stderr, "mpquery: wrote %s (%s%s%s)", o->path, o->what, *o->what ? ", " : "", size);

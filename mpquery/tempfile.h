@@ -30,6 +30,7 @@ struct outfile {
     FILE *f;                    /* what to write to (OUTPUT_FILE): a stream on fd */
     int fd, err;                /* the file written; the first write error's errno */
     unsigned mode;              /* the permissions target gets */
+    int how;                    /* OUTPUT_FILE or OUTPUT_DB (output_open's) */
     char what[128];             /* what the file holds, for the "wrote" line ("" : only its size) */
 };
 enum { OUTPUT_FILE, OUTPUT_DB };
@@ -39,8 +40,11 @@ enum { OUTPUT_FILE, OUTPUT_DB };
  * exit code (reported). */
 int output_open(struct outfile *o, const char *path, int how);
 /* Ends o: when rc is 0, flushed, synced and renamed over the target (0,
- * or 1 reported: "PATH: write error: why"); else the temporary file is
- * removed and the old file stays as it was. Returns the exit code. */
+ * or 1 reported: "PATH: write error: why"), then, for an OUTPUT_FILE made
+ * or replaced (not a pipe or device), "mpquery: wrote PATH (WHAT, SIZE)"
+ * on stderr unless output_quiet (merge, the OUTPUT_DB writer, says what
+ * it merged itself); else the temporary file is removed and the old file
+ * stays as it was. Returns the exit code. */
 int output_close(struct outfile *o, int rc);
 /* Sets o->what, the words output_close's line puts before the file's
  * size: "1,234 frames" (count with thousands separators, then noun). */
