@@ -28,7 +28,12 @@ static const char usage[] =
 "       mpquery diff --server URL --a-where SQL --b-where SQL [options]\n"
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
-"rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
+"rules, largest change (|b - a|) first. Columns: a, b, delta (b - a), ratio\n"
+"(b / a, '-' when a is 0). Text names a and b by their files ('a.db memtot'; a\n"
+"first line says which files a and b are when the names are long, equal or\n"
+"several a side), starts with the totals row ('(total: N stacks, U unchanged\n"
+"and M more not shown)') and leaves out the rows that did not change (--all\n"
+"keeps them); csv and json have every row.\n"
 "A side of several files is their runs as one profile (mpquery top\n"
 "--help); options then come before '--'.\n"
 "A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
@@ -139,9 +144,9 @@ static void column_heads(const struct listing *l, const struct diff_args *d, cha
     }
 }
 
-/* Text's first row: both sides' totals, how many rows there are and
- * which were not shown: the unchanged ones (--all shows them), those
- * past -n (-n 0 shows them). */
+/* Text's first row: both sides' totals, how many rows there are and how
+ * many were not shown, unchanged (--all shows them) or past -n; short, to
+ * fit 80 columns. */
 static void total_row(struct table *tab, const struct listing *l, int64_t ta, int64_t tb, size_t nrows,
                       size_t unchanged, size_t more, int functions)
 {
@@ -153,10 +158,9 @@ static void total_row(struct table *tab, const struct listing *l, int64_t ta, in
     else table_null(tab);
     struct strbuf sb = { 0 };
     sb_printf(&sb, "(total: %zu %s", nrows, functions ? "functions" : "stacks");
-    if (unchanged || more) sb_puts(&sb, "; not shown: ");
-    if (unchanged) sb_printf(&sb, "%zu unchanged (--all)%s", unchanged, more ? ", " : "");
-    if (more) sb_printf(&sb, "%zu more (-n 0)", more);
-    sb_putc(&sb, ')');
+    if (unchanged) sb_printf(&sb, ", %zu unchanged", unchanged);
+    if (more) sb_printf(&sb, "%s %zu more", unchanged ? " and" : ",", more);
+    sb_puts(&sb, unchanged || more ? " not shown)" : ")");
     table_str(tab, sb.s);
     sb_free(&sb);
 }
