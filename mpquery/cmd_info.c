@@ -46,7 +46,7 @@ static const char more[] =
 
 static const struct opt opts[] = {
     OPTION_RUN(HELP_RUN),
-    OPTION_PID(HELP_PID),
+    OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
     OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
     OPTION_FORMAT("text (default), csv (one row a process) or json"),
     OPTIONS_SERVER,

@@ -43,7 +43,7 @@ static const char more[] =
 static char *format_arg, *out_arg, *stacks_arg;
 
 static const struct opt opts[] = {
-    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID),
+    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
     { .name = "stacks", .arg = "N", .str = &stacks_arg,
       .help = "also the N stacks whose live bytes grew most over the run" },
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },

@@ -34,8 +34,8 @@ FILES="a.db b.db t.db p.db x.db"
 
 # ---------------------------------------------------------------- usage errors before any server
 U1=http://127.0.0.1:1/              # nothing listens there
-expect_fail 2 '^mpquery: top: --where, --exe, --host and --since select runs of --server URL' "$MPQ" top a.db --where 'token = 1'
-expect_fail 2 '^mpquery: fold: --where, --exe, --host and --since select runs of --server URL' "$MPQ" fold a.db --exe alloc_functions
+expect_fail 2 '^mpquery: top: --where, --host and --since select runs of --server URL' "$MPQ" top a.db --where 'token = 1'
+expect_fail 2 '^mpquery: fold: --where, --host and --since select runs of --server URL' "$MPQ" fold a.db --host vm
 expect_fail 2 '^mpquery: top: --server reads the store, not files' "$MPQ" top --server "$U1" a.db
 expect_fail 2 '^mpquery: diff: --server reads the store, not files' "$MPQ" diff --server "$U1" --a-where 1 --b-where 1 a.db b.db
 expect_fail 2 '^mpquery: top: --pid does not apply to --server' "$MPQ" top --pid 1 --server "$U1"
