@@ -121,10 +121,17 @@ static int sides_named(const struct diff_args *d)
     return strcmp(name[0], name[1]) != 0;
 }
 
-/* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them). */
+/* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them), or
+ * with --server "a: runs where SQL, b: ...". */
 static void legend(const struct listing *l, const struct diff_args *d, struct strbuf *sb)
 {
+    const struct server_opts *sv = &l->c->server;
     for (int k = 0; k < 2; k++) {
+        if (sv->url) {
+            sb_printf(sb, "%s%c: %s%s", k ? ", " : "", 'a' + k, sv->side_where[k] ? "runs where " : "every run",
+                      sv->side_where[k] ? sv->side_where[k] : "");
+            continue;
+        }
         sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
         for (int i = 0; i < 4; i++)
             if (d->side[k][i]) sb_printf(sb, " --%c-%s %s", 'a' + k, side_option[i], d->side[k][i]);
