@@ -2,9 +2,11 @@
  * paths of names after rules (addresses and ids differ between runs): both
  * profiles are viewed into ONE display tree, so equal paths are equal nodes
  * and matching costs nothing per stack. Rows are sorted by |B - A|, larger
- * first; --fold writes "path A B" lines for flamegraph.pl's differential
- * mode (the difffolded.pl format), --flame a differential flame graph
- * (flame.c): B's widths, coloured by the change of each frame's subtree. */
+ * first (text: columns named by the files, a totals row, unchanged rows
+ * left out unless --all); --fold writes "path A B" lines for
+ * flamegraph.pl's differential mode (the difffolded.pl format), --flame a
+ * differential flame graph (flame.c): B's widths, coloured by the change
+ * of each frame's subtree. */
 #include "dtree.h"
 #include "flame.h"
 #include "commands.h"
@@ -108,17 +110,21 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
 #define SIDE_NAME_MAX 20
 static const char side_option[4][9] = { "run", "pid", "thread", "snapshot" };
 
+/* Side k's file name, or NULL when it is not one file with no selection
+ * of its own (--a-run...) and a short name. */
+static const char *side_name(const struct diff_args *d, int k)
+{
+    if (d->sides[k].n != 1) return NULL;        /* several files, or --server */
+    for (int i = 0; i < 4; i++) if (d->side[k][i]) return NULL;
+    const char *path = d->sides[k].paths[0], *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    return strlen(name) <= SIDE_NAME_MAX ? name : NULL;
+}
+
 static int sides_named(const struct diff_args *d)
 {
-    const char *name[2];
-    for (int k = 0; k < 2; k++) {
-        if (d->sides[k].n != 1) return 0;
-        for (int i = 0; i < 4; i++) if (d->side[k][i]) return 0;
-        const char *slash = strrchr(d->sides[k].paths[0], '/');
-        name[k] = slash ? slash + 1 : d->sides[k].paths[0];
-        if (strlen(name[k]) > SIDE_NAME_MAX) return 0;
-    }
-    return strcmp(name[0], name[1]) != 0;
+    const char *a = side_name(d, 0), *b = side_name(d, 1);
+    return a && b && strcmp(a, b) != 0;
 }
 
 /* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them), or
@@ -144,8 +150,7 @@ static void column_heads(const struct listing *l, const struct diff_args *d, cha
     const char *by = counter_name[l->c->out.by];
     int named = sides_named(d);
     for (int k = 0; k < 2; k++) {
-        const char *slash = strrchr(d->sides[k].paths ? d->sides[k].paths[0] : "", '/');
-        const char *name = named ? (slash ? slash + 1 : d->sides[k].paths[0]) : k ? "b" : "a";
+        const char *name = named ? side_name(d, k) : k ? "b" : "a";
         if (l->c->out.format == FMT_TEXT) snprintf(head[k], 64, "%s %s", name, by);
         else snprintf(head[k], 64, "%c", 'a' + k);
     }

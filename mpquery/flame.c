@@ -3,7 +3,8 @@
  * report's HTML page (which has the style and script once for all its
  * graphs, their ids prefixed to stay unique): a frame per display node
  * whose subtree has a value, as wide as that value, children in label
- * order on their parent (or under it: --icicle). Frames narrower than
+ * order under their parent (the root at the top, so that a deep profile
+ * opens on it; --no-icicle: on their parent, the root at the bottom). Frames narrower than
  * --min-width pixels are merged, per parent, into one "[N narrow frames]"
  * frame, itself left out when still too narrow: the file grows with the
  * picture (at most width / min-width frames a row), not with the profile.

@@ -1,9 +1,11 @@
 /* Which samples a query sees: a run, all runs, or by default the latest
  * run of each database file (the largest run id in the file; with one
  * file, the largest run id), optionally one pid (one of its images:
- * --image), the processes of one executable (--exe) and one thread tid or the threads whose name
- * (after the rules' thread lines) matches a pattern, and per process one
- * snapshot (default its last; `peak`: its peak). Sample rows are cumulative
+ * --image), the processes of one executable (--exe), and one thread tid
+ * or the threads whose name (after the rules' thread lines) matches a
+ * pattern, and per process one snapshot (default its last; `peak`: its
+ * peak). A process row is one image: a pid that exec'd has one per
+ * program it ran. Sample rows are cumulative
  * and a snapshot stores only changed rows, so the value of (stack, thread)
  * at snapshot S of a process is its row with the largest snapshot id <= S
  * among that process's snapshots, those of the peak left out but for S
@@ -124,12 +126,13 @@ static int none_matched(const struct profile *p, const struct select_opts *o, co
                          || strcmp(exe_shown(&p->procs[j], o->exe), exe_shown(pr, o->exe)))) j++;
         if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", exe_shown(pr, o->exe));
     }
+    const char *there = n ? sb.s : "none";
     if (o->image)
         snprintf(err, errlen, "no image %lld of pid %lld%s%s (it ran %zu: %s)", (long long)o->image,
-                 (long long)o->pid, o->exe ? " running " : "", o->exe ? o->exe : "", n, sb.s);
+                 (long long)o->pid, o->exe ? " running " : "", o->exe ? o->exe : "", n, there);
     else
         snprintf(err, errlen, "no process of executable '%s'%s in the selected run%s (there are: %s)", o->exe,
-                 o->has_pid ? " with that pid" : "", s->nruns_on == 1 ? "" : "s", sb.s);
+                 o->has_pid ? " with that pid" : "", s->nruns_on == 1 ? "" : "s", there);
     sb_free(&sb);
     return EXIT_BAD_INPUT;
 }
@@ -139,7 +142,8 @@ static int select_processes(const struct profile *p, const struct select_opts *o
 {
     int rc = select_runs(p, o, s, err, errlen);
     if (rc) return rc;
-    if (o->image && !o->has_pid) ERR("--image %lld needs --pid: the process whose programs it counts", (long long)o->image);
+    if (o->image && !o->has_pid)
+        ERR("--image %lld needs --pid: the process whose programs it counts", (long long)o->image);
     size_t matched = 0, pid_matched = 0;
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
