@@ -96,9 +96,10 @@ assert_eq "$(frames upward.svg 'name y' | sed -n '1,2p;5,6p' | tr '\n' ,)" "all 
   "--no-icicle: the root at the bottom, each level 16 px above its parent's"
 assert_match "$(cat upward.svg)" '<text id="title"[^>]*>Flame graph: memtot</text>' "--no-icicle: the title says flame"
 
-# a deep profile (as clang's: 2,170 px) opens on its root: the root and
+# a deep profile (as clang's: a wide shallow part and a narrow spike 150
+# frames deep, 2,522 px) opens on its root: the root and
 # main in the first screen (y < 600), the leaves 2,400 px below
-{ printf '1000\tmain'; for i in $(seq 1 150); do printf '\tf%d' "$i"; done; printf '\n100\tmain\tg\n'; } | stacks_db deep.db
+{ printf '10\tmain'; for i in $(seq 1 150); do printf '\tf%d' "$i"; done; printf '\n1000\tmain\twide\n'; } | stacks_db deep.db
 "$MPQ" flame deep.db -o deep.svg 2>/dev/null || fail "flame deep.db failed"
 assert_eq "$(frames deep.svg 'name y' | grep -E '^(all|main|f150) ' | tr '\n' ,)" "all 60,main 76,f150 2476," \
   "deep profile: root and main at the top of the first screen, f150 2,400 px below"
@@ -291,6 +292,19 @@ dom d.svg 'search=^parse' >searched.xml
 grep -E 'Uncaught|CONSOLE' dom.err && fail "JavaScript errors: $(cat dom.err)"
 assert_match "$(cat searched.xml)" 'Matched: 67.37% of memtot \(2 frames\)' \
   "chromium: diff --flame, search ^parse: 5300 of b's 7867 bytes (the nested frame counted once)"
+# the first screen of a deep profile (1200 x 600): the root (y 60-75) and
+# main (76-91) drawn across it; --no-icicle: white there, its root 2,400 px below
+shot() {
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --hide-scrollbars \
+        --screenshot="$T/$2" --window-size=1200,600 "file://$T/$1" 2>/dev/null || fail "chromium --screenshot failed on $1"
+}
+shot deep.svg deep.png
+shot deep-up.svg deep-up.png
+assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" deep.png 20,68 600,68 1180,68 600,84 | tr '\n' ,)" \
+  "20,68 coloured,600,68 coloured,1180,68 coloured,600,84 coloured," \
+  "chromium: a deep profile's first screen shows the root and main, across the width"
+assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" deep-up.png 600,68 600,84 600,590 | tr '\n' ,)" \
+  "600,68 white,600,84 white,600,590 white," "chromium: --no-icicle's first screen: nothing there"
 dom calls.svg 'zoom=6' >zoom6.xml
 assert_eq "$(grep -A9 '<title>parse' zoom6.xml | grep -o '<rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' | tr '\n' ,)" \
   '<rect x="10.00" y="92" width="420.00",<rect x="10.00" y="108" width="105.00",' \
