@@ -270,7 +270,7 @@ int output_kind(const char *cmd, const char *path, const struct output_kind *kin
 {
     const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
     for (size_t i = 0; kinds[i].pattern; i++)
-        if (fnmatch(kinds[i].pattern, name, 0) == 0) return kinds[i].format;
+        if (fnmatch(kinds[i].pattern, name, FNM_CASEFOLD) == 0) return kinds[i].format;     /* x.SVG too */
     if (!strchr(name, '.') && no_ext >= 0) return no_ext;
     struct strbuf sb = { 0 };
     kinds_list(kinds, &sb);

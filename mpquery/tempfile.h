@@ -55,8 +55,8 @@ extern int output_quiet;
                        .help = "do not say what was written (-o)" }
 
 /* The formats a command writes and the -o names that call for them: the
- * name's last path component matched against pattern (fnmatch, e.g.
- * "*.svg", "massif.out.*"); format is the command's own number, name what
+ * name's last path component matched against pattern (fnmatch, any case:
+ * "*.svg", "massif.out*"); format is the command's own number, name what
  * messages call it. A table ends with { NULL }. */
 struct output_kind { const char *pattern; int format; const char *name; };
 /* The format -o PATH calls for: the first kind whose pattern its name
