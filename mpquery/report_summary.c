@@ -39,6 +39,11 @@ void report_write_head(struct report *r, const char *title)
     fputs(" &middot; snapshot: ", pg->f);
     put_snapshot_choice(pg, &r->c->sel);
     if (r->c->sel.has_pid) fprintf(pg->f, " &middot; pid %lld", (long long)r->c->sel.pid);
+    if (r->c->sel.image) fprintf(pg->f, " image %lld", (long long)r->c->sel.image);
+    if (r->c->sel.exe) {
+        fputs(" &middot; executable ", pg->f);
+        page_text(pg, r->c->sel.exe);
+    }
     if (r->c->sel.has_tid) fprintf(pg->f, " &middot; thread %lld", (long long)r->c->sel.tid);
     if (r->c->sel.thread_re) {
         fputs(" &middot; threads ", pg->f);

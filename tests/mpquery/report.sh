@@ -115,6 +115,9 @@ assert_eq "$(page worker.html table threads 1 | sed 1d | cut -d'|' -f2,3)" "101|
 assert_match "$(page worker.html text selection)" \
   "^basic.db · run 1, started [-0-9: ]+ · snapshot: each process's last \(at exit\) · threads work\.\* · mpquery " \
   "the selection said under the title"
+"$MPQ" report basic.db --pid 100 --image 1 --exe app -o app.html -q || fail "report --pid --image --exe failed"
+assert_match "$(page app.html text selection)" "· pid 100 image 1 · executable app · mpquery " \
+  "--pid, --image and --exe said under the title"
 
 # --title escaped, stdout when it is not a terminal, --no-default-rules
 "$MPQ" report basic.db --title 'a <b> & "c"' --no-default-rules >title.html || fail "report to stdout failed"
