@@ -2,9 +2,11 @@
  * paths of names after rules (addresses and ids differ between runs): both
  * profiles are viewed into ONE display tree, so equal paths are equal nodes
  * and matching costs nothing per stack. Rows are sorted by |B - A|, larger
- * first; --fold writes "path A B" lines for flamegraph.pl's differential
- * mode (the difffolded.pl format), --flame a differential flame graph
- * (flame.c): B's widths, coloured by the change of each frame's subtree. */
+ * first (text: columns named by the files, a totals row, unchanged rows
+ * left out unless --all); --fold writes "path A B" lines for
+ * flamegraph.pl's differential mode (the difffolded.pl format), --flame a
+ * differential flame graph (flame.c): B's widths, coloured by the change
+ * of each frame's subtree. */
 #include "dtree.h"
 #include "flame.h"
 #include "commands.h"
@@ -15,6 +17,7 @@
 #include "rules.h"
 #include "select.h"
 #include "server.h"
+#include "tempfile.h"
 #include "view.h"
 
 #include <stdlib.h>
@@ -27,7 +30,12 @@ static const char usage[] =
 "       mpquery diff --server URL --a-where SQL --b-where SQL [options]\n"
 "\n"
 "What changed from profile A to profile B, matched by function names after\n"
-"rules. Columns: a, b, delta (b - a), ratio (b / a, '-' when a is 0).\n"
+"rules, largest change (|b - a|) first. Columns: a, b, delta (b - a), ratio\n"
+"(b / a, '-' when a is 0). Text names a and b by their files ('a.db memtot'; a\n"
+"first line says which files a and b are when the names are long, equal or\n"
+"several a side), starts with the totals row ('(total: N stacks, U unchanged\n"
+"and M more not shown)') and leaves out the rows that did not change (--all\n"
+"keeps them); csv and json have every row.\n"
 "A side of several files is their runs as one profile (mpquery top\n"
 "--help); options then come before '--'.\n"
 "A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
@@ -51,8 +59,14 @@ static const char more[] =
 "  mpquery diff before.db after.db --fold | flamegraph.pl > diff.svg\n"
 "  mpquery diff before.db after.db --flame -o diff.svg\n";
 
-/* What diff compares and how it writes it. */
-struct diff_args { int functions, inclusive, fold, flame, rc; struct flame_opts f; };
+/* What diff compares and how it writes it; the sides' files and own
+ * selections (--a-run...), for text's column names. */
+struct diff_args {
+    int functions, inclusive, fold, flame, all, rc;
+    struct flame_opts f;
+    struct dbfiles sides[2];
+    char *(*side)[4];
+};
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
 
@@ -89,22 +103,108 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
     }
 }
 
-static void print_rows(const struct listing *l, const int64_t *a, const int64_t *b, size_t nitems,
-                       int functions)
+/* ---------------------------------------------------------------- text's columns */
+/* A side's name in text's column heads: its file's name when it is one
+ * file, short, and not the other side's; else "a" and "b", which the
+ * legend line explains. */
+#define SIDE_NAME_MAX 20
+static const char side_option[4][9] = { "run", "pid", "thread", "snapshot" };
+
+/* Side k's file name, or NULL when it is not one file with no selection
+ * of its own (--a-run...) and a short name. */
+static const char *side_name(const struct diff_args *d, int k)
+{
+    if (d->sides[k].n != 1) return NULL;        /* several files, or --server */
+    for (int i = 0; i < 4; i++) if (d->side[k][i]) return NULL;
+    const char *path = d->sides[k].paths[0], *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    return strlen(name) <= SIDE_NAME_MAX ? name : NULL;
+}
+
+static int sides_named(const struct diff_args *d)
+{
+    const char *a = side_name(d, 0), *b = side_name(d, 1);
+    return a && b && strcmp(a, b) != 0;
+}
+
+/* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them), or
+ * with --server "a: runs where SQL, b: ...". */
+static void legend(const struct listing *l, const struct diff_args *d, struct strbuf *sb)
+{
+    const struct server_opts *sv = &l->c->server;
+    for (int k = 0; k < 2; k++) {
+        if (sv->url) {
+            sb_printf(sb, "%s%c: %s%s", k ? ", " : "", 'a' + k, sv->side_where[k] ? "runs where " : "every run",
+                      sv->side_where[k] ? sv->side_where[k] : "");
+            continue;
+        }
+        sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
+        for (int i = 0; i < 4; i++)
+            if (d->side[k][i]) sb_printf(sb, " --%c-%s %s", 'a' + k, side_option[i], d->side[k][i]);
+    }
+}
+
+/* Column heads: "NAME COUNTER" for a and b (text), plain a, b in csv and json. */
+static void column_heads(const struct listing *l, const struct diff_args *d, char head[2][64])
+{
+    const char *by = counter_name[l->c->out.by];
+    int named = sides_named(d);
+    for (int k = 0; k < 2; k++) {
+        const char *name = named ? side_name(d, k) : k ? "b" : "a";
+        if (l->c->out.format == FMT_TEXT) snprintf(head[k], 64, "%s %s", name, by);
+        else snprintf(head[k], 64, "%c", 'a' + k);
+    }
+}
+
+/* Text's first row: both sides' totals, how many rows there are and how
+ * many were not shown, unchanged (--all shows them) or past -n; short, to
+ * fit 80 columns. */
+static void total_row(struct table *tab, const struct listing *l, int64_t ta, int64_t tb, size_t nrows,
+                      size_t unchanged, size_t more, int functions)
+{
+    const struct common *c = l->c;
+    table_counter(tab, c->out.by, ta, c->out.human);
+    table_counter(tab, c->out.by, tb, c->out.human);
+    table_counter(tab, c->out.by, tb - ta, c->out.human);
+    if (ta) table_num(tab, (double)tb / (double)ta, 3);
+    else table_null(tab);
+    struct strbuf sb = { 0 };
+    sb_printf(&sb, "(total: %zu %s", nrows, functions ? "functions" : "stacks");
+    if (unchanged) sb_printf(&sb, ", %zu unchanged", unchanged);
+    if (more) sb_printf(&sb, "%s %zu more", unchanged ? " and" : ",", more);
+    sb_puts(&sb, unchanged || more ? " not shown)" : ")");
+    table_str(tab, sb.s);
+    sb_free(&sb);
+}
+
+/* Rows sorted by |b - a|, larger first; text starts with the totals row
+ * and leaves out unchanged rows unless --all. */
+static void print_rows(const struct listing *l, const struct diff_args *d, const int64_t *a, const int64_t *b,
+                       size_t nitems)
 {
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
+    int functions = d->functions, text = c->out.format == FMT_TEXT;
     uint32_t *items = xmalloc(nitems * sizeof *items);
-    size_t n = 0;
-    for (uint32_t i = functions ? 0 : 1; i < nitems; i++)
-        if (a[i] || b[i]) items[n++] = i;
+    size_t n = 0, nrows = 0, unchanged = 0;
+    for (uint32_t i = functions ? 0 : 1; i < nitems; i++) {
+        if (!a[i] && !b[i]) continue;
+        nrows++;
+        if (text && !d->all && a[i] == b[i]) unchanged++;
+        else items[n++] = i;
+    }
+    int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
+    for (size_t i = 0; i < t->n; i++) ta += l->own[0][i].v[c->out.by], tb += l->own[1][i].v[c->out.by];
     struct diff_ctx ctx = { a, b, t, functions };
+    size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
-    static const char *const cols[] = { "a", "b", "delta", "ratio", "where" };
-    static const char *const fcols[] = { "a", "b", "delta", "ratio", "function" };
+    char head[2][64];
+    column_heads(l, d, head);
+    const char *const cols[] = { head[0], head[1], "delta", "ratio", functions ? "function" : "where" };
     struct table tab;
-    table_init(&tab, 5, functions ? fcols : cols);
+    table_init(&tab, 5, cols);
     tab.width = c->out.width;
+    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, changed - n, functions);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
@@ -116,9 +216,15 @@ static void print_rows(const struct listing *l, const int64_t *a, const int64_t 
         if (functions) {
             table_strn(&tab, t->labels.str[k], t->labels.len[k]);
         } else {
-            dtree_short_path(t, k, c->out.format == FMT_TEXT ? (size_t)c->out.depth : 0, " < ", &sb);
+            dtree_short_path(t, k, text ? (size_t)c->out.depth : 0, " < ", &sb);
             table_str(&tab, sb.s);
         }
+    }
+    if (text && !sides_named(d)) {
+        if (c->out.pager) pager_start();
+        sb.len = 0;
+        legend(l, d, &sb);
+        text_line(stdout, sb.s, sb.len, c->out.width);
     }
     listing_print(l, &tab);
     table_free(&tab);
@@ -172,11 +278,11 @@ static void print_flame(struct listing *l, struct diff_args *d)
     struct strbuf source = { 0 };
     sb_printf(&source, "%s \xe2\x86\x92 %s", l->q[0].p->path, l->q[1].p->path);
     const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->out.by, .source = source.s };
-    d->rc = flame_write(&g, &d->f);
+    listing_ignored_line(l, stderr);
+    d->rc = flame_write(&g, &d->f);         /* "wrote ..." the last line */
     sb_free(&source);
     free(suba);
     free(subb);
-    listing_ignored_line(l, stderr);
 }
 
 static void print(struct listing *l, void *arg)
@@ -197,7 +303,7 @@ static void print(struct listing *l, void *arg)
         }
     }
     if (d->fold) print_fold(l, value[0], value[1]);
-    else print_rows(l, value[0], value[1], nitems, d->functions);
+    else print_rows(l, d, value[0], value[1], nitems);
     free(value[0]);
     free(value[1]);
 }
@@ -249,10 +355,10 @@ static int diff_modes(struct common *c, struct diff_args *a)
     if (a->fold && a->functions) return usage_error(c->cmd, "--fold and --functions do not combine");
     if (a->flame && (a->fold || a->functions))
         return usage_error(c->cmd, "--flame does not combine with --fold or --functions");
-    if (!a->flame && (a->f.out || a->f.icicle || a->f.title || a->f.width_arg || a->f.min_width_arg))
-        return usage_error(c->cmd, "-o, --icicle, --title, --width and --min-width go with --flame");
+    if (!a->flame && (a->f.out || a->f.orientation || a->f.title || a->f.width_arg || a->f.min_width_arg))
+        return usage_error(c->cmd, "-o, --icicle, --no-icicle, --title, --width and --min-width go with --flame");
     int rc = flame_check_options(c->cmd, &a->f);
-    if (rc) return rc;
+    if (rc || (a->flame && (rc = flame_check_output(c->cmd, &a->f)))) return rc;
     if (a->fold || a->flame) {
         /* folded lines and flame graphs name frames as fold and flame do */
         c->view.collapse = 0;
@@ -269,6 +375,8 @@ int cmd_diff(int argc, char **argv)
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
         OPTION_LIMIT,
+        { .name = "all", .flag = &a.all, .value = 1,
+          .help = "text: also the rows that did not change (default: left\nout, the totals row says how many)" },
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive, "compare functions instead of stacks",
                           "with --functions, compare self values (default)",
                           "with --functions, compare inclusive values"),
@@ -284,6 +392,7 @@ int cmd_diff(int argc, char **argv)
                   "red where the counter grew from A, blue where it shrank;\n"
                   "with the options of mpquery flame:" },
         OPTIONS_FLAME(&a.f),
+        OPTION_QUIET("with --flame -o, no line saying what it wrote"),
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
@@ -315,6 +424,7 @@ int cmd_diff(int argc, char **argv)
     struct dbfiles sides[2] = { { 0 }, { 0 } };
     if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
+    a.sides[0] = sides[0], a.sides[1] = sides[1], a.side = side;
     rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;
 }

@@ -22,6 +22,7 @@
 
 static const char usage[] =
 "usage: mpquery export DB... --format F [-o FILE] [options]\n"
+"       mpquery export DB... -o FILE.{json,pb.gz,folded} [options]\n"
 "\n"
 "The selected stacks after rules as a file of another tool:\n"
 "  speedscope  speedscope's JSON, one profile per counter (--by: only that\n"
@@ -83,20 +84,37 @@ static void print(struct listing *l, void *arg)
     case EXPORT_MASSIF: a->rc = export_massif(l, &a->o, f); break;
     case EXPORT_FOLDED: fold_print(l, f); break;
     }
-    a->rc = output_close(&out, a->rc);
     if (a->format != EXPORT_FOLDED) listing_ignored_line(l, stderr);
-    if (!a->rc && a->o.out) status_line("export: wrote %s (%s)", a->o.out, a->format_arg);
+    a->rc = output_close(&out, a->rc);     /* "wrote ..." the last line */
+}
+
+/* Without --format, the -o names that call for each format. */
+static const struct output_kind kinds[] = {
+    { "*.json", EXPORT_SPEEDSCOPE, "speedscope" }, { "*.pb.gz", EXPORT_PPROF, "pprof" },
+    { "*.pb", EXPORT_PPROF, "pprof" }, { "massif.out*", EXPORT_MASSIF, "massif" },
+    { "*.massif", EXPORT_MASSIF, "massif" }, { "*.folded", EXPORT_FOLDED, "folded" },
+    { NULL }
+};
+
+/* The format: --format, else the one -o's name calls for; 0 or 2 (reported). */
+static int export_format(struct common *c, struct export_args *a)
+{
+    if (!a->format_arg && !a->out_arg)
+        return usage_error(c->cmd, "missing --format (speedscope, pprof, massif or folded), or -o FILE naming one");
+    if (!a->format_arg) return (a->format = output_kind(c->cmd, a->out_arg, kinds, -1)) < 0 ? 2 : 0;
+    for (a->format = 0; a->format < 4 && strcmp(a->format_arg, format_name[a->format]); a->format++) {}
+    if (a->format == 4)
+        return usage_error(c->cmd, "bad value '%s' for --format (expected speedscope, pprof, massif or folded)",
+                           a->format_arg);
+    return 0;
 }
 
 /* The values of the command's own options; 0 or 2 (reported). */
 static int check_options(struct common *c, struct export_args *a)
 {
     const char *massif_only = a->time_unit_arg ? "--time-unit" : a->threshold_arg ? "--threshold" : NULL;
-    if (!a->format_arg) return usage_error(c->cmd, "missing --format (speedscope, pprof, massif or folded)");
-    for (a->format = 0; a->format < 4 && strcmp(a->format_arg, format_name[a->format]); a->format++) {}
-    if (a->format == 4)
-        return usage_error(c->cmd, "bad value '%s' for --format (expected speedscope, pprof, massif or folded)",
-                           a->format_arg);
+    int rc = export_format(c, a);
+    if (rc) return rc;
     a->o.by = -1;
     if (a->by_arg && (a->o.by = counter_parse(a->by_arg)) < 0)
         return usage_error(c->cmd, "bad value '%s' for --by (expected %s)", a->by_arg, COUNTER_LIST);
@@ -131,7 +149,9 @@ int cmd_export(int argc, char **argv)
     struct export_args a = { 0 };
     const struct opt opts[] = {
         { .name = "format", .arg = "F", .str = &a.format_arg,
-          .help = "speedscope, pprof, massif or folded (required)" },
+          .help = "speedscope, pprof, massif or folded (default: the one\n"
+                  "-o's name calls for: *.json, *.pb.gz or *.pb, massif.out.*\n"
+                  "or *.massif, *.folded)" },
         { .name = "output", .letter = 'o', .arg = "FILE", .str = &a.out_arg,
           .help = "write to FILE (default: stdout)" },
         { .name = "by", .arg = "COUNTER", .str = &a.by_arg,

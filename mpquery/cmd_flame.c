@@ -1,5 +1,5 @@
-/* mpquery flame DB: an interactive flame graph (or icicle graph) of the
- * selected stacks as one SVG, drawn by flame.c from the display tree that
+/* mpquery flame DB: an interactive icicle graph (or, --no-icicle, flame
+ * graph) of the selected stacks as one SVG, to a file or a pipe, drawn by flame.c from the display tree that
  * fold walks: the same paths after rules, filters and selection, a frame
  * as wide as its subtree's --by counter. Frames are coloured by module
  * (a node's module is that of the frame that made the node: the first
@@ -12,6 +12,7 @@
 #include "output.h"
 #include "rules.h"
 #include "select.h"
+#include "tempfile.h"
 #include "view.h"
 
 #include <stdlib.h>
@@ -23,8 +24,10 @@ static const char usage[] =
 "\n"
 "An interactive flame graph as one SVG file (its JavaScript and CSS inline,\n"
 "nothing loaded from the network): a frame per function of the paths after\n"
-"rules, as wide as the --by counter of the stacks through it, callees on\n"
-"their callers (--icicle: under them).\n"
+"rules, as wide as the --by counter of the stacks through it, callees under\n"
+"their callers, the root at the top (--no-icicle: callees on their callers,\n"
+"the root at the bottom). It goes to -o FILE.svg, or to stdout when that is\n"
+"not a terminal.\n"
 "\n";
 
 static const char more[] =
@@ -53,10 +56,10 @@ static void print(struct listing *l, void *arg)
         .t = t, .sub = sub, .by = l->c->out.by, .ncounters = shown_counters(l->q[0].p),
         .colors = a->colors_id, .p = l->q[0].p, .node_module = module, .source = l->q[0].p->path,
     };
-    a->rc = flame_write(&g, &a->f);
+    listing_ignored_line(l, stderr);
+    a->rc = flame_write(&g, &a->f);         /* "wrote ..." the last line */
     free(module);
     free(sub);
-    listing_ignored_line(l, stderr);
 }
 
 int cmd_flame(int argc, char **argv)
@@ -74,13 +77,14 @@ int cmd_flame(int argc, char **argv)
         OPTION_MODULE("append ' [module]' to named frames"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_QUIET("no line saying what it wrote"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "flame", .usage = usage, .more = more, .opts = opts,
                                 .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    if ((rc = flame_check_options(c.cmd, &a.f))) return rc;
+    if ((rc = flame_check_options(c.cmd, &a.f)) || (rc = flame_check_output(c.cmd, &a.f))) return rc;
     if (!a.colors || !strcmp(a.colors, "module")) a.colors_id = COLORS_MODULE;
     else if (!strcmp(a.colors, "hash")) a.colors_id = COLORS_HASH;
     else return usage_error(c.cmd, "bad value '%s' for --colors (expected module or hash)", a.colors);

@@ -56,7 +56,7 @@ static const struct opt opts[] = {
     { .name = "all", .flag = &all, .value = 1,
       .help = "text: every process's section and every row of its tables" },
     OPTION_RUN(HELP_RUN),
-    OPTION_PID(HELP_PID),
+    OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
     OPTION_SNAPSHOT("last (default), N, id:N or label:TEXT (see top --help)"),
     OPTION_FORMAT("text (default), csv (one row a process) or json"),
     { .name = "lines", .id = OPT_LINES, .advanced = 1,

@@ -177,6 +177,7 @@ int cmd_report(int argc, char **argv)
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT_EACH,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
+        OPTION_QUIET("no line saying what it wrote"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "report", .usage = usage, .more = more, .opts = opts,
@@ -190,8 +191,10 @@ int cmd_report(int argc, char **argv)
         if (end == a.min_width_arg || *end || !(a.min_width >= 0 && a.min_width <= 1200))
             return usage_error(c.cmd, "bad value '%s' for --min-width (expected pixels, 0 to 1200)", a.min_width_arg);
     }
+    static const struct output_kind html[] = { { "*.html", 0, "HTML" }, { "*.htm", 0, "HTML" }, { NULL } };
+    if (a.out && output_kind(c.cmd, a.out, html, 0) < 0) return 2;
     if (!a.out && isatty(1))
-        return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE, or to a pipe");
+        return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE.html, or to a pipe");
     c.peak_rows = 1;        /* its "memlive at the peak" graph selects the peak */
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = check_output(&c, a.out, &files, 1))) return rc;

@@ -43,7 +43,7 @@ static const char more[] =
 static char *format_arg, *out_arg, *stacks_arg;
 
 static const struct opt opts[] = {
-    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID),
+    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
     { .name = "stacks", .arg = "N", .str = &stacks_arg,
       .help = "also the N stacks whose live bytes grew most over the run" },
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },
@@ -65,9 +65,13 @@ int cmd_timeline(int argc, char **argv)
     if (stacks_arg && (parse_int64(stacks_arg, &nstacks) || nstacks < 0 || nstacks > 100))
         return usage_error("timeline", "--stacks %s: a count from 0 to 100", stacks_arg);
     int out;
+    static const struct output_kind kinds[] = {
+        { "*.svg", OUT_SVG, "an SVG plot" }, { "*.txt", OUT_TEXT, "text" }, { "*.csv", OUT_CSV, "csv" },
+        { "*.json", OUT_JSON, "json" }, { NULL }
+    };
     if (!format_arg) {
-        size_t n = out_arg ? strlen(out_arg) : 0;
-        out = out_arg ? (n >= 4 && !strcmp(out_arg + n - 4, ".svg") ? OUT_SVG : OUT_TEXT) : isatty(1) ? OUT_TEXT : OUT_SVG;
+        if (out_arg && (out = output_kind("timeline", out_arg, kinds, OUT_TEXT)) < 0) return 2;
+        if (!out_arg) out = isatty(1) ? OUT_TEXT : OUT_SVG;
     } else {
         static const char *const names[] = { "text", "csv", "json", "svg" };
         out = -1;

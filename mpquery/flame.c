@@ -3,7 +3,8 @@
  * report's HTML page (which has the style and script once for all its
  * graphs, their ids prefixed to stay unique): a frame per display node
  * whose subtree has a value, as wide as that value, children in label
- * order on their parent (or under it: --icicle). Frames narrower than
+ * order under their parent (the root at the top, so that a deep profile
+ * opens on it; --no-icicle: on their parent, the root at the bottom). Frames narrower than
  * --min-width pixels are merged, per parent, into one "[N narrow frames]"
  * frame, itself left out when still too narrow: the file grows with the
  * picture (at most width / min-width frames a row), not with the profile.
@@ -22,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PAD 10              /* left and right margins, px */
 #define ROW 16              /* px a frame row; a frame is ROW - 1 high */
@@ -47,6 +49,16 @@ int flame_check_options(const char *cmd, struct flame_opts *f)
                                f->min_width_arg);
         f->min_width = m;
     }
+    f->icicle = f->orientation != FLAME_UPWARD;
+    return 0;
+}
+
+int flame_check_output(const char *cmd, const struct flame_opts *f)
+{
+    static const struct output_kind svg[] = { { "*.svg", 0, "SVG" }, { NULL } };
+    if (f->out) return output_kind(cmd, f->out, svg, 0) < 0 ? 2 : 0;
+    if (isatty(STDOUT_FILENO))
+        return usage_error(cmd, "the graph is SVG: write it to a file with -o FILE.svg, or to a pipe");
     return 0;
 }
 
@@ -373,7 +385,7 @@ static void write_svg(struct writer *w)
                        "flameGraph(document.documentElement);\n})();\n]]></script>\n</svg>\n", flame_script);
 }
 
-void flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, const char *prefix, FILE *f)
+size_t flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, const char *prefix, FILE *f)
 {
     struct layout lay = { 0 };
     const counters *total = &g->sub[0];
@@ -396,6 +408,7 @@ void flame_write_svg(const struct flame_graph *g, const struct flame_opts *o, co
     free(lay.f);
     free(lay.msum);
     free(lay.mcount);
+    return lay.n;
 }
 
 int flame_write(const struct flame_graph *g, const struct flame_opts *o)
@@ -403,7 +416,7 @@ int flame_write(const struct flame_graph *g, const struct flame_opts *o)
     struct outfile out;
     int rc = output_open(&out, o->out, OUTPUT_FILE);
     if (rc) return rc;
-    flame_write_svg(g, o, NULL, out.f);
+    output_what(&out, (int64_t)flame_write_svg(g, o, NULL, out.f), "frames");
     return output_close(&out, 0);
 }
 

@@ -136,7 +136,6 @@ int server_option(struct server_opts *o, int id, const char *arg)
     switch (id) {
     case OPT_SERVER: o->url = arg; return 0;
     case OPT_WHERE: o->where = arg; return 0;
-    case OPT_EXE: o->exe = arg; return 0;
     case OPT_HOST: o->host = arg; return 0;
     }
     o->since = arg;

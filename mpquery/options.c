@@ -435,15 +435,17 @@ static void gather_operands(char **argv, char **before, int nbefore)
  * not apply (but --snapshot last or peak); its selection options need it. */
 static int server_options(struct common *c, int operands)
 {
-    const struct server_opts *s = &c->server;
+    struct server_opts *s = &c->server;
     if (!s->url) {
-        if (s->where || s->exe || s->host || s->since || s->side_where[0] || s->side_where[1])
-            return usage_error(c->cmd, "--where, --exe, --host and --since select runs of --server URL");
+        if (s->where || s->host || s->since || s->side_where[0] || s->side_where[1])
+            return usage_error(c->cmd, "--where, --host and --since select runs of --server URL");
         return 0;
     }
+    s->exe = c->sel.exe;        /* --exe: the store's runs of it (whole trees), not its processes */
+    c->sel.exe = NULL;
     if (operands) return usage_error(c->cmd, "--server reads the store, not files: no database file");
     const struct select_opts *o = &c->sel;
-    const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid"
+    const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid" : o->image ? "--image"
                     : o->has_tid || o->thread_re ? "--thread" : o->per_thread ? "--per-thread or --group-threads"
                     : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
                     : NULL;     /* diff's --a-run... come after parsing: cmd_diff refuses them */

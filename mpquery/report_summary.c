@@ -39,6 +39,11 @@ void report_write_head(struct report *r, const char *title)
     fputs(" &middot; snapshot: ", pg->f);
     put_snapshot_choice(pg, &r->c->sel);
     if (r->c->sel.has_pid) fprintf(pg->f, " &middot; pid %lld", (long long)r->c->sel.pid);
+    if (r->c->sel.image) fprintf(pg->f, " image %lld", (long long)r->c->sel.image);
+    if (r->c->sel.exe) {
+        fputs(" &middot; executable ", pg->f);
+        page_text(pg, r->c->sel.exe);
+    }
     if (r->c->sel.has_tid) fprintf(pg->f, " &middot; thread %lld", (long long)r->c->sel.tid);
     if (r->c->sel.thread_re) {
         fputs(" &middot; threads ", pg->f);
@@ -201,13 +206,13 @@ void report_write_flames(struct report *r)
             .t = t, .sub = v->sub, .by = v->by, .ncounters = shown_counters(r->p), .colors = COLORS_MODULE,
             .p = r->p, .node_module = module, .source = r->p->path,
         };
-        const struct flame_opts o = { .title = title.s, .width = 1200, .min_width = r->a->min_width };
+        const struct flame_opts o = { .title = title.s, .icicle = 1, .width = 1200, .min_width = r->a->min_width };
         page_pane_start(pg, "flame", v->tab);
         flame_write_svg(&g, &o, prefix.s, pg->f);
         fputs("</div>\n", pg->f);
     }
-    fputs("<p class=\"note\">A frame per function of the paths after rules, as wide as the counter of the stacks "
-          "through it; its tooltip has every counter. Click to zoom, 'Search' to highlight.</p>\n</section>\n",
+    fputs("<p class=\"note\">A frame per function of the paths after rules, under its caller (the root at the "
+          "top), as wide as the counter of the stacks through it; its tooltip has every counter. Click to zoom, 'Search' to highlight.</p>\n</section>\n",
           pg->f);
     sb_free(&title);
     sb_free(&prefix);

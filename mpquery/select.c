@@ -1,8 +1,11 @@
 /* Which samples a query sees: a run, all runs, or by default the latest
  * run of each database file (the largest run id in the file; with one
- * file, the largest run id), optionally one pid and one thread tid or the threads whose name
- * (after the rules' thread lines) matches a pattern, and per process one
- * snapshot (default its last; `peak`: its peak). Sample rows are cumulative
+ * file, the largest run id), optionally one pid (one of its images:
+ * --image), the processes of one executable (--exe), and one thread tid
+ * or the threads whose name (after the rules' thread lines) matches a
+ * pattern, and per process one snapshot (default its last; `peak`: its
+ * peak). A process row is one image: a pid that exec'd has one per
+ * program it ran. Sample rows are cumulative
  * and a snapshot stores only changed rows, so the value of (stack, thread)
  * at snapshot S of a process is its row with the largest snapshot id <= S
  * among that process's snapshots, those of the peak left out but for S
@@ -13,6 +16,7 @@
  * options (select.h) are parsed here too, diff's per-side ones with them. */
 #include "mpquery.h"
 #include "options.h"
+#include "procs.h"
 #include "select.h"
 
 #include <stdlib.h>
@@ -76,23 +80,86 @@ static int select_runs(const struct profile *p, const struct select_opts *o,
     return 0;
 }
 
+/* What --exe WANT compares of a process: its path or its file name. */
+static const char *exe_shown(const struct process *pr, const char *want)
+{
+    return strchr(want, '/') ? pr->exe : procs_name(pr);
+}
+
+/* --exe: NAME (no '/') is the executable's file name, PATH (with a '/')
+ * its whole path as recorded. */
+static int exe_matches(const struct process *pr, const char *want)
+{
+    return !strcmp(exe_shown(pr, want), want);
+}
+
+/* A process row's number among the images of its pid in its run (1: the
+ * first program the pid ran; then one per exec), in the order they
+ * started. */
+static int64_t image_of(const struct profile *p, uint32_t i)
+{
+    const struct process *pr = &p->procs[i];
+    int64_t n = 1;
+    for (uint32_t j = 0; j < p->nprocs; j++) {
+        const struct process *q = &p->procs[j];
+        if (j != i && q->run == pr->run && q->pid == pr->pid && procs_by_start(&j, &i, (void *)p) < 0) n++;
+    }
+    return n;
+}
+
+/* The error when --exe or --image leave no process, naming those there
+ * are: the selected runs' executables, or the pid's images. */
+static int none_matched(const struct profile *p, const struct select_opts *o, const struct selection *s,
+                        char *err, size_t errlen)
+{
+    struct strbuf sb = { 0 };
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->nprocs; i++) {
+        const struct process *pr = &p->procs[i];
+        if (!s->run_on[pr->run] || (o->has_pid && pr->pid != o->pid)) continue;
+        if (o->image) {
+            sb_printf(&sb, "%s%lld %s", n++ ? ", " : "", (long long)image_of(p, i), pr->exe);
+            continue;
+        }
+        uint32_t j = 0;         /* each once: names for a NAME, paths for a PATH */
+        while (j < i && (!s->run_on[p->procs[j].run] || (o->has_pid && p->procs[j].pid != o->pid)
+                         || strcmp(exe_shown(&p->procs[j], o->exe), exe_shown(pr, o->exe)))) j++;
+        if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", exe_shown(pr, o->exe));
+    }
+    const char *there = n ? sb.s : "none";
+    if (o->image)
+        snprintf(err, errlen, "no image %lld of pid %lld%s%s (it ran %zu: %s)", (long long)o->image,
+                 (long long)o->pid, o->exe ? " running " : "", o->exe ? o->exe : "", n, there);
+    else
+        snprintf(err, errlen, "no process of executable '%s'%s in the selected run%s (there are: %s)", o->exe,
+                 o->has_pid ? " with that pid" : "", s->nruns_on == 1 ? "" : "s", there);
+    sb_free(&sb);
+    return EXIT_BAD_INPUT;
+}
+
 static int select_processes(const struct profile *p, const struct select_opts *o,
                             struct selection *s, char *err, size_t errlen)
 {
     int rc = select_runs(p, o, s, err, errlen);
     if (rc) return rc;
-    size_t matched = 0;
+    if (o->image && !o->has_pid)
+        ERR("--image %lld needs --pid: the process whose programs it counts", (long long)o->image);
+    size_t matched = 0, pid_matched = 0;
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
         s->proc_snapshot[i] = NONE;
         if (!s->run_on[pr->run]) continue;
         if (o->has_pid && pr->pid != o->pid) continue;
+        pid_matched++;
+        if (o->exe && !exe_matches(pr, o->exe)) continue;
+        if (o->image && image_of(p, i) != o->image) continue;
         matched++;
         s->proc_snapshot[i] = pick_snapshot(p, pr, o);
         if (s->proc_snapshot[i] != NONE) s->nselected++;
     }
-    if (o->has_pid && !matched)
+    if (o->has_pid && !pid_matched)
         ERR("no process with pid %lld in the selected run%s", (long long)o->pid, s->nruns_on == 1 ? "" : "s");
+    if (!matched && (o->exe || o->image)) return none_matched(p, o, s, err, errlen);
     if (o->snap_kind == SNAP_ID && !s->nselected)
         ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
     if (o->snap_kind == SNAP_LABEL && !s->nselected)
@@ -286,6 +353,13 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
     case OPT_PID:
         if (parse_int64(arg, &o->pid)) return bad_value(cmd, "--pid", arg, "a process id");
         o->has_pid = 1;
+        return 0;
+    case OPT_IMAGE:
+        if (parse_int64(arg, &o->image) || o->image < 1) return bad_value(cmd, "--image", arg, "a number from 1");
+        return 0;
+    case OPT_EXE:
+        if (!*arg) return bad_value(cmd, "--exe", arg, "an executable's name or path");
+        o->exe = arg;
         return 0;
     case OPT_THREAD: return thread_option(o, cmd, arg);
     case OPT_PER_THREAD: o->per_thread = o->keep_rows = 1; return 0;

@@ -16,6 +16,9 @@ enum { SNAP_LAST, SNAP_SEQ, SNAP_ID, SNAP_LABEL, SNAP_PEAK };
 struct select_opts {
     int run_all, has_run; int64_t run_id;
     int has_pid; int64_t pid;
+    int64_t image;              /* --image N (with --pid): that pid's N-th image, 1-based; 0: all */
+    const char *exe;            /* --exe NAME|PATH: the processes of that executable
+                                   (with --server, runs: server_opts.exe) */
     int has_tid; int64_t tid;   /* --thread TID */
     const char *thread_re;      /* --thread RE: the threads whose whole name (as shown) matches */
     const struct ruleset *rules; /* their `thread replace` lines name the threads (load_rules); NULL: as recorded */
@@ -80,19 +83,29 @@ size_t *group_rows(const struct profile *p, const struct selection *s, const str
 /* ---------------------------------------------------------------- options */
 /* The selection's options (an id's high byte is its group: options.h). */
 enum {
-    OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS,
+    OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS, OPT_EXE, OPT_IMAGE,
 };
 #define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
 #define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
 #define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
 #define OPTION_SNAPSHOT(h)  { .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
+/* A process row is one image: a pid that exec'd has a row per program it
+ * ran, each its own --exe, numbered in the order they started (--image). */
+#define OPTION_EXE(h)       { .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
+#define OPTION_IMAGE(h)     { .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
+#define HELP_EXE            "only the processes running this executable: NAME its\n" \
+                            "file name (python3.11), PATH (with a '/') its whole\n" \
+                            "path as recorded; with --server, the runs of it"
+#define HELP_IMAGE          "with --pid: only the N-th program that pid ran (1 =\n" \
+                            "before its first exec; mpquery info lists them)"
 #define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
                             "each file's latest run) or all"
 #define HELP_PID            "only this process"
 /* on one line, or each option with its own help */
-#define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
+#define OPTIONS_SELECT(h)   OPTION_RUN(NULL), OPTION_PID(NULL), OPTION_IMAGE(NULL), OPTION_EXE(NULL), \
+                            OPTION_THREAD(NULL), OPTION_SNAPSHOT(h)
 #define OPTIONS_SELECT_EACH \
-    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), \
+    OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE), \
     OPTION_THREAD("only allocations made by this thread (a tid), or by the\n" \
                   "threads whose whole name matches RE (POSIX ERE)"), \
     OPTION_SNAPSHOT("last (default), peak (each process when its live bytes\n" \

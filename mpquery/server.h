@@ -9,7 +9,8 @@
 
 struct server_opts {
     const char *url;                    /* NULL: read files */
-    const char *where, *exe, *host, *since;     /* which runs (both sides of a diff) */
+    const char *where, *exe, *host, *since;     /* which runs (both sides of a diff); exe:
+                                                   --exe, the selection's (parse_options) */
     const char *side_where[2];          /* diff: --a-where, --b-where */
 };
 /* The selected runs of the store: their processes, threads, snapshots and
@@ -21,7 +22,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
 
 /* ---------------------------------------------------------------- options */
 /* The store's options (an id's high byte is its group: options.h). */
-enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_EXE, OPT_HOST, OPT_SINCE };
+enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_HOST, OPT_SINCE };     /* --exe: the selection's (select.h) */
 #define OPTIONS_SERVER \
     { .name = "server", .id = OPT_SERVER, .arg = "URL", \
       .help = "read the runs of a ClickHouse store (mpquery push) at\n" \
@@ -31,8 +32,6 @@ enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_EXE, OPT_HOST, OPT_SINCE };
       .help = "runs where this ClickHouse expression over mp_runs'\n" \
               "columns holds (token, start_time, pushed, source, host,\n" \
               "exe, cmdline, processes); read-only" }, \
-    { .name = "exe", .id = OPT_EXE, .arg = "NAME", \
-      .help = "runs of this executable (its path or basename)" }, \
     { .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
     { .name = "since", .id = OPT_SINCE, .arg = "TIME", \
       .help = "runs started at TIME or later: seconds since the epoch,\n" \

@@ -6,10 +6,13 @@
  * to a temporary file in its directory, renamed over it once complete and
  * on disk: a failed run leaves the old file, or none, never a part. */
 #include "mpquery.h"
+#include "options.h"
+#include "output.h"
 #include "tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +161,7 @@ int output_open(struct outfile *o, const char *path, int how)
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->path = path;
+    o->how = how;
     if (!path) {
         o->f = stdout;
         return 0;
@@ -200,6 +204,29 @@ int output_open(struct outfile *o, const char *path, int how)
     return 0;
 }
 
+void output_what(struct outfile *o, int64_t count, const char *noun)
+{
+    char digits[32], *w = o->what;
+    int n = snprintf(digits, sizeof digits, "%lld", (long long)count);
+    for (int i = 0; i < n; i++) {
+        *w++ = digits[i];
+        if (digits[i] != '-' && i < n - 1 && (n - 1 - i) % 3 == 0) *w++ = ',';
+    }
+    snprintf(w, sizeof o->what - (size_t)(w - o->what), " %s", noun);
+}
+
+/* "mpquery: wrote PATH (WHAT, SIZE)" on stderr, for a file made or
+ * replaced (not a pipe or device written as it is); status_line: not
+ * with -q. */
+static void say_wrote(const struct outfile *o)
+{
+    struct stat st;
+    if (o->how != OUTPUT_FILE || !o->tmp || stat(o->target, &st) != 0) return;
+    char size[32];
+    fmt_human(MEMTOT, (int64_t)st.st_size, size, sizeof size);
+    status_line("wrote %s (%s%s%s)", o->path, o->what, *o->what ? ", " : "", size);
+}
+
 int output_close(struct outfile *o, int rc)
 {
     if (!o->path) return rc;                        /* stdout: main checks it */
@@ -216,8 +243,36 @@ int output_close(struct outfile *o, int rc)
     if (o->tmp && !rc && (chmod(o->tmp, o->mode) != 0 || rename(o->tmp, o->target) != 0 || sync_dir(o->target) != 0))
         rc = error(EXIT_FAILED, "%s: cannot replace it (%s)", o->path, strerror(errno));
     if (o->tmp) temp_forget(o->tmp, rc != 0);
+    if (!rc) say_wrote(o);
     o->tmp = NULL;
     free(o->target);
     o->target = NULL;
     return rc;
+}
+
+/* ", NAME (PATTERN, PATTERN)" per format of kinds, in their order. */
+static void kinds_list(const struct output_kind *kinds, struct strbuf *sb)
+{
+    for (size_t i = 0; kinds[i].pattern; i++) {
+        size_t first = 0;
+        while (kinds[first].format != kinds[i].format) first++;
+        if (first != i) continue;                   /* listed with its first pattern */
+        sb_printf(sb, "%s%s (", i ? ", " : "", kinds[i].name);
+        for (size_t k = i; kinds[k].pattern; k++)
+            if (kinds[k].format == kinds[i].format) sb_printf(sb, "%s%s", k > i ? ", " : "", kinds[k].pattern);
+        sb_putc(sb, ')');
+    }
+}
+
+int output_kind(const char *cmd, const char *path, const struct output_kind *kinds, int no_ext)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    for (size_t i = 0; kinds[i].pattern; i++)
+        if (fnmatch(kinds[i].pattern, name, FNM_CASEFOLD) == 0) return kinds[i].format;     /* x.SVG too */
+    if (!strchr(name, '.') && no_ext >= 0) return no_ext;
+    struct strbuf sb = { 0 };
+    kinds_list(kinds, &sb);
+    usage_error(cmd, "-o %s: %s writes %s", path, cmd, sb.s);
+    sb_free(&sb);
+    return -1;
 }

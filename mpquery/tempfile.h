@@ -1,10 +1,12 @@
 /* Files mpquery creates (tempfile.c): temporary files removed at exit or
  * on a fatal signal, and outputs (-o) written to a temporary file renamed
  * over the target once complete, so a failed command leaves the old file
- * as it was. */
+ * as it was. Every -o goes through here: the formats its name may call
+ * for (output_kind) and the one line saying what was written. */
 #ifndef MPQUERY_TEMPFILE_H
 #define MPQUERY_TEMPFILE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* A new empty file named prefix + 6 random characters, removed when
@@ -28,6 +30,8 @@ struct outfile {
     FILE *f;                    /* what to write to (OUTPUT_FILE): a stream on fd */
     int fd, err;                /* the file written; the first write error's errno */
     unsigned mode;              /* the permissions target gets */
+    int how;                    /* OUTPUT_FILE or OUTPUT_DB (output_open's) */
+    char what[128];             /* what the file holds, for the "wrote" line ("" : only its size) */
 };
 enum { OUTPUT_FILE, OUTPUT_DB };
 /* Opens o for path: OUTPUT_FILE opens o->f (a stream that refers to o:
@@ -36,8 +40,25 @@ enum { OUTPUT_FILE, OUTPUT_DB };
  * exit code (reported). */
 int output_open(struct outfile *o, const char *path, int how);
 /* Ends o: when rc is 0, flushed, synced and renamed over the target (0,
- * or 1 reported: "PATH: write error: why"); else the temporary file is
- * removed and the old file stays as it was. Returns the exit code. */
+ * or 1 reported: "PATH: write error: why"), then, for an OUTPUT_FILE made
+ * or replaced (not a pipe or device), "mpquery: wrote PATH (WHAT, SIZE)"
+ * on stderr (status_line: not with -q; merge, the OUTPUT_DB writer, says
+ * what it merged itself); else the temporary file is removed and the old file
+ * stays as it was. Returns the exit code. */
 int output_close(struct outfile *o, int rc);
+/* Sets o->what, the words output_close's line puts before the file's
+ * size: "1,234 frames" (count with thousands separators, then noun). */
+void output_what(struct outfile *o, int64_t count, const char *noun);
+
+/* The formats a command writes and the -o names that call for them: the
+ * name's last path component matched against pattern (fnmatch, any case:
+ * "*.svg", "massif.out*"); format is the command's own number, name what
+ * messages call it. A table ends with { NULL }. */
+struct output_kind { const char *pattern; int format; const char *name; };
+/* The format -o PATH calls for: the first kind whose pattern its name
+ * matches; a name without '.' (out, /dev/stdout): no_ext; any other name,
+ * and a name without '.' when no_ext is -1: the usage error "-o PATH:
+ * CMD writes NAME (PATTERN, ...), ..." (returns -1: the caller exits 2). */
+int output_kind(const char *cmd, const char *path, const struct output_kind *kinds, int no_ext);
 
 #endif

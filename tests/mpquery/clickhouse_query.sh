@@ -34,8 +34,8 @@ FILES="a.db b.db t.db p.db x.db"
 
 # ---------------------------------------------------------------- usage errors before any server
 U1=http://127.0.0.1:1/              # nothing listens there
-expect_fail 2 '^mpquery: top: --where, --exe, --host and --since select runs of --server URL' "$MPQ" top a.db --where 'token = 1'
-expect_fail 2 '^mpquery: fold: --where, --exe, --host and --since select runs of --server URL' "$MPQ" fold a.db --exe alloc_functions
+expect_fail 2 '^mpquery: top: --where, --host and --since select runs of --server URL' "$MPQ" top a.db --where 'token = 1'
+expect_fail 2 '^mpquery: fold: --where, --host and --since select runs of --server URL' "$MPQ" fold a.db --host vm
 expect_fail 2 '^mpquery: top: --server reads the store, not files' "$MPQ" top --server "$U1" a.db
 expect_fail 2 '^mpquery: diff: --server reads the store, not files' "$MPQ" diff --server "$U1" --a-where 1 --b-where 1 a.db b.db
 expect_fail 2 '^mpquery: top: --pid does not apply to --server' "$MPQ" top --pid 1 --server "$U1"
@@ -176,8 +176,13 @@ same "info --format json --exe alloc_functions: totals = a.db b.db" \
 
 echo "# diff: --a-where and --b-where = diff of the files"
 AW="source LIKE '%/a.db'" PW="source LIKE '%/p.db'"
-same "diff --functions -n 0: a.db vs p.db" "$(out diff --server "$CH_URL" --a-where "$AW" --b-where "$PW" --functions -n 0)" \
-    "$(out diff a.db p.db --functions -n 0)"
+# text: the store's sides are a and b, a legend line says which runs they are
+assert_eq "$(out diff --server "$CH_URL" --a-where "$AW" --b-where "$PW" --functions -n 0 | head -2)" \
+"a: runs where $AW, b: runs where $PW
+a memtot  b memtot      delta   ratio  function" "diff --server: a, b and the legend"
+rows() { grep -v '^a: ' | tail -n +2 | sed -E 's/ +/ /g; s/^ //'; }    # the rows without the head and legend, spaces as one (column widths follow the heads)
+same "diff --functions -n 0: a.db vs p.db" "$(out diff --server "$CH_URL" --a-where "$AW" --b-where "$PW" --functions -n 0 | rows)" \
+    "$(out diff a.db p.db --functions -n 0 | rows)"
 same "diff --fold: a.db vs p.db" "$(out diff --server "$CH_URL" --a-where "$AW" --b-where "$PW" --fold)" "$(out diff a.db p.db --fold)"
 same "diff --fold: t-a1 vs t.db's two runs" "$(out diff --server "$CH_URL" --a-where "token = 't-a1'" --b-where "source LIKE '%/t.db'" --fold)" \
     "$(out diff --run all --fold a.db -- t.db)"
@@ -188,8 +193,8 @@ same "diff --by memlive --format csv: a.db vs every run" \
     "$(out diff --server "$CH_URL" --a-where "token = 't-a1'" --b-where 1 --by memlive -n 0 --format csv)" \
     "$(out diff --run all --by memlive -n 0 --format csv a.db -- $FILES)"
 same "diff --where and --a-where/--b-where: t.db's first run vs its second" \
-    "$(out diff --server "$CH_URL" --where "source LIKE '%/t.db'" --a-where "token = 't-tags'" --b-where "token = 't-req'" --functions -n 0)" \
-    "$(out diff t.db t.db --a-run 1 --b-run 2 --functions -n 0)"
+    "$(out diff --server "$CH_URL" --where "source LIKE '%/t.db'" --a-where "token = 't-tags'" --b-where "token = 't-req'" --functions -n 0 | rows)" \
+    "$(out diff t.db t.db --a-run 1 --b-run 2 --functions -n 0 | rows)"
 expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches side B's selection" \
     "$MPQ" diff --server "$CH_URL" --a-where 1 --b-where "token = 'none'"
 

@@ -21,17 +21,29 @@ assert_eq "$("$MPQ" diff a.db b.db --format csv)" \
 1000,1000,0,1.000,helper < load < main
 200,200,0,1.000,parse(std::string const&) < parse(std::string const&) < main" "diff of stacks by memtot"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions -n 1)" \
-"a  b  delta  ratio  function
-3  6      3  2.000  foo" "diff --functions: 3 more allocations in foo(int) (text: without parameters)"
+"a.db ncalls  b.db ncalls  delta  ratio  function
+         42           45      3  1.071  (total: 6 functions, 3 unchanged and 2 more not shown)
+          3            6      3  2.000  foo" "diff --functions: 3 more allocations in foo(int) (text: without parameters)"
 assert_eq "$("$MPQ" diff a.db b.db -n 4)" \
-"       a         b  delta  ratio  where
-    30 B      60 B   30 B  2.000  foo < main
-     0 B       7 B    7 B      -  app+0x1999 < main
-     7 B       0 B   -7 B  0.000  app+0x999 < main
-4.98 KiB  4.98 KiB    0 B  1.000  parse < main" "diff text: sizes in units, names shortened"
+"a.db memtot  b.db memtot  delta  ratio  where
+   8.14 KiB     8.17 KiB   30 B  1.004  (total: 7 stacks, 4 unchanged not shown)
+       30 B         60 B   30 B  2.000  foo < main
+        0 B          7 B    7 B      -  app+0x1999 < main
+        7 B          0 B   -7 B  0.000  app+0x999 < main" \
+  "diff text: the files and the counter head the columns, the totals first, unchanged rows left out"
+assert_eq "$("$MPQ" diff a.db b.db -n 5 --all)" \
+"a.db memtot  b.db memtot  delta  ratio  where
+   8.14 KiB     8.17 KiB   30 B  1.004  (total: 7 stacks, 2 more not shown)
+       30 B         60 B   30 B  2.000  foo < main
+        0 B          7 B    7 B      -  app+0x1999 < main
+        7 B          0 B   -7 B  0.000  app+0x999 < main
+   4.98 KiB     4.98 KiB    0 B  1.000  parse < main
+   1.95 KiB     1.95 KiB    0 B  1.000  std::vector<…>::push_back < main" \
+  "diff --all: unchanged rows too, after the changed ones (larger b first)"
 assert_eq "$("$MPQ" diff a.db b.db -n 1 --bytes --signatures)" \
-" a   b  delta  ratio  where
-30  60     30  2.000  foo(int) < main" "diff --bytes --signatures"
+"a.db memtot  b.db memtot  delta  ratio  where
+       8337         8367     30  1.004  (total: 7 stacks, 4 unchanged and 2 more not shown)
+         30           60     30  2.000  foo(int) < main" "diff --bytes --signatures"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --functions --inclusive -n 1 --format csv | tail -1)" \
   "42,45,3,1.071,main" "diff --functions --inclusive"
 assert_eq "$("$MPQ" diff a.db b.db --fold --by ncalls)" \
@@ -45,6 +57,44 @@ main;std::vector<int>::push_back(int const&) 20 20" "diff --fold: difffolded lin
 json=$("$MPQ" diff a.db b.db --format json -n 2)
 assert_eq "$(json_get "$json" '[(r["a"], r["b"], r["delta"], r["ratio"]) for r in j]')" "[(30, 60, 30, 2.0), (0, 7, 7, None)]" "diff --format json"
 assert_eq "$("$MPQ" diff a.db a.db --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" "0 delta " "a profile against itself: no change"
+cp a.db same.db
+assert_eq "$("$MPQ" diff a.db same.db --by ncalls)" \
+"a.db ncalls  same.db ncalls  delta  ratio  where
+         42              42      0  1.000  (total: 6 stacks, 6 unchanged not shown)" \
+  "text, a profile against a copy: the totals row only, every row unchanged"
+
+# in a terminal (80 and 200 columns): the totals row cut to the width at
+# 80; names too long, equal or of several files a side: a and b, and a
+# first line saying which files they are
+mkdir -p before after
+cp a.db before/app.db
+cp b.db after/app.db
+cp a.db a-profile-name-too-long-1.db
+tty() { COLUMNS=$1 PAGER=cat script -qc "$2" /dev/null | tr -d '\r'; }
+assert_eq "$(tty 80 "$MPQ diff a.db b.db -n 2")" \
+"a.db memtot  b.db memtot  delta  ratio  where
+   8.14 KiB     8.17 KiB   30 B  1.004  (total: 7 stacks, 4 unchanged and 1 mor…
+       30 B         60 B   30 B  2.000  foo < main
+        0 B          7 B    7 B      -  app+0x1999 < main" "diff at 80 columns"
+assert_eq "$(tty 200 "$MPQ diff a.db b.db -n 2")" \
+"a.db memtot  b.db memtot  delta  ratio  where
+   8.14 KiB     8.17 KiB   30 B  1.004  (total: 7 stacks, 4 unchanged and 1 more not shown)
+       30 B         60 B   30 B  2.000  foo < main
+        0 B          7 B    7 B      -  app+0x1999 < main" "diff at 200 columns"
+for cols in 80 200; do
+    assert_eq "$(tty $cols "$MPQ diff before/app.db after/app.db --by ncalls")" \
+"a: before/app.db, b: after/app.db
+a ncalls  b ncalls  delta  ratio  where
+      42        45      3  1.071  (total: 7 stacks, 4 unchanged not shown)
+       3         6      3  2.000  foo < main
+       0         1      1      -  app+0x1999 < main
+       1         0     -1  0.000  app+0x999 < main" "diff of two files of one name ($cols columns): a, b and a legend"
+    assert_eq "$(tty $cols "$MPQ diff a-profile-name-too-long-1.db b.db --by ncalls -n 1" | head -2)" \
+"a: a-profile-name-too-long-1.db, b: b.db
+a ncalls  b ncalls  delta  ratio  where" "diff with a long file name ($cols columns): a, b and a legend"
+done
+assert_eq "$("$MPQ" diff --by ncalls -n 1 a.db b.db -- b.db | head -2)" "a: a.db (and 1 more), b: b.db
+a ncalls  b ncalls  delta  ratio  where" "several files a side: a, b and a legend"
 expect_fail 2 '^mpquery: diff: needs two profiles A and B \(see mpquery diff --help\)$' "$MPQ" diff a.db
 expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" diff a.db nope.db
 
@@ -61,10 +111,11 @@ assert_eq "$(cat out.csv)" \
 assert_eq "$(cat err.txt)" "ignored 1 stacks (3 calls, 30 bytes) in a, 1 stacks (6 calls, 60 bytes) in b with 1 filters" \
   "csv: what was left out of a and b on stderr (b has 3 more calls in foo)"
 assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app')" \
-"a  b  delta  ratio  where
-3  6      3  2.000  foo < main
-0  1      1      -  app+0x1999 < main
-1  0     -1  0.000  app+0x999 < main
+"a.db ncalls  b.db ncalls  delta  ratio  where
+          4            7      3  1.750  (total: 3 stacks)
+          3            6      3  2.000  foo < main
+          0            1      1      -  app+0x1999 < main
+          1            0     -1  0.000  app+0x999 < main
 ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \
   "diff --filter twice: A, B, C, F left out of both (10+6+20+2 calls, 1000+5100+2000+200 bytes)"
 json=$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app' --format json)
@@ -103,5 +154,8 @@ assert_eq "$("$MPQ" diff two.db two.db --a-snapshot peak --by memlive --format c
 assert_eq "$("$MPQ" diff two.db two.db --run 1 --b-run 2 --a-snapshot label:before --by ncalls --format csv | head -n 2)" \
     "a,b,delta,ratio,where
 0,2000,2000,,keep_b < main" "--run applies to both sides, --b-run overrides it for B"
+assert_eq "$("$MPQ" diff two.db two.db --a-run 1 --b-run 2 --by ncalls | head -2)" "a: two.db --a-run 1, b: two.db --b-run 2
+a ncalls  b ncalls  delta  ratio  where" \
+  "text: the legend says each side's selection"
 expect_fail 2 "^mpquery: two.db: no run 7 in this profile" "$MPQ" diff two.db two.db --a-run 7
 expect_fail 2 "^mpquery: diff: bad value 'x' for --snapshot" "$MPQ" diff two.db two.db --b-snapshot x

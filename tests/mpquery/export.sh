@@ -26,7 +26,22 @@ done
 assert_eq "$(wc -c <out.txt)" 0 "-o: nothing on stdout"
 assert_eq "$(cat basic.folded)" "$("$MPQ" fold basic.db --by ncalls --filter '^parse' 2>/dev/null)" "-o FILE: fold's lines"
 assert_eq "$(cat err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters
-mpquery: export: wrote basic.folded (folded)" "what --filter left out, on stderr, then what it wrote"
+mpquery: wrote basic.folded (92 B)" "what --filter left out, then what it wrote, on stderr"
+
+# -o's name tells the format when --format is not given; a name of none
+# is refused with the names each format takes
+"$MPQ" export basic.db --by ncalls --filter '^parse' -o named.folded -q >out.txt 2>err.txt || fail "export -o named.folded failed"
+cmp -s named.folded basic.folded || fail "-o NAME.folded: --format folded"
+assert_eq "$(cat out.txt err.txt)" "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" "export -q: no 'wrote' line"
+"$MPQ" export basic.db -o named.pb.gz -q 2>/dev/null && "$MPQ" export basic.db --format pprof -o basic.pb.gz -q 2>/dev/null \
+  || fail "export -o named.pb.gz failed"
+cmp -s named.pb.gz basic.pb.gz || fail "-o NAME.pb.gz: --format pprof"
+for name in x.png x; do
+    expect_fail 2 "^mpquery: export: -o $name: export writes speedscope \(\*\.json\), pprof \(\*\.pb\.gz, \*\.pb\), massif \(massif\.out\*, \*\.massif\), folded \(\*\.folded\) \(see mpquery export --help\)$" \
+      "$MPQ" export basic.db -o $name
+done
+"$MPQ" export basic.db --format folded -o any.name -q || fail "--format folded -o any.name: the name is not checked"
+expect_fail 2 '^mpquery: export: missing --format \(speedscope, pprof, massif or folded\), or -o FILE naming one' "$MPQ" export basic.db
 
 # ---------------------------------------------------------------- speedscope
 # ss FILE WHAT: frames ("name|file|line"), profiles ("name|unit|endValue",

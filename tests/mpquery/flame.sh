@@ -84,12 +84,29 @@ assert_eq "$(frames calls.svg 'name v x w' | tr '\n' ,)" \
 helper 10 50.00 100.00,parse(std::string const&) 8 150.00 80.00,parse(std::string const&) 2 150.00 20.00,\
 std::vector<int>::push_back(int const&) 20 230.00 200.00," "--by ncalls --width 440: x and widths 10 px a call"
 
-# flame: the root at the bottom (y largest), depth upwards; --icicle: the other way
-assert_eq "$(frames basic.svg 'name y' | sed -n '1,2p;5,6p' | tr '\n' ,)" "all 108,main 92,load 76,helper 60," \
-  "flame: each level 16 px above its parent's"
+# an icicle by default: the root at the top (y 60, under the title), depth
+# downwards; --no-icicle: the classic flame, the root at the bottom
+assert_eq "$(frames basic.svg 'name y' | sed -n '1,2p;5,6p' | tr '\n' ,)" "all 60,main 76,load 92,helper 108," \
+  "flame: the root at the top, each level 16 px below its parent's"
+assert_match "$(cat basic.svg)" '<text id="title"[^>]*>Icicle graph: memtot</text>' "flame: the title says icicle"
 "$MPQ" flame basic.db --icicle >icicle.svg || fail "flame --icicle failed"
-assert_eq "$(frames icicle.svg 'name y' | sed -n '1,2p;5,6p' | tr '\n' ,)" "all 60,main 76,load 92,helper 108," \
-  "--icicle: each level 16 px below its parent's"
+cmp -s basic.svg icicle.svg || fail "--icicle is the default"
+"$MPQ" flame basic.db --no-icicle >upward.svg || fail "flame --no-icicle failed"
+assert_eq "$(frames upward.svg 'name y' | sed -n '1,2p;5,6p' | tr '\n' ,)" "all 108,main 92,load 76,helper 60," \
+  "--no-icicle: the root at the bottom, each level 16 px above its parent's"
+assert_match "$(cat upward.svg)" '<text id="title"[^>]*>Flame graph: memtot</text>' "--no-icicle: the title says flame"
+
+# a deep profile (as clang's: a wide shallow part and a narrow spike 150
+# frames deep, 2,522 px) opens on its root: the root and
+# main in the first screen (y < 600), the leaves 2,400 px below
+{ printf '10\tmain'; for i in $(seq 1 150); do printf '\tf%d' "$i"; done; printf '\n1000\tmain\twide\n'; } | stacks_db deep.db
+"$MPQ" flame deep.db -o deep.svg 2>/dev/null || fail "flame deep.db failed"
+assert_eq "$(frames deep.svg 'name y' | grep -E '^(all|main|f150) ' | tr '\n' ,)" "all 60,main 76,f150 2476," \
+  "deep profile: root and main at the top of the first screen, f150 2,400 px below"
+assert_match "$(head -2 deep.svg)" '<svg version="1.1" width="1200" height="2522"' "deep profile: the picture 2,522 px tall"
+"$MPQ" flame deep.db --no-icicle -o deep-up.svg 2>/dev/null || fail "flame --no-icicle deep.db failed"
+assert_eq "$(frames deep-up.svg 'name y' | sed -n '1,2p' | tr '\n' ,)" "all 2476,main 2460," \
+  "deep profile, --no-icicle: the root at the bottom"
 
 # --filter, --exclude and the selection choose what is drawn
 "$MPQ" flame basic.db --filter '^parse' --by ncalls >filter.svg 2>err.txt || fail "flame --filter failed"
@@ -194,7 +211,7 @@ assert_eq "$(tooltip diff.svg helper)" \
   "helper|memtot in a: 1000 B (11.99%)|memtot in b: 500 B (6.36%)|delta: -500 B|ratio: 0.500" "diff tooltip of a shrink"
 assert_eq "$(tooltip diff.svg app+0x1999)" \
   "app+0x1999|memtot in a: 0 B (0.00%)|memtot in b: 7 B (0.09%)|delta: +7 B|ratio: - (not in a)" "diff tooltip of a new frame"
-"$MPQ" diff a.db b.db --flame --by ncalls --icicle --width 440 -o diff2.svg >stdout.txt || fail "diff --flame options failed"
+"$MPQ" diff a.db b.db --flame --by ncalls --icicle --width 440 -o diff2.svg >stdout.txt 2>/dev/null || fail "diff --flame options failed"
 assert_eq "$(wc -c <stdout.txt)" 0 "diff --flame -o: nothing on stdout"
 assert_eq "$(frames diff2.svg 'name v w y' | sed -n '1p;4p' | tr '\n' ,)" "all 45 420.00 60,foo(int) 6 56.00 92," \
   "diff --flame --by ncalls --icicle --width 440: b's 45 calls"
@@ -211,9 +228,33 @@ expect_fail 2 '^mpquery: flame: missing DB' "$MPQ" flame
 expect_fail 2 "^mpquery: flame: bad regex '\(' " "$MPQ" flame basic.db --filter '('
 expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" flame nope.db
 expect_fail 1 '^mpquery: no/such/dir/x.svg: No such file or directory$' "$MPQ" flame basic.db -o no/such/dir/x.svg
+expect_fail 2 '^mpquery: flame: -o x.png: flame writes SVG \(\*\.svg\) \(see mpquery flame --help\)$' "$MPQ" flame basic.db -o x.png
+expect_fail 2 '^mpquery: diff: -o x.pdf: diff writes SVG \(\*\.svg\)' "$MPQ" diff a.db b.db --flame -o x.pdf
+[ ! -e x.png ] && [ ! -e x.pdf ] || fail "-o with a name of another format: no file"
+
+# on a terminal: refused, with what to do instead (at 80 and 200 columns)
+for cols in 80 200; do
+    assert_eq "$({ COLUMNS=$cols script -qec "$MPQ flame basic.db" /dev/null; echo "rc=$?"; } | tr -d '\r')" \
+"mpquery: flame: the graph is SVG: write it to a file with -o FILE.svg, or to a pipe (see mpquery flame --help)
+rc=2" "flame on a terminal ($cols columns): refused, exit 2"
+done
+assert_eq "$({ script -qec "$MPQ diff a.db b.db --flame" /dev/null; echo "rc=$?"; } | tr -d '\r')" \
+"mpquery: diff: the graph is SVG: write it to a file with -o FILE.svg, or to a pipe (see mpquery diff --help)
+rc=2" "diff --flame on a terminal: refused"
+assert_eq "$(script -qec "$MPQ flame basic.db -o tty.svg" /dev/null | tr -d '\r' | sed -E 's/[0-9.]+ KiB/N KiB/')" \
+  "mpquery: wrote tty.svg (9 frames, N KiB)" "flame -o on a terminal: one line says what it wrote"
+"$MPQ" flame basic.db -o w.svg >out.txt 2>err.txt || fail "flame -o w.svg failed"
+assert_eq "$(cat out.txt; sed -E 's/\([0-9]+ frames, [0-9.]+ KiB\)/(N frames, S KiB)/' err.txt)" "mpquery: wrote w.svg (N frames, S KiB)" \
+  "flame -o: 'wrote' on stderr, nothing on stdout"
+assert_eq "$(sed -E 's/.* frames, ([0-9.]+) KiB.*/\1/' err.txt)" "$(wc -c <w.svg | awk '{v = $1 / 1024; printf(v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v)}')" "the size said is the file's (3 digits)"
+for q in -q --quiet; do
+    "$MPQ" flame basic.db -o w.svg $q >out.txt 2>&1 || fail "flame $q failed"
+    assert_eq "$(cat out.txt)" "" "flame -o $q: nothing said"
+done
 expect_fail 2 "^mpquery: diff: bad value 'x' for --by" "$MPQ" diff a.db b.db --flame --by x
 expect_fail 2 '^mpquery: diff: unknown option --colors' "$MPQ" diff a.db b.db --flame --colors hash
-expect_fail 2 '^mpquery: diff: -o, --icicle, --title, --width and --min-width go with --flame' "$MPQ" diff a.db b.db --icicle
+expect_fail 2 '^mpquery: diff: -o, --icicle, --no-icicle, --title, --width and --min-width go with --flame' "$MPQ" diff a.db b.db --icicle
+expect_fail 2 '^mpquery: diff: -o, --icicle, --no-icicle, --title, --width and --min-width go with --flame' "$MPQ" diff a.db b.db --no-icicle
 expect_fail 2 '^mpquery: diff: --flame does not combine with --fold or --functions' "$MPQ" diff a.db b.db --flame --fold
 assert_match "$("$MPQ" --help)" 'flame +an interactive flame graph' "flame in the command list"
 assert_match "$("$MPQ" flame --help)" 'example:' "flame --help"
@@ -251,7 +292,20 @@ dom d.svg 'search=^parse' >searched.xml
 grep -E 'Uncaught|CONSOLE' dom.err && fail "JavaScript errors: $(cat dom.err)"
 assert_match "$(cat searched.xml)" 'Matched: 67.37% of memtot \(2 frames\)' \
   "chromium: diff --flame, search ^parse: 5300 of b's 7867 bytes (the nested frame counted once)"
+# the first screen of a deep profile (1200 x 600): the root (y 60-75) and
+# main (76-91) drawn across it; --no-icicle: white there, its root 2,400 px below
+shot() {
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --hide-scrollbars \
+        --screenshot="$T/$2" --window-size=1200,600 "file://$T/$1" 2>/dev/null || fail "chromium --screenshot failed on $1"
+}
+shot deep.svg deep.png
+shot deep-up.svg deep-up.png
+assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" deep.png 20,68 600,68 1180,68 600,84 | tr '\n' ,)" \
+  "20,68 coloured,600,68 coloured,1180,68 coloured,600,84 coloured," \
+  "chromium: a deep profile's first screen shows the root and main, across the width"
+assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" deep-up.png 600,68 600,84 600,590 | tr '\n' ,)" \
+  "600,68 white,600,84 white,600,590 white," "chromium: --no-icicle's first screen: nothing there"
 dom calls.svg 'zoom=6' >zoom6.xml
 assert_eq "$(grep -A9 '<title>parse' zoom6.xml | grep -o '<rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' | tr '\n' ,)" \
-  '<rect x="10.00" y="76" width="420.00",<rect x="10.00" y="60" width="105.00",' \
+  '<rect x="10.00" y="92" width="420.00",<rect x="10.00" y="108" width="105.00",' \
   "chromium: #zoom=6 (parse, 8 calls): parse 420 px, its recursive call (2 calls) 105 px"

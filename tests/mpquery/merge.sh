@@ -42,8 +42,8 @@ big=$(q m.db "SELECT stack FROM sample ORDER BY memtot DESC, stack LIMIT 1")
 for cmd in "top" "top --functions --inclusive" "top --by memlive --format csv" "fold" "fold --by ncalls" "leaks" \
            "hist" "hist --stack $big" "tree" "timeline --format csv" "export --format folded" "diff"; do
     if [ "$cmd" = diff ]; then
-        merged=$("$MPQ" diff m.db m.db --a-run 1 --b-run 3 --functions 2>&1)
-        together=$("$MPQ" diff --a-run 1 --b-run 3 --functions r1.db r2.db -- r1.db r2.db 2>&1)
+        merged=$("$MPQ" diff m.db m.db --a-run 1 --b-run 3 --functions --all 2>&1 | grep -v "^a: ")      # the legend names the files
+        together=$("$MPQ" diff --a-run 1 --b-run 3 --functions --all r1.db r2.db -- r1.db r2.db 2>&1 | grep -v "^a: ")
     else
         merged=$("$MPQ" $cmd m.db --run all 2>&1) || fail "$cmd m.db: $merged"
         together=$("$MPQ" $cmd r1.db r2.db --run all 2>&1) || fail "$cmd r1.db r2.db: $together"

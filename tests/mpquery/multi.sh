@@ -97,3 +97,43 @@ assert_match "$("$MPQ" show f1.db f2.db "$stack" --bytes | head -1)" "^stack $st
 assert_eq "$(python3 -c 'import json; print(json.load(open("s.json"))["name"])')" "f1.db (and 1 more)" "export names the files"
 expect_fail 2 '^mpquery: nosuch\.db: No such file or directory$' "$MPQ" top f1.db nosuch.db
 no_temp "after every command"
+
+echo "# one program of a tree: --exe NAME|PATH, --pid PID --image N"
+# exec.db: pid 30 ran sh, exec'd python3.11, exec'd sh again; its children
+# 31 (/usr/bin/cc) and 32 (/opt/cc/bin/cc); a process row per image
+fixture exec >/dev/null
+xf() { "$MPQ" fold exec.db --by ncalls "$@" | tr '\n' ' '; }
+assert_eq "$(xf)" "main;fa 5 main;fb 2 main;fc 24 " "exec.db: every image of every process"
+assert_eq "$(xf --exe sh)" "main;fa 5 " "--exe NAME: both images of pid 30 that ran sh (1 + 4 calls)"
+assert_eq "$(xf --exe cc)" "main;fc 24 " "--exe NAME: the file name of either path (8 + 16 calls)"
+assert_eq "$(xf --exe /usr/bin/cc)" "main;fc 8 " "--exe PATH: that path only"
+assert_eq "$(xf --exe python3.11)" "main;fb 2 " "--exe: the image pid 30 exec'd"
+assert_eq "$(xf --pid 30)" "main;fa 5 main;fb 2 " "--pid without --image: all of that pid's images"
+assert_eq "$(xf --pid 30 --image 1)" "main;fa 1 " "--image 1: the program the pid started with"
+assert_eq "$(xf --pid 30 --image 2)" "main;fb 2 " "--image 2: after the first exec"
+assert_eq "$(xf --pid 30 --image 3)" "main;fa 4 " "--image 3: after the second"
+assert_eq "$(xf --pid 30 --exe sh)" "main;fa 5 " "--pid and --exe together"
+assert_eq "$("$MPQ" top exec.db --exe cc --bytes -n 1)" \
+"ncalls  memtot      %  stack  where
+    24    2400  100.0         (total: 1 stacks in 1 rows)
+    24    2400  100.0  4      fc < main" "top --exe cc"
+assert_eq "$("$MPQ" info exec.db --pid 30 --image 2 --format json | json_get "$(cat)" '[(p["pid"], p["exe"]) for p in j["processes"]]')" \
+  "[(30, '/usr/bin/python3.11')]" "info --pid 30 --image 2: that image only"
+assert_eq "$("$MPQ" timeline exec.db --exe python3.11 --format csv)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive
+2.000,30,1,exec,,2,200,0,200
+2.000,0,,,,2,200,0,"  "timeline --exe"
+expect_fail 2 "^mpquery: exec.db: no process of executable 'perl' in the selected run \(there are: sh, python3.11, cc\)$" \
+  "$MPQ" top exec.db --exe perl
+expect_fail 2 "^mpquery: exec.db: no process of executable '/bin/cc' in the selected run \(there are: /bin/sh, /usr/bin/python3.11, /usr/bin/cc, /opt/cc/bin/cc\)$" \
+  "$MPQ" fold exec.db --exe /bin/cc
+expect_fail 2 "^mpquery: exec.db: no process of executable 'python3.11' with that pid in the selected run \(there are: cc\)$" \
+  "$MPQ" fold exec.db --exe python3.11 --pid 31
+expect_fail 2 '^mpquery: exec.db: no image 4 of pid 30 \(it ran 3: 1 /bin/sh, 2 /usr/bin/python3.11, 3 /bin/sh\)$' \
+  "$MPQ" fold exec.db --pid 30 --image 4
+expect_fail 2 '^mpquery: exec.db: no image 2 of pid 30 running sh \(it ran 3: 1 /bin/sh, 2 /usr/bin/python3.11, 3 /bin/sh\)$' \
+  "$MPQ" fold exec.db --pid 30 --image 2 --exe sh
+expect_fail 2 '^mpquery: exec.db: no image 2 of pid 31 \(it ran 1: 1 /usr/bin/cc\)$' "$MPQ" flame exec.db --pid 31 --image 2
+expect_fail 2 '^mpquery: exec.db: --image 2 needs --pid: the process whose programs it counts$' "$MPQ" top exec.db --image 2
+expect_fail 2 "^mpquery: top: bad value '0' for --image \(expected a number from 1\)" "$MPQ" top exec.db --pid 30 --image 0
+expect_fail 2 "^mpquery: exec.db: no process with pid 99 in the selected run$" "$MPQ" top exec.db --pid 99 --image 1
+expect_fail 2 '^mpquery: top: --image does not apply to --server' "$MPQ" top --server http://127.0.0.1:1/ --image 1

@@ -83,8 +83,9 @@ assert_eq "$("$MPQ" diff v1.db v2.db --by ntemp --format csv)" \
 0,2,2,,parse(std::string const&) < main
 0,1,1,,parse(std::string const&) < parse(std::string const&) < main" "diff --by ntemp: version 1 against version 2"
 assert_eq "$("$MPQ" diff v1.db v2.db --by ntemp --functions --inclusive -n 1)" \
-"a   b  delta  ratio  function
-0  22     22  -      main" "diff --by ntemp --functions --inclusive"
+"v1.db ntemp  v2.db ntemp  delta  ratio  function
+          0           22     22  -      (total: 5 functions, 4 more not shown)
+          0           22     22  -      main" "diff --by ntemp --functions --inclusive"
 
 # the totals have no ntemp: info does not list it, hist refuses it
 assert_eq "$(json_get "$("$MPQ" info v2.db --format json)" '"ntemp" in j["totals"], j["totals"]["ncalls"]')" \

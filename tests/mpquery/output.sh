@@ -28,51 +28,58 @@ refused() {     # refused OUT INPUT CMD...: exit 2, one line naming both, the in
     expect_fail 2 "^mpquery: $out: the output \(-o\) is the input $input: refusing to overwrite it$" "$MPQ" "$@"
     assert_eq "$(sum basic.db) $(sum b2.db)" "$orig $orig" "$* left the inputs as they were"
 }
-refused basic.db basic.db flame basic.db -o basic.db
-refused basic.db basic.db report basic.db -o basic.db
-refused basic.db basic.db timeline basic.db -o basic.db
+# names of what the commands write (-o x.db is refused by its name first)
+ln -s basic.db basic.svg; ln -s basic.db basic.html; ln -s b2.db b2.svg
+for c in flame timeline; do
+    expect_fail 2 "^mpquery: $c: -o basic.db: $c writes " "$MPQ" $c basic.db -o basic.db
+done
+expect_fail 2 '^mpquery: report: -o basic.db: report writes HTML' "$MPQ" report basic.db -o basic.db
+assert_eq "$(sum basic.db)" "$orig" "-o basic.db refused by its name: the input as it was"
+refused basic.svg basic.db flame basic.db -o basic.svg
+refused basic.html basic.db report basic.db -o basic.html
+refused basic.svg basic.db timeline basic.db -o basic.svg
 refused basic.db basic.db export basic.db --format folded -o basic.db
 refused basic.db basic.db export basic.db --format pprof --output=basic.db
-refused basic.db basic.db diff basic.db b2.db --flame -o basic.db
-refused b2.db b2.db diff basic.db b2.db --flame -o b2.db
-refused b2.db b2.db diff --flame -o b2.db basic.db -- basic.db b2.db
-refused link.db basic.db flame basic.db -o link.db
-refused basic.db link.db report link.db -o basic.db
-[ "$(stat -c %i hard.db)" = "$(stat -c %i basic.db)" ] && refused hard.db basic.db timeline basic.db -o hard.db
-refused my.rules my.rules flame basic.db --rules my.rules -o my.rules
+refused basic.svg basic.db diff basic.db b2.db --flame -o basic.svg
+refused b2.svg b2.db diff basic.db b2.db --flame -o b2.svg
+refused b2.svg b2.db diff --flame -o b2.svg basic.db -- basic.db b2.db
+refused link.db basic.db export basic.db --format folded -o link.db
+refused basic.html link.db report link.db -o basic.html
+[ "$(stat -c %i hard.db)" = "$(stat -c %i basic.db)" ] && refused hard.db basic.db timeline basic.db --format csv -o hard.db
+refused my.rules my.rules export basic.db --format folded --rules my.rules -o my.rules
 assert_eq "$(cat my.rules)" 'replace ^main$ => MAIN' "the rules file unchanged"
 assert_eq "$(ls | grep -c 'tmp-')" 0 "no temporary file"
 
 # ---- a write that fails leaves the old file, and no temporary file
 declare -A cmd=(
-    [flame]="flame basic.db -o out.svg"
-    [diff]="diff basic.db b2.db --flame -o out.svg"
-    [report]="report basic.db -o out.svg"
-    [timeline]="timeline basic.db -o out.svg"
-    [export]="export basic.db --format speedscope -o out.svg"
+    [flame]="flame basic.db -o out"
+    [diff]="diff basic.db b2.db --flame -o out"
+    [report]="report basic.db -o out"
+    [timeline]="timeline basic.db --format svg -o out"
+    [export]="export basic.db --format speedscope -o out"
 )
 declare -A last=([flame]='</svg>' [diff]='</svg>' [report]='</html>' [timeline]='</svg>' [export]='}')
 for c in flame diff report timeline export; do
-    echo old > out.svg
+    echo old > out
     # every output is over 1 KiB: the write fails with EFBIG (SIGXFSZ ignored)
     err=$( (ulimit -f 1; trap '' XFSZ; exec "$MPQ" ${cmd[$c]}) 2>&1 >/dev/null ); rc=$?
-    assert_eq "$rc|$err" "1|mpquery: out.svg: write error: File too large" "$c: a write that fails: exit 1, one line"
-    assert_eq "$(cat out.svg)|$(ls | grep -c 'tmp-')" "old|0" "$c: the old file as it was, no temporary file"
+    assert_eq "$rc|$err" "1|mpquery: out: write error: File too large" "$c: a write that fails: exit 1, one line"
+    assert_eq "$(cat out)|$(ls | grep -c 'tmp-')" "old|0" "$c: the old file as it was, no temporary file"
     "$MPQ" ${cmd[$c]} 2>/dev/null || fail "$c failed"
-    [ "$(stat -c %s out.svg)" -gt 1024 ] || fail "$c: the output is not over 1 KiB"
-    assert_match "$(tail -n 1 out.svg)" "${last[$c]}\$" "$c: then the whole file, over 1 KiB"
+    [ "$(stat -c %s out)" -gt 1024 ] || fail "$c: the output is not over 1 KiB"
+    assert_match "$(tail -n 1 out)" "${last[$c]}\$" "$c: then the whole file, over 1 KiB"
 done
 for c in flame report; do
     # SIGXFSZ as it comes: killed, the temporary file removed first
-    echo old > out.svg
+    echo old > out
     { (ulimit -f 1; exec "$MPQ" ${cmd[$c]}) >/dev/null 2>&1; rc=$?; } 2>/dev/null     # not the shell's line on it
-    assert_eq "$rc|$(cat out.svg)|$(ls | grep -c 'tmp-')" "$((128 + 25))|old|0" "$c: killed by SIGXFSZ: the old file, no temporary file"
-    rm out.svg
+    assert_eq "$rc|$(cat out)|$(ls | grep -c 'tmp-')" "$((128 + 25))|old|0" "$c: killed by SIGXFSZ: the old file, no temporary file"
+    rm out
     (ulimit -f 1; trap '' XFSZ; exec "$MPQ" ${cmd[$c]}) >/dev/null 2>&1
-    assert_eq "$(ls | grep -c -e 'tmp-' -e '^out.svg$')" 0 "$c: no file before: none after"
+    assert_eq "$(ls | grep -c -e 'tmp-' -e '^out$')" 0 "$c: no file before: none after"
 done
-"$MPQ" report basic.db -o out.svg && "$MPQ" report basic.db >stdout.svg || fail "report failed"
-assert_eq "$(md5sum <out.svg)" "$(md5sum <stdout.svg)" "-o FILE: what stdout gets"
+"$MPQ" report basic.db -o out && "$MPQ" report basic.db >stdout || fail "report failed"
+assert_eq "$(md5sum <out)" "$(md5sum <stdout)" "-o FILE: what stdout gets"
 
 # ---- permissions, symbolic links, devices
 echo old > out.svg

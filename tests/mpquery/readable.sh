@@ -136,8 +136,10 @@ quiet_eq "$("$MPQ" show r.db 3 --full-names --bytes | head -2)" \
 #0   $whole  (/usr/bin/app+0x10030)" "show --full-names --bytes"
 
 # ---- diff: units and names as top's
-assert_eq "$("$MPQ" diff r.db r.db -n 2)" \
-"       a         b  delta  ratio  where
+assert_eq "$("$MPQ" diff r.db r.db -n 2 --all)" \
+"a: r.db, b: r.db
+a memtot  b memtot  delta  ratio  where
+1.40 MiB  1.40 MiB    0 B  1.000  (total: 5 stacks, 3 more not shown)
 1.20 MiB  1.20 MiB    0 B  1.000  std::unordered_map<…>::emplace<…> < Registry::load < main
  200 KiB   200 KiB    0 B  1.000  main::{lambda(int)#1}::operator() < (anonymous namespace)::Parser::operator() < main" "diff: units, names shortened"
 
@@ -184,8 +186,9 @@ assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ top r.db -n 1 --no
   "ncalls    memtot      %  stack  where" "--no-pager: not through it"
 assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ show r.db 10" | head -1)" \
   "P:stack 10: ncalls 1 memtot 64 B nfree 0 nlive 1 memlive 64 B…" "show: through the pager too"
-assert_eq "$(LINES=2 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ diff r.db r.db -n 1" | head -1)" \
-  "P:       a         b  delta  ratio  where" "diff: through the pager too"
+assert_eq "$(LINES=3 COLUMNS=60 PAGER='sed s/^/P:/' tty "$MPQ diff r.db r.db -n 1" | head -2)" \
+  "P:a: r.db, b: r.db
+P:a memtot  b memtot  delta  ratio  where" "diff: through the pager too (the legend too)"
 assert_eq "$(LINES=3 COLUMNS=60 PAGER= tty "$MPQ top r.db -n 1" | head -1)" "ncalls    memtot      %  stack  where" \
   "PAGER empty: no pager"
 assert_eq "$(PAGER='sed s/^/P:/' "$MPQ" top r.db -n 1 | head -1)" "ncalls    memtot      %  stack  where" \

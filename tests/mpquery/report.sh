@@ -18,7 +18,7 @@ fixture basic >/dev/null
 page() { python3 "$ROOT/tests/lib/report_page.py" "$@" || fail "cannot read $1: $*"; }
 
 "$MPQ" report basic.db -o basic.html >out.txt 2>&1 || fail "mpquery report failed: $(cat out.txt)"
-assert_eq "$(cat out.txt)" "" "-o FILE: nothing on stdout or stderr"
+assert_eq "$(sed -E 's/\([0-9.]+ KiB\)/(N KiB)/' out.txt)" "mpquery: wrote basic.html (N KiB)" "-o FILE: one line on stderr says what it wrote"
 assert_eq "$(page basic.html refs)" "" "nothing outside the page: no src, href but #, url(), @import, loading element"
 assert_eq "$(page basic.html addresses)" "" "no address at all: no http(s):, file://, //host/ (not even the SVG namespace)"
 assert_eq "$(page basic.html balance)" "" "every element closed"
@@ -115,6 +115,9 @@ assert_eq "$(page worker.html table threads 1 | sed 1d | cut -d'|' -f2,3)" "101|
 assert_match "$(page worker.html text selection)" \
   "^basic.db · run 1, started [-0-9: ]+ · snapshot: each process's last \(at exit\) · threads work\.\* · mpquery " \
   "the selection said under the title"
+"$MPQ" report basic.db --pid 100 --image 1 --exe app -o app.html -q || fail "report --pid --image --exe failed"
+assert_match "$(page app.html text selection)" "· pid 100 image 1 · executable app · mpquery " \
+  "--pid, --image and --exe said under the title"
 
 # --title escaped, stdout when it is not a terminal, --no-default-rules
 "$MPQ" report basic.db --title 'a <b> & "c"' --no-default-rules >title.html || fail "report to stdout failed"
@@ -195,8 +198,18 @@ expect_fail 2 '^mpquery: report: missing DB' "$MPQ" report -o x.html
 expect_fail 2 '^mpquery: report: unknown option --by' "$MPQ" report basic.db --by ncalls
 expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" report nope.db -o x.html
 expect_fail 1 '^mpquery: no/such/dir/x.html: No such file or directory$' "$MPQ" report basic.db -o no/such/dir/x.html
-assert_match "$(script -qc "$MPQ report basic.db" /dev/null | tr -d '\r')" \
-  '^mpquery: report: the page is HTML: write it to a file with -o FILE, or to a pipe' "a terminal: asks for -o"
+for cols in 80 200; do
+    assert_eq "$({ COLUMNS=$cols script -qec "$MPQ report basic.db" /dev/null; echo "rc=$?"; } | tr -d '\r')" \
+"mpquery: report: the page is HTML: write it to a file with -o FILE.html, or to a pipe (see mpquery report --help)
+rc=2" "a terminal ($cols columns): asks for -o FILE.html, exit 2"
+done
+expect_fail 2 '^mpquery: report: -o r.svg: report writes HTML \(\*\.html, \*\.htm\) \(see mpquery report --help\)$' \
+  "$MPQ" report basic.db -o r.svg
+[ ! -e r.svg ] || fail "report -o r.svg: no file"
+"$MPQ" report basic.db -o page.htm -q >out.txt 2>&1 || fail "report -o page.htm -q failed"
+assert_eq "$(cat out.txt)" "" "report -q: nothing said"
+"$MPQ" report basic.db -o page >out.txt 2>&1 || fail "report -o page (no extension) failed"
+assert_match "$(cat out.txt)" '^mpquery: wrote page \([0-9.]+ KiB\)$' "report -o NAME without an extension: HTML"
 assert_match "$("$MPQ" --help)" 'report +the profile as one HTML page' "report in the command list"
 assert_match "$("$MPQ" report --help)" 'example:' "report --help"
 

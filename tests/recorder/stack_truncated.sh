@@ -21,7 +21,7 @@ assert_eq "$("$MPQ" top d.db --format json 2>&1 >/dev/null)" "$NOTE" "top --form
 assert_eq "$("$MPQ" top d.db --format json --exclude nothing_matches 2>&1 >/dev/null)" "$NOTE" "top --format json with filters: on stderr"
 assert_eq "$("$MPQ" diff d.db d.db --no-pager | tail -n 2)" "${NOTE/ were/ in a were}
 ${NOTE/ were/ in b were}" "diff: one note per side"
-"$MPQ" flame d.db -o d.svg 2>err.txt || fail "flame failed"
+"$MPQ" flame d.db -o d.svg -q 2>err.txt || fail "flame failed"       # -q: no "wrote" line
 assert_eq "$(cat err.txt)" "$NOTE" "flame: the note on stderr"
 assert_match "$(cat d.svg)" "\[truncated\]" "flame: the [truncated] frame drawn"
 
