@@ -2,8 +2,9 @@
  * dlclose and exit.
  *
  * Init runs once (the constructor, or the first allocation if that comes
- * earlier). A background thread "mallocprof" writes interval snapshots and
- * the ones MP_SIGNAL asks for (the handler only posts a semaphore). fork
+ * earlier). A background thread "mallocprof" takes the points of memory
+ * over time (ticks.c), writes interval snapshots and the ones MP_SIGNAL
+ * asks for (the handler only posts a semaphore). fork
  * handlers take every profiler lock so the child starts consistent; exec
  * flushes first because exec skips destructors; the destructor writes the
  * exit snapshot after the program's own destructors ran. fork (fork.c) and
@@ -46,6 +47,12 @@ double mp_now(void)
 
 /* ------------------------------------------------------------ background */
 
+/* The earlier of two times, 0 meaning none. */
+static double earliest(double a, double b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
 static void *background_main(void *arg)
 {
     (void)arg;
@@ -54,7 +61,8 @@ static void *background_main(void *arg)
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;
-        double until = next ? next : mp_now() + 3600;
+        double until = earliest(next, ticks_take(mp_now()));
+        if (!until) until = mp_now() + 3600;
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
         int woke = sem_timedwait(&wakeup, &ts) == 0;
@@ -67,9 +75,11 @@ static void *background_main(void *arg)
     return NULL;
 }
 
+/* The background thread runs by default, for the ticks (ticks.c);
+ * without ticks, interval snapshots or a snapshot signal, there is none. */
 static void start_background(void)
 {
-    if (mp_opt.interval <= 0 && !mp_opt.signal) return;
+    if (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0) return;
     pthread_t th;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -78,7 +88,8 @@ static void start_background(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals go to the program's threads */
     if (pthread_create(&th, &attr, background_main, NULL) != 0)
-        mp_log("warning", "cannot start the snapshot thread; only the exit snapshot will be written");
+        mp_log("warning", "cannot start the profiler's thread; only the exit snapshot and its point of memory over "
+               "time will be written");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
 }
@@ -153,6 +164,7 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
                    reason == FLUSH_EXEC ? "exec" : "exit");
         return;
     }
+    if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
     if (mp_opt.final) flush_snapshot(reason, "");
     if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
 }
@@ -248,6 +260,7 @@ void mp_ensure_init(void)
         mp_start_time = mp_now();
         mp_log_init();
         options_load();
+        ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
