@@ -81,7 +81,7 @@ int cmd_timeline(int argc, char **argv)
     struct selection sel;
     struct timeline tl = { .p = p };
     if (!(rc = select_or_report(&c, p, &sel))) {
-        timeline_build(&tl, p, &sel, (size_t)nstacks, 0);
+        timeline_build(&tl, p, &sel, (size_t)nstacks);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     }
     struct outfile of;

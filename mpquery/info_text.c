@@ -3,6 +3,7 @@
  * only what cmd_info.c gathered (struct info). */
 #include "load.h"
 #include "info.h"
+#include "timeline.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 
 #include <string.h>
@@ -220,6 +221,8 @@ void info_print_text(const struct info *in)
         printf("\n");
         text_threads(in, i);
         text_snapshots(in, i);
+        char line[256];
+        if (timeline_process_line(p, i, line, sizeof line)) printf("  %s\n", line);
     }
     printf("\nstacks with samples in this selection: %zu; the stack tree: %zu nodes, frames: %zu, functions: %zu, "
            "modules: %zu\n", info_stacks_with_samples(in), p->nstacks, p->nframes, p->nfunctions, p->nmodules);
