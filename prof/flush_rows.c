@@ -405,6 +405,7 @@ static int write_ticks(struct writer *w, double now)
 {
     if (mp_opt.tick <= 0) return 0;
     size_t n = ticks_copy(tick_copy);
+    while (n && tick_copy[n - 1].time >= now) n--;     /* taken as this snapshot was written: the next one has them */
     const struct mp_totals *t = &cut.process;
     tick_copy[n++] = (struct tick_point){ now, t->ncalls, t->memtot, t->live > 0 ? (uint64_t)t->live : 0,
                                           ticks_last_rss() };
