@@ -483,18 +483,21 @@ static size_t name_chars(const char *s)
  * else cut there with "…" (the tooltip has it whole). */
 static void legend_name(FILE *f, const char *name)
 {
+    if (name_chars(name) <= LEGEND_CHARS) {
+        xml_write(f, name);
+    } else {
+        char cut[4 * LEGEND_CHARS + 4];
+        size_t n = 0, b = 0;
+        for (; name[b] && b < sizeof cut - 4; b++) {
+            if (((unsigned char)name[b] & 0xc0) != 0x80 && ++n == LEGEND_CHARS) break;
+            cut[b] = name[b];
+        }
+        memcpy(cut + b, "\xe2\x80\xa6", 4);     /* "…" and the NUL */
+        xml_write(f, cut);
+    }
     fputs("<title>", f);
     xml_write(f, name);
     fputs("</title>", f);
-    if (name_chars(name) <= LEGEND_CHARS) { xml_write(f, name); return; }
-    char cut[4 * LEGEND_CHARS + 4];
-    size_t n = 0, b = 0;
-    for (; name[b] && b < sizeof cut - 4; b++) {
-        if (((unsigned char)name[b] & 0xc0) != 0x80 && ++n == LEGEND_CHARS) break;
-        cut[b] = name[b];
-    }
-    memcpy(cut + b, "\xe2\x80\xa6", 4);     /* "…" and the NUL */
-    xml_write(f, cut);
 }
 
 /* The legend's width: the plot's and its longest name's, at least 230. */
