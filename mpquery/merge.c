@@ -3,9 +3,9 @@
  * answers every query as the inputs taken together (merge_build). Each
  * input is read once, in one read transaction, by profile.c's loader (so
  * every format version reads with its defaults, and untrusted files are
- * checked as everywhere), with its hist, stack_hist and tick rows; ids are mapped
- * with arrays per input and with tables by content across inputs, and
- * rows are written with prepared statements in ONE transaction of an
+ * checked as everywhere), with its hist, stack_hist and tick rows; ids
+ * are mapped with arrays per input and with tables by content across
+ * inputs, and rows are written with prepared statements in ONE transaction of an
  * output file the caller created empty. What must stay true:
  *  - dictionaries are shared by content, never by id: module (path,
  *    build_id), function (name), file (path), frame (module, offset,
