@@ -5,8 +5,9 @@
  * every format version reads with its defaults, and untrusted files are
  * checked as everywhere), with its hist, stack_hist and tick rows; ids
  * are mapped with arrays per input and with tables by content across
- * inputs, and rows are written with prepared statements in ONE transaction of an
- * output file the caller created empty. What must stay true:
+ * inputs, and rows are written with prepared statements in ONE
+ * transaction of an output file the caller created empty. What must stay
+ * true:
  *  - dictionaries are shared by content, never by id: module (path,
  *    build_id), function (name), file (path), frame (module, offset,
  *    inline_depth), a [tag] frame by its name (offset tag_offset(name), as
