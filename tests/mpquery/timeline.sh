@@ -87,6 +87,8 @@ assert_eq "$("$MPQ" timeline ticks.db --format csv --pid 101 | cut -d, -f1-4 | p
     "time,pid,seq,reason 0.200,101,,tick 0.600,101,,tick 0.800,101,1,exit 0.200,0,, 0.600,0,, 0.800,0,," \
     "--pid 101: its times from its own start, as info's (+0.800s for its exit)"
 assert_match "$("$MPQ" info ticks.db --pid 101)" "\\*1 +\\+0\\.800s +exit" "info: the child's exit at +0.800s"
+# several files are read as one (merged): the ticks come along
+assert_eq "$("$MPQ" timeline ticks.db t.db --run all --format csv | grep -c ',tick,')" 4 "two files: the ticks of ticks.db"
 # info: a line a process on its points, times from its start
 assert_eq "$("$MPQ" info ticks.db | grep 'memory over time')" \
 "  memory over time: 4 points, +0.500s to +2.000s; peak memlive 4.88 KiB at +1.500s, peak RSS 4.01 MiB at +1.500s
