@@ -80,3 +80,14 @@ assert_eq "$(q k.db "SELECT count(*) > 10, max(time) = (SELECT max(time) FROM sn
 MP_TICK=x profile bad.db $B/tests/alloc_functions > /dev/null 2> err   # it exits 7 by design
 assert_match "$(grep MP_TICK err)" "^mallocprof: warning: MP_TICK=x is not valid .*; using the default 0.01$" "MP_TICK=x: a warning"
 assert_eq "$(q bad.db "SELECT count(*) > 0 FROM tick")" 1 "MP_TICK=x: the default's points"
+# the profiler's thread does not make a program fail where it must be of
+# one thread: unshare(CLONE_NEWUSER) (stopped for the call, started after)
+if unshare -U true 2>/dev/null; then
+    assert_eq "$(MP_QUIET=1 profile u.db unshare -U sh -c 'echo in a user namespace' 2>&1; echo "rc=$?")" \
+        "in a user namespace
+rc=0" "unshare -U under the profiler"
+    assert_eq "$(q u.db "SELECT count(*) > 1 FROM tick t JOIN process p ON p.id = t.process WHERE p.exe LIKE '%/unshare'")" 1 \
+        "unshare: its points before and after the call"
+else
+    echo "  skip: unshare -U is not allowed here"
+fi
