@@ -1,14 +1,14 @@
 /* Memory over time from the snapshots and ticks, for timeline and
  * report. Per process, its totals at each of its snapshots (peak
  * snapshots aside) and ticks (the points the recorder takes every few
- * milliseconds, format version 4);
- * for the whole tree, at each moment a snapshot was taken, the sum of the
- * processes' latest totals (a process that has ended holds no live bytes
- * any more, its calls and bytes stay counted); the N stacks whose live
- * bytes grew most over the run (from nothing at its start to what the
- * processes held at their last snapshots), as more series. The plot: three
- * panels (live bytes, bytes allocated, calls) over the time from the
- * run's start. */
+ * milliseconds, format version 4), in time order; for the whole tree, at
+ * each moment a process has a point, the sum of the processes' latest (a
+ * process that has ended holds no live bytes any more, its calls and
+ * bytes stay counted); the N stacks whose live bytes grew most over the
+ * run (from nothing at its start to what the processes held at their
+ * last snapshots), as more series. The plot: three panels (live bytes,
+ * bytes allocated, calls) over the time from the first process's start,
+ * the highest live bytes marked. */
 #include "procs.h"
 #include "timeline.h"
 #include "output.h"
