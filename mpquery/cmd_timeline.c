@@ -1,10 +1,10 @@
-/* mpquery timeline DB: memory over time, from the snapshots (timeline.c
- * builds and draws it): per process, its totals at each of its snapshots
- * (peak snapshots aside), the whole tree, and with --stacks N the N stacks
- * whose live bytes grew most, as more series. Text (a table), csv or json
- * (one row a snapshot, the tree's rows with pid 0) or an SVG plot: three
- * panels (live bytes, bytes allocated, calls) over the time from the run's
- * start. */
+/* mpquery timeline DB: memory over time, from the ticks and snapshots
+ * (timeline.c builds and draws it): per process, its totals at each of
+ * its ticks and snapshots (peak snapshots aside), the whole tree, and with
+ * --stacks N the N stacks whose live bytes grew most, as more series.
+ * Text (a table), csv or json (one row a point, the tree's rows with pid
+ * 0) or an SVG plot: three panels (live bytes, bytes allocated, calls)
+ * over the time from the first process's start. */
 #include "timeline.h"
 #include "commands.h"
 #include "load.h"
@@ -21,22 +21,24 @@
 static const char usage[] =
 "usage: mpquery timeline DB... [options]\n"
 "\n"
-"Memory over time from the snapshots (record with MP_INTERVAL=S, MP_SIGNAL or\n"
-"mp_snapshot to have more than the exit's): per process and for the whole\n"
-"tree, memlive, memtot and ncalls at each snapshot, time in seconds from the\n"
-"run's start. Peak snapshots are left out (mpquery info lists them).\n"
+"Memory over time: per process and for the whole tree, ncalls, memtot,\n"
+"memlive and RSS at each point the recorder took (every few milliseconds by\n"
+"default: MP_TICK, 100 to 200 points a process) and at each snapshot; time in\n"
+"seconds from the start of the first process, as info's times. Peak\n"
+"snapshots are left out (mpquery info lists them); the plot marks the\n"
+"highest live bytes.\n"
 "\n";
 
 static const char more[] =
 "\n"
 "Formats: an SVG plot when stdout is not a terminal or -o names a .svg file,\n"
-"else a table; csv and json have one row a snapshot: time, pid (0 for the\n"
-"whole tree), seq, reason, label, ncalls, memtot, memlive, maxlive, then\n"
-"stack_ID (its live bytes) for each of the --stacks ones. json:\n"
-"{\"rows\": [...]}.\n"
+"else a table; csv and json have one row a point: time, pid (0 for the\n"
+"whole tree), seq, reason ('tick' for a point between snapshots), label,\n"
+"ncalls, memtot, memlive, maxlive, rss, then stack_ID (its live bytes at the\n"
+"snapshots) for each of the --stacks ones. json: {\"rows\": [...]}.\n"
 "\n"
 "examples:\n"
-"  MP_INTERVAL=1 mpquery record -o app.db -- ./app\n"
+"  mpquery record -o app.db -- ./app\n"
 "  mpquery timeline app.db -o app-timeline.svg --stacks 5\n"
 "  mpquery timeline app.db --format csv\n";
 
@@ -85,7 +87,7 @@ int cmd_timeline(int argc, char **argv)
     struct selection sel;
     struct timeline tl = { .p = p };
     if (!(rc = select_or_report(&c, p, &sel))) {
-        timeline_build(&tl, p, &sel, (size_t)nstacks, 0);
+        timeline_build(&tl, p, &sel, (size_t)nstacks);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     }
     struct outfile of;

@@ -5,6 +5,7 @@
  * raw numbers). Reads only what cmd_info.c gathered (struct info). */
 #include "load.h"
 #include "info.h"
+#include "timeline.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 
 #include <string.h>
@@ -274,6 +275,8 @@ void info_print_text(const struct info *in)
         printf("\n");
         text_threads(in, i);
         text_snapshots(in, i);
+        char line[256];
+        if (timeline_process_line(p, i, line, sizeof line)) printf("  %s\n", line);
     }
     if (sections < in->norder)
         printf("\n\xe2\x80\xa6 %zu more processes: --pid PID for one, --all for every one\n", in->norder - sections);

@@ -3,10 +3,11 @@
  * answers every query as the inputs taken together (merge_build). Each
  * input is read once, in one read transaction, by profile.c's loader (so
  * every format version reads with its defaults, and untrusted files are
- * checked as everywhere), with its hist and stack_hist rows; ids are mapped
- * with arrays per input and with tables by content across inputs, and
- * rows are written with prepared statements in ONE transaction of an
- * output file the caller created empty. What must stay true:
+ * checked as everywhere), with its hist, stack_hist and tick rows; ids
+ * are mapped with arrays per input and with tables by content across
+ * inputs, and rows are written with prepared statements in ONE
+ * transaction of an output file the caller created empty. What must stay
+ * true:
  *  - dictionaries are shared by content, never by id: module (path,
  *    build_id), function (name), file (path), frame (module, offset,
  *    inline_depth), a [tag] frame by its name (offset tag_offset(name), as
@@ -145,6 +146,12 @@ static void map_processes(struct merge *m, struct input *in)
                 [C(snapshot, seq)] = I(sn->seq), [C(snapshot, time)] = R(sn->time),
                 [C(snapshot, reason)] = S(sn->reason), [C(snapshot, label)] = S(sn->label),
                 [C(snapshot, profiler_memory)] = I(sn->profiler_memory));
+        }
+        for (uint32_t j = pr->first_tick; j < pr->first_tick + pr->nticks; j++) {
+            const struct tick *tk = &p->ticks[j];
+            PUT(m, tick, [C(tick, process)] = I(in->proc[i]), [C(tick, time)] = R(tk->time),
+                [C(tick, ncalls)] = I(tk->ncalls), [C(tick, memtot)] = I(tk->memtot),
+                [C(tick, memlive)] = I(tk->memlive), [C(tick, rss)] = I(tk->rss));
         }
     }
     for (size_t t = 0; t < p->nthreads; t++) {

@@ -83,6 +83,7 @@ struct process {
     const char *ended;                  /* "exit 3", "signal SIGSEGV"...; "" (version 1: always) */
     double start_time, end_time;        /* end_time < 0: none yet */
     uint32_t first_snapshot, nsnapshots; /* range in profile.snapshots (by seq) */
+    uint32_t first_tick, nticks;        /* range in profile.ticks (by time) */
 };
 struct thread { int64_t id, seq, tid; uint32_t process; const char *name; };
 struct module { int64_t id; const char *path, *build_id, *base; int special; };
@@ -108,6 +109,10 @@ struct total {
     counters c;
     int64_t ncalls_nostack, memtot_nostack, nfree_unknown;
 };
+
+/* A point of memory over time (format version 4): the process's totals
+ * at a moment, without stacks, and its resident bytes (0: unknown). */
+struct tick { uint32_t process; double time; int64_t ncalls, memtot, memlive, rss; };
 
 /* A database file of a profile loaded from several (load_profiles): the
  * ids its runs have in the profile, the processes it holds of each, and
@@ -136,6 +141,7 @@ struct profile {
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
     struct hist_row *hists; size_t nhists;  /* loaded with PROFILE_HISTS (hists.h) */
     struct stack_hist_row *stack_hists; size_t nstack_hists;
+    struct tick *ticks; size_t nticks;  /* by process, then time (none before version 4) */
     int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
     int has_time;                       /* a process recorded with MP_TIME=1 */
 };

@@ -115,6 +115,11 @@ static const struct col stack_hist_cols[] = {
     COL(I64, struct raw_stack_hist, stack, stack_hist, stack),
     COL(I64, struct raw_stack_hist, thread, stack_hist, thread), HIST_COLS(struct raw_stack_hist, stack_hist),
 };
+static const struct col tick_cols[] = {
+    COL(I64, struct raw_tick, process, tick, process), COL(F64, struct raw_tick, t.time, tick, time),
+    COL(I64, struct raw_tick, t.ncalls, tick, ncalls), COL(I64, struct raw_tick, t.memtot, tick, memtot),
+    COL(I64, struct raw_tick, t.memlive, tick, memlive), COL(I64, struct raw_tick, t.rss, tick, rss),
+};
 
 static const struct table_spec
     runs = SPEC(run, "id", run_cols, struct run),
@@ -127,6 +132,7 @@ static const struct table_spec
     stacks = SPEC(stack, "id", stack_cols, struct raw_stack),
     snapshots = SPEC(snapshot, "process, seq", snapshot_cols, struct raw_snapshot),
     totals = SPEC(totals, NULL, total_cols, struct raw_total),
+    ticks = SPEC(tick, "process, time", tick_cols, struct raw_tick),
     samples = SPEC_CONVERT(sample, sample_cols, struct raw_sample, struct sample, convert_sample),
     hists = SPEC_CONVERT(hist, hist_cols, struct raw_hist, struct hist_row, convert_hist),
     stack_hists = SPEC_CONVERT(stack_hist, stack_hist_cols, struct raw_stack_hist, struct stack_hist_row,
@@ -264,7 +270,12 @@ static int load_all(struct loader *l)
     if ((rc = load_dictionaries(l)) || (rc = link_dictionaries(l))) return rc;
     if ((rc = load_table(l, &samples, &p->samples, &p->nsamples))) return rc;
     if (l->bad_ref) return EXIT_BAD_INPUT;
-    if ((rc = link_totals(l)) || !(l->flags & PROFILE_HISTS)) return rc;
+    if ((rc = link_totals(l))) return rc;
+    /* the points of memory over time, in the versions that have them */
+    if (p->version >= format_tables[FT_tick].col[0].since &&
+        ((rc = load_table(l, &ticks, &l->rticks, &l->nticks)) || (rc = link_ticks(l))))
+        return rc;
+    if (!(l->flags & PROFILE_HISTS)) return rc;
     /* the histograms of the versions that have them */
     if (p->version >= format_tables[FT_hist].col[0].since && (rc = load_table(l, &hists, &p->hists, &p->nhists)))
         return rc;
@@ -335,7 +346,7 @@ void profile_free(struct profile *p)
     free(p->runs); free(p->procs); free(p->threads); free(p->modules);
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
     free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);
-    free(p->hists); free(p->stack_hists);
+    free(p->hists); free(p->stack_hists); free(p->ticks);
     free(p);
 }
 

@@ -314,13 +314,38 @@ int link_totals(struct loader *l)
     return 0;
 }
 
+int link_ticks(struct loader *l)
+{
+    struct profile *p = l->p;
+    p->ticks = xmalloc((l->nticks ? l->nticks : 1) * sizeof *p->ticks);
+    for (size_t i = 0; i < l->nticks; i++) {
+        const struct raw_tick *r = &l->rticks[i];
+        struct tick t = r->t;
+        const int64_t v[] = { t.ncalls, t.memtot, t.memlive, t.rss };
+        static const char *const name[] = { "ncalls", "memtot", "memlive", "rss" };
+        for (int k = 0; k < 4; k++)
+            if (out_of_range(v[k]))
+                return profile_fail(l->err, l->errlen, "corrupt profile (table tick, row process %lld time %.6f: "
+                                    "%s %lld is out of range (0 to 2^62))", (long long)r->process, t.time, name[k],
+                                    (long long)v[k]);
+        t.process = idindex_get(&l->proc, r->process);
+        if (t.process == NONE) return BAD("ticks refer to missing process %lld", (long long)r->process);
+        if (p->nticks && p->ticks[p->nticks - 1].process > t.process)
+            return BAD("ticks of process %lld out of order", (long long)r->process);
+        struct process *pr = &p->procs[t.process];
+        if (pr->nticks++ == 0) pr->first_tick = (uint32_t)p->nticks;
+        p->ticks[p->nticks++] = t;
+    }
+    return 0;
+}
+
 void loader_free(struct loader *l)
 {
     idindex_free(&l->run); idindex_free(&l->proc); idindex_free(&l->thread);
     idindex_free(&l->module); idindex_free(&l->function); idindex_free(&l->file);
     idindex_free(&l->frame); idindex_free(&l->stack); idindex_free(&l->snapshot);
     free(l->rthreads); free(l->rfunctions); free(l->rfiles); free(l->rframes);
-    free(l->rstacks); free(l->rsnapshots); free(l->rtotals);
+    free(l->rstacks); free(l->rsnapshots); free(l->rtotals); free(l->rticks);
 }
 
 

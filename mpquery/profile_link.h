@@ -19,6 +19,7 @@ struct raw_total { int64_t snapshot, thread; struct total t; };
 struct raw_sample { int64_t snapshot, stack, thread; counters c; };
 struct raw_hist { int64_t snapshot, lo, v[NH]; };
 struct raw_stack_hist { int64_t snapshot, stack, thread, lo, v[NH]; };
+struct raw_tick { int64_t process; struct tick t; };
 
 /* Id → index for one table: direct when ids are 1..n in order (the usual
  * case), a hash map otherwise. */
@@ -35,6 +36,7 @@ struct loader {
     struct raw_stack *rstacks; size_t nstacks;
     struct raw_snapshot *rsnapshots; size_t nsnapshots;
     struct raw_total *rtotals; size_t ntotals;
+    struct raw_tick *rticks; size_t nticks;
     int bad_ref;                /* a sample with a dangling reference or a corrupt value was seen */
     int flags;                  /* PROFILE_PEAK_ROWS, PROFILE_HISTS (hists.h) */
 };
@@ -54,6 +56,8 @@ void convert_hist(struct loader *l, const void *raw, void *stored);
 void convert_stack_hist(struct loader *l, const void *raw, void *stored);
 /* After the samples: the totals. */
 int link_totals(struct loader *l);
+/* The ticks (read ORDER BY process, time): each process's range. */
+int link_ticks(struct loader *l);
 void loader_free(struct loader *l);
 
 #endif

@@ -163,7 +163,7 @@ void report_write_timeline(struct report *r)
 {
     struct page *pg = &r->pg;
     struct timeline tl;
-    timeline_build(&tl, r->p, &r->q->sel, TIMELINE_STACKS, 1);
+    timeline_build(&tl, r->p, &r->q->sel, TIMELINE_STACKS);
     page_section(pg, "timeline", "Memory over time");
     if (!tl.nprocs) {
         fputs("<p>No process of the selection has a snapshot.</p>\n", pg->f);
@@ -177,12 +177,13 @@ void report_write_timeline(struct report *r)
         }
         fputs("<div class=\"plot\">\n", pg->f);
         timeline_svg(pg->f, &tl, &(struct timeline_svg){ .in_page = 1, .peaks = 1, .stack_names = names });
-        fprintf(pg->f, "</div>\n<p class=\"note\">Each process's totals at its snapshots, the whole tree's (black), "
-                       "the live bytes of the %d stacks that grew most (dashed); a diamond is a process's peak.",
-                TIMELINE_STACKS);
+        fprintf(pg->f, "</div>\n<p class=\"note\">Each process's totals over time (its points every few milliseconds, "
+                       "MP_TICK, and its snapshots), the whole tree's (black), the live bytes of the %d stacks that "
+                       "grew most at the snapshots (dashed); a diamond is a process's peak, the red ring the highest "
+                       "live bytes.", TIMELINE_STACKS);
         if (tl.npts == tl.ntree + tl.nprocs)
-            fputs(" One snapshot a process: record with MP_INTERVAL=S (or mp_snapshot, MP_SIGNAL) for a curve.",
-                  pg->f);
+            fputs(" One point a process: recorded with MP_TICK=0 or by a version before 4; MP_INTERVAL=S (or "
+                  "mp_snapshot, MP_SIGNAL) adds snapshots.", pg->f);
         fputs("</p>\n", pg->f);
     }
     fputs("</section>\n", pg->f);

@@ -1,6 +1,7 @@
-/* Memory over time from the snapshots (timeline.c), which `mpquery
- * timeline` prints and `mpquery report` embeds: per selected process its
- * totals at each of its snapshots (peak snapshots aside), the whole tree
+/* Memory over time from the snapshots and ticks (timeline.c), which
+ * `mpquery timeline` prints and `mpquery report` embeds: per selected
+ * process its totals at each of its snapshots (peak snapshots aside) and
+ * ticks (format version 4: every few milliseconds), the whole tree
  * at each moment a snapshot was taken, optionally the stacks whose live
  * bytes grew most; as a table or as an SVG plot. */
 #ifndef MPQUERY_TIMELINE_H
@@ -10,14 +11,18 @@
 #include "output.h"
 #include "select.h"
 
-/* The counters a point has (t_counter: their counter ids). */
-enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, NT };
+/* The counters a point has (t_counter: their counter ids), and its
+ * resident bytes (0: unknown; a tick's, or the tree's sum of the latest). */
+enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, T_RSS, NT };
 
-/* One point of a series: a process's snapshot, or the tree at a moment. */
+/* One point of a series: a process's snapshot or tick, or the tree at a
+ * moment. A tick has no seq, label or maxlive, and no stacks' values of
+ * its own (those of the snapshot before it). */
 struct point {
-    double t;                   /* seconds from the run's start */
+    double t;                   /* seconds from the start of the first process */
     int64_t pid, seq;
-    const char *reason, *label;
+    const char *reason, *label; /* a tick: "tick", "" */
+    int tick;
     int64_t v[NT];
     int64_t *stack_live;        /* [nstacks] */
 };
@@ -37,16 +42,19 @@ struct timeline {
 
 /* The timeline of the processes sel selected (with a snapshot), with the
  * nstacks stacks that grew most; tl->nprocs is 0 when there is none.
- * Times are from the run's start, the time its first snapshot was
- * written, or with from_start from its first process's start if earlier
- * (a peak snapshot is often taken before the first was written). */
-void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks,
-                    int from_start);
+ * Times are from the start of the earliest selected process, as info's
+ * times of a process are from its start. */
+void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks);
 void timeline_free(struct timeline *tl);
 /* One row a point: time, pid (0: the tree), seq, reason, label, ncalls,
- * memtot, memlive, maxlive, then stack_ID per stack (names: its column
- * names' room, tl->nstacks of them). */
+ * memtot, memlive, maxlive, rss, then stack_ID per stack (names: its
+ * column names' room, tl->nstacks of them). */
 void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40]);
+
+/* info's line on a process's points of memory over time (its ticks):
+ * how many, their span and the peaks of memlive and RSS, times from the
+ * process's start; 0 (nothing in buf) when it has none. */
+int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, size_t size);
 
 /* The plot: three panels (live bytes, bytes allocated, calls) over the
  * time from the run's start, a line a process, the tree, each stack. */

@@ -56,6 +56,7 @@ static inline void spin_unlock(atomic_flag *l) { atomic_flag_clear_explicit(l, m
 struct mp_options {
     char out[4096];        /* MP_OUT, made absolute */
     double interval;       /* MP_INTERVAL seconds, 0 = only at exit */
+    double tick;           /* MP_TICK: first seconds between points of memory over time, 0 = none */
     int depth;             /* MP_DEPTH */
     long threshold;        /* MP_THRESHOLD */
     uint64_t sample;       /* MP_SAMPLE mean bytes between samples, 0 = off */

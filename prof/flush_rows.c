@@ -1,8 +1,8 @@
 /* The rows of a snapshot, inside the flush's transaction: the snapshot
  * row, each thread's exact totals and the process's, and the samples: one
  * row per (stack, thread) whose values changed since the previous snapshot
- * (the process's and threads' rows: flush_process.c).
- * What is kept here is this process's own: what it wrote
+ * (the process's and threads' rows: flush_process.c); then the process's
+ * points of memory over time (ticks.c). What is kept here is this process's own: what it wrote
  * last; a fork child starts it anew (rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
@@ -393,6 +393,43 @@ static int write_peak(struct writer *w, int64_t *nrows)
     return 0;
 }
 
+/* ------------------------------------------------------------ ticks */
+
+/* The process's points of memory over time (ticks.c) replace those the
+ * previous snapshot wrote: the buffer's, then one of this snapshot's own
+ * totals (cut_read's) at its time, so that the last point is the latest
+ * snapshot's. None with MP_TICK=0. */
+static struct tick_point tick_copy[2 * TICK_POINTS + 1];
+
+static int write_ticks(struct writer *w, double now)
+{
+    if (mp_opt.tick <= 0) return 0;
+    size_t n = ticks_copy(tick_copy);
+    while (n && tick_copy[n - 1].time >= now) n--;     /* taken as this snapshot was written: the next one has them */
+    const struct mp_totals *t = &cut.process;
+    tick_copy[n++] = (struct tick_point){ now, t->ncalls, t->memtot, t->live > 0 ? (uint64_t)t->live : 0,
+                                          ticks_last_rss() };
+    sqlite3_stmt *del = prepare(w, "DELETE FROM tick WHERE process = ?");
+    if (!del) return -1;
+    sqlite3_bind_int64(del, 1, flush_ids.process);
+    int rc = step_done(w, del);
+    sqlite3_finalize(del);
+    sqlite3_stmt *st = rc ? NULL : prepare_insert(w, "INSERT OR REPLACE", FT_tick, 1);
+    if (!st) return -1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct tick_point *pt = &tick_copy[i];
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, process), flush_ids.process);
+        sqlite3_bind_double(st, FORMAT_PARAM(tick, time), pt->time);
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, ncalls), (int64_t)pt->ncalls);
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, memtot), (int64_t)pt->memtot);
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, memlive), (int64_t)pt->memlive);
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, rss), (int64_t)pt->rss);
+        rc = step_done(w, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Everything of one snapshot, inside the open transaction; first, when
  * the process reached a new peak since the previous snapshot, a snapshot
  * of the peak (reason 'peak', at the time of the capture). */
@@ -400,5 +437,5 @@ int rows_write(struct writer *w, enum flush_reason reason, const char *label, in
 {
     double now = mp_now();
     if (process_rows_write(w, now) || write_peak(w, nrows)) return -1;
-    return write_now(w, reason_names[reason], label, now, nrows);
+    return write_now(w, reason_names[reason], label, now, nrows) || write_ticks(w, now) ? -1 : 0;
 }

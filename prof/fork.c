@@ -19,6 +19,7 @@ static void fork_prepare(void)
     fork_guard.err = -1;        /* errno is fork's own (its failure's, in the parent) */
     signals_hold(&fork_mask);
     flush_lock();
+    ticks_lock();
     symbols_resolve_pending();
     unwind_lock();
     stacks_lock_all();
@@ -30,6 +31,7 @@ static void fork_parent(void)
     ptrmap_unlock_all();
     stacks_unlock_all();
     unwind_unlock();
+    ticks_unlock();
     flush_unlock();
     signals_release(&fork_mask);
     guard_leave(&fork_guard);
@@ -43,6 +45,7 @@ static void counters_after_fork_child(void)
     peak_after_fork_child();
     ptrmap_reset();
     stack_hist_after_fork_child();
+    ticks_after_fork_child();       /* after mp_start_time: its points from its start */
 }
 
 static void fork_child(void)

@@ -2,12 +2,15 @@
  * dlclose and exit.
  *
  * Init runs once (the constructor, or the first allocation if that comes
- * earlier). A background thread "mallocprof" writes interval snapshots and
- * the ones MP_SIGNAL asks for (the handler only posts a semaphore). fork
+ * earlier). A background thread "mallocprof" takes the points of memory
+ * over time (ticks.c), writes interval snapshots and the ones MP_SIGNAL
+ * asks for (the handler only posts a semaphore). fork
  * handlers take every profiler lock so the child starts consistent; exec
  * flushes first because exec skips destructors; the destructor writes the
- * exit snapshot after the program's own destructors ran. fork (fork.c) and
- * dlclose (dlclose.c) have files of their own. */
+ * exit snapshot after the program's own destructors ran; unshare and setns
+ * into a user namespace run with the thread stopped (they want a process
+ * of one thread). fork (fork.c) and dlclose (dlclose.c) have files of
+ * their own. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "hooks.h"
@@ -18,6 +21,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -46,6 +50,19 @@ double mp_now(void)
 
 /* ------------------------------------------------------------ background */
 
+/* The earlier of two times, 0 meaning none. */
+static double earliest(double a, double b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* The thread, joinable: a program that needs to be single-threaded for a
+ * moment (unshare or setns into a user namespace) has it stopped, and
+ * started again after (background_pause). */
+static pthread_t background;
+static int background_running;
+static _Atomic int background_quit;
+
 static void *background_main(void *arg)
 {
     (void)arg;
@@ -54,10 +71,12 @@ static void *background_main(void *arg)
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;
-        double until = next ? next : mp_now() + 3600;
+        double until = earliest(next, ticks_take(mp_now()));
+        if (!until) until = mp_now() + 3600;
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
         int woke = sem_timedwait(&wakeup, &ts) == 0;
+        if (atomic_load(&background_quit)) return NULL;
         if (woke && atomic_exchange(&signal_pending, 0)) flush_snapshot(FLUSH_SIGNAL, "");
         if (next && mp_now() >= next) {
             flush_snapshot(FLUSH_INTERVAL, "");
@@ -67,20 +86,35 @@ static void *background_main(void *arg)
     return NULL;
 }
 
+/* The background thread runs by default, for the ticks (ticks.c);
+ * without ticks, interval snapshots or a snapshot signal, there is none. */
 static void start_background(void)
 {
-    if (mp_opt.interval <= 0 && !mp_opt.signal) return;
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    background_running = 0;
+    if (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0) return;
+    atomic_store(&background_quit, 0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals go to the program's threads */
-    if (pthread_create(&th, &attr, background_main, NULL) != 0)
-        mp_log("warning", "cannot start the snapshot thread; only the exit snapshot will be written");
+    if (pthread_create(&background, NULL, background_main, NULL) == 0) background_running = 1;
+    else mp_log("warning", "cannot start the profiler's thread; only the exit snapshot and its point of memory over "
+                "time will be written");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
+}
+
+/* The thread gone (stop) or back (start): around a call that fails in a
+ * process of several threads. */
+static void background_pause(int stop)
+{
+    if (!stop) {
+        if (atomic_load(&mp_initialized)) start_background();
+        return;
+    }
+    if (!background_running) return;
+    atomic_store(&background_quit, 1);
+    sem_post(&wakeup);
+    pthread_join(background, NULL);
+    background_running = 0;
 }
 
 static void on_snapshot_signal(int sig)
@@ -153,6 +187,7 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
                    reason == FLUSH_EXEC ? "exec" : "exit");
         return;
     }
+    if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
     if (mp_opt.final) flush_snapshot(reason, "");
     if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
 }
@@ -248,6 +283,7 @@ void mp_ensure_init(void)
         mp_start_time = mp_now();
         mp_log_init();
         options_load();
+        ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
@@ -381,6 +417,62 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
     collect_args(arg, ap, argv, &envp);
     va_end(ap);
     return execve(path, argv, envp);
+}
+
+/* ------------------------------------------------------------ one thread */
+
+/* unshare(CLONE_NEWUSER) and setns into a user namespace want a process
+ * of one thread: the profiler's is stopped for the call and started again
+ * after. Its exit is seen by the kernel a moment after pthread_join
+ * returns: a call refused with EINVAL is tried again, for up to 50 ms
+ * (the program's own threads make it fail for good). */
+static int single_threaded_call(long (*call)(long, long), long a, long b)
+{
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    int was_running = background_running;
+    background_pause(1);
+    long rc;
+    for (int tries = 0;; tries++) {
+        rc = call(a, b);
+        if (rc == 0 || errno != EINVAL || !was_running || tries == 50) break;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    int err = errno;
+    if (was_running) background_pause(0);
+    guard_leave(&g);
+    errno = err;
+    return (int)rc;
+}
+
+static long call_unshare(long flags, long unused)
+{
+    (void)unused;
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "unshare");
+    if (!real) return errno = ENOSYS, -1;
+    return real((int)flags);
+}
+
+static long call_setns(long fd, long nstype)
+{
+    static int (*real)(int, int);
+    if (!real) real = (int (*)(int, int))dlsym(RTLD_NEXT, "setns");
+    if (!real) return errno = ENOSYS, -1;
+    return real((int)fd, (int)nstype);
+}
+
+MP_EXPORT int unshare(int flags)
+{
+    if (!(flags & CLONE_NEWUSER)) return (int)call_unshare(flags, 0);
+    return single_threaded_call(call_unshare, flags, 0);
+}
+
+/* nstype 0: any namespace, maybe a user namespace */
+MP_EXPORT int setns(int fd, int nstype)
+{
+    if (nstype && !(nstype & CLONE_NEWUSER)) return (int)call_setns(fd, nstype);
+    return single_threaded_call(call_setns, fd, nstype);
 }
 
 /* ------------------------------------------------------------ descriptors */

@@ -358,6 +358,21 @@ void flush_after_fork_child(void);
 void flush_forget_addresses(void);      /* after an unload; flush lock held */
 void flush_check_output(int first_of_run);      /* at start: says when MP_OUT cannot be written */
 
+/* ------------------------------------------------------------ ticks.c */
+/* Memory over time: points of the process's totals taken by the
+ * background thread, TICK_POINTS to 2 * TICK_POINTS of them kept. */
+#define TICK_POINTS 100
+struct tick_point { double time; uint64_t ncalls, memtot, memlive, rss; };
+void ticks_start(double now);           /* at init: the first point is due now (none with MP_TICK=0) */
+double ticks_take(double now);          /* a point if one is due; when the next is (0: never) */
+size_t ticks_copy(struct tick_point *out);      /* the points so far, out: 2 * TICK_POINTS */
+uint64_t ticks_rss(void);               /* resident bytes now, 0: unknown */
+void ticks_stop(void);                  /* the process is ending: no more points */
+uint64_t ticks_last_rss(void);          /* the RSS of a snapshot's point: now, or as at ticks_stop */
+void ticks_lock(void);                  /* fork: the buffer consistent in the child */
+void ticks_unlock(void);
+void ticks_after_fork_child(void);      /* a new process: its own points, from now */
+
 /* ------------------------------------------------------------ interpose.c */
 void interpose_check(void);     /* says so when another library's malloc comes first */
 

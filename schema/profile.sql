@@ -1,4 +1,4 @@
--- mallocprof profile database, format version 3 (the PRAGMA user_version at the
+-- mallocprof profile database, format version 4 (the PRAGMA user_version at the
 -- end: the one place the version is written; the build makes SCHEMA_VERSION of it).
 --
 -- This file is the single definition of the format: both libmallocprof.so
@@ -30,6 +30,8 @@
 --     snapshot S ignores the rows of peak snapshots. The latest peak
 --     snapshot of a process is its peak. Their totals and hist rows are
 --     complete, as for every snapshot.
+--   * Ticks (version 4): the process's totals every few milliseconds,
+--     without per-stack rows (table tick), for memory over time.
 --   * Special frames have a module whose path starts with '[':
 --     '[unknown]' (offset = absolute address), '[truncated]' (the stack was
 --     deeper than MP_DEPTH; the marker is the root), '[tag]' (a scope pushed
@@ -184,6 +186,23 @@ CREATE TABLE IF NOT EXISTS totals (
     PRIMARY KEY (snapshot, thread)
 ) WITHOUT ROWID;
 
+-- The process's totals over time (version 4), read by its profiler's
+-- background thread every MP_TICK seconds at first, the interval doubled
+-- each time the points fill the recorder's buffer (every other point is
+-- then dropped): a run of any length keeps between 100 and 200 evenly
+-- spaced points. Each snapshot rewrites the process's rows: the buffer's
+-- points, then one of the snapshot's own totals at its time (the last row
+-- of a process is its latest snapshot's totals).
+CREATE TABLE IF NOT EXISTS tick (
+    process     INTEGER NOT NULL REFERENCES process(id),
+    time        REAL NOT NULL,               -- seconds since the epoch
+    ncalls      INTEGER NOT NULL,            -- as the totals row of the process (thread = 0)
+    memtot      INTEGER NOT NULL,
+    memlive     INTEGER NOT NULL,
+    rss         INTEGER NOT NULL,            -- resident bytes (/proc/self/statm); 0: unknown
+    PRIMARY KEY (process, time)
+) WITHOUT ROWID;
+
 CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);
 CREATE INDEX IF NOT EXISTS snapshot_process ON snapshot(process);
 
@@ -262,4 +281,4 @@ FROM process p JOIN last_snapshot ls ON ls.process = p.id
 JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
 
 -- The format version (last: a file that has it has everything above).
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

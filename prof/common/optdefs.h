@@ -27,6 +27,9 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "the database to write (made absolute; several runs may share it)")                          \
     X(MP_INTERVAL, VAL_SECONDS, "0", interval, "--interval", "S",                                  \
       "seconds between snapshots; 0 = only at exit")                                               \
+    X(MP_TICK, VAL_SECONDS, "0.01", tick, "--tick", "S",                                           \
+      "seconds between the first points of memory over time (process totals and RSS, no stacks); " \
+      "doubled as the run grows, to keep 100 to 200 points; 0 = none")                             \
     X(MP_DEPTH, VAL_DEPTH, "256", depth, "--depth", "N",                                           \
       "deepest stack recorded (1..1024); deeper stacks are marked [truncated]")                    \
     X(MP_THRESHOLD, VAL_LONG, "0", threshold, "--threshold", "N",                                  \

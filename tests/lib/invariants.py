@@ -24,6 +24,10 @@ of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
     program runs: those of the background thread (interval, signal), and
     an exit while other threads still allocate (a JVM's), may differ by the
     operations made meanwhile (prof/README.md, "Snapshots are consistent").
+For every process's ticks (format version 4, memory over time): none with
+MP_TICK=0; times increasing, within the process's start and end; ncalls
+and memtot never go back; memlive <= memtot with full capture; rss >= 0;
+the last point is the latest snapshot's totals (peaks aside), at its time.
 
 usage: invariants.py DB...   prints one line per database; exit 1 on the
 first broken invariant, with what broke.
@@ -142,12 +146,39 @@ def check_process(db, pid_row):
     return len(snaps), full
 
 
+def check_ticks(db, pid_row):
+    proc, pid, settings = pid_row
+    full = full_capture(settings)       # the cheap modes' live bytes are the allocator's, memtot the requested
+    start, end = db.execute("SELECT start_time, end_time FROM process WHERE id = ?", (proc,)).fetchone()
+    ticks = db.execute("SELECT time, ncalls, memtot, memlive, rss FROM tick WHERE process = ? ORDER BY time",
+                       (proc,)).fetchall()
+    if settings_of(settings).get("MP_TICK") == "0":
+        if ticks:
+            sys.exit("pid %d: %d ticks with MP_TICK=0" % (pid, len(ticks)))
+        return
+    prev = None
+    for t in ticks:
+        at = "pid %d, tick at %.6f" % (pid, t[0])
+        if not start <= t[0] <= (end if end is not None else t[0]):
+            sys.exit("%s: outside the process's run (%.6f to %s)" % (at, start, end))
+        if (full and t[3] > t[2]) or min(t[1:]) < 0:
+            sys.exit("%s: memlive %d > memtot %d, or a value below 0: %s" % (at, t[3], t[2], t))
+        if prev and (t[0] <= prev[0] or t[1] < prev[1] or t[2] < prev[2]):
+            sys.exit("%s: time, ncalls or memtot went back: %s after %s" % (at, t, prev))
+        prev = t
+    last = db.execute("SELECT s.time, t.ncalls, t.memtot, t.memlive FROM last_snapshot s"
+                      " JOIN totals t ON t.snapshot = s.id AND t.thread = 0 WHERE s.process = ?", (proc,)).fetchone()
+    if ticks and last and tuple(ticks[-1][:4]) != tuple(last):
+        sys.exit("pid %d: the last tick %s is not the latest snapshot's totals %s" % (pid, ticks[-1][:4], last))
+
+
 def check(path):
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     procs = db.execute("SELECT id, pid, settings FROM process ORDER BY id").fetchall()
     nsnaps, nfull = 0, 0
     for p in procs:
         n, full = check_process(db, p)
+        check_ticks(db, p)
         nsnaps += n
         nfull += full
     db.close()

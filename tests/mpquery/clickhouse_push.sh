@@ -218,7 +218,7 @@ cp c.db part.db
 cut="(SELECT id FROM snapshot WHERE seq >= (SELECT max(seq) FROM snapshot WHERE reason != 'peak'))"
 q part.db "DELETE FROM sample WHERE snapshot IN $cut; DELETE FROM totals WHERE snapshot IN $cut;
            DELETE FROM hist WHERE snapshot IN $cut; DELETE FROM stack_hist WHERE snapshot IN $cut;
-           DELETE FROM snapshot WHERE id IN $cut"
+           DELETE FROM snapshot WHERE id IN $cut; DELETE FROM tick  -- those the exit snapshot rewrote"
 part_snaps=$(q part.db "SELECT count(*) FROM snapshot WHERE reason != 'peak'")
 full_snaps=$(q c.db "SELECT count(*) FROM snapshot WHERE reason != 'peak'")
 [ "$part_snaps" -lt "$full_snaps" ] || fail "part.db should have fewer snapshots ($part_snaps, $full_snaps)"

@@ -1,37 +1,40 @@
-# mpquery timeline: memory over time from the snapshots.
-# tests/progs/timeline_steps.c: the parent holds 1000000 bytes (snapshot
+# mpquery timeline: memory over time from the snapshots and ticks.
+# Snapshots alone (MP_TICK=0): tests/progs/timeline_steps.c: the parent holds 1000000 bytes (snapshot
 # "one"), 3000000 (snapshot "two"); its child holds 1000000 (snapshot
 # "child") and exits; the parent frees grow_a's 1000000 and exits. The
 # tree's rows: every process's latest totals at each moment, an ended
 # process holding no live bytes any more.
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/fixtures.sh"
-MP_QUIET=1 profile t.db $B/tests/timeline_steps || fail "the program failed"
+MP_TICK=0 MP_QUIET=1 profile t.db $B/tests/timeline_steps || fail "the program failed"
 parent=$(q t.db "SELECT pid FROM process WHERE ppid NOT IN (SELECT pid FROM process)")
 child=$(q t.db "SELECT pid FROM process WHERE ppid = $parent")
 csv=$("$MPQ" timeline t.db --format csv --stacks 3)
 norm() { sed -e "1s/^time,//" -e "s/^[0-9.]*,//" -e "s/^$parent,/P,/" -e "s/^$child,/C,/"; }
-assert_eq "$(printf '%s\n' "$csv" | norm)" "pid,seq,reason,label,ncalls,memtot,memlive,maxlive,stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'grow_b'"),stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'child_work'")
-P,2,api,one,1000,1000000,1000000,1000000,0,0
-P,4,api,two,3000,3000000,3000000,3000000,2000000,0
-P,5,exit,,3000,3000000,2000000,3000000,2000000,0
-C,2,api,child,500,1000000,1000000,1000000,0,1000000
-C,3,exit,,500,1000000,1000000,1000000,0,1000000
-0,,,,1000,1000000,1000000,,0,0
-0,,,,3000,3000000,3000000,,2000000,0
-0,,,,3500,4000000,4000000,,2000000,1000000
-0,,,,3500,4000000,4000000,,2000000,1000000
-0,,,,3500,4000000,2000000,,2000000,0" \
+assert_eq "$(printf '%s\n' "$csv" | norm)" "pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss,stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'grow_b'"),stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'child_work'")
+P,2,api,one,1000,1000000,1000000,1000000,,0,0
+P,4,api,two,3000,3000000,3000000,3000000,,2000000,0
+P,5,exit,,3000,3000000,2000000,3000000,,2000000,0
+C,2,api,child,500,1000000,1000000,1000000,,0,1000000
+C,3,exit,,500,1000000,1000000,1000000,,0,1000000
+0,,,,1000,1000000,1000000,,,0,0
+0,,,,3000,3000000,3000000,,,2000000,0
+0,,,,3500,4000000,4000000,,,2000000,1000000
+0,,,,3500,4000000,4000000,,,2000000,1000000
+0,,,,3500,4000000,2000000,,,2000000,0" \
     "csv: per process its snapshots (peaks aside), the tree at each moment, the two stacks that grew (grow_b, child_work)"
 times=$(printf '%s\n' "$csv" | tail -n +2 | cut -d, -f1)
 python3 - "$times" <<'PY' || fail "times: not relative seconds in order: $times"
 import sys
 t = [float(x) for x in sys.argv[1].split()]
 procs, tree = t[:5], t[5:]
-assert t[0] == 0.0 and procs[0] <= procs[1] <= procs[2] and procs[3] <= procs[4] <= procs[2]
+assert 0 < procs[0] <= procs[1] <= procs[2] and procs[3] <= procs[4] <= procs[2]
 assert tree == sorted(procs) and all(x < 60 for x in t)
 PY
-echo "  ok: times relative to the run's start, the tree's sorted"
+echo "  ok: times relative to the first process's start, the tree's sorted"
+# the time axis is info's: the parent's snapshot "one" at the same +seconds
+assert_eq "$(printf '%s\n' "$csv" | sed -n 2p | cut -d, -f1)" \
+    "$("$MPQ" info t.db --pid "$parent" | sed -n 's/^ *2 *+\([0-9.]*\)s *api *one .*/\1/p')" "the first point's time is info's"
 json=$("$MPQ" timeline t.db --format json)
 assert_eq "$(json_get "$json" "len(j['rows']), j['rows'][2]['memlive'], j['rows'][-1]['memlive'], j['rows'][-1]['pid']")" \
     "(10, 2000000, 2000000, 0)" "json: {\"rows\": [...]}"
@@ -59,3 +62,77 @@ assert_match "$(script -qc "$MPQ timeline t.db" /dev/null | tr -d '\r' | head -n
 expect_fail 2 "^mpquery: timeline: bad value 'png' for --format" "$MPQ" timeline t.db --format png
 expect_fail 2 "^mpquery: timeline: --stacks x: a count from 0 to 100" "$MPQ" timeline t.db --stacks x
 expect_fail 2 "^mpquery: t.db: no process with pid 1 in the selected run$" "$MPQ" timeline t.db --pid 1
+
+# With ticks (the fixture tests/lib/fixtures/ticks.sql): a process's
+# points are its ticks and snapshots in time order (the tick a snapshot
+# wrote at its time is that snapshot's point, with its RSS); the tree sums
+# each process's latest, RSS too; times from the first process's start
+# (1000.0), as info's, not from the run's (its first snapshot, 1001.0).
+fixture ticks >/dev/null
+assert_eq "$("$MPQ" timeline ticks.db --format csv --stacks 1)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss,stack_2
+0.500,100,,tick,,1,1000,1000,,4096000,
+1.000,100,1,api,one,3,3000,3000,3000,4100096,3000
+1.500,100,,tick,,4,7000,5000,,4200000,
+2.000,100,2,exit,,4,7000,2000,5000,4150000,2000
+1.000,101,,tick,,2,500,500,,1000000,
+1.400,101,,tick,,2,500,500,,1100000,
+1.600,101,1,exit,,2,500,0,500,1050000,0
+0.500,0,,,,1,1000,1000,,4096000,0
+1.000,0,,,,5,3500,3500,,5100096,3000
+1.400,0,,,,5,3500,3500,,5200096,3000
+1.500,0,,,,6,7500,5500,,5300000,3000
+1.600,0,,,,6,7500,5000,,5250000,3000
+2.000,0,,,,6,7500,2000,,4150000,2000" "ticks: csv"
+assert_eq "$("$MPQ" timeline ticks.db --format csv --pid 101 | cut -d, -f1-4 | paste -sd ' ')" \
+    "time,pid,seq,reason 0.200,101,,tick 0.600,101,,tick 0.800,101,1,exit 0.200,0,, 0.600,0,, 0.800,0,," \
+    "--pid 101: its times from its own start, as info's (+0.800s for its exit)"
+assert_match "$("$MPQ" info ticks.db --pid 101)" "\\*1 +\\+0\\.800s +exit" "info: the child's exit at +0.800s"
+# several files are read as one (merged): the ticks come along
+assert_eq "$("$MPQ" timeline ticks.db t.db --run all --format csv | grep -c ',tick,')" 4 "two files: the ticks of ticks.db"
+# info: a line a process on its points, times from its start
+assert_eq "$("$MPQ" info ticks.db | grep 'memory over time')" \
+"  memory over time: 4 points, +0.500s to +2.000s; peak memlive 4.88 KiB at +1.500s, peak RSS 4.01 MiB at +1.500s
+  memory over time: 3 points, +0.200s to +0.800s; peak memlive 500 B at +0.200s, peak RSS 1.05 MiB at +0.600s" \
+    "info: each process's points"
+# the terminal's table, at 80 and 200 columns
+for cols in 80 200; do
+    out=$(COLUMNS=$cols PAGER=cat script -qc "$MPQ timeline ticks.db --pid 100" /dev/null | tr -d '\r')
+    assert_eq "$out" " time  pid  seq  reason  label  ncalls  memtot  memlive  maxlive      rss
+0.500  100    -  tick    -           1    1000     1000        -  4096000
+1.000  100    1  api     one         3    3000     3000     3000  4100096
+1.500  100    -  tick    -           4    7000     5000        -  4200000
+2.000  100    2  exit                4    7000     2000     5000  4150000
+0.500    0    -  -       -           1    1000     1000        -  4096000
+1.000    0    -  -       -           3    3000     3000        -  4100096
+1.500    0    -  -       -           4    7000     5000        -  4200000
+2.000    0    -  -       -           4    7000     2000        -  4150000" "the table at $cols columns"
+done
+# the plot marks the peak (the tree's highest live bytes) with its value
+# and time; the legend as wide as its longest name
+"$MPQ" timeline ticks.db -o ticks.svg || fail "timeline -o ticks.svg failed"
+python3 - ticks.svg <<'PY' || fail "the plot's peak or legend is not what was expected"
+import sys, xml.etree.ElementTree as E
+S = '{http://www.w3.org/2000/svg}'
+root = E.parse(sys.argv[1]).getroot()
+marks = [g for g in root.iter(S + 'g') if g.get('class') == 'peakmark']
+assert len(marks) == 1, len(marks)
+assert [t.text for t in marks[0].iter(S + 'text')] == ['peak 5.37 KiB at 1.500 s'], [t.text for t in marks[0].iter(S + 'text')]
+assert marks[0].find(S + 'title').text == 'peak 5.37 KiB at 1.500 s (5500 bytes)'
+assert int(root.get('width')) >= 730 + 230
+PY
+echo "  ok: the plot marks the peak: 5.37 KiB at 1.500 s"
+# a long name: the legend widens for it, up to 90 characters, then cut
+# with "..." (its tooltip has it whole)
+sqlite3 ticks.db "UPDATE process SET exe = '/usr/bin/' || printf('%.120c', 'x') WHERE pid = 101"
+"$MPQ" timeline ticks.db -o long.svg || fail "timeline -o long.svg failed"
+python3 - long.svg <<'PY' || fail "the legend of a long name is cut"
+import sys, xml.etree.ElementTree as E
+S = '{http://www.w3.org/2000/svg}'
+root = E.parse(sys.argv[1]).getroot()
+names = [t for t in root.iter(S + 'text') if t.find(S + 'title') is not None]
+long = [t for t in names if t.find(S + 'title').text == '101 ' + 'x' * 120]
+assert long and long[0].text == '101 ' + 'x' * 85 + '\u2026', long and long[0].text
+w = int(root.get('width'))
+assert w >= 730 + 42 + 7 * 91, w
+PY
+echo "  ok: the legend widens for a long name (cut after 90 characters, whole in its tooltip)"

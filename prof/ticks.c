@@ -1,0 +1,114 @@
+/* Memory over time without setup: the process's totals (ncalls, memtot,
+ * memlive) and its resident size, read by the background thread every
+ * MP_TICK seconds, into a buffer of at most 2 * TICK_POINTS points (static,
+ * the profiler's memory). When it is full every other point is dropped and
+ * the interval doubled: a run of any length keeps TICK_POINTS to twice as
+ * many evenly spaced points. Nothing here runs on the allocation path: the
+ * totals are read as the snapshots read them (readers.c, without stopping
+ * the threads), RSS with raw system calls. Each flush copies the buffer
+ * (ticks_copy) and writes it with its snapshot (flush_rows.c). */
+#include "internal.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct tick_point points[2 * TICK_POINTS];
+static size_t npoints;
+static double every, next_due;  /* the interval now; the next point's time (0: none) */
+static pthread_mutex_t tick_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* The process is ending (ticks_stop): no more points, and the RSS of its
+ * last one is as it was then, not what the last snapshot's symbol
+ * resolution (the profiler's own) added. */
+static int stopped;
+static uint64_t rss_at_stop;
+
+void ticks_lock(void) { pthread_mutex_lock(&tick_mutex); }
+void ticks_unlock(void) { pthread_mutex_unlock(&tick_mutex); }
+
+/* The first point at once, the others every MP_TICK seconds (from start:
+ * a fork child starts its own). */
+void ticks_start(double now)
+{
+    npoints = 0;
+    stopped = 0;
+    rss_at_stop = 0;
+    every = mp_opt.tick;
+    next_due = every > 0 ? now : 0;
+}
+
+/* The forking thread holds the lock (fork_prepare) */
+void ticks_after_fork_child(void)
+{
+    ticks_unlock();
+    ticks_start(mp_start_time);
+}
+
+/* Resident bytes: /proc/self/statm's second field (pages), read without
+ * stdio or malloc; 0 when it cannot be read. */
+uint64_t ticks_rss(void)
+{
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = buf;
+    while (*p && *p != ' ') p++;        /* size */
+    uint64_t pages = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++) pages = pages * 10 + (uint64_t)(*p - '0');
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The buffer is full: every other point kept (the first among them), the
+ * interval doubled, so the points stay evenly spaced. */
+static void thin_out(void)
+{
+    for (size_t i = 0; 2 * i < npoints; i++) points[i] = points[2 * i];
+    npoints = (npoints + 1) / 2;
+    every *= 2;
+}
+
+double ticks_take(double now)
+{
+    if (!next_due || now < next_due) return next_due;
+    struct mp_totals t;
+    process_totals(0, &t);
+    struct tick_point pt = { now, t.ncalls, t.memtot, t.live > 0 ? (uint64_t)t.live : 0, ticks_rss() };
+    ticks_lock();
+    if (npoints == 2 * TICK_POINTS && !stopped) thin_out();
+    if (!stopped) points[npoints++] = pt;
+    while (next_due <= now) next_due += every;     /* the missed ones (a flush ran) are not made up */
+    double due = next_due;
+    ticks_unlock();
+    return due;
+}
+
+size_t ticks_copy(struct tick_point *out)
+{
+    ticks_lock();
+    size_t n = npoints;
+    memcpy(out, points, n * sizeof *out);
+    ticks_unlock();
+    return n;
+}
+
+void ticks_stop(void)
+{
+    uint64_t rss = ticks_rss();
+    ticks_lock();
+    if (!stopped) rss_at_stop = rss;
+    stopped = 1;
+    ticks_unlock();
+}
+
+uint64_t ticks_last_rss(void)
+{
+    ticks_lock();
+    uint64_t rss = stopped ? rss_at_stop : 0;
+    ticks_unlock();
+    return rss ? rss : ticks_rss();
+}
