@@ -50,6 +50,8 @@ static const struct opt opts[] = {
       .help = "also the N stacks whose live bytes grew most over the run" },
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },
     { .name = "output", .letter = 'o', .arg = "FILE", .str = &out_arg, .help = "write to FILE instead of stdout" },
+    OPTION_QUIET("with -o, no line saying what it wrote"),
+    OPTIONS_READABLE,
     { 0 },
 };
 
@@ -80,6 +82,9 @@ int cmd_timeline(int argc, char **argv)
         for (int i = 0; i < 4; i++) if (!strcmp(format_arg, names[i])) out = i;
         if (out < 0) return usage_error("timeline", "bad value '%s' for --format (expected text, csv, json or svg)", format_arg);
     }
+    /* text for people once the format is known (svg, csv, json: whole lines, raw numbers) */
+    c.out.format = out == OUT_TEXT ? FMT_TEXT : out == OUT_SVG ? FMT_SVG : out == OUT_CSV ? FMT_CSV : FMT_JSON;
+    output_readable(&c.out, &c.view);
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = check_output(&c, out_arg, &files, 1))) return rc;
@@ -99,7 +104,7 @@ int cmd_timeline(int argc, char **argv)
         } else {
             struct table tab;
             char (*names)[40] = xcalloc(tl.nstacks + 1, sizeof *names);
-            timeline_table(&tl, &tab, names);
+            timeline_table(&tl, &tab, names, c.out.human);
             if (out == OUT_JSON) {
                 struct json w;
                 json_init(&w, f);

@@ -272,7 +272,7 @@ static void stack_label(const struct profile *p, uint32_t s, char *buf, size_t n
     snprintf(buf, n, "#%lld %s", (long long)p->stacks[s].id, name);
 }
 
-void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40])
+void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human)
 {
     static const char *const base[] = { "time", "pid", "seq", "reason", "label", "ncalls", "memtot", "memlive",
                                         "maxlive", "rss" };
@@ -293,11 +293,12 @@ void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[
         if (snapshot) table_int(tab, pt->seq); else table_null(tab);
         if (pt->pid) table_str(tab, pt->reason); else table_null(tab);
         if (snapshot) table_str(tab, pt->label); else table_null(tab);
-        table_int(tab, pt->v[T_NCALLS]), table_int(tab, pt->v[T_MEMTOT]), table_int(tab, pt->v[T_MEMLIVE]);
-        if (snapshot) table_int(tab, pt->v[T_MAXLIVE]); else table_null(tab);
-        if (pt->v[T_RSS]) table_int(tab, pt->v[T_RSS]); else table_null(tab);
+        table_counter(tab, NCALLS, pt->v[T_NCALLS], human), table_counter(tab, MEMTOT, pt->v[T_MEMTOT], human);
+        table_counter(tab, MEMLIVE, pt->v[T_MEMLIVE], human);
+        if (snapshot) table_counter(tab, MAXLIVE, pt->v[T_MAXLIVE], human); else table_null(tab);
+        if (pt->v[T_RSS]) table_counter(tab, MEMLIVE, pt->v[T_RSS], human); else table_null(tab);
         for (size_t s = 0; s < tl->nstacks; s++)
-            if (pt->tick) table_null(tab); else table_int(tab, pt->stack_live[s]);
+            if (pt->tick) table_null(tab); else table_counter(tab, MEMLIVE, pt->stack_live[s], human);
     }
 }
 

@@ -49,7 +49,7 @@ void timeline_free(struct timeline *tl);
 /* One row a point: time, pid (0: the tree), seq, reason, label, ncalls,
  * memtot, memlive, maxlive, rss, then stack_ID per stack (names: its
  * column names' room, tl->nstacks of them). */
-void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40]);
+void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human);
 
 /* info's line on a process's points of memory over time (its ticks):
  * how many, their span and the peaks of memlive and RSS, times from the

@@ -97,16 +97,19 @@ assert_eq "$("$MPQ" info ticks.db | grep 'memory over time')" \
 # the terminal's table, at 80 and 200 columns
 for cols in 80 200; do
     out=$(COLUMNS=$cols PAGER=cat script -qc "$MPQ timeline ticks.db --pid 100" /dev/null | tr -d '\r')
-    assert_eq "$out" " time  pid  seq  reason  label  ncalls  memtot  memlive  maxlive      rss
-0.500  100    -  tick    -           1    1000     1000        -  4096000
-1.000  100    1  api     one         3    3000     3000     3000  4100096
-1.500  100    -  tick    -           4    7000     5000        -  4200000
-2.000  100    2  exit                4    7000     2000     5000  4150000
-0.500    0    -  -       -           1    1000     1000        -  4096000
-1.000    0    -  -       -           3    3000     3000        -  4100096
-1.500    0    -  -       -           4    7000     5000        -  4200000
-2.000    0    -  -       -           4    7000     2000        -  4150000" "the table at $cols columns"
+    assert_eq "$out" " time  pid  seq  reason  label  ncalls    memtot   memlive   maxlive       rss
+0.500  100    -  tick    -           1    1000 B    1000 B         -  3.91 MiB
+1.000  100    1  api     one         3  2.93 KiB  2.93 KiB  2.93 KiB  3.91 MiB
+1.500  100    -  tick    -           4  6.84 KiB  4.88 KiB         -  4.01 MiB
+2.000  100    2  exit                4  6.84 KiB  1.95 KiB  4.88 KiB  3.96 MiB
+0.500    0    -  -       -           1    1000 B    1000 B         -  3.91 MiB
+1.000    0    -  -       -           3  2.93 KiB  2.93 KiB         -  3.91 MiB
+1.500    0    -  -       -           4  6.84 KiB  4.88 KiB         -  4.01 MiB
+2.000    0    -  -       -           4  6.84 KiB  1.95 KiB         -  3.96 MiB" "the table at $cols columns (units)"
 done
+out=$(COLUMNS=80 PAGER=cat script -qc "$MPQ timeline ticks.db --pid 100 --bytes" /dev/null | tr -d '\r' | sed -n '1p;5p')
+assert_eq "$out" " time  pid  seq  reason  label  ncalls  memtot  memlive  maxlive      rss
+2.000  100    2  exit                4    7000     2000     5000  4150000" "--bytes: the table in bytes"
 # the plot marks the peak (the tree's highest live bytes) with its value
 # and time; the legend as wide as its longest name
 "$MPQ" timeline ticks.db -o ticks.svg || fail "timeline -o ticks.svg failed"
