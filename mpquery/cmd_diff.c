@@ -204,7 +204,10 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
     struct table tab;
     table_init(&tab, 5, cols);
     tab.width = c->out.width;
-    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, changed - n, functions);
+    /* per table row its display node for the where labels (text); the total row none */
+    uint32_t *row_node = xmalloc((n + 1) * sizeof *row_node);
+    size_t nrow = 0;
+    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, changed - n, functions), row_node[nrow++] = NONE;
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
@@ -215,11 +218,16 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
         else table_null(&tab);
         if (functions) {
             table_strn(&tab, t->labels.str[k], t->labels.len[k]);
+        } else if (text) {
+            table_str(&tab, "");        /* where_labels below: the rows told apart, fitted */
+            row_node[nrow++] = k;
         } else {
-            dtree_short_path(t, k, text ? (size_t)c->out.depth : 0, " < ", &sb);
+            dtree_short_path(t, k, 0, " < ", &sb);
             table_str(&tab, sb.s);
         }
     }
+    if (text && !functions) table_where_column(&tab, 4, t, row_node, listing_depth(c));
+    free(row_node);
     if (text && !sides_named(d)) {
         if (c->out.pager) pager_start();
         sb.len = 0;
