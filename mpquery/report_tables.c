@@ -212,7 +212,8 @@ void report_write_leaks(struct report *r)
         }
         page_table_end(pg);
     }
-    fputs("<p class=\"note\">As mpquery leaks: known leaks are ignored there with --suppressions.</p>\n"
+    fputs("<p class=\"note\">As mpquery leaks --no-default-suppressions: mpquery leaks also leaves out "
+          "the runtimes' one-time buffers (its built-in list) and known leaks with --suppressions.</p>\n"
           "</section>\n", pg->f);
     free(own);
     free(rep);
