@@ -188,8 +188,11 @@ void listing_ignored_line(const struct listing *l, FILE *f)
     fputs("ignored ", f);
     for (size_t i = 0; i < l->n; i++) {
         const struct left_out *x = &l->left[i];
-        fprintf(f, "%s%lld stacks (%lld calls, %lld bytes)", i ? ", " : "", (long long)x->stacks,
-                (long long)x->c.v[NCALLS], (long long)x->c.v[MEMTOT]);
+        char size[32];
+        if (l->c->out.human) fmt_human(MEMTOT, x->c.v[MEMTOT], size, sizeof size);
+        else snprintf(size, sizeof size, "%lld bytes", (long long)x->c.v[MEMTOT]);
+        fprintf(f, "%s%lld stacks (%lld calls, %s)", i ? ", " : "", (long long)x->stacks,
+                (long long)x->c.v[NCALLS], size);
         if (l->n > 1) fprintf(f, " in %s", names[i]);
     }
     fprintf(f, " with %zu filters\n", l->nfilters);

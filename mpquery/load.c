@@ -225,6 +225,9 @@ int load_suppressions(struct common *c, struct ruleset **out, struct ruleset **b
         int rc = rules_load(rs, c->rules.suppressions[i], err, sizeof err);
         if (rc) {
             rules_free(rs);
+            rules_free(*builtin);       /* nothing loaded on failure */
+            *builtin = NULL;
+            c->view.builtin = NULL;
             return error(rc, "%s", err);
         }
     }

@@ -116,8 +116,11 @@ assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app')" \
           3            6      3  2.000  foo < main
           0            1      1      -  app+0x1999 < main
           1            0     -1  0.000  app+0x999 < main
-ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \
-  "diff --filter twice: A, B, C, F left out of both (10+6+20+2 calls, 1000+5100+2000+200 bytes)"
+ignored 4 stacks (38 calls, 8.11 KiB) in a, 4 stacks (38 calls, 8.11 KiB) in b with 2 filters" \
+  "diff --filter twice: A, B, C, F left out of both (10+6+20+2 calls, 1000+5100+2000+200 bytes, in units)"
+assert_eq "$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app' --bytes | tail -1)" \
+  "ignored 4 stacks (38 calls, 8300 bytes) in a, 4 stacks (38 calls, 8300 bytes) in b with 2 filters" \
+  "diff --bytes: what the filters left out in bytes"
 json=$("$MPQ" diff a.db b.db --by ncalls --filter foo --filter '^app' --format json)
 assert_eq "$(json_get "$json" 'j["ignored"], [(r["a"], r["b"]) for r in j["rows"]]')" \
   "({'a': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'b': {'stacks': 4, 'calls': 38, 'bytes': 8300}, 'filters': 2}, [(3, 6), (0, 1), (1, 0)])" \

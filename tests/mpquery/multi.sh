@@ -119,9 +119,9 @@ assert_eq "$("$MPQ" top exec.db --exe cc --bytes -n 1)" \
     24    2400  100.0  4      fc < main" "top --exe cc"
 assert_eq "$("$MPQ" info exec.db --pid 30 --image 2 --format json | json_get "$(cat)" '[(p["pid"], p["exe"]) for p in j["processes"]]')" \
   "[(30, '/usr/bin/python3.11')]" "info --pid 30 --image 2: that image only"
-assert_eq "$("$MPQ" timeline exec.db --exe python3.11 --format csv)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive
-2.000,30,1,exec,,2,200,0,200
-2.000,0,,,,2,200,0,"  "timeline --exe"
+assert_eq "$("$MPQ" timeline exec.db --exe python3.11 --format csv)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss
+1.500,30,1,exec,,2,200,0,200,
+1.500,0,,,,2,200,0,,"  "timeline --exe"
 expect_fail 2 "^mpquery: exec.db: no process of executable 'perl' in the selected run \(there are: sh, python3.11, cc\)$" \
   "$MPQ" top exec.db --exe perl
 expect_fail 2 "^mpquery: exec.db: no process of executable '/bin/cc' in the selected run \(there are: /bin/sh, /usr/bin/python3.11, /usr/bin/cc, /opt/cc/bin/cc\)$" \

@@ -15,7 +15,7 @@ cp basic.db b.db
 said() { sed -E 's/[0-9.]+ (B|KiB|MiB)\)$/S)/' err.txt; }
 
 "$MPQ" timeline snapshots.db -o t.csv >out.txt 2>err.txt || fail "timeline -o t.csv failed"
-assert_eq "$(head -1 t.csv)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive" "timeline -o NAME.csv: csv"
+assert_eq "$(head -1 t.csv)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss" "timeline -o NAME.csv: csv"
 assert_eq "$(cat out.txt; said)" "mpquery: wrote t.csv (S)" "timeline -o: one line says what it wrote"
 "$MPQ" timeline snapshots.db -o t.json 2>/dev/null && "$MPQ" timeline snapshots.db -o plot.svg 2>/dev/null \
   && "$MPQ" timeline snapshots.db -o table 2>/dev/null || fail "timeline -o json, svg, no extension"

@@ -115,7 +115,9 @@ assert_eq "$("$MPQ" top basic.db --filter '^parse' --by ncalls)" \
      8  100.0         (total: 2 stacks in 2 rows)
      6   75.0  8      parse < main
      2   25.0  18     parse < parse < main
-ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" "--filter: A, C, D, E left out (10+20+3+1 calls, 1000+2000+30+7 bytes); the totals are what is kept"
+ignored 4 stacks (34 calls, 2.97 KiB) with 1 filters" "--filter: A, C, D, E left out (10+20+3+1 calls, 1000+2000+30+7 bytes, in units); the totals are what is kept"
+assert_eq "$("$MPQ" top basic.db --filter '^parse' --by ncalls --bytes | tail -1)" \
+  "ignored 4 stacks (34 calls, 3037 bytes) with 1 filters" "--bytes: what --filter left out in bytes"
 assert_eq "$("$MPQ" top basic.db --exclude '^parse' --exclude helper --bytes)" \
 "ncalls  memtot      %  stack  where
     24    2037  100.0         (total: 3 stacks in 3 rows)
