@@ -41,15 +41,17 @@ static const char more[] =
 "glibc, ld.so and libstdc++ allocate once and never free (stdio buffers,\n"
 "locale, dlopen and TLS data, libstdc++'s emergency exception pool).\n"
 "\n"
-"The text ends with one line (its words do not change with the numbers):\n"
+"The text ends with a summary for people (scripts: csv or json):\n"
 "  N leaked blocks (B) in K stacks (R rows); ignored M stacks (L blocks, X)\n"
 "  with F filters\n"
-"K counts the recorded stacks that leak, R the rows they make after rules,\n"
-"also those -n does not show (M: the stacks ignored); F counts --filter,\n"
-"--exclude and the drop, prune and root rules of the suppressions files;\n"
-"sizes in units (--bytes: 'B bytes'); 'ignored ...' on a line of its own on\n"
-"a terminal too narrow for both. Then, when the built-in list\n"
-"suppressed anything, 'suppressed: S blocks (Y) by the built-in list'.\n"
+"K counts the recorded stacks that leak, R the rows they make after rules\n"
+"(said when it differs from K), also those -n does not show; 'ignored ...'\n"
+"only with filters: M the stacks they left out, F counts --filter, --exclude\n"
+"and the drop, prune and root rules of the suppressions files; sizes in\n"
+"units (--bytes: 'B bytes'); 'ignored ...' on a line of its own on a\n"
+"terminal too narrow for both. Then, when the built-in list suppressed\n"
+"anything, 'suppressed: S blocks (Y) by the built-in list'\n"
+"(--no-default-suppressions shows them).\n"
 "With --callers, each row is followed by its whole stack, one frame a line.\n"
 "csv: one row a leak ('ignored ...' and 'suppressed: ...' on stderr).\n"
 "json: {\"summary\": {\"blocks\", \"bytes\", \"stacks\", \"rows\", \"ignored_stacks\",\n"
@@ -163,8 +165,8 @@ static void print_suppressed(const struct listing *l, FILE *f)
     const struct left_out *x = &l->suppressed[0];
     char size[64];
     if (!x->stacks) return;
-    fprintf(f, "suppressed: %lld blocks (%s) by the built-in list\n", (long long)x->c.v[NLIVE],
-            size_text(l, x->c.v[MEMLIVE], size, sizeof size));
+    fprintf(f, "suppressed: %lld block%s (%s) by the built-in list\n", (long long)x->c.v[NLIVE],
+            x->c.v[NLIVE] == 1 ? "" : "s", size_text(l, x->c.v[MEMLIVE], size, sizeof size));
 }
 
 static void print_json(const struct listing *l, const struct leaks *k, const struct table *tab)
@@ -201,9 +203,15 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
     if (k->shown && k->callers) table_print_callers(tab, &l->q[0], &l->t, &l->c->view, k->items, stacks, stdout);
     else if (k->shown) table_print(tab, FMT_TEXT, stdout);
     struct strbuf line = { 0 };
-    sb_printf(&line, "%lld leaked blocks (%s) in %zu stacks (%zu rows); ", (long long)k->blocks,
-              size_text(l, k->bytes, size, sizeof size), k->stacks, k->n);
-    print_ignored(l, &line, stdout);
+    sb_printf(&line, "%lld leaked block%s (%s) in %zu stack%s", (long long)k->blocks, k->blocks == 1 ? "" : "s",
+              size_text(l, k->bytes, size, sizeof size), k->stacks, k->stacks == 1 ? "" : "s");
+    if (k->n != k->stacks) sb_printf(&line, " (%zu rows)", k->n);
+    if (l->nfilters) {                  /* what filters left out, only when there are some */
+        sb_puts(&line, "; ");
+        print_ignored(l, &line, stdout);
+    } else {
+        fprintf(stdout, "%s\n", line.s);
+    }
     sb_free(&line);
     print_suppressed(l, stdout);
     free(stacks);

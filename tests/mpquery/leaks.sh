@@ -19,7 +19,7 @@ assert_eq "$(leaks_raw basic.db)" \
      4   3100  8      parse(std::string const&) < main
      1    100  18     parse(std::string const&) < parse(std::string const&) < main
      3     30  13     foo(int) < main
-8 leaked blocks (3230 bytes) in 3 stacks (3 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" \
+8 leaked blocks (3230 bytes) in 3 stacks" \
   "leaks: live blocks and bytes by stack, largest bytes first, the summary"
 assert_eq "$(q basic.db 'SELECT SUM(ncalls - nfree), SUM(memlive) FROM sample')" "8|3230" "... which SQL agrees with"
 
@@ -41,19 +41,19 @@ printf 'drop ^(foo|parse)\n' > merge.rules
 assert_eq "$(leaks_raw basic.db --rules merge.rules)" \
 "blocks  bytes  stack  where
      8   3230  8+2    main
-8 leaked blocks (3230 bytes) in 3 stacks (1 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" \
+8 leaked blocks (3230 bytes) in 3 stacks (1 rows)" \
   "B, D, F merged into main: the largest stack's id, +2"
 
 # display and selection options, as top's
 assert_eq "$(leaks_raw basic.db -n 1)" \
 "blocks  bytes  stack  where
      4   3100  8      parse(std::string const&) < main
-8 leaked blocks (3230 bytes) in 3 stacks (3 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" \
+8 leaked blocks (3230 bytes) in 3 stacks" \
   "-n 1: one row; the summary counts every leak"
 assert_eq "$(leaks_raw basic.db -n 1 --depth 1 --lines | sed -n 2p)" \
   "     4   3100  8      parse(std::string const&) (parse.cc:30) < …" "--depth 1 --lines"
 assert_eq "$(leaks_raw basic.db --thread 101 | tail -1)" \
-  "1 leaked blocks (100 bytes) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" "--thread 101: the worker's block"
+  "1 leaked block (100 bytes) in 1 stack" "--thread 101: the worker's block"
 fixture snapshots >/dev/null
 assert_eq "$(leaks_raw snapshots.db --format csv | cut -d, -f1,2,5)" "blocks,bytes,where
 2,20,fy < main" "default: the latest run, each process at exit (pid 20 freed all of fx)"
@@ -66,13 +66,13 @@ assert_eq "$(leaks_raw snapshots.db --run 1 --snapshot 1 --format csv | cut -d, 
 assert_eq "$(leaks_raw basic.db --exclude '^parse')" \
 "blocks  bytes  stack  where
      3     30  13     foo(int) < main
-3 leaked blocks (30 bytes) in 1 stacks (1 rows); ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" "--exclude: B and F ignored"
+3 leaked blocks (30 bytes) in 1 stack; ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" "--exclude: B and F ignored"
 assert_eq "$(leaks_raw basic.db --filter 'foo' | tail -1)" \
-  "3 leaked blocks (30 bytes) in 1 stacks (1 rows); ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" "--filter: only D kept"
+  "3 leaked blocks (30 bytes) in 1 stack; ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" "--filter: only D kept"
 assert_eq "$(leaks_raw basic.db --filter main --exclude foo | tail -1)" \
-  "5 leaked blocks (3200 bytes) in 2 stacks (2 rows); ignored 1 stacks (3 blocks, 30 bytes) with 2 filters" "--filter and --exclude: 2 filters"
+  "5 leaked blocks (3200 bytes) in 2 stacks; ignored 1 stacks (3 blocks, 30 bytes) with 2 filters" "--filter and --exclude: 2 filters"
 assert_eq "$(leaks_raw basic.db --exclude helper --exclude push_back | tail -1)" \
-  "8 leaked blocks (3230 bytes) in 3 stacks (3 rows); ignored 0 stacks (0 blocks, 0 bytes) with 2 filters" \
+  "8 leaked blocks (3230 bytes) in 3 stacks; ignored 0 stacks (0 blocks, 0 bytes) with 2 filters" \
   "stacks without live blocks (A, C) are not counted as ignored"
 
 cat > known.supp <<'S'
@@ -80,7 +80,7 @@ cat > known.supp <<'S'
 drop ^foo\(int\)$
 S
 assert_eq "$(leaks_raw basic.db --suppressions known.supp | tail -1)" \
-  "5 leaked blocks (3200 bytes) in 2 stacks (2 rows); ignored 1 stacks (3 blocks, 30 bytes) with 1 filters" "--suppressions: a drop rule names a known leak"
+  "5 leaked blocks (3200 bytes) in 2 stacks; ignored 1 stacks (3 blocks, 30 bytes) with 1 filters" "--suppressions: a drop rule names a known leak"
 cat > renamed.supp <<'S'
 replace ^parse\(.*\)$ => PARSER
 prune ^PARSER$
@@ -89,11 +89,11 @@ S
 assert_eq "$(leaks_raw basic.db --suppressions renamed.supp)" \
 "blocks  bytes  stack  where
      3     30  13     foo(int) < main
-3 leaked blocks (30 bytes) in 1 stacks (1 rows); ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" \
+3 leaked blocks (30 bytes) in 1 stack; ignored 2 stacks (5 blocks, 3200 bytes) with 1 filters" \
   "suppressions: replace rewrites only what the rules below it test (names shown unchanged, not counted)"
 printf 'root ^foo\n' > root.supp
 assert_eq "$(leaks_raw basic.db --suppressions known.supp --suppressions root.supp --exclude '^parse')" \
-  "0 leaked blocks (0 bytes) in 0 stacks (0 rows); ignored 3 stacks (8 blocks, 3230 bytes) with 3 filters" \
+  "0 leaked blocks (0 bytes) in 0 stacks; ignored 3 stacks (8 blocks, 3230 bytes) with 3 filters" \
   "everything ignored: no table, only the summary (two files, one --exclude: 3 filters)"
 
 # csv: one row a leak, the ignored line on stderr; json: summary and leaks
@@ -117,10 +117,10 @@ assert_eq "$("$MPQ" leaks basic.db)" \
      4  3.03 KiB  8      parse < main
      1     100 B  18     parse < parse < main
      3      30 B  13     foo < main
-8 leaked blocks (3.15 KiB) in 3 stacks (3 rows); ignored 0 stacks (0 blocks, 0 B) with 0 filters" \
+8 leaked blocks (3.15 KiB) in 3 stacks" \
   "leaks: sizes in units, names without parameter lists"
 assert_eq "$("$MPQ" leaks basic.db --exclude foo | tail -1)" \
-  "5 leaked blocks (3.12 KiB) in 2 stacks (2 rows); ignored 1 stacks (3 blocks, 30 B) with 1 filters" "the summary in units"
+  "5 leaked blocks (3.12 KiB) in 2 stacks; ignored 1 stacks (3 blocks, 30 B) with 1 filters" "the summary in units"
 
 # errors: one line, the file and what is wrong, exit 2
 expect_fail 2 "^mpquery: leaks: bad regex '\(' \(.*\)$" "$MPQ" leaks basic.db --filter '('
@@ -142,9 +142,9 @@ profile af.db "$B/tests/alloc_functions" >/dev/null 2>&1
 assert_eq "$(leaks_raw af.db --format csv | cut -d, -f1,2,4,5)" "blocks,bytes,stacks,where
 7,7000,1,do_leak < main" "alloc_functions: one leak, do_leak"
 assert_eq "$(leaks_raw af.db | tail -1)" \
-  "7 leaked blocks (7000 bytes) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters" "alloc_functions: summary"
+  "7 leaked blocks (7000 bytes) in 1 stack" "alloc_functions: summary"
 assert_eq "$(leaks_raw af.db --exclude '^do_leak$' | tail -1)" \
-  "0 leaked blocks (0 bytes) in 0 stacks (0 rows); ignored 1 stacks (7 blocks, 7000 bytes) with 1 filters" "--exclude do_leak"
+  "0 leaked blocks (0 bytes) in 0 stacks; ignored 1 stacks (7 blocks, 7000 bytes) with 1 filters" "--exclude do_leak"
 assert_eq "$("$MPQ" top af.db --by nlive --format csv | cut -d, -f1-7,10)" \
 "ncalls,memtot,nfree,nlive,memlive,maxlive,ntemp,where
 7,7000,0,7,7000,7000,0,do_leak < main" "top --by nlive: only do_leak has live blocks (never freed: none temporary)"
@@ -158,9 +158,9 @@ assert_eq "$(leaks_raw tc.db --filter '^thread_leak$' --format csv 2>/dev/null |
 12,768,1" "thread_leak: 4 threads x 3 blocks of 64 bytes, one stack"
 printf '# glibc keeps each thread'"'"'s DTV with its cached stack\ndrop ^_dl_allocate_tls$\n' > glibc.supp
 assert_eq "$(leaks_raw tc.db --suppressions glibc.supp --no-default-suppressions | tail -1)" \
-  "12 leaked blocks (768 bytes) in 1 stacks (1 rows); ignored $dtv with 1 filters" "--suppressions: the DTVs ignored"
+  "12 leaked blocks (768 bytes) in 1 stack; ignored $dtv with 1 filters" "--suppressions: the DTVs ignored"
 assert_eq "$(leaks_raw tc.db | tail -2)" \
-  "12 leaked blocks (768 bytes) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 bytes) with 0 filters
+  "12 leaked blocks (768 bytes) in 1 stack
 suppressed: $(q tc.db "SELECT SUM(ncalls - nfree) || ' blocks (' || SUM(memlive) || ' bytes)' FROM last_sample
                WHERE stack IN (SELECT stack FROM stack_frames WHERE function = '_dl_allocate_tls')") by the built-in list" "by default the built-in list suppresses the DTVs"
 assert_eq "$(leaks_raw tc.db --no-default-suppressions --exclude '^thread_leak$' --format json | python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; print(s["stacks"], s["blocks"], s["ignored_stacks"], s["ignored_blocks"], s["ignored_bytes"], s["filters"])')" \

@@ -61,7 +61,7 @@ assert_eq "$("$MPQ" top m.db --run all --functions --bytes -n 2)" \
        3000       300000   63.9            300000        63.9  do_malloc
          60        63000   13.4             63000        13.4  do_realloc" "top --functions: three runs' allocations summed"
 assert_eq "$("$MPQ" leaks m.db --run all | tail -1)" \
-    "21 leaked blocks (20.5 KiB) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 B) with 0 filters" "leaks: 7 blocks a run"
+    "21 leaked blocks (20.5 KiB) in 1 stack" "leaks: 7 blocks a run"
 assert_eq "$("$MPQ" top m.db --functions --format csv | grep ',do_malloc$' | cut -d, -f1,2)" "1000,100000" \
     "default selection: the latest run (b1) alone"
 

@@ -20,7 +20,7 @@ assert_eq "$("$MPQ" top basic.db --thread 'work.*' --format csv)" "$("$MPQ" top 
 assert_eq "$("$MPQ" fold basic.db --thread worker)" "main;parse(std::string const&) 100
 main;std::vector<int>::push_back(int const&) 2000" "fold --thread worker"
 assert_eq "$("$MPQ" leaks basic.db --thread 'w[a-z]+' | tail -n 1)" \
-  "1 leaked blocks (100 B) in 1 stacks (1 rows); ignored 0 stacks (0 blocks, 0 B) with 0 filters" "leaks --thread 'w[a-z]+'"
+  "1 leaked block (100 B) in 1 stack" "leaks --thread 'w[a-z]+'"
 assert_eq "$("$MPQ" show basic.db 8 --thread 'main' --bytes | head -n 1)" \
   "stack 8: ncalls 5 memtot 5000 nfree 2 nlive 3 memlive 3000 maxlive 3000 ntemp 0" "show --thread main"
 assert_eq "$("$MPQ" diff basic.db basic.db --thread 'main|worker' --format csv | tail -n +2 | wc -l)" 6 \
