@@ -106,24 +106,30 @@ static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
 /* ---------------------------------------------------------------- text's columns */
 /* A side's name in text's column heads: its file's name when it is one
  * file, short, and not the other side's; else "a" and "b", which the
- * legend line explains. */
-#define SIDE_NAME_MAX 20
+ * legend line explains. Short: at most 20 characters, and on a terminal an
+ * eighth of its width (10 at 80 columns), so the where column keeps the
+ * room to tell its rows apart. */
+static size_t side_name_max(const struct common *c)
+{
+    size_t max = 20;
+    return c->out.width && c->out.width / 8 < max ? c->out.width / 8 : max;
+}
 static const char side_option[4][9] = { "run", "pid", "thread", "snapshot" };
 
 /* Side k's file name, or NULL when it is not one file with no selection
  * of its own (--a-run...) and a short name. */
-static const char *side_name(const struct diff_args *d, int k)
+static const char *side_name(const struct diff_args *d, int k, size_t max)
 {
     if (d->sides[k].n != 1) return NULL;        /* several files, or --server */
     for (int i = 0; i < 4; i++) if (d->side[k][i]) return NULL;
     const char *path = d->sides[k].paths[0], *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    return strlen(name) <= SIDE_NAME_MAX ? name : NULL;
+    return strlen(name) <= max ? name : NULL;
 }
 
-static int sides_named(const struct diff_args *d)
+static int sides_named(const struct common *c, const struct diff_args *d)
 {
-    const char *a = side_name(d, 0), *b = side_name(d, 1);
+    const char *a = side_name(d, 0, side_name_max(c)), *b = side_name(d, 1, side_name_max(c));
     return a && b && strcmp(a, b) != 0;
 }
 
@@ -148,9 +154,9 @@ static void legend(const struct listing *l, const struct diff_args *d, struct st
 static void column_heads(const struct listing *l, const struct diff_args *d, char head[2][64])
 {
     const char *by = counter_name[l->c->out.by];
-    int named = sides_named(d);
+    int named = sides_named(l->c, d);
     for (int k = 0; k < 2; k++) {
-        const char *name = named ? side_name(d, k) : k ? "b" : "a";
+        const char *name = named ? side_name(d, k, side_name_max(l->c)) : k ? "b" : "a";
         if (l->c->out.format == FMT_TEXT) snprintf(head[k], 64, "%s %s", name, by);
         else snprintf(head[k], 64, "%c", 'a' + k);
     }
@@ -228,7 +234,7 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
     }
     if (text && !functions) table_where_column(&tab, 4, t, row_node, listing_depth(c));
     free(row_node);
-    if (text && !sides_named(d)) {
+    if (text && !sides_named(c, d)) {
         if (c->out.pager) pager_start();
         sb.len = 0;
         legend(l, d, &sb);

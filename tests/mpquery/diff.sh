@@ -93,6 +93,15 @@ a ncalls  b ncalls  delta  ratio  where
 "a: a-profile-name-too-long-1.db, b: b.db
 a ncalls  b ncalls  delta  ratio  where" "diff with a long file name ($cols columns): a, b and a legend"
 done
+# 11-character names: in the heads at 200 columns (names of at most 20
+# characters), a and b with a legend at 80 (at most an eighth of the
+# width: 10), where the rows need the room
+cp a.db base-v1.db; cp b.db base-v22.db
+assert_eq "$(tty 80 "$MPQ diff base-v1.db base-v22.db --by ncalls -n 1" | head -2)" \
+"a: base-v1.db, b: base-v22.db
+a ncalls  b ncalls  delta  ratio  where" "diff with 11-character names at 80 columns: a, b and a legend"
+assert_eq "$(tty 200 "$MPQ diff base-v1.db base-v22.db --by ncalls -n 1" | head -1)" \
+"base-v1.db ncalls  base-v22.db ncalls  delta  ratio  where" "diff with 11-character names at 200 columns: named"
 assert_eq "$("$MPQ" diff --by ncalls -n 1 a.db b.db -- b.db | head -2)" "a: a.db (and 1 more), b: b.db
 a ncalls  b ncalls  delta  ratio  where" "several files a side: a, b and a legend"
 expect_fail 2 '^mpquery: diff: needs two profiles A and B \(see mpquery diff --help\)$' "$MPQ" diff a.db
