@@ -233,8 +233,10 @@ static void class_label(unsigned k, char *buf, size_t size)
 }
 
 /* Text: a row a class, its counters (sizes in units unless --bytes), the
- * bar of the --by counter last (40 '#' for the largest). */
-static void print_text(int64_t (*h)[NH], int by, int human)
+ * bar of the --by counter last: BAR_MAX '#' for the largest, or on a
+ * terminal what its width leaves (at least BAR_MIN). */
+enum { BAR_MAX = 40, BAR_MIN = 10 };
+static void print_text(int64_t (*h)[NH], int by, int human, size_t width)
 {
     static const int counter[NH] = { [H_NCALLS] = NCALLS, [H_MEMTOT] = MEMTOT, [H_NLIVE] = NLIVE,
                                      [H_MEMLIVE] = MEMLIVE };
@@ -243,16 +245,24 @@ static void print_text(int64_t (*h)[NH], int by, int human)
     for (unsigned k = 0; k < NCLASS; k++) if (h[k][by] > max) max = h[k][by];
     struct table tab;
     table_init(&tab, 6, cols);
-    char label[64], bar[41];
+    char label[64];
     for (unsigned k = 0; k < NCLASS; k++) {
         if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
         class_label(k, label, sizeof label);
         table_str(&tab, label);
         for (int c = 0; c < NH; c++) table_counter(&tab, counter[c], h[k][c], human);
-        int n = max > 0 ? (int)ceil((double)h[k][by] * 40 / (double)max) : 0;
-        memset(bar, '#', (size_t)n);
-        bar[n] = 0;
-        table_str(&tab, bar);
+        table_str(&tab, "");            /* the bar, once the room is known */
+    }
+    size_t room = BAR_MAX, used = table_columns_before(&tab, 5);
+    if (width) room = width > used + BAR_MAX ? BAR_MAX : width > used + BAR_MIN ? width - used : BAR_MIN;
+    for (size_t r = 0, k = 0; r < tab.nrows; r++, k++) {
+        while (!h[k][H_NCALLS] && !h[k][H_NLIVE]) k++;
+        size_t n = max > 0 ? (size_t)ceil((double)h[k][by] * (double)room / (double)max) : 0;
+        struct cell *x = &tab.cells[r * tab.ncols + 5];
+        free(x->s);
+        x->s = xmalloc(n + 1);
+        memset(x->s, '#', n);
+        x->s[n] = 0;
     }
     table_print(&tab, FMT_TEXT, stdout);
     table_free(&tab);
@@ -299,7 +309,7 @@ int cmd_hist(int argc, char **argv)
         rc = error(EXIT_BAD_INPUT, "%s: no stack %lld", p->path, (long long)stack);
     if (!rc && !(rc = read_classes(p, &sel, stack, h))) {
         if (c.out.format == FMT_TEXT) {
-            print_text(h, by, c.out.human);
+            print_text(h, by, c.out.human, c.out.width);
         } else {
             struct table tab;
             fill_table(h, &tab);

@@ -118,6 +118,21 @@ void table_free(struct table *t)
     memset(t, 0, sizeof *t);
 }
 
+size_t table_columns_before(const struct table *tab, size_t col)
+{
+    size_t used = (size_t)tab->indent;
+    for (size_t c = 0; c < col; c++) {
+        size_t w = utf8_chars(tab->cols[c], strlen(tab->cols[c]));
+        for (size_t r = 0; r < tab->nrows; r++) {
+            const struct cell *x = &tab->cells[r * tab->ncols + c];
+            size_t cw = x->type == CELL_NULL ? 1 : utf8_chars(x->s, strlen(x->s));
+            if (cw > w) w = cw;
+        }
+        used += w + 2;
+    }
+    return used;
+}
+
 void text_line(FILE *f, const char *s, size_t n, size_t width)
 {
     static struct strbuf clean;         /* mpquery has one thread */

@@ -88,6 +88,10 @@ void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
 void xml_write(FILE *f, const char *s);
 /* Characters of s: UTF-8 sequences, an invalid byte counting one. */
 size_t utf8_chars(const char *s, size_t n);
+/* The columns the text of columns 0..col-1 of tab takes on each line: their
+ * widest cell, two spaces after each (a last column fitted to the rest of
+ * the terminal: where.c's labels, hist's bars). */
+size_t table_columns_before(const struct table *tab, size_t col);
 /* One line of text: cleaned, cut to width columns (code points; 0: whole)
  * ending in '…' when longer, then a newline. */
 void text_line(FILE *f, const char *s, size_t n, size_t width);

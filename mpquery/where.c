@@ -344,22 +344,6 @@ void where_labels(const struct dtree *t, const uint32_t *nodes, size_t n, const 
 }
 
 /* ---------------------------------------------------------------- in a table */
-/* The columns before col take, on each line: their widest cell, two
- * spaces after each. */
-static size_t columns_before(const struct table *tab, size_t col)
-{
-    size_t used = (size_t)tab->indent;
-    for (size_t c = 0; c < col; c++) {
-        size_t w = utf8_chars(tab->cols[c], strlen(tab->cols[c]));
-        for (size_t r = 0; r < tab->nrows; r++) {
-            const struct cell *x = &tab->cells[r * tab->ncols + c];
-            size_t cw = x->type == CELL_NULL ? 1 : utf8_chars(x->s, strlen(x->s));
-            if (cw > w) w = cw;
-        }
-        used += w + 2;
-    }
-    return used;
-}
 
 /* The narrowest room a label gets: narrower terminals cut the line. */
 #define WHERE_MIN_WIDTH 24
@@ -368,7 +352,7 @@ void table_where_column(struct table *tab, size_t col, const struct dtree *t, co
 {
     struct where_fit fit = { .depth = depth };
     if (tab->width) {
-        size_t used = columns_before(tab, col);
+        size_t used = table_columns_before(tab, col);
         fit.width = tab->width > used + WHERE_MIN_WIDTH ? tab->width - used : WHERE_MIN_WIDTH;
     }
     char **labels = xmalloc((tab->nrows ? tab->nrows : 1) * sizeof *labels);

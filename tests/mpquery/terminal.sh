@@ -114,8 +114,10 @@ hist_whole="size        ncalls    memtot  nlive   memlive  memtot
 [4K, 8K)         1  4.00 KiB      0       0 B  #
 [1M, 2M)         1  1.00 MiB      1  1.00 MiB  #####################"
 assert_eq "$(COLUMNS=80 tty "$MPQ hist h.db" | sed -n 7p)" \
-  "[512, 1K)     2011  1.92 MiB      0       0 B  ################################…" "hist, 80 columns: the longest bar cut"
-assert_eq "$(COLUMNS=80 tty "$MPQ hist h.db" | sed 7d)" "$(printf '%s\n' "$hist_whole" | sed 7d)" "hist, 80 columns: units"
+  "[512, 1K)     2011  1.92 MiB      0       0 B  #################################" "hist, 80 columns: the bars scaled to the room left (33 of 40)"
+assert_eq "$(COLUMNS=80 tty "$MPQ hist h.db" | sed -n 11p)" \
+  "[1M, 2M)         1  1.00 MiB      1  1.00 MiB  ##################" "hist, 80 columns: the others scaled alike"
+assert_eq "$(COLUMNS=80 tty "$MPQ hist h.db" | cut -c1-47)" "$(printf '%s\n' "$hist_whole" | cut -c1-47)" "hist, 80 columns: units"
 assert_eq "$(COLUMNS=200 tty "$MPQ hist h.db")" "$hist_whole" "hist, 200 columns"
 assert_eq "$(COLUMNS=40 tty "$MPQ hist h.db" | sed -n 7p)" "[512, 1K)     2011  1.92 MiB      0    …" "hist, 40 columns: cut"
 assert_eq "$("$MPQ" hist h.db --bytes | sed -n 2p)" "[16, 32)     10001   240016      0        0  #####" "hist --bytes"
