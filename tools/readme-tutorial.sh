@@ -6,7 +6,8 @@
 # tree's build and `mpquery` is build/mpquery.
 #   tools/readme-tutorial.sh [FILE]          rewrites the blocks (default README.md)
 #   tools/readme-tutorial.sh --check [FILE]  compares them, exit 1 with a diff when they differ
-# A time at the end of a "mpquery: wrote" line ("2.31 s") matches any time.
+# A time at the end of a "mpquery: wrote" line ("2.31 s") matches any time,
+# a file's size in one ("wrote app.html (108 KiB)") any size.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mode=update
@@ -41,7 +42,10 @@ while i < len(lines):
     out += ['```', '$ ' + m.group(1)] + run(m.group(1)) + ['```']
     i, n = end + 1, n + 1
 def masked(text):
-    return [re.sub(r'^(mpquery: wrote .*), [0-9.]+ s$', r'\1, T s', l) for l in text]
+    # record's time, and an -o file's size (the report holds memory over
+    # time: as many points as the run's timing gave)
+    text = [re.sub(r'^(mpquery: wrote .*), [0-9.]+ s$', r'\1, T s', l) for l in text]
+    return [re.sub(r'^(mpquery: wrote [^ ]+ \((.*, )?)[0-9.]+ ([KMG]i)?B\)$', r'\1S)', l) for l in text]
 if mode == 'update':
     open(path, 'w').write('\n'.join(out))
     print(f'readme-tutorial: {n} blocks of {path} written')
