@@ -246,8 +246,10 @@ static void print_text(int64_t (*h)[NH], int by, int human, size_t width)
     struct table tab;
     table_init(&tab, 6, cols);
     char label[64];
+    unsigned row_class[NCLASS];         /* per row, its size class */
     for (unsigned k = 0; k < NCLASS; k++) {
         if (!h[k][H_NCALLS] && !h[k][H_NLIVE]) continue;
+        row_class[tab.nrows] = k;
         class_label(k, label, sizeof label);
         table_str(&tab, label);
         for (int c = 0; c < NH; c++) table_counter(&tab, counter[c], h[k][c], human);
@@ -255,8 +257,8 @@ static void print_text(int64_t (*h)[NH], int by, int human, size_t width)
     }
     size_t room = BAR_MAX, used = table_columns_before(&tab, 5);
     if (width) room = width > used + BAR_MAX ? BAR_MAX : width > used + BAR_MIN ? width - used : BAR_MIN;
-    for (size_t r = 0, k = 0; r < tab.nrows; r++, k++) {
-        while (!h[k][H_NCALLS] && !h[k][H_NLIVE]) k++;
+    for (size_t r = 0; r < tab.nrows; r++) {
+        unsigned k = row_class[r];
         size_t n = max > 0 ? (size_t)ceil((double)h[k][by] * (double)room / (double)max) : 0;
         struct cell *x = &tab.cells[r * tab.ncols + 5];
         free(x->s);

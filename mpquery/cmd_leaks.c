@@ -127,23 +127,6 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
     sb_free(&sb);
 }
 
-/* Text: the where column of the rows shown, one-line labels fitted to the
- * terminal (listing.h). */
-static void where_column(const struct listing *l, const struct leaks *k, struct table *tab, uint32_t *stacks)
-{
-    for (size_t i = 0; i < k->shown; i++) stacks[i] = k->rep[k->items[i]];
-    tab->width = l->c->out.width;
-    table_where_column(tab, 3, &l->t, k->items, listing_depth(l->c));
-}
-
-/* "B bytes", or with units "1.21 MiB". */
-static const char *size_text(const struct listing *l, int64_t v, char *buf, size_t n)
-{
-    if (l->c->out.human) return fmt_human(MEMLIVE, v, buf, n);
-    snprintf(buf, n, "%lld bytes", (long long)v);
-    return buf;
-}
-
 /* "ignored M stacks (L blocks, X) with F filters", after what is already
  * in line (the text's summary: on the same line when that fits the
  * terminal, else on its own) */
@@ -153,7 +136,7 @@ static void print_ignored(const struct listing *l, struct strbuf *line, FILE *f)
     char size[64];
     size_t start = line->len;
     sb_printf(line, "ignored %lld stacks (%lld blocks, %s) with %zu filters", (long long)x->stacks,
-              (long long)x->c.v[NLIVE], size_text(l, x->c.v[MEMLIVE], size, sizeof size), l->nfilters);
+              (long long)x->c.v[NLIVE], fmt_size(l->c->out.human, x->c.v[MEMLIVE], size, sizeof size), l->nfilters);
     size_t width = l->c->out.width;
     if (start && width && utf8_chars(line->s, line->len) > width) line->s[start - 1] = '\n';
     fprintf(f, "%s\n", line->s);
@@ -166,7 +149,7 @@ static void print_suppressed(const struct listing *l, FILE *f)
     char size[64];
     if (!x->stacks) return;
     fprintf(f, "suppressed: %lld block%s (%s) by the built-in list\n", (long long)x->c.v[NLIVE],
-            x->c.v[NLIVE] == 1 ? "" : "s", size_text(l, x->c.v[MEMLIVE], size, sizeof size));
+            x->c.v[NLIVE] == 1 ? "" : "s", fmt_size(l->c->out.human, x->c.v[MEMLIVE], size, sizeof size));
 }
 
 static void print_json(const struct listing *l, const struct leaks *k, const struct table *tab)
@@ -196,15 +179,21 @@ static void print_json(const struct listing *l, const struct leaks *k, const str
  * summary lines. */
 static void print_text(const struct listing *l, const struct leaks *k, struct table *tab)
 {
-    uint32_t *stacks = xmalloc((k->shown + 1) * sizeof *stacks);
     char size[64];
-    where_column(l, k, tab, stacks);
+    tab->width = l->c->out.width;       /* one-line labels fitted to the terminal (listing.h) */
+    table_where_column(tab, 3, &l->t, k->items, listing_depth(l->c));
     if (l->c->out.pager) pager_start();
-    if (k->shown && k->callers) table_print_callers(tab, &l->q[0], &l->t, &l->c->view, k->items, stacks, stdout);
-    else if (k->shown) table_print(tab, FMT_TEXT, stdout);
+    if (k->shown && k->callers) {
+        uint32_t *stacks = xmalloc(k->shown * sizeof *stacks);     /* per row: the stack shown */
+        for (size_t i = 0; i < k->shown; i++) stacks[i] = k->rep[k->items[i]];
+        table_print_callers(tab, &l->q[0], &l->t, &l->c->view, k->items, stacks, stdout);
+        free(stacks);
+    } else if (k->shown) {
+        table_print(tab, FMT_TEXT, stdout);
+    }
     struct strbuf line = { 0 };
     sb_printf(&line, "%lld leaked block%s (%s) in %zu stack%s", (long long)k->blocks, k->blocks == 1 ? "" : "s",
-              size_text(l, k->bytes, size, sizeof size), k->stacks, k->stacks == 1 ? "" : "s");
+              fmt_size(l->c->out.human, k->bytes, size, sizeof size), k->stacks, k->stacks == 1 ? "" : "s");
     if (k->n != k->stacks) sb_printf(&line, " (%zu rows)", k->n);
     if (l->nfilters) {                  /* what filters left out, only when there are some */
         sb_puts(&line, "; ");
@@ -214,7 +203,6 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
     }
     sb_free(&line);
     print_suppressed(l, stdout);
-    free(stacks);
 }
 
 static void print(struct listing *l, void *arg)

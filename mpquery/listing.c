@@ -188,11 +188,9 @@ void listing_ignored_line(const struct listing *l, FILE *f)
     fputs("ignored ", f);
     for (size_t i = 0; i < l->n; i++) {
         const struct left_out *x = &l->left[i];
-        char size[32];
-        if (l->c->out.human && f == stdout) fmt_human(MEMTOT, x->c.v[MEMTOT], size, sizeof size);   /* under a table */
-        else snprintf(size, sizeof size, "%lld bytes", (long long)x->c.v[MEMTOT]);
-        fprintf(f, "%s%lld stacks (%lld calls, %s)", i ? ", " : "", (long long)x->stacks,
-                (long long)x->c.v[NCALLS], size);
+        char size[32];                  /* in units only under a text table */
+        fprintf(f, "%s%lld stacks (%lld calls, %s)", i ? ", " : "", (long long)x->stacks, (long long)x->c.v[NCALLS],
+                fmt_size(l->c->out.human && f == stdout, x->c.v[MEMTOT], size, sizeof size));
         if (l->n > 1) fprintf(f, " in %s", names[i]);
     }
     fprintf(f, " with %zu filters\n", l->nfilters);

@@ -120,6 +120,8 @@ void pager_start(void);
  * at most three significant digits once scaled, exact below the first
  * step (1000 B, 999); negative values with '-'. */
 char *fmt_human(int counter, int64_t v, char *buf, size_t n);
+/* A size in a sentence: "1.21 MiB" with human, else "1268777 bytes". */
+char *fmt_size(int human, int64_t v, char *buf, size_t n);
 /* The counter is a size or a time (fmt_human gives it a unit). */
 int counter_has_unit(int counter);
 

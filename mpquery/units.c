@@ -45,3 +45,10 @@ char *fmt_human(int counter, int64_t v, char *buf, size_t n)
     snprintf(buf, n, "%s%.*f%s", sign, decimals, x, unit[k]);
     return buf;
 }
+
+char *fmt_size(int human, int64_t v, char *buf, size_t n)
+{
+    if (human) return fmt_human(MEMTOT, v, buf, n);
+    snprintf(buf, n, "%lld bytes", (long long)v);
+    return buf;
+}
