@@ -1,4 +1,4 @@
--- mallocprof profile database, format version 4 (the PRAGMA user_version at the
+-- mallocprof profile database, format version 5 (the PRAGMA user_version at the
 -- end: the one place the version is written; the build makes SCHEMA_VERSION of it).
 --
 -- This file is the single definition of the format: both libmallocprof.so
@@ -36,7 +36,18 @@
 --     '[unknown]' (offset = absolute address), '[truncated]' (the stack was
 --     deeper than MP_DEPTH; the marker is the root), '[tag]' (a scope pushed
 --     with mp_tag_push; function = the tag's name, offset = 48 bits of
---     its FNV-1a hash (prof/hash.h tag_offset), alike in every process).
+--     its FNV-1a hash (prof/hash.h tag_offset), alike in every process),
+--     '[mmap]' (version 5: the leaf of a mapping's stack, below the code
+--     that called mmap; function = 'anonymous', 'anonymous shared' or the
+--     mapped file's path; offset = 48 bits of the name's FNV-1a hash).
+--   * Mappings (version 5): the program's own mmap/mremap/brk calls (not
+--     the allocator's: those are heap) are sample rows of stacks whose leaf
+--     is an '[mmap]' frame, with the heap counters 0 and nmap, mapped,
+--     maxmapped, rss set; heap rows have those 0. Peak snapshots hold no
+--     mapping rows (the value at a peak is the previous snapshot's).
+--   * Cold blocks (version 5, MP_COLD=1): memcold and coldage of heap rows.
+--   * The ledger (version 5): where the process's resident memory went at
+--     each snapshot, one row per line (table ledger).
 
 CREATE TABLE IF NOT EXISTS run (
     id          INTEGER PRIMARY KEY,
@@ -130,6 +141,14 @@ CREATE TABLE IF NOT EXISTS sample (
                                     -- by their thread before it allocated or freed anything else (version 2)
     time        INTEGER NOT NULL DEFAULT 0, -- MP_TIME: nanoseconds of the thread's wall time before
                                     -- these allocations, since its previous one (version 3)
+    nmap        INTEGER NOT NULL DEFAULT 0, -- mappings made (mmap, mremap's moves, brk growth) (version 5)
+    mapped      INTEGER NOT NULL DEFAULT 0, -- bytes of them mapped now
+    maxmapped   INTEGER NOT NULL DEFAULT 0, -- peak of mapped for this (stack, thread)
+    rss         INTEGER NOT NULL DEFAULT 0, -- bytes of them resident at the snapshot
+    memcold     INTEGER NOT NULL DEFAULT 0, -- MP_COLD: live bytes on pages not written since the
+                                    -- process's previous snapshot (version 5)
+    coldage     INTEGER NOT NULL DEFAULT 0, -- MP_COLD: snapshots the longest-cold of these live
+                                    -- blocks has stayed unwritten (0: none cold)
     PRIMARY KEY (snapshot, stack, thread)
 ) WITHOUT ROWID;
 
@@ -200,7 +219,28 @@ CREATE TABLE IF NOT EXISTS tick (
     memtot      INTEGER NOT NULL,
     memlive     INTEGER NOT NULL,
     rss         INTEGER NOT NULL,            -- resident bytes (/proc/self/statm); 0: unknown
+    mapped      INTEGER NOT NULL DEFAULT 0,  -- bytes of the program's own mappings (version 5)
     PRIMARY KEY (process, time)
+) WITHOUT ROWID;
+
+-- Where the resident memory went (version 5): at each snapshot (peak
+-- snapshots aside), one row per line of the ledger, from
+-- /proc/self/smaps, mallinfo2() and the profiler's own figures. The lines
+-- of a snapshot, 'rss' aside, add up to its 'rss' line (the kernel's
+-- figure), 'unexplained' taking the difference (negative when the others
+-- overestimate). Lines: 'rss', 'heap live' (requested bytes of live
+-- blocks), 'heap overhead' (the allocator's bytes on live blocks beyond
+-- the requested ones), 'heap free' (free memory the allocator keeps
+-- resident), 'mmap anonymous', 'mmap file' (the program's own mappings),
+-- 'thread stacks', 'modules' (the loaded files' code and data), 'profiler'
+-- (the profiler's own memory), 'unexplained'. bytes: resident; size: the
+-- line's virtual size (mapped, or the allocator's bytes), 0 when it has none.
+CREATE TABLE IF NOT EXISTS ledger (
+    snapshot    INTEGER NOT NULL REFERENCES snapshot(id),
+    line        TEXT NOT NULL,
+    bytes       INTEGER NOT NULL,
+    size        INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (snapshot, line)
 ) WITHOUT ROWID;
 
 CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack);
@@ -225,7 +265,8 @@ WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t
 -- snapshot (the newest row of each key, peak snapshots aside).
 CREATE VIEW IF NOT EXISTS last_sample AS
 SELECT sn.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
-       sa.memlive, sa.maxlive, sa.ntemp, sa.time
+       sa.memlive, sa.maxlive, sa.ntemp, sa.time, sa.nmap, sa.mapped, sa.maxmapped, sa.rss,
+       sa.memcold, sa.coldage
 FROM sample sa JOIN snapshot sn ON sn.id = sa.snapshot
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
                      WHERE s2.stack = sa.stack AND s2.thread = sa.thread AND sn2.reason != 'peak');
@@ -238,7 +279,8 @@ WHERE s.seq = (SELECT MAX(seq) FROM snapshot t WHERE t.process = s.process AND t
 -- The value of every (process, stack, thread) at its process's peak.
 CREATE VIEW IF NOT EXISTS peak_sample AS
 SELECT ps.process, sa.stack, sa.thread, sa.ncalls, sa.memtot, sa.nfree,
-       sa.memlive, sa.maxlive, sa.ntemp, sa.time
+       sa.memlive, sa.maxlive, sa.ntemp, sa.time, sa.nmap, sa.mapped, sa.maxmapped, sa.rss,
+       sa.memcold, sa.coldage
 FROM peak_snapshot ps JOIN snapshot sn ON sn.process = ps.process
 JOIN sample sa ON sa.snapshot = sn.id
 WHERE sa.snapshot = (SELECT MAX(s2.snapshot) FROM sample s2 JOIN snapshot sn2 ON sn2.id = s2.snapshot
@@ -281,4 +323,4 @@ FROM process p JOIN last_snapshot ls ON ls.process = p.id
 JOIN totals t ON t.snapshot = ls.id AND t.thread = 0;
 
 -- The format version (last: a file that has it has everything above).
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -23,7 +23,7 @@ enum format_table { FORMAT_TABLES(FORMAT_TABLE_ENUM) FT_N };
 FORMAT_TABLES(FORMAT_COLS_ENUM)
 
 /* The widest table's columns: rows of any table fit in this many values. */
-#define FORMAT_MAX_COLS 12
+#define FORMAT_MAX_COLS 16
 #define FORMAT_FITS(t) _Static_assert(FC_##t##_N <= FORMAT_MAX_COLS, "FORMAT_MAX_COLS holds a row of " #t);
 FORMAT_TABLES(FORMAT_FITS)
 
