@@ -141,7 +141,7 @@ CREATE TABLE IF NOT EXISTS sample (
                                     -- by their thread before it allocated or freed anything else (version 2)
     time        INTEGER NOT NULL DEFAULT 0, -- MP_TIME: nanoseconds of the thread's wall time before
                                     -- these allocations, since its previous one (version 3)
-    nmap        INTEGER NOT NULL DEFAULT 0, -- mappings made (mmap, mremap's moves, brk growth) (version 5)
+    nmap        INTEGER NOT NULL DEFAULT 0, -- mappings made (successful mmap calls, brk growth) (version 5)
     mapped      INTEGER NOT NULL DEFAULT 0, -- bytes of them mapped now
     maxmapped   INTEGER NOT NULL DEFAULT 0, -- peak of mapped for this (stack, thread)
     rss         INTEGER NOT NULL DEFAULT 0, -- bytes of them resident at the snapshot

@@ -1,0 +1,28 @@
+/* The program's own mappings (mmap, mmap64, munmap, mremap, and its own
+ * brk/sbrk growth; not the allocator's, which glibc makes with internal
+ * calls and which are heap): each with the stack that made it, counted per
+ * (stack, thread) as nmap, mapped, maxmapped and, at a snapshot, rss
+ * (maps.c). The ledger (ledger.c) reads their totals and ranges here. */
+#ifndef MP_MAPS_H
+#define MP_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum maps_kind { MAPS_ANON, MAPS_FILE, MAPS_NKINDS };    /* shared anonymous and brk count as MAPS_ANON */
+
+/* The program's mappings now: bytes mapped and resident (present in this
+ * process's page table, /proc/self/pagemap), per kind. Off the allocation
+ * path (a snapshot, the ledger): it reads the page table of every mapping. */
+struct maps_usage { uint64_t mapped[MAPS_NKINDS], rss[MAPS_NKINDS]; uint64_t nmap; };
+void maps_usage(struct maps_usage *u);
+
+/* Copies up to max of the program's mappings, [start, end) and kind, in
+ * address order; returns how many there are (more than max: some left out). */
+struct maps_range { uintptr_t start, end; enum maps_kind kind; };
+size_t maps_ranges(struct maps_range *out, size_t max);
+
+/* Bytes of the program's mappings mapped now (the ticks' mapped), cheap. */
+uint64_t maps_mapped_now(void);
+
+#endif
