@@ -20,8 +20,8 @@ fixture() {
 # left in vVERSION.sql
 old_fixture() {
     local rev
-    case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; 3) rev= ;; *) fail "old_fixture: no format version $1" ;; esac
-    if [ -z "$rev" ]; then cp "$ROOT/schema/v3.sql" v3.sql
+    case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; *) rev= ;; esac
+    if [ -z "$rev" ]; then cp "$ROOT/schema/v$1.sql" "v$1.sql" || fail "old_fixture: no format version $1"
     else git -C "$ROOT" show "$rev:schema/profile.sql" > "v$1.sql" || fail "no commit $rev in the repository"; fi
     { cat "v$1.sql"; cat "$FIX/${2:-basic}.sql"; } | sqlite3 -batch "v$1.db" || fail "cannot build the version-$1 fixture"
 }

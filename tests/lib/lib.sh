@@ -2,6 +2,8 @@
 # A test script sources this, runs, and exits non-zero on the first failure.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# the format version this tree writes (schema/profile.sql's PRAGMA user_version)
+SCHEMA_VERSION=$(sed -n 's/^PRAGMA user_version = \([0-9][0-9]*\);.*/\1/p' "$ROOT/schema/profile.sql")
 B=$ROOT/build
 LIB=${MP_TEST_LIB:-$B/libmallocprof.so}     # tests/recorder/debug_build.sh: the MP_DEBUG build
 MPQ=${MPQUERY:-$B/mpquery}

@@ -14,9 +14,10 @@ expect_fail 2 '^mpquery: text.db: not a mallocprof profile \(not an SQLite datab
 expect_fail 2 '^mpquery: empty.db: empty file, not a mallocprof profile$' "$MPQ" info empty.db
 mkdir dir.db
 expect_fail 2 '^mpquery: dir.db: is a directory, not a mallocprof profile$' "$MPQ" top dir.db
-sqlite3 v5.db "CREATE TABLE t(x); PRAGMA user_version = 5;"
-expect_fail 2 '^mpquery: v5.db: schema version 5, this mpquery reads versions 1 to 4$' "$MPQ" top v5.db
-expect_fail 2 '^mpquery: v5.db: schema version 5, this mpquery reads versions 1 to 4$' "$MPQ" sql v5.db 'SELECT 1'
+next=$((SCHEMA_VERSION + 1))
+sqlite3 v$next.db "CREATE TABLE t(x); PRAGMA user_version = $next;"
+expect_fail 2 "^mpquery: v$next.db: schema version $next, this mpquery reads versions 1 to $SCHEMA_VERSION\$" "$MPQ" top v$next.db
+expect_fail 2 "^mpquery: v$next.db: schema version $next, this mpquery reads versions 1 to $SCHEMA_VERSION\$" "$MPQ" sql v$next.db 'SELECT 1'
 sqlite3 v0.db "CREATE TABLE t(x);"
 expect_fail 2 '^mpquery: v0.db: not a mallocprof profile \(schema version 0\)$' "$MPQ" info v0.db
 fixture basic notot.db >/dev/null; sqlite3 notot.db "DROP VIEW process_totals; DROP TABLE totals;"
@@ -64,7 +65,7 @@ for c in record info top fold diff leaks show sql; do
     assert_match "$h" "example" "$c --help has an example"
 done
 assert_match "$("$MPQ" --help)" "top .*largest" "mpquery --help lists the commands"
-assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 4\)$' "--version"
+assert_match "$("$MPQ" --version)" "^mpquery [0-9.]+ \\(profile schema version $SCHEMA_VERSION\\)\$" "--version"
 
 # every option a command parses is in its --help (the help is made from the
 # option table; these are the command's own entries and the shared ones)

@@ -15,7 +15,7 @@ check /nonexistent/dir/p.db "cannot create files in /nonexistent/dir \(No such f
 check /proc/p.db "cannot create files in /proc" "directory that cannot be written"
 check /dev/full "it is not a regular file" "a device"
 sqlite3 other.db "CREATE TABLE t(x); PRAGMA user_version = 99"
-check $T/other.db "it is a database of schema version 99, this profiler writes 4" "another schema version"
+check $T/other.db "it is a database of schema version 99, this profiler writes $SCHEMA_VERSION" "another schema version"
 assert_eq "$(q other.db 'SELECT count(*) FROM sqlite_master')" 1 "the other database untouched"
 sqlite3 foreign.db "CREATE TABLE t(x)"
 check $T/foreign.db "the file is an SQLite database of another program" "a foreign SQLite file"
