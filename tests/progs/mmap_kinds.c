@@ -1,0 +1,216 @@
+/* The program's own mappings, each from a function of its own, for
+ * tests/recorder/mmap_*.sh. Modes:
+ *   kinds FILE  64 MB anonymous, half touched (map_anon); FILE (1 MB,
+ *               made here) mapped shared and read through (map_file); 4 MB
+ *               whose middle MB is unmapped (map_split); 1 MB grown to 8 MB
+ *               by mremap (map_grow); 2 MB (map_fixed_base) whose first MB
+ *               is mapped over with MAP_FIXED (map_fixed_over); 1 MB shared
+ *               anonymous (map_shared); the break grown by 1 MB then
+ *               shrunk by 256 KB (grow_break); then exits 3
+ *   heap        malloc's own mappings only: 64 MB, a realloc growing it, two
+ *               threads' arenas: none is the program's
+ *   threads     two threads map 2 MB and 4 MB (map_in_thread), main 1 MB
+ *   fork        1 MB before fork (map_before_fork); the child maps 3 MB
+ *               (map_in_child) and unmaps the inherited MB
+ *   signal      a SIGUSR1 handler maps 1 MB (map_in_handler) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MB (1024 * 1024)
+#define NOINLINE __attribute__((noinline))
+
+static void *must(void *p, const char *what)
+{
+    if (p == MAP_FAILED) {
+        perror(what);
+        exit(1);
+    }
+    return p;
+}
+
+static void touch(char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i += 4096) p[i] = 1;
+}
+
+NOINLINE static void *map_anon(void)
+{
+    char *p = must(mmap(NULL, 64 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_anon");
+    touch(p, 32 * MB);
+    return p;
+}
+
+NOINLINE static void *map_file(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ftruncate(fd, MB) != 0) exit(1);
+    volatile char *p = must(mmap(NULL, MB, PROT_READ, MAP_SHARED, fd, 0), "map_file");
+    close(fd);
+    for (size_t i = 0; i < MB; i += 4096) (void)p[i];
+    return (void *)p;
+}
+
+NOINLINE static void *map_split(void)
+{
+    char *p = must(mmap(NULL, 4 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_split");
+    if (munmap(p + MB, MB) != 0) exit(1);
+    return p;
+}
+
+NOINLINE static void *map_grow(void)
+{
+    char *p = must(mmap(NULL, MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_grow");
+    touch(p, MB);
+    return must(mremap(p, MB, 8 * MB, MREMAP_MAYMOVE), "mremap");
+}
+
+NOINLINE static void *map_fixed_base(void)
+{
+    return must(mmap(NULL, 2 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_fixed_base");
+}
+
+NOINLINE static void *map_fixed_over(void *at)
+{
+    return must(mmap(at, MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0), "map_fixed_over");
+}
+
+NOINLINE static void *map_shared(void)
+{
+    char *p = must(mmap(NULL, MB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0), "map_shared");
+    touch(p, MB);
+    return p;
+}
+
+NOINLINE static void grow_break(void)
+{
+    if (sbrk(MB) == (void *)-1 || sbrk(-256 * 1024) == (void *)-1) exit(1);
+}
+
+/* errno and results are the real calls' */
+static void check_errno(void)
+{
+    errno = 1234;
+    void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED || errno != 1234) printf("errno changed by a mapping that succeeded\n");
+    errno = 1234;
+    if (munmap(p, 4096) != 0 || errno != 1234) printf("errno changed by munmap\n");
+    if (munmap((char *)p + 1, 4096) != -1 || errno != EINVAL) printf("munmap of an unaligned address: not EINVAL\n");
+    if (mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED || errno != EINVAL)
+        printf("mmap of 0 bytes: not EINVAL\n");
+}
+
+static int kinds(const char *path)
+{
+    check_errno();
+    map_anon();
+    map_file(path);
+    map_split();
+    map_grow();
+    map_fixed_over(map_fixed_base());
+    map_shared();
+    grow_break();
+    printf("mapped\n");
+    return 3;
+}
+
+static void *arena_user(void *arg)
+{
+    (void)arg;
+    char *p = malloc(200000);
+    memset(p, 1, 200000);
+    free(p);
+    return NULL;
+}
+
+static int heap(void)
+{
+    char *p = malloc(64 * MB);
+    memset(p, 1, 32 * MB);
+    p = realloc(p, 96 * MB);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, arena_user, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    free(p);
+    printf("heap\n");
+    return 0;
+}
+
+NOINLINE static void *map_in_thread(void *arg)
+{
+    size_t len = (size_t)(uintptr_t)arg;
+    return must(mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_in_thread");
+}
+
+static void *thread_main(void *arg)
+{
+    map_in_thread(arg);
+    return NULL;
+}
+
+static int threads(void)
+{
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        pthread_create(&t[i], NULL, thread_main, (void *)(uintptr_t)((size_t)(i + 1) * 2 * MB));
+        pthread_join(t[i], NULL);     /* one after the other: their thread seqs in order */
+    }
+    map_in_thread((void *)(uintptr_t)MB);
+    printf("threads\n");
+    return 0;
+}
+
+NOINLINE static void *map_before_fork(void) { return map_in_thread((void *)(uintptr_t)MB); }
+NOINLINE static void *map_in_child(void) { return map_in_thread((void *)(uintptr_t)(3 * MB)); }
+
+static int forking(void)
+{
+    void *inherited = map_before_fork();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        map_in_child();
+        munmap(inherited, MB);
+        exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    printf("fork %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}
+
+NOINLINE static void map_in_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    map_in_thread((void *)(uintptr_t)MB);
+    errno = saved;
+}
+
+static int signals(void)
+{
+    signal(SIGUSR1, map_in_handler);
+    raise(SIGUSR1);
+    printf("signal\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "kinds";
+    if (!strcmp(mode, "kinds")) return kinds(argc > 2 ? argv[2] : "mapped.bin");
+    if (!strcmp(mode, "heap")) return heap();
+    if (!strcmp(mode, "threads")) return threads();
+    if (!strcmp(mode, "fork")) return forking();
+    if (!strcmp(mode, "signal")) return signals();
+    return 2;
+}
