@@ -12,7 +12,10 @@
  *   threads     two threads map 2 MB and 4 MB (map_in_thread), main 1 MB
  *   fork        1 MB before fork (map_before_fork); the child maps 3 MB
  *               (map_in_child) and unmaps the inherited MB
- *   signal      a SIGUSR1 handler maps 1 MB (map_in_handler) */
+ *   signal      a SIGUSR1 handler maps 1 MB (map_in_handler)
+ *   exec        1 MB (map_before_exec), then exec of itself in mode signal
+ *   steps       1 MB (map_step_one), 300 ms, 2 MB (map_step_two) touched,
+ *               300 ms, the first unmapped, 300 ms */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MB (1024 * 1024)
@@ -204,6 +208,32 @@ static int signals(void)
     return 0;
 }
 
+NOINLINE static void *map_step_one(void) { return map_in_thread((void *)(uintptr_t)MB); }
+NOINLINE static void *map_step_two(void) { return map_in_thread((void *)(uintptr_t)(2 * MB)); }
+
+static int steps(void)
+{
+    struct timespec pause = { 0, 300 * 1000 * 1000 };
+    void *one = map_step_one();
+    nanosleep(&pause, NULL);
+    touch(map_step_two(), 2 * MB);
+    nanosleep(&pause, NULL);
+    munmap(one, MB);
+    nanosleep(&pause, NULL);
+    printf("steps\n");
+    return 0;
+}
+
+NOINLINE static void *map_before_exec(void) { return map_in_thread((void *)(uintptr_t)MB); }
+
+static int exec_self(const char *self)
+{
+    map_before_exec();
+    fflush(stdout);
+    execl(self, self, "signal", (char *)NULL);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "kinds";
@@ -212,5 +242,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "threads")) return threads();
     if (!strcmp(mode, "fork")) return forking();
     if (!strcmp(mode, "signal")) return signals();
+    if (!strcmp(mode, "steps")) return steps();
+    if (!strcmp(mode, "exec")) return exec_self(argv[0]);
     return 2;
 }
