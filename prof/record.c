@@ -59,7 +59,9 @@ static int sample_hit(struct mp_thread *t, size_t size)
 
 /* The thread's stack: unwound frames (unwind set) from ret_addrs[0],
  * then its tags as the outermost frames, fed to *h; returns their number. */
-static int capture(struct mp_thread *t, uintptr_t *ret_addrs, int unwind, int *truncated, struct mp_hash *h)
+/* inlined: on the allocation path it must add no frame for the unwinder to walk */
+static inline __attribute__((always_inline)) int capture(struct mp_thread *t, uintptr_t *ret_addrs, int unwind,
+                                                         int *truncated, struct mp_hash *h)
 {
     int n = 0;
     unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);

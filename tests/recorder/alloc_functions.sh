@@ -25,7 +25,7 @@ assert_eq "$(q a.db 'SELECT ncalls, memtot, nfree, memlive, maxlive, ncalls_nost
 # peak: 7000 leaked + the largest transient block (realloc to 2000 while 1900 is... moved)
 assert_eq "$(q a.db 'SELECT maxlive FROM stack_totals WHERE leaf = "do_realloc"')" 2000 "maxlive of the realloc stack"
 assert_eq "$(q a.db 'PRAGMA integrity_check')" ok "integrity_check"
-assert_eq "$(q a.db 'PRAGMA user_version')" 4 "schema version"
+assert_eq "$(q a.db 'PRAGMA user_version')" 5 "schema version"
 assert_eq "$(q a.db 'SELECT count(*) FROM stack_frames WHERE function = "" AND module NOT LIKE "[%"')" 0 "every frame has a function name"
 assert_eq "$(q a.db 'SELECT count(*) FROM stack_frames WHERE stack IN (SELECT stack FROM sample) AND function = "main" AND file LIKE "%alloc_functions.c" AND line > 0')" 8 "main's frames have file:line"
 assert_eq "$(q a.db 'SELECT line FROM stack_frames WHERE function = "do_leak" AND depth = 0')" \
