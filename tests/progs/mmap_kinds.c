@@ -14,6 +14,10 @@
  *               (map_in_child) and unmaps the inherited MB
  *   signal      a SIGUSR1 handler maps 1 MB (map_in_handler)
  *   exec        1 MB (map_before_exec), then exec of itself in mode signal
+ *   many        1000 stacks (map_leaf_K under map_deep at depths 0..199,
+ *               K = 0..4) map 8 KB twice each; every other mapping unmapped
+ *   race        4 threads map and unmap 16 KB 10000 times each (race_map),
+ *               keeping the last one, while a fifth allocates
  *   steps       1 MB (map_step_one), 300 ms, 2 MB (map_step_two) touched,
  *               300 ms, the first unmapped, 300 ms */
 #define _GNU_SOURCE
@@ -21,6 +25,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +239,63 @@ static int exec_self(const char *self)
     return 1;
 }
 
+#define LEAF(k) \
+    NOINLINE static void *map_leaf_##k(void) \
+    { return must(mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_leaf"); }
+LEAF(0) LEAF(1) LEAF(2) LEAF(3) LEAF(4)
+static void *(*const leaves[5])(void) = { map_leaf_0, map_leaf_1, map_leaf_2, map_leaf_3, map_leaf_4 };
+
+NOINLINE static void *map_deep(int depth, int k)
+{
+    void *p = depth ? map_deep(depth - 1, k) : leaves[k]();
+    __asm__ volatile("" ::: "memory");      /* not a tail call: each depth its own frame */
+    return p;
+}
+
+static int many(void)
+{
+    static void *maps[2000];
+    int n = 0;
+    for (int round = 0; round < 2; round++)
+        for (int depth = 0; depth < 200; depth++)
+            for (int k = 0; k < 5; k++) maps[n++] = map_deep(depth, k);
+    for (int i = 0; i < n; i += 2) munmap(maps[i], 8192);
+    printf("many\n");
+    return 0;
+}
+
+static atomic_int race_stop;
+
+NOINLINE static void *race_map(void *arg)
+{
+    (void)arg;
+    void *p = NULL;
+    for (int i = 0; i < 10000; i++) {
+        if (p) munmap(p, 16384);
+        p = must(mmap(NULL, 16384, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "race_map");
+    }
+    return p;
+}
+
+static void *race_alloc(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&race_stop)) free(malloc(100));
+    return NULL;
+}
+
+static int race(void)
+{
+    pthread_t t[5];
+    pthread_create(&t[4], NULL, race_alloc, NULL);
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, race_map, NULL);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    atomic_store(&race_stop, 1);
+    pthread_join(t[4], NULL);
+    printf("race\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "kinds";
@@ -243,6 +305,8 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "fork")) return forking();
     if (!strcmp(mode, "signal")) return signals();
     if (!strcmp(mode, "steps")) return steps();
+    if (!strcmp(mode, "many")) return many();
+    if (!strcmp(mode, "race")) return race();
     if (!strcmp(mode, "exec")) return exec_self(argv[0]);
     return 2;
 }
