@@ -12,8 +12,10 @@
 enum maps_kind { MAPS_ANON, MAPS_FILE, MAPS_NKINDS };    /* shared anonymous and brk count as MAPS_ANON */
 
 /* The program's mappings now: bytes mapped and resident (present in this
- * process's page table, /proc/self/pagemap), per kind. Off the allocation
- * path (a snapshot, the ledger): it reads the page table of every mapping. */
+ * process's page table, /proc/self/pagemap), per kind; nmap: the ranges
+ * in the table now (a mapping that munmap split in two counts twice).
+ * Off the allocation path (a snapshot, the ledger): it reads the page
+ * table of every mapping. */
 struct maps_usage { uint64_t mapped[MAPS_NKINDS], rss[MAPS_NKINDS]; uint64_t nmap; };
 void maps_usage(struct maps_usage *u);
 

@@ -18,6 +18,11 @@
  *               K = 0..4) map 8 KB twice each; every other mapping unmapped
  *   race        4 threads map and unmap 16 KB 10000 times each (race_map),
  *               keeping the last one, while a fifth allocates
+ *   edges       3 MB reserved (map_reserve), its first and second MB mapped
+ *               over (map_over_a, map_over_b), then all 3 MB unmapped at
+ *               once; 2 MB shrunk to 1 MB in place by mremap (map_shrink);
+ *               1 MB moved by mremap onto another 1 MB (map_move_src,
+ *               map_move_dst: MREMAP_FIXED replaces the destination)
  *   steps       1 MB (map_step_one), 300 ms, 2 MB (map_step_two) touched,
  *               300 ms, the first unmapped, 300 ms */
 #define _GNU_SOURCE
@@ -239,6 +244,30 @@ static int exec_self(const char *self)
     return 1;
 }
 
+NOINLINE static char *map_reserve(void) { return must(mmap(NULL, 3 * MB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "reserve"); }
+NOINLINE static void *map_over_a(char *at) { return map_fixed_over(at); }
+NOINLINE static void *map_over_b(char *at) { return map_fixed_over(at + MB); }
+NOINLINE static void *map_shrink(void)
+{
+    void *p = must(mmap(NULL, 2 * MB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_shrink");
+    return must(mremap(p, 2 * MB, MB, 0), "mremap shrink");
+}
+NOINLINE static void *map_move_src(void) { return must(mmap(NULL, MB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "src"); }
+NOINLINE static void *map_move_dst(void) { return must(mmap(NULL, MB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "dst"); }
+
+static int edges(void)
+{
+    char *r = map_reserve();
+    map_over_a(r);
+    map_over_b(r);
+    if (munmap(r, 3 * MB) != 0) return 1;
+    map_shrink();
+    void *dst = map_move_dst();
+    must(mremap(map_move_src(), MB, MB, MREMAP_MAYMOVE | MREMAP_FIXED, dst), "mremap fixed");
+    printf("edges\n");
+    return 0;
+}
+
 #define LEAF(k) \
     NOINLINE static void *map_leaf_##k(void) \
     { return must(mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), "map_leaf"); }
@@ -306,6 +335,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "signal")) return signals();
     if (!strcmp(mode, "steps")) return steps();
     if (!strcmp(mode, "many")) return many();
+    if (!strcmp(mode, "edges")) return edges();
     if (!strcmp(mode, "race")) return race();
     if (!strcmp(mode, "exec")) return exec_self(argv[0]);
     return 2;
