@@ -244,7 +244,8 @@ static uintptr_t page_up(uintptr_t x) { return (x + PAGE_SIZE - 1) & ~(uintptr_t
 /* A mapping about to be made: its row's key (the stack with the kind's
  * leaf, the thread), taken before the real call, outside the lock. Not
  * wanted: the profiler is inactive for the thread. Returns the thread
- * when wanted (its stack: mapper_stack), else NULL. */
+ * when wanted (the caller then takes the stack, record_stack_under), else
+ * NULL. */
 struct mapper { int wanted; uint32_t stack_id, seq; };
 
 static struct mp_thread *mapper_begin(struct mapper *m)
@@ -253,11 +254,6 @@ static struct mp_thread *mapper_begin(struct mapper *m)
     int on = t && (t->active >= 0 ? t->active : atomic_load_explicit(&mp_active, RELAXED));
     *m = (struct mapper){ .wanted = on, .seq = on ? t->seq : 0 };
     return on ? t : NULL;
-}
-
-static void mapper_stack(struct mapper *m, struct mp_thread *t, uintptr_t leaf)
-{
-    m->stack_id = record_stack_under(t, leaf);
 }
 
 /* The row of a mapper's mapping (under the lock); 0: none. */
@@ -342,7 +338,7 @@ static uintptr_t mmap_leaf(int flags, int fd)
         struct mapper m;                                                             \
         enum maps_kind kind = flags & MAP_ANONYMOUS ? MAPS_ANON : MAPS_FILE;         \
         struct mp_thread *t = mapper_begin(&m);                                      \
-        if (t) mapper_stack(&m, t, mmap_leaf(flags, fd));                            \
+        if (t) m.stack_id = record_stack_under(t, mmap_leaf(flags, fd));             \
         pthread_mutex_lock(&maps_mutex);                                             \
         guard_give_errno(&g);                                                        \
         void *p = next(addr, len, prot, flags, fd, off);                             \
@@ -443,7 +439,7 @@ MP_EXPORT void *sbrk(intptr_t incr)
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mapper m = { 0 };
     struct mp_thread *t = incr > 0 ? mapper_begin(&m) : NULL;
-    if (t) mapper_stack(&m, t, brk_leaf());
+    if (t) m.stack_id = record_stack_under(t, brk_leaf());
     pthread_mutex_lock(&maps_mutex);
     guard_give_errno(&g);
     void *old = next_sbrk(incr);
@@ -460,7 +456,7 @@ MP_EXPORT int brk(void *addr)
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mapper m;
     struct mp_thread *t = mapper_begin(&m);
-    if (t) mapper_stack(&m, t, brk_leaf());
+    if (t) m.stack_id = record_stack_under(t, brk_leaf());
     pthread_mutex_lock(&maps_mutex);
     uintptr_t from = (uintptr_t)next_sbrk(0);
     guard_give_errno(&g);

@@ -69,5 +69,7 @@ assert_eq "$(mq i.db "$ROWS" | cut -d, -f3-)" "map_in_thread<map_step_one<steps,
 map_in_thread<map_step_two<steps,1,$((2 * MB)),$((2 * MB))" "steps: the latest values"
 assert_eq "$(mq i.db "SELECT s.rss FROM last_sample s JOIN stack_frames f ON f.stack = s.stack WHERE s.nmap > 0 AND f.function = 'map_step_two'")" \
     $((2 * MB)) "steps: the touched mapping's rss"
-assert_eq "$(mq i.db "SELECT mapped FROM tick ORDER BY time" | uniq | paste -sd ' ')" "0 $MB $((3 * MB)) $((2 * MB))" \
-    "steps: the ticks' mapped: 0, 1 MB, 3 MB, 2 MB"
+# (the first point may come before or after the first mapping: the
+# background thread starts as the program runs)
+assert_eq "$(mq i.db "SELECT mapped FROM tick ORDER BY time" | uniq | paste -sd ' ' | sed 's/^0 //')" "$MB $((3 * MB)) $((2 * MB))" \
+    "steps: the ticks' mapped: 1 MB, 3 MB, 2 MB"
