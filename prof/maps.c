@@ -90,7 +90,6 @@ static struct map_row *rows;
 static size_t nrows = 1, rows_cap;
 static uint32_t *row_index;             /* open addressing over rows, key (stack_id, thread_seq); 0 = empty */
 static uint32_t row_mask;
-static uint64_t kind_mapped[MAPS_NKINDS];
 static _Atomic uint64_t mapped_total;
 
 /* Grows a table of the profiler's own memory (uncapped: the counts are
@@ -152,12 +151,10 @@ static void count(const struct mapping *m, uint64_t bytes, int add)
     if (add) {
         r->mapped += bytes;
         if (r->mapped > r->maxmapped) r->maxmapped = r->mapped;
-        kind_mapped[m->kind] += bytes;
         atomic_fetch_add_explicit(&mapped_total, bytes, RELAXED);
     } else {
-        MP_ASSERT(r->mapped >= bytes && kind_mapped[m->kind] >= bytes);   /* a row counts its table's bytes */
+        MP_ASSERT(r->mapped >= bytes);     /* a row counts its mappings' bytes */
         r->mapped -= bytes;
-        kind_mapped[m->kind] -= bytes;
         atomic_fetch_sub_explicit(&mapped_total, bytes, RELAXED);
     }
 }
@@ -571,7 +568,6 @@ void maps_after_fork_child(void)
     nmaps = 0;
     nrows = 1;
     if (row_index) memset(row_index, 0, (size_t)(row_mask + 1) * sizeof *row_index);
-    memset(kind_mapped, 0, sizeof kind_mapped);
     atomic_store_explicit(&mapped_total, 0, RELAXED);
     if (pagemap_fd >= 0) close(pagemap_fd);
     pagemap_fd = -1;
