@@ -9,6 +9,8 @@
 
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define CHUNK (1u << 20)
 
@@ -28,7 +30,7 @@ void *mp_map(size_t size, int capped)
                    (unsigned long long)mp_opt.max_memory);
         return NULL;
     }
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mp_sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     atomic_fetch_add_explicit(&mapped_bytes, size, RELAXED);
     return p;
@@ -37,7 +39,7 @@ void *mp_map(size_t size, int capped)
 void mp_unmap(void *p, size_t size)
 {
     if (!p) return;
-    munmap(p, size);
+    mp_sys_munmap(p, size);
     atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
 }
 
@@ -64,6 +66,16 @@ void *arena_alloc(size_t size, int capped)
 uint64_t mp_memory_used(void)
 {
     return atomic_load_explicit(&mapped_bytes, RELAXED);
+}
+
+void *mp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+int mp_sys_munmap(void *addr, size_t len)
+{
+    return (int)syscall(SYS_munmap, addr, len);
 }
 
 int mp_memory_exhausted(void)

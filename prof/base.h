@@ -70,6 +70,7 @@ struct mp_options {
     int final;                  /* MP_FINAL: snapshots when the process ends */
     int quiet;                  /* MP_QUIET: no info lines */
     int time;                   /* MP_TIME: the time counter */
+    int mmap;                   /* MP_MMAP: the program's own mappings (maps.c) */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;
@@ -90,6 +91,10 @@ void *arena_alloc(size_t size, int capped);
  * (everything but the pointer map). */
 void *mp_map(size_t size, int capped);
 void mp_unmap(void *p, size_t size);
+/* The profiler's own mappings: the system calls themselves, never through
+ * the program's mmap and munmap, which maps.c records. */
+void *mp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int mp_sys_munmap(void *addr, size_t len);
 uint64_t mp_memory_used(void);
 int mp_memory_exhausted(void);
 

@@ -5,6 +5,7 @@
  *   mirror.c       this process's mirror of the shared dictionaries (module,
  *                  function, file, frame) and of the stack tree
  *   flush_rows.c   the rows of a snapshot: totals, samples, size classes
+ *   flush_maps.c   the rows of the program's own mappings (maps.c)
  *   flush_process.c  the process's and its threads' rows
  * Everything runs under flush_lock with the profiler marked internal: SQLite,
  * libdw and these files allocate with the real malloc. */
@@ -69,6 +70,13 @@ void mirror_forget_addresses(void);     /* after an unload */
 
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
 void rows_forget(int new_process);      /* a fork child: a new process of the same run */
+
+/* ------------------------------------------------------------ flush_maps.c */
+
+/* The mapping rows of a snapshot (not of a peak): the (stack, thread) rows
+ * of maps.c that changed since the process's previous snapshot. */
+int maps_rows_write(struct writer *w, int64_t snapshot, int64_t *nrows);
+void maps_rows_forget(void);            /* another database, or a fork child */
 
 /* ------------------------------------------------------------ flush_process.c */
 

@@ -6,6 +6,7 @@
  * last; a fork child starts it anew (rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
+#include "maps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ static struct {
 void rows_forget(int new_process)
 {
     process_rows_forget(new_process);
+    maps_rows_forget();
     r.peak_epoch = 0;
     free(r.prev), r.prev = NULL, r.nprev = 0;
     free(r.peakv), r.peakv = NULL, r.npeakv = 0;
@@ -360,7 +362,8 @@ static int write_now(struct writer *w, const char *reason, const char *label, do
     if (map_slots(w, limit) || cut_reserve()) return fail(w, "out of memory");
     cut_read(0);
     int64_t snapshot = snapshot_row(w, reason, label, time);
-    if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot))
+    if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot) ||
+        maps_rows_write(w, snapshot, nrows))
         return -1;
     flush_ids.snapshot_seq++;
     return 0;
@@ -408,7 +411,7 @@ static int write_ticks(struct writer *w, double now)
     while (n && tick_copy[n - 1].time >= now) n--;     /* taken as this snapshot was written: the next one has them */
     const struct mp_totals *t = &cut.process;
     tick_copy[n++] = (struct tick_point){ now, t->ncalls, t->memtot, t->live > 0 ? (uint64_t)t->live : 0,
-                                          ticks_last_rss() };
+                                          ticks_last_rss(), maps_mapped_now() };
     sqlite3_stmt *del = prepare(w, "DELETE FROM tick WHERE process = ?");
     if (!del) return -1;
     sqlite3_bind_int64(del, 1, flush_ids.process);
@@ -424,6 +427,7 @@ static int write_ticks(struct writer *w, double now)
         sqlite3_bind_int64(st, FORMAT_PARAM(tick, memtot), (int64_t)pt->memtot);
         sqlite3_bind_int64(st, FORMAT_PARAM(tick, memlive), (int64_t)pt->memlive);
         sqlite3_bind_int64(st, FORMAT_PARAM(tick, rss), (int64_t)pt->rss);
+        sqlite3_bind_int64(st, FORMAT_PARAM(tick, mapped), (int64_t)pt->mapped);
         rc = step_done(w, st);
     }
     sqlite3_finalize(st);

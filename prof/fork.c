@@ -3,6 +3,7 @@
  * empty counters, no peak, the parent's blocks forgotten (their frees count
  * as "unknown"), only the forking thread; stacks stay interned. */
 #include "internal.h"
+#include "maps.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +21,7 @@ static void fork_prepare(void)
     signals_hold(&fork_mask);
     flush_lock();
     ticks_lock();
+    maps_lock();
     symbols_resolve_pending();
     unwind_lock();
     stacks_lock_all();
@@ -31,6 +33,7 @@ static void fork_parent(void)
     ptrmap_unlock_all();
     stacks_unlock_all();
     unwind_unlock();
+    maps_unlock();
     ticks_unlock();
     flush_unlock();
     signals_release(&fork_mask);
@@ -46,6 +49,7 @@ static void counters_after_fork_child(void)
     ptrmap_reset();
     stack_hist_after_fork_child();
     ticks_after_fork_child();       /* after mp_start_time: its points from its start */
+    maps_after_fork_child();        /* the parent's mappings forgotten, like its blocks */
 }
 
 static void fork_child(void)

@@ -2,7 +2,8 @@
  * which it calls the next allocator's of and does not define), declared once: X(name,
  * return type, parameters). The definitions are where their work is
  * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit;
- * dlclose.c: dlclose; signals.c: sigaction, error); mp_next holds each original, the next
+ * dlclose.c: dlclose; signals.c: sigaction, error; maps.c: mmap, mmap64,
+ * munmap, mremap, brk, sbrk); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
  * hooks_resolve (interpose.c) at the first call of any of them. */
 #ifndef MP_HOOKS_H
@@ -11,6 +12,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #define MP_HOOKS(X)                                                                         \
     X(malloc, void *, (size_t))                                                             \
@@ -34,7 +37,13 @@
     X(_Exit, void, (int))                                                                   \
     X(dlclose, int, (void *))                                                               \
     X(sigaction, int, (int, const struct sigaction *, struct sigaction *))                   \
-    X(error, void, (int, int, const char *, ...))
+    X(error, void, (int, int, const char *, ...))                                           \
+    X(mmap, void *, (void *, size_t, int, int, int, off_t))                                 \
+    X(mmap64, void *, (void *, size_t, int, int, int, __off64_t))                           \
+    X(munmap, int, (void *, size_t))                                                        \
+    X(mremap, void *, (void *, size_t, size_t, int, ...))                                   \
+    X(brk, int, (void *))                                                                   \
+    X(sbrk, void *, (intptr_t))
 
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };

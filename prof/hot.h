@@ -20,6 +20,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size);
 void record_full_free(struct mp_thread *t, void *p);          /* t NULL: a thread without a record */
 void record_attribute(struct mp_thread *t, void *p, size_t size);
 void record_sampled_free(struct mp_thread *t, void *p);
+uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c: a mapping's stack */
 
 /* sample_hit's common case: the block does not reach the next
  * sample point (0), or it may (1: sample_hit decides). */

@@ -26,8 +26,8 @@ void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg)
 {
     if (!s->base && !s->failed) {
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        void *p = mmap(NULL, s->size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                       -1, 0);
+        void *p = mp_sys_mmap(NULL, s->size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                              -1, 0);
         if (p == MAP_FAILED) s->failed = 1;
         else mprotect(p, page, PROT_NONE), s->base = (char *)p + page;
     }

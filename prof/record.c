@@ -57,14 +57,13 @@ static int sample_hit(struct mp_thread *t, size_t size)
     return 1;
 }
 
-/* The thread's slot for a captured stack (unwound frames, then its tags
- * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
- * without stack. */
-static uint32_t stack_slot(struct mp_thread *t, int unwind)
+/* The thread's stack: unwound frames (unwind set) from ret_addrs[0],
+ * then its tags as the outermost frames, fed to *h; returns their number. */
+/* inlined: on the allocation path it must add no frame for the unwinder to walk */
+static inline __attribute__((always_inline)) int capture(struct mp_thread *t, uintptr_t *ret_addrs, int unwind,
+                                                         int *truncated, struct mp_hash *h)
 {
-    uintptr_t *ret_addrs = t->capture;
-    struct mp_hash h = MP_HASH_INIT;
-    int truncated = 0, n = 0;
+    int n = 0;
     unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
     if (unlikely(t->maps_gen != gen)) {         /* an object was unloaded: both caches are stale */
         memset(t->cache, 0, sizeof t->cache);
@@ -72,12 +71,24 @@ static uint32_t stack_slot(struct mp_thread *t, int unwind)
         t->walk_n = 0;
         t->maps_gen = gen;
     }
-    if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, &truncated, &h);
+    if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, truncated, h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
     for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
         ret_addrs[n++] = t->tags[i];
-        hash_add(&h, t->tags[i]);
+        hash_add(h, t->tags[i]);
     }
+    return n;
+}
+
+/* The thread's slot for a captured stack (unwound frames, then its tags
+ * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
+ * without stack. */
+static uint32_t stack_slot(struct mp_thread *t, int unwind)
+{
+    uintptr_t *ret_addrs = t->capture;
+    struct mp_hash h = MP_HASH_INIT;
+    int truncated = 0;
+    int n = capture(t, ret_addrs, unwind, &truncated, &h);
     if (!n) return 0;
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
@@ -123,6 +134,26 @@ static inline void time_enter(struct mp_thread *t)
 static inline void time_leave(struct mp_thread *t)
 {
     if (unlikely(mp_opt.time)) t->time_mark = mono_ns();
+}
+
+/* A mapping's stack (maps.c): the thread's, as an allocation's is taken
+ * (MP_STACKS: unwound frames and tags, tags alone, or neither), below one
+ * more leaf, the pseudo frame naming the mapping's kind; its id (0: no
+ * memory). Not cached: each mapping is a system call anyway. Its time is
+ * the profiler's (MP_TIME). */
+uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf)
+{
+    uintptr_t *ret_addrs = t->capture;
+    struct mp_hash h = MP_HASH_INIT;
+    int truncated = 0;
+    time_enter(t);
+    hash_add(&h, leaf);
+    ret_addrs[0] = leaf;
+    int n = 1 + (mp_opt.stacks == STACKS_NONE ? 0 : capture(t, ret_addrs + 1, mp_opt.stacks == STACKS_UNWIND, &truncated, &h));
+    unsigned flags = truncated ? STACK_TRUNCATED : 0;
+    uint32_t id = stacks_intern(ret_addrs, n, flags, hash_final(h, n, flags));
+    time_leave(t);
+    return id;
 }
 
 /* Size classes per stack (stack_hist.c): a slot's blocks of the class of

@@ -329,6 +329,9 @@ void stacks_unlock_all(void);
 #define RETIRED_BASE ((uintptr_t)1 << 63)
 uintptr_t tag_intern(const char *name);
 const char *tag_name(uintptr_t addr);
+/* The leaves of mappings' stacks (maps.c): pseudo addresses below the
+ * tags, MAPS_NAME_BASE + the index of the kind's name (maps_name). */
+#define MAPS_NAME_BASE (TAG_BASE - 0x10000)
 
 /* ------------------------------------------------------------ ptrmap.c */
 /* Block address → (slot, size). Sharded, locked per shard, except while
@@ -362,7 +365,7 @@ void flush_check_output(int first_of_run);      /* at start: says when MP_OUT ca
 /* Memory over time: points of the process's totals taken by the
  * background thread, TICK_POINTS to 2 * TICK_POINTS of them kept. */
 #define TICK_POINTS 100
-struct tick_point { double time; uint64_t ncalls, memtot, memlive, rss; };
+struct tick_point { double time; uint64_t ncalls, memtot, memlive, rss, mapped; };    /* mapped: maps.c's */
 void ticks_start(double now);           /* at init: the first point is due now (none with MP_TICK=0) */
 double ticks_take(double now);          /* a point if one is due; when the next is (0: never) */
 size_t ticks_copy(struct tick_point *out);      /* the points so far, out: 2 * TICK_POINTS */

@@ -10,6 +10,7 @@
  * comes from the real malloc and is never freed. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "maps.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -118,10 +119,14 @@ static struct resolved *resolve_special(uintptr_t addr)
 {
     struct resolved *r = make(addr, 1);
     if (!r) return NULL;
-    const char *tag = tag_name(addr);
+    const char *tag = tag_name(addr), *mapping = maps_name(addr);
     r->frames[0].build_id = "";
     if (addr == ADDR_TRUNCATED) {
         r->frames[0].module = r->frames[0].function = "[truncated]";
+    } else if (mapping) {       /* a mapping's kind, named like a tag */
+        r->frames[0].module = "[mmap]";
+        r->frames[0].offset = (uint64_t)tag_offset(mapping);
+        r->frames[0].function = resolve_intern(mapping);
     } else if (tag) {
         r->frames[0].module = "[tag]";
         r->frames[0].offset = (uint64_t)tag_offset(tag);

@@ -1,5 +1,5 @@
 /* Memory over time without setup: the process's totals (ncalls, memtot,
- * memlive) and its resident size, read by the background thread every
+ * memlive), its resident size and the bytes of its own mappings (maps.c), read by the background thread every
  * MP_TICK seconds, into a buffer of at most 2 * TICK_POINTS points (static,
  * the profiler's memory). When it is full every other point is dropped and
  * the interval doubled: a run of any length keeps TICK_POINTS to twice as
@@ -8,6 +8,7 @@
  * the threads), RSS with raw system calls. Each flush copies the buffer
  * (ticks_copy) and writes it with its snapshot (flush_rows.c). */
 #include "internal.h"
+#include "maps.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -77,7 +78,7 @@ double ticks_take(double now)
     if (!next_due || now < next_due) return next_due;
     struct mp_totals t;
     process_totals(0, &t);
-    struct tick_point pt = { now, t.ncalls, t.memtot, t.live > 0 ? (uint64_t)t.live : 0, ticks_rss() };
+    struct tick_point pt = { now, t.ncalls, t.memtot, t.live > 0 ? (uint64_t)t.live : 0, ticks_rss(), maps_mapped_now() };
     ticks_lock();
     if (npoints == 2 * TICK_POINTS && !stopped) thin_out();
     if (!stopped) points[npoints++] = pt;

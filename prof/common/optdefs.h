@@ -61,7 +61,9 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "mpquery record sets it unless --verbose, and -q also drops record's summary line")          \
     X(MP_TIME, VAL_BOOL, "0", time, "--time", "0|1",                                               \
       "1 = credit each thread's wall time between its allocations (sampled ones when sampling), " \
-      "less the profiler's, to the stack of the allocation that ends it: the time counter")
+      "less the profiler's, to the stack of the allocation that ends it: the time counter")        \
+    X(MP_MMAP, VAL_BOOL, "1", mmap, "--mmap", "0|1",                                               \
+      "0 = do not record the program's own mappings (mmap, mremap, brk) per stack")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;
