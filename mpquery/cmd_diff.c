@@ -387,7 +387,7 @@ int cmd_diff(int argc, char **argv)
     struct diff_args a = { 0 };
     char *side[2][4] = { { 0 } };       /* --a-run, --a-pid, --a-thread, --a-snapshot; --b-... */
     const struct opt opts[] = {
-        OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
+        OPTION_BY("compare this counter (default memtot):\n" COUNTER_HELP),
         OPTION_LIMIT,
         { .name = "all", .flag = &a.all, .value = 1,
           .help = "text: also the rows that did not change (default: left\nout, the totals row says how many)" },

@@ -156,7 +156,7 @@ int cmd_export(int argc, char **argv)
           .help = "write to FILE (default: stdout)" },
         { .name = "by", .arg = "COUNTER", .str = &a.by_arg,
           .help = "speedscope: only this counter's profile; folded: the\n"
-                  "value (default memtot); a counter:\n" COUNTER_LIST },
+                  "value (default memtot); a counter:\n" COUNTER_HELP },
         { .name = "time-unit", .arg = "U", .str = &a.time_unit_arg,
           .help = "massif: ms (default: since the process started) or B\n(bytes allocated so far)" },
         { .name = "threshold", .arg = "PCT", .str = &a.threshold_arg,

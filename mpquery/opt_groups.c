@@ -87,6 +87,7 @@ int output_option(struct output_opts *o, const char *cmd, int id, const char *ar
     case OPT_FORMAT: return take_format(o, cmd, arg);
     case OPT_BY:
         if ((o->by = counter_parse(arg)) < 0) return bad_value(cmd, "--by", arg, COUNTER_LIST);
+        o->by_given = 1;
         return 0;
     case OPT_LIMIT:
         if (parse_count(arg, 100000000, &o->limit)) return bad_value(cmd, "-n", arg, "a count >= 0 (0 = all)");
