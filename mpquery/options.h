@@ -54,6 +54,8 @@ struct opt {
     int *flag;              /* a flag of the command: *flag = value */
     int value;
     char **str;             /* a value of the command: *str = the text */
+    int optional;           /* the value may be left out: --name or --name=VALUE
+                               (*str is then ""; "--name VALUE" is an operand) */
     int advanced;           /* listed by --help-all only (a group's rare options
                                are so by their id: options.c's help_place) */
 };
