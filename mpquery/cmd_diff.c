@@ -437,6 +437,7 @@ int cmd_diff(int argc, char **argv)
     if (rc != PARSE_OK) return rc;
     struct dbfiles sides[2] = { { 0 }, { 0 } };
     if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
+    if (a.flame && (rc = counter_width_check(c.cmd, c.out.by))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
     a.sides[0] = sides[0], a.sides[1] = sides[1], a.side = side;
     rc = listing_run(&c, sides, 2, print, &a);

@@ -119,6 +119,7 @@ static int check_options(struct common *c, struct export_args *a)
     if (a->by_arg && (a->o.by = counter_parse(a->by_arg)) < 0)
         return usage_error(c->cmd, "bad value '%s' for --by (expected %s)", a->by_arg, COUNTER_LIST);
     if (a->o.by >= 0) c->out.by = a->o.by;
+    if (a->format == EXPORT_SPEEDSCOPE && a->o.by >= 0 && (rc = counter_width_check(c->cmd, a->o.by))) return rc;
     int keeps_addresses = a->format == EXPORT_PPROF || a->format == EXPORT_MASSIF;
     if (keeps_addresses && a->by_arg)
         return usage_error(c->cmd, "--by goes with --format speedscope or folded");

@@ -84,6 +84,7 @@ int cmd_flame(int argc, char **argv)
                                 .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if ((rc = counter_width_check(c.cmd, c.out.by))) return rc;
     if ((rc = flame_check_options(c.cmd, &a.f)) || (rc = flame_check_output(c.cmd, &a.f))) return rc;
     if (!a.colors || !strcmp(a.colors, "module")) a.colors_id = COLORS_MODULE;
     else if (!strcmp(a.colors, "hash")) a.colors_id = COLORS_HASH;

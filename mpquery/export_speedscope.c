@@ -3,7 +3,8 @@
  * profile per counter (--by: that one), named for the counter and the
  * processes; each sample a path of the display tree with a value of that
  * counter (root first, fold's lines in fold's order), its weight the
- * value; units bytes, none (counts) or nanoseconds (time). The frames,
+ * value (coldage, an age, is none); units bytes, none (counts) or
+ * nanoseconds (time). The frames,
  * shared by the profiles, are the labels of the tree, in the order they
  * first appear, each with the file and line of the frames that made its
  * nodes when they all have the same (with --lines, always). Samples are
@@ -168,7 +169,8 @@ int export_speedscope(struct listing *l, const struct export_opts *o, FILE *f)
 {
     struct dtree *t = &l->t;
     const struct query *q = &l->q[0];
-    int k[NSTACK_COUNTERS], nk = o->by >= 0 ? (k[0] = o->by, 1) : counter_list(shown_counters(q->p), k);
+    /* an age (coldage) is no weight: it adds up to nothing */
+    int k[NSTACK_COUNTERS], nk = o->by >= 0 ? (k[0] = o->by, 1) : counter_list(shown_counters(q->p) & ~MAX_COUNTERS, k);
     counters *sub = xmalloc(t->n * sizeof *sub);
     dtree_subtotals(t, l->own[0], sub);
     dtree_children(t, 1);

@@ -81,6 +81,13 @@ static int take_format(struct output_opts *o, const char *cmd, const char *arg)
     return bad_value(cmd, "--format", arg, expected);
 }
 
+int counter_width_check(const char *cmd, int counter)
+{
+    if (!counter_is_max(counter)) return 0;
+    return usage_error(cmd, "--by %s: an age (a stack's largest), not an amount: it cannot be a width",
+                       counter_name[counter]);
+}
+
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg)
 {
     switch (id) {

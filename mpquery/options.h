@@ -99,6 +99,9 @@ size_t nearest_names(const char *typed, size_t len, const char *const *names, si
                      const char *post, struct strbuf *out);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A width (flame graphs, speedscope's weights) adds up: refuses --by of a
+ * counter that combines by max (coldage); 0, or 2 with the usage error. */
+int counter_width_check(const char *cmd, int counter);
 /* "bad value 'ARG' for OPT (expected EXPECTED)", reported; returns 2. */
 int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected);
 /* Appends arg to one of the 64-entry lists of a group (--rules, --filter
