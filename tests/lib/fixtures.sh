@@ -16,12 +16,12 @@ fixture() {
 
 # old_fixture VERSION [NAME]: vVERSION.db, fixture NAME (default basic) in
 # the schema of format version 1 or 2 (schema/profile.sql as of the last
-# commit before the next version: 5a363c0, 59c29b0) or 3 (schema/v3.sql),
-# left in vVERSION.sql
+# commit before the next version: 5a363c0, 59c29b0) or 3, 4 (schema/v3.sql,
+# v4.sql), left in vVERSION.sql
 old_fixture() {
     local rev
-    case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; 3) rev= ;; *) fail "old_fixture: no format version $1" ;; esac
-    if [ -z "$rev" ]; then cp "$ROOT/schema/v3.sql" v3.sql
+    case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; 3|4) rev= ;; *) fail "old_fixture: no format version $1" ;; esac
+    if [ -z "$rev" ]; then cp "$ROOT/schema/v$1.sql" "v$1.sql"
     else git -C "$ROOT" show "$rev:schema/profile.sql" > "v$1.sql" || fail "no commit $rev in the repository"; fi
     { cat "v$1.sql"; cat "$FIX/${2:-basic}.sql"; } | sqlite3 -batch "v$1.db" || fail "cannot build the version-$1 fixture"
 }

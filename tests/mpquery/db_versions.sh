@@ -1,30 +1,33 @@
 # Format versions: mpquery reads files of version 1 (before sample.ntemp,
-# read as 0), 2 (before peak snapshots), 3 (before the ticks) and 4; the
-# recorder writes version 4 and leaves an older file as it is, saying why.
+# read as 0), 2 (before peak snapshots), 3 (before the ticks), 4 (before
+# the mappings' and cold blocks' counters, read as 0) and 5; the recorder
+# writes version 5 and leaves an older file as it is, saying why.
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/fixtures.sh"
-# the basic fixture in format versions 1, 2, 3 (old_fixture) and 4
+# the basic fixture in format versions 1, 2, 3, 4 (old_fixture) and 5
 old_fixture 1
 old_fixture 2
 old_fixture 3
-fixture basic v4.db >/dev/null
-assert_eq "$(q v1.db 'PRAGMA user_version')|$(q v2.db 'PRAGMA user_version')|$(q v3.db 'PRAGMA user_version')|$(q v4.db 'PRAGMA user_version')" \
-    "1|2|3|4" "the four fixtures' versions"
-for v in 1 2 3; do
-    assert_eq "$("$MPQ" top v$v.db --format csv)" "$("$MPQ" top v4.db --format csv)" "top: a version-$v file reads as the same profile"
-    assert_eq "$("$MPQ" fold v$v.db)" "$("$MPQ" fold v4.db)" "fold: the same"
+old_fixture 4
+fixture basic v5.db >/dev/null
+assert_eq "$(q v1.db 'PRAGMA user_version')|$(q v2.db 'PRAGMA user_version')|$(q v3.db 'PRAGMA user_version')|$(q v4.db 'PRAGMA user_version')|$(q v5.db 'PRAGMA user_version')" \
+    "1|2|3|4|5" "the five fixtures' versions"
+for v in 1 2 3 4; do
+    assert_eq "$("$MPQ" top v$v.db --format csv)" "$("$MPQ" top v5.db --format csv)" "top: a version-$v file reads as the same profile"
+    assert_eq "$("$MPQ" fold v$v.db)" "$("$MPQ" fold v5.db)" "fold: the same"
+    assert_eq "$("$MPQ" fold v$v.db --by mapped)" "" "fold --by mapped: nothing (0 before version 5)"
 done
 # version 3: no ticks, the timeline of the snapshots as before
-assert_eq "$("$MPQ" timeline v3.db --format csv)" "$("$MPQ" timeline v4.db --format csv)" "timeline: a version-3 file reads as the same"
+assert_eq "$("$MPQ" timeline v3.db --format csv)" "$("$MPQ" timeline v5.db --format csv)" "timeline: a version-3 file reads as the same"
 assert_eq "$("$MPQ" info v3.db | grep -c 'memory over time')" 0 "info: no points of memory over time in a version-3 file"
 for v in 1 2; do
     expect_fail 2 "^mpquery: v$v.db: no peak snapshot in the selected processes \(recorded before format version 3\?\)$" \
         "$MPQ" top v$v.db --snapshot peak
 done
-for v in 1 2 3; do
+for v in 1 2 3 4; do
     cp v$v.db before.db
     LD_PRELOAD=$LIB MP_OUT=v$v.db $B/tests/alloc_functions >/dev/null 2>err
-    assert_match "$(cat err)" "schema version $v, this profiler writes 4" "the recorder says why it does not write a version-$v file"
+    assert_match "$(cat err)" "schema version $v, this profiler writes 5" "the recorder says why it does not write a version-$v file"
     cmp -s v$v.db before.db || fail "the recorder changed the version-$v file"
     echo "  ok: the version-$v file is unchanged"
 done

@@ -14,9 +14,9 @@ expect_fail 2 '^mpquery: text.db: not a mallocprof profile \(not an SQLite datab
 expect_fail 2 '^mpquery: empty.db: empty file, not a mallocprof profile$' "$MPQ" info empty.db
 mkdir dir.db
 expect_fail 2 '^mpquery: dir.db: is a directory, not a mallocprof profile$' "$MPQ" top dir.db
-sqlite3 v5.db "CREATE TABLE t(x); PRAGMA user_version = 5;"
-expect_fail 2 '^mpquery: v5.db: schema version 5, this mpquery reads versions 1 to 4$' "$MPQ" top v5.db
-expect_fail 2 '^mpquery: v5.db: schema version 5, this mpquery reads versions 1 to 4$' "$MPQ" sql v5.db 'SELECT 1'
+sqlite3 v6.db "CREATE TABLE t(x); PRAGMA user_version = 6;"
+expect_fail 2 '^mpquery: v6.db: schema version 6, this mpquery reads versions 1 to 5$' "$MPQ" top v6.db
+expect_fail 2 '^mpquery: v6.db: schema version 6, this mpquery reads versions 1 to 5$' "$MPQ" sql v6.db 'SELECT 1'
 sqlite3 v0.db "CREATE TABLE t(x);"
 expect_fail 2 '^mpquery: v0.db: not a mallocprof profile \(schema version 0\)$' "$MPQ" info v0.db
 fixture basic notot.db >/dev/null; sqlite3 notot.db "DROP VIEW process_totals; DROP TABLE totals;"
@@ -47,7 +47,7 @@ expect_fail 2 '^mpquery: top: unknown option --verbose \(see mpquery top --help\
 assert_eq "$("$MPQ" top basic.db -n 1 --limit 2 --bytes | wc -l)" 4 "-n has a long name, --limit"
 expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
 expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
-expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time\)" "$MPQ" top basic.db --by bytes
+expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp, time, nmap, mapped, maxmapped, rss, memcold or coldage\)" "$MPQ" top basic.db --by bytes
 expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
 expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
 expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top
@@ -64,7 +64,7 @@ for c in record info top fold diff leaks show sql; do
     assert_match "$h" "example" "$c --help has an example"
 done
 assert_match "$("$MPQ" --help)" "top .*largest" "mpquery --help lists the commands"
-assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 4\)$' "--version"
+assert_match "$("$MPQ" --version)" '^mpquery [0-9.]+ \(profile schema version 5\)$' "--version"
 
 # every option a command parses is in its --help (the help is made from the
 # option table; these are the command's own entries and the shared ones)

@@ -33,7 +33,7 @@ assert_eq "$(q m.db 'SELECT count(*) FROM process')|$(q m.db 'SELECT count(*) FR
 assert_eq "$(q m.db 'SELECT count(*) FROM stack')" "$(q r2.db 'SELECT count(*) FROM stack')" \
     "stacks shared by content: the three runs of one program have the stacks of one"
 assert_eq "$(q m.db 'SELECT count(*) FROM frame')" "$(q r2.db 'SELECT count(*) FROM frame')" "frames too"
-assert_eq "$(q m.db 'PRAGMA user_version')" 4 "the current format"
+assert_eq "$(q m.db 'PRAGMA user_version')" 5 "the current format"
 assert_eq "$("$MPQ" sql m.db 'SELECT count(*) AS n FROM stack_totals' --format csv)" "n
 $(q r2.db 'SELECT count(DISTINCT stack) FROM sample')" "mpquery's schema check accepts it (sql runs its views)"
 
@@ -109,7 +109,7 @@ fixture basic >/dev/null
 fixture phases >/dev/null
 "$MPQ" merge -o old.db v1.db v2.db basic.db 2>err || fail "merge of versions 1, 2 and 3 failed: $(cat err)"
 assert_match "$(cat err)" ' 2 runs \(1 already there\), 2 processes, ' "v1.db and basic.db hold one run, one process: stored once"
-assert_eq "$(q old.db 'PRAGMA user_version')" 4 "the output has the current format"
+assert_eq "$(q old.db 'PRAGMA user_version')" 5 "the output has the current format"
 assert_eq "$("$MPQ" top old.db --run all --format csv)" "$("$MPQ" top basic.db phases.db --run all --format csv)" \
     "top: as the current-format files (ntemp, ended read with their defaults)"
 for s in 1 peak last; do

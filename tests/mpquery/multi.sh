@@ -52,7 +52,7 @@ no_temp "after an error"
 
 echo "# info: the files, their runs"
 assert_eq "$("$MPQ" info f1.db f2.db | sed -n '1,15p' | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}/DATE/')" \
-"profile f1.db (and 1 more) (schema version 4)
+"profile f1.db (and 1 more) (schema version 5)
 
 files:
   f1.db

@@ -31,7 +31,7 @@ INSERT INTO snapshot (id, process, seq, time, reason, label, profiler_memory)
 
 echo "# info at 80 columns: lines cut with …; at 200 and on a pipe: whole"
 assert_eq "$(COLUMNS=80 tty "$MPQ info basic.db")" \
-"profile basic.db (schema version 4)
+"profile basic.db (schema version 5)
 
 run 1, started 1970-01-01 00:16:40
 
