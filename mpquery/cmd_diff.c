@@ -200,7 +200,10 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
         else items[n++] = i;
     }
     int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
-    for (size_t i = 0; i < t->n; i++) ta += l->own[0][i].v[c->out.by], tb += l->own[1][i].v[c->out.by];
+    for (size_t i = 0; i < t->n; i++) {
+        ta = counter_combine(c->out.by, ta, l->own[0][i].v[c->out.by]);
+        tb = counter_combine(c->out.by, tb, l->own[1][i].v[c->out.by]);
+    }
     struct diff_ctx ctx = { a, b, t, functions };
     size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);

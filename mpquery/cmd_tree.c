@@ -423,7 +423,7 @@ static void print(struct listing *l, void *arg)
     build_groups(&b, l, &g, node_of, roots, &nroots);
     order_roots(&b, roots, nroots, &sorted);
     int64_t whole = 0;
-    for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->out.by]);
+    for (size_t r = 0; r < nroots; r++) whole = counter_combine(c->out.by, whole, o.v[roots[r].start].total.v[c->out.by]);
 
     counter_set nc = shown_counters(q->p);
     if (a->format == FMT_TEXT) write_text(&sorted, c->out.by, whole, a->functions, c->out.human);

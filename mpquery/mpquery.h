@@ -82,10 +82,14 @@ static inline void counters_derive(counters *a)
 {
     a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
 }
+/* Two values of counter k as one (counter_is_max: the larger, else the sum). */
+static inline int64_t counter_combine(int k, int64_t a, int64_t b)
+{
+    return counter_is_max(k) ? (a > b ? a : b) : sat_add(a, b);
+}
 static inline void counters_add(counters *a, const counters *b)
 {
-    for (int i = 0; i < NSTACK_COUNTERS; i++)
-        a->v[i] = counter_is_max(i) ? (a->v[i] > b->v[i] ? a->v[i] : b->v[i]) : sat_add(a->v[i], b->v[i]);
+    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] = counter_combine(i, a->v[i], b->v[i]);
 }
 static inline int counters_zero(const counters *a)
 {
