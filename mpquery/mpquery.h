@@ -55,8 +55,8 @@ int counter_parse(const char *name);     /* -1 when unknown */
 /* The counters in order, for messages (one line) and --help (two). */
 #define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp, time, " \
                      "nmap, mapped, maxmapped, rss, memcold or coldage"
-#define COUNTER_HELP "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp, time,\n" \
-                     "nmap, mapped, maxmapped, rss, memcold or coldage"
+#define COUNTER_HELP "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp,\n" \
+                     "time, nmap, mapped, maxmapped, rss, memcold or coldage"
 /* A set of counters: bit k for counter k. */
 typedef uint32_t counter_set;
 #define COUNTER_BIT(k) ((counter_set)1 << (k))
