@@ -62,9 +62,9 @@ old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p
 old_sample=$(sed -n '/CREATE TABLE IF NOT EXISTS sample/,/^) WITHOUT ROWID;/p' v1.sql)
 old_last=$(sed -n '/CREATE VIEW IF NOT EXISTS last_sample/,/thread = sa.thread);/p' v1.sql)
 old_process=$(sed -n '/CREATE TABLE IF NOT EXISTS process (/,/^);/p' v1.sql)
-# and without version 3's peak snapshots: its views; without version 4's ticks
+# and without version 3's peak snapshots: its views; without version 4's ticks; without version 5's ledger
 old_last_snapshot=$(sed -n '/CREATE VIEW IF NOT EXISTS last_snapshot/,/process = s.process);/p' v1.sql)
-resample="DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist; DROP VIEW last_snapshot; $old_last_snapshot
+resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist; DROP VIEW last_snapshot; $old_last_snapshot
     CREATE TEMP TABLE sa AS SELECT snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive FROM sample;
     DROP VIEW last_sample; DROP TABLE sample; DROP TABLE hist; $old_sample
     CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack); INSERT INTO sample SELECT * FROM sa; $old_last

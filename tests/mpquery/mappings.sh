@@ -5,7 +5,8 @@
 # top --mmap exact in text (80 and 200 columns), csv and json; heap
 # listings without the mapping rows; --by of every new counter (coldage
 # combines by max: threads, merged rows, diff's totals, the tree); fold,
-# diff, export (speedscope, pprof), tree, show, info, report; merge carries
+# diff, export (speedscope, pprof), tree, show, info, timeline (the ticks'
+# mapped), report; merge carries
 # the columns; a file without mappings or of format version 4; the errors.
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/fixtures.sh"
@@ -139,6 +140,18 @@ assert_eq "$("$MPQ" info basic.db | grep -c -e '^  mmap' -e 'mappings:')" 0 "no 
 assert_eq "$(json_get "$("$MPQ" info basic.db --format json)" "'mappings' in j")" False "nor such key"
 assert_eq "$(json_get "$("$MPQ" info maps.db --snapshot 2 --format json)" "j['mappings']")" \
     "{'nmap': 3, 'mapped': 75300864, 'maxmapped': 75300864, 'rss': 37650432}" "json at snapshot 2"
+
+echo "# timeline: the ticks' mapped bytes"
+assert_eq "$("$MPQ" timeline maps.db --format csv)" \
+"time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss,mapped
+1.000,300,1,interval,,101,1458176,1458176,1458176,40000000,67108864
+2.000,300,2,interval,,101,1458176,1458176,1458176,44000000,75300864
+3.000,300,3,exit,,202,1871872,1462272,1871872,41000000,71204864
+1.000,0,,,,101,1458176,1458176,,40000000,67108864
+2.000,0,,,,101,1458176,1458176,,44000000,75300864
+3.000,0,,,,202,1871872,1462272,,41000000,71204864" "csv: a column mapped, the tree's the processes' sum"
+assert_eq "$("$MPQ" timeline basic.db --format csv | head -n 1)" "time,pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss" \
+    "no such column without mappings"
 
 echo "# report"
 "$MPQ" report maps.db -o r.html 2>/dev/null || fail "report failed"
