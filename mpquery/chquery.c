@@ -436,6 +436,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     struct profile *p = xcalloc(1, sizeof *p);
     p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
+    p->aggregate = 1;
     struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
     strtab_init(&b.modules);
     strtab_init(&b.names);

@@ -21,7 +21,8 @@ struct info {
     size_t npids;
     struct total sum;
     counters *proc_samples;                 /* per process: its sample rows summed (the mappings'
-                                               counters: the totals rows have none) */
+                                               counters: the totals rows have none; not shown
+                                               for p->aggregate) */
     counters samples_sum;
     int64_t profiler_memory;
     int human;                              /* text: sizes in units (not --bytes) */

@@ -168,7 +168,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "snapshot"); json_int(w, sel->seq);
     json_key(w, "profiler_memory"); json_int(w, sel->profiler_memory);
     json_key(w, "totals"); json_totals(w, info_total_at(in, in->proc_total[i]));
-    json_mappings(w, in, &in->proc_samples[i]);
+    if (!in->p->aggregate) json_mappings(w, in, &in->proc_samples[i]);   /* --server: per run, not per process */
     json_break(w, 3);
     json_key(w, "threads"); json_threads(w, in, i);
     json_break(w, 3);

@@ -276,7 +276,8 @@ void info_print_text(const struct info *in)
         text_printf(stdout, "ended: %s", info_ended_text(p, pr->ended, ended, sizeof ended));
         printf("\n");
         char maps[160];
-        if (info_mappings_text(in, &in->proc_samples[i], maps, sizeof maps)) printf("  mappings: %s\n", maps);
+        if (!p->aggregate && info_mappings_text(in, &in->proc_samples[i], maps, sizeof maps))
+            printf("  mappings: %s\n", maps);
         text_threads(in, i);
         text_snapshots(in, i);
         char line[256];

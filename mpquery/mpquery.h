@@ -173,6 +173,8 @@ struct profile {
     int has_time;                       /* a process recorded with MP_TIME=1 */
     int has_mappings;                   /* a sample row of a mapping ('[mmap]' leaf) */
     int has_cold;                       /* a process recorded with MP_COLD=1, or a cold row */
+    int aggregate;                      /* --server: the samples are the runs' sums, hung on one
+                                           process (chquery.c), not each process's own */
 };
 /* The counters tables show: every one, but time when no process recorded
  * it, the mapping counters when no row is a mapping's, the cold ones when

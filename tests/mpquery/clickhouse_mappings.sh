@@ -4,7 +4,7 @@
 # maxmapped, rss, memcold and coldage (mp_sample), and top --mmap, fold
 # --by each of them, top --by coldage and info's mappings with --server answer
 # as the files do with --run all (coldage: the largest of the runs, not
-# their sum). Fixture: tests/lib/fixtures/maps.sql, twice (two runs, the
+# their sum); info has the mappings of all, not per process. Fixture: tests/lib/fixtures/maps.sql, twice (two runs, the
 # second with other values).
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
@@ -47,4 +47,6 @@ assert_eq "$("$MPQ" fold --by coldage --server "$CH_URL")" "main;cache_fill 1
 main;leak_buf 5" "coldage over two runs: the largest"
 assert_eq "$(json_get "$("$MPQ" info --format json --server "$CH_URL")" "j['mappings']")" \
     "$(json_get "$("$MPQ" info --format json $FILES --run all)" "j['mappings']")" "info: the mappings of all"
+assert_eq "$(json_get "$("$MPQ" info --format json --server "$CH_URL")" "[('mappings' in x) for x in j['processes']]")" \
+    "[False, False]" "info: no mappings per process (the store's sums are per stack over the runs)"
 echo PASS
