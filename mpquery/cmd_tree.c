@@ -268,7 +268,8 @@ static void write_json(const struct out *o, counter_set nc)
 static void human(int k, int64_t v, struct strbuf *sb)
 {
     static const char *const what[NSTACK_COUNTERS] = {
-        [NCALLS] = " calls", [NFREE] = " frees", [NLIVE] = " live blocks", [NTEMP] = " temporary blocks" };
+        [NCALLS] = " calls", [NFREE] = " frees", [NLIVE] = " live blocks", [NTEMP] = " temporary blocks",
+        [NMAP] = " mappings", [COLDAGE] = " snapshots cold" };
     char buf[64];
     sb_puts(sb, fmt_human(k, v, buf, sizeof buf));
     if (what[k]) sb_puts(sb, what[k]);
