@@ -45,6 +45,12 @@ assert_eq "$("$MPQ" top maps.db --mmap --by nmap --functions --format csv)" \
 3,67108864,68157440,33554432,3,67108864,68157440,33554432,mmap anonymous
 2,4096000,8192000,4096000,2,4096000,8192000,4096000,mmap /data/x.bin" "--functions: the mapped things as leaves"
 
+assert_eq "$("$MPQ" top maps.db --mmap --exclude load)" \
+"nmap    mapped      %  maxmapped       rss  stack  where
+   3  64.0 MiB  100.0   65.0 MiB  32.0 MiB         (total: 1 stacks in 1 rows)
+   3  64.0 MiB  100.0   65.0 MiB  32.0 MiB  3      mmap anonymous < map_big < main
+ignored 1 stacks (2 mappings, 3.91 MiB mapped) with 1 filters" "filters: what they left out in mappings"
+
 echo "# heap listings leave the mapping rows out (their heap counters are 0)"
 assert_eq "$("$MPQ" top maps.db)" \
 "ncalls    memtot      %  stack  where
