@@ -25,11 +25,13 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- the aggregate profile */
-static const char *const counter_cols[] = { "ncalls", "memtot", "nfree", "memlive", "maxlive", "ntemp", "time" };
-enum { NCOLS = sizeof counter_cols / sizeof *counter_cols };
-static const int counter_of_col[NCOLS] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME };
+static const int counter_of_col[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME, NMAP, MAPPED,
+                                      MAXMAPPED, RSS, MEMCOLD, COLDAGE };
+enum { NCOLS = sizeof counter_of_col / sizeof *counter_of_col };
+#define counter_col(i) counter_name[counter_of_col[i]]
 
-/* Per distinct stack of the selection: its counters summed over runs,
+/* Per distinct stack of the selection: its counters combined (summed, or
+ * the largest: counter_is_max) over runs,
  * processes and threads at each process's selected snapshot (the last,
  * or with peak its peak, by the rules of schema/profile.sql), and its
  * frames. */
@@ -37,11 +39,13 @@ static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
 {
     const char *R = s->runs.s;
     sb_puts(q, "SELECT a.stack, ");
-    for (int i = 0; i < NCOLS; i++) sb_printf(q, "a.s_%s, ", counter_cols[i]);
+    for (int i = 0; i < NCOLS; i++) sb_printf(q, "a.s_%s, ", counter_col(i));
     sb_puts(q, "b.frames FROM (SELECT stack");
-    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", sum(v_%s) AS s_%s", counter_cols[i], counter_cols[i]);
+    for (int i = 0; i < NCOLS; i++)
+        sb_printf(q, ", %s(v_%s) AS s_%s", counter_is_max(counter_of_col[i]) ? "max" : "sum", counter_col(i),
+                  counter_col(i));
     sb_puts(q, " FROM (SELECT stack");
-    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_cols[i], counter_cols[i]);
+    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_col(i), counter_col(i));
     sb_puts(q, " FROM mp_sample");
     if (peak)
         sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
@@ -432,6 +436,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     struct profile *p = xcalloc(1, sizeof *p);
     p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
+    p->aggregate = 1;
     struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
     strtab_init(&b.modules);
     strtab_init(&b.names);

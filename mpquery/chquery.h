@@ -12,7 +12,7 @@
 /* The rows of a TabSeparated answer, field by field. */
 struct rows {
     const char *cur, *end;
-    struct strbuf f[12];
+    struct strbuf f[16];             /* the widest answer: a stack, its 13 counters, its frames */
     size_t n;
 };
 

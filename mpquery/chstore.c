@@ -363,6 +363,8 @@ static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uin
         u64(o, s->stack_id[sa->stack]); u32(o, s->tnum[sa->thread]);
         i64(o, sa->c.v[NCALLS]); i64(o, sa->c.v[MEMTOT]); i64(o, sa->c.v[NFREE]); i64(o, sa->c.v[MEMLIVE]);
         i64(o, sa->c.v[MAXLIVE]); i64(o, sa->c.v[NTEMP]); i64(o, sa->c.v[TIME]);
+        i64(o, sa->c.v[NMAP]); i64(o, sa->c.v[MAPPED]); i64(o, sa->c.v[MAXMAPPED]); i64(o, sa->c.v[RSS]);
+        i64(o, sa->c.v[MEMCOLD]); i64(o, sa->c.v[COLDAGE]);
         rc = row_done(w, CH_SAMPLE, err, errlen);
     }
     return rc;

@@ -200,7 +200,10 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
         else items[n++] = i;
     }
     int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
-    for (size_t i = 0; i < t->n; i++) ta += l->own[0][i].v[c->out.by], tb += l->own[1][i].v[c->out.by];
+    for (size_t i = 0; i < t->n; i++) {
+        ta = counter_combine(c->out.by, ta, l->own[0][i].v[c->out.by]);
+        tb = counter_combine(c->out.by, tb, l->own[1][i].v[c->out.by]);
+    }
     struct diff_ctx ctx = { a, b, t, functions };
     size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
@@ -387,7 +390,7 @@ int cmd_diff(int argc, char **argv)
     struct diff_args a = { 0 };
     char *side[2][4] = { { 0 } };       /* --a-run, --a-pid, --a-thread, --a-snapshot; --b-... */
     const struct opt opts[] = {
-        OPTION_BY("compare this counter (default memtot):\n" COUNTER_LIST),
+        OPTION_BY("compare this counter (default memtot):\n" COUNTER_HELP),
         OPTION_LIMIT,
         { .name = "all", .flag = &a.all, .value = 1,
           .help = "text: also the rows that did not change (default: left\nout, the totals row says how many)" },
@@ -437,6 +440,7 @@ int cmd_diff(int argc, char **argv)
     if (rc != PARSE_OK) return rc;
     struct dbfiles sides[2] = { { 0 }, { 0 } };
     if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
+    if (a.flame && (rc = counter_width_check(c.cmd, c.out.by))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
     a.sides[0] = sides[0], a.sides[1] = sides[1], a.side = side;
     rc = listing_run(&c, sides, 2, print, &a);

@@ -25,11 +25,14 @@ static const char usage[] =
 "       mpquery export DB... -o FILE.{json,pb.gz,folded} [options]\n"
 "\n"
 "The selected stacks after rules as a file of another tool:\n"
-"  speedscope  speedscope's JSON, one profile per counter (--by: only that\n"
-"              one): open it in https://www.speedscope.app or `speedscope FILE`\n"
+"  speedscope  speedscope's JSON, one profile per counter but coldage (--by:\n"
+"              only that one): open it in https://www.speedscope.app or\n"
+"              `speedscope FILE`\n"
 "  pprof       gzipped profile.proto with Go's heap sample types (alloc_objects,\n"
 "              alloc_space, inuse_objects, inuse_space: ncalls, memtot, nlive,\n"
-"              memlive; inuse_space the default): `go tool pprof FILE`\n"
+"              memlive; inuse_space the default; then mmap_count, mapped_space,\n"
+"              mapped_resident, cold_space when the profile has them):\n"
+"              `go tool pprof FILE`\n"
 "  massif      valgrind massif's massif.out, every snapshot of one process with\n"
 "              its tree of allocation sites by live bytes: `ms_print FILE`\n"
 "  folded      what mpquery fold writes: `flamegraph.pl FILE`\n"
@@ -119,6 +122,7 @@ static int check_options(struct common *c, struct export_args *a)
     if (a->by_arg && (a->o.by = counter_parse(a->by_arg)) < 0)
         return usage_error(c->cmd, "bad value '%s' for --by (expected %s)", a->by_arg, COUNTER_LIST);
     if (a->o.by >= 0) c->out.by = a->o.by;
+    if (a->format == EXPORT_SPEEDSCOPE && a->o.by >= 0 && (rc = counter_width_check(c->cmd, a->o.by))) return rc;
     int keeps_addresses = a->format == EXPORT_PPROF || a->format == EXPORT_MASSIF;
     if (keeps_addresses && a->by_arg)
         return usage_error(c->cmd, "--by goes with --format speedscope or folded");
@@ -156,7 +160,7 @@ int cmd_export(int argc, char **argv)
           .help = "write to FILE (default: stdout)" },
         { .name = "by", .arg = "COUNTER", .str = &a.by_arg,
           .help = "speedscope: only this counter's profile; folded: the\n"
-                  "value (default memtot); a counter:\n" COUNTER_LIST },
+                  "value (default memtot); a counter:\n" COUNTER_HELP },
         { .name = "time-unit", .arg = "U", .str = &a.time_unit_arg,
           .help = "massif: ms (default: since the process started) or B\n(bytes allocated so far)" },
         { .name = "threshold", .arg = "PCT", .str = &a.threshold_arg,

@@ -53,7 +53,7 @@ static void print(struct listing *l, void *arg)
     dtree_subtotals(t, l->own[0], sub);
     uint32_t *module = flame_node_modules(&l->q[0], t);
     const struct flame_graph g = {
-        .t = t, .sub = sub, .by = l->c->out.by, .ncounters = shown_counters(l->q[0].p),
+        .t = t, .sub = sub, .by = l->c->out.by, .counters = shown_counters(l->q[0].p),
         .colors = a->colors_id, .p = l->q[0].p, .node_module = module, .source = l->q[0].p->path,
     };
     listing_ignored_line(l, stderr);
@@ -67,7 +67,7 @@ int cmd_flame(int argc, char **argv)
     struct common c;
     struct flame_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("frame widths: a counter (default memtot):\n" COUNTER_LIST),
+        OPTION_BY("frame widths: a counter (default memtot):\n" COUNTER_HELP),
         OPTIONS_FLAME(&a.f),
         { .name = "colors", .arg = "SCHEME", .str = &a.colors,
           .help = "module (default: a hue per module file) or hash (per\nfunction name)" },
@@ -84,6 +84,7 @@ int cmd_flame(int argc, char **argv)
                                 .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if ((rc = counter_width_check(c.cmd, c.out.by))) return rc;
     if ((rc = flame_check_options(c.cmd, &a.f)) || (rc = flame_check_output(c.cmd, &a.f))) return rc;
     if (!a.colors || !strcmp(a.colors, "module")) a.colors_id = COLORS_MODULE;
     else if (!strcmp(a.colors, "hash")) a.colors_id = COLORS_HASH;

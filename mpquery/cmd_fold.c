@@ -32,7 +32,7 @@ static const char more[] =
 "  mpquery fold app.db --by memlive > app.folded && flamegraph.pl app.folded > app.svg\n";
 
 static const struct opt opts[] = {
-    OPTION_BY("the value, a counter (default memtot):\n" COUNTER_LIST),
+    OPTION_BY("the value, a counter (default memtot):\n" COUNTER_HELP),
     OPTIONS_FILTER,
     OPTION_LINES("frames as 'function (file:line)'"),
     OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),

@@ -88,6 +88,12 @@ static void pick_totals(struct info *in)
         if (t->thread != NONE && p->threads[t->thread].process != sn->process) continue;
         if (*slot == NONE || p->snapshots[p->totals[*slot].snapshot].id < sn->id) *slot = i;
     }
+    in->proc_samples = xcalloc(p->nprocs ? p->nprocs : 1, sizeof *in->proc_samples);
+    for (size_t r = 0; r < in->sel->nrows; r++) {
+        const struct sample *sa = &p->samples[in->sel->rows[r]];
+        counters_add(&in->proc_samples[p->threads[sa->thread].process], &sa->c);
+        counters_add(&in->samples_sum, &sa->c);
+    }
     for (size_t i = 0; i < p->nprocs; i++) {
         if (in->sel->proc_snapshot[i] == NONE) continue;
         in->profiler_memory = sat_add(in->profiler_memory, p->snapshots[in->sel->proc_snapshot[i]].profiler_memory);
@@ -259,6 +265,19 @@ const char *info_ended_text(const struct profile *p, const char *ended, char *bu
     return *ended && strcmp(ended, "exit") ? ended : info_ended_words(p, ended, buf, n);
 }
 
+int info_mappings_text(const struct info *in, const counters *c, char *buf, size_t n)
+{
+    if (!in->p->has_mappings) return 0;
+    char mapped[32], rss[32];
+    int h = in->human;
+    snprintf(buf, n, "%lld mapping%s, %s mapped, %s resident", (long long)c->v[NMAP], c->v[NMAP] == 1 ? "" : "s",
+             h ? fmt_human(MAPPED, c->v[MAPPED], mapped, sizeof mapped) : (snprintf(mapped, sizeof mapped, "%lld bytes",
+                 (long long)c->v[MAPPED]), mapped),
+             h ? fmt_human(RSS, c->v[RSS], rss, sizeof rss) : (snprintf(rss, sizeof rss, "%lld bytes",
+                 (long long)c->v[RSS]), rss));
+    return 1;
+}
+
 const struct process *info_last_image(const struct info *in, const struct pid_node *t)
 {
     return &in->p->procs[in->order[t->first + t->nimages - 1]];
@@ -276,6 +295,7 @@ int cmd_info(int argc, char **argv)
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = load_selected(&c, &files, -1, select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
+    c.sel.keep_rows = 1;                /* the mappings' counters per process (pick_totals) */
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
     struct info in = { .p = p, .sel = &sel, .human = c.out.human, .all = all };
     pick_totals(&in);
@@ -283,7 +303,7 @@ int cmd_info(int argc, char **argv)
     if (c.out.format == FMT_JSON) info_print_json(&in);
     else if (c.out.format == FMT_CSV) info_print_processes(&in, FMT_CSV);
     else info_print_text(&in);
-    free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth); free(in.pids);
+    free(in.proc_samples); free(in.proc_total); free(in.thread_total); free(in.order); free(in.depth); free(in.pids);
     selection_free(&sel);
     profile_free(p);
     return 0;

@@ -8,7 +8,10 @@
  * (rules files whose drop, prune and root rules mark them), and the C and
  * C++ runtimes' one-time buffers through the built-in list
  * (filters/suppressions.rules, unless --no-default-suppressions); the
- * summary says how much each left out, so nothing disappears silently. */
+ * summary says how much each left out, so nothing disappears silently.
+ * --cold N: instead, the live stacks whose blocks stayed unwritten for N
+ * snapshots or more (coldage >= N, MP_COLD), by cold bytes (memcold);
+ * the filters and suppressions apply alike. */
 #include "mpquery.h"
 #include "commands.h"
 #include "listing.h"
@@ -28,6 +31,8 @@ static const char usage[] =
 "Blocks never freed: what is still allocated at the selected snapshot (each\n"
 "process's last, at exit, by default), by stack after rules, largest first.\n"
 "Columns: blocks (nlive = ncalls - nfree), bytes (memlive), stack, where.\n"
+"With --cold: the stacks whose live blocks the program has not written for\n"
+"N snapshots or more (recorded with MP_COLD=1), by cold bytes.\n"
 "\n";
 
 static const char more[] =
@@ -59,17 +64,40 @@ static const char more[] =
 "\"suppressed_blocks\", \"suppressed_bytes\"}, \"leaks\": [{\"stack\", \"blocks\",\n"
 "\"bytes\", \"frames\"}, ...]}\n"
 "\n"
+"--cold[=N] (default 3): leak candidates that are still referenced, or\n"
+"anything never freed that the program stopped writing to: the stacks\n"
+"whose live blocks stayed unwritten (the kernel's soft-dirty bits) for N\n"
+"snapshots or more, by memcold. Columns: memcold (live bytes on pages not\n"
+"written since the previous snapshot), coldage (snapshots the longest-cold\n"
+"block stayed so; of merged rows the largest), memlive, stack, where. A\n"
+"cache rewritten now and then is not listed; a buffer written once is.\n"
+"The summary: 'K stacks (R rows) cold for N snapshots or more: C cold of L\n"
+"live' (json: {\"summary\": {\"stacks\", \"rows\", \"snapshots\", \"memcold\",\n"
+"\"memlive\", ...}, \"cold\": [{\"stack\", \"memcold\", \"coldage\", \"memlive\",\n"
+"\"frames\"}, ...]}). A profile recorded without MP_COLD=1 has none: exit 2.\n"
+"\n"
 "example:\n"
-"  mpquery leaks app.db --suppressions known-leaks.rules --callers\n";
+"  mpquery leaks app.db --suppressions known-leaks.rules --callers\n"
+"  mpquery leaks app.db --cold=5\n";
 
 /* The leaking rows, sorted (the first `shown`), and the sums of all. */
 struct leaks {
     int callers;                        /* --callers */
+    int64_t cold;                       /* --cold N: N; 0: leaks */
+    int rc;                             /* print's exit code (--cold of a profile without them) */
     uint32_t *items, *rep, *nmerged;    /* rep, nmerged: per node (node_stacks) */
     size_t n, shown;                    /* rows, rows shown */
     size_t stacks;                      /* recorded stacks in the rows */
-    int64_t blocks, bytes;
+    int64_t blocks, bytes, cold_bytes;
 };
+
+/* A row: a leak (live blocks or bytes), or with --cold, live blocks cold
+ * for k->cold snapshots or more. */
+static int listed(const struct leaks *k, const counters *c)
+{
+    if (k->cold) return c->v[COLDAGE] >= k->cold;
+    return c->v[NLIVE] > 0 || c->v[MEMLIVE] > 0;
+}
 
 
 static void find_leaks(const struct listing *l, struct leaks *k)
@@ -81,26 +109,35 @@ static void find_leaks(const struct listing *l, struct leaks *k)
     node_stacks(&l->q[0], t, MEMLIVE, k->rep, k->nmerged);
     k->items = xmalloc(t->n * sizeof *k->items);
     for (uint32_t i = 1; i < t->n; i++) {
-        if ((own[i].v[NLIVE] <= 0 && own[i].v[MEMLIVE] <= 0) || k->rep[i] == NONE) continue;
+        if (!listed(k, &own[i]) || k->rep[i] == NONE) continue;
         k->items[k->n++] = i;
         k->stacks += k->nmerged[i];
         k->blocks = sat_add(k->blocks, own[i].v[NLIVE]);
         k->bytes = sat_add(k->bytes, own[i].v[MEMLIVE]);
+        k->cold_bytes = sat_add(k->cold_bytes, own[i].v[MEMCOLD]);
     }
-    struct order_ctx ctx = { own, l->q[0].p, k->rep, NULL, MEMLIVE };
-    k->shown = select_top(k->items, k->n, (size_t)l->c->out.limit, order_leak, &ctx);
+    struct order_ctx ctx = { own, l->q[0].p, k->rep, NULL, k->cold ? MEMCOLD : MEMLIVE };
+    k->shown = select_top(k->items, k->n, (size_t)l->c->out.limit, k->cold ? order_stack : order_leak, &ctx);
 }
 
 /* text: blocks, bytes, stack ("ID+N"), where; csv: stack and stacks apart;
  * json: stack, blocks, bytes, frames (as top's). */
+/* --cold: the counters memcold, coldage, memlive instead of blocks, bytes. */
 static void leak_table(const struct listing *l, const struct leaks *k, struct table *tab)
 {
     static const char *const text_cols[] = { "blocks", "bytes", "stack", "where" };
     static const char *const csv_cols[] = { "blocks", "bytes", "stack", "stacks", "where" };
     static const char *const json_cols[] = { "stack", "blocks", "bytes", "frames" };
+    static const char *const cold_text_cols[] = { "memcold", "coldage", "memlive", "stack", "where" };
+    static const char *const cold_csv_cols[] = { "memcold", "coldage", "memlive", "stack", "stacks", "where" };
+    static const char *const cold_json_cols[] = { "stack", "memcold", "coldage", "memlive", "frames" };
+    static const int leak_counters[] = { NLIVE, MEMLIVE }, cold_counters[] = { MEMCOLD, COLDAGE, MEMLIVE };
+    const int *counter = k->cold ? cold_counters : leak_counters;
+    int ncounters = k->cold ? 3 : 2;
     int format = l->c->out.format;
-    if (format == FMT_CSV) table_init(tab, 5, csv_cols);
-    else table_init(tab, 4, format == FMT_JSON ? json_cols : text_cols);
+    if (format == FMT_CSV) table_init(tab, (size_t)ncounters + 3, k->cold ? cold_csv_cols : csv_cols);
+    else if (format == FMT_JSON) table_init(tab, (size_t)ncounters + 2, k->cold ? cold_json_cols : json_cols);
+    else table_init(tab, (size_t)ncounters + 2, k->cold ? cold_text_cols : text_cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < k->shown; i++) {
         uint32_t node = k->items[i];
@@ -108,14 +145,12 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
         int64_t id = l->q[0].p->stacks[k->rep[node]].id;
         if (format == FMT_JSON) {
             table_int(tab, id);
-            table_int(tab, c->v[NLIVE]);
-            table_int(tab, c->v[MEMLIVE]);
+            for (int j = 0; j < ncounters; j++) table_int(tab, c->v[counter[j]]);
             dtree_frames_json(&l->t, node, &sb);
             table_json(tab, sb.s);
             continue;
         }
-        table_counter(tab, NLIVE, c->v[NLIVE], l->c->out.human);
-        table_counter(tab, MEMLIVE, c->v[MEMLIVE], l->c->out.human);
+        for (int j = 0; j < ncounters; j++) table_counter(tab, counter[j], c->v[counter[j]], l->c->out.human);
         table_stack(tab, format, id, k->nmerged[node]);
         if (format == FMT_TEXT) {
             table_str(tab, "");         /* where_column */
@@ -160,10 +195,18 @@ static void print_json(const struct listing *l, const struct leaks *k, const str
     json_open(&w, '{');
     json_key(&w, "summary");
     json_open(&w, '{');
-    json_key(&w, "blocks"); json_int(&w, k->blocks);
-    json_key(&w, "bytes"); json_int(&w, k->bytes);
-    json_key(&w, "stacks"); json_int(&w, (int64_t)k->stacks);
-    json_key(&w, "rows"); json_int(&w, (int64_t)k->n);
+    if (k->cold) {
+        json_key(&w, "stacks"); json_int(&w, (int64_t)k->stacks);
+        json_key(&w, "rows"); json_int(&w, (int64_t)k->n);
+        json_key(&w, "snapshots"); json_int(&w, k->cold);
+        json_key(&w, "memcold"); json_int(&w, k->cold_bytes);
+        json_key(&w, "memlive"); json_int(&w, k->bytes);
+    } else {
+        json_key(&w, "blocks"); json_int(&w, k->blocks);
+        json_key(&w, "bytes"); json_int(&w, k->bytes);
+        json_key(&w, "stacks"); json_int(&w, (int64_t)k->stacks);
+        json_key(&w, "rows"); json_int(&w, (int64_t)k->n);
+    }
     json_key(&w, "ignored_stacks"); json_int(&w, x->stacks);
     json_key(&w, "ignored_blocks"); json_int(&w, x->c.v[NLIVE]);
     json_key(&w, "ignored_bytes"); json_int(&w, x->c.v[MEMLIVE]);
@@ -172,7 +215,7 @@ static void print_json(const struct listing *l, const struct leaks *k, const str
     json_key(&w, "suppressed_blocks"); json_int(&w, l->suppressed[0].c.v[NLIVE]);
     json_key(&w, "suppressed_bytes"); json_int(&w, l->suppressed[0].c.v[MEMLIVE]);
     json_close(&w, '}');
-    json_rows_last(&w, "leaks", tab);
+    json_rows_last(&w, k->cold ? "cold" : "leaks", tab);
 }
 
 /* Text: the table (with --callers, each row's stack under it) and the
@@ -181,7 +224,7 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
 {
     char size[64];
     tab->width = l->c->out.width;       /* one-line labels fitted to the terminal (listing.h) */
-    table_where_column(tab, 3, &l->t, k->items, listing_depth(l->c));
+    table_where_column(tab, tab->ncols - 1, &l->t, k->items, listing_depth(l->c));
     if (l->c->out.pager) pager_start();
     if (k->shown && k->callers) {
         uint32_t *stacks = xmalloc(k->shown * sizeof *stacks);     /* per row: the stack shown */
@@ -192,9 +235,18 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
         table_print(tab, FMT_TEXT, stdout);
     }
     struct strbuf line = { 0 };
-    sb_printf(&line, "%lld leaked block%s (%s) in %zu stack%s", (long long)k->blocks, k->blocks == 1 ? "" : "s",
-              fmt_size(l->c->out.human, k->bytes, size, sizeof size), k->stacks, k->stacks == 1 ? "" : "s");
-    if (k->n != k->stacks) sb_printf(&line, " (%zu rows)", k->n);
+    if (k->cold) {
+        char live[64];
+        sb_printf(&line, "%zu stack%s", k->stacks, k->stacks == 1 ? "" : "s");
+        if (k->n != k->stacks) sb_printf(&line, " (%zu rows)", k->n);
+        sb_printf(&line, " cold for %lld snapshot%s or more: %s cold of %s live", (long long)k->cold,
+                  k->cold == 1 ? "" : "s", fmt_size(l->c->out.human, k->cold_bytes, size, sizeof size),
+                  fmt_size(l->c->out.human, k->bytes, live, sizeof live));
+    } else {
+        sb_printf(&line, "%lld leaked block%s (%s) in %zu stack%s", (long long)k->blocks, k->blocks == 1 ? "" : "s",
+                  fmt_size(l->c->out.human, k->bytes, size, sizeof size), k->stacks, k->stacks == 1 ? "" : "s");
+        if (k->n != k->stacks) sb_printf(&line, " (%zu rows)", k->n);
+    }
     if (l->nfilters) {                  /* what filters left out, only when there are some */
         sb_puts(&line, "; ");
         print_ignored(l, &line, stdout);
@@ -207,8 +259,12 @@ static void print_text(const struct listing *l, const struct leaks *k, struct ta
 
 static void print(struct listing *l, void *arg)
 {
-    const int *callers = arg;
-    struct leaks k = { .callers = *callers };
+    struct leaks *opts = arg, k = { .callers = opts->callers, .cold = opts->cold };
+    const struct profile *p = l->q[0].p;
+    if (k.cold && !p->has_cold) {
+        opts->rc = error(EXIT_BAD_INPUT, "%s: recorded without MP_COLD=1: no cold blocks to list", p->path);
+        return;
+    }
     struct table tab;
     find_leaks(l, &k);
     leak_table(l, &k, &tab);
@@ -235,6 +291,7 @@ int cmd_leaks(int argc, char **argv)
 {
     struct common c;
     int callers = 0, no_builtin = 0;
+    char *cold_arg = NULL;
     const struct opt opts[] = {
         OPTION_LIMIT,
         OPTIONS_FILTER,
@@ -247,6 +304,9 @@ int cmd_leaks(int argc, char **argv)
         { .name = "callers", .flag = &callers, .value = 1,
           .help = "text: under each row its whole stack, one frame a line,\n"
                   "leaf first, with file:line where known" },
+        { .name = "cold", .arg = "N", .optional = 1, .str = &cold_arg,
+          .help = "instead, the stacks whose live blocks stayed unwritten for\n"
+                  "N snapshots or more (default 3; MP_COLD=1), by cold bytes" },
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
@@ -260,8 +320,13 @@ int cmd_leaks(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (callers && (rc = listing_callers_check(&c, 0))) return rc;
+    struct leaks k = { .callers = callers };
+    if (cold_arg && !*cold_arg) k.cold = 3;
+    else if (cold_arg && (parse_int64(cold_arg, &k.cold) || k.cold < 1 || k.cold > 1000000000))
+        return usage_error("leaks", "bad value '%s' for --cold (expected a count of snapshots >= 1)", cold_arg);
     c.sel.live_only = 1;
     c.rules.builtin_suppressions = !no_builtin;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    return listing_run(&c, &files, 1, print, &callers);
+    rc = listing_run(&c, &files, 1, print, &k);
+    return rc ? rc : k.rc;
 }

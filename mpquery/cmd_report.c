@@ -100,8 +100,8 @@ static void add_view(struct report *r, const char *tab, const char *what, int by
     r->views[r->nviews++] = (struct view){ tab, what, by, 0, r->l->own[0], r->sub, r->q };
 }
 
-/* memtot, ncalls, memlive, the peak's, maxlive; ntemp and time when the
- * profile has them. */
+/* memtot, ncalls, memlive, the peak's, maxlive; ntemp, time, mapped
+ * (mappings) and memcold (MP_COLD) when the profile has them. */
 static void pick_views(struct report *r)
 {
     const struct dtree *t = &r->l->t;
@@ -118,6 +118,8 @@ static void pick_views(struct report *r)
     add_view(r, "maxlive", "each stack's peak", MAXLIVE);
     if (r->sub[0].v[NTEMP]) add_view(r, "ntemp", "temporary blocks", NTEMP);
     if (r->p->has_time) add_view(r, "time", "time between allocations", TIME);
+    if (r->p->has_mappings) add_view(r, "mapped", "the program's own mappings", MAPPED);
+    if (r->p->has_cold) add_view(r, "memcold", "live bytes not written since the previous snapshot", MEMCOLD);
 }
 
 static void report_free(struct report *r)

@@ -90,14 +90,15 @@ static void frames_table(const struct shown *fr, size_t n, struct table *tab)
     }
 }
 
-static void print_json(const struct table *tab, int64_t id, const counters *k, int nc)
+static void print_json(const struct table *tab, int64_t id, const counters *k, counter_set shown)
 {
     struct json w;
     json_init(&w, stdout);
     json_open(&w, '{');
     json_key(&w, "stack");
     json_int(&w, id);
-    for (int i = 0; i < nc; i++) {
+    for (int i = 0; i < NSTACK_COUNTERS; i++) {
+        if (!counter_shown(shown, i)) continue;
         json_key(&w, counter_name[i]);
         json_int(&w, k->v[i]);
     }
@@ -111,12 +112,13 @@ static void print_json(const struct table *tab, int64_t id, const counters *k, i
 /* "#N  function  file:line [inlined]  (module+0xOFFSET)", text cleaned,
  * each line cut to the terminal's width */
 static void print_text(const struct common *c, const struct shown *fr, size_t n, int64_t id, const counters *k,
-                       int nc)
+                       counter_set shown)
 {
     struct strbuf line = { 0 };
     char human[32];
     sb_printf(&line, "stack %lld:", (long long)id);
-    for (int i = 0; i < nc; i++) {
+    for (int i = 0; i < NSTACK_COUNTERS; i++) {
+        if (!counter_shown(shown, i)) continue;
         if (c->out.human && counter_has_unit(i))
             sb_printf(&line, " %s %s", counter_name[i], fmt_human(i, k->v[i], human, sizeof human));
         else

@@ -8,7 +8,11 @@
  * first, with the group in a first column, 'thread'. Text is for people:
  * the --by counter with its share of the total and ncalls (every counter
  * with --all-counters), after a first row of the totals of everything
- * selected; csv and json have every counter, raw, and no totals row. */
+ * selected; csv and json have every counter, raw, and no totals row.
+ * --mmap: the program's own mappings instead (stacks with an '[mmap]' leaf
+ * frame), their four counters in every format, by mapped bytes; heap
+ * stacks have those 0 and, as mapping stacks without --mmap (heap
+ * counters 0), are not listed. */
 #include "mpquery.h"
 #include "commands.h"
 #include "listing.h"
@@ -46,7 +50,16 @@ static const char more[] =
 "nlive = ncalls - nfree (blocks still allocated), memlive (bytes still\n"
 "allocated), maxlive (peak of memlive), ntemp (of the blocks, how many were\n"
 "temporary: freed by the thread that allocated them before it allocated or\n"
-"freed anything else; 0 in files of format version 1), time (MP_TIME).\n"
+"freed anything else; 0 in files of format version 1), time (MP_TIME),\n"
+"memcold, coldage (MP_COLD: see mpquery leaks --cold); those the profile\n"
+"has (time, cold ones: recorded with them).\n"
+"\n"
+"--mmap: the program's own mappings (mmap, mremap, brk of its code, not\n"
+"the allocator's) instead of heap blocks, by stack, sorted by mapped (--by:\n"
+"nmap, mapped, maxmapped or rss), with those four columns: nmap (mappings\n"
+"made), mapped (bytes mapped now), maxmapped (its peak), rss (bytes of them\n"
+"resident at the snapshot). The stack's leaf is what was mapped: 'mmap\n"
+"anonymous', 'mmap anonymous shared', 'mmap brk' or 'mmap FILE'.\n"
 "With --functions: self.COUNTER (the function is the leaf), self% (its share\n"
 "of the total), inclusive.COUNTER (the function is anywhere on the stack),\n"
 "inclusive%; ncalls of the kind sorted by. The first row, '(total: S\n"
@@ -94,7 +107,8 @@ static const char more[] =
  * counters its rows show (for functions, the self ones and the
  * inclusive ones), in their order. */
 struct top_args {
-    int functions, inclusive, all_counters, callers;
+    int functions, inclusive, all_counters, callers, mmap;
+    int rc;                     /* print's exit code: --mmap without mappings */
     /* text, per row of the table: its display node and stack (NONE for
      * a totals row), for the where column and --callers */
     uint32_t *row_node, *row_stack; size_t nrows, cap;
@@ -102,13 +116,17 @@ struct top_args {
     int incl_counter[NSTACK_COUNTERS], nincl_counters;
 };
 
-/* Text without --all-counters: the --by counter and ncalls (with_ncalls);
- * else every counter. Returns how many, into k. */
-static int shown(const struct common *c, const struct top_args *a, int nc, int with_ncalls, int *k)
+/* Of the counters in set: text without --all-counters (or --mmap) the
+ * --by counter and ncalls (with_ncalls); else every one. Returns how
+ * many, into k. */
+static int shown(const struct common *c, const struct top_args *a, counter_set set, int with_ncalls, int *k)
 {
     int n = 0;
-    for (int i = 0; i < nc; i++)
-        if (c->out.format != FMT_TEXT || a->all_counters || i == c->out.by || (i == NCALLS && with_ncalls)) k[n++] = i;
+    for (int i = 0; i < NSTACK_COUNTERS; i++) {
+        if (!counter_shown(set, i)) continue;
+        if (c->out.format != FMT_TEXT || a->all_counters || a->mmap || i == c->out.by || (i == NCALLS && with_ncalls))
+            k[n++] = i;
+    }
     return n;
 }
 
@@ -349,7 +367,13 @@ static void print(struct listing *l, void *arg)
 {
     struct top_args *a = arg;
     const struct common *c = l->c;
-    int nc = shown_counters(l->q[0].p);
+    const struct profile *p = l->q[0].p;
+    counter_set nc = a->mmap ? MAPPING_COUNTERS : shown_counters(p);
+    if (a->mmap && !p->has_mappings) {
+        a->rc = error(EXIT_BAD_INPUT, "%s: no mappings in this profile (the program made no mmap of its own, or "
+                      "was recorded before format version 5)", p->path);
+        return;
+    }
     const char *cols[2 * NSTACK_COUNTERS + 6];
     char names[2 * NSTACK_COUNTERS + 2][32];
     size_t ncols;
@@ -388,7 +412,7 @@ int cmd_top(int argc, char **argv)
     struct common c;
     struct top_args a = { 0 };
     const struct opt opts[] = {
-        OPTION_BY("sort by this counter (default memtot):\n" COUNTER_LIST),
+        OPTION_BY("sort by this counter (default memtot):\n" COUNTER_HELP),
         OPTION_LIMIT,
         OPTIONS_FUNCTIONS(&a.functions, &a.inclusive,
                           "list functions instead of stacks, with self and inclusive\n"
@@ -399,6 +423,9 @@ int cmd_top(int argc, char **argv)
         { .name = "callers", .flag = &a.callers, .value = 1,
           .help = "text: under each row its whole stack, one frame a line,\n"
                   "leaf first, with file:line where known" },
+        { .name = "mmap", .flag = &a.mmap, .value = 1,
+          .help = "the program's own mappings by stack (mmap, mremap, brk),\n"
+                  "by mapped bytes (see below)" },
         { .name = "all-counters", .flag = &a.all_counters, .value = 1,
           .help = "text: every counter (default: the --by counter and ncalls;\n"
                   "csv and json always have every counter)" },
@@ -424,6 +451,10 @@ int cmd_top(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (a.callers && (rc = listing_callers_check(&c, a.functions))) return rc;
+    if (a.mmap && !c.out.by_given) c.out.by = MAPPED;
+    if (a.mmap && !counter_shown(MAPPING_COUNTERS, c.out.by))
+        return usage_error("top", "--mmap sorts by nmap, mapped, maxmapped or rss, not --by %s", counter_name[c.out.by]);
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    return listing_run(&c, &files, 1, print, &a);
+    rc = listing_run(&c, &files, 1, print, &a);
+    return rc ? rc : a.rc;
 }

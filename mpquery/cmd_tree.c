@@ -200,10 +200,11 @@ static void write_text(const struct out *o, int by, int64_t whole, int functions
 }
 
 /* Streamed, not through a table: a call tree's paths are as large as fold's. */
-static void write_csv(const struct out *o, int nc)
+static void write_csv(const struct out *o, counter_set shown)
 {
     fputs("root,depth,path", stdout);
-    for (int k = 0; k < 2 * nc; k++) printf(",%s.%s", k < nc ? "self" : "total", counter_name[k % nc]);
+    int k[NSTACK_COUNTERS], nc = counter_list(shown, k);
+    for (int i = 0; i < 2 * nc; i++) printf(",%s.%s", i < nc ? "self" : "total", counter_name[k[i % nc]]);
     fputc('\n', stdout);
     struct strbuf path = { 0 };
     size_t *plen = xmalloc((o->n + 1) * sizeof *plen);  /* per node: its path's length */
@@ -223,24 +224,25 @@ static void write_csv(const struct out *o, int nc)
         csv_field(stdout, root->name, root->len);
         printf(",%u,", x->depth);
         csv_field(stdout, path.s, path.len);
-        for (int k = 0; k < nc; k++) printf(",%lld", (long long)x->self.v[k]);
-        for (int k = 0; k < nc; k++) printf(",%lld", (long long)x->total.v[k]);
+        for (int j = 0; j < nc; j++) printf(",%lld", (long long)x->self.v[k[j]]);
+        for (int j = 0; j < nc; j++) printf(",%lld", (long long)x->total.v[k[j]]);
         fputc('\n', stdout);
     }
     sb_free(&path);
     free(plen);
 }
 
-static void json_counters(const counters *c, int nc)
+static void json_counters(const counters *c, counter_set shown)
 {
     fputc('{', stdout);
-    for (int k = 0; k < nc; k++) printf("%s\"%s\": %lld", k ? ", " : "", counter_name[k], (long long)c->v[k]);
+    int k[NSTACK_COUNTERS], nc = counter_list(shown, k);
+    for (int i = 0; i < nc; i++) printf("%s\"%s\": %lld", i ? ", " : "", counter_name[k[i]], (long long)c->v[k[i]]);
     fputc('}', stdout);
 }
 
 /* Written by hand, not with struct json: a call tree nests deeper than its
  * 32 levels. Each node on a line, indented by its depth. */
-static void write_json(const struct out *o, int nc)
+static void write_json(const struct out *o, counter_set nc)
 {
     uint32_t open = 0;                  /* nodes whose children array is open */
     fputc('[', stdout);
@@ -266,7 +268,8 @@ static void write_json(const struct out *o, int nc)
 static void human(int k, int64_t v, struct strbuf *sb)
 {
     static const char *const what[NSTACK_COUNTERS] = {
-        [NCALLS] = " calls", [NFREE] = " frees", [NLIVE] = " live blocks", [NTEMP] = " temporary blocks" };
+        [NCALLS] = " calls", [NFREE] = " frees", [NLIVE] = " live blocks", [NTEMP] = " temporary blocks",
+        [NMAP] = " mappings", [COLDAGE] = " snapshots cold" };
     char buf[64];
     sb_puts(sb, fmt_human(k, v, buf, sizeof buf));
     if (what[k]) sb_puts(sb, what[k]);
@@ -421,9 +424,9 @@ static void print(struct listing *l, void *arg)
     build_groups(&b, l, &g, node_of, roots, &nroots);
     order_roots(&b, roots, nroots, &sorted);
     int64_t whole = 0;
-    for (size_t r = 0; r < nroots; r++) whole = sat_add(whole, o.v[roots[r].start].total.v[c->out.by]);
+    for (size_t r = 0; r < nroots; r++) whole = counter_combine(c->out.by, whole, o.v[roots[r].start].total.v[c->out.by]);
 
-    int nc = shown_counters(q->p);
+    counter_set nc = shown_counters(q->p);
     if (a->format == FMT_TEXT) write_text(&sorted, c->out.by, whole, a->functions, c->out.human);
     else if (a->format == FMT_CSV) write_csv(&sorted, nc);
     else if (a->format == FMT_JSON) write_json(&sorted, nc);
@@ -458,7 +461,7 @@ int cmd_tree(int argc, char **argv)
     struct tree_args a = { 0 };
     const struct opt opts[] = {
         OPTION_BY("sort children by this counter, shown in text and dot\n"
-                  "(default memtot):\n" COUNTER_LIST),
+                  "(default memtot):\n" COUNTER_HELP),
         { .name = "functions", .flag = &a.functions, .value = 1,
           .help = "the call tree of functions instead of tags (self: the\n"
                   "function is the leaf after rules)" },

@@ -2,7 +2,11 @@
  * (github.com/google/pprof/proto/profile.proto), gzip-compressed, with the
  * sample types of Go's heap profiles: alloc_objects/count,
  * alloc_space/bytes, inuse_objects/count, inuse_space/bytes (ncalls,
- * memtot, nlive, memlive), inuse_space the default. One sample per site
+ * memtot, nlive, memlive), inuse_space the default; then, when the
+ * profile has them, mmap_count/count, mapped_space/bytes and
+ * mapped_resident/bytes (nmap, mapped, rss: the program's own mappings)
+ * and cold_space/bytes (memcold; coldage, an age, adds up to nothing and
+ * is not a sample type). One sample per site
  * (export.h: a stack after rules), its location ids leaf first; a location
  * is an address with its lines, innermost first (inlined frames are lines
  * of their caller's location), each line a function (name after rules,
@@ -131,6 +135,7 @@ static void gz_fields(struct gz *g, const struct pb *msg)
 /* ---------------------------------------------------------------- the profile */
 struct pprof {
     const struct profile *p;
+    int counter[8]; size_t ncounters;  /* the sample types' counters, in order */
     const struct sites *s;
     const struct dtree *t;
     struct gz *g;
@@ -157,24 +162,41 @@ static void value_type(struct pprof *x, int field, const char *type, const char 
     gz_field(x->g, field, &x->sub);
 }
 
-/* The sample values of a site, in the order of the sample types. */
-static void sample_values(const counters *c, uint64_t v[4])
+/* The sample types: Go's heap profile's, then those the profile has. */
+static void sample_types(struct pprof *x)
 {
-    v[0] = (uint64_t)c->v[NCALLS];
-    v[1] = (uint64_t)c->v[MEMTOT];
-    v[2] = (uint64_t)c->v[NLIVE];
-    v[3] = (uint64_t)c->v[MEMLIVE];
+    static const struct { int counter; const char *type, *unit; counter_set when; } types[] = {
+        { NCALLS, "alloc_objects", "count", 0 }, { MEMTOT, "alloc_space", "bytes", 0 },
+        { NLIVE, "inuse_objects", "count", 0 }, { MEMLIVE, "inuse_space", "bytes", 0 },
+        { NMAP, "mmap_count", "count", MAPPING_COUNTERS }, { MAPPED, "mapped_space", "bytes", MAPPING_COUNTERS },
+        { RSS, "mapped_resident", "bytes", MAPPING_COUNTERS }, { MEMCOLD, "cold_space", "bytes", COLD_COUNTERS },
+    };
+    _Static_assert(sizeof types / sizeof *types <= sizeof x->counter / sizeof *x->counter, "room for every type");
+    counter_set shown = shown_counters(x->p);
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        if (types[i].when && !(shown & types[i].when)) continue;
+        value_type(x, 1, types[i].type, types[i].unit);
+        x->counter[x->ncounters++] = types[i].counter;
+    }
+}
+
+/* The sample values of a site, in the order of the sample types; 0 when
+ * they are all 0. */
+static int sample_values(const struct pprof *x, const counters *c, uint64_t *v)
+{
+    uint64_t any = 0;
+    for (size_t i = 0; i < x->ncounters; i++) any |= v[i] = (uint64_t)c->v[x->counter[i]];
+    return any != 0;
 }
 
 /* One sample per site with a value; marks the locations they use. */
 static void write_samples(struct pprof *x, const counters *site_c, uint8_t *used)
 {
     const struct sites *s = x->s;
-    uint64_t *ids = NULL, v[4];
+    uint64_t *ids = NULL, v[sizeof x->counter / sizeof *x->counter];
     size_t cap = 0;
     for (size_t i = 1; i < s->n; i++) {
-        sample_values(&site_c[i], v);
-        if (!(v[0] | v[1] | v[2] | v[3])) continue;
+        if (!sample_values(x, &site_c[i], v)) continue;
         size_t n = 0;
         for (uint32_t k = (uint32_t)i; k != 0; k = s->parent[k]) {
             if (n == cap) ids = xrealloc(ids, (cap = cap ? 2 * cap : 64) * sizeof *ids);
@@ -183,7 +205,7 @@ static void write_samples(struct pprof *x, const counters *site_c, uint8_t *used
         }
         x->msg.len = 0;
         pb_packed(&x->msg, 1, ids, n);
-        pb_packed(&x->msg, 2, v, 4);
+        pb_packed(&x->msg, 2, v, x->ncounters);
         gz_field(x->g, 2, &x->msg);
     }
     free(ids);
@@ -346,10 +368,7 @@ int export_pprof(struct listing *l, const struct export_opts *o, FILE *f)
     idmap_init(&x.functions, 1024);
     uint8_t *used = xcalloc(s.nlocs, 1);
 
-    value_type(&x, 1, "alloc_objects", "count");
-    value_type(&x, 1, "alloc_space", "bytes");
-    value_type(&x, 1, "inuse_objects", "count");
-    value_type(&x, 1, "inuse_space", "bytes");
+    sample_types(&x);
     write_samples(&x, site_c, used);
     number_mappings(&x, q, used);
     write_mappings(&x);

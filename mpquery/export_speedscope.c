@@ -3,7 +3,8 @@
  * profile per counter (--by: that one), named for the counter and the
  * processes; each sample a path of the display tree with a value of that
  * counter (root first, fold's lines in fold's order), its weight the
- * value; units bytes, none (counts) or nanoseconds (time). The frames,
+ * value (coldage, an age, is none); units bytes, none (counts) or
+ * nanoseconds (time). The frames,
  * shared by the profiles, are the labels of the tree, in the order they
  * first appear, each with the file and line of the frames that made its
  * nodes when they all have the same (with --lines, always). Samples are
@@ -160,33 +161,37 @@ static void profile_name(const struct query *q, const struct common *c, int coun
 
 static const char *unit_of(int counter)
 {
-    if (counter == MEMTOT || counter == MEMLIVE || counter == MAXLIVE) return "bytes";
-    return counter == TIME ? "nanoseconds" : "none";
+    if (!counter_has_unit(counter)) return "none";
+    return counter == TIME ? "nanoseconds" : "bytes";
 }
 
 int export_speedscope(struct listing *l, const struct export_opts *o, FILE *f)
 {
     struct dtree *t = &l->t;
     const struct query *q = &l->q[0];
-    int first = o->by >= 0 ? o->by : 0, last = o->by >= 0 ? o->by + 1 : shown_counters(q->p);
+    /* an age (coldage) is no weight: it adds up to nothing */
+    int k[NSTACK_COUNTERS], nk = o->by >= 0 ? (k[0] = o->by, 1) : counter_list(shown_counters(q->p) & ~MAX_COUNTERS, k);
     counters *sub = xmalloc(t->n * sizeof *sub);
     dtree_subtotals(t, l->own[0], sub);
     dtree_children(t, 1);
     struct speedscope x = { .t = t, .own = l->own[0], .f = f };
     x.path = xmalloc((t->n + 1) * sizeof *x.path);
     x.frame_of = none_array(t->labels.n);
-    for (int c = first; c < last; c++) walk(t, sub, c, x.path, number_frame, &x);
+    for (int i = 0; i < nk; i++) walk(t, sub, k[i], x.path, number_frame, &x);
 
     struct strbuf name = { 0 };
     fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n", f);
     fprintf(f, "\"exporter\": \"mpquery %s\",\n\"name\": ", MPQ_VERSION);
     json_string(f, path_basename(o->db), strlen(path_basename(o->db)));
-    fprintf(f, ",\n\"activeProfileIndex\": %d,\n", o->by >= 0 ? 0 : l->c->out.by - first);
+    int active = 0;
+    for (int i = 0; i < nk; i++) if (k[i] == l->c->out.by) active = i;
+    fprintf(f, ",\n\"activeProfileIndex\": %d,\n", active);
     write_frames(&x, q);
     fputs("\"profiles\": [", f);
-    for (int c = first; c < last; c++) {
+    for (int i = 0; i < nk; i++) {
+        int c = k[i];
         profile_name(q, l->c, c, &name);
-        fputs(c > first ? ",\n{\"type\": \"sampled\", \"name\": " : "\n{\"type\": \"sampled\", \"name\": ", f);
+        fputs(i > 0 ? ",\n{\"type\": \"sampled\", \"name\": " : "\n{\"type\": \"sampled\", \"name\": ", f);
         json_string(f, name.s, name.len);
         fprintf(f, ", \"unit\": \"%s\", \"startValue\": 0,\n\"samples\": [", unit_of(c));
         x.counter = c;

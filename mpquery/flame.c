@@ -232,9 +232,10 @@ static void add_values(struct writer *w, const counters *c, const counters *base
     const struct flame_graph *g = w->g;
     char h[64];
     if (!base) {
-        for (int k = 0; k < g->ncounters; k++) {
+        for (int k = 0; k < NSTACK_COUNTERS; k++) {
+            if (!counter_shown(g->counters, k)) continue;
             sb_printf(&w->sb, "\n%s: %s", counter_name[k], fmt_human(k, c->v[k], h, sizeof h));
-            add_percent(&w->sb, c->v[k], w->total->v[k]);
+            if (!counter_is_max(k)) add_percent(&w->sb, c->v[k], w->total->v[k]);
         }
         if (module != NONE && !g->p->modules[module].special) {
             sb_puts(&w->sb, "\nmodule: ");

@@ -46,11 +46,12 @@ enum { COLORS_MODULE, COLORS_HASH };
  * positive, as wide as that value. With base (diff: profile A's subtree
  * sums, sub being B's), frames are coloured by the change from base to sub
  * and their tooltips compare the two; else coloured by module or by name
- * hash, with tooltips of every counter (the first ncounters). */
+ * hash, with tooltips of every counter (those of counters). */
 struct flame_graph {
     struct dtree *t;
     const counters *sub, *base;
-    int by, ncounters, colors;
+    int by, colors;
+    counter_set counters;
     const struct profile *p;            /* for node_module's modules (flame) */
     const uint32_t *node_module;        /* per node: module index, NONE: none */
     const char *source;                 /* the subtitle's profile(s) */

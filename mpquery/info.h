@@ -20,6 +20,10 @@ struct info {
     struct pid_node *pids;                  /* the tree, one node a pid (process_tree) */
     size_t npids;
     struct total sum;
+    counters *proc_samples;                 /* per process: its sample rows summed (the mappings'
+                                               counters: the totals rows have none; not shown
+                                               for p->aggregate) */
+    counters samples_sum;
     int64_t profiler_memory;
     int human;                              /* text: sizes in units (not --bytes) */
     int all;                                /* --all: every process's section, every row */
@@ -28,6 +32,10 @@ struct info {
  * process's threads and snapshots tables, without --all. */
 enum { INFO_SECTIONS = 5, INFO_ROWS = 10 };
 
+/* The mappings' line of a process (c: its summed samples) or of the
+ * totals, "5 mappings, 67.9 MiB mapped, 35.9 MiB resident" into buf; 0
+ * when the profile has none (the line is then not shown). */
+int info_mappings_text(const struct info *in, const counters *c, char *buf, size_t n);
 /* p->totals[idx], NULL for NONE. */
 const struct total *info_total_at(const struct info *in, uint32_t idx);
 size_t info_stacks_with_samples(const struct info *in);

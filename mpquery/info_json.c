@@ -24,6 +24,21 @@ static void json_totals(struct json *w, const struct total *t)
     json_close(w, '}');
 }
 
+/* "mappings": {nmap, mapped, maxmapped, rss} of summed sample rows, when
+ * the profile has mappings. */
+static void json_mappings(struct json *w, const struct info *in, const counters *c)
+{
+    static const int k[] = { NMAP, MAPPED, MAXMAPPED, RSS };
+    if (!in->p->has_mappings) return;
+    json_key(w, "mappings");
+    json_open(w, '{');
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        json_key(w, counter_name[k[i]]);
+        json_int(w, c->v[k[i]]);
+    }
+    json_close(w, '}');
+}
+
 static void json_runs(struct json *w, const struct profile *p)
 {
     json_open(w, '[');
@@ -153,6 +168,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "snapshot"); json_int(w, sel->seq);
     json_key(w, "profiler_memory"); json_int(w, sel->profiler_memory);
     json_key(w, "totals"); json_totals(w, info_total_at(in, in->proc_total[i]));
+    if (!in->p->aggregate) json_mappings(w, in, &in->proc_samples[i]);   /* --server: per run, not per process */
     json_break(w, 3);
     json_key(w, "threads"); json_threads(w, in, i);
     json_break(w, 3);
@@ -183,6 +199,7 @@ void info_print_json(const struct info *in)
     json_key(&w, "runs"); json_runs(&w, p);
     json_break(&w, 1);
     json_key(&w, "totals"); json_totals(&w, &in->sum);
+    json_mappings(&w, in, &in->samples_sum);
     json_break(&w, 1);
     json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);        /* kept: the tree's nodes */
     json_key(&w, "stack_tree_nodes"); json_int(&w, (int64_t)p->nstacks);

@@ -181,6 +181,8 @@ static void text_totals(const struct info *in)
     printf("  memlive %s still allocated\n", amount(MEMLIVE, s->c.v[MEMLIVE], h, a, sizeof a));
     printf("  maxlive %s at the peak%s\n", amount(MAXLIVE, s->c.v[MAXLIVE], h, a, sizeof a),
            in->norder > 1 ? " (sum of the processes' peaks)" : "");
+    char maps[160];
+    if (info_mappings_text(in, &in->samples_sum, maps, sizeof maps)) printf("  mmap    %s\n", maps);
 }
 
 static void text_threads(const struct info *in, uint32_t proc)
@@ -273,6 +275,9 @@ void info_print_text(const struct info *in)
         printf("\n  live bytes: %s\n  ", info_live_bytes_text[info_live_bytes(pr->settings)[0] == 'a']);
         text_printf(stdout, "ended: %s", info_ended_text(p, pr->ended, ended, sizeof ended));
         printf("\n");
+        char maps[160];
+        if (!p->aggregate && info_mappings_text(in, &in->proc_samples[i], maps, sizeof maps))
+            printf("  mappings: %s\n", maps);
         text_threads(in, i);
         text_snapshots(in, i);
         char line[256];

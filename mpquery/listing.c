@@ -186,11 +186,16 @@ void listing_ignored_line(const struct listing *l, FILE *f)
     if (!l->left[0].stacks && !l->left[1].stacks) return;
     if (f != stdout) fflush(stdout);        /* after what stdout had before it */
     fputs("ignored ", f);
+    /* what the stacks amount to: calls and bytes, or by a mapping counter (top --mmap) mappings and
+       bytes mapped */
+    int maps = counter_shown(MAPPING_COUNTERS, l->c->out.by);
     for (size_t i = 0; i < l->n; i++) {
         const struct left_out *x = &l->left[i];
         char size[32];                  /* in units only under a text table */
-        fprintf(f, "%s%lld stacks (%lld calls, %s)", i ? ", " : "", (long long)x->stacks, (long long)x->c.v[NCALLS],
-                fmt_size(l->c->out.human && f == stdout, x->c.v[MEMTOT], size, sizeof size));
+        fprintf(f, "%s%lld stacks (%lld %s, %s%s)", i ? ", " : "", (long long)x->stacks,
+                (long long)x->c.v[maps ? NMAP : NCALLS], maps ? "mappings" : "calls",
+                fmt_size(l->c->out.human && f == stdout, x->c.v[maps ? MAPPED : MEMTOT], size, sizeof size),
+                maps ? " mapped" : "");
         if (l->n > 1) fprintf(f, " in %s", names[i]);
     }
     fprintf(f, " with %zu filters\n", l->nfilters);

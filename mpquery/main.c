@@ -76,7 +76,10 @@ static void usage(FILE *f)
     fputs("\ncounters: ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
           "          nlive (blocks still allocated: ncalls - nfree), memlive (bytes still\n"
           "          allocated), maxlive (peak of memlive), ntemp (of these, temporary:\n"
-          "          freed by their thread before it allocated or freed anything else)\n\n"
+          "          freed by their thread before it allocated or freed anything else),\n"
+          "          time (MP_TIME); the program's own mappings (top --mmap): nmap,\n"
+          "          mapped, maxmapped, rss; cold blocks (MP_COLD, leaks --cold):\n"
+          "          memcold, coldage\n\n"
           "example:\n"
           "  mpquery record -o app.db -- ./app --input x\n"
           "  mpquery top app.db --by memlive -n 10\n", f);

@@ -151,7 +151,7 @@ static void map_processes(struct merge *m, struct input *in)
             const struct tick *tk = &p->ticks[j];
             PUT(m, tick, [C(tick, process)] = I(in->proc[i]), [C(tick, time)] = R(tk->time),
                 [C(tick, ncalls)] = I(tk->ncalls), [C(tick, memtot)] = I(tk->memtot),
-                [C(tick, memlive)] = I(tk->memlive), [C(tick, rss)] = I(tk->rss));
+                [C(tick, memlive)] = I(tk->memlive), [C(tick, rss)] = I(tk->rss), [C(tick, mapped)] = I(tk->mapped));
         }
     }
     for (size_t t = 0; t < p->nthreads; t++) {
@@ -326,7 +326,10 @@ static void copy_samples(struct merge *m, const struct input *in)
         PUT(m, sample, [C(sample, snapshot)] = I(snapshot), [C(sample, stack)] = I(in->stack[sa->stack]),
             [C(sample, thread)] = I(thread), [C(sample, ncalls)] = I(v[NCALLS]), [C(sample, memtot)] = I(v[MEMTOT]),
             [C(sample, nfree)] = I(v[NFREE]), [C(sample, memlive)] = I(v[MEMLIVE]),
-            [C(sample, maxlive)] = I(v[MAXLIVE]), [C(sample, ntemp)] = I(v[NTEMP]), [C(sample, time)] = I(v[TIME]));
+            [C(sample, maxlive)] = I(v[MAXLIVE]), [C(sample, ntemp)] = I(v[NTEMP]), [C(sample, time)] = I(v[TIME]),
+            [C(sample, nmap)] = I(v[NMAP]), [C(sample, mapped)] = I(v[MAPPED]),
+            [C(sample, maxmapped)] = I(v[MAXMAPPED]), [C(sample, rss)] = I(v[RSS]),
+            [C(sample, memcold)] = I(v[MEMCOLD]), [C(sample, coldage)] = I(v[COLDAGE]));
         m->nsamples++;
     }
     free(rows);

@@ -37,18 +37,36 @@ enum { EXIT_BAD_INPUT = 2, EXIT_FAILED = 1 };
 /* A stack's counters, in the order every table lists them. nlive (blocks
  * allocated and not freed) is not stored: it is ncalls - nfree, set by
  * counters_derive when a row is loaded, and sums like the others. ntemp
- * (temporary blocks) and time (MP_TIME: nanoseconds) are the samples'
- * alone, last: a totals row has the first NCOUNTERS (the others stay 0 and
- * are never shown), a sample all NSTACK_COUNTERS (a file of format
- * version 1 reads ntemp as 0, of versions 1 and 2 time as 0). Tables show
- * time only for a profile recorded with it (shown_counters). */
-enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NTEMP, TIME, NSTACK_COUNTERS };
+ * (temporary blocks) and time (MP_TIME: nanoseconds) and the ones after
+ * are the samples' alone: a totals row has the first NCOUNTERS (the others
+ * stay 0 and are never shown), a sample all NSTACK_COUNTERS (a column an
+ * older format version lacks reads as 0). Format version 5 adds the
+ * program's own mappings (nmap, mapped, maxmapped, rss: set on the rows of
+ * stacks whose leaf is an '[mmap]' frame, 0 on heap rows) and cold blocks
+ * (MP_COLD: memcold bytes, coldage snapshots). Tables show time, the
+ * mapping counters and the cold ones only for a profile that has them
+ * (shown_counters). */
+enum { NCALLS, MEMTOT, NFREE, NLIVE, MEMLIVE, MAXLIVE, NTEMP, TIME,
+       NMAP, MAPPED, MAXMAPPED, RSS, MEMCOLD, COLDAGE, NSTACK_COUNTERS };
 enum { NCOUNTERS = NTEMP };
 typedef struct { int64_t v[NSTACK_COUNTERS]; } counters;
 extern const char *const counter_name[NSTACK_COUNTERS];
 int counter_parse(const char *name);     /* -1 when unknown */
-/* The counters in order, for --help and messages. */
-#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time"
+/* The counters in order, for messages (one line) and --help (two). */
+#define COUNTER_LIST "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp, time, " \
+                     "nmap, mapped, maxmapped, rss, memcold or coldage"
+#define COUNTER_HELP "ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp,\n" \
+                     "time, nmap, mapped, maxmapped, rss, memcold or coldage"
+/* A set of counters: bit k for counter k. */
+typedef uint32_t counter_set;
+#define COUNTER_BIT(k) ((counter_set)1 << (k))
+#define MAPPING_COUNTERS (COUNTER_BIT(NMAP) | COUNTER_BIT(MAPPED) | COUNTER_BIT(MAXMAPPED) | COUNTER_BIT(RSS))
+#define COLD_COUNTERS (COUNTER_BIT(MEMCOLD) | COUNTER_BIT(COLDAGE))
+/* How two values of a counter combine (threads, processes, stacks merged,
+ * files merged): summed, or the larger kept (coldage: an age, not an
+ * amount). counters_add is the one place that applies it. */
+#define MAX_COUNTERS COUNTER_BIT(COLDAGE)
+static inline int counter_is_max(int k) { return (MAX_COUNTERS & COUNTER_BIT(k)) != 0; }
 /* The largest value a profile's counter may hold (2^62: 4 EiB, 146 years
  * of nanoseconds); the loader refuses others, and negative ones, as a
  * corrupt file. Two values then add without overflow; sums of more
@@ -64,9 +82,14 @@ static inline void counters_derive(counters *a)
 {
     a->v[NLIVE] = a->v[NCALLS] - a->v[NFREE];
 }
+/* Two values of counter k as one (counter_is_max: the larger, else the sum). */
+static inline int64_t counter_combine(int k, int64_t a, int64_t b)
+{
+    return counter_is_max(k) ? (a > b ? a : b) : sat_add(a, b);
+}
 static inline void counters_add(counters *a, const counters *b)
 {
-    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] = sat_add(a->v[i], b->v[i]);
+    for (int i = 0; i < NSTACK_COUNTERS; i++) a->v[i] = counter_combine(i, a->v[i], b->v[i]);
 }
 static inline int counters_zero(const counters *a)
 {
@@ -87,6 +110,9 @@ struct process {
 };
 struct thread { int64_t id, seq, tid; uint32_t process; const char *name; };
 struct module { int64_t id; const char *path, *build_id, *base; int special; };
+/* A mapping's module (format version 5): its frame is the leaf of a
+ * mapping's stack, named by what is mapped ('anonymous', a file's path). */
+static inline int module_is_mmap(const struct module *m) { return !strcmp(m->path, "[mmap]"); }
 /* A tag scope's module: its frames are named by the tag (function), their
  * offset is the name's hash (tag_offset). */
 static inline int module_is_tag(const struct module *m) { return !strcmp(m->path, "[tag]"); }
@@ -111,8 +137,9 @@ struct total {
 };
 
 /* A point of memory over time (format version 4): the process's totals
- * at a moment, without stacks, and its resident bytes (0: unknown). */
-struct tick { uint32_t process; double time; int64_t ncalls, memtot, memlive, rss; };
+ * at a moment, without stacks, its resident bytes (0: unknown) and the
+ * bytes of its own mappings (version 5; 0 before). */
+struct tick { uint32_t process; double time; int64_t ncalls, memtot, memlive, rss, mapped; };
 
 /* A database file of a profile loaded from several (load_profiles): the
  * ids its runs have in the profile, the processes it holds of each, and
@@ -144,10 +171,30 @@ struct profile {
     struct tick *ticks; size_t nticks;  /* by process, then time (none before version 4) */
     int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
     int has_time;                       /* a process recorded with MP_TIME=1 */
+    int has_mappings;                   /* a sample row of a mapping ('[mmap]' leaf) */
+    int has_cold;                       /* a process recorded with MP_COLD=1, or a cold row */
+    int aggregate;                      /* --server: the samples are the runs' sums, hung on one
+                                           process (chquery.c), not each process's own */
 };
-/* How many counters tables show, from the first: all, or all but time
- * when no process recorded it. */
-static inline int shown_counters(const struct profile *p) { return p->has_time ? NSTACK_COUNTERS : TIME; }
+/* The counters tables show: every one, but time when no process recorded
+ * it, the mapping counters when no row is a mapping's, the cold ones when
+ * nothing was recorded with MP_COLD. */
+static inline counter_set shown_counters(const struct profile *p)
+{
+    counter_set s = COUNTER_BIT(TIME) - 1;
+    if (p->has_time) s |= COUNTER_BIT(TIME);
+    if (p->has_mappings) s |= MAPPING_COUNTERS;
+    if (p->has_cold) s |= COLD_COUNTERS;
+    return s;
+}
+static inline int counter_shown(counter_set s, int k) { return (s & COUNTER_BIT(k)) != 0; }
+/* The counters of s in order into k (NSTACK_COUNTERS entries); how many. */
+static inline int counter_list(counter_set s, int *k)
+{
+    int n = 0;
+    for (int i = 0; i < NSTACK_COUNTERS; i++) if (counter_shown(s, i)) k[n++] = i;
+    return n;
+}
 /* Loads the whole database (one pass per table). On failure returns the
  * exit code and writes the reason (without the path) into err. */
 /* peak_rows: also the sample rows of peak snapshots, which only a

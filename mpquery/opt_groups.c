@@ -81,12 +81,20 @@ static int take_format(struct output_opts *o, const char *cmd, const char *arg)
     return bad_value(cmd, "--format", arg, expected);
 }
 
+int counter_width_check(const char *cmd, int counter)
+{
+    if (!counter_is_max(counter)) return 0;
+    return usage_error(cmd, "--by %s: an age (a stack's largest), not an amount: it cannot be a width",
+                       counter_name[counter]);
+}
+
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg)
 {
     switch (id) {
     case OPT_FORMAT: return take_format(o, cmd, arg);
     case OPT_BY:
         if ((o->by = counter_parse(arg)) < 0) return bad_value(cmd, "--by", arg, COUNTER_LIST);
+        o->by_given = 1;
         return 0;
     case OPT_LIMIT:
         if (parse_count(arg, 100000000, &o->limit)) return bad_value(cmd, "-n", arg, "a count >= 0 (0 = all)");

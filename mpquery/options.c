@@ -157,7 +157,7 @@ static void add_names(struct strbuf *sb, const struct opt *o)
     if (o->letter) sb_printf(sb, "-%c", o->letter);
     if (o->letter && o->name) sb_puts(sb, ", ");
     if (o->name) sb_printf(sb, "--%s", o->name);
-    if (o->arg) sb_printf(sb, " %s", o->arg);
+    if (o->arg) sb_printf(sb, o->optional ? "[=%s]" : " %s", o->arg);
 }
 
 /* "  NAMES  TEXT", TEXT's further lines under its first; names too long
@@ -369,7 +369,7 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
     sb_puts(shorts, d->in_order ? "+:" : d->dashdash ? "-:" : ":");
     for (size_t i = 0; i < n; i++) {
         const struct opt *o = &d->opts[i];
-        int has_arg = o->arg ? required_argument : no_argument;
+        int has_arg = !o->arg ? no_argument : o->optional ? optional_argument : required_argument;
         if (o->letter) sb_printf(shorts, "%c%s", o->letter, o->arg ? ":" : "");
         if (o->name) *l++ = (struct option){ o->name, has_arg, NULL, getopt_value(d->opts, i) };
     }
@@ -384,7 +384,7 @@ static int take_option(struct common *c, const struct cmd_opts *d, const struct 
     if (o->id == OPT_FORMAT) c->out.formats = o->help;     /* the formats it takes */
     if (o->id) return group_option(c, o->id, arg);
     if (o->flag) *o->flag = o->value;
-    else if (o->str) *o->str = arg;
+    else if (o->str) *o->str = arg ? arg : (char *)"";     /* "": an optional value left out */
     else return d->own(d->ctx, o, arg);
     return 0;
 }

@@ -54,6 +54,8 @@ struct opt {
     int *flag;              /* a flag of the command: *flag = value */
     int value;
     char **str;             /* a value of the command: *str = the text */
+    int optional;           /* the value may be left out: --name or --name=VALUE
+                               (*str is then ""; "--name VALUE" is an operand) */
     int advanced;           /* listed by --help-all only (a group's rare options
                                are so by their id: options.c's help_place) */
 };
@@ -97,6 +99,9 @@ size_t nearest_names(const char *typed, size_t len, const char *const *names, si
                      const char *post, struct strbuf *out);
 /* Usage error "mpquery: CMD: what (see mpquery CMD --help)"; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A width (flame graphs, speedscope's weights) adds up: refuses --by of a
+ * counter that combines by max (coldage); 0, or 2 with the usage error. */
+int counter_width_check(const char *cmd, int counter);
 /* "bad value 'ARG' for OPT (expected EXPECTED)", reported; returns 2. */
 int bad_value(const char *cmd, const char *opt, const char *arg, const char *expected);
 /* Appends arg to one of the 64-entry lists of a group (--rules, --filter

@@ -134,6 +134,7 @@ enum {
 struct output_opts {
     int format, by, depth, limit;           /* --format, --by, --depth, -n */
     int depth_given;                        /* --depth given: on a terminal too, not only the width */
+    int by_given;                           /* --by given (else by is the command's default) */
     /* text for people (commands with cmd_opts.readable), set from the
      * options below and the format once they are parsed (output_readable) */
     int full_names, signatures;             /* --full-names; --signatures 1, --no-signatures 0, else -1 */

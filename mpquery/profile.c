@@ -41,7 +41,7 @@ struct table_spec {
     { FT_##table, order, cols, sizeof cols / sizeof *cols, sizeof(row), sizeof(row), NULL }
 #define SPEC_CONVERT(table, cols, raw, stored, convert) \
     { FT_##table, NULL, cols, sizeof cols / sizeof *cols, sizeof(raw), sizeof(stored), convert }
-#define RAW_MAX 128                 /* the largest raw row of a converted table */
+#define RAW_MAX 160                 /* the largest raw row of a converted table */
 
 static const struct col run_cols[] = {
     COL(I64, struct run, id, run, id), COL(TEXT, struct run, token, run, token),
@@ -102,6 +102,10 @@ static const struct col sample_cols[] = {
     COL(I64, struct raw_sample, snapshot, sample, snapshot), COL(I64, struct raw_sample, stack, sample, stack),
     COL(I64, struct raw_sample, thread, sample, thread), COUNTER_COLS(struct raw_sample, c, sample),
     COL(I64, struct raw_sample, c.v[NTEMP], sample, ntemp), COL(I64, struct raw_sample, c.v[TIME], sample, time),
+    COL(I64, struct raw_sample, c.v[NMAP], sample, nmap), COL(I64, struct raw_sample, c.v[MAPPED], sample, mapped),
+    COL(I64, struct raw_sample, c.v[MAXMAPPED], sample, maxmapped), COL(I64, struct raw_sample, c.v[RSS], sample, rss),
+    COL(I64, struct raw_sample, c.v[MEMCOLD], sample, memcold),
+    COL(I64, struct raw_sample, c.v[COLDAGE], sample, coldage),
 };
 #define HIST_COLS(row, table) \
     COL(I64, row, lo, table, lo), COL(I64, row, v[H_NCALLS], table, ncalls), \
@@ -119,6 +123,7 @@ static const struct col tick_cols[] = {
     COL(I64, struct raw_tick, process, tick, process), COL(F64, struct raw_tick, t.time, tick, time),
     COL(I64, struct raw_tick, t.ncalls, tick, ncalls), COL(I64, struct raw_tick, t.memtot, tick, memtot),
     COL(I64, struct raw_tick, t.memlive, tick, memlive), COL(I64, struct raw_tick, t.rss, tick, rss),
+    COL(I64, struct raw_tick, t.mapped, tick, mapped),
 };
 
 static const struct table_spec

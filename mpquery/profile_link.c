@@ -38,7 +38,8 @@ static void idindex_free(struct idindex *ix)
 /* Values no recorder writes: a counter below 0 or above COUNTER_MAX (sums
  * of them would overflow), more frees than allocations, more bytes live
  * than allocated. The columns as stored (nlive is derived). */
-static const int stored_counters[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME };
+static const int stored_counters[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME, NMAP, MAPPED,
+                                       MAXMAPPED, RSS, MEMCOLD, COLDAGE };
 
 static int out_of_range(int64_t v) { return v < 0 || v > COUNTER_MAX; }
 
@@ -95,6 +96,9 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
         return;
     }
     counters_derive(&s->c);
+    /* what the tables then show (shown_counters) */
+    if (s->c.v[NMAP] || s->c.v[MAXMAPPED]) l->p->has_mappings = 1;
+    if (s->c.v[MEMCOLD] || s->c.v[COLDAGE]) l->p->has_cold = 1;
 }
 
 /* A histogram row's first dangling reference is the error, as a sample's. */
@@ -137,6 +141,7 @@ static int link_processes(struct loader *l)
         if (pr->run == NONE)
             return BAD("process %lld refers to missing run %lld", (long long)pr->id, (long long)pr->run_id);
         if (strstr(pr->settings, "MP_TIME=1")) p->has_time = 1;
+        if (strstr(pr->settings, "MP_COLD=1")) p->has_cold = 1;
     }
     for (size_t i = 0; i < p->nmodules; i++) {
         p->modules[i].base = path_basename(p->modules[i].path);
@@ -321,9 +326,9 @@ int link_ticks(struct loader *l)
     for (size_t i = 0; i < l->nticks; i++) {
         const struct raw_tick *r = &l->rticks[i];
         struct tick t = r->t;
-        const int64_t v[] = { t.ncalls, t.memtot, t.memlive, t.rss };
-        static const char *const name[] = { "ncalls", "memtot", "memlive", "rss" };
-        for (int k = 0; k < 4; k++)
+        const int64_t v[] = { t.ncalls, t.memtot, t.memlive, t.rss, t.mapped };
+        static const char *const name[] = { "ncalls", "memtot", "memlive", "rss", "mapped" };
+        for (int k = 0; k < 5; k++)
             if (out_of_range(v[k]))
                 return profile_fail(l->err, l->errlen, "corrupt profile (table tick, row process %lld time %.6f: "
                                     "%s %lld is out of range (0 to 2^62))", (long long)r->process, t.time, name[k],

@@ -204,7 +204,7 @@ void report_write_flames(struct report *r)
         sb_printf(&title, "Flame graph: %s (%s)", counter_name[v->by], v->what);
         sb_printf(&prefix, "flame-%s-", v->tab);
         const struct flame_graph g = {
-            .t = t, .sub = v->sub, .by = v->by, .ncounters = shown_counters(r->p), .colors = COLORS_MODULE,
+            .t = t, .sub = v->sub, .by = v->by, .counters = shown_counters(r->p), .colors = COLORS_MODULE,
             .p = r->p, .node_module = module, .source = r->p->path,
         };
         const struct flame_opts o = { .title = title.s, .icicle = 1, .width = 1200, .min_width = r->a->min_width };

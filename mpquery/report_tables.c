@@ -9,11 +9,12 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- table headers */
-static void stack_header(struct page *pg, int ncounters, int by)
+static void stack_header(struct page *pg, counter_set shown, int by)
 {
     page_table_start(pg);
     page_th(pg, "stack", 1, 0, "the database id of the largest stack of the row (mpquery show DB ID)");
-    for (int k = 0; k < ncounters; k++) page_th(pg, counter_name[k], 1, k == by, NULL);
+    for (int k = 0; k < NSTACK_COUNTERS; k++)
+        if (counter_shown(shown, k)) page_th(pg, counter_name[k], 1, k == by, NULL);
     page_th(pg, "share", 0, 0, NULL);
     page_th(pg, "where (leaf first)", 0, 0, NULL);
     page_table_body(pg);
@@ -77,7 +78,8 @@ static void stack_table(struct report *r, const struct view *v)
         uint32_t node = items[i];
         fputs("<tr>", pg->f);
         page_stack_id(pg, p->stacks[rep[node]].id, nmerged[node]);
-        for (int k = 0; k < shown_counters(p); k++) page_td(pg, k, v->own[node].v[k], k == v->by);
+        for (int k = 0; k < NSTACK_COUNTERS; k++)
+            if (counter_shown(shown_counters(p), k)) page_td(pg, k, v->own[node].v[k], k == v->by);
         page_share(pg, v->own[node].v[v->by], v->sub[0].v[v->by]);
         page_where(pg, t, node, (size_t)r->c->out.depth);
         fputs("</tr>\n", pg->f);

@@ -90,7 +90,7 @@ static struct point make_point(const struct timeline *tl, size_t k, uint32_t j, 
         pt.t = tk->time - tl->t0, pt.reason = "tick", pt.label = "", pt.tick = 1;
         pt.v[T_NCALLS] = tk->ncalls, pt.v[T_MEMTOT] = tk->memtot, pt.v[T_MEMLIVE] = tk->memlive;
     }
-    if (tk) pt.v[T_RSS] = tk->rss;
+    if (tk) pt.v[T_RSS] = tk->rss, pt.v[T_MAPPED] = tk->mapped;
     return pt;
 }
 
@@ -181,6 +181,7 @@ static void tree_points(struct timeline *tl)
     qsort_r(order, n, sizeof *order, by_time, tl->pts);
     const struct point **share = xcalloc(tl->nprocs + 1, sizeof *share);   /* each process's latest point */
     int64_t *rss = xcalloc(tl->nprocs + 1, sizeof *rss);                   /* its latest known RSS */
+    int64_t *mapped = xcalloc(tl->nprocs + 1, sizeof *mapped);             /* and mapped bytes */
     uint8_t *ended = xcalloc(tl->nprocs + 1, 1);
     tl->tree_first = tl->npts;
     for (size_t i = 0; i < n;) {
@@ -188,7 +189,7 @@ static void tree_points(struct timeline *tl)
         for (; i < n && tl->pts[order[i]].t == t; i++) {
             size_t k = proc_of[order[i]];
             share[k] = &tl->pts[order[i]];
-            if (share[k]->v[T_RSS]) rss[k] = share[k]->v[T_RSS];
+            if (share[k]->v[T_RSS]) rss[k] = share[k]->v[T_RSS], mapped[k] = share[k]->v[T_MAPPED];
         }
         struct point *pt = &tl->pts[tl->npts++];
         *pt = (struct point){ t, 0, 0, "", "", 0, { 0 }, xcalloc(tl->nstacks + 1, sizeof *pt->stack_live) };
@@ -197,6 +198,7 @@ static void tree_points(struct timeline *tl)
             for (int c = 0; c < T_RSS; c++)
                 pt->v[c] = sat_add(pt->v[c], ended[k] && c == T_MEMLIVE ? 0 : share[k]->v[c]);
             if (!ended[k]) pt->v[T_RSS] = sat_add(pt->v[T_RSS], rss[k]);
+            if (!ended[k]) pt->v[T_MAPPED] = sat_add(pt->v[T_MAPPED], mapped[k]);
             for (size_t s = 0; s < tl->nstacks && !ended[k]; s++)
                 pt->stack_live[s] = sat_add(pt->stack_live[s], share[k]->stack_live[s]);
         }
@@ -205,7 +207,7 @@ static void tree_points(struct timeline *tl)
             if (share[k] == &tl->pts[tl->first[k] + tl->count[k] - 1]) ended[k] = 1;
     }
     tl->ntree = tl->npts - tl->tree_first;
-    free(order), free(proc_of), free(share), free(rss), free(ended);
+    free(order), free(proc_of), free(share), free(rss), free(mapped), free(ended);
 }
 
 /* Each process's peak snapshot (its latest of reason 'peak'): when, and
@@ -275,15 +277,16 @@ static void stack_label(const struct profile *p, uint32_t s, char *buf, size_t n
 void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human)
 {
     static const char *const base[] = { "time", "pid", "seq", "reason", "label", "ncalls", "memtot", "memlive",
-                                        "maxlive", "rss" };
-    enum { NBASE = sizeof base / sizeof *base };
-    const char **cols = xmalloc((NBASE + tl->nstacks) * sizeof *cols);
-    memcpy(cols, base, sizeof base);
+                                        "maxlive", "rss", "mapped" };
+    int with_mapped = tl->p->has_mappings;
+    size_t nbase = sizeof base / sizeof *base - !with_mapped;
+    const char **cols = xmalloc((nbase + tl->nstacks) * sizeof *cols);
+    memcpy(cols, base, nbase * sizeof *base);
     for (size_t s = 0; s < tl->nstacks; s++) {
         snprintf(names[s], sizeof names[s], "stack_%lld", (long long)tl->p->stacks[tl->stacks[s]].id);
-        cols[NBASE + s] = names[s];
+        cols[nbase + s] = names[s];
     }
-    table_init(tab, NBASE + tl->nstacks, cols);
+    table_init(tab, nbase + tl->nstacks, cols);
     free(cols);
     for (size_t i = 0; i < tl->npts; i++) {
         const struct point *pt = &tl->pts[i];
@@ -297,6 +300,8 @@ void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[
         table_counter(tab, MEMLIVE, pt->v[T_MEMLIVE], human);
         if (snapshot) table_counter(tab, MAXLIVE, pt->v[T_MAXLIVE], human); else table_null(tab);
         if (pt->v[T_RSS]) table_counter(tab, MEMLIVE, pt->v[T_RSS], human); else table_null(tab);
+        if (with_mapped && (pt->v[T_RSS] || pt->v[T_MAPPED])) table_counter(tab, MAPPED, pt->v[T_MAPPED], human);
+        else if (with_mapped) table_null(tab);
         for (size_t s = 0; s < tl->nstacks; s++)
             if (pt->tick) table_null(tab); else table_counter(tab, MEMLIVE, pt->stack_live[s], human);
     }

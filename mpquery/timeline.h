@@ -11,9 +11,11 @@
 #include "output.h"
 #include "select.h"
 
-/* The counters a point has (t_counter: their counter ids), and its
- * resident bytes (0: unknown; a tick's, or the tree's sum of the latest). */
-enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, T_RSS, NT };
+/* The counters a point has (t_counter: their counter ids), its resident
+ * bytes (0: unknown; a tick's, or the tree's sum of the latest) and the
+ * bytes of the program's own mappings (a tick's, format version 5; the
+ * tree's sum of the latest, as RSS). */
+enum { T_NCALLS, T_MEMTOT, T_MEMLIVE, T_MAXLIVE, T_RSS, T_MAPPED, NT };
 
 /* One point of a series: a process's snapshot or tick, or the tree at a
  * moment. A tick has no seq, label or maxlive, and no stacks' values of
@@ -47,7 +49,8 @@ struct timeline {
 void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks);
 void timeline_free(struct timeline *tl);
 /* One row a point: time, pid (0: the tree), seq, reason, label, ncalls,
- * memtot, memlive, maxlive, rss, then stack_ID per stack (names: its
+ * memtot, memlive, maxlive, rss, mapped (a profile with mappings), then
+ * stack_ID per stack (names: its
  * column names' room, tl->nstacks of them). */
 void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human);
 

@@ -9,7 +9,8 @@
 #include <string.h>
 
 const char *const counter_name[NSTACK_COUNTERS] = { "ncalls", "memtot", "nfree", "nlive", "memlive",
-                                                      "maxlive", "ntemp", "time" };
+                                                      "maxlive", "ntemp", "time", "nmap", "mapped",
+                                                      "maxmapped", "rss", "memcold", "coldage" };
 
 int counter_parse(const char *name)
 {
@@ -18,7 +19,13 @@ int counter_parse(const char *name)
     return -1;
 }
 
-static int is_bytes(int counter) { return counter == MEMTOT || counter == MEMLIVE || counter == MAXLIVE; }
+static int is_bytes(int counter)
+{
+    static const counter_set bytes = COUNTER_BIT(MEMTOT) | COUNTER_BIT(MEMLIVE) | COUNTER_BIT(MAXLIVE) |
+                                     COUNTER_BIT(MAPPED) | COUNTER_BIT(MAXMAPPED) | COUNTER_BIT(RSS) |
+                                     COUNTER_BIT(MEMCOLD);
+    return counter >= 0 && counter < NSTACK_COUNTERS && (bytes & COUNTER_BIT(counter));
+}
 
 int counter_has_unit(int counter) { return is_bytes(counter) || counter == TIME; }
 

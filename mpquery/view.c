@@ -39,6 +39,7 @@ void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out
     if (f->function != NONE) {
         const char *name = p->functions[f->function];
         if (module_is_tag(m)) sb_puts(out, "[tag] ");
+        else if (module_is_mmap(m)) sb_puts(out, "mmap ");    /* "mmap anonymous", "mmap /data/x.bin" */
         char *d = demangle(name);
         sb_puts(out, d ? d : name);
         free(d);

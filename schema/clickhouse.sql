@@ -113,7 +113,17 @@ CREATE TABLE IF NOT EXISTS mp_sample (
     memlive     Int64,
     maxlive     Int64,
     ntemp       Int64,
-    time        Int64
+    time        Int64,
+    -- format version 5: the program's own mappings (rows of stacks whose
+    -- leaf is an '[mmap]' frame) and cold blocks (MP_COLD). A store made
+    -- before them gets them with ALTER TABLE mp_sample ADD COLUMN nmap
+    -- Int64 DEFAULT 0 (and so on, in this order).
+    nmap        Int64 DEFAULT 0,
+    mapped      Int64 DEFAULT 0,
+    maxmapped   Int64 DEFAULT 0,
+    rss         Int64 DEFAULT 0,
+    memcold     Int64 DEFAULT 0,
+    coldage     Int64 DEFAULT 0
 ) ENGINE = MergeTree() ORDER BY (run, process, stack, thread, seq)
 ;
 CREATE TABLE IF NOT EXISTS mp_totals (

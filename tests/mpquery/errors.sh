@@ -48,7 +48,7 @@ expect_fail 2 '^mpquery: top: unknown option --verbose \(see mpquery top --help\
 assert_eq "$("$MPQ" top basic.db -n 1 --limit 2 --bytes | wc -l)" 4 "-n has a long name, --limit"
 expect_fail 2 '^mpquery: fold: unknown option -x \(see mpquery fold --help\)$' "$MPQ" fold basic.db -x
 expect_fail 2 '^mpquery: top: option --by needs a value \(see mpquery top --help\)$' "$MPQ" top basic.db --by
-expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp or time\)" "$MPQ" top basic.db --by bytes
+expect_fail 2 "^mpquery: top: bad value 'bytes' for --by \(expected ncalls, memtot, nfree, nlive, memlive, maxlive, ntemp, time, nmap, mapped, maxmapped, rss, memcold or coldage\)" "$MPQ" top basic.db --by bytes
 expect_fail 2 "^mpquery: diff: bad value 'xml' for --format \(expected text, csv or json\)" "$MPQ" diff basic.db basic.db --format xml
 expect_fail 2 "^mpquery: top: bad value '-1' for -n " "$MPQ" top basic.db -n -1
 expect_fail 2 '^mpquery: top: missing DB \(see mpquery top --help\)$' "$MPQ" top

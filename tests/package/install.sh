@@ -39,6 +39,6 @@ printf '#include <mallocprof.h>\nint main(void) { return mp_loaded(); }\n' > api
 gcc -o api api.c $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs mallocprof) || fail "cannot build with pkg-config's flags"
 LD_LIBRARY_PATH=$P/lib ./api; assert_eq "$?" 0 "the API library: mp_loaded() is 0 without the recorder"
 assert_eq "$("$P/bin/mpquery" help top)" "$("$P/bin/mpquery" top --help)" "mpquery help top is top --help"
-assert_match "$("$P/bin/mpquery" --version)" '^mpquery [0-9.]+ \(profile schema version 4\)$' "--version: version and schema version"
+assert_match "$("$P/bin/mpquery" --version)" "^mpquery [0-9.]+ \\(profile schema version $SCHEMA_VERSION\\)\$" "--version: version and schema version"
 make -s -C "$ROOT" uninstall PREFIX="$P" >make.log 2>&1 || { cat make.log; fail "make uninstall failed"; }
 assert_eq "$(find "$P" -type f | wc -l)" 0 "make uninstall removes every file"

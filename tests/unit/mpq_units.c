@@ -79,13 +79,30 @@ static void test_small_buffer(void)
 
 static void test_has_unit(void)
 {
-    static const int with[] = { MEMTOT, MEMLIVE, MAXLIVE, TIME };
-    static const int without[] = { NCALLS, NFREE, NLIVE, NTEMP };
-    for (size_t i = 0; i < 4; i++) {
-        CHECK_EQ(counter_has_unit(with[i]), 1);
-        CHECK_EQ(counter_has_unit(without[i]), 0);
-    }
-    OK("counter_has_unit: memtot, memlive, maxlive, time; not ncalls, nfree, nlive, ntemp");
+    static const int with[] = { MEMTOT, MEMLIVE, MAXLIVE, TIME, MAPPED, MAXMAPPED, RSS, MEMCOLD };
+    static const int without[] = { NCALLS, NFREE, NLIVE, NTEMP, NMAP, COLDAGE };
+    for (size_t i = 0; i < sizeof with / sizeof *with; i++) CHECK_EQ(counter_has_unit(with[i]), 1);
+    for (size_t i = 0; i < sizeof without / sizeof *without; i++) CHECK_EQ(counter_has_unit(without[i]), 0);
+    char buf[64];
+    CHECK_STR(fmt_human(MAPPED, 67108864, buf, sizeof buf), "64.0 MiB");
+    CHECK_STR(fmt_human(COLDAGE, 3, buf, sizeof buf), "3");
+    OK("counter_has_unit: memtot, memlive, maxlive, time, mapped, maxmapped, rss, memcold; not ncalls, nfree, "
+       "nlive, ntemp, nmap, coldage");
+}
+
+/* Counters combine by sum, coldage (an age) by max; names parse back. */
+static void test_combine(void)
+{
+    counters a = { { 0 } }, b = { { 0 } };
+    a.v[MAPPED] = 100, b.v[MAPPED] = 50, a.v[COLDAGE] = 3, b.v[COLDAGE] = 1, a.v[NCALLS] = INT64_MAX, b.v[NCALLS] = 1;
+    counters_add(&a, &b);
+    CHECK_EQ(a.v[MAPPED], 150);
+    CHECK_EQ(a.v[COLDAGE], 3);
+    CHECK_EQ(a.v[NCALLS], INT64_MAX);
+    CHECK_EQ(counter_combine(COLDAGE, 2, 7), 7);
+    for (int k = 0; k < NSTACK_COUNTERS; k++) CHECK_EQ(counter_parse(counter_name[k]), k);
+    CHECK_EQ(counter_parse("cold"), -1);
+    OK("counters_add: mapped summed, coldage the larger, sums saturate; every name parses to its counter");
 }
 
 int main(void)
@@ -93,5 +110,6 @@ int main(void)
     test_human();
     test_small_buffer();
     test_has_unit();
+    test_combine();
     return 0;
 }
