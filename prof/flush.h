@@ -70,6 +70,13 @@ void mirror_forget_addresses(void);     /* after an unload */
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
 void rows_forget(int new_process);      /* a fork child: a new process of the same run */
 
+/* ------------------------------------------------------------ ledger.c */
+
+/* The ledger lines of a snapshot (memlive: the process's live requested
+ * bytes); fatal: a fatal signal's snapshot, which calls no mallinfo2. */
+int ledger_write(struct writer *w, int64_t snapshot, int64_t memlive, int fatal);
+double ledger_time(void);      /* seconds the latest ledger took */
+
 /* ------------------------------------------------------------ flush_process.c */
 
 /* This process's ids in the database; 0: not known (yet). */
