@@ -399,7 +399,6 @@ static int parse_args(struct common *c, size_t *limit)
         if (c->out.format != FMT_TEXT && c->out.format != FMT_CSV && c->out.format != FMT_JSON)
             return bad_value("rss", "--format", format_arg, "text, csv or json");
     }
-    if (c->sel.has_tid || c->sel.thread_re) return usage_error("rss", "the ledger is per process: no --thread");
     if (c->sel.snap_kind == SNAP_PEAK) return usage_error("rss", "--snapshot peak: peak snapshots have no ledger");
     output_readable(&c->out, &c->view);
     return 0;
