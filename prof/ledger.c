@@ -135,8 +135,10 @@ static int peek_bytes(uintptr_t a, void *out, size_t n)
 
 /* ------------------------------------------------------------ claims */
 
+/* Whole pages: what is resident is (mmap rounds a length up to them). */
 static void claim(uintptr_t lo, uintptr_t hi, enum owner o)
 {
+    lo &= ~(uintptr_t)(PAGE_SIZE - 1), hi = (hi + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
     if (hi <= lo || grow_array(&L.claims, &L.claims_cap, L.nclaims + 1, sizeof *L.claims)) return;
     L.claims[L.nclaims++] = (struct claim){ lo, hi, o };
 }
