@@ -51,3 +51,6 @@ else
     within "unexplained: the mapping (32 MiB) and little else" "$unexplained" $((32 * MiB))
 fi
 
+# once set up, the program allocates nothing: the last two snapshots' heap live are equal
+assert_eq "$(q a.db "SELECT count(DISTINCT bytes) FROM (SELECT l.bytes FROM ledger l JOIN snapshot s ON s.id = l.snapshot
+    WHERE l.line = 'heap live' AND s.reason != 'peak' ORDER BY s.seq DESC LIMIT 2)")" 1 "heap live: the same in the last two snapshots"
