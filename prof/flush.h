@@ -72,9 +72,9 @@ void rows_forget(int new_process);      /* a fork child: a new process of the sa
 
 /* ------------------------------------------------------------ ledger.c */
 
-/* The ledger lines of a snapshot (memlive: the process's live requested
- * bytes); fatal: a fatal signal's snapshot, which calls no mallinfo2. */
-int ledger_write(struct writer *w, int64_t snapshot, int64_t memlive, int fatal);
+/* The ledger lines of a snapshot; fatal: a fatal signal's snapshot, which
+ * calls no mallinfo2. */
+int ledger_write(struct writer *w, int64_t snapshot, int fatal);
 double ledger_time(void);      /* seconds the latest ledger took */
 
 /* ------------------------------------------------------------ flush_process.c */

@@ -362,7 +362,7 @@ static int write_now(struct writer *w, enum flush_reason why, double time, const
     cut_read(0);
     int64_t snapshot = snapshot_row(w, reason, label, time);
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot) ||
-        ledger_write(w, snapshot, cut.process.live, why == FLUSH_FATAL))
+        ledger_write(w, snapshot, why == FLUSH_FATAL))
         return -1;
     flush_ids.snapshot_seq++;
     return 0;

@@ -381,29 +381,45 @@ static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
 
 /* ------------------------------------------------------------ the lines */
 
+/* What the heap holds now, read together right after smaps (the
+ * program's threads go on meanwhile: the nearer in time, the better the
+ * figures agree): the program's live requested bytes, the profiler's own
+ * blocks, and mallinfo2, except at a fatal signal (the interrupted code
+ * may hold an arena's lock: mallinfo2 takes them all). */
+struct heap_now { int64_t live, own; int have_mi; struct mallinfo2 mi; };
+
+static struct heap_now heap_now(int fatal)
+{
+    struct heap_now h = { 0 };
+    struct mp_totals t;
+    process_totals(0, &t);
+    h.live = t.live > 0 ? t.live : 0;
+    h.own = atomic_load_explicit(&mp_own_heap, memory_order_relaxed);
+    if (h.own < 0) h.own = 0;
+    if (!fatal) h.mi = mallinfo2(), h.have_mi = 1;
+    return h;
+}
+
 /* The heap's resident bytes (in bytes[L_FREE]) split: the program's live
  * requested bytes, the allocator's bytes beyond them on live blocks
  * (mallinfo2's in-use bytes less the live ones and the profiler's; tcache'd
- * blocks count as in use there), the rest free. Without mallinfo2 (at a
- * fatal signal: the interrupted code may hold an arena's lock), the
- * overhead is not known: it stays in 'heap free', whose size is then 0. */
-static void split_heap(uint64_t bytes[NLINES], uint64_t sizes[NLINES], int64_t memlive, int64_t own_heap,
-                       const struct mallinfo2 *mi)
+ * blocks count as in use there), the rest free. Without mallinfo2 the
+ * overhead is not known: it stays in 'heap free', whose size is then 0.
+ * Live blocks not all resident (a large block never touched) make the
+ * heap's lines overestimate: 'heap free' is then 0 and 'unexplained' less. */
+static void split_heap(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
 {
-    int64_t heap = (int64_t)bytes[L_FREE], live = memlive > 0 ? memlive : 0, own = own_heap > 0 ? own_heap : 0;
-    int64_t overhead = 0;
-    if (mi) {
-        overhead = (int64_t)(mi->uordblks + mi->hblkhd) - live - own;
+    int64_t heap = (int64_t)bytes[L_FREE], overhead = 0;
+    if (h->have_mi) {
+        overhead = (int64_t)(h->mi.uordblks + h->mi.hblkhd) - h->live - h->own;
         if (overhead < 0) overhead = 0;
-        sizes[L_FREE] = mi->fordblks;
-    } else {
-        sizes[L_FREE] = 0;
     }
-    int64_t free_bytes = heap - live - overhead - own;
-    bytes[L_LIVE] = (uint64_t)live, sizes[L_LIVE] = (uint64_t)live;
-    bytes[L_OVERHEAD] = (uint64_t)overhead, sizes[L_OVERHEAD] = (uint64_t)overhead;
+    sizes[L_FREE] = h->have_mi ? h->mi.fordblks : 0;
+    int64_t free_bytes = heap - h->live - overhead - h->own;
+    bytes[L_LIVE] = sizes[L_LIVE] = (uint64_t)h->live;
+    bytes[L_OVERHEAD] = sizes[L_OVERHEAD] = (uint64_t)overhead;
     bytes[L_FREE] = free_bytes > 0 ? (uint64_t)free_bytes : 0;
-    bytes[L_PROFILER] += (uint64_t)own, sizes[L_PROFILER] += (uint64_t)own;
+    bytes[L_PROFILER] += (uint64_t)h->own, sizes[L_PROFILER] += (uint64_t)h->own;
 }
 
 static int write_lines(struct writer *w, int64_t snapshot, const int64_t bytes[NLINES], const uint64_t sizes[NLINES])
@@ -425,34 +441,37 @@ static int write_lines(struct writer *w, int64_t snapshot, const int64_t bytes[N
 static double ledger_seconds;
 double ledger_time(void) { return ledger_seconds; }
 
-int ledger_write(struct writer *w, int64_t snapshot, int64_t memlive, int fatal)
+/* Every VMA's resident bytes to the line of its owner (bytes), and the
+ * lines' virtual sizes. */
+static void account(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
 {
-    double t0 = mp_now();
-    uint64_t bytes[NLINES] = { 0 }, sizes[NLINES] = { 0 };
-    if (read_smaps()) return 0;     /* no /proc: no ledger */
     L.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     pm.n = 0;
     L.nclaims = 0;
     find_own_and_program(), find_stacks(), find_bss(), find_arena_heaps(), claims_settle();
-    /* after the ledger's own buffers are allocated: their chunks are in it */
-    struct mallinfo2 mi = { 0 };
-    if (!fatal) mi = mallinfo2();
-    find_mmapped_chunks(fatal ? (uint64_t)-1 : mi.hblkhd), find_guarded_stacks(), claims_settle();
+    find_mmapped_chunks(h->have_mi ? h->mi.hblkhd : (uint64_t)-1), find_guarded_stacks(), claims_settle();
     attribute(bytes, sizes);
     if (L.pagemap >= 0) close(L.pagemap);
     struct maps_usage u;
     maps_usage(&u);
     sizes[L_MMAP_ANON] = u.mapped[MAPS_ANON], sizes[L_MMAP_FILE] = u.mapped[MAPS_FILE];
     sizes[L_PROFILER] = mp_memory_used();
-    split_heap(bytes, sizes, memlive, atomic_load_explicit(&mp_own_heap, memory_order_relaxed),
-               fatal ? NULL : &mi);
+    sizes[L_RSS] = 0;
+    for (size_t i = 0; i < L.nvmas; i++) sizes[L_RSS] += L.vmas[i].hi - L.vmas[i].lo;
+    split_heap(bytes, sizes, h);
+}
+
+int ledger_write(struct writer *w, int64_t snapshot, int fatal)
+{
+    double t0 = mp_now();
+    if (read_smaps()) return 0;     /* no /proc: no ledger */
+    struct heap_now h = heap_now(fatal);    /* after the ledger's buffers grew: their chunks are in it */
+    uint64_t bytes[NLINES] = { 0 }, sizes[NLINES] = { 0 };
+    account(bytes, sizes, &h);
     int64_t out[NLINES], sum = 0;
     for (int i = 0; i < NLINES; i++) out[i] = (int64_t)bytes[i];
     for (int i = L_LIVE; i < L_UNEXPLAINED; i++) sum += out[i];
     out[L_UNEXPLAINED] = out[L_RSS] - sum;
-    sizes[L_RSS] = 0;
-    for (size_t i = 0; i < L.nvmas; i++) sizes[L_RSS] += L.vmas[i].hi - L.vmas[i].lo;
-    sizes[L_UNEXPLAINED] = 0;
     int rc = write_lines(w, snapshot, out, sizes);
     ledger_seconds = mp_now() - t0;
     return rc;
