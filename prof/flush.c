@@ -312,6 +312,10 @@ int flush_snapshot(enum flush_reason reason, const char *label)
         time_in_profiler(0);
         mp_own_counting = counting;
     }
+    /* the last snapshot stays the last: the interval thread, waiting for
+     * the lock meanwhile, must not write one after it (flush_close comes
+     * too late for that) */
+    if ((reason == FLUSH_EXIT || reason == FLUSH_FATAL) && getpid() == mp_pid) flushes_closed = 1;    /* not a vfork child's */
     flush_unlock();
     signals_release(&mask);
     guard_leave(&g);

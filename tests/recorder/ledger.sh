@@ -13,6 +13,8 @@ nsnap=$(q a.db "SELECT count(*) FROM snapshot WHERE reason != 'peak'")
 [ "$nsnap" -ge 4 ] || fail "expected >= 4 snapshots, got $nsnap"
 assert_eq "$(q a.db "SELECT count(*) FROM snapshot s WHERE reason != 'peak' AND (SELECT count(*) FROM ledger WHERE snapshot = s.id) = 10")" "$nsnap" "every snapshot but the peaks has the ten lines"
 assert_eq "$(q a.db "SELECT count(*) FROM ledger l JOIN snapshot s ON s.id = l.snapshot WHERE s.reason = 'peak'")" 0 "peak snapshots have none"
+# (the interval thread, waiting while the exit's snapshot was written, wrote one after it)
+assert_eq "$(q a.db "SELECT reason FROM snapshot ORDER BY seq DESC LIMIT 1")" exit "the exit's snapshot is the last"
 assert_eq "$(q a.db "SELECT count(*) FROM snapshot s WHERE reason != 'peak' AND
     (SELECT sum(CASE WHEN line = 'rss' THEN -bytes ELSE bytes END) FROM ledger WHERE snapshot = s.id) != 0")" 0 "at each snapshot, the lines add up to the rss line"
 assert_match "$(cat err)" "exit snapshot, .* the ledger in [0-9.]+ s" "the flush says the ledger's time"
