@@ -353,6 +353,15 @@ static enum line line_of_owner(enum owner o, const struct vma *v)
     }
 }
 
+/* An anonymous VMA unmapped since smaps was read (a large block freed
+ * meanwhile: the program's threads go on): counted nowhere, the rss line
+ * included, so that it is not unexplained. */
+static int gone(const struct vma *v)
+{
+    uint64_t w;
+    return v->kind == 'a' && v->r && v->rss && peek(v->lo, &w) != 0;
+}
+
 /* Each VMA's resident bytes to lines (bytes) and its size to sizes; heap
  * bytes (every allocator range) go to L_FREE, split later. */
 static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
@@ -360,6 +369,7 @@ static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
     size_t k = 0;
     for (size_t i = 0; i < L.nvmas; i++) {
         const struct vma *v = &L.vmas[i];
+        if (gone(v)) continue;
         bytes[L_RSS] += v->rss;
         while (k < L.nclaims && L.claims[k].hi <= v->lo) k++;
         uint64_t claimed = 0;
@@ -405,8 +415,10 @@ static struct heap_now heap_now(int fatal)
  * (mallinfo2's in-use bytes less the live ones and the profiler's; tcache'd
  * blocks count as in use there), the rest free. Without mallinfo2 the
  * overhead is not known: it stays in 'heap free', whose size is then 0.
- * Live blocks not all resident (a large block never touched) make the
- * heap's lines overestimate: 'heap free' is then 0 and 'unexplained' less. */
+ * Live blocks not all resident (large blocks not touched yet, or never)
+ * leave the heap fewer resident bytes than they add up to: 'heap live'
+ * is then resident for what the heap has left (its size stays all live
+ * bytes), and 'heap free' is 0. */
 static void split_heap(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
 {
     int64_t heap = (int64_t)bytes[L_FREE], overhead = 0;
@@ -415,10 +427,11 @@ static void split_heap(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const str
         if (overhead < 0) overhead = 0;
     }
     sizes[L_FREE] = h->have_mi ? h->mi.fordblks : 0;
-    int64_t free_bytes = heap - h->live - overhead - h->own;
-    bytes[L_LIVE] = sizes[L_LIVE] = (uint64_t)h->live;
+    int64_t free_bytes = heap - h->live - overhead - h->own, live = h->live;
+    if (free_bytes < 0) live = live + free_bytes > 0 ? live + free_bytes : 0, free_bytes = 0;
+    bytes[L_LIVE] = (uint64_t)live, sizes[L_LIVE] = (uint64_t)h->live;
     bytes[L_OVERHEAD] = sizes[L_OVERHEAD] = (uint64_t)overhead;
-    bytes[L_FREE] = free_bytes > 0 ? (uint64_t)free_bytes : 0;
+    bytes[L_FREE] = (uint64_t)free_bytes;
     bytes[L_PROFILER] += (uint64_t)h->own, sizes[L_PROFILER] += (uint64_t)h->own;
 }
 
