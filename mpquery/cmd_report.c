@@ -15,6 +15,7 @@
  * (a stack table is `mpquery top --by C`'s, a leak table `mpquery
  * leaks`'s). When the profile has peak snapshots and --snapshot did not
  * select them, one more view is the live bytes at each process's peak. */
+#include "ledger.h"
 #include "procs.h"
 #include "report.h"
 #include "tempfile.h"
@@ -152,6 +153,7 @@ static void print(struct listing *l, void *arg)
     report_write_head(&r, title.s);
     report_write_summary(&r);
     report_write_timeline(&r);
+    report_write_ledger(&r);
     report_write_flames(&r);
     report_write_stacks(&r);
     report_write_functions(&r);
@@ -198,6 +200,7 @@ int cmd_report(int argc, char **argv)
     if (!a.out && isatty(1))
         return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE.html, or to a pipe");
     c.peak_rows = 1;        /* its "memlive at the peak" graph selects the peak */
+    c.profile_flags = PROFILE_LEDGER;   /* its resident memory section */
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = check_output(&c, a.out, &files, 1))) return rc;
     rc = listing_run(&c, &files, 1, print, &a);

@@ -17,6 +17,7 @@ int cmd_symbolize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_leaks(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_rss(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);

@@ -6,6 +6,7 @@
  * stack column). */
 #include "mpquery.h"
 #include "listing.h"
+#include "hists.h"
 #include "load.h"
 #include "options.h"
 #include "output.h"
@@ -24,7 +25,7 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
     memset(q, 0, sizeof *q);
     const struct select_opts *o = c->sides.on ? &c->sides.sel[i] : &c->sel;
     int rc = load_selected(c, f, c->sides.on || c->server.side_where[0] || c->server.side_where[1] ? (int)i : -1,
-                           c->peak_rows || select_wants_peak(o), &q->p);
+                           (c->peak_rows || select_wants_peak(o) ? PROFILE_PEAK_ROWS : 0) | c->profile_flags, &q->p);
     if (rc) return rc;
     rc = select_apply(q->p, c->sides.on ? &c->sides.sel[i] : &c->sel, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);

@@ -38,6 +38,7 @@ struct common {
     int operands_a;                         /* cmd_opts.dashdash: the operands before "--" (the
                                                first ones from optind), or -1 without "--" */
     int peak_rows;                          /* load peak snapshots' rows whatever the selection */
+    int profile_flags;                      /* more of the profile to load (report: PROFILE_LEDGER) */
 };
 
 /* One entry of a command's option table. An entry is a group's option

@@ -2,6 +2,7 @@
  * id becomes a dense array index, every reference is checked (a dangling
  * one is "inconsistent profile (...)", exit 2), and stacks get depths and
  * a parents-first order. No SQL here. */
+#include "ledger.h"
 #include "profile_link.h"
 
 #include <stdlib.h>
@@ -127,6 +128,19 @@ void convert_stack_hist(struct loader *l, const void *raw, void *stored)
     if (h->snapshot == NONE) hist_dangling(l, "stack_hist", "snapshot", r->snapshot);
     else if (h->stack == NONE) hist_dangling(l, "stack_hist", "stack", r->stack);
     else if (h->thread == NONE) hist_dangling(l, "stack_hist", "thread", r->thread);
+}
+
+void convert_ledger(struct loader *l, const void *raw, void *stored)
+{
+    const struct raw_ledger *r = raw;
+    *(struct ledger_row *)stored = (struct ledger_row){ idindex_get(&l->snapshot, r->snapshot), r->line, r->bytes, r->size };
+}
+
+void convert_map(struct loader *l, const void *raw, void *stored)
+{
+    const struct raw_map *r = raw;
+    *(struct map_row *)stored = (struct map_row){ idindex_get(&l->snapshot, r->snapshot), idindex_get(&l->stack, r->stack),
+                                                  idindex_get(&l->thread, r->thread), r->rss, r->mapped };
 }
 
 /* ---------------------------------------------------------------- linking */

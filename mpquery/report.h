@@ -33,9 +33,10 @@ struct page {
     struct strbuf sb, note;     /* escaping; a card's note */
 };
 
-/* The document up to the header's title; page_nav ends the header. */
+/* The document up to the header's title; page_nav ends the header (its
+ * links: with ledger, to the resident memory's section too). */
 void page_start(struct page *pg, const char *title);
-void page_nav(struct page *pg);
+void page_nav(struct page *pg, int ledger);
 /* The script (flame.c's and the page's), the end of the document. */
 void page_end(struct page *pg);
 /* Escaped text: all of s, or at most max characters of s[0..n). */
@@ -98,6 +99,10 @@ struct report {
 void report_write_head(struct report *r, const char *title);
 void report_write_summary(struct report *r);
 void report_write_timeline(struct report *r);
+/* Resident memory (report_ledger.c): the ledger of each process that has
+ * one, as a stacked bar and over its snapshots; nothing without. */
+int report_has_ledger(const struct report *r);
+void report_write_ledger(struct report *r);
 void report_write_flames(struct report *r);
 void report_write_stacks(struct report *r);
 void report_write_functions(struct report *r);

@@ -60,6 +60,7 @@ static const char style[] =
 "  background: #e8ecf0; border-radius: 4px; overflow: hidden; }\n"
 ".bar i { display: block; height: 100%; background: #e07b39; }\n"
 ".note { color: #5a6672; font-size: 12px; }\n"
+".swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }\n"
 "p.leaks { font-size: 15px; }\n";
 
 /* Tabs: a bar per group (data-group), a button per tab (data-tab), shown
@@ -128,11 +129,12 @@ void page_start(struct page *pg, const char *title)
     fputs("</h1>\n", pg->f);
 }
 
-void page_nav(struct page *pg)
+void page_nav(struct page *pg, int ledger)
 {
     fputs("<p class=\"status\" id=\"status\">A static page: its tabs, zoom and search need JavaScript.</p>\n"
-          "<nav><a href=\"#summary\">Summary</a><a href=\"#timeline\">Memory over time</a>"
-          "<a href=\"#flame\">Flame graphs</a><a href=\"#stacks\">Stacks</a><a href=\"#functions\">Functions</a>"
+          "<nav><a href=\"#summary\">Summary</a><a href=\"#timeline\">Memory over time</a>", pg->f);
+    if (ledger) fputs("<a href=\"#rss\">Resident memory</a>", pg->f);
+    fputs("<a href=\"#flame\">Flame graphs</a><a href=\"#stacks\">Stacks</a><a href=\"#functions\">Functions</a>"
           "<a href=\"#leaks\">Leaks</a><a href=\"#threads\">Processes and threads</a></nav>\n</header>\n<main>\n",
           pg->f);
 }

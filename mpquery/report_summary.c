@@ -50,7 +50,7 @@ void report_write_head(struct report *r, const char *title)
         page_text(pg, r->c->sel.thread_re);
     }
     fprintf(pg->f, " &middot; mpquery %s</p>\n", MPQ_VERSION);
-    page_nav(pg);
+    page_nav(pg, report_has_ledger(r));
 }
 
 /* The whole selection's totals: its processes' rows or, with --thread,

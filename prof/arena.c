@@ -33,14 +33,58 @@ void *mp_map(size_t size, int capped)
     void *p = mp_sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     atomic_fetch_add_explicit(&mapped_bytes, size, RELAXED);
+    mp_own_range_add(p, size);
     return p;
 }
+
+
 
 void mp_unmap(void *p, size_t size)
 {
     if (!p) return;
     mp_sys_munmap(p, size);
     atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
+    mp_own_range_remove(p, size);
+}
+
+/* ------------------------------------------------------------ own ranges */
+
+/* Every range the profiler mapped, for the ledger's 'profiler' line (the
+ * kernel merges adjacent anonymous mappings: only the ranges tell ours
+ * from the program's). A fixed table: mappings are few (1 MB chunks, the
+ * large tables); past it, the rest count as unexplained. */
+#define OWN_RANGES 4096
+static struct own_range own_ranges[OWN_RANGES];
+static size_t nown_ranges;
+static atomic_flag own_lock = ATOMIC_FLAG_INIT;
+MP_TLS int mp_own_counting;
+_Atomic int64_t mp_own_heap;
+
+void mp_own_range_add(void *p, size_t size)
+{
+    spin_lock(&own_lock);
+    if (nown_ranges < OWN_RANGES) own_ranges[nown_ranges++] = (struct own_range){ (uintptr_t)p, (uintptr_t)p + size };
+    spin_unlock(&own_lock);
+}
+
+void mp_own_range_remove(void *p, size_t size)
+{
+    spin_lock(&own_lock);
+    for (size_t i = 0; i < nown_ranges; i++)
+        if (own_ranges[i].lo == (uintptr_t)p && own_ranges[i].hi == (uintptr_t)p + size) {
+            own_ranges[i] = own_ranges[--nown_ranges];
+            break;
+        }
+    spin_unlock(&own_lock);
+}
+
+size_t mp_own_ranges(struct own_range *out, size_t max)
+{
+    spin_lock(&own_lock);
+    size_t n = nown_ranges;
+    for (size_t i = 0; i < n && i < max; i++) out[i] = own_ranges[i];
+    spin_unlock(&own_lock);
+    return n;
 }
 
 void *arena_alloc(size_t size, int capped)

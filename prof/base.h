@@ -97,6 +97,17 @@ void *mp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 int mp_sys_munmap(void *addr, size_t len);
 uint64_t mp_memory_used(void);
 int mp_memory_exhausted(void);
+/* The profiler's own memory for the ledger (ledger.c): the ranges it
+ * mapped (mp_map's, its own stacks), and the live bytes its internal work
+ * (the flush: SQLite, libdw; the background thread) holds from the real
+ * malloc, counted on the pass-through path only where the thread counts
+ * (mp_own_counting): the program's allocations are never counted here. */
+struct own_range { uintptr_t lo, hi; };
+void mp_own_range_add(void *p, size_t size);
+void mp_own_range_remove(void *p, size_t size);
+size_t mp_own_ranges(struct own_range *out, size_t max);    /* how many there are */
+extern MP_TLS int mp_own_counting;
+extern _Atomic int64_t mp_own_heap;
 
 /* ------------------------------------------------------------ the guard */
 /* Where the thread is, one per-thread value (threads.c): every entry point

@@ -71,18 +71,23 @@ MP_EXPORT int dlclose(void *handle)
     struct mp_guard g = guard_enter(MP_INSIDE);
     sigset_t mask;
     signals_hold(&mask);
+    int counting = mp_own_counting;
+    mp_own_counting = 1;        /* libdw's blocks and ours are the profiler's (the ledger) */
     struct objects before = { 0 };
     dl_iterate_phdr(add_object, &before);
     flush_lock();
     symbols_resolve_pending();
     flush_unlock();
+    mp_own_counting = counting;
     signals_release(&mask);
     guard_leave(&g);
     int rc = mp_next.dlclose(handle);
     g = guard_enter(MP_INSIDE);
     signals_hold(&mask);
+    mp_own_counting = 1;
     retire_unloaded(&before);
     free(before.range);
+    mp_own_counting = counting;
     signals_release(&mask);
     guard_leave(&g);
     return rc;

@@ -289,8 +289,8 @@ static void flush_work(void *arg)
     if (!xfsz_before) xfsz_discard();
     if (!rc && c->reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
-               "resolved in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
-               reason_names[c->reason], naddrs, resolve_s, mp_now() - t0);
+               "resolved in %.3f s, the ledger in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
+               reason_names[c->reason], naddrs, resolve_s, ledger_time(), mp_now() - t0);
     c->rc = rc;
 }
 
@@ -305,10 +305,17 @@ int flush_snapshot(enum flush_reason reason, const char *label)
     /* a vfork child shares our memory: not ours to write */
     struct flush_call c = { reason, label, getpid() != mp_pid || flushes_closed };
     if (!c.rc) {
+        int counting = mp_own_counting;
+        mp_own_counting = 1;        /* SQLite's and libdw's blocks are the profiler's (the ledger) */
         time_in_profiler(1);
         own_stack_run(&flush_stack, flush_work, &c);
         time_in_profiler(0);
+        mp_own_counting = counting;
     }
+    /* the last snapshot stays the last: the interval thread, waiting for
+     * the lock meanwhile, must not write one after it (flush_close comes
+     * too late for that) */
+    if ((reason == FLUSH_EXIT || reason == FLUSH_FATAL) && getpid() == mp_pid) flushes_closed = 1;    /* not a vfork child's */
     flush_unlock();
     signals_release(&mask);
     guard_leave(&g);

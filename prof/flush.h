@@ -78,6 +78,13 @@ void rows_forget(int new_process);      /* a fork child: a new process of the sa
 int maps_rows_write(struct writer *w, int64_t snapshot, int64_t *nrows);
 void maps_rows_forget(void);            /* another database, or a fork child */
 
+/* ------------------------------------------------------------ ledger.c */
+
+/* The ledger lines of a snapshot; fatal: a fatal signal's snapshot, which
+ * calls no mallinfo2. */
+int ledger_write(struct writer *w, int64_t snapshot, int fatal);
+double ledger_time(void);      /* seconds the latest ledger took */
+
 /* ------------------------------------------------------------ flush_process.c */
 
 /* This process's ids in the database; 0: not known (yet). */

@@ -356,14 +356,16 @@ static int64_t snapshot_row(struct writer *w, const char *reason, const char *la
 
 /* A snapshot of now: read and written as the threads go on (a cut only
  * when they are stopped: exit, exec, with one thread). */
-static int write_now(struct writer *w, const char *reason, const char *label, double time, int64_t *nrows)
+static int write_now(struct writer *w, enum flush_reason why, double time, const char *label, int64_t *nrows)
 {
+    const char *reason = reason_names[why];
     uint32_t limit = slot_limit();
     if (map_slots(w, limit) || cut_reserve()) return fail(w, "out of memory");
     cut_read(0);
     int64_t snapshot = snapshot_row(w, reason, label, time);
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot) ||
-        maps_rows_write(w, snapshot, nrows))
+        maps_rows_write(w, snapshot, nrows) ||
+        ledger_write(w, snapshot, why == FLUSH_FATAL))
         return -1;
     flush_ids.snapshot_seq++;
     return 0;
@@ -441,5 +443,5 @@ int rows_write(struct writer *w, enum flush_reason reason, const char *label, in
 {
     double now = mp_now();
     if (process_rows_write(w, now) || write_peak(w, nrows)) return -1;
-    return write_now(w, reason_names[reason], label, now, nrows) || write_ticks(w, now) ? -1 : 0;
+    return write_now(w, reason, now, label, nrows) || write_ticks(w, now) ? -1 : 0;
 }

@@ -85,10 +85,18 @@ void hooks_resolve(void)
  * signal handler that interrupted the allocator (logged, handler_log.c). */
 static int probe_seen;
 
+/* The profiler's own work's blocks (base.h mp_own_counting): their usable
+ * bytes, for the ledger. Only on the pass-through path. */
+static void own_count(void *p, int64_t sign)
+{
+    atomic_fetch_add_explicit(&mp_own_heap, sign * (int64_t)malloc_usable_size(p), memory_order_relaxed);
+}
+
 static inline void *passed(void *p, size_t size)
 {
     if (unlikely(mp_in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
     else if (unlikely(mp_in_profiler == MP_IN_PROBE)) probe_seen = 1;
+    else if (mp_own_counting && p) own_count(p, 1);
     return p;
 }
 
@@ -111,6 +119,7 @@ MP_EXPORT void free(void *p)
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
     if (unlikely(mp_in_profiler)) {
+        if (mp_own_counting) own_count(p, -1);
         if (mp_in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
         return;
     }
@@ -155,7 +164,14 @@ MP_EXPORT void *realloc(void *old, size_t size)
     ENSURE_REAL(boot_alloc(size));
     if (!old) ALLOCATE(mp_next.realloc(NULL, size), size);
     if (unlikely(mp_in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
-    if (unlikely(mp_in_profiler)) return mp_next.realloc(old, size);
+    if (unlikely(mp_in_profiler)) {
+        if (!mp_own_counting) return mp_next.realloc(old, size);
+        size_t was = malloc_usable_size(old);
+        void *p = mp_next.realloc(old, size);
+        if (p || !size) atomic_fetch_sub_explicit(&mp_own_heap, (int64_t)was, memory_order_relaxed);
+        if (p) own_count(p, 1);
+        return p;
+    }
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = record_thread();      /* a thread's first operation may be this one (ptrmap_share) */
     struct mp_block b;

@@ -63,11 +63,24 @@ static pthread_t background;
 static int background_running;
 static _Atomic int background_quit;
 
+/* The thread's stack is the profiler's memory (the ledger). */
+static void own_stack_known(void)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) mp_own_range_add(addr, size);
+    pthread_attr_destroy(&attr);
+}
+
 static void *background_main(void *arg)
 {
     (void)arg;
     guard_set(MP_INSIDE);       /* everything this thread allocates is ours */
+    mp_own_counting = 1;
     pthread_setname_np(pthread_self(), "mallocprof");
+    own_stack_known();
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;

@@ -276,7 +276,10 @@ static uint64_t rule_for(uintptr_t ip)
         sigset_t old;
         signals_hold(&old);     /* libdw allocates */
         struct rule_call c = { ip, 0 };
+        int counting = mp_own_counting;
+        mp_own_counting = 1;    /* libdw's blocks are the profiler's (the ledger) */
         own_stack_run(&rules_stack, rule_work, &c);
+        mp_own_counting = counting;
         r = c.rule;
         signals_release(&old);
         if (!rule_put(ip, r)) STORE(rules_full, 1);
