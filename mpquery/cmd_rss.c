@@ -137,11 +137,6 @@ static void sample_key(const struct profile *p, size_t i, uint32_t *snapshot, ui
     *snapshot = p->samples[i].snapshot, *stack = p->samples[i].stack, *thread = p->samples[i].thread;
 }
 
-static void map_key(const struct profile *p, size_t i, uint32_t *snapshot, uint32_t *stack, uint32_t *thread)
-{
-    *snapshot = p->map_rows[i].snapshot, *stack = p->map_rows[i].stack, *thread = p->map_rows[i].thread;
-}
-
 /* A mapping stack's kind, from its leaf frame ('[mmap]' module): 'mmap
  * anonymous' for anonymous, anonymous shared and brk, else 'mmap file'. */
 static int map_is_file(const struct profile *p, uint32_t stack)
@@ -185,14 +180,12 @@ static void find_tops(const struct profile *p, struct ledger *g, size_t limit)
     size_t n = chain_latest(p, g->snapshot, p->nsamples, sample_key, &rows);
     for (size_t i = 0; i < n; i++) {
         const struct sample *s = &p->samples[rows[i]];
-        bytes[0][s->stack] += s->c.v[MEMLIVE], size[0][s->stack] += s->c.v[MEMLIVE];
-    }
-    free(rows);
-    n = chain_latest(p, g->snapshot, p->nmap_rows, map_key, &rows);
-    for (size_t i = 0; i < n; i++) {
-        const struct map_row *m = &p->map_rows[rows[i]];
-        int k = 1 + map_is_file(p, m->stack);
-        bytes[k][m->stack] += m->rss, size[k][m->stack] += m->mapped;
+        if (s->c.v[NMAP] || s->c.v[MAPPED] || s->c.v[RSS]) {      /* a mapping's row */
+            int k = 1 + map_is_file(p, s->stack);
+            bytes[k][s->stack] += s->c.v[RSS], size[k][s->stack] += s->c.v[MAPPED];
+        } else {
+            bytes[0][s->stack] += s->c.v[MEMLIVE], size[0][s->stack] += s->c.v[MEMLIVE];
+        }
     }
     free(rows);
     static const char *const names[3] = { "heap live", "mmap anonymous", "mmap file" };

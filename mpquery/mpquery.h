@@ -170,7 +170,6 @@ struct profile {
     struct stack_hist_row *stack_hists; size_t nstack_hists;
     struct tick *ticks; size_t nticks;  /* by process, then time (none before version 4) */
     struct ledger_row *ledger; size_t nledger;      /* loaded with PROFILE_LEDGER (ledger.h) */
-    struct map_row *map_rows; size_t nmap_rows;
     int version;                        /* format version, 1..SCHEMA_VERSION (user_version) */
     int has_time;                       /* a process recorded with MP_TIME=1 */
     int has_mappings;                   /* a sample row of a mapping ('[mmap]' leaf) */

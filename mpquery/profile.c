@@ -37,12 +37,11 @@ struct table_spec {
     const struct col *cols; size_t ncols;
     size_t size, stored;
     void (*convert)(struct loader *l, const void *raw, void *stored);
-    const char *where;          /* the rows read: NULL, all */
 };
 #define SPEC(table, order, cols, row) \
-    { FT_##table, order, cols, sizeof cols / sizeof *cols, sizeof(row), sizeof(row), NULL, NULL }
+    { FT_##table, order, cols, sizeof cols / sizeof *cols, sizeof(row), sizeof(row), NULL }
 #define SPEC_CONVERT(table, cols, raw, stored, convert) \
-    { FT_##table, NULL, cols, sizeof cols / sizeof *cols, sizeof(raw), sizeof(stored), convert, NULL }
+    { FT_##table, NULL, cols, sizeof cols / sizeof *cols, sizeof(raw), sizeof(stored), convert }
 #define RAW_MAX 160                 /* the largest raw row of a converted table */
 
 static const struct col run_cols[] = {
@@ -128,16 +127,11 @@ static const struct col tick_cols[] = {
     COL(I64, struct raw_tick, t.mapped, tick, mapped),
 };
 
-/* The ledger and the mappings' rows (PROFILE_LEDGER): the rows whose
- * snapshot (or stack, thread) the profile does not have are left out. */
+/* The ledger (PROFILE_LEDGER): the rows whose snapshot the profile does
+ * not have are left out. */
 static const struct col ledger_cols[] = {
     COL(I64, struct raw_ledger, snapshot, ledger, snapshot), COL(TEXT, struct raw_ledger, line, ledger, line),
     COL(I64, struct raw_ledger, bytes, ledger, bytes), COL(I64, struct raw_ledger, size, ledger, size),
-};
-static const struct col map_cols[] = {
-    COL(I64, struct raw_map, snapshot, sample, snapshot), COL(I64, struct raw_map, stack, sample, stack),
-    COL(I64, struct raw_map, thread, sample, thread), COL(I64, struct raw_map, rss, sample, rss),
-    COL(I64, struct raw_map, mapped, sample, mapped),
 };
 const char *const ledger_lines[LEDGER_NLINES] = {
     "heap live", "heap overhead", "heap free", "mmap anonymous", "mmap file",
@@ -146,9 +140,7 @@ const char *const ledger_lines[LEDGER_NLINES] = {
 
 static const struct table_spec
     ledgers = { FT_ledger, NULL, ledger_cols, sizeof ledger_cols / sizeof *ledger_cols, sizeof(struct raw_ledger),
-                sizeof(struct ledger_row), convert_ledger, NULL },
-    map_rows = { FT_sample, NULL, map_cols, sizeof map_cols / sizeof *map_cols, sizeof(struct raw_map),
-                 sizeof(struct map_row), convert_map, "nmap != 0 OR mapped != 0 OR rss != 0" },
+                sizeof(struct ledger_row), convert_ledger },
     runs = SPEC(run, "id", run_cols, struct run),
     processes = SPEC(process, "id", process_cols, struct process),
     threads = SPEC(thread, "id", thread_cols, struct raw_thread),
@@ -261,7 +253,6 @@ static int load_table(struct loader *l, const struct table_spec *t, void *arr, s
     /* a peak snapshot's rows are not in the chain of the others: only a
      * selection of one needs them (PROFILE_PEAK_ROWS) */
     if (t == &samples && !(l->flags & PROFILE_PEAK_ROWS)) sb_puts(&sql, " WHERE snapshot IN (SELECT id FROM snapshot WHERE reason != 'peak')");
-    if (t->where) sb_printf(&sql, " WHERE %s", t->where);
     if (t->order) sb_printf(&sql, " ORDER BY %s", t->order);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(l->db, sql.s, -1, &st, NULL);
@@ -305,7 +296,7 @@ static int load_all(struct loader *l)
         return rc;
     /* the ledger and the mappings' rows, in the versions that have them */
     if ((l->flags & PROFILE_LEDGER) && p->version >= format_tables[FT_ledger].col[0].since &&
-        ((rc = load_table(l, &ledgers, &p->ledger, &p->nledger)) || (rc = load_table(l, &map_rows, &p->map_rows, &p->nmap_rows))))
+        ((rc = load_table(l, &ledgers, &p->ledger, &p->nledger))))
         return rc;
     if (!(l->flags & PROFILE_HISTS)) return rc;
     /* the histograms of the versions that have them */
@@ -378,7 +369,7 @@ void profile_free(struct profile *p)
     free(p->runs); free(p->procs); free(p->threads); free(p->modules);
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
     free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);
-    free(p->hists); free(p->stack_hists); free(p->ticks); free(p->ledger); free(p->map_rows);
+    free(p->hists); free(p->stack_hists); free(p->ticks); free(p->ledger);
     free(p);
 }
 

@@ -136,13 +136,6 @@ void convert_ledger(struct loader *l, const void *raw, void *stored)
     *(struct ledger_row *)stored = (struct ledger_row){ idindex_get(&l->snapshot, r->snapshot), r->line, r->bytes, r->size };
 }
 
-void convert_map(struct loader *l, const void *raw, void *stored)
-{
-    const struct raw_map *r = raw;
-    *(struct map_row *)stored = (struct map_row){ idindex_get(&l->snapshot, r->snapshot), idindex_get(&l->stack, r->stack),
-                                                  idindex_get(&l->thread, r->thread), r->rss, r->mapped };
-}
-
 /* ---------------------------------------------------------------- linking */
 #define BAD(fmt, ...) profile_fail(l->err, l->errlen, "inconsistent profile (" fmt ")", __VA_ARGS__)
 

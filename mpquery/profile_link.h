@@ -21,7 +21,6 @@ struct raw_hist { int64_t snapshot, lo, v[NH]; };
 struct raw_stack_hist { int64_t snapshot, stack, thread, lo, v[NH]; };
 struct raw_tick { int64_t process; struct tick t; };
 struct raw_ledger { int64_t snapshot; const char *line; int64_t bytes, size; };
-struct raw_map { int64_t snapshot, stack, thread, rss, mapped; };
 
 /* Id → index for one table: direct when ids are 1..n in order (the usual
  * case), a hash map otherwise. */
@@ -59,7 +58,6 @@ void convert_stack_hist(struct loader *l, const void *raw, void *stored);
 /* A ledger row, a mapping's sample row (ledger.h); references the
  * profile does not have become NONE: no selection reads them. */
 void convert_ledger(struct loader *l, const void *raw, void *stored);
-void convert_map(struct loader *l, const void *raw, void *stored);
 /* After the samples: the totals. */
 int link_totals(struct loader *l);
 /* The ticks (read ORDER BY process, time): each process's range. */

@@ -313,6 +313,15 @@ static inline int maps_on(void)
     return !mp_in_profiler && atomic_load_explicit(&mp_initialized, memory_order_acquire) && mp_opt.mmap;
 }
 
+/* The profiler's own mappings (libdw's, SQLite's, made while it works and
+ * counts its memory) are not the program's: the ledger's 'profiler' line
+ * knows them by their ranges. */
+static inline void *own_mapped(void *p, size_t len)
+{
+    if (p != MAP_FAILED && mp_in_profiler && mp_own_counting) mp_own_range_add(p, page_up(len));
+    return p;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static uintptr_t mmap_leaf(int flags, int fd)
@@ -330,7 +339,7 @@ static uintptr_t mmap_leaf(int flags, int fd)
  * call, then that call's. */
 #define MMAP_BODY(next)                                                              \
     do {                                                                             \
-        if (!maps_on()) return next(addr, len, prot, flags, fd, off);                \
+        if (!maps_on()) return own_mapped(next(addr, len, prot, flags, fd, off), len); \
         struct mp_guard g = guard_enter(MP_INSIDE);                                  \
         struct mapper m;                                                             \
         enum maps_kind kind = flags & MAP_ANONYMOUS ? MAPS_ANON : MAPS_FILE;         \
@@ -362,7 +371,11 @@ MP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, __of
 
 MP_EXPORT int munmap(void *addr, size_t len)
 {
-    if (!maps_on()) return next_munmap(addr, len);
+    if (!maps_on()) {
+        int rc = next_munmap(addr, len);
+        if (rc == 0 && mp_in_profiler && mp_own_counting) mp_own_range_remove(addr, page_up(len));
+        return rc;
+    }
     struct mp_guard g = guard_enter_call();
     pthread_mutex_lock(&maps_mutex);
     int rc = next_munmap(addr, len);

@@ -45,7 +45,7 @@ json=$("$MPQ" rss ledger.db --format json)
 assert_eq "$(json_get "$json" '[(p["pid"], p["snapshot"], p["reason"], p["rss"], len(p["lines"])) for p in j["processes"]]')" \
     "[(10, 2, 'exit', 8000000, 10), (11, 1, 'exit', 1508432, 10)]" "json: a ledger a process"
 assert_eq "$(json_get "$json" 'j["processes"][0]["lines"][3]')" \
-    "{'line': 'mmap anonymous', 'bytes': 2097152, 'size': 4194304, 'percent': 26.21, 'stacks': [{'stack': 5, 'bytes': 2097152, 'size': 4194304, 'percent': 26.21, 'frames': ['anonymous', 'mapper', 'main']}]}" \
+    "{'line': 'mmap anonymous', 'bytes': 2097152, 'size': 4194304, 'percent': 26.21, 'stacks': [{'stack': 5, 'bytes': 2097152, 'size': 4194304, 'percent': 26.21, 'frames': ['mmap anonymous', 'mapper', 'main']}]}" \
     "json: a line, its stacks with their frames leaf first"
 "$MPQ" rss ledger.db --format json -o l.json 2>err || fail "-o failed: $(cat err)"
 assert_eq "$(cat l.json)" "$json" "-o FILE: the same json"
@@ -59,9 +59,9 @@ heap live        684 KiB    8.8   684 KiB
 heap overhead   48.8 KiB    0.6  48.8 KiB
 heap free        244 KiB    3.1   391 KiB
 mmap anonymous  2.00 MiB   26.2  4.00 MiB
-                2.00 MiB   26.2  4.00 MiB      5  anonymous < mapper < main
+                2.00 MiB   26.2  4.00 MiB      5  mmap anonymous < mapper < main
 mmap file        512 KiB    6.6  1.00 MiB
-                 512 KiB    6.6  1.00 MiB      6  /data/file.bin < mapper < main
+                 512 KiB    6.6  1.00 MiB      6  mmap /data/file.bin < mapper …
 thread stacks    128 KiB    1.6  8.00 MiB
 modules         2.86 MiB   37.5  19.1 MiB
 profiler         977 KiB   12.5  2.86 MiB
