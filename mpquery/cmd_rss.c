@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: mpquery rss DB [options]\n"
+"usage: mpquery rss DB... [options]\n"
 "\n"
 "Where the resident memory (RSS) of each selected process went at its\n"
 "selected snapshot (the last by default): the ledger the recorder writes\n"
@@ -432,7 +432,7 @@ static int run(struct common *c, struct profile *p, size_t limit, struct outfile
 int cmd_rss(int argc, char **argv)
 {
     struct common c;
-    const struct cmd_opts d = { .cmd = "rss", .usage = usage, .more = more, .opts = opts, .operands = 1,
+    const struct cmd_opts d = { .cmd = "rss", .usage = usage, .more = more, .opts = opts, .operands = 0,
                                 .missing = "missing DB", .readable = 1 };
     limit_arg = format_arg = out_arg = NULL;
     int rc = parse_options(&c, &d, argc, argv);

@@ -25,6 +25,7 @@
  *    largest id is the latest started.
  * merge_out.c writes the output. */
 #include "merge_impl.h"
+#include "ledger.h"         /* the ledger rows (PROFILE_LEDGER) */
 #include "hash.h"           /* tag_offset: a [tag] frame's offset, as the recorder writes it */
 #include "merge.h"
 #include "tempfile.h"
@@ -345,12 +346,18 @@ static void copy_samples(struct merge *m, const struct input *in)
     }
 }
 
-/* The hist and stack_hist rows (loaded with PROFILE_HISTS). Rows of
- * snapshots, stacks or threads the file does not have are never read by a
- * query: left out. */
+/* The hist and stack_hist rows (loaded with PROFILE_HISTS) and the ledger
+ * (PROFILE_LEDGER). Rows of snapshots, stacks or threads the file does not
+ * have are never read by a query: left out. */
 static void copy_hists(struct merge *m, const struct input *in)
 {
     const struct profile *p = in->p;
+    for (size_t i = 0; i < p->nledger && !m->rc; i++) {
+        const struct ledger_row *r = &p->ledger[i];
+        if (r->snapshot == NONE || !in->snapshot[r->snapshot]) continue;
+        PUT(m, ledger, [C(ledger, snapshot)] = I(in->snapshot[r->snapshot]), [C(ledger, line)] = S(r->line),
+            [C(ledger, bytes)] = I(r->bytes), [C(ledger, size)] = I(r->size));
+    }
     for (size_t i = 0; i < p->nhists && !m->rc; i++) {
         const struct hist_row *h = &p->hists[i];
         if (h->snapshot == NONE || !in->snapshot[h->snapshot]) continue;

@@ -4,6 +4,7 @@
  * transaction; runs numbered by start time, then the processes and frames
  * that waited for them, at the end (finish). merge.c maps the inputs. */
 #include "merge_impl.h"
+#include "ledger.h"         /* PROFILE_LEDGER: the ledger is copied too */
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -195,7 +196,7 @@ int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, s
     for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
         struct profile *p;
         char why[4400];
-        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS, &p, merge_copy_input, &m,
+        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS | PROFILE_LEDGER, &p, merge_copy_input, &m,
                                    why, sizeof why);
         if (rc) merge_fail(&m, rc, "%s: %s", inputs[m.cur], why);
         profile_free(p);
