@@ -70,6 +70,7 @@ struct mp_options {
     int final;                  /* MP_FINAL: snapshots when the process ends */
     int quiet;                  /* MP_QUIET: no info lines */
     int time;                   /* MP_TIME: the time counter */
+    int cold;                   /* MP_COLD: cold blocks (cold.c) */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;

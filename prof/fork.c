@@ -3,6 +3,7 @@
  * empty counters, no peak, the parent's blocks forgotten (their frees count
  * as "unknown"), only the forking thread; stacks stay interned. */
 #include "internal.h"
+#include "cold.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -44,6 +45,7 @@ static void counters_after_fork_child(void)
     threads_after_fork_child();
     peak_after_fork_child();
     ptrmap_reset();
+    cold_after_fork_child();
     stack_hist_after_fork_child();
     ticks_after_fork_child();       /* after mp_start_time: its points from its start */
 }

@@ -61,7 +61,10 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "mpquery record sets it unless --verbose, and -q also drops record's summary line")          \
     X(MP_TIME, VAL_BOOL, "0", time, "--time", "0|1",                                               \
       "1 = credit each thread's wall time between its allocations (sampled ones when sampling), " \
-      "less the profiler's, to the stack of the allocation that ends it: the time counter")
+      "less the profiler's, to the stack of the allocation that ends it: the time counter")       \
+    X(MP_COLD, VAL_BOOL, "0", cold, "--cold", "0|1",                                              \
+      "1 = at each snapshot, the live bytes on pages not written since the previous one "          \
+      "(memcold) and for how many snapshots (coldage), per stack; full capture only")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;
