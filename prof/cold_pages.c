@@ -114,7 +114,7 @@ static int uffd_open(void)
         close(fd);
         return -1;
     }
-    uffd = fd;
+    uffd = mp_fd_high(fd);      /* kept: above the program's range of descriptors */
     return 0;
 }
 
