@@ -68,8 +68,9 @@ static int page_soft_dirty(volatile char *page)
     return ok ? !!(e & SOFT_DIRTY) : -1;
 }
 
-/* A page written, cleared, then written again must read dirty, clean,
- * dirty; the last clear starts the first interval. */
+/* A page written then cleared must read clean, and dirty once written
+ * again (a kernel without soft-dirty accepts the clear and never sets the
+ * bit); the last clear starts the first interval. */
 static int soft_dirty_works(volatile char *page)
 {
     page[0] = 1;
@@ -171,13 +172,16 @@ static void uffd_register_mappings(uintptr_t start, uintptr_t end)
     close(fd);
 }
 
+/* A scan that fails at a mapping not registered (a heap grown since) has
+ * protected the pages before it already, their writes lost: the whole run
+ * reads as written this time, its mappings registered for the next. */
 static void uffd_read(uintptr_t first, size_t n, uint8_t *written)
 {
     memset(written, 0, n);
     uintptr_t start = first * PAGE_SIZE, end = (first + n) * PAGE_SIZE;
     if (uffd_scan(start, end, first, written) == 0) return;
-    uffd_register_mappings(start, end);     /* newly registered pages read as written: not cold yet */
-    if (uffd_scan(start, end, first, written) != 0) memset(written, 1, n);
+    uffd_register_mappings(start, end);
+    memset(written, 1, n);
 }
 
 /* A page registered and protected must read written only after a write. */

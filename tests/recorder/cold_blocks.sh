@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/cold.sh"
 cold_run c.db
-cold_check "$(cold_of c.db)" 4194304 "MP_COLD=1"
+cold_check c.db 1 4194304 "MP_COLD=1"
 # the snapshots before: the buffer turns cold from the first interval after
 # it was written, its age grows by one a snapshot; none in a peak snapshot
 # that the scan did not see (a peak repeats the previous snapshot's values)

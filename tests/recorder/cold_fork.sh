@@ -8,5 +8,5 @@ cold_run c.db fork
 assert_eq "$(q c.db "SELECT COUNT(*) FROM process")" 2 "two processes"
 child=$(q c.db "SELECT c.id FROM process c JOIN process p ON c.ppid = p.pid")
 parent=$(q c.db "SELECT id FROM process WHERE id != $child")
-cold_check "$(cold_of c.db "s.process = $parent")" 4194304 "the parent"
-cold_check "$(cold_of c.db "s.process = $child")" 2097152 "the child"
+cold_check c.db "s.process = $parent" 4194304 "the parent"
+cold_check c.db "s.process = $child" 2097152 "the child"
