@@ -29,7 +29,7 @@ static uint16_t scan_seq = 1;       /* this scan's number; 0 never sees a page *
 static uint32_t *age_entry(uintptr_t page)
 {
     uint32_t **leaf = &leaves[(page >> LEAF_BITS) & (NLEAVES - 1)];
-    if (!*leaf) *leaf = mp_map(LEAF_BYTES, 1);
+    if (!*leaf) *leaf = mp_map(LEAF_BYTES, 0);     /* grows with the live heap, as the pointer map: not capped */
     return *leaf ? &(*leaf)[page & ((1u << LEAF_BITS) - 1)] : NULL;
 }
 
