@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "flush.h"
 #include "maps.h"
+#include "cold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,14 @@
 const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal" };
 
 struct class_v { uint64_t ncalls, memtot, live_n, live_b; };      /* fixed point */
+/* A sample row's values: the slots' counters, and their cold blocks
+ * (cold.c; 0 without MP_COLD). A row is written when any of them changed. */
+struct row_v { struct slot_counts c; uint64_t memcold, coldage; };
 struct other { uint32_t slot, cls, next; struct class_v v; };
 struct row_classes { unsigned n, cls[MP_HIST_CLASSES]; struct class_v v[MP_HIST_CLASSES]; };
 
 static struct {
-    struct slot_counts *prev;       /* by canonical slot: values in the previous snapshot */
+    struct row_v *prev;             /* by canonical slot: values in the previous snapshot */
     struct slot_counts *peakv;      /* by slot: values at the peak (write_peak) */
     size_t npeakv;
     uint32_t peak_epoch;            /* of the latest peak snapshot written */
@@ -192,29 +196,53 @@ static void slot_values(uint32_t i, int at_peak, struct slot_counts *v)
     else slot_read(i, 0, v);
 }
 
-/* The value of canonical slot i's row: the sum of its slots. */
-static struct slot_counts row_values(uint32_t i, int at_peak)
+/* The cold blocks of canonical slot i's row, from the latest scan: at a
+ * peak, the previous snapshot's (no scan there). A block freed during the
+ * scan may have counted: never more than the row's live bytes. */
+static void row_cold(uint32_t i, int at_peak, struct row_v *v)
 {
-    struct slot_counts v, a;
-    slot_values(i, at_peak, &v);
-    for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
-        slot_values(j, at_peak, &a);
-        v.ncalls += a.ncalls, v.memtot += a.memtot, v.nfree += a.nfree;
-        v.memlive += a.memlive, v.maxlive += a.maxlive, v.ntemp += a.ntemp, v.time += a.time;
+    if (at_peak) {
+        v->memcold = r.prev[i].memcold, v->coldage = r.prev[i].coldage;
+        return;
     }
-    return v;
+    v->memcold = v->coldage = 0;
+    for (uint32_t j = i; j; j = r.alias_next[j]) {
+        uint64_t bytes, age;
+        cold_of(j, &bytes, &age);
+        v->memcold += bytes;
+        if (age > v->coldage) v->coldage = age;
+    }
+    if (v->memcold > v->c.memlive) v->memcold = v->c.memlive;
+    if (!v->memcold) v->coldage = 0;
 }
 
-/* The rows whose values changed since the previous snapshot (at_peak:
- * the values read at the peak, against the previous snapshot that is not
- * a peak: the rows of a peak snapshot are not in the chain of the others).
+/* The value of canonical slot i's row: the sum of its slots. */
+static struct row_v row_values(uint32_t i, int at_peak)
+{
+    struct row_v rv;
+    struct slot_counts *v = &rv.c, a;
+    slot_values(i, at_peak, v);
+    for (uint32_t j = r.alias_next[i]; j; j = r.alias_next[j]) {
+        slot_values(j, at_peak, &a);
+        v->ncalls += a.ncalls, v->memtot += a.memtot, v->nfree += a.nfree;
+        v->memlive += a.memlive, v->maxlive += a.maxlive, v->ntemp += a.ntemp, v->time += a.time;
+    }
+    row_cold(i, at_peak, &rv);
+    return rv;
+}
+
+/* The rows whose values (counters or cold blocks) changed since the
+ * previous snapshot (at_peak: the values read at the peak, against the
+ * previous snapshot that is not a peak: the rows of a peak snapshot are not
+ * in the chain of the others).
  * Slots 1 .. limit-1 mapped (map_slots). */
 static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32_t limit, int64_t *nrows)
 {
     for (uint32_t i = 1; i < limit; i++) {
         if (r.canon[i] != i) continue;
-        struct slot_counts v = row_values(i, at_peak);
-        if (!memcmp(&v, &r.prev[i], sizeof v)) continue;
+        struct row_v rv = row_values(i, at_peak);
+        if (!memcmp(&rv, &r.prev[i], sizeof rv)) continue;
+        const struct slot_counts v = rv.c;
         const struct mp_slot *s = slot_at(i);
         const int64_t row[FC_sample_N] = {
             [FC_sample_snapshot] = snapshot, [FC_sample_stack] = mirror_stack(w, s->stack_id),
@@ -222,9 +250,10 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
             [FC_sample_memtot] = (int64_t)v.memtot, [FC_sample_nfree] = (int64_t)v.nfree,
             [FC_sample_memlive] = (int64_t)v.memlive, [FC_sample_maxlive] = (int64_t)v.maxlive,
             [FC_sample_ntemp] = (int64_t)v.ntemp, [FC_sample_time] = (int64_t)v.time,
+            [FC_sample_memcold] = (int64_t)rv.memcold, [FC_sample_coldage] = (int64_t)rv.coldage,
         };
         if (batch_add(w, &w->samples, row)) return -1;
-        if (!at_peak) r.prev[i] = v;
+        if (!at_peak) r.prev[i] = rv;
         ++*nrows;
     }
     return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
@@ -362,6 +391,7 @@ static int write_now(struct writer *w, enum flush_reason why, double time, const
     uint32_t limit = slot_limit();
     if (map_slots(w, limit) || cut_reserve()) return fail(w, "out of memory");
     cut_read(0);
+    cold_scan(limit);
     int64_t snapshot = snapshot_row(w, reason, label, time);
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 0, limit, nrows) || write_stack_hist(w, snapshot) ||
         maps_rows_write(w, snapshot, nrows) ||

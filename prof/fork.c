@@ -4,6 +4,7 @@
  * as "unknown"), only the forking thread; stacks stay interned. */
 #include "internal.h"
 #include "maps.h"
+#include "cold.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -47,6 +48,7 @@ static void counters_after_fork_child(void)
     threads_after_fork_child();
     peak_after_fork_child();
     ptrmap_reset();
+    cold_after_fork_child();
     stack_hist_after_fork_child();
     ticks_after_fork_child();       /* after mp_start_time: its points from its start */
     maps_after_fork_child();        /* the parent's mappings forgotten, like its blocks */

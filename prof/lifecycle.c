@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "hooks.h"
+#include "cold.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -301,6 +302,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
         record_init();
+        cold_init();
         flush_check_output(init_run_environment());
         sem_init(&wakeup, 0, 0);
         fork_init();

@@ -46,6 +46,7 @@
 
 #define SHARD_BITS 12
 #define NSHARDS (1 << SHARD_BITS)
+_Static_assert(NSHARDS == PTRMAP_SHARDS, "record.h names the shard count");
 /* Bits 12-23 of the address, XORed with a hash of the 64 MiB region it is
  * in: glibc gives each thread's arena heaps of their own, 64 MiB aligned,
  * and threads doing the same work touch the same offsets of their heaps at
@@ -308,6 +309,59 @@ void ptrmap_reset(void)
     memset(ptrmap_filter, 0, sizeof ptrmap_filter);
     atomic_store(&unmappable, 0);
     atomic_flag_clear(&big_lock);
+}
+
+/* ------------------------------------------------------------ the flush's walk */
+
+/* The walk of every live block (cold.c) reads shard by shard under the
+ * shard's lock while the program goes on. The lone thread takes no lock:
+ * for the walk it is switched to locking, as a hand-over does, and back
+ * after (a second thread's hand-over waits for the walk on `sharing`). */
+static int walk_forced;
+
+void ptrmap_walk_begin(void)
+{
+    spin_lock(&sharing);
+    if (atomic_load(&shared)) return;
+    walk_forced = 1;
+    atomic_store(&shared, 1);
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+    while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+}
+
+/* The lone thread may still be in a locked operation: it holds that
+ * shard's lock, which nobody else wants any more. */
+void ptrmap_walk_end(void)
+{
+    if (walk_forced) walk_forced = 0, atomic_store(&shared, 0);
+    spin_unlock(&sharing);
+}
+
+/* Shard `i`'s blocks into out (when they fit in cap); returns how many it
+ * holds. Between walk_begin and walk_end. */
+size_t ptrmap_shard_copy(unsigned i, struct ptrmap_block *out, size_t cap)
+{
+    struct shard *s = &shards[i];
+    spin_lock(&s->lock);
+    size_t n = s->count;
+    if (n <= cap && s->table) {
+        size_t k = 0;
+        for (uint32_t j = 0; j < s->cap; j++) {
+            const struct entry *e = &s->table[j];
+            if (!e->slot) continue;
+            uintptr_t p = address_of(e->key, s);
+            uint64_t size = e->size;
+            if (size == BIG_SIZE) {     /* lock order: a shard, then big_lock (nobody holds them the other way) */
+                spin_lock(&big_lock);
+                for (int b = 0; b < NBIG; b++)
+                    if (big_blocks[b].ptr == p) size = big_blocks[b].size;
+                spin_unlock(&big_lock);
+            }
+            out[k++] = (struct ptrmap_block){ p, size, e->slot };
+        }
+    }
+    spin_unlock(&s->lock);
+    return n;
 }
 
 void ptrmap_lock_all(void)

@@ -349,6 +349,13 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
 void ptrmap_reset(void);                /* forget every block (fork child) */
 void ptrmap_lock_all(void);
+/* The flush's walk of every live block (cold.c): shard by shard, between
+ * begin and end, while the program goes on. */
+#define PTRMAP_SHARDS 4096
+struct ptrmap_block { uintptr_t ptr; uint64_t size; uint32_t slot; };
+void ptrmap_walk_begin(void);
+void ptrmap_walk_end(void);
+size_t ptrmap_shard_copy(unsigned shard, struct ptrmap_block *out, size_t cap);   /* its count; copied if <= cap */
 void ptrmap_unlock_all(void);
 
 /* ------------------------------------------------------------ flush.c */

@@ -8,7 +8,7 @@ make -s -C "$ROOT" debug >make.log 2>&1 || { cat make.log; fail "make debug fail
 DBG=$B/debug/libmallocprof.so
 [ -f "$DBG" ] || fail "make debug did not build $DBG"
 failed=()
-for t in recorder/alloc_functions recorder/alloc_cxx recorder/alloc_exceptions recorder/thread_cross_free recorder/thread_handover recorder/stack_intern_race \
+for t in recorder/alloc_functions recorder/alloc_cxx recorder/alloc_exceptions recorder/thread_cross_free recorder/thread_handover recorder/cold_handover recorder/stack_intern_race \
          recorder/process_fork_exec recorder/dlopen_plugin recorder/dlopen_reuse recorder/signal_storm recorder/signal_handler_allocs recorder/signal_fatal recorder/own_activity \
          recorder/sampling recorder/modes_threshold recorder/memory_cap recorder/thread_getattr recorder/process_tree recorder/flush_interval_kill recorder/mmap_kinds recorder/mmap_processes recorder/mmap_table \
          runtimes/cxx runtimes/rust; do

@@ -26,4 +26,4 @@ check MP_FINAL sometimes 1
 check MP_QUIET loud 0
 assert_eq "$(q x.db 'SELECT ncalls FROM process_totals ORDER BY process DESC LIMIT 1')" 1162 "defaults in force"
 assert_eq "$(q x.db "SELECT settings FROM process ORDER BY id DESC LIMIT 1")" \
-  "MP_INTERVAL=0 MP_TICK=0.01 MP_DEPTH=256 MP_THRESHOLD=0 MP_SAMPLE=0 MP_STACKS=unwind MP_ENABLED=1 MP_SIGNAL=none MP_UNWIND=cfi MP_MAX_MEMORY=4G MP_DEBUGINFO_PATH=:.debug:/usr/lib/debug MP_FATAL_TIMEOUT=10 MP_FINAL=1 MP_QUIET=0 MP_TIME=0 MP_MMAP=1" "settings recorded"
+  "MP_INTERVAL=0 MP_TICK=0.01 MP_DEPTH=256 MP_THRESHOLD=0 MP_SAMPLE=0 MP_STACKS=unwind MP_ENABLED=1 MP_SIGNAL=none MP_UNWIND=cfi MP_MAX_MEMORY=4G MP_DEBUGINFO_PATH=:.debug:/usr/lib/debug MP_FATAL_TIMEOUT=10 MP_FINAL=1 MP_QUIET=0 MP_TIME=0 MP_MMAP=1 MP_COLD=0" "settings recorded"
