@@ -17,6 +17,10 @@ echo "# the buffer's coldage, snapshot by snapshot: $ages"
 assert_match "$ages" "^0 1 2 3( [0-9]+)*$" "coldage: 0 at the first snapshot, then one more each"
 assert_eq "$("$MPQ" sql c.db "SELECT COUNT(*) FROM sample WHERE memcold > memlive" --format csv | tail -n 1)" 0 \
     "memcold never above memlive"
+# mpquery leaks --cold: the buffer's stack (cold 3 snapshots and more), not the cache's
+assert_match "$("$MPQ" leaks c.db --cold --format csv 2>/dev/null | cut -d, -f1,3,6)" \
+"^memcold,memlive,where
+4194304,4194304,buffer_fill < keep < main$" "leaks --cold: the untouched buffer's stack alone"
 # without MP_COLD: the columns 0, the program's output and status unchanged
 MP_INTERVAL=0.2 MP_QUIET=1 profile n.db "$B/tests/cold_cache" >out.txt 2>err.txt
 assert_eq "$?|$(cat out.txt)|$(cat err.txt)" "0|done|" "without MP_COLD: exit status, output, stderr"

@@ -43,6 +43,17 @@ while read fn rss; do
     [ $d -le 8192 ] || fail "$fn: rss $rss, expected $want within two pages"
     echo "  ok: $fn: rss $rss (touched $want)"
 done < rss.txt
+# mpquery top --mmap reads the same: the stacks by mapped bytes, exact
+assert_eq "$("$MPQ" top k.db --mmap --format csv | cut -d, -f1-3,7)" \
+"nmap,mapped,maxmapped,where
+1,$((64 * MB)),$((64 * MB)),mmap anonymous < map_anon < kinds < main
+1,$((8 * MB)),$((8 * MB)),mmap anonymous < map_grow < kinds < main
+1,$((3 * MB)),$((4 * MB)),mmap anonymous < map_split < kinds < main
+1,$MB,$MB,mmap $T/f.bin < map_file < kinds < main
+1,$MB,$((2 * MB)),mmap anonymous < map_fixed_base < kinds < main
+1,$MB,$MB,mmap anonymous < map_fixed_over < kinds < main
+1,$MB,$MB,mmap anonymous shared < map_shared < kinds < main
+1,$((MB - 262144)),$MB,mmap brk < grow_break < kinds < main" "top --mmap: every mapping stack by mapped bytes"
 # a '[mmap]' frame: offset = 48 bits of the name's FNV-1a, like a tag's
 assert_eq "$(mq k.db "SELECT DISTINCT printf('%x', offset) FROM stack_frames WHERE module = '[mmap]' AND function = 'anonymous'")" \
     "$(printf '%x' $(( $($PY3 -c "
