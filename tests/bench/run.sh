@@ -98,8 +98,10 @@ CONFIGS=(native floor full fpnative fp sampled stats tags)
 
 # ------------------------------------------------------------------ running
 # workload W CONFIG: sets ARGV (the program), WENV (its environment, in every
-# configuration), PENV (extra MP_* settings) and STDIN. The fp configurations
-# use the frame-pointer builds where there are some.
+# configuration), PENV (extra MP_* settings: the workload's, then
+# BENCH_ENV's, e.g. BENCH_ENV="MP_MMAP=0" or "MP_COLD=1 MP_INTERVAL=1" to
+# measure a setting's cost) and STDIN. The fp configurations use the
+# frame-pointer builds where there are some.
 workload() {
     local fp=
     case $2 in fpnative | fp) fp=-fp ;; esac
@@ -114,6 +116,8 @@ workload() {
     manystacks) ARGV=("$BB/manystacks") ;;
     livemem)    ARGV=("$BB/livemem") ;;
     esac
+    read -ra extra <<< "${BENCH_ENV:-}"
+    PENV+=("${extra[@]}")
 }
 
 # run W CONFIG [DB]: one timed run; appends "WALL RSS_KB WALL_WITHOUT_FLUSH"
@@ -389,5 +393,6 @@ fi
 [ -s "$T/mismatch" ] && { echo "OUTPUT MISMATCH:"; sort -u "$T/mismatch"; }
 [ -s "$T/warnings" ] && { echo "recorder warnings:"; sort -u "$T/warnings" | head -n 5; }
 [ ${#NOTES[@]} -gt 0 ] && printf '%s\n' "${NOTES[@]}"
+[ -n "${BENCH_ENV:-}" ] && echo "every profiled run with BENCH_ENV: $BENCH_ENV"
 echo "bench: $(elapsed) s in all (BENCH_RUNS=$RUNS, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 [ ! -s "$T/failures" ] && [ ! -s "$T/mismatch" ]
