@@ -28,6 +28,13 @@ For every process's ticks (format version 4, memory over time): none with
 MP_TICK=0; times increasing, within the process's start and end; ncalls
 and memtot never go back; memlive <= memtot with full capture; rss >= 0;
 the last point is the latest snapshot's totals (peaks aside), at its time.
+For every process of format version 5: a mapping's row (its stack's leaf
+frame of module '[mmap]') has heap counters 0 and a heap row has mapping
+counters 0; rss <= mapped <= maxmapped, and nmap >= 1 once maxmapped > 0;
+memcold <= memlive outside peak snapshots and coldage > 0 exactly when
+memcold > 0; in a process with a ledger, every snapshot but peaks has
+its 10 lines, none negative but 'unexplained', adding up to its 'rss'
+line; peaks have none.
 
 usage: invariants.py DB...   prints one line per database; exit 1 on the
 first broken invariant, with what broke.
@@ -172,13 +179,59 @@ def check_ticks(db, pid_row):
         sys.exit("pid %d: the last tick %s is not the latest snapshot's totals %s" % (pid, ticks[-1][:4], last))
 
 
+LEDGER_LINES = {"rss", "heap live", "heap overhead", "heap free", "mmap anonymous", "mmap file",
+                "thread stacks", "modules", "profiler", "unexplained"}
+
+
+def check_format5(db, pid_row):
+    proc, pid = pid_row[:2]
+    for snap, seq, reason, leaf, *v in db.execute(
+            "SELECT sn.id, sn.seq, sn.reason, m.path, sa.ncalls, sa.memtot, sa.nfree, sa.memlive, sa.maxlive,"
+            " sa.nmap, sa.mapped, sa.maxmapped, sa.rss, sa.memcold, sa.coldage FROM sample sa"
+            " JOIN snapshot sn ON sn.id = sa.snapshot JOIN stack st ON st.id = sa.stack"
+            " JOIN frame f ON f.id = st.frame JOIN module m ON m.id = f.module WHERE sn.process = ?", (proc,)):
+        heap, (nmap, mapped, maxmapped, rss), (memcold, coldage) = v[:5], v[5:9], v[9:]
+        at = "pid %d, snapshot seq %d (%s)" % (pid, seq, reason)
+        if leaf == "[mmap]" and (any(heap) or memcold or coldage):
+            sys.exit("%s: a mapping's row with heap counters %s, cold %d %d" % (at, heap, memcold, coldage))
+        if leaf != "[mmap]" and (nmap or mapped or maxmapped or rss):
+            sys.exit("%s: a heap row (leaf in %s) with mapping counters %s" % (at, leaf, v[5:9]))
+        if not rss <= mapped <= maxmapped or (maxmapped and nmap < 1):
+            sys.exit("%s: mapping counters out of order: nmap %d, mapped %d, maxmapped %d, rss %d"
+                     % (at, nmap, mapped, maxmapped, rss))
+        if (reason != "peak" and memcold > heap[3]) or (coldage > 0) != (memcold > 0):
+            sys.exit("%s: memcold %d, coldage %d, memlive %d" % (at, memcold, coldage, heap[3]))
+    lines = {}
+    for snap, line, nbytes in db.execute(
+            "SELECT l.snapshot, l.line, l.bytes FROM ledger l JOIN snapshot sn ON sn.id = l.snapshot"
+            " WHERE sn.process = ?", (proc,)):
+        lines.setdefault(snap, {})[line] = nbytes
+    for snap, seq, reason in db.execute("SELECT id, seq, reason FROM snapshot WHERE process = ?", (proc,)):
+        at = "pid %d, snapshot seq %d (%s)" % (pid, seq, reason)
+        got = lines.get(snap, {})
+        if reason == "peak":
+            if got:
+                sys.exit("%s: a peak snapshot with a ledger" % at)
+            continue
+        if not lines:           # a hand-made file without a ledger
+            break
+        if set(got) != LEDGER_LINES:
+            sys.exit("%s: ledger lines %s" % (at, sorted(got)))
+        if any(b < 0 for k, b in got.items() if k != "unexplained") or \
+                sum(b for k, b in got.items() if k != "rss") != got["rss"]:
+            sys.exit("%s: the ledger's lines do not add up to its rss: %s" % (at, got))
+
+
 def check(path):
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     procs = db.execute("SELECT id, pid, settings FROM process ORDER BY id").fetchall()
+    version5 = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ledger'").fetchone()[0]
     nsnaps, nfull = 0, 0
     for p in procs:
         n, full = check_process(db, p)
         check_ticks(db, p)
+        if version5:
+            check_format5(db, p)
         nsnaps += n
         nfull += full
     db.close()
