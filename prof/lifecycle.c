@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "hooks.h"
 #include "cold.h"
+#include "python.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -302,6 +303,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
         record_init();
+        python_init();
         cold_init();
         flush_check_output(init_run_environment());
         sem_init(&wakeup, 0, 0);

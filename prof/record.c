@@ -13,6 +13,7 @@
  * sampled block can stand for a fractional number of blocks (MP_SAMPLE);
  * the flush rounds. Thread totals are exact integers, sampled or not. */
 #include "hot.h"
+#include "python.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,7 +59,9 @@ static int sample_hit(struct mp_thread *t, size_t size)
 }
 
 /* The thread's stack: unwound frames (unwind set) from ret_addrs[0],
- * then its tags as the outermost frames, fed to *h; returns their number. */
+ * then its tags as the outermost frames, fed to *h; returns their number.
+ * The Python frames running (python.c) are fed to *h too and kept in t
+ * (t->py_n), for stack_python to place. */
 /* inlined: on the allocation path it must add no frame for the unwinder to walk */
 static inline __attribute__((always_inline)) int capture(struct mp_thread *t, uintptr_t *ret_addrs, int unwind,
                                                          int *truncated, struct mp_hash *h)
@@ -72,12 +75,29 @@ static inline __attribute__((always_inline)) int capture(struct mp_thread *t, ui
         t->maps_gen = gen;
     }
     if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, truncated, h);
+    t->py_native = n;
+    t->py_n = 0;
+    if (mp_py_on && unwind) python_walk(t, h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
     for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
         ret_addrs[n++] = t->tags[i];
         hash_add(h, t->tags[i]);
     }
     return n;
+}
+
+/* A captured stack with its Python frames in place of the evaluation
+ * loop's (python_splice), its hash the one of what it holds now; the
+ * stack itself if none. */
+static const uintptr_t *stack_python(struct mp_thread *t, const uintptr_t *ret_addrs, int *n, unsigned flags,
+                                     uint64_t *hash)
+{
+    if (!t->py_n) return ret_addrs;
+    *n = python_splice(t, ret_addrs, t->py_native, *n, t->spliced);
+    struct mp_hash h = MP_HASH_INIT;
+    for (int i = 0; i < *n; i++) hash_add(&h, t->spliced[i]);
+    *hash = hash_final(h, *n, flags);
+    return t->spliced;
 }
 
 /* The thread's slot for a captured stack (unwound frames, then its tags
@@ -95,7 +115,10 @@ static uint32_t stack_slot(struct mp_thread *t, int unwind)
     uint32_t shape = (uint32_t)n | flags << 16;
     struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
     if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
-    uint32_t id = stacks_intern(ret_addrs, n, flags, hash);
+    uint64_t final_hash = hash;
+    int m = n;
+    const uintptr_t *stack = stack_python(t, ret_addrs, &m, flags, &final_hash);
+    uint32_t id = stacks_intern(stack, m, flags, final_hash);
     if (!id) return 0;
     uint32_t slot = slot_of_stack(t, id);
     if (slot) *c = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
@@ -151,7 +174,13 @@ uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf)
     ret_addrs[0] = leaf;
     int n = 1 + (mp_opt.stacks == STACKS_NONE ? 0 : capture(t, ret_addrs + 1, mp_opt.stacks == STACKS_UNWIND, &truncated, &h));
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
-    uint32_t id = stacks_intern(ret_addrs, n, flags, hash_final(h, n, flags));
+    uint64_t hash = hash_final(h, n, flags);
+    const uintptr_t *stack = ret_addrs;
+    if (t->py_n && mp_opt.stacks != STACKS_NONE) {      /* the leaf stays; the frames under it get theirs */
+        t->py_native++;
+        stack = stack_python(t, ret_addrs, &n, flags, &hash);
+    }
+    uint32_t id = stacks_intern(stack, n, flags, hash);
     time_leave(t);
     return id;
 }
@@ -304,6 +333,7 @@ static void unknown_free(struct mp_thread *t)
 void record_full_alloc(struct mp_thread *t, void *p, size_t size)
 {
     int saved = errno;
+    if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
     uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "maps.h"
+#include "python.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -119,9 +120,15 @@ static struct resolved *resolve_special(uintptr_t addr)
 {
     struct resolved *r = make(addr, 1);
     if (!r) return NULL;
-    const char *tag = tag_name(addr), *mapping = maps_name(addr);
+    const char *tag = tag_name(addr), *mapping = maps_name(addr), *function, *file;
+    int line;
     r->frames[0].build_id = "";
-    if (addr == ADDR_TRUNCATED) {
+    if (python_frame(addr, &function, &file, &line)) {    /* the module is the .py file */
+        r->frames[0].module = r->frames[0].file = file;
+        r->frames[0].function = function;
+        r->frames[0].line = line;
+        r->frames[0].offset = (uint64_t)(line > 0 ? line : 0);
+    } else if (addr == ADDR_TRUNCATED) {
         r->frames[0].module = r->frames[0].function = "[truncated]";
     } else if (mapping) {       /* a mapping's kind, named like a tag */
         r->frames[0].module = "[mmap]";

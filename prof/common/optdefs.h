@@ -66,7 +66,10 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "0 = do not record the program's own mappings (mmap, mremap, brk) per stack")                 \
     X(MP_COLD, VAL_BOOL, "0", cold, "--cold", "0|1",                                              \
       "1 = at each snapshot, the live bytes on pages not written since the previous one "          \
-      "(memcold) and for how many snapshots (coldage), per stack; full capture only")
+      "(memcold) and for how many snapshots (coldage), per stack; full capture only")          \
+    X(MP_PYTHON, VAL_BOOL, "1", python, "--python", "0|1",                                        \
+      "0 = CPython's frames not read (native frames only) and pymalloc's blocks not counted; "     \
+      "1 (default) = both, when the program is CPython 3.11-3.13 or links its libpython")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;

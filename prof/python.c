@@ -1,0 +1,527 @@
+/* CPython 3.11-3.13: the Python frames of every stack, and pymalloc's
+ * blocks counted as heap blocks (issue 29).
+ *
+ * Frames: at each capture the calling thread's frame chain is read from its
+ * PyThreadState with plain loads (no GIL, no allocation, no call into
+ * Python but 3.12+'s leaf _PyThreadState_GetCurrent), through one layout
+ * table per minor version. Its (code object, instruction offset) pairs are
+ * hashed into the stack's hash, so the per-thread stack cache works as for
+ * native frames; only on a miss (python_splice) each native evaluation-loop
+ * frame (a return address inside _PyEval_EvalFrameDefault) is replaced by
+ * the Python frames of its invocation, each interned as a pseudo address
+ * PYFRAME_BASE + id of (code, line). Invariants: a frame id and its names
+ * never change once published (the flush reads them without a lock); a code
+ * object's death (PyCode_Type.tp_dealloc, hooked) forgets its entries and
+ * bumps py_epoch, hashed into every Python stack, so a new code object at
+ * the same address gets frames of its own.
+ *
+ * pymalloc: once the runtime is initialized, the GIL holder wraps the MEM
+ * and OBJ domains (PyMem_SetAllocator) and the arena allocator. The
+ * wrappers are entry points like interpose.c's: the guard they hold sends
+ * pymalloc's own malloc and mmap calls (large blocks, arenas) through
+ * unrecorded, so nothing counts twice. Full capture only: the cheap modes
+ * ask malloc_usable_size, which a pymalloc block has not. */
+#define _GNU_SOURCE
+#include "hot.h"
+#include "python.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ layouts */
+
+/* Byte offsets of the fields read, per minor version (from the headers of
+ * 3.11.2/3.11.7, 3.12.1, and 3.13.0's _Py_DebugOffsets); -1: absent. */
+struct py_layout {
+    unsigned long minor;                /* PY_VERSION_HEX & 0xffff0000 */
+    long rt_initialized, rt_finalizing; /* in _PyRuntime */
+    long rt_tstate_current;             /* 3.11: the GIL holder's tstate */
+    long rt_tss;                        /* Py_tss_t autoTSSkey: int initialized, key at +4 */
+    long ts_cframe, cf_current, ts_current;     /* 3.11/3.12: ts->cframe->current_frame; 3.13: ts->current_frame */
+    long ts_thread_id;
+    long fr_code, fr_previous, fr_instr, fr_is_entry, fr_owner;
+    int owner_cstack;                   /* 3.12+: an entry shim's owner; -1 */
+    long co_filename, co_qualname, co_linetable, co_firstlineno, co_firsttraceable, co_code;
+    long uni_ascii_size, uni_compact_size;
+};
+static const struct py_layout layouts[] = {
+    { 0x030b0000, 16, 24, 576, 592, 56, 8, -1, 152, 32, 48, 56, 68, 69, -1, 112, 128, 136, 72, 168, 184, 48, 72 },
+    { 0x030c0000, 16, 24, -1, 1544, 56, 0, -1, 136, 0, 8, 56, -1, 70, 3, 112, 128, 136, 68, 176, 192, 40, 56 },
+    { 0x030d0000, 600, 608, -1, 2160, -1, -1, 72, 152, 0, 8, 56, -1, 70, 3, 112, 128, 136, 68, 184, 200, 40, 56 },
+};
+enum { OWNED_BY_GENERATOR = 1 };
+
+#define AT(p, o, T) (*(T *)((char *)(p) + (o)))
+
+int mp_py_on;
+_Atomic int mp_py_waiting;
+static const struct py_layout *L;
+static char *runtime;
+static void *code_type;
+static void *(*get_current)(void);      /* 3.12+ */
+static uintptr_t eval_lo, eval_hi;
+static _Atomic uint32_t py_epoch;
+
+/* ------------------------------------------------------------ the walk */
+
+/* The calling thread's PyThreadState: the GIL holder's if it is this
+ * thread, else the one the thread keeps in its TSS (C code that released
+ * the GIL). */
+static inline char *tstate_self(struct mp_thread *t)
+{
+    char *ts;
+    if (L->rt_tstate_current >= 0) {
+        if (unlikely(!t->py_self)) t->py_self = (unsigned long)pthread_self();
+        ts = (char *)atomic_load_explicit((_Atomic uintptr_t *)(runtime + L->rt_tstate_current), RELAXED);
+        if (ts && AT(ts, L->ts_thread_id, unsigned long) == t->py_self) return ts;
+    } else if ((ts = get_current())) {
+        return ts;
+    }
+    if (!AT(runtime, L->rt_tss, int)) return NULL;
+    return pthread_getspecific(AT(runtime, L->rt_tss + 4, pthread_key_t));
+}
+
+static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
+
+int python_walk(struct mp_thread *t, struct mp_hash *h)
+{
+    t->py_n = 0;
+    if (!AT(runtime, L->rt_initialized, int) || AT(runtime, L->rt_finalizing, void *)) return 0;
+    char *ts = tstate_self(t);
+    if (!aligned(ts)) return 0;
+    char *fr = L->ts_cframe >= 0 ? AT(ts, L->ts_cframe, char *) : ts;
+    if (!aligned(fr)) return 0;
+    fr = AT(fr, L->ts_cframe >= 0 ? L->cf_current : L->ts_current, char *);
+    int k = 0, seg = 0;
+    for (int hops = 0; aligned(fr) && hops < 4096 && k < MP_PY_FRAMES; fr = AT(fr, L->fr_previous, char *), hops++) {
+        int owner = AT(fr, L->fr_owner, char);
+        if (owner == L->owner_cstack) {         /* 3.12+: an invocation's entry shim ends its segment */
+            seg++;
+            hash_add(h, 1);
+            continue;
+        }
+        char *code = AT(fr, L->fr_code, char *);
+        if (aligned(code) && AT(code, 8, void *) == code_type) {
+            char *start = code + L->co_code, *instr = AT(fr, L->fr_instr, char *);
+            /* an incomplete frame (still being set up) is not shown */
+            if (owner == OWNED_BY_GENERATOR || instr >= start + 2 * AT(code, L->co_firsttraceable, int)) {
+                uint32_t off = (uint32_t)(instr - start);
+                t->py_code[k] = (uintptr_t)code;
+                t->py_off[k] = off;
+                t->py_seg[k] = (uint16_t)seg;
+                hash_add(h, (uintptr_t)code ^ (uint64_t)off << 48);
+                k++;
+            }
+        }
+        if (L->fr_is_entry >= 0 && AT(fr, L->fr_is_entry, char)) {     /* 3.11: the invocation's first frame */
+            seg++;
+            hash_add(h, 1);
+        }
+    }
+    if (k) hash_add(h, atomic_load_explicit(&py_epoch, RELAXED));
+    return t->py_n = k;
+}
+
+/* ------------------------------------------------------------ frames */
+
+/* Maps of 64-bit keys (0: empty, ~0: removed) to 32-bit values, open
+ * addressing, under py_lock. */
+struct u64map { uint64_t *keys; uint32_t *vals; uint32_t mask, used; };
+#define REMOVED (~(uint64_t)0)
+
+static uint32_t map_home(const struct u64map *m, uint64_t key) { return (uint32_t)fib_hash(key, 32) & m->mask; }
+
+static uint32_t map_get(const struct u64map *m, uint64_t key)
+{
+    if (!m->keys) return 0;
+    for (uint32_t i = map_home(m, key); m->keys[i]; i = (i + 1) & m->mask)
+        if (m->keys[i] == key) return m->vals[i];
+    return 0;
+}
+
+static int map_grow(struct u64map *m)
+{
+    uint32_t cap = m->keys ? (m->mask + 1) * 2 : 1024;
+    struct u64map n = { mp_map((size_t)cap * 8, 1), mp_map((size_t)cap * 4, 1), cap - 1, 0 };
+    if (!n.keys || !n.vals) return -1;
+    for (uint32_t i = 0; m->keys && i <= m->mask; i++) {
+        if (!m->keys[i] || m->keys[i] == REMOVED) continue;
+        uint32_t j = map_home(&n, m->keys[i]);
+        while (n.keys[j]) j = (j + 1) & n.mask;
+        n.keys[j] = m->keys[i], n.vals[j] = m->vals[i], n.used++;
+    }
+    if (m->keys) mp_unmap(m->keys, (size_t)(m->mask + 1) * 8), mp_unmap(m->vals, (size_t)(m->mask + 1) * 4);
+    *m = n;
+    return 0;
+}
+
+static int map_put(struct u64map *m, uint64_t key, uint32_t val)
+{
+    if ((!m->keys || (m->used + 1) * 4 > (m->mask + 1) * 3) && map_grow(m)) return -1;
+    uint32_t i = map_home(m, key);
+    while (m->keys[i]) i = (i + 1) & m->mask;
+    m->keys[i] = key, m->vals[i] = val, m->used++;
+    return 0;
+}
+
+static void map_remove(struct u64map *m, uint64_t key)
+{
+    if (!m->keys) return;
+    for (uint32_t i = map_home(m, key); m->keys[i]; i = (i + 1) & m->mask)
+        if (m->keys[i] == key) m->keys[i] = REMOVED;
+}
+
+/* A code object's names, copied (it may die), and frames by id (1..). */
+struct py_code { const char *name, *file; };
+struct py_frame { const char *name, *file; int line; };
+#define CHUNK 4096
+static atomic_flag py_lock = ATOMIC_FLAG_INIT;
+static struct u64map codes;             /* code address → code serial */
+static struct u64map by_offset;         /* serial << 32 | offset → frame id */
+static struct u64map by_line;           /* serial << 32 | (line + 1) → frame id */
+static struct py_code *code_chunks[PYFRAME_MAX / CHUNK];
+static struct py_frame *_Atomic frame_chunks[PYFRAME_MAX / CHUNK];
+static uint32_t ncodes;
+static _Atomic uint32_t nframes;
+
+/* A str's text as UTF-8, NUL-terminated, into the arena (NULL: no memory
+ * or not a compact string). */
+static const char *copy_str(const char *u)
+{
+    if (!aligned(u)) return NULL;
+    uint32_t state = AT(u, 32, uint32_t);
+    size_t len = AT(u, 16, size_t);
+    if (!(state >> 5 & 1) || len > 4096) return NULL;          /* not compact */
+    int ascii = state >> 6 & 1, kind = state >> 2 & 7;
+    const unsigned char *d = (const unsigned char *)u + (ascii ? L->uni_ascii_size : L->uni_compact_size);
+    char *out = arena_alloc(ascii ? len + 1 : len * 4 + 1, 1);
+    if (!out) return NULL;
+    if (ascii) {
+        memcpy(out, d, len);
+        return out;
+    }
+    char *o = out;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t c = kind == 1 ? d[i] : kind == 2 ? ((const uint16_t *)d)[i] : ((const uint32_t *)d)[i];
+        if (c < 0x80) *o++ = (char)c;
+        else if (c < 0x800) *o++ = (char)(0xc0 | c >> 6), *o++ = (char)(0x80 | (c & 63));
+        else if (c < 0x10000) *o++ = (char)(0xe0 | c >> 12), *o++ = (char)(0x80 | (c >> 6 & 63)), *o++ = (char)(0x80 | (c & 63));
+        else *o++ = (char)(0xf0 | c >> 18), *o++ = (char)(0x80 | (c >> 12 & 63)), *o++ = (char)(0x80 | (c >> 6 & 63)),
+             *o++ = (char)(0x80 | (c & 63));
+    }
+    return out;
+}
+
+/* The 3.11+ location table (co_linetable, the same format in 3.11-3.13):
+ * entries of a first byte 1:code(4):length-1(3), in code units, followed
+ * by varints; the line of the code unit at byte offset `off`, -1: none. */
+static unsigned varint(const uint8_t **p, const uint8_t *end)
+{
+    unsigned r = *(*p)++, v = r & 63, s = 0;
+    while ((r & 64) && *p < end && s < 24) r = *(*p)++, s += 6, v |= (r & 63) << s;
+    return v;
+}
+
+static int code_line(const char *code, uint32_t off)
+{
+    const char *lt = AT(code, L->co_linetable, const char *);
+    if (!aligned(lt)) return -1;
+    const uint8_t *p = (const uint8_t *)lt + 32, *end = p + AT(lt, 16, long);
+    int line = AT(code, L->co_firstlineno, int);
+    uint32_t start = 0;
+    while (p < end) {
+        uint8_t first = *p++;
+        int kind = first >> 3 & 15;
+        uint32_t stop = start + ((first & 7) + 1) * 2;
+        if (kind == 13 || kind == 14) {
+            const uint8_t *q = p;
+            unsigned u = varint(&q, end);
+            line += u & 1 ? -(int)(u >> 1) : (int)(u >> 1);
+        } else if (kind >= 10 && kind <= 12) {
+            line += kind - 10;
+        }
+        if (off < stop) return kind == 15 ? -1 : line;
+        start = stop;
+        while (p < end && !(*p & 0x80)) p++;
+    }
+    return -1;
+}
+
+/* The serial of a code object (1..), its names copied the first time;
+ * 0: no memory. Under py_lock. */
+static uint32_t code_serial(const char *code)
+{
+    uint32_t s = map_get(&codes, (uintptr_t)code);
+    if (s || ncodes + 1 >= PYFRAME_MAX) return s;
+    s = ncodes + 1;
+    struct py_code **chunk = &code_chunks[s / CHUNK];
+    if (!*chunk && !(*chunk = arena_alloc(CHUNK * sizeof **chunk, 1))) return 0;
+    const char *name = copy_str(AT(code, L->co_qualname, const char *));
+    const char *file = copy_str(AT(code, L->co_filename, const char *));
+    (*chunk)[s % CHUNK] = (struct py_code){ name ? name : "?", file ? file : "?" };
+    if (map_put(&codes, (uintptr_t)code, s)) return 0;
+    ncodes = s;
+    return s;
+}
+
+/* The frame id of (code, offset); 0: no memory. Under py_lock. */
+static uint32_t frame_id(const char *code, uint32_t off)
+{
+    uint32_t s = code_serial(code);
+    if (!s) return 0;
+    uint64_t okey = (uint64_t)s << 32 | off;
+    uint32_t id = map_get(&by_offset, okey);
+    if (id) return id;
+    int line = code_line(code, off);
+    uint64_t lkey = (uint64_t)s << 32 | (uint32_t)(line + 1);
+    if (!(id = map_get(&by_line, lkey))) {
+        uint32_t n = atomic_load_explicit(&nframes, RELAXED);
+        if (n + 1 >= PYFRAME_MAX) return 0;
+        id = n + 1;
+        struct py_frame *chunk = atomic_load_explicit(&frame_chunks[id / CHUNK], RELAXED);
+        if (!chunk) {
+            if (!(chunk = arena_alloc(CHUNK * sizeof *chunk, 1))) return 0;
+            atomic_store_explicit(&frame_chunks[id / CHUNK], chunk, memory_order_release);
+        }
+        const struct py_code *c = &code_chunks[s / CHUNK][s % CHUNK];
+        chunk[id % CHUNK] = (struct py_frame){ c->name, c->file, line };
+        if (map_put(&by_line, lkey, id)) return 0;
+        atomic_store_explicit(&nframes, id, memory_order_release);
+    }
+    map_put(&by_offset, okey, id);
+    return id;
+}
+
+int python_frame(uintptr_t addr, const char **function, const char **file, int *line)
+{
+    if (addr <= PYFRAME_BASE || addr >= PYFRAME_BASE + PYFRAME_MAX) return 0;
+    uint32_t id = (uint32_t)(addr - PYFRAME_BASE);
+    if (id > atomic_load_explicit(&nframes, memory_order_acquire)) return 0;
+    const struct py_frame *f = &atomic_load_explicit(&frame_chunks[id / CHUNK], memory_order_acquire)[id % CHUNK];
+    *function = f->name, *file = f->file, *line = f->line;
+    return 1;
+}
+
+/* Appends segment `seg`'s frames (from t->py_* at *k on) to out. */
+static int put_segment(struct mp_thread *t, int *k, int seg, uintptr_t *out, int m)
+{
+    for (; *k < t->py_n && t->py_seg[*k] == seg; (*k)++) {
+        uint32_t id = frame_id((const char *)t->py_code[*k], t->py_off[*k]);
+        out[m++] = id ? PYFRAME_BASE + id : ADDR_UNKNOWN;
+    }
+    return m;
+}
+
+/* Native evaluation frames take the segments in order, leaf first; a
+ * segment whose evaluation frame the unwinder did not reach (it stopped
+ * early) follows the last native frame. Extra evaluation frames stay. */
+int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out)
+{
+    int m = 0, k = 0, seg = 0, last = t->py_n ? t->py_seg[t->py_n - 1] : -1;
+    spin_lock(&py_lock);
+    for (int i = 0; i < n; i++) {
+        if (i == nnative)
+            for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+        if (i < nnative && in[i] - eval_lo < eval_hi - eval_lo && seg <= last) m = put_segment(t, &k, seg++, out, m);
+        else out[m++] = in[i];
+    }
+    for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+    spin_unlock(&py_lock);
+    return m;
+}
+
+/* ------------------------------------------------------------ code deaths */
+
+typedef void (*destructor_fn)(void *);
+static destructor_fn code_dealloc;
+
+static void code_dealloc_hook(void *code)
+{
+    spin_lock(&py_lock);
+    int known = map_get(&codes, (uintptr_t)code) != 0;
+    if (known) map_remove(&codes, (uintptr_t)code);
+    spin_unlock(&py_lock);
+    if (known) atomic_fetch_add_explicit(&py_epoch, 1, RELAXED);
+    code_dealloc(code);
+}
+
+/* ------------------------------------------------------------ pymalloc */
+
+typedef struct {
+    void *ctx;
+    void *(*malloc)(void *, size_t);
+    void *(*calloc)(void *, size_t, size_t);
+    void *(*realloc)(void *, void *, size_t);
+    void (*free)(void *, void *);
+} PyMemAllocatorEx;
+typedef struct {
+    void *ctx;
+    void *(*alloc)(void *, size_t);
+    void (*free)(void *, void *, size_t);
+} PyObjectArenaAllocator;
+enum { PYMEM_DOMAIN_MEM = 1, PYMEM_DOMAIN_OBJ = 2 };
+
+static void (*get_allocator)(int, PyMemAllocatorEx *), (*set_allocator)(int, PyMemAllocatorEx *);
+static void (*get_arena)(PyObjectArenaAllocator *), (*set_arena)(PyObjectArenaAllocator *);
+/* the wrapped allocators, called with their own ctx (never the one they
+ * are called with: PyMem_SetAllocator may tear the pair) */
+static PyMemAllocatorEx old_mem, old_obj;
+static PyObjectArenaAllocator old_arena;
+
+static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
+{
+    if (unlikely(mp_in_profiler)) return o->malloc(o->ctx, n);
+    struct mp_guard g = guard_enter_call();
+    void *p = o->malloc(o->ctx, n);
+    record_alloc(p, n);
+    record_leave(&g);
+    return p;
+}
+
+static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
+{
+    if (unlikely(mp_in_profiler)) return o->calloc(o->ctx, a, b);
+    struct mp_guard g = guard_enter_call();
+    void *p = o->calloc(o->ctx, a, b);
+    record_alloc(p, a * b);
+    record_leave(&g);
+    return p;
+}
+
+static inline void *w_realloc(const PyMemAllocatorEx *o, void *old, size_t n)
+{
+    if (unlikely(mp_in_profiler)) return o->realloc(o->ctx, old, n);
+    if (!old) {
+        struct mp_guard g = guard_enter_call();
+        void *p = o->realloc(o->ctx, NULL, n);
+        record_alloc(p, n);
+        record_leave(&g);
+        return p;
+    }
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    struct mp_thread *t = record_thread();
+    struct mp_block b;
+    record_realloc_take(old, &b);
+    guard_give_errno(&g);
+    void *p = o->realloc(o->ctx, old, n);
+    guard_keep_errno(&g);
+    record_realloc_done(t, old, &b, p, n);
+    record_alloc(p, n);
+    record_leave(&g);
+    return p;
+}
+
+static inline void w_free(const PyMemAllocatorEx *o, void *p)
+{
+    if (!p || unlikely(mp_in_profiler)) {
+        o->free(o->ctx, p);
+        return;
+    }
+    struct mp_guard g = guard_enter_call();
+    record_free(p);
+    o->free(o->ctx, p);
+    record_leave(&g);
+}
+
+#define DOMAIN(D, o)                                                                             \
+    static void *m_##D(void *c, size_t n) { (void)c; return w_malloc(&o, n); }                  \
+    static void *c_##D(void *c, size_t a, size_t b) { (void)c; return w_calloc(&o, a, b); }     \
+    static void *r_##D(void *c, void *q, size_t n) { (void)c; return w_realloc(&o, q, n); }     \
+    static void f_##D(void *c, void *q) { (void)c; w_free(&o, q); }
+DOMAIN(mem, old_mem)
+DOMAIN(obj, old_obj)
+
+/* Arenas (and 3.11+'s frame stack chunks) are pymalloc's, not the
+ * program's mappings: made and unmapped inside the guard. */
+static void *arena_wrap_alloc(void *c, size_t n)
+{
+    (void)c;
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    void *p = old_arena.alloc(old_arena.ctx, n);
+    guard_leave(&g);
+    return p;
+}
+
+static void arena_wrap_free(void *c, void *p, size_t n)
+{
+    (void)c;
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    old_arena.free(old_arena.ctx, p, n);
+    guard_leave(&g);
+}
+
+/* Whether the calling thread holds the GIL. */
+static int holds_gil(void)
+{
+    if (get_current) return get_current() != NULL;
+    char *ts = (char *)atomic_load_explicit((_Atomic uintptr_t *)(runtime + L->rt_tstate_current), RELAXED);
+    return ts && AT(ts, L->ts_thread_id, unsigned long) == (unsigned long)pthread_self();
+}
+
+void python_install(void)
+{
+    if (!AT(runtime, L->rt_initialized, int) || AT(runtime, L->rt_finalizing, void *) || !holds_gil()) return;
+    int waiting = 1;
+    if (!atomic_compare_exchange_strong(&mp_py_waiting, &waiting, 0)) return;
+    get_allocator(PYMEM_DOMAIN_MEM, &old_mem);
+    get_allocator(PYMEM_DOMAIN_OBJ, &old_obj);
+    get_arena(&old_arena);
+    PyMemAllocatorEx w = { NULL, m_mem, c_mem, r_mem, f_mem };
+    set_allocator(PYMEM_DOMAIN_MEM, &w);
+    w = (PyMemAllocatorEx){ NULL, m_obj, c_obj, r_obj, f_obj };
+    set_allocator(PYMEM_DOMAIN_OBJ, &w);
+    PyObjectArenaAllocator a = { NULL, arena_wrap_alloc, arena_wrap_free };
+    set_arena(&a);
+}
+
+/* ------------------------------------------------------------ init */
+
+void python_init(void)
+{
+    if (!mp_opt.python || !(runtime = dlsym(RTLD_DEFAULT, "_PyRuntime"))) return;
+    const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
+    unsigned long minor = version ? *version & 0xffff0000ul : 0;
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i].minor == minor) L = &layouts[i];
+    if (!L) {
+        if (minor) mp_log("warning", "Python frames: CPython %lu.%lu is not supported (3.11, 3.12 and 3.13 are): "
+                          "native frames only", minor >> 24, minor >> 16 & 0xff);
+        else mp_log("warning", "Python frames: CPython 3.10 or older is not supported (3.11, 3.12 and 3.13 are): "
+                    "native frames only");
+        return;
+    }
+    const char *problem = NULL;
+    code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
+    void *type_type = dlsym(RTLD_DEFAULT, "PyType_Type"), *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+    get_current = (void *(*)(void))dlsym(RTLD_DEFAULT, "_PyThreadState_GetCurrent");
+    get_allocator = (void (*)(int, PyMemAllocatorEx *))dlsym(RTLD_DEFAULT, "PyMem_GetAllocator");
+    set_allocator = (void (*)(int, PyMemAllocatorEx *))dlsym(RTLD_DEFAULT, "PyMem_SetAllocator");
+    get_arena = (void (*)(PyObjectArenaAllocator *))dlsym(RTLD_DEFAULT, "PyObject_GetArenaAllocator");
+    set_arena = (void (*)(PyObjectArenaAllocator *))dlsym(RTLD_DEFAULT, "PyObject_SetArenaAllocator");
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!code_type || !type_type || !eval || !dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+        problem = "its symbols were not found";
+    else if (AT(code_type, 8, void *) != type_type)     /* a Py_TRACE_REFS build shifts every field */
+        problem = "its objects' layout is not the one known";
+    else if (minor == 0x030d0000 && (memcmp(runtime, "xdebugpy", 8) || AT(runtime, 8, unsigned long) >> 16 != *version >> 16))
+        problem = "its _Py_DebugOffsets do not match";
+    else if (minor == 0x030d0000 && AT(runtime, 16, uint64_t))
+        problem = "free-threaded builds are not supported";
+    else if (minor >= 0x030c0000 && !get_current)
+        problem = "_PyThreadState_GetCurrent was not found";
+    if (problem) {
+        mp_log("warning", "Python frames: CPython %lu.%lu: %s: native frames only", minor >> 24, minor >> 16 & 0xff,
+               problem);
+        return;
+    }
+    eval_lo = (uintptr_t)eval;
+    eval_hi = eval_lo + sym->st_size;
+    /* before any code object can die: the hook is one pointer of the static type */
+    code_dealloc = AT(code_type, 48, destructor_fn);
+    atomic_store_explicit((_Atomic(destructor_fn) *)((char *)code_type + 48), code_dealloc_hook, memory_order_release);
+    mp_py_on = 1;
+    if (mp_track_all && get_allocator && set_allocator && get_arena && set_arena) atomic_store(&mp_py_waiting, 1);
+}

@@ -1,0 +1,35 @@
+/* CPython frames in native stacks, and pymalloc's blocks as heap blocks
+ * (python.c). Python frames are pseudo return addresses (PYFRAME_BASE +
+ * id) named at the flush like any frame, so the stack tree, the caches and
+ * every mpquery command take them as they are. */
+#ifndef MP_PYTHON_H
+#define MP_PYTHON_H
+
+#include "record.h"
+
+/* Pseudo addresses of Python frames: below the mapping kinds' names, far
+ * above the retired addresses' growth from RETIRED_BASE. */
+#define PYFRAME_BASE (TAG_BASE - ((uintptr_t)1 << 40))
+#define PYFRAME_MAX (1u << 24)
+
+extern int mp_py_on;                    /* the frame chain is read (set once, at init) */
+extern _Atomic int mp_py_waiting;       /* pymalloc's allocators still to be wrapped */
+
+void python_init(void);                 /* at the recorder's init, outside malloc */
+void python_install(void);              /* full capture's malloc path, while waiting */
+
+/* The calling thread's Python frames, read from its thread state and kept
+ * in t (t->py_n), fed to *h; their number (0: none). Inside malloc: no
+ * allocation, no lock, no call into Python. */
+int python_walk(struct mp_thread *t, struct mp_hash *h);
+
+/* The captured stack in (native frames in[0..nnative), then n - nnative
+ * tags) with each native evaluation-loop frame replaced by the Python
+ * frames it runs (t->py_*), into out (room for n + MP_PY_FRAMES); returns
+ * its length. On a stack cache miss only: it interns the frames. */
+int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out);
+
+/* A Python frame's names (addr a pseudo address of one): 1, or 0. */
+int python_frame(uintptr_t addr, const char **function, const char **file, int *line);
+
+#endif
