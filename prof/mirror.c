@@ -275,7 +275,7 @@ static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
 int64_t mirror_stack(struct writer *w, uint32_t id)
 {
     if (grow_array(&m.node_ids, &m.nnode_ids, (size_t)stack_node_count() + 1, sizeof *m.node_ids)) return 0;
-    uint32_t path[MP_CAPTURE_ROOM + MP_MAX_TAGS + 1];
+    uint32_t path[MP_CAPTURE_ROOM + MP_MAX_TAGS + MP_PY_FRAMES + 1];
     int k = 0;
     while (id && !m.node_ids[id]) {       /* up to the root or a mapped ancestor */
         const struct mp_node *nd = stack_node(id);

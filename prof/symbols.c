@@ -123,11 +123,14 @@ static struct resolved *resolve_special(uintptr_t addr)
     const char *tag = tag_name(addr), *mapping = maps_name(addr), *function, *file;
     int line;
     r->frames[0].build_id = "";
-    if (python_frame(addr, &function, &file, &line)) {    /* the module is the .py file */
+    if (python_frame(addr, &function, &file, &line)) {
+        /* the module is the .py file; the offset tells the frames of a file
+         * apart (a frame is its module and offset): the function's name
+         * hashed above the line's 20 bits */
         r->frames[0].module = r->frames[0].file = file;
         r->frames[0].function = function;
         r->frames[0].line = line;
-        r->frames[0].offset = (uint64_t)(line > 0 ? line : 0);
+        r->frames[0].offset = (fnv1a(function, FNV_STRING) & 0xfffffffull) << 20 | (uint64_t)(line > 0 ? line & 0xfffff : 0);
     } else if (addr == ADDR_TRUNCATED) {
         r->frames[0].module = r->frames[0].function = "[truncated]";
     } else if (mapping) {       /* a mapping's kind, named like a tag */
