@@ -88,7 +88,9 @@ static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
 int python_walk(struct mp_thread *t, struct mp_hash *h)
 {
     t->py_n = 0;
-    if (!AT(runtime, L->rt_initialized, int) || AT(runtime, L->rt_finalizing, void *)) return 0;
+    /* from the first frame (start-up's imports come before `initialized`)
+     * to finalization, which frees the other threads' states */
+    if (AT(runtime, L->rt_finalizing, void *)) return 0;
     char *ts = tstate_self(t);
     if (!aligned(ts)) return 0;
     char *fr = L->ts_cframe >= 0 ? AT(ts, L->ts_cframe, char *) : ts;
