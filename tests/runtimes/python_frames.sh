@@ -94,3 +94,18 @@ for py in /root/.pyenv/versions/3.11.7/bin/python3.11 /root/.pyenv/versions/3.12
     same_as_native "n$v" "p$v" "$T/$v.db" 1
     job "$v.db" "$v"
 done
+
+echo "# another CPython version: one warning, native frames only"
+/usr/bin/gcc -O2 -rdynamic -o fake310 "$PROGS/fake_cpython.c" || fail "gcc failed"
+/usr/bin/gcc -O2 -rdynamic -DNO_VERSION -o fake_old "$PROGS/fake_cpython.c" || fail "gcc failed"
+run_profiled f1 "$T/f1.db" ./fake310
+assert_eq "$(cat f1.rc)|$(cat f1.out)" "0|fake interpreter" "CPython 3.10: runs as without the recorder"
+assert_eq "$(grep mallocprof f1.err | grep -v ': info: wrote ')" \
+    "mallocprof: warning: Python frames: CPython 3.10 is not supported (3.11, 3.12 and 3.13 are): native frames only" \
+    "CPython 3.10: one warning"
+run_profiled f2 "$T/f2.db" ./fake_old
+assert_eq "$(grep mallocprof f2.err | grep -v ': info: wrote ')" \
+    "mallocprof: warning: Python frames: CPython 3.10 or older is not supported (3.11, 3.12 and 3.13 are): native frames only" \
+    "no Py_Version (3.10 or older): one warning"
+run_profiled f3 "$T/f3.db" MP_PYTHON=0 ./fake310
+assert_eq "$(grep -c warning f3.err)" 0 "MP_PYTHON=0: no warning"
