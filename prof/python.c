@@ -85,9 +85,8 @@ static inline char *tstate_self(struct mp_thread *t)
 
 static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
 
-int python_walk(struct mp_thread *t, struct mp_hash *h)
+static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h)
 {
-    t->py_n = 0;
     /* from the first frame (start-up's imports come before `initialized`)
      * to finalization, which frees the other threads' states */
     if (AT(runtime, L->rt_finalizing, void *)) return 0;
@@ -124,6 +123,35 @@ int python_walk(struct mp_thread *t, struct mp_hash *h)
     }
     if (k) hash_add(h, atomic_load_explicit(&py_epoch, RELAXED));
     return t->py_n = k;
+}
+
+/* The walk under a fault guard (a layout that is not the interpreter's
+ * after all, a state freed under the reader): the recorder's fault handler
+ * jumps back (signals.c, inside the profiler only), and Python frames are
+ * given up for the process. sigsetjmp without the signal mask (no system
+ * call on the common path); SIGSEGV and SIGBUS unblocked after a jump. */
+int python_walk(struct mp_thread *t, struct mp_hash *h)
+{
+    sigjmp_buf jb, *outer = mp_recover;
+    const struct mp_hash before = *h;
+    t->py_n = 0;
+    if (sigsetjmp(jb, 0)) {
+        mp_recover = outer;
+        *h = before;
+        t->py_n = 0;
+        sigset_t faults;
+        sigemptyset(&faults);
+        sigaddset(&faults, SIGSEGV);
+        sigaddset(&faults, SIGBUS);
+        pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
+        if (__atomic_exchange_n(&mp_py_on, 0, __ATOMIC_RELAXED))
+            mp_log("warning", "Python frames: reading the interpreter's frames faulted: native frames only from now on");
+        return 0;
+    }
+    mp_recover = &jb;
+    int k = walk(t, h);
+    mp_recover = outer;
+    return k;
 }
 
 /* ------------------------------------------------------------ frames */

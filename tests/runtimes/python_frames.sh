@@ -109,3 +109,10 @@ assert_eq "$(grep mallocprof f2.err | grep -v ': info: wrote ')" \
     "no Py_Version (3.10 or older): one warning"
 run_profiled f3 "$T/f3.db" MP_PYTHON=0 ./fake310
 assert_eq "$(grep -c warning f3.err)" 0 "MP_PYTHON=0: no warning"
+/usr/bin/gcc -O2 -rdynamic -DFAULTY -o faulty "$PROGS/fake_cpython.c" || fail "gcc failed"
+run_profiled f4 "$T/f4.db" ./faulty
+assert_eq "$(cat f4.rc)|$(cat f4.out)" "0|fake interpreter" "frames that fault: the program runs on"
+assert_eq "$(grep mallocprof f4.err | grep -v ': info: wrote ')" \
+    "mallocprof: warning: Python frames: reading the interpreter's frames faulted: native frames only from now on" \
+    "frames that fault: one warning"
+assert_match "$("$MPQ" fold f4.db)" "main 1000" "frames that fault: the native stack"
