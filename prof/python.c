@@ -87,31 +87,27 @@ static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
 
 static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h)
 {
-    /* a copy: the stores to t->py_* could alias the table (longs) and
-     * force a reload of every offset per frame */
-    const struct py_layout l = *L;
-    const void *code_type_ = code_type;
     /* from the first frame (start-up's imports come before `initialized`)
      * to finalization, which frees the other threads' states */
-    if (AT(runtime, l.rt_finalizing, void *)) return 0;
+    if (AT(runtime, L->rt_finalizing, void *)) return 0;
     char *ts = tstate_self(t);
     if (!aligned(ts)) return 0;
-    char *fr = l.ts_cframe >= 0 ? AT(ts, l.ts_cframe, char *) : ts;
+    char *fr = L->ts_cframe >= 0 ? AT(ts, L->ts_cframe, char *) : ts;
     if (!aligned(fr)) return 0;
-    fr = AT(fr, l.ts_cframe >= 0 ? l.cf_current : l.ts_current, char *);
+    fr = AT(fr, L->ts_cframe >= 0 ? L->cf_current : L->ts_current, char *);
     int k = 0, seg = 0;
-    for (int hops = 0; aligned(fr) && hops < 4096 && k < MP_PY_FRAMES; fr = AT(fr, l.fr_previous, char *), hops++) {
-        int owner = AT(fr, l.fr_owner, char);
-        if (owner == l.owner_cstack) {         /* 3.12+: an invocation's entry shim ends its segment */
+    for (int hops = 0; aligned(fr) && hops < 4096 && k < MP_PY_FRAMES; fr = AT(fr, L->fr_previous, char *), hops++) {
+        int owner = AT(fr, L->fr_owner, char);
+        if (owner == L->owner_cstack) {         /* 3.12+: an invocation's entry shim ends its segment */
             seg++;
             hash_add(h, 1);
             continue;
         }
-        char *code = AT(fr, l.fr_code, char *);
-        if (aligned(code) && AT(code, 8, void *) == code_type_) {
-            char *start = code + l.co_code, *instr = AT(fr, l.fr_instr, char *);
+        char *code = AT(fr, L->fr_code, char *);
+        if (aligned(code) && AT(code, 8, void *) == code_type) {
+            char *start = code + L->co_code, *instr = AT(fr, L->fr_instr, char *);
             /* an incomplete frame (still being set up) is not shown */
-            if (owner == OWNED_BY_GENERATOR || instr >= start + 2 * AT(code, l.co_firsttraceable, int)) {
+            if (owner == OWNED_BY_GENERATOR || instr >= start + 2 * AT(code, L->co_firsttraceable, int)) {
                 uint32_t off = (uint32_t)(instr - start);
                 t->py_code[k] = (uintptr_t)code;
                 t->py_off[k] = off;
@@ -120,7 +116,7 @@ static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h
                 k++;
             }
         }
-        if (l.fr_is_entry >= 0 && AT(fr, l.fr_is_entry, char)) {     /* 3.11: the invocation's first frame */
+        if (L->fr_is_entry >= 0 && AT(fr, L->fr_is_entry, char)) {     /* 3.11: the invocation's first frame */
             seg++;
             hash_add(h, 1);
         }
