@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "maps.h"
 #include "cold.h"
+#include "python.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@ static void fork_prepare(void)
     maps_lock();
     symbols_resolve_pending();
     unwind_lock();
+    python_lock();
     stacks_lock_all();
     ptrmap_lock_all();
 }
@@ -33,6 +35,7 @@ static void fork_parent(void)
 {
     ptrmap_unlock_all();
     stacks_unlock_all();
+    python_unlock();
     unwind_unlock();
     maps_unlock();
     ticks_unlock();
@@ -58,6 +61,7 @@ static void fork_child(void)
 {
     mp_start_time = mp_now();
     stacks_unlock_all();
+    python_unlock();
     unwind_unlock();
     counters_after_fork_child();    /* resets the pointer map and its locks */
     flush_after_fork_child();

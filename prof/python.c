@@ -362,6 +362,9 @@ int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, 
     return m;
 }
 
+void python_lock(void) { spin_lock(&py_lock); }
+void python_unlock(void) { spin_unlock(&py_lock); }
+
 /* ------------------------------------------------------------ code deaths */
 
 typedef void (*destructor_fn)(void *);

@@ -29,6 +29,9 @@ int python_walk(struct mp_thread *t, struct mp_hash *h);
  * its length. On a stack cache miss only: it interns the frames. */
 int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out);
 
+void python_lock(void);                 /* fork: the frame tables consistent in the child */
+void python_unlock(void);
+
 /* A Python frame's names (addr a pseudo address of one): 1, or 0. */
 int python_frame(uintptr_t addr, const char **function, const char **file, int *line);
 
