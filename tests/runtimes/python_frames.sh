@@ -84,6 +84,14 @@ assert_match "$("$MPQ" fold c.db | grep -c ';encode_points;dumps;JSONEncoder.enc
     "fold: Python (encode_points) < C (_json) < Python (plain, called back)"
 assert_match "$("$MPQ" fold c.db | grep -c ';find_words;findall;')" '^[1-9]' "fold: re.findall under find_words"
 
+echo "# sqlite3 with the GIL released, in a thread"
+run_native nn /usr/bin/python3 -I "$PROGS/py_nogil.py"
+run_profiled pn "$T/n.db" /usr/bin/python3 -I "$PROGS/py_nogil.py"
+same_as_native nn pn "$T/n.db" 1
+assert_match "$("$MPQ" top n.db --lines --filter sqlite3VdbeSorterWrite -n 1 --depth 0 | sed -n 3p)" \
+    "sqlite3VdbeSorterWrite < sqlite3VdbeExec < sqlite3_step < .* < query_in_thread \(py_nogil\.py:12\) < .*Thread\.run \(threading\.py:[0-9]+\)" \
+    "the sorter's blocks, made without the GIL: under query_in_thread's line 12"
+
 for py in /root/.pyenv/versions/3.11.7/bin/python3.11 /root/.pyenv/versions/3.12.1/bin/python3.12 \
           /root/.pyenv/versions/3.13.0/bin/python3.13; do
     [ -x "$py" ] || { echo "  (no $py here)"; continue; }
