@@ -344,18 +344,31 @@ static int put_segment(struct mp_thread *t, int *k, int seg, uintptr_t *out, int
     return m;
 }
 
-/* Native evaluation frames take the segments in order, leaf first; a
- * segment whose evaluation frame the unwinder did not reach (it stopped
- * early) follows the last native frame. Extra evaluation frames stay. */
+static inline int in_eval(uintptr_t a) { return a - eval_lo < eval_hi - eval_lo; }
+
+/* Native evaluation frames take the segments in order, leaf first. When
+ * there are more segments than evaluation frames found (an evaluation
+ * called through the loop's unnamed .cold part, or the unwinder stopped
+ * early), the outermost evaluation frame takes the rest too, so that the
+ * Python frames stay in their order under the native frames that started
+ * the interpreter; with no evaluation frame at all, they follow the native
+ * frames. Extra evaluation frames stay. */
 int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out)
 {
-    int m = 0, k = 0, seg = 0, last = t->py_n ? t->py_seg[t->py_n - 1] : -1;
+    int m = 0, k = 0, seg = 0, last = t->py_n ? t->py_seg[t->py_n - 1] : -1, outer = -1;
+    for (int i = 0; i < nnative; i++)
+        if (in_eval(in[i])) outer = i;
     spin_lock(&py_lock);
     for (int i = 0; i < n; i++) {
-        if (i == nnative)
+        if (i == nnative && outer < 0)
             for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
-        if (i < nnative && in[i] - eval_lo < eval_hi - eval_lo && seg <= last) m = put_segment(t, &k, seg++, out, m);
-        else out[m++] = in[i];
+        if (i < nnative && in_eval(in[i]) && seg <= last) {
+            m = put_segment(t, &k, seg++, out, m);
+            if (i == outer)
+                for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+        } else {
+            out[m++] = in[i];
+        }
     }
     for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
     spin_unlock(&py_lock);
