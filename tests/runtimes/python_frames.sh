@@ -92,6 +92,13 @@ assert_match "$("$MPQ" top n.db --lines --filter sqlite3VdbeSorterWrite -n 1 --d
     "sqlite3VdbeSorterWrite < sqlite3VdbeExec < sqlite3_step < .* < query_in_thread \(py_nogil\.py:12\) < .*Thread\.run \(threading\.py:[0-9]+\)" \
     "the sorter's blocks, made without the GIL: under query_in_thread's line 12"
 
+echo "# a profiler active (sys.setprofile): 3.11 calls through the loop's unnamed .cold part"
+run_profiled pr "$T/r.db" /usr/bin/python3 -I -c 'import sys; sys.setprofile(lambda *a: None); exec(open(sys.argv[1]).read())' "$PROGS/py_cext.py"
+assert_eq "$(cat pr.rc)|$(cat pr.out)" "0|$(cat nc.out)" "traced: output as native"
+# (in Debian's 3.11.2-6+deb12u6 the .cold call is python3.11+0x4342b5: 8,566 stacks)
+assert_eq "$("$MPQ" fold r.db --no-default-rules | cut -d';' -f1 | sort -u)" "_start" \
+    "traced: every stack starts at _start (no Python frame above the program's first frame)"
+
 for py in /root/.pyenv/versions/3.11.7/bin/python3.11 /root/.pyenv/versions/3.12.1/bin/python3.12 \
           /root/.pyenv/versions/3.13.0/bin/python3.13; do
     [ -x "$py" ] || { echo "  (no $py here)"; continue; }
