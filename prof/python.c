@@ -13,7 +13,8 @@
  * never change once published (the flush reads them without a lock); a code
  * object's death (PyCode_Type.tp_dealloc, hooked) forgets its entries and
  * bumps py_epoch, hashed into every Python stack, so a new code object at
- * the same address gets frames of its own.
+ * the same address gets frames of its own. The walk runs under a fault
+ * guard: a fault gives Python frames up for the process, with one warning.
  *
  * pymalloc: once the runtime is initialized, the GIL holder wraps the MEM
  * and OBJ domains (PyMem_SetAllocator) and the arena allocator. The
