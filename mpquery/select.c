@@ -264,8 +264,11 @@ int select_apply(const struct profile *p, const struct select_opts *o,
     s->thread_name = thread_names(p, o->rules, &s->names);
     s->thread_ok = xmalloc(p->nthreads);
     int rc = select_processes(p, o, s, err, errlen);
-    if (rc) return rc;
-    if ((rc = select_threads(p, o, s, err, errlen))) return rc;
+    if (!rc) rc = select_threads(p, o, s, err, errlen);
+    if (rc) {
+        selection_free(s);      /* a failed selection holds nothing */
+        return rc;
+    }
 
     const uint8_t *thread_ok = s->thread_ok;
     if (one_snapshot_each(p, s)) {

@@ -71,6 +71,7 @@ struct mp_options {
     int quiet;                  /* MP_QUIET: no info lines */
     int time;                   /* MP_TIME: the time counter */
     int mmap;                   /* MP_MMAP: the program's own mappings (maps.c) */
+    int ledger;                 /* MP_LEDGER: the ledger at each snapshot (ledger.c) */
     int cold;                   /* MP_COLD: cold blocks (cold.c) */
     int python;                 /* MP_PYTHON: CPython frames and pymalloc (python.c) */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */

@@ -477,7 +477,8 @@ static void account(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct
 int ledger_write(struct writer *w, int64_t snapshot, int fatal)
 {
     double t0 = mp_now();
-    if (read_smaps()) return 0;     /* no /proc: no ledger */
+    ledger_seconds = 0;
+    if (!mp_opt.ledger || read_smaps()) return 0;     /* MP_LEDGER=0, or no /proc: no ledger */
     struct heap_now h = heap_now(fatal);    /* after the ledger's buffers grew: their chunks are in it */
     uint64_t bytes[NLINES] = { 0 }, sizes[NLINES] = { 0 };
     account(bytes, sizes, &h);

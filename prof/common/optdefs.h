@@ -64,6 +64,8 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "less the profiler's, to the stack of the allocation that ends it: the time counter")        \
     X(MP_MMAP, VAL_BOOL, "1", mmap, "--mmap", "0|1",                                               \
       "0 = do not record the program's own mappings (mmap, mremap, brk) per stack")                 \
+    X(MP_LEDGER, VAL_BOOL, "1", ledger, "--ledger", "0|1",                                         \
+      "0 = no ledger of the resident memory (smaps, mallinfo2) at each snapshot")                   \
     X(MP_COLD, VAL_BOOL, "0", cold, "--cold", "0|1",                                              \
       "1 = at each snapshot, the live bytes on pages not written since the previous one "          \
       "(memcold) and for how many snapshots (coldage), per stack; full capture only")          \

@@ -56,3 +56,8 @@ fi
 # once set up, the program allocates nothing: the last two snapshots' heap live are equal
 assert_eq "$(q a.db "SELECT count(DISTINCT bytes) FROM (SELECT l.bytes FROM ledger l JOIN snapshot s ON s.id = l.snapshot
     WHERE l.line = 'heap live' AND s.reason != 'peak' ORDER BY s.seq DESC LIMIT 2)")" 1 "heap live: the same in the last two snapshots"
+
+# MP_LEDGER=0: no ledger rows, the rest of the profile as usual
+MP_LEDGER=0 profile off.db $B/tests/ledger_mix 0.2 2>err || fail "the program failed: $(cat err)"
+assert_eq "$(q off.db "SELECT count(*) FROM ledger")|$(q off.db "SELECT count(*) > 0 FROM sample WHERE memlive > 0")" "0|1" \
+    "MP_LEDGER=0: no ledger, the samples there"
