@@ -33,7 +33,7 @@ void *mp_map(size_t size, int capped)
     void *p = mp_sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     atomic_fetch_add_explicit(&mapped_bytes, size, RELAXED);
-    mp_own_range_add(p, size);
+    mp_range_add(RANGES_PROFILER, p, size);
     return p;
 }
 
@@ -44,46 +44,56 @@ void mp_unmap(void *p, size_t size)
     if (!p) return;
     mp_sys_munmap(p, size);
     atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
-    mp_own_range_remove(p, size);
+    mp_range_remove(RANGES_PROFILER, p, size);
 }
 
-/* ------------------------------------------------------------ own ranges */
+/* ------------------------------------------------------------ known ranges */
 
-/* Every range the profiler mapped, for the ledger's 'profiler' line (the
- * kernel merges adjacent anonymous mappings: only the ranges tell ours
- * from the program's). A fixed table: mappings are few (1 MB chunks, the
- * large tables); past it, the rest count as unexplained. */
-#define OWN_RANGES 4096
-static struct own_range own_ranges[OWN_RANGES];
-static size_t nown_ranges;
-static atomic_flag own_lock = ATOMIC_FLAG_INIT;
+/* Ranges the ledger gives to a line by owner (the kernel merges adjacent
+ * anonymous mappings: only the ranges tell them from the program's): the
+ * profiler's mappings ('profiler') and another allocator's arenas that the
+ * profiler counts as heap (pymalloc's, 'heap'). Fixed tables: the
+ * profiler's mappings are few (1 MB chunks, the large tables), pymalloc's
+ * arenas 1 MiB (256 KiB before 3.10) each; past a table, the rest count
+ * as unexplained. */
+static struct range_table {
+    struct own_range *r;
+    size_t n, cap;
+    atomic_flag lock;
+} tables[RANGES_N] = {
+    [RANGES_PROFILER] = { (struct own_range[4096]){ { 0, 0 } }, 0, 4096, ATOMIC_FLAG_INIT },
+    [RANGES_HEAP] = { (struct own_range[16384]){ { 0, 0 } }, 0, 16384, ATOMIC_FLAG_INIT },
+};
 MP_TLS int mp_own_counting;
 _Atomic int64_t mp_own_heap;
 
-void mp_own_range_add(void *p, size_t size)
+void mp_range_add(enum range_owner o, void *p, size_t size)
 {
-    spin_lock(&own_lock);
-    if (nown_ranges < OWN_RANGES) own_ranges[nown_ranges++] = (struct own_range){ (uintptr_t)p, (uintptr_t)p + size };
-    spin_unlock(&own_lock);
+    struct range_table *t = &tables[o];
+    spin_lock(&t->lock);
+    if (t->n < t->cap) t->r[t->n++] = (struct own_range){ (uintptr_t)p, (uintptr_t)p + size };
+    spin_unlock(&t->lock);
 }
 
-void mp_own_range_remove(void *p, size_t size)
+void mp_range_remove(enum range_owner o, void *p, size_t size)
 {
-    spin_lock(&own_lock);
-    for (size_t i = 0; i < nown_ranges; i++)
-        if (own_ranges[i].lo == (uintptr_t)p && own_ranges[i].hi == (uintptr_t)p + size) {
-            own_ranges[i] = own_ranges[--nown_ranges];
+    struct range_table *t = &tables[o];
+    spin_lock(&t->lock);
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].lo == (uintptr_t)p && t->r[i].hi == (uintptr_t)p + size) {
+            t->r[i] = t->r[--t->n];
             break;
         }
-    spin_unlock(&own_lock);
+    spin_unlock(&t->lock);
 }
 
-size_t mp_own_ranges(struct own_range *out, size_t max)
+size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max)
 {
-    spin_lock(&own_lock);
-    size_t n = nown_ranges;
-    for (size_t i = 0; i < n && i < max; i++) out[i] = own_ranges[i];
-    spin_unlock(&own_lock);
+    struct range_table *t = &tables[o];
+    spin_lock(&t->lock);
+    size_t n = t->n;
+    for (size_t i = 0; i < n && i < max; i++) out[i] = t->r[i];
+    spin_unlock(&t->lock);
     return n;
 }
 

@@ -106,9 +106,10 @@ int mp_memory_exhausted(void);
  * malloc, counted on the pass-through path only where the thread counts
  * (mp_own_counting): the program's allocations are never counted here. */
 struct own_range { uintptr_t lo, hi; };
-void mp_own_range_add(void *p, size_t size);
-void mp_own_range_remove(void *p, size_t size);
-size_t mp_own_ranges(struct own_range *out, size_t max);    /* how many there are */
+enum range_owner { RANGES_PROFILER, RANGES_HEAP, RANGES_N };    /* HEAP: pymalloc's arenas (python.c) */
+void mp_range_add(enum range_owner o, void *p, size_t size);
+void mp_range_remove(enum range_owner o, void *p, size_t size);
+size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max);    /* how many there are */
 extern MP_TLS int mp_own_counting;
 extern _Atomic int64_t mp_own_heap;
 

@@ -301,9 +301,11 @@ static void find_guarded_stacks(void)
 
 static void find_own_and_program(void)
 {
-    static struct own_range own[4096];
-    size_t n = mp_own_ranges(own, sizeof own / sizeof own[0]);
+    static struct own_range own[16384];
+    size_t n = mp_ranges(RANGES_PROFILER, own, sizeof own / sizeof own[0]);
     for (size_t i = 0; i < n && i < sizeof own / sizeof own[0]; i++) claim(own[i].lo, own[i].hi, O_PROFILER);
+    n = mp_ranges(RANGES_HEAP, own, sizeof own / sizeof own[0]);     /* pymalloc's arenas: heap */
+    for (size_t i = 0; i < n && i < sizeof own / sizeof own[0]; i++) claim(own[i].lo, own[i].hi, O_HEAP);
     static struct maps_range prog[8192];
     n = maps_ranges(prog, sizeof prog / sizeof prog[0]);
     for (size_t i = 0; i < n && i < sizeof prog / sizeof prog[0]; i++)

@@ -72,7 +72,7 @@ static void own_stack_known(void)
     void *addr;
     size_t size;
     if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) mp_own_range_add(addr, size);
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) mp_range_add(RANGES_PROFILER, addr, size);
     pthread_attr_destroy(&attr);
 }
 

@@ -29,7 +29,7 @@ void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg)
         void *p = mp_sys_mmap(NULL, s->size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
                               -1, 0);
         if (p == MAP_FAILED) s->failed = 1;
-        else mprotect(p, page, PROT_NONE), s->base = (char *)p + page, mp_own_range_add(p, s->size + page);
+        else mprotect(p, page, PROT_NONE), s->base = (char *)p + page, mp_range_add(RANGES_PROFILER, p, s->size + page);
     }
     if (!s->base || own_stack_current == s) {     /* none, or on it already */
         fn(arg);

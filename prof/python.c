@@ -487,6 +487,7 @@ static void *arena_wrap_alloc(void *c, size_t n)
     (void)c;
     struct mp_guard g = guard_enter(MP_INSIDE);
     void *p = old_arena.alloc(old_arena.ctx, n);
+    if (p) mp_range_add(RANGES_HEAP, p, n);     /* the ledger's heap, as glibc's arenas */
     guard_leave(&g);
     return p;
 }
@@ -495,6 +496,7 @@ static void arena_wrap_free(void *c, void *p, size_t n)
 {
     (void)c;
     struct mp_guard g = guard_enter(MP_INSIDE);
+    mp_range_remove(RANGES_HEAP, p, n);
     old_arena.free(old_arena.ctx, p, n);
     guard_leave(&g);
 }

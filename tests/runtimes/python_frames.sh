@@ -32,6 +32,10 @@ job() {
     [ "${n:-0}" -ge 20000 ] || fail "$py: top --functions: small_objects $n calls, expected >= 20,000 (pymalloc's lists)"
     echo "  ok: $py: top --functions: small_objects $n calls (>= 20,000, pymalloc's blocks)"
     assert_match "$("$MPQ" fold "$db" | grep -c ';run_job;big_buffers;')" '^[1-9]' "$py: fold: run_job;big_buffers"
+    # pymalloc's arenas are heap in the ledger (not the program's mappings, not unexplained)
+    assert_eq "$(q "$db" "SELECT count(*) FROM ledger u JOIN ledger r ON r.snapshot = u.snapshot AND r.line = 'rss'
+                          WHERE u.line = 'unexplained' AND abs(u.bytes) * 20 > r.bytes")|$(q "$db" "SELECT count(*) FROM ledger")" \
+        "0|10" "$py: the ledger leaves less than 5 % of the RSS unexplained"
     local line
     line=$("$MPQ" top "$db" --lines --bytes --filter big_buffers -n 1 --depth 0 | sed -n 3p)
     assert_match "$line" ' big_buffers \(py_job\.py:6\) < run_job \(py_job\.py:19\) < <module> \(py_job\.py:24\) < ' \
