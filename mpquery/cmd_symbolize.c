@@ -512,8 +512,9 @@ int cmd_symbolize(int argc, char **argv)
           .help = "leave modules with another build-id as they are and\n"
                   "resolve the others" },
         { .name = "debuginfod", .arg = "URL", .optional = 1, .str = &debuginfod,
-          .help = "fetch missing debug files from these debuginfod servers\n"
-                  "(DEBUGINFOD_URLS's format; default: DEBUGINFOD_URLS)" },
+          .help = "fetch the debug files missing here from debuginfod\n"
+                  "servers (DEBUGINFOD_URLS's format, default its value;\n"
+                  "\"--debuginfod URL\" too when URL has \"://\")" },
         { .name = "debuginfod-cache", .arg = "DIR", .str = &debuginfod_cache,
           .help = "where fetched files are kept (default: libdebuginfod's,\n"
                   "DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)" },

@@ -23,6 +23,7 @@
 #include <elfutils/libdwelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,6 +103,17 @@ static int make_dirs(char *path)
     }
 }
 
+/* The width of the terminal stderr is (COLUMNS when set), or 0 when it is
+ * not a terminal: where a download's progress is shown. */
+static int stderr_width(void)
+{
+    struct winsize ws;
+    if (!isatty(STDERR_FILENO)) return 0;
+    const char *c = getenv("COLUMNS");
+    if (c && atoi(c) > 1) return atoi(c);
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col : 80;
+}
+
 /* The client whose query is under way: the progress callback's (the
  * library passes only its own handle). */
 static struct dbgd *querying;
@@ -127,9 +139,12 @@ static int progress(debuginfod_client *c, long done, long total)
     if (!d->tty || now - d->started < 1 || now - d->shown_at < 0.2) return 0;
     d->shown_at = now;
     d->progress_shown = 1;
-    char got[32], all[32];
-    fprintf(stderr, "\rmpquery: debuginfod: %s: %s%s%s\033[K", d->module, fmt_size(1, done, got, sizeof got),
-            total > 0 ? " of " : "", total > 0 ? fmt_size(1, total, all, sizeof all) : "");
+    char got[32], all[32], line[512];
+    int n = snprintf(line, sizeof line, "mpquery: debuginfod: %s: %s%s%s", d->module,
+                     fmt_size(1, done, got, sizeof got), total > 0 ? " of " : "",
+                     total > 0 ? fmt_size(1, total, all, sizeof all) : "");
+    /* one line, redrawn: never as wide as the terminal (it would wrap) */
+    fprintf(stderr, "\r%.*s\033[K", n < d->tty - 1 ? n : d->tty - 1, line);
     return 0;
 }
 
@@ -151,7 +166,7 @@ int dbgd_open(struct dbgd *d, const char *urls, const char *cache, char *err, si
     setenv("DEBUGINFOD_CACHE_PATH", d->cache, 1);
     const char *t = getenv("DEBUGINFOD_TIMEOUT");
     d->timeout = t && *t ? atoi(t) : DEFAULT_TIMEOUT;
-    d->tty = isatty(STDERR_FILENO);
+    d->tty = stderr_width();
     d->lib = xcalloc(1, sizeof *d->lib);
     int rc = load_library(d->lib, err, errsz);
     if (rc) return rc;

@@ -23,7 +23,8 @@ struct dbgd {
     /* the query under way */
     const char *module;             /* its file name, for the progress line */
     double started, shown_at;
-    int timed_out, progress_shown, tty;
+    int timed_out, progress_shown;
+    int tty;                        /* stderr's terminal width, 0: not a terminal (no progress) */
 };
 
 enum dbgd_result { DBGD_FETCHED, DBGD_NOT_FOUND, DBGD_FAILED };

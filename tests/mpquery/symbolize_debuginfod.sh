@@ -38,7 +38,7 @@ line_run=$(grep -n 'plugin_static_alloc(); }' "$ROOT/tests/progs/libplugin.c" | 
 debuginfod -F -p 8002 -d "$T/srv.sqlite" -t 0 -g 0 "$T/srv" >server.log 2>&1 & srv=$!
 debuginfod -F -p 8003 -d "$T/empty.sqlite" -t 0 -g 0 "$T/empty" >server404.log 2>&1 & srv404=$!
 cat >fake.py <<'EOF'
-import socket, sys
+import socket, sys, time
 mode, port = sys.argv[1], int(sys.argv[2])
 s = socket.socket()
 s.bind(("127.0.0.1", port))
@@ -50,7 +50,19 @@ while True:
     if mode == "silent":        # connected, never answers
         held.append(c)
         continue
-    c.recv(65536)
+    request = c.recv(65536)
+    if mode == "slow":          # the file of build-id argv[3] (argv[4]) in 6 parts over 1.8 s, else 404
+        if sys.argv[3].encode() not in request:
+            c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            c.close()
+            continue
+        data = open(sys.argv[4], "rb").read()
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(data))
+        for i in range(6):
+            time.sleep(0.3)
+            c.sendall(data[i * len(data) // 6:(i + 1) * len(data) // 6])
+        c.close()
+        continue
     body = b"garbage " * 8
     c.sendall((b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) if mode == "http" else b"") + body)
     c.close()
@@ -58,7 +70,8 @@ EOF
 $PY3 fake.py silent 8004 >fake4.out & f4=$!
 $PY3 fake.py http 8005 >fake5.out & f5=$!
 $PY3 fake.py raw 8006 >fake6.out & f6=$!
-on_exit "kill $srv $srv404 $f4 $f5 $f6 2>/dev/null; wait"
+$PY3 fake.py slow 8007 $bid srv/libplugin.debug >fake7.out & f7=$!
+on_exit "kill $srv $srv404 $f4 $f5 $f6 $f7 2>/dev/null; wait"
 # ready: each debuginfod has scanned its directory (its /metrics say so)
 $PY3 - <<'EOF' || fail "debuginfod not ready in 20 s: $(tail -n 3 server.log)"
 import sys, time, urllib.request
@@ -76,7 +89,7 @@ for port, want in ((8002, 1), (8003, 0)):
             sys.exit(1)
         time.sleep(0.1)
 EOF
-for f in fake4 fake5 fake6; do
+for f in fake4 fake5 fake6 fake7; do
     for i in $(seq 100); do grep -q ready $f.out && break; sleep 0.1; done
 done
 requests() { grep -c 'GET /buildid/' "$1"; }
@@ -183,6 +196,24 @@ fails nothttp 1 http://127.0.0.1:8006
 assert_eq "$(cat nothttp.lines)" "$libc: http://127.0.0.1:8006 failed (Received HTTP/0.9 when not allowed)
 $ld: http://127.0.0.1:8006 failed (Received HTTP/0.9 when not allowed)
 $T/lib/libplugin.so: http://127.0.0.1:8006 failed (Received HTTP/0.9 when not allowed)" "garbage (not HTTP): one line per module"
+
+# a download that lasts, on a terminal: its progress on one line, redrawn,
+# cut to the terminal's width, cleared at the end (1.8 s, no time limit)
+for cols in 80 200 40; do
+    cp a.db tty$cols.db
+    COLUMNS=$cols DEBUGINFOD_TIMEOUT=0 script -qc "'$MPQ' symbolize tty$cols.db --debuginfod http://127.0.0.1:8007 \
+        --debuginfod-cache '$T/cache.tty$cols' --debuginfo-path '$T/none'" /dev/null >tty$cols.out
+    assert_eq "$(plugin_chain tty$cols.db)" "plugin_run (libplugin.c:$line_run);plugin_static_alloc (libplugin.c:$line_alloc) 6468" \
+        "$cols columns: fetched"
+    line="mpquery: debuginfod: libplugin.so: [0-9.]+ (B|KiB) of 5.27 KiB"
+    [ $cols = 40 ] && line="mpquery: debuginfod: libplugin.so: [0-9.]+"
+    progress=$(tr '\r\033' '\n~' <tty$cols.out | grep -a 'libplugin.so: ' | sed 's/~\[K$//')
+    [ -n "$progress" ] || fail "$cols columns: no progress line"
+    assert_eq "$(printf '%s\n' "$progress" | grep -Evc "^$line\$")" 0 \
+        "$cols columns: $(printf '%s\n' "$progress" | wc -l) progress lines, $(printf '%s\n' "$progress" | tail -n 1)"
+    assert_eq "$(printf '%s\n' "$progress" | grep -c '.\{'$cols'\}')" 0 "$cols columns: narrower than the terminal"
+    assert_eq "$(tr '\r\033' 'R~' <tty$cols.out | grep -ac "R~\[Ktty$cols\.db: ")" 1 "$cols columns: the line cleared before the report"
+done
 
 # usage errors, the library missing: one line, nothing written
 cp a.db u.db
