@@ -12,8 +12,9 @@
  * used are deleted. Otherwise frames are updated in place and ids stay.
  *
  * With --debuginfod, a module without DWARF here gets its debug file from
- * debuginfod servers by build-id (debuginfod.c), one more place after the
- * local ones; a module whose file could not be fetched is left as it is. */
+ * debuginfod servers by build-id (debuginfod.c), and a new libdwfl session
+ * finds it through find_debuginfo; a module whose file could not be
+ * fetched is left as it is (no frame of it written). */
 #include "mpquery.h"
 #include "resolve.h"
 #include "commands.h"
@@ -194,26 +195,25 @@ static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *ch
 }
 
 /* The debug file fetched for the module being resolved (--debuginfod), or
- * NULL: the last place looked in. */
+ * NULL. */
 static const char *fetched_debuginfo;
 
-/* Debug info from this machine's disk, as in the recorder, then the file
- * fetched for the module, if any. (libdwfl's own debuginfod lookup, in
- * dwfl_standard_find_debuginfo, is not used: it would ask whenever
- * DEBUGINFOD_URLS is set.) */
+/* The fetched file, which exists only for a module without DWARF here
+ * (so it comes first: a local file without DWARF would hide it), else
+ * debug info from this machine's disk, as in the recorder. (libdwfl's own
+ * debuginfod lookup, in dwfl_standard_find_debuginfo, is not used: it
+ * would ask whenever DEBUGINFOD_URLS is set.) */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                           char **debuginfo_file_name)
 {
-    int fd = resolve_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                    debuginfo_file_name);
-    if (fd >= 0 || !fetched_debuginfo) return fd;
-    fd = open(fetched_debuginfo, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && !(*debuginfo_file_name = strdup(fetched_debuginfo))) {
-        close(fd);
-        fd = -1;
+    if (fetched_debuginfo) {
+        int fd = open(fetched_debuginfo, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && (*debuginfo_file_name = strdup(fetched_debuginfo))) return fd;
+        if (fd >= 0) close(fd);
     }
-    return fd;
+    return resolve_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                  debuginfo_file_name);
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
