@@ -11,7 +11,7 @@
 # libc and ld.so get no local debug info (--debuginfo-path $T/none), so
 # which modules are asked for does not depend on the machine's dbgsym.
 if [ -z "${MP_TEST_NETNS:-}" ]; then
-    sh "$(dirname "$0")/../lib/deps.sh" debuginfod libdebuginfod1 || exit 1
+    sh "$(dirname "$0")/../lib/deps.sh" debuginfod libdebuginfod1 iproute2 || exit 1
     exec unshare -n env MP_TEST_NETNS=1 bash "$0" "$@"
 fi
 . "$(dirname "$0")/../lib/lib.sh"
