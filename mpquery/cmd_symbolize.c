@@ -9,14 +9,21 @@
  * rebuilt: each old node maps to the path of re-resolved addresses leading
  * to it, new nodes get ids above the old ones (sample rows are moved with
  * one UPDATE, which never collides with an old id), and frames no longer
- * used are deleted. Otherwise frames are updated in place and ids stay. */
+ * used are deleted. Otherwise frames are updated in place and ids stay.
+ *
+ * With --debuginfod, a module without DWARF here gets its debug file from
+ * debuginfod servers by build-id (debuginfod.c), and a new libdwfl session
+ * finds it through find_debuginfo; a module whose file could not be
+ * fetched is left as it is (no frame of it written). */
 #include "mpquery.h"
 #include "resolve.h"
 #include "commands.h"
+#include "debuginfod.h"
 #include "options.h"
 #include "symdb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,12 +41,22 @@ static const char usage[] =
 "A module whose file now has another build-id than the one recorded is\n"
 "refused: nothing is written (exit 2). A module whose file is gone keeps\n"
 "its names (said on stderr).\n"
+"\n"
+"--debuginfod fetches the debug files of the modules that have no DWARF\n"
+"here from debuginfod servers by build-id, into the cache directory, with\n"
+"libdebuginfod (package libdebuginfod1). A module that could not be fetched\n"
+"keeps its names, one line on stderr; the others are named again. Exit 1\n"
+"when a server could not be reached or failed (a 404 is not a failure);\n"
+"$DEBUGINFOD_TIMEOUT (seconds, default 90) bounds the wait for an answer.\n"
+"Without --debuginfod nothing is asked of any server, whatever\n"
+"$DEBUGINFOD_URLS says.\n"
 "\n";
 
 static const char more[] =
 "\n"
 "example:\n"
-"  apt-get install python3.11-dbgsym && mpquery symbolize py.db\n";
+"  apt-get install python3.11-dbgsym && mpquery symbolize py.db\n"
+"  mpquery symbolize clang.db --debuginfod https://debuginfod.debian.net\n";
 
 /* One distinct (module, offset) and its frames after resolution. */
 struct addr {
@@ -59,6 +76,9 @@ struct sym {
     struct idmap fn_id, file_id;    /* strtab index → database id */
     int64_t max_function, max_file, max_frame;
     size_t modules, resolved, changed, kept, gained_names, gained_lines, new_frames;
+    struct dbgd *dbgd;              /* --debuginfod: the servers' client; NULL: never asked */
+    size_t fetched, not_fetched;    /* modules whose debug file was fetched, or was not */
+    int fetch_failed;               /* a server failed (EXIT_FAILED at the end) */
 };
 
 /* A failed database call: "mpquery: DB: what: why"; returns rc. */
@@ -174,28 +194,96 @@ static int store_chain(struct sym *s, struct addr *a, const struct sym_frame *ch
     return 0;
 }
 
-/* Debug info from this machine's disk only, as in the recorder (never a
- * debuginfod server). */
+/* The debug file fetched for the module being resolved (--debuginfod), or
+ * NULL. */
+static const char *fetched_debuginfo;
+
+/* The fetched file, which exists only for a module without DWARF here
+ * (so it comes first: a local file without DWARF would hide it), else
+ * debug info from this machine's disk, as in the recorder. (libdwfl's own
+ * debuginfod lookup, in dwfl_standard_find_debuginfo, is not used: it
+ * would ask whenever DEBUGINFOD_URLS is set.) */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                          char **debuginfo_file_name)
+{
+    if (fetched_debuginfo) {
+        int fd = open(fetched_debuginfo, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && (*debuginfo_file_name = strdup(fetched_debuginfo))) return fd;
+        if (fd >= 0) close(fd);
+    }
+    return resolve_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                  debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = resolve_find_debuginfo,
+    .find_debuginfo = find_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &resolve_debuginfo_path,
 };
+
+/* A libdwfl session with the module at path alone; NULL with *m NULL when
+ * the file cannot be read (its errno or libdwfl's message in why). */
+static Dwfl *open_module(const char *path, Dwfl_Module **m, const char **why)
+{
+    Dwfl *d = dwfl_begin(&offline_callbacks);
+    *m = NULL;
+    if (!d) {
+        *why = dwfl_errmsg(-1);
+        return NULL;
+    }
+    *m = dwfl_report_elf(d, path, path, -1, 0, 0);
+    dwfl_report_end(d, NULL, NULL);
+    if (!*m) *why = access(path, R_OK) ? strerror(errno) : dwfl_errmsg(-1);
+    return d;
+}
+
+/* --debuginfod: the module's debug file from the servers when it has no
+ * DWARF here; *session is then a new one that finds it. Returns 0 (also
+ * when nothing was needed: *fetched NULL), or 1 when the file could not be
+ * fetched (said: the module is left as it is). */
+static int fetch_module(struct sym *s, Dwfl **session, Dwfl_Module **m, const char *path, const char *build_id,
+                        char **fetched)
+{
+    GElf_Addr bias;
+    *fetched = NULL;
+    if (!s->dbgd || dwfl_module_getdwarf(*m, &bias)) return 0;
+    char why[1024];
+    enum dbgd_result r = dbgd_fetch(s->dbgd, build_id, path, fetched, why, sizeof why);
+    if (r != DBGD_FETCHED) {
+        warning("symbolize: debuginfod: %s (build-id %s): %s; its frames keep their names", path,
+                *build_id ? build_id : "(none)", why);
+        s->not_fetched++;
+        s->fetch_failed |= r == DBGD_FAILED;
+        return 1;
+    }
+    s->fetched++;
+    /* libdwfl looked for the debug file once in this session: a new one */
+    dwfl_end(*session);
+    fetched_debuginfo = *fetched;
+    const char *err = NULL;
+    *session = open_module(path, m, &err);
+    if (!*m) {
+        warning("symbolize: %s: %s; its frames keep their names", path, err);
+        return 1;
+    }
+    return 0;
+}
 
 /* Resolves every address of one module. Returns 0, or EXIT_BAD_INPUT for a
  * build-id mismatch (unless skipped), EXIT_FAILED for a database error;
  * reported. */
 static int symbolize_module(struct sym *s, int64_t module, const char *path, const char *build_id)
 {
-    Dwfl *d = dwfl_begin(&offline_callbacks);
-    if (!d) return error(EXIT_FAILED, "libdwfl: %s", dwfl_errmsg(-1));
+    Dwfl_Module *m;
+    const char *why = NULL;
+    char *fetched = NULL;
+    Dwfl *d = open_module(path, &m, &why);
+    if (!d) return error(EXIT_FAILED, "libdwfl: %s", why);
     int rc = 0;
-    Dwfl_Module *m = dwfl_report_elf(d, path, path, -1, 0, 0);
-    dwfl_report_end(d, NULL, NULL);
     if (!m) {
-        warning("symbolize: %s: %s; its frames keep their names", path,
-                access(path, R_OK) ? strerror(errno) : dwfl_errmsg(-1));
+        warning("symbolize: %s: %s; its frames keep their names", path, why);
         goto out;
     }
     const char *disk_path, *disk_id;
@@ -212,6 +300,7 @@ static int symbolize_module(struct sym *s, int64_t module, const char *path, con
         }
         goto out;
     }
+    if (fetch_module(s, &d, &m, path, build_id, &fetched)) goto out;
     s->modules++;
     for (size_t i = 0; i < s->naddrs && !rc; i++) {
         struct addr *a = &s->addrs[i];
@@ -224,6 +313,8 @@ static int symbolize_module(struct sym *s, int64_t module, const char *path, con
     }
 out:
     dwfl_end(d);
+    fetched_debuginfo = NULL;
+    free(fetched);
     return rc;
 }
 
@@ -349,6 +440,10 @@ static void report(const struct sym *s, double secs, int dry_run, int reshaped, 
     if (s->kept) printf("; %zu kept as they were (they had more names than found now)", s->kept);
     if (reshaped) printf("; stack tree rebuilt (%zu nodes)", nodes);
     printf("\n");
+    if (s->dbgd)
+        printf("debuginfod: %zu debug file%s from %s (or the cache), %zu module%s without (said above)\n",
+               s->fetched, s->fetched == 1 ? "" : "s", s->dbgd->urls, s->not_fetched,
+               s->not_fetched == 1 ? "" : "s");
 }
 
 /* One transaction: everything read, every module resolved and its frames
@@ -380,7 +475,25 @@ static int symbolize(struct sym *s, int dry_run)
         return rc;
     }
     if (!mpquery_quiet) report(s, monotonic_seconds() - t0, dry_run, reshaped, nodes);
-    return 0;
+    return s->fetch_failed ? EXIT_FAILED : 0;
+}
+
+/* "--debuginfod URL" as "--debuginfod=URL": the option's value is
+ * optional (DEBUGINFOD_URLS), and the word after it is taken as its value
+ * when it is a URL (has "://"), not DB. Returns the new argc. */
+static int join_debuginfod_url(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (strcmp(argv[i], "--debuginfod") || !strstr(argv[i + 1], "://")) continue;
+        struct strbuf sb = { 0 };
+        sb_printf(&sb, "--debuginfod=%s", argv[i + 1]);
+        argv[i] = sb.s;         /* for the life of the process */
+        memmove(argv + i + 1, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
+        argv[argc - 1] = NULL;
+        return argc - 1;
+    }
+    return argc;
 }
 
 int cmd_symbolize(int argc, char **argv)
@@ -388,6 +501,7 @@ int cmd_symbolize(int argc, char **argv)
     struct common c;
     struct sym s = { 0 };
     int dry_run = 0;
+    char *debuginfod = NULL, *debuginfod_cache = NULL;
     static char default_path[] = ":.debug:/usr/lib/debug";
     resolve_debuginfo_path = default_path;
     const struct opt opts[] = {
@@ -397,20 +511,42 @@ int cmd_symbolize(int argc, char **argv)
         { .name = "skip-mismatched", .flag = &s.skip_mismatched, .value = 1,
           .help = "leave modules with another build-id as they are and\n"
                   "resolve the others" },
+        { .name = "debuginfod", .arg = "URL", .optional = 1, .str = &debuginfod,
+          .help = "fetch the debug files missing here from debuginfod\n"
+                  "servers (DEBUGINFOD_URLS's format, default its value;\n"
+                  "\"--debuginfod URL\" too when URL has \"://\")" },
+        { .name = "debuginfod-cache", .arg = "DIR", .str = &debuginfod_cache,
+          .help = "where fetched files are kept (default: libdebuginfod's,\n"
+                  "DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)" },
         { .name = "dry-run", .flag = &dry_run, .value = 1, .help = "resolve and report, write nothing" },
         OPTION_QUIET("no report of what was resolved"),
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "symbolize", .usage = usage, .more = more, .opts = opts,
                                 .operands = 1, .missing = "needs DB" };
+    argc = join_debuginfod_url(argc, argv);
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     s.path = argv[optind];
-    char err[512];
+    char err[1024];
+    struct dbgd dbgd = { .log_fd = -1 };
+    if (debuginfod_cache && !debuginfod)
+        return error(EXIT_BAD_INPUT, "symbolize: --debuginfod-cache is for --debuginfod");
+    if (debuginfod) {
+        if ((rc = dbgd_open(&dbgd, debuginfod, debuginfod_cache, err, sizeof err))) {
+            dbgd_close(&dbgd);
+            return error(rc, "symbolize: %s", err);
+        }
+        s.dbgd = &dbgd;
+    }
     rc = profile_open_db(s.path, &s.db.db, 1, err, sizeof err);
-    if (rc) return error(rc, "%s: %s", s.path, err);
+    if (rc) {
+        dbgd_close(&dbgd);
+        return error(rc, "%s: %s", s.path, err);
+    }
     rc = symbolize(&s, dry_run);
     symdb_close(&s.db);
+    dbgd_close(&dbgd);
     for (size_t i = 0; i < s.naddrs; i++) free(s.addrs[i].ids);
     free(s.addrs);
     free(s.frows);
