@@ -101,9 +101,14 @@ static void print_json(const struct check_report *r, FILE *f)
     json_key(&w, "stacks"), json_int(&w, (int64_t)r->compared[0]);
     json_key(&w, "functions"), json_int(&w, (int64_t)r->compared[1]);
     json_close(&w, '}');
+    json_key(&w, "grown"), json_open(&w, '{');
+    json_key(&w, "stacks"), json_int(&w, (int64_t)r->grown[0]);
+    json_key(&w, "functions"), json_int(&w, (int64_t)r->grown[1]);
+    json_close(&w, '}');
     json_key(&w, "checks"), json_open(&w, '[');
     for (size_t i = 0; i < r->n; i++) {
         const struct finding *x = &r->f[i];
+        json_break(&w, 1);              /* a check a line, as leaks' rows */
         json_open(&w, '{');
         json_key(&w, "check"), json_str(&w, kind_name[x->kind]);
         json_key(&w, "measure"), json_str(&w, measure_name[x->measure]);
@@ -127,6 +132,7 @@ static void print_json(const struct check_report *r, FILE *f)
         }
         json_close(&w, '}');
     }
+    if (r->n) json_break(&w, 0);
     json_close(&w, ']');
     json_close(&w, '}');
     fputc('\n', f);

@@ -196,3 +196,12 @@ expect_fail 2 '^mpquery: check: missing DB' "$MPQ" check --max-calls 1
 expect_fail 2 '^mpquery: check: --where, --host and --since select runs of --server URL' "$MPQ" check base.db --max-calls 1 --where 1
 expect_fail 2 '^mpquery: base.db: the output \(-o\) is the input base.db' "$MPQ" check same.db --baseline base.db -o base.db
 expect_fail 2 '^mpquery: http://127.0.0.1:1/: cannot connect' "$MPQ" check base.db --server http://127.0.0.1:1/
+
+# ---------------------------------------------------------------- help
+h=$("$MPQ" check --help-all) || fail "check --help-all exit $?"
+assert_match "$h" "^usage: mpquery check DB" "check --help-all: a usage line"
+for o in max-peak max-leaked max-calls baseline max-growth sigmas filter exclude format output server where; do
+    printf '%s' "$h" | grep -q -- "--$o" || fail "check --help-all does not mention --$o"
+done
+echo "  ok: check --help-all names every option"
+assert_match "$("$MPQ" --help)" "check +a memory gate for CI" "mpquery --help lists check"
