@@ -64,9 +64,10 @@ static const char more[] =
 "leaked (a bound for any mix of block sizes), and from each recorded stack's\n"
 "mean block size for calls. A new stack or function fails when its growth\n"
 "passes the noise. Two sampled runs of the same program pass at the default\n"
-"5 sigmas. A store's baseline is the mean of its runs: with --server, those\n"
-"--where, --exe, --host and --since select, by default those of DB's\n"
-"executable. A profile, baseline or store that cannot be read: exit 2.\n"
+"5 sigmas. A side of several runs (files, --run all, a store) is their mean;\n"
+"with --server, the runs --where, --exe, --host and --since select, by\n"
+"default those of DB's executable. A profile, baseline or store that cannot\n"
+"be read: exit 2.\n"
 "\n"
 "text: a row per limit (pass or FAIL) and per growth that failed (before,\n"
 "after, growth, limit: the most after may be, where), then 'PASS: ...' or\n"
@@ -92,7 +93,7 @@ struct side {
     uint32_t *node, *node_peak;
     int has_peak;               /* else peak is each stack's maxlive at exit */
     double sample;              /* MP_SAMPLE of its processes (the largest); 0: full capture */
-    double scale;               /* a store's runs: 1 / their number (their mean) */
+    double scale;               /* 1 / the runs selected: a side is their mean */
 };
 
 /* Per side and measure, per display node: the value and its variance. */
@@ -140,7 +141,7 @@ static int side_load(struct common *c, const struct dbfiles *f, struct dtree *t,
     s->has_peak = select_kind(c, s->pp, SNAP_PEAK, &s->peak) == 0;
     if (!s->has_peak) selection_free(&s->peak);
     s->sample = profile_sample(s->p);
-    s->scale = s->p->aggregate && s->p->nruns > 1 ? 1.0 / (double)s->p->nruns : 1;
+    s->scale = s->last.nruns_on > 1 ? 1.0 / (double)s->last.nruns_on : 1;
     s->node = xmalloc((s->p->nstacks + 1) * sizeof *s->node);
     if ((rc = view_build(s->p, &c->view, t, s->node, err, 512))) return error(rc, "check: %s", err);
     s->node_peak = s->node;

@@ -62,6 +62,18 @@ FAIL    function  peak          0  614400  new         0  leak_e
 FAIL    function  leaked        0  614400  new         0  leak_e
 FAIL: 1 of 5 stacks and 1 of 5 functions grew" "... naming leak_e, new in every measure (it is live at the new peak, at exit)"
 
+# a side of several runs is their mean: three runs in one file (--run all),
+# two files
+for i in 1 2 3; do record_run t-run$i runs3.db "$P"; done
+out=$(check same.db --baseline runs3.db --run all); rc=$?
+assert_eq "$rc:$(echo "$out" | tail -1)" "0:PASS: 0 of 4 stacks and 0 of 4 functions grew" "--run all: the mean of 3 runs, not their sum"
+out=$(check double.db --baseline runs3.db --run all --bytes --filter work_b); rc=$?
+assert_eq "$rc:$(echo "$out" | sed -n 3p)" "1:FAIL    stack     calls       2000     4000  +100.0 %     2200  work_b < main" \
+  "... work_b doubled: before is the mean, 2000"
+out=$(check same.db double.db --baseline base.db --bytes --filter work_b); rc=$?
+assert_eq "$rc:$(echo "$out" | sed -n 3p)" "1:FAIL    stack     calls       2000     3000  +50.0 %     2200  work_b < main" \
+  "two files a side: their mean (2000 and 4000: 3000)"
+
 # ---------------------------------------------------------------- limits, each on both sides of its threshold
 # base.db: 3110 calls (1000 + 2000 + 100 + 10), peak 409600 + 640, leaked 640
 limit_rc() { check base.db "$@" >/dev/null; echo $?; }
