@@ -291,7 +291,7 @@ static int parse_size_arg(const char *opt, const char *arg, double *out)
 {
     uint64_t v;
     if (mp_option_parse(VAL_SIZE, arg, &v, sizeof v))
-        return usage_error("check", "bad value '%s' for %s (expected a size: 1000, 64K, 1.5M, 2G)", arg, opt);
+        return usage_error("check", "bad value '%s' for %s (expected a size: 1000, 64K, 512M, 2G)", arg, opt);
     *out = (double)v;
     return 0;
 }
@@ -404,7 +404,7 @@ int cmd_check(int argc, char **argv)
     const struct opt opts[] = {
         { .name = "max-peak", .arg = "SIZE", .str = &a.limit_arg[M_PEAK],
           .help = "fail when the live bytes at the peak exceed SIZE (64K,\n"
-                  "1.5M, 2G)" },
+                  "512M, 2G)" },
         { .name = "max-leaked", .arg = "SIZE", .str = &a.limit_arg[M_LEAKED],
           .help = "fail when the bytes leaked (live at exit, as mpquery leaks\n"
                   "counts them) exceed SIZE" },
