@@ -98,6 +98,16 @@ assert_eq "$(check double.db --baseline base.db --max-peak 1M | sed -n '3p;$p')"
 "pass    limit     peak            -   401 KiB  -         1.00 MiB  (all stacks)
 FAIL: 0 of 1 limit exceeded; 1 of 4 stacks and 1 of 4 functions grew" "limits and a baseline together"
 
+# a profile without peak snapshots (the basic fixture, as format version 2
+# wrote them): peak is the sum of the stacks' own peaks (maxlive), an
+# upper bound of the peak; leaked as leaks counts it
+fixture basic >/dev/null
+assert_eq "$(check basic.db --max-peak 3987 >/dev/null; echo $?) $(check basic.db --max-peak 3986 >/dev/null; echo $?)" "0 1" \
+  "no peak snapshot: --max-peak on the sum of maxlive, 3987"
+assert_eq "$(q basic.db 'SELECT SUM(maxlive) FROM last_sample')" 3987 "... which SQL agrees with"
+assert_eq "$(check basic.db --max-leaked 3230 >/dev/null; echo $?) $(check basic.db --max-leaked 3229 >/dev/null; echo $?)" "0 1" \
+  "... --max-leaked: 3230, as leaks says"
+
 # on a terminal at 80 columns: what a person sees, stacks fitted
 out=$(COLUMNS=80 PAGER=cat script -qc "$MPQ check double.db --baseline base.db --filter work_b" /dev/null | tr -d '\r')
 assert_eq "$(echo "$out" | sed -n 3p)" \
