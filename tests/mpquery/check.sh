@@ -111,7 +111,11 @@ assert_eq "$(check basic.db --max-leaked 3230 >/dev/null; echo $?) $(check basic
 # on a terminal at 80 columns: what a person sees, stacks fitted
 out=$(COLUMNS=80 PAGER=cat script -qc "$MPQ check double.db --baseline base.db --filter work_b" /dev/null | tr -d '\r')
 assert_eq "$(echo "$out" | sed -n 3p)" \
-  "FAIL    stack     calls        2000      4000  +100.0 %      2200  work_b < main" "a terminal: the same rows"
+  "FAIL    stack     calls        2000      4000  +100.0 %      2200  work_b < main" "a terminal of 80 columns: the same rows"
+out=$(COLUMNS=200 PAGER=cat script -qc "$MPQ check leak.db --baseline base.db" /dev/null | tr -d '\r')
+assert_eq "$(echo "$out" | sed -n '2p;$p')" \
+"result  check     measure  before    after  growth  limit  where
+FAIL: 1 of 5 stacks and 1 of 5 functions grew" "... and of 200"
 
 # ---------------------------------------------------------------- json
 j=$(check double.db --baseline base.db --max-calls 6000 --format json); rc=$?
