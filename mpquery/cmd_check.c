@@ -327,6 +327,10 @@ static int check_args_parse(struct common *c, struct check_args *a, struct check
     else if (a->format && !strcmp(a->format, "junit")) r->format = CHECK_JUNIT;
     else if (a->format && strcmp(a->format, "text"))
         return usage_error("check", "bad value '%s' for --format (expected text, json or junit)", a->format);
+    if (r->format != CHECK_TEXT) {      /* json and junit are for programs: whole names, raw numbers */
+        c->out.format = FMT_JSON;
+        output_readable(&c->out, &c->view);
+    }
     if (a->baseline && c->server.url) return usage_error("check", "--baseline and --server do not combine");
     if (c->server.where && !c->server.url) return usage_error("check", "--where goes with --server");
     int baseline = a->baseline || c->server.url;

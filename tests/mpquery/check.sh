@@ -164,6 +164,20 @@ mpquery.check | no function grew in leaked | pass" "junit: one suite, a testcase
 check same.db --baseline base.db --format junit -o ok.xml 2>/dev/null
 assert_eq "$?:$(junit ok.xml | head -1)" "0:mpquery check: tests=8 failures=0 errors=0" "junit of a pass: 8 testcases, no failure"
 
+# names with markup (C++: <, >, &) are escaped, and whole (as json's)
+cp basic.db b2.db && sqlite3 b2.db "UPDATE sample SET ncalls = ncalls * 2, memtot = memtot * 2, nfree = nfree * 2
+                                     WHERE stack = 11" || fail "cannot derive b2.db"
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK b2.db"
+check b2.db --baseline basic.db --format junit -o b2.xml 2>/dev/null
+assert_eq "$?" 1 "the fixture's vector stack doubled: 1"
+xmllint --noout b2.xml || fail "b2.xml is not well-formed XML"
+assert_eq "$(junit b2.xml | grep -A1 '| no stack grew in calls')" \
+"mpquery.check | no stack grew in calls | 1 stack grew in calls
+    std::vector<int>::push_back(int const&) < main: calls 20 -> 40 (+100.0 %, limit 22)" "junit: C++ names whole, read back as written"
+j=$(check b2.db --baseline basic.db --format json)
+assert_eq "$(json_get "$j" '[c.get("function") for c in j["checks"]]')" \
+  "[None, None, 'std::vector<int>::push_back(int const&)', 'std::vector<int>::push_back(int const&)']" "json: the same names"
+
 # ---------------------------------------------------------------- sampled
 # Each run first allocates 5 MB x i (phase): the recorder's sampling points
 # are a fixed sequence per thread, so this moves each run's workload to a
