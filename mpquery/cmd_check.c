@@ -332,7 +332,6 @@ static int check_args_parse(struct common *c, struct check_args *a, struct check
         output_readable(&c->out, &c->view);
     }
     if (a->baseline && c->server.url) return usage_error("check", "--baseline and --server do not combine");
-    if (c->server.where && !c->server.url) return usage_error("check", "--where goes with --server");
     int baseline = a->baseline || c->server.url;
     if (!baseline && (a->max_growth || a->sigmas))
         return usage_error("check", "--max-growth and --sigmas need a baseline (--baseline or --server)");
@@ -343,11 +342,13 @@ static int check_args_parse(struct common *c, struct check_args *a, struct check
 }
 
 /* --server without --where or --exe: the runs of the current profile's
- * executable (its first process's). */
+ * executable (its first process's), by file name: CI builds it in
+ * another directory each time. */
 static void default_server_runs(struct common *c, const struct profile *p)
 {
     if (c->server.where || c->server.exe || !p->nprocs) return;
-    c->server.exe = p->procs[0].exe;
+    const char *slash = strrchr(p->procs[0].exe, '/');
+    c->server.exe = slash ? slash + 1 : p->procs[0].exe;
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -442,7 +443,7 @@ int cmd_check(int argc, char **argv)
     if ((rc = check_args_parse(&c, &a, &r))) return rc;
     struct dbfiles files[2] = { dbfiles_of(argc, argv, optind), { &a.baseline, a.baseline ? 1 : 0 } };
     if ((rc = check_output(&c, a.out, files, 2))) return rc;
-    static char joined[1024];
+    char joined[1024] = "";
     for (size_t i = 0; i < c.view.nfilter; i++)
         snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? "|" : "", c.view.filter[i]);
     r.filter = c.view.nfilter ? joined : NULL;
