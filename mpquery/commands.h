@@ -12,6 +12,7 @@ int cmd_fold(int argc, char **argv);
 /* fold's lines to out (a FILE *), for fold and export --format folded. */
 void fold_print(struct listing *l, void *out);
 int cmd_diff(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_show(int argc, char **argv);

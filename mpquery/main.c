@@ -26,6 +26,7 @@ static const struct command {
     { "flame", cmd_flame, "an interactive flame graph (SVG)", 1 },
     { "export", cmd_export, "files for speedscope, go tool pprof, ms_print, flamegraph.pl", 1 },
     { "diff", cmd_diff, "what changed between two profiles", 1 },
+    { "check", cmd_check, "a memory gate for CI: limits, and growth from a baseline", 1 },
     { "leaks", cmd_leaks, "blocks never freed, by stack, with known leaks suppressed", 1 },
     { "hist", cmd_hist, "the size histogram: allocations and live blocks by size class", 1 },
     { "rss", cmd_rss, "where the resident memory went: the ledger, adding up to the RSS", 1 },

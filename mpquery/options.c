@@ -238,7 +238,7 @@ static void print_man(const struct cmd_opts *d)
 static void print_words(const struct cmd_opts *d)
 {
     static const char *const formats[] = { "text", "csv", "json", "dot", "svg", "speedscope", "pprof", "massif",
-                                           "folded" };
+                                           "folded", "junit" };
     printf("--help --help-all");
     const char *format_help = "";
     for (const struct opt *o = d->opts; !table_end(o); o++) {
@@ -433,7 +433,7 @@ static void gather_operands(char **argv, char **before, int nbefore)
 /* --server reads a store, not files, and selects runs by their
  * attributes: what selects processes, threads or snapshots of files does
  * not apply (but --snapshot last or peak); its selection options need it. */
-static int server_options(struct common *c, int operands)
+static int server_options(struct common *c, int operands, int with_files)
 {
     struct server_opts *s = &c->server;
     if (!s->url) {
@@ -443,7 +443,7 @@ static int server_options(struct common *c, int operands)
     }
     s->exe = c->sel.exe;        /* --exe: the store's runs of it (whole trees), not its processes */
     c->sel.exe = NULL;
-    if (operands) return usage_error(c->cmd, "--server reads the store, not files: no database file");
+    if (operands && !with_files) return usage_error(c->cmd, "--server reads the store, not files: no database file");
     const struct select_opts *o = &c->sel;
     const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid" : o->image ? "--image"
                     : o->has_tid || o->thread_re ? "--thread" : o->per_thread ? "--per-thread or --group-threads"
@@ -466,8 +466,8 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
     free(before);
     if (rc != PARSE_OK) return rc;
     if (d->readable) output_readable(&c->out, &c->view);
-    if ((rc = server_options(c, argc - optind))) return rc;
-    if (c->server.url) return PARSE_OK;
+    if ((rc = server_options(c, argc - optind, d->server_and_files))) return rc;
+    if (c->server.url && !d->server_and_files) return PARSE_OK;
     int operands = argc - optind;
     if (operands < (d->operands ? d->operands : 1)) return usage_error(c->cmd, "%s", d->missing);
     if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");

@@ -70,6 +70,7 @@ struct cmd_opts {
     const char *missing;        /* the usage error when operands are missing */
     int in_order;               /* options end at the first operand (record) */
     int dashdash;               /* "--" splits the operands in two lists (diff: c->operands_a) */
+    int server_and_files;       /* --server reads a baseline: files are still operands (check) */
     int readable;               /* takes OPTIONS_READABLE: set c->view's names and c->out's
                                    human, width and pager from them and the format */
     void (*help)(void);         /* writes --help instead (record) */
