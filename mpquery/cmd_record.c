@@ -278,6 +278,24 @@ static const char *out_path(const char *const *value)
     return env && *env ? env : "profile.db";
 }
 
+/* -o's placeholders (optdefs.h), put in by record for the program it
+ * starts as pid (the recorder's first process would, but record's MP_RUN
+ * makes the program a process of record's run): %e is the file run (a
+ * script's own name), %t the second record started it. The parent and
+ * the child (before exec, for its MP_OUT) make the same name. */
+static long start_second;
+static char *placed_out(const char *pattern, long pid, const char *exe, char *unknown)
+{
+    char host[256] = "", path[4096];
+    gethostname(host, sizeof host - 1);
+    char *real = realpath(exe, NULL);
+    const char *name = real ? real : exe, *slash = strrchr(name, '/');
+    struct mp_out_values v = { pid, start_second, slash ? slash + 1 : name, host };
+    int rc = mp_out_expand(pattern, &v, path, sizeof path, unknown);
+    free(real);
+    return rc ? NULL : xstrdup(path);
+}
+
 static int run(char **args, const char *exe)
 {
     struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -289,6 +307,8 @@ static int run(char **args, const char *exe)
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        char unknown, *out = placed_out(getenv("MP_OUT"), (long)getpid(), exe, &unknown);
+        if (out) setenv("MP_OUT", out, 1);
         execv(exe, args);
         fprintf(stderr, "mpquery: %s: %s\n", args[0], strerror(errno));
         _exit(127);

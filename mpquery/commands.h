@@ -25,5 +25,12 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+/* live's screen of path (cmd_live.c), for live and record --live: the exit
+ * code. pid_done(ctx), when given, says each turn whether the program that
+ * writes path has ended (then done_note on the help line). */
+struct common;
+int live_view(struct common *c, const char *path, double interval, int once, int (*pid_done)(void *ctx), void *ctx,
+              const char *done_note);
 
 #endif

@@ -258,6 +258,34 @@ out:
     return rc;
 }
 
+/* The last committed state of a database another process may be writing
+ * (mpquery live), into copy: the file (and a journal beside it) copied
+ * under a reader's shared lock, held only for the copy (the writer's
+ * commit waits that long in its busy handler, never more), then the
+ * copy's journal rolled back, if one came. 0, or the exit code with the
+ * reason in err. */
+int profile_copy_committed(const char *path, const char *copy, char *err, size_t errlen)
+{
+    struct strbuf journal = { 0 }, copy_journal = { 0 };
+    sb_printf(&journal, "%s-journal", path);
+    sb_printf(&copy_journal, "%s-journal", copy);
+    unlink(copy_journal.s);
+    int rc = 0, fd = lock_shared(path);
+    if (fd < 0) {
+        rc = profile_fail(err, errlen, "cannot read it (%s)", strerror(errno));
+    } else {
+        int ce = copy_file(path, copy, 0), je = ce ? 0 : copy_file(journal.s, copy_journal.s, 1);
+        close(fd);
+        if (ce) rc = profile_fail(err, errlen, "cannot copy it to %s (%s)", copy, strerror(ce));
+        else if (je == 0) rc = roll_back(copy, err, errlen);
+        else if (je != ENOENT) rc = profile_fail(err, errlen, "cannot copy %s (%s)", journal.s, strerror(je));
+    }
+    unlink(copy_journal.s);
+    sb_free(&journal);
+    sb_free(&copy_journal);
+    return rc;
+}
+
 int profile_open_version(const char *path, sqlite3 **out, int writable, int *version, char *err, size_t errlen)
 {
     *out = NULL;
