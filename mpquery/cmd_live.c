@@ -191,7 +191,7 @@ static void process_line(struct live *v, const struct profile *p, const struct s
     char live[32] = "-";
     if (t) fmt_human(MEMLIVE, t->c.v[MEMLIVE], live, sizeof live);
     line(v, "%*s%s (pid %lld) %s live%s%s", 2 + 2 * depth, "", procs_name(pr), (long long)pr->pid, live,
-         pr->end_time >= 0 ? ", ended " : "", pr->end_time >= 0 ? pr->ended : "");
+         *pr->ended ? ", ended: " : "", pr->ended);
 }
 
 static void process_tree(struct live *v, const struct profile *p, const struct selection *sel, size_t room)
@@ -626,7 +626,7 @@ static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx
 
 /* ---------------------------------------------------------------- entry */
 
-int live_view(struct common *c, const char *path, double interval, int once, int (*pid_done)(void *ctx), void *ctx,
+static int live_view(struct common *c, const char *path, double interval, int once, int (*pid_done)(void *ctx), void *ctx,
               const char *done_note)
 {
     struct live v = { .c = c, .path = path, .follow = 1, .prev_by = -1, .done_note = done_note };
@@ -663,7 +663,7 @@ int live_view(struct common *c, const char *path, double interval, int once, int
     return run_screen(&v, interval, pid_done, ctx);
 }
 
-int cmd_live(int argc, char **argv)
+static int live_main(int argc, char **argv, int (*pid_done)(void *ctx), void *ctx, const char *done_note)
 {
     struct common c;
     char *interval_s = NULL;
@@ -692,5 +692,17 @@ int cmd_live(int argc, char **argv)
         if (*end || end == interval_s || !(interval >= 0.05) || interval > 3600)
             return bad_value("live", "--interval", interval_s, "seconds, 0.05 to 3600");
     }
-    return live_view(&c, argv[optind], interval, once, NULL, NULL, NULL);
+    return live_view(&c, argv[optind], interval, once, pid_done, ctx, done_note);
+}
+
+int cmd_live(int argc, char **argv)
+{
+    return live_main(argc, argv, NULL, NULL, NULL);
+}
+
+int live_record(const char *path, int (*pid_done)(void *ctx), void *ctx, const char *done_note)
+{
+    char *argv[] = { "live", (char *)path, NULL };
+    optind = 0;
+    return live_main(2, argv, pid_done, ctx, done_note);
 }

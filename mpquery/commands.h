@@ -26,11 +26,9 @@ int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_live(int argc, char **argv);
-/* live's screen of path (cmd_live.c), for live and record --live: the exit
- * code. pid_done(ctx), when given, says each turn whether the program that
- * writes path has ended (then done_note on the help line). */
-struct common;
-int live_view(struct common *c, const char *path, double interval, int once, int (*pid_done)(void *ctx), void *ctx,
-              const char *done_note);
+/* record --live: live's screen of path with its defaults until q, the exit
+ * code (128 + N after signal N). pid_done(ctx) says each turn whether the
+ * program that writes path has ended (then done_note on the help line). */
+int live_record(const char *path, int (*pid_done)(void *ctx), void *ctx, const char *done_note);
 
 #endif
