@@ -433,14 +433,15 @@ static void frame(struct live *v, FILE *errs)
     }
     size_t used = 0;
     for (size_t i = start; i < v->screen.len; i++) used += v->screen.s[i] == '\n';
-    if (!v->have_copy) line(v, "mpquery live %s", v->path), used++;
+    if (!v->have_copy) line(v, "mpquery live %s", v->path), line(v, "%s", v->status), used += 2;
     while (used + 1 < v->height) line(v, "%s", ""), used++;
     if (v->typing) {
         line(v, "filter (POSIX ERE, Enter to apply, Esc to cancel): %s_", v->typing);
     } else {
         char help[4800];
+        int said = !v->have_copy;      /* the status is the body then */
         snprintf(help, sizeof help, "c counter  s/S snapshot  / filter  q quit%s%s%s%s", v->done ? "  | " : "",
-                 v->done ? v->done_note : "", *v->status ? "  | " : "", v->status);
+                 v->done ? v->done_note : "", *v->status && !said ? "  | " : "", said ? "" : v->status);
         line(v, "%s", help);
     }
     if (v->screen.len >= 2) v->screen.len -= 2;     /* no line break after the last: no scroll */
@@ -613,7 +614,13 @@ static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx
             char buf[64];
             ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
             if (n <= 0) break;
-            int k = key(v, buf, (size_t)n);
+            int k = 0;
+            for (ssize_t i = 0; i < n && k >= 0;) {       /* one key at a time: an arrow is 3 bytes */
+                size_t len = buf[i] == 27 && i + 2 < n && buf[i + 1] == '[' ? 3 : 1;
+                int r = key(v, buf + i, len);
+                k = r < 0 ? r : k | r;
+                i += (ssize_t)len;
+            }
             if (k < 0) break;
             if (k) redraw = 1;
         }
