@@ -337,9 +337,10 @@ static pid_t start(char **args, const char *exe, int with_log)
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
-        char unknown, *out = placed_out(getenv("MP_OUT"), (long)getpid(), exe, &unknown);
+        const char *pattern = getenv("MP_OUT");
+        char unknown, *out = pattern && strchr(pattern, '%') ? placed_out(pattern, (long)getpid(), exe, &unknown) : NULL;
         if (out) setenv("MP_OUT", out, 1);
-        char *log = with_log ? log_name(getenv("MP_OUT")) : NULL;
+        char *log = with_log ? log_name(getenv("MP_OUT") ? getenv("MP_OUT") : "profile.db") : NULL;
         int in = log ? open("/dev/null", O_RDONLY) : -1, fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
         if (in >= 0) dup2(in, 0), close(in);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
