@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <regex.h>
+#include <sqlite3.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ struct live {
     char **cur_key; int64_t *cur_val; size_t ncur;
     char *typing;               /* '/' typed so far, or NULL */
     int done;                   /* the program live watches has ended (record --live) */
+    int load_rc;                /* the last frame's listing: 0, or its exit code */
     const char *done_note;
 };
 
@@ -108,10 +110,14 @@ static int refresh_copy(struct live *v)
         return -1;
     }
     char err[4400];
-    if (profile_copy_committed(v->path, v->copy, err, sizeof err)) {
+    struct sqlite3 *db = NULL;
+    /* the copy checked as a profile here, so that a message names the file */
+    if (profile_copy_committed(v->path, v->copy, err, sizeof err) ||
+        profile_open_db(v->copy, &db, 0, err, sizeof err)) {
         snprintf(v->status, sizeof v->status, "%s: %s", v->path, err);
         return -1;
     }
+    sqlite3_close(db);
     v->seen = st;
     v->have_copy = 1;
     return 0;
@@ -428,6 +434,7 @@ static void frame(struct live *v, FILE *errs)
             fseek(errs, 0, SEEK_END);
             snprintf(v->status, sizeof v->status, "%s", *msg ? msg : "cannot read the profile");
         }
+        v->load_rc = rc;
         if (rc) v->screen.len = start;
         else rows_done(v);
     }
@@ -650,9 +657,11 @@ static int live_view(struct common *c, const char *path, double interval, int on
     else if (c->sel.snap_kind != SNAP_LAST) v.follow = 0, v.fixed_snapshot = 1;
     if (once) {
         screen_size(&v);
+        struct stat st;
+        if (stat(path, &st) != 0) return error(EXIT_BAD_INPUT, "%s: %s (no snapshot written yet)", path, strerror(errno));
         if (refresh_copy(&v) != 0) return error(EXIT_BAD_INPUT, "%s", v.status);
         frame(&v, NULL);
-        if (!v.have_copy || v.screen.len <= 3) return EXIT_BAD_INPUT;
+        if (v.load_rc) return v.load_rc;       /* said on stderr */
         /* the frame without the cursor's moves and the clearing of lines */
         struct strbuf out = { 0 };
         for (const char *s = v.screen.s + 3; *s;) {

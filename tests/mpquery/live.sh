@@ -41,7 +41,30 @@ same_as_top() {
 $MPQ live nothing.db </dev/null >out 2>err; rc=$?
 assert_eq "$rc $(cat err)" "2 mpquery: live: stdout and stdin must be a terminal (--once prints one frame)" "no terminal"
 $MPQ live nothing.db --once >out 2>err; rc=$?
-assert_eq "$rc $(cat err)" "2 mpquery: waiting for nothing.db: no snapshot written yet (No such file or directory)" "--once, no file"
+assert_eq "$rc $(cat err)" "2 mpquery: nothing.db: No such file or directory (no snapshot written yet)" "--once, no file"
+echo junk >junk.db
+$MPQ live junk.db --once >out 2>err; rc=$?
+assert_eq "$rc $(cat err)" "2 mpquery: junk.db: not a mallocprof profile (not an SQLite database)" "--once, not a profile"
+
+# ---- --once: one frame, exact (the exit snapshot: 4 steps, all freed)
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=once.db $P 4 0 >/dev/null || fail "live_steps failed"
+COLUMNS=80 LINES=14 $MPQ live once.db --once --by memtot >once.txt || fail "live --once failed"
+assert_eq "$(sed -e 's/ at [0-9-]* [0-9:]*$/ at DATE/' -e 's/^memlive, peak .*/memlive, peak LINE/' \
+                 -e 's/(pid [0-9]*)/(pid N)/' once.txt)" \
+"mpquery live once.db  snapshot 2 of 2 (latest) at DATE
+memlive 4.00 KiB  memtot 785 KiB  ncalls 441  by memtot
+memlive, peak LINE
+
+ncalls    memtot      %  change  stack  where
+   441   785 KiB  100.0                 (total: 3 stacks in 3 rows)
+   400   391 KiB   49.7          15     grow_small < main
+    40   391 KiB   49.7          17     grow_large < main
+     1  4.00 KiB    0.5          13     _IO_file_doallocate < … < main
+
+processes: 1
+  live_steps (pid N) 4.00 KiB live, ended: exit
+
+c counter  s/S snapshot  / filter  q quit" "--once at 80x14: the frame"
 
 # ---- live at 80x24, started before the recorder wrote anything
 $TM new-session -d -s live -x 80 -y 24 "cd $T && env -u COLUMNS -u LINES $MPQ live live.db; echo LIVE-EXIT=\$?; sleep 60"
