@@ -117,13 +117,27 @@ $TM send-keys -t live q
 wait_screen live "LIVE-EXIT=0"
 assert_eq "$($TM display -p -t live '#{alternate_on} #{cursor_flag}')" "0 1" "q: the normal screen, the cursor shown"
 
+# ---- SIGTERM: the terminal restored, exit 128 + 15
+$TM new-session -d -s term -x 80 -y 24 "cd $T && $MPQ live once.db; echo TERM-EXIT=\$?; sleep 60"
+wait_screen term "live_steps \(pid"
+sh_pid=$($TM display -p -t term '#{pane_pid}')
+kill -TERM $(pgrep -P $sh_pid) || fail "no live process under the pane's shell $sh_pid"
+wait_screen term "TERM-EXIT=143"
+assert_eq "$($TM display -p -t term '#{alternate_on} #{cursor_flag}')" "0 1" "SIGTERM: the normal screen, the cursor shown"
+
 # ---- the writer is never held up: flushes every 0.1 s under live --interval 0.1
-LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=base.db MP_INTERVAL=0.1 $P 20 100 >base.out 2>base.err
+ms() { date +%s%3N; }
+t0=$(ms); LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=base.db MP_INTERVAL=0.1 $P 20 100 >base.out 2>base.err; t_base=$(($(ms) - t0))
 base=$(q base.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
 $TM new-session -d -s busy -x 200 -y 50 "cd $T && $MPQ live busy.db --interval 0.1; sleep 60"
+t0=$(ms)
 LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=busy.db MP_INTERVAL=0.1 $P 20 100 >busy.out 2>busy.err &
 prog=$!
 wait $prog; assert_eq "$?" 0 "exit status, flushing under live"
+t_busy=$(($(ms) - t0))
+# 2 s of pauses; a writer held up by the reader would take seconds more
+[ $t_busy -lt $((t_base + 1000)) ] || fail "the program took $t_busy ms under live, $t_base ms without"
+echo "  ok: run time $t_busy ms under live, $t_base ms without (wall, a shared machine)"
 assert_eq "$(cat busy.err)" "" "no snapshot lost (the recorder says each one it loses)"
 assert_eq "$(cat busy.out)" "pid $prog" "the program's output"
 n=$(q busy.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
