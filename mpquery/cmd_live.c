@@ -168,16 +168,19 @@ static void sparkline(struct live *v, const struct profile *p, const struct sele
     struct strbuf sb = { 0 };
     sb_puts(&sb, label);
     if (n) {
-        /* one column per slice of time, its largest value; empty ones repeat the last */
+        /* a column a point when they fit, else one per slice of time with its
+         * largest value (a slice without a point repeats the last); the
+         * last column is the latest point */
         double t0 = pts[0].t, span = pts[n - 1].t - t0;
         size_t cols = n < room ? n : room, k = 0;
         int64_t last = 0;
         for (size_t col = 0; col < cols; col++) {
-            double end = span > 0 && cols > 1 ? t0 + span * (double)(col + 1) / (double)cols : pts[n - 1].t;
+            double end = t0 + span * (double)(col + 1) / (double)cols;
             int64_t m = -1;
-            if (cols == n) m = pts[k++].v[T_MEMLIVE];
-            else while (k < n && (pts[k].t <= end || col == cols - 1)) if (pts[k].v[T_MEMLIVE] > m) m = pts[k].v[T_MEMLIVE], k++; else k++;
-            if (m < 0) m = last;
+            for (; k < n && (cols == n ? m < 0 : col + 1 == cols || pts[k].t <= end); k++)
+                if (pts[k].v[T_MEMLIVE] > m) m = pts[k].v[T_MEMLIVE];
+            if (m < 0) m = last;        /* no point in this slice: the value goes on */
+            if (col + 1 == cols) m = pts[n - 1].v[T_MEMLIVE];     /* the right edge: now */
             last = m;
             sb_puts(&sb, blocks[peak > 0 ? (int)((m * 7 + peak / 2) / peak) : 0]);
         }
@@ -234,7 +237,7 @@ static void process_tree(struct live *v, const struct profile *p, const struct s
     free(out), free(placed), free(order), free(depth);
 }
 
-/* The previous frame's value of a row, by its whole path (or -1: none). */
+/* The previous frame's value of a row, by its whole path (*found 0: none). */
 static int64_t previous(const struct live *v, const char *key, int *found)
 {
     for (size_t i = 0; i < v->nprev; i++)
