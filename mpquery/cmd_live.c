@@ -84,6 +84,8 @@ struct live {
     char *typing;               /* '/' typed so far, or NULL */
     int done;                   /* the program live watches has ended (record --live) */
     int load_rc;                /* the last frame's listing: 0, or its exit code */
+    size_t nlines;              /* lines of the frame so far */
+    int footer;                 /* the help line is being drawn: the last line */
     const char *done_note;
 };
 
@@ -131,6 +133,8 @@ static void put(struct live *v, const char *s) { sb_puts(&v->screen, s); }
 static void line(struct live *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(struct live *v, const char *fmt, ...)
 {
+    if (v->nlines + 1 >= v->height && !v->footer) return;     /* the screen is full: no scrolling */
+    v->nlines++;
     struct strbuf sb = { 0 };
     va_list ap;
     va_start(ap, fmt);
@@ -231,9 +235,10 @@ static void process_tree(struct live *v, const struct profile *p, const struct s
         }
     }
     for (size_t r = 0; r < n; r++) if (!placed[order[r]]) out[m++] = order[r];
+    size_t shown = m + 1 <= room ? m : room > 2 ? room - 2 : 0;     /* with the title, and "... more" */
     line(v, "processes: %zu", m);
-    for (size_t k = 0; k < m && k + 1 < room; k++) process_line(v, p, sel, out[k], (int)depth[out[k]]);
-    if (m + 1 > room && room) line(v, "  ... %zu more", m + 1 - room);
+    for (size_t k = 0; k < shown; k++) process_line(v, p, sel, out[k], (int)depth[out[k]]);
+    if (shown < m) line(v, "  ... %zu more", m - shown);
     free(out), free(placed), free(order), free(depth);
 }
 
@@ -419,9 +424,10 @@ static void set_snapshot(struct live *v)
  * one; errors of the readers go to stderr (a file, on the screen). */
 static void frame(struct live *v, FILE *errs)
 {
-    v->screen.len = 0;
+    v->screen.len = 0, v->nlines = 0, v->footer = 0;
     put(v, "\033[H");
     size_t start = v->screen.len;
+    int rc_failed = 0;
     if (v->have_copy) {
         set_snapshot(v);
         v->c->view.nfilter = 0;
@@ -438,13 +444,13 @@ static void frame(struct live *v, FILE *errs)
             snprintf(v->status, sizeof v->status, "%s", *msg ? msg : "cannot read the profile");
         }
         v->load_rc = rc;
-        if (rc) v->screen.len = start;
+        if (rc) v->screen.len = start, rc_failed = 1;
         else rows_done(v);
     }
-    size_t used = 0;
-    for (size_t i = start; i < v->screen.len; i++) used += v->screen.s[i] == '\n';
-    if (!v->have_copy) line(v, "mpquery live %s", v->path), line(v, "%s", v->status), used += 2;
-    while (used + 1 < v->height) line(v, "%s", ""), used++;
+    if (rc_failed) v->nlines = 0;
+    if (!v->have_copy) line(v, "mpquery live %s", v->path), line(v, "%s", v->status);
+    while (v->nlines + 1 < v->height) line(v, "%s", "");
+    v->footer = 1;
     if (v->typing) {
         line(v, "filter (POSIX ERE, Enter to apply, Esc to cancel): %s_", v->typing);
     } else {
