@@ -86,6 +86,7 @@ struct live {
     int load_rc;                /* the last frame's listing: 0, or its exit code */
     size_t nlines;              /* lines of the frame so far */
     int footer;                 /* the help line is being drawn: the last line */
+    counter_set counters;       /* those c cycles through: the profile's, but the mappings' */
     const char *done_note;
 };
 
@@ -387,6 +388,7 @@ static void draw(struct listing *l, void *arg)
     const struct profile *p = l->q[0].p;
     const struct selection *sel = &l->q[0].sel;
     double when = snapshot_shown(v, p, sel);
+    v->counters = shown_counters(p) & ~MAPPING_COUNTERS;
     char date[64], h1[32], h2[32], h3[32];
     procs_fmt_date(when, date, sizeof date);
     counters total = { { 0 } };
@@ -527,11 +529,11 @@ static void screen_size(struct live *v)
     v->height = dimension("LINES", ws.ws_row, 24);
 }
 
-/* The next counter the profile shows (dir +1 or -1). */
+/* The next counter of the heap's that the profile has (dir +1 or -1). */
 static void next_counter(struct live *v, int dir)
 {
     int k[NSTACK_COUNTERS];
-    int n = counter_list(COUNTER_BIT(TIME) - 1, k), at = 0;
+    int n = counter_list(v->counters ? v->counters : COUNTER_BIT(TIME) - 1, k), at = 0;
     for (int i = 0; i < n; i++) if (k[i] == v->c->out.by) at = i;
     v->c->out.by = k[(at + dir + n) % n];
 }
