@@ -651,6 +651,14 @@ static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx
 
 /* ---------------------------------------------------------------- entry */
 
+static void live_free(struct live *v)
+{
+    rows_done(v);
+    rows_done(v);       /* the current rows became the previous: freed now */
+    sb_free(&v->screen);
+    free(v->typing);
+}
+
 static int live_view(struct common *c, const char *path, double interval, int once, int (*pid_done)(void *ctx), void *ctx,
               const char *done_note)
 {
@@ -672,7 +680,7 @@ static int live_view(struct common *c, const char *path, double interval, int on
         if (stat(path, &st) != 0) return error(EXIT_BAD_INPUT, "%s: %s (no snapshot written yet)", path, strerror(errno));
         if (refresh_copy(&v) != 0) return error(EXIT_BAD_INPUT, "%s", v.status);
         frame(&v, NULL);
-        if (v.load_rc) return v.load_rc;       /* said on stderr */
+        if (v.load_rc) return live_free(&v), v.load_rc;       /* said on stderr */
         /* the frame without the cursor's moves and the clearing of lines */
         struct strbuf out = { 0 };
         for (const char *s = v.screen.s + 3; *s;) {
@@ -683,11 +691,14 @@ static int live_view(struct common *c, const char *path, double interval, int on
         sb_putc(&out, '\n');
         fwrite(out.s, 1, out.len, stdout);
         sb_free(&out);
+        live_free(&v);
         return 0;
     }
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
         return error(EXIT_BAD_INPUT, "live: stdout and stdin must be a terminal (--once prints one frame)");
-    return run_screen(&v, interval, pid_done, ctx);
+    rc = run_screen(&v, interval, pid_done, ctx);
+    live_free(&v);
+    return rc;
 }
 
 static int live_main(int argc, char **argv, int (*pid_done)(void *ctx), void *ctx, const char *done_note)
