@@ -283,6 +283,54 @@ static void counter_cells(struct table *tab, const int *k, int n, int by, const 
     }
 }
 
+/* top's columns (text): ncalls, then the --by counter and its share (by
+ * ncalls: those two), the change after them, stack, where. The counters
+ * into k (*nk of them); returns the columns' number. */
+static size_t columns(int by, int *k, int *nk, const char **cols)
+{
+    size_t ncols = 0;
+    *nk = 0;
+    if (by != NCALLS) k[(*nk)++] = NCALLS;
+    k[(*nk)++] = by;
+    for (int i = 0; i < *nk; i++) {
+        cols[ncols++] = counter_name[k[i]];
+        if (k[i] == by) cols[ncols++] = "%", cols[ncols++] = "change";
+    }
+    cols[ncols++] = "stack", cols[ncols++] = "where";
+    return ncols;
+}
+
+/* A row's change since the previous frame into d: "+1.2 MiB", "-3", "new"
+ * (a row that was not there), "" (unchanged, or no previous frame of this
+ * counter); the value remembered for the next frame. */
+static void change(struct live *v, const char *key, int by, int64_t val, char *d, size_t size)
+{
+    int found;
+    int64_t was = previous(v, key, &found);
+    char h[32];
+    remember(v, key, val);
+    *d = 0;
+    if (v->prev_by != by || !v->nprev) return;
+    if (!found) snprintf(d, size, "new");
+    else if (val != was) snprintf(d, size, "%c%s", val > was ? '+' : '-', fmt_human(by, val > was ? val - was : was - val, h, sizeof h));
+}
+
+/* The table as text, a line of the frame each. */
+static void table_lines(struct live *v, const struct table *tab)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    table_print(tab, FMT_TEXT, f);
+    fclose(f);
+    for (char *s = text, *e; s && *s; s = e + 1) {
+        if (!(e = strchr(s, '\n'))) e = s + strlen(s);
+        line(v, "%.*s", (int)(e - s), s);
+        if (!*e) break;
+    }
+    free(text);
+}
+
 /* top's rows (cmd_top.c's stack_rows, text): the --by counter, its share,
  * its change since the previous frame, ncalls, stack, where. */
 static void top_rows(struct live *v, const struct listing *l, size_t room)
@@ -304,18 +352,9 @@ static void top_rows(struct live *v, const struct listing *l, size_t room)
     size_t nrows = n;
     struct order_ctx ctx = { own, q->p, rep, t, by };
     n = select_top(items, n, room > 2 ? room - 2 : 1, order_stack, &ctx);
-    /* top's columns (ncalls, then the --by counter and its share), the change after them */
-    int k[2], nk = 0;
-    if (by != NCALLS) k[nk++] = NCALLS;
-    k[nk++] = by;
-    if (by < NCALLS) k[0] = by, k[1] = NCALLS;
+    int k[2], nk;
     const char *cols[8];
-    size_t ncols = 0;
-    for (int i = 0; i < nk; i++) {
-        cols[ncols++] = counter_name[k[i]];
-        if (k[i] == by) cols[ncols++] = "%", cols[ncols++] = "change";
-    }
-    cols[ncols++] = "stack", cols[ncols++] = "where";
+    size_t ncols = columns(by, k, &nk, cols);
     struct table tab;
     table_init(&tab, ncols, cols);
     tab.width = v->width;
@@ -332,30 +371,15 @@ static void top_rows(struct live *v, const struct listing *l, size_t room)
         int64_t val = own[node].v[by];
         rows[i + 1] = node;
         dtree_short_path(t, node, 0, " < ", &key);
-        int found;
-        int64_t was = previous(v, key.s, &found);
-        remember(v, key.s, val);
-        char d[40] = "", h[32];
-        if (v->prev_by != by || !v->nprev) snprintf(d, sizeof d, "%s", "");
-        else if (!found) snprintf(d, sizeof d, "new");
-        else if (val != was) snprintf(d, sizeof d, "%s%s", val > was ? "+" : "-", fmt_human(by, val > was ? val - was : was - val, h, sizeof h));
+        char d[40];
+        change(v, key.s, by, val, d, sizeof d);
         counter_cells(&tab, k, nk, by, &own[node], &total, d);
         table_stack(&tab, FMT_TEXT, q->p->stacks[rep[node]].id, nmerged[node]);
         table_str(&tab, "");
     }
     sb_free(&key);
     table_where_column(&tab, ncols - 1, t, rows, 0);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    table_print(&tab, FMT_TEXT, f);
-    fclose(f);
-    for (char *s = text, *e; s && *s; s = e + 1) {
-        if (!(e = strchr(s, '\n'))) e = s + strlen(s);
-        line(v, "%.*s", (int)(e - s), s);
-        if (!*e) break;
-    }
-    free(text);
+    table_lines(v, &tab);
     table_free(&tab);
     free(rows), free(items), free(rep), free(nmerged);
 }
