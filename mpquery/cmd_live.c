@@ -613,6 +613,38 @@ static int key(struct live *v, const char *buf, size_t n)
     return 0;
 }
 
+/* The signals caught since the last call: 128 + N for SIGINT, SIGTERM or
+ * SIGHUP (N), 2 for SIGWINCH (redraw, the screen cleared first: the old
+ * frame's lines may be longer), else 0. */
+static int signals_read(void)
+{
+    char sigs[16];
+    ssize_t n = read(sig_pipe[0], sigs, sizeof sigs);
+    int r = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        if (sigs[i] != SIGWINCH) return 128 + sigs[i];
+        r = 2;
+    }
+    return r;
+}
+
+/* The keys typed, one at a time (an arrow is 3 bytes): -1 to quit (q, or
+ * the end of stdin), 1 to draw again, else 0. */
+static int keys_read(struct live *v)
+{
+    char buf[64];
+    ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+    if (n <= 0) return -1;
+    int k = 0;
+    for (ssize_t i = 0; i < n && k >= 0;) {
+        size_t len = buf[i] == 27 && i + 2 < n && buf[i + 1] == '[' ? 3 : 1;
+        int r = key(v, buf + i, len);
+        k = r < 0 ? r : k | r;
+        i += (ssize_t)len;
+    }
+    return k;
+}
+
 /* The screen until q or a signal; the exit code. pid_done (record --live):
  * called each turn, 1 once the program has ended. */
 static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx), void *ctx)
@@ -630,7 +662,10 @@ static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx
     int redraw = 1, rc = 0;
     for (;;) {
         if (pid_done && !v->done && pid_done(ctx)) v->done = 1, redraw = 1;
-        if (file_changed(v) && refresh_copy(v) == 0) redraw = 1, v->status[0] = 0;
+        if (file_changed(v)) {          /* a commit, or a problem to say */
+            if (refresh_copy(v) == 0) v->status[0] = 0;
+            redraw = 1;
+        }
         else if (!v->have_copy && !*v->status) refresh_copy(v), redraw = 1;
         if (redraw) {
             if (redraw == 2 && write(STDOUT_FILENO, "\033[2J", 4) < 0) break;
@@ -643,26 +678,12 @@ static int run_screen(struct live *v, double interval, int (*pid_done)(void *ctx
         struct pollfd fds[2] = { { STDIN_FILENO, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
         if (poll(fds, 2, (int)(interval * 1000)) < 0 && errno != EINTR) break;
         if (fds[1].revents & POLLIN) {
-            char sigs[16];
-            ssize_t n = read(sig_pipe[0], sigs, sizeof sigs);
-            int quit = 0;
-            for (ssize_t i = 0; i < n; i++) {
-                if (sigs[i] == SIGWINCH) redraw = 2;    /* cleared first: the old frame's lines may be longer */
-                else quit = 128 + sigs[i];
-            }
-            if (quit) { rc = quit; break; }
+            int r = signals_read();
+            if (r > 2) { rc = r; break; }
+            if (r) redraw = r;
         }
         if (fds[0].revents & (POLLIN | POLLHUP)) {
-            char buf[64];
-            ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-            if (n <= 0) break;
-            int k = 0;
-            for (ssize_t i = 0; i < n && k >= 0;) {       /* one key at a time: an arrow is 3 bytes */
-                size_t len = buf[i] == 27 && i + 2 < n && buf[i + 1] == '[' ? 3 : 1;
-                int r = key(v, buf + i, len);
-                k = r < 0 ? r : k | r;
-                i += (ssize_t)len;
-            }
+            int k = keys_read(v);
             if (k < 0) break;
             if (k) redraw = 1;
         }
