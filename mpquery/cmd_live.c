@@ -68,7 +68,8 @@ static const char more[] =
 struct live {
     struct common *c;
     const char *path;           /* the file the recorder writes */
-    const char *copy;           /* its last committed state */
+    const char *copy;           /* its last committed state, read */
+    const char *next;           /* the copy being made */
     struct stat seen;           /* the file when it was last copied */
     int have_copy;
     char filter[256];           /* the / filter ("" none) */
@@ -85,6 +86,8 @@ struct live {
     int done;                   /* the program live watches has ended (record --live) */
     int load_rc;                /* the last frame's listing: 0, or its exit code */
     size_t nlines;              /* lines of the frame so far */
+    struct strbuf good;         /* the last frame read without a problem, but its help line */
+    size_t good_lines;
     int footer;                 /* the help line is being drawn: the last line */
     counter_set counters;       /* those c cycles through: the profile's, but the mappings' */
     const char *done_note;
@@ -114,13 +117,17 @@ static int refresh_copy(struct live *v)
     }
     char err[4400];
     struct sqlite3 *db = NULL;
-    /* the copy checked as a profile here, so that a message names the file */
-    if (profile_copy_committed(v->path, v->copy, err, sizeof err) ||
-        profile_open_db(v->copy, &db, 0, err, sizeof err)) {
+    /* the new copy checked as a profile here (a message names the file), and
+     * put in place of the last good one only then */
+    int rc = profile_copy_committed(v->path, v->next, err, sizeof err);
+    if (!rc) rc = profile_open_db(v->next, &db, 0, err, sizeof err);
+    sqlite3_close(db);
+    if (!rc && rename(v->next, v->copy) != 0)
+        rc = -1, snprintf(err, sizeof err, "cannot rename %s (%s)", v->next, strerror(errno));
+    if (rc) {
         snprintf(v->status, sizeof v->status, "%s: %s", v->path, err);
         return -1;
     }
-    sqlite3_close(db);
     v->seen = st;
     v->have_copy = 1;
     return 0;
@@ -453,7 +460,6 @@ static void frame(struct live *v, FILE *errs)
     v->screen.len = 0, v->nlines = 0, v->footer = 0;
     put(v, "\033[H");
     size_t start = v->screen.len;
-    int rc_failed = 0;
     if (v->have_copy) {
         set_snapshot(v);
         v->c->view.nfilter = 0;
@@ -470,10 +476,15 @@ static void frame(struct live *v, FILE *errs)
             snprintf(v->status, sizeof v->status, "%s", *msg ? msg : "cannot read the profile");
         }
         v->load_rc = rc;
-        if (rc) v->screen.len = start, rc_failed = 1;
-        else rows_done(v);
+        if (rc) {               /* the last good frame stays, the problem on the help line */
+            v->screen.len = start, v->nlines = v->good_lines;
+            sb_add(&v->screen, v->good.s ? v->good.s : "", v->good.len);
+        } else {
+            rows_done(v);
+            v->good.len = 0, v->good_lines = v->nlines;
+            sb_add(&v->good, v->screen.s + start, v->screen.len - start);
+        }
     }
-    if (rc_failed) v->nlines = 0;
     if (!v->have_copy) line(v, "mpquery live %s", v->path), line(v, "%s", v->status);
     while (v->nlines + 1 < v->height) line(v, "%s", "");
     v->footer = 1;
@@ -701,6 +712,7 @@ static void live_free(struct live *v)
     rows_done(v);
     rows_done(v);       /* the current rows became the previous: freed now */
     sb_free(&v->screen);
+    sb_free(&v->good);
     free(v->typing);
 }
 
@@ -713,6 +725,7 @@ static int live_view(struct common *c, const char *path, double interval, int on
     struct strbuf prefix = { 0 };
     sb_printf(&prefix, "%s/mpquery-live-", tmpdir && *tmpdir ? tmpdir : "/tmp");
     int rc = temp_create(prefix.s, &v.copy, err, sizeof err);
+    if (!rc) rc = temp_create(prefix.s, &v.next, err, sizeof err);
     sb_free(&prefix);
     if (rc) return error(rc, "live: %s", err);
     c->out.human = 1, c->view.collapse = 1, c->view.no_signatures = 1;

@@ -137,9 +137,16 @@ $TM send-keys -t live q
 wait_screen live "LIVE-EXIT=0"
 assert_eq "$($TM display -p -t live '#{alternate_on} #{cursor_flag}')" "0 1" "q: the normal screen, the cursor shown"
 
-# ---- SIGTERM: the terminal restored, exit 128 + 15
-$TM new-session -d -s term -x 80 -y 24 "cd $T && $MPQ live once.db; echo TERM-EXIT=\$?; sleep 60"
+# ---- a file that stops being a profile: the last frame stays, the problem said
+cp once.db swap.db
+$TM new-session -d -s term -x 80 -y 24 "cd $T && $MPQ live swap.db --by memtot; echo TERM-EXIT=\$?; sleep 60"
 wait_screen term "live_steps \(pid"
+echo junk >swap.db.new && mv swap.db.new swap.db
+wait_screen term "q quit  \| swap.db: not a mallocprof profile \($"
+assert_eq "$(screen term | sed -n 7p)" "   400   391 KiB   49.7          15     grow_small < main" "the last good frame stays"
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK swap.db"
+
+# ---- SIGTERM: the terminal restored, exit 128 + 15
 sh_pid=$($TM display -p -t term '#{pane_pid}')
 kill -TERM $(pgrep -P $sh_pid) || fail "no live process under the pane's shell $sh_pid"
 wait_screen term "TERM-EXIT=143"
