@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "options.h"
 #include "record_db.h"
+#include "output.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -35,6 +36,7 @@ enum { OPT_VERBOSE = MP_NOPTIONS };
 
 /* How much record and the recorded processes say on stderr. */
 static int verbose, quiet;
+static int live;        /* --live: the live view while the program runs */
 
 /* Prints text wrapped at 78 columns, each line indented by `indent`. */
 static void print_wrapped(const char *text, int indent)
@@ -72,6 +74,13 @@ static void print_help(void)
     }
     fputs("  --verbose               the recorded processes' own lines too (MP_QUIET=0):\n"
           "      'mallocprof: info: wrote ...' for each snapshot of each process\n"
+          "  --live                  the screen of 'mpquery live' while COMMAND runs\n"
+          "      (MP_INTERVAL=1 unless set); COMMAND's stdin is /dev/null, its stdout and\n"
+          "      stderr go to FILE.log beside the profile; when it ends the last frame\n"
+          "      stays until q, and record exits with COMMAND's status\n"
+          "\n-o FILE may hold placeholders: %p the program's pid, %e its file name, %h the\n"
+          "host name, %t the second record started it, %% a '%' (the messages name the\n"
+          "file they make).\n"
           "\nA statically linked COMMAND is refused: LD_PRELOAD cannot profile it (a script\n"
           "whose interpreter is statically linked gets a warning). So is an output that\n"
           "cannot be written (missing or read-only directory, a file that is not a\n"
@@ -278,27 +287,110 @@ static const char *out_path(const char *const *value)
     return env && *env ? env : "profile.db";
 }
 
-static int run(char **args, const char *exe)
+/* The row of MP_INTERVAL (record --live sets it to 1 unless given). */
+static size_t interval_row(void)
 {
-    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+    size_t i = 0;
+    while (i + 1 < MP_NOPTIONS && strcmp(mp_option_defs[i].name, "MP_INTERVAL")) i++;
+    return i;
+}
+
+/* Where record --live sends the program's output: beside the profile,
+ * named after it (placeholders and all: one a run). */
+static char *log_name(const char *out)
+{
+    struct strbuf sb = { 0 };
+    sb_printf(&sb, "%s.log", out);
+    return sb.s;
+}
+
+/* -o's placeholders (optdefs.h), put in by record for the program it
+ * starts as pid (the recorder's first process would, but record's MP_RUN
+ * makes the program a process of record's run): %e is the file run (a
+ * script's own name), %t the second record started it. The parent and
+ * the child (before exec, for its MP_OUT) make the same name. */
+static long start_second;
+static char *placed_out(const char *pattern, long pid, const char *exe, char *unknown)
+{
+    char host[256] = "", path[4096];
+    gethostname(host, sizeof host - 1);
+    char *real = realpath(exe, NULL);
+    const char *name = real ? real : exe, *slash = strrchr(name, '/');
+    struct mp_out_values v = { pid, start_second, slash ? slash + 1 : name, host };
+    int rc = mp_out_expand(pattern, &v, path, sizeof path, unknown);
+    free(real);
+    return rc ? NULL : xstrdup(path);
+}
+
+/* Starts the program (its pid, or -1 reported); with_log, its stdin is
+ * /dev/null and its stdout and stderr go to log_name(its profile): record
+ * --live's screen is the terminal's. */
+static struct sigaction old_int, old_quit;
+static pid_t start(char **args, const char *exe, int with_log)
+{
+    struct sigaction ign = { .sa_handler = SIG_IGN };
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &old_int);      /* ^C goes to the child, which flushes */
     sigaction(SIGQUIT, &ign, &old_quit);
     pid_t pid = fork();
-    if (pid < 0) return error(EXIT_FAILED, "record: fork: %s", strerror(errno));
+    if (pid < 0) return error(EXIT_FAILED, "record: fork: %s", strerror(errno)), -1;
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        const char *pattern = getenv("MP_OUT");
+        char unknown, *out = pattern && strchr(pattern, '%') ? placed_out(pattern, (long)getpid(), exe, &unknown) : NULL;
+        if (out) setenv("MP_OUT", out, 1);
+        char *log = with_log ? log_name(getenv("MP_OUT") ? getenv("MP_OUT") : "profile.db") : NULL;
+        int in = log ? open("/dev/null", O_RDONLY) : -1, fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+        if (in >= 0) dup2(in, 0), close(in);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
         execv(exe, args);
         fprintf(stderr, "mpquery: %s: %s\n", args[0], strerror(errno));
         _exit(127);
     }
+    return pid;
+}
+
+/* The program's exit code (128 + N when signal N killed it). */
+static int exit_code(int status)
+{
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static int wait_for(pid_t pid)
+{
     int status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) return error(EXIT_FAILED, "record: waitpid: %s", strerror(errno));
     }
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    return exit_code(status);
+}
+
+/* record --live: the live view of out while the program runs (live_view
+ * asks ended() each turn); it stays on the last frame until q. */
+struct live_child { pid_t pid; int status, ended; char note[128]; };
+static int ended(void *ctx)
+{
+    struct live_child *k = ctx;
+    if (!k->ended && waitpid(k->pid, &k->status, WNOHANG) == k->pid) {
+        k->ended = 1;
+        snprintf(k->note, sizeof k->note, "the program ended (exit code %d): q to quit", exit_code(k->status));
+    }
+    return k->ended;
+}
+
+static int run_live(pid_t pid, const char *out, const char *log)
+{
+    struct live_child k = { .pid = pid };
+    int rc = live_record(out, ended, &k, k.note);
+    if (!ended(&k)) {
+        warning("record: the live view closed; %s (pid %d) runs on, its output in %s: waiting for it (^C stops it)",
+                out, (int)pid, log);
+        return wait_for(pid);
+    }
+    if (rc > 128) return rc;
+    status_line("the program's output is in %s", log);
+    return exit_code(k.status);
 }
 
 /* An option of the MP_* table: row o->value, validated by the recorder's
@@ -317,7 +409,7 @@ static int take_value(void *ctx, const struct opt *o, const char *arg)
  * to go on, or the exit code (0 after --help). */
 static int parse_record_options(int argc, char **argv, const char **value)
 {
-    struct opt opts[MP_NOPTIONS + 2] = { { 0 } };
+    struct opt opts[MP_NOPTIONS + 3] = { { 0 } };
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         int letter;
         opts[i].name = long_name(i, &letter);
@@ -326,6 +418,7 @@ static int parse_record_options(int argc, char **argv, const char **value)
         opts[i].value = (int)i;
     }
     opts[OPT_VERBOSE] = (struct opt){ .name = "verbose", .flag = &verbose, .value = 1 };
+    opts[OPT_VERBOSE + 1] = (struct opt){ .name = "live", .flag = &live, .value = 1 };
     const struct cmd_opts d = { .cmd = "record", .opts = opts, .missing = "missing COMMAND",
                                 .in_order = 1, .help = print_help, .own = take_value, .ctx = value };
     struct common c;
@@ -348,8 +441,10 @@ int cmd_record(int argc, char **argv)
     const char *value[MP_NOPTIONS] = { 0 };
     int rc = parse_record_options(argc, argv, value);
     if (rc != PARSE_OK) return rc;
+    if (live && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
+        return error(EXIT_BAD_INPUT, "record: --live needs a terminal (stdin and stdout)");
     char **args = argv + optind;
-    char *exe = NULL, *lib = NULL, token[64], err[4400];
+    char *exe = NULL, *lib = NULL, token[64], err[4400], unknown, *placed = NULL, *log = NULL;
     const char *out = out_path(value);
     struct run_count before;
     if ((rc = find_program(args[0], &exe))) goto done;
@@ -357,15 +452,36 @@ int cmd_record(int argc, char **argv)
         rc = error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery (nor in ../lib)");
         goto done;
     }
-    if ((rc = record_check_out(out)) || (rc = set_environment(lib, value, token, sizeof token))) goto done;
-    if ((rc = record_count(out, token, &before, err, sizeof err))) {
-        rc = error(rc, "%s: %s", out, err);
+    /* -o's placeholders: checked in the name they make for record's own pid
+     * (the same directory; the program's is made once it has one) */
+    start_second = (long)time(NULL);
+    if (strchr(out, '%')) {
+        if (!(placed = placed_out(out, (long)getpid(), exe, &unknown))) {
+            rc = error(EXIT_BAD_INPUT, "record: %s: too long once its placeholders are put in", out);
+            goto done;
+        }
+        if (unknown) warning("record: -o %s: unknown placeholder %%%c, kept as it is (%%p pid, %%e executable, "
+                             "%%h host, %%t start time, %%%% a '%%')", out, unknown);
+    }
+    if (live && !getenv("MP_INTERVAL")) value[interval_row()] = value[interval_row()] ? value[interval_row()] : "1";
+    if ((rc = record_check_out(placed ? placed : out)) || (rc = set_environment(lib, value, token, sizeof token)))
+        goto done;
+    if ((rc = record_count(placed ? placed : out, token, &before, err, sizeof err))) {
+        rc = error(rc, "%s: %s", placed ? placed : out, err);
         goto done;
     }
-    double start = now_seconds();
-    rc = run(args, exe);
-    record_report(out, token, &before, now_seconds() - start, quiet);
+    double begin = now_seconds();
+    pid_t pid = start(args, exe, live);
+    if (pid < 0) { rc = EXIT_FAILED; goto done; }
+    free(placed);
+    placed = strchr(out, '%') ? placed_out(out, (long)pid, exe, &unknown) : NULL;
+    if (placed) out = placed;
+    if (live) log = log_name(out);
+    rc = live ? run_live(pid, out, log) : wait_for(pid);
+    record_report(out, token, &before, now_seconds() - begin, quiet);
 done:
+    free(placed);
+    free(log);
     free(lib);
     free(exe);
     return rc;

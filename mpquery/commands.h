@@ -26,5 +26,10 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+/* record --live: live's screen of path with its defaults until q, the exit
+ * code (128 + N after signal N). pid_done(ctx) says each turn whether the
+ * program that writes path has ended (then done_note on the help line). */
+int live_record(const char *path, int (*pid_done)(void *ctx), void *ctx, const char *done_note);
 
 #endif

@@ -30,6 +30,7 @@ static const struct command {
     { "leaks", cmd_leaks, "blocks never freed, by stack, with known leaks suppressed", 1 },
     { "hist", cmd_hist, "the size histogram: allocations and live blocks by size class", 1 },
     { "rss", cmd_rss, "where the resident memory went: the ledger, adding up to the RSS", 1 },
+    { "live", cmd_live, "a full-screen view of a profile being written, redrawn as it grows", 1 },
     { "timeline", cmd_timeline, "memory over time from the snapshots (SVG plot, table)", 1 },
     { "report", cmd_report, "the profile as one HTML page: summary, plots, flame graphs, tables", 1 },
     { "tree", cmd_tree, "the tree of tag scopes (or functions): self and total per node", 1 },

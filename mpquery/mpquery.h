@@ -216,6 +216,9 @@ uint32_t profile_stack_index(const struct profile *p, int64_t id);
  * it is a profile of this schema version, made only of mallocprof's own
  * schema objects; shared by profile_load, sql, symbolize, record and merge. */
 int profile_open_db(const char *path, struct sqlite3 **db, int writable, char *err, size_t errlen);
+/* The last committed state of path, which a recorder may be writing, copied
+ * into copy under a shared lock held only for the copy (profile_open.c). */
+int profile_copy_committed(const char *path, const char *copy, char *err, size_t errlen);
 /* The processes and snapshots of the run with this MP_RUN token (record):
  * processes (pids, as mpquery info's process tree counts them), their
  * images (process rows: an exec starts a new one), snapshots (all, as info

@@ -173,23 +173,39 @@ static int copy_file(const char *from, const char *to, int excl)
     return e;
 }
 
+/* A read lock on bytes [start, start + len) of fd, waiting up to 10 s for
+ * a writer holding them; 0, or -1 with errno (EBUSY: still held). */
+static int read_lock(int fd, off_t start, off_t len)
+{
+    struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+    for (int tries = 0; fcntl(fd, F_OFD_SETLK, &l) != 0; tries++) {
+        if ((errno != EAGAIN && errno != EACCES && errno != EINTR) || tries == 1000) {
+            if (errno == EAGAIN || errno == EACCES) errno = EBUSY;
+            return -1;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
 /* A read lock on the database's shared range, as an SQLite reader holds:
- * no writer rolls the journal back or commits while it is held. Waits up
- * to 10 s for a writer holding it; the fd, or -1 with errno. */
+ * no writer rolls the journal back or commits while it is held. Taken as
+ * SQLite's readers take it, through the pending byte, so that a writer
+ * waiting to commit (it holds that byte) goes first: a reader that comes
+ * back often (mpquery live) never starves it. The fd, or -1 with errno. */
 static int lock_shared(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = SQLITE_SHARED_FIRST,
-                       .l_len = SQLITE_SHARED_SIZE };
-    for (int tries = 0; fcntl(fd, F_OFD_SETLK, &l) != 0; tries++) {
-        if ((errno != EAGAIN && errno != EACCES && errno != EINTR) || tries == 1000) {
-            int e = errno == EAGAIN || errno == EACCES ? EBUSY : errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        usleep(10000);
+    int rc = read_lock(fd, SQLITE_PENDING_BYTE, 1);
+    if (!rc) rc = read_lock(fd, SQLITE_SHARED_FIRST, SQLITE_SHARED_SIZE);
+    struct flock pending = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = SQLITE_PENDING_BYTE, .l_len = 1 };
+    int e = errno;
+    fcntl(fd, F_OFD_SETLK, &pending);
+    if (rc) {
+        close(fd);
+        errno = e;
+        return -1;
     }
     return fd;
 }
@@ -253,6 +269,34 @@ static int recover(const char *path, const char **real, char *err, size_t errlen
     copies[ncopies++] = (struct private_copy){ xstrdup(path), copy };
     *real = copy;
 out:
+    sb_free(&journal);
+    sb_free(&copy_journal);
+    return rc;
+}
+
+/* The last committed state of a database another process may be writing
+ * (mpquery live), into copy: the file (and a journal beside it) copied
+ * under a reader's shared lock, held only for the copy (the writer's
+ * commit waits that long in its busy handler, never more), then the
+ * copy's journal rolled back, if one came. 0, or the exit code with the
+ * reason in err. */
+int profile_copy_committed(const char *path, const char *copy, char *err, size_t errlen)
+{
+    struct strbuf journal = { 0 }, copy_journal = { 0 };
+    sb_printf(&journal, "%s-journal", path);
+    sb_printf(&copy_journal, "%s-journal", copy);
+    unlink(copy_journal.s);
+    int rc = 0, fd = lock_shared(path);
+    if (fd < 0) {
+        rc = profile_fail(err, errlen, "cannot read it (%s)", strerror(errno));
+    } else {
+        int ce = copy_file(path, copy, 0), je = ce ? 0 : copy_file(journal.s, copy_journal.s, 1);
+        close(fd);
+        if (ce) rc = profile_fail(err, errlen, "cannot copy it to %s (%s)", copy, strerror(ce));
+        else if (je == 0) rc = roll_back(copy, err, errlen);
+        else if (je != ENOENT) rc = profile_fail(err, errlen, "cannot copy %s (%s)", journal.s, strerror(je));
+    }
+    unlink(copy_journal.s);
     sb_free(&journal);
     sb_free(&copy_journal);
     return rc;

@@ -54,7 +54,7 @@ static inline void spin_unlock(atomic_flag *l) { atomic_flag_clear_explicit(l, m
 #include "optdefs.h"     /* the MP_* table, UNWIND_* */
 
 struct mp_options {
-    char out[4096];        /* MP_OUT, made absolute */
+    char out[4096];        /* MP_OUT, placeholders put in, made absolute */
     double interval;       /* MP_INTERVAL seconds, 0 = only at exit */
     double tick;           /* MP_TICK: first seconds between points of memory over time, 0 = none */
     int depth;             /* MP_DEPTH */

@@ -96,7 +96,11 @@ static int open_writer(struct writer *w, const char *path)
     if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
     if (db_harden(w->db, 0)) return fail(w, sqlite3_errmsg(w->db));
-    sqlite3_busy_timeout(w->db, 300 * 1000);    /* other processes of the run */
+    /* other processes of the run; readers too: the rollback journal (not
+     * WAL: one self-contained file, any file system) makes a COMMIT wait
+     * for readers' shared locks, which mpquery live holds only to copy the
+     * file (mpquery/cmd_live.c) */
+    sqlite3_busy_timeout(w->db, 300 * 1000);
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);

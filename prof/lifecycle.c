@@ -239,6 +239,28 @@ static void export_environment(void)
     environ = env;
 }
 
+/* MP_OUT's placeholders (optdefs.h: %p, %e, %h, %t), put in by the process
+ * that starts a run, once: the run's other processes inherit the file it
+ * names (export_environment), since one file holds a run's process tree.
+ * An unknown placeholder stays as written, with a warning. */
+static void expand_out(const char *host)
+{
+    const char *pattern = getenv("MP_OUT");
+    if (!pattern || !strchr(pattern, '%')) return;
+    char exe[4096], path[sizeof mp_opt.out], unknown;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    const char *slash = strrchr(exe, '/');
+    struct mp_out_values v = { getpid(), (long)mp_start_time, slash ? slash + 1 : program_invocation_short_name, host };
+    if (mp_out_expand(pattern, &v, path, sizeof path, &unknown) || mp_option_parse(VAL_PATH, path, mp_opt.out, sizeof mp_opt.out)) {
+        mp_log("warning", "MP_OUT=%s is too long once its placeholders are put in; writing %s", pattern, mp_opt.out);
+        return;
+    }
+    if (unknown)
+        mp_log("warning", "MP_OUT=%s: unknown placeholder %%%c, kept as it is (%%p pid, %%e executable, %%h host, "
+               "%%t start time, %%%% a '%%')", pattern, unknown);
+}
+
 /* 1 when this process starts a run (no MP_RUN inherited). */
 static int init_run_environment(void)
 {
@@ -250,6 +272,7 @@ static int init_run_environment(void)
         char host[64] = "";
         gethostname(host, sizeof host - 1);
         snprintf(mp_run_token, sizeof mp_run_token, "%.30s-%d-%.6f", host, (int)getpid(), mp_now());
+        expand_out(host);
     }
     export_environment();
     return first;

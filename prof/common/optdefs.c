@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,4 +125,35 @@ int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t s
     case VAL_STACKS: return parse_word(s, stacks, 3, dst);
     }
     return -1;
+}
+
+/* Appends n bytes of s at out[*len]; -1 when they do not fit. */
+static int put(char *out, size_t size, size_t *len, const char *s, size_t n)
+{
+    if (*len + n >= size) return -1;
+    memcpy(out + *len, s, n);
+    *len += n;
+    return 0;
+}
+
+int mp_out_expand(const char *pattern, const struct mp_out_values *v, char *out, size_t size, char *unknown)
+{
+    size_t len = 0;
+    *unknown = 0;
+    for (const char *p = pattern; *p; p++) {
+        char num[32];
+        const char *s = p;
+        size_t n = 1;
+        if (*p == '%') {
+            char c = p[1];
+            if (c == 'p' || c == 't') n = (size_t)snprintf(num, sizeof num, "%ld", c == 'p' ? v->pid : v->start), s = num;
+            else if (c == 'e' || c == 'h') s = c == 'e' ? v->exe : v->host, n = strlen(s);
+            else if (c == '%') s = "%";
+            else if (!*unknown) *unknown = c ? c : '%';
+            if (s != p) p++;    /* a known placeholder: both characters read */
+        }
+        if (put(out, size, &len, s, n)) return -1;
+    }
+    out[len] = 0;
+    return 0;
 }

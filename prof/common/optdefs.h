@@ -24,7 +24,8 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
  *   one line) */
 #define MP_OPTIONS(X)                                                                              \
     X(MP_OUT, VAL_PATH, "profile.db", out, "-o, --out", "FILE",                                   \
-      "the database to write (made absolute; several runs may share it)")                          \
+      "the database to write (made absolute; several runs may share it); %p pid, %e executable " \
+      "name, %h host name, %t start time (seconds since the epoch), %% a '%': one file per run")                          \
     X(MP_INTERVAL, VAL_SECONDS, "0", interval, "--interval", "S",                                  \
       "seconds between snapshots; 0 = only at exit")                                               \
     X(MP_TICK, VAL_SECONDS, "0.01", tick, "--tick", "S",                                           \
@@ -86,5 +87,16 @@ static const struct mp_option_def mp_option_defs[] = { MP_OPTIONS(MP_OPTION_ROW)
  * size, for the strings). 0, or -1 when the text is not valid. Pure: no
  * state, no allocation (VAL_PATH reads the working directory). */
 int mp_option_parse(enum mp_option_kind kind, const char *text, void *dst, size_t size);
+
+/* MP_OUT's placeholders, as core(5)'s core_pattern spells them: %p the
+ * pid, %e the executable's base name, %h the host name, %t the start time
+ * (seconds since the epoch), %% a '%'. The values a run's first process
+ * (or mpquery record, for the program it starts) puts in. */
+struct mp_out_values { long pid, start; const char *exe, *host; };
+/* pattern with its placeholders replaced into out (size bytes); an
+ * unknown one (%x, or a '%' at the end) is kept as it is, and the first
+ * such letter goes into *unknown ('%' for a trailing one; 0: none).
+ * 0, or -1 when the result does not fit. Pure: no allocation. */
+int mp_out_expand(const char *pattern, const struct mp_out_values *v, char *out, size_t size, char *unknown);
 
 #endif

@@ -1,0 +1,188 @@
+# mpquery live through a pseudo-terminal (tmux, at 80x24 and 200x50): a
+# program that grows in known steps (tests/progs/live_steps.c: 100 blocks
+# of 1000 bytes from grow_small, 10 of 10000 from grow_large a step) is
+# watched while it runs; two captures differ, and their rows are those of
+# mpquery top --snapshot S on the snapshot the header shows; the keys
+# change the counter, the filter and the snapshot; a resize redraws; q
+# leaves no alternate screen. The recorder is never held up: a program
+# flushing every 0.1 s under live loses no snapshot and prints the same.
+# record --live: the view until the program ends, its output in FILE.log.
+. "$(dirname "$0")/../lib/lib.sh"
+P=$B/tests/live_steps
+sh "$ROOT/tests/lib/deps.sh" tmux >deps.log 2>&1 || fail "tmux: $(cat deps.log)"
+TM="tmux -L mplive$$ -f /dev/null"
+on_exit "$TM kill-server 2>/dev/null"
+screen() { $TM capture-pane -p -t "$1"; }
+# wait_screen PANE REGEX: until the pane shows REGEX (20 s at most)
+wait_screen() {
+    for _ in $(seq 200); do screen "$1" | grep -Eq -- "$2" && return 0; sleep 0.1; done
+    screen "$1"
+    fail "the screen never showed /$2/"
+}
+# row TEXT LEAF: the fields of the row whose where column starts with LEAF
+row() { printf '%s\n' "$1" | grep -E "^ *[0-9].*  $2 < main" | sed "s/  $2 < main.*//"; }
+seq_of() { printf '%s\n' "$1" | sed -n 's/.* snapshot \([0-9]*\) of .*/\1/p'; }
+# same_as_top SCREEN COUNTER ARGS...: the rows of grow_small and grow_large
+# on the screen (counters, %, stack; the change column aside) are top's
+same_as_top() {
+    local s=$1 by=$2 S leaf t l; shift 2
+    S=$(seq_of "$s")
+    t=$($MPQ top live.db --by $by --snapshot $S "$@")
+    for leaf in grow_small grow_large; do
+        l=$(row "$s" $leaf)
+        printf '%s\n' "$t" | grep -q "  $leaf < main" || { [ -z "$l" ] && continue; }
+        # live: ncalls BY % [change] stack; top: ncalls BY % stack
+        assert_eq "$(echo $l | awk '{print $1, $2, $3, $4, $NF}')" \
+            "$(row "$t" $leaf | awk '{print $1, $2, $3, $4, $NF}')" "snapshot $S, $leaf by $by: top's row"
+    done
+}
+
+# ---- not a terminal; --once on a file not there yet
+$MPQ live nothing.db </dev/null >out 2>err; rc=$?
+assert_eq "$rc $(cat err)" "2 mpquery: live: stdout and stdin must be a terminal (--once prints one frame)" "no terminal"
+$MPQ live nothing.db --once >out 2>err; rc=$?
+assert_eq "$rc $(cat err)" "2 mpquery: nothing.db: No such file or directory (no snapshot written yet)" "--once, no file"
+echo junk >junk.db
+$MPQ live junk.db --once >out 2>err; rc=$?
+assert_eq "$rc $(cat err)" "2 mpquery: junk.db: not a mallocprof profile (not an SQLite database)" "--once, not a profile"
+
+# ---- --once: one frame, exact (the exit snapshot: 4 steps, all freed)
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=once.db $P 4 0 >/dev/null || fail "live_steps failed"
+COLUMNS=80 LINES=14 $MPQ live once.db --once --by memtot >once.txt || fail "live --once failed"
+assert_eq "$(sed -e 's/ at [0-9-]* [0-9:]*$/ at DATE/' -e 's/^memlive, peak .*/memlive, peak LINE/' \
+                 -e 's/(pid [0-9]*)/(pid N)/' once.txt)" \
+"mpquery live once.db  snapshot 2 of 2 (latest) at DATE
+memlive 4.00 KiB  memtot 785 KiB  ncalls 441  by memtot
+memlive, peak LINE
+
+ncalls    memtot      %  change  stack  where
+   441   785 KiB  100.0                 (total: 3 stacks in 3 rows)
+   400   391 KiB   49.7          15     grow_small < main
+    40   391 KiB   49.7          17     grow_large < main
+     1  4.00 KiB    0.5          13     _IO_file_doallocate < … < main
+
+processes: 1
+  live_steps (pid N) 4.00 KiB live, ended: exit
+
+c counter  s/S snapshot  / filter  q quit" "--once at 80x14: the frame"
+
+# a write killed midway (a hot journal beside the file): live reads the last
+# commit from its copy (the copy's journal rolled back), the files untouched
+cp once.db hot.db
+$PY3 - hot.db <<'PY'
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size = 2")
+db.execute("BEGIN")
+db.execute("UPDATE sample SET ncalls = ncalls + 1000000, memtot = memtot + 1000000")
+db.execute("INSERT INTO function(id, name) SELECT 100 + i, printf('f%d-', i) || hex(randomblob(50)) FROM"
+           " (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT i FROM c)")
+os.kill(os.getpid(), signal.SIGKILL)
+PY
+[ -s hot.db-journal ] || fail "no hot journal beside hot.db"
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK hot.db"
+sum=$(md5sum hot.db hot.db-journal)
+COLUMNS=80 LINES=14 $MPQ live hot.db --once --by memtot >hot.txt 2>hot.err || fail "live --once hot.db failed: $(cat hot.err)"
+assert_eq "$(sed -n 5,9p hot.txt)" "$(sed -n 5,9p once.txt)" "a hot journal: the last committed rows"
+assert_eq "$(md5sum hot.db hot.db-journal)" "$sum" "the file and its journal left as they were"
+
+# ---- live at 80x24, started before the recorder wrote anything
+$TM new-session -d -s live -x 80 -y 24 "cd $T && env -u COLUMNS -u LINES $MPQ live live.db; echo LIVE-EXIT=\$?; sleep 60"
+wait_screen live "waiting for live.db: no snapshot written yet"
+echo "  ok: waits for the file"
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=live.db MP_INTERVAL=0.5 $P 10 800 >prog.out 2>prog.err &
+prog=$!
+wait_screen live "grow_large < main"
+one=$(screen live)
+S1=$(seq_of "$one")
+same_as_top "$one" memlive
+assert_eq "$(printf '%s\n' "$one" | sed -n 24p)" "c counter  s/S snapshot  / filter  q quit" "80x24: the help line is line 24"
+assert_match "$(printf '%s\n' "$one" | sed -n 1p)" "^mpquery live live.db  snapshot $S1 of $S1 \(latest\) at " "the header: the latest snapshot"
+assert_match "$one" "live_steps \(pid $prog\) " "the process tree"
+n1=$(row "$one" grow_small | awk '{print $1}')
+assert_eq "$((n1 % 100)) $(row "$one" grow_large | awk '{print $1}')" "0 $((n1 / 10))" "grow_small's calls in hundreds, grow_large's a tenth"
+for _ in $(seq 100); do two=$(screen live); [ "$(seq_of "$two")" -ge $((S1 + 2)) ] && break; sleep 0.1; done
+n2=$(row "$two" grow_small | awk '{print $1}')
+[ "$n2" -gt "$n1" ] || fail "the second capture's grow_small calls $n2 not above the first's $n1"
+echo "  ok: the figures changed: grow_small $n1 -> $n2 calls"
+same_as_top "$two" memlive
+assert_match "$(row "$two" grow_small)" " \+[0-9.]+ KiB +[0-9]+ *$" "the change column: grown"
+
+# ---- keys: counter, filter, snapshot
+$TM send-keys -t live c
+wait_screen live "by maxlive"
+assert_match "$(screen live | sed -n 5p)" "^ncalls +maxlive +% +change +stack +where" "c: the maxlive column"
+$TM send-keys -t live / l a r g e Enter
+wait_screen live "by maxlive  filter large"
+s=$(screen live)
+assert_eq "$(row "$s" grow_small)" "" "the filter: grow_small left out"
+same_as_top "$s" maxlive --filter large
+$TM send-keys -t live s
+wait_screen live "snapshot [0-9]+ of [0-9]+ at"
+s=$(screen live)
+same_as_top "$s" maxlive --filter large
+echo "  ok: s: an earlier snapshot, $(seq_of "$s"), top's rows"
+$TM send-keys -t live S S S S S S S S S S S S S S S S S S S S
+wait_screen live "\(latest\)"
+echo "  ok: S past the last: the latest again"
+
+wait $prog; assert_eq "$?" 0 "the program's exit status under live"
+assert_eq "$(cat prog.out) $(cat prog.err)" "pid $prog " "the program's output: its own line only"
+
+# ---- resize, then q
+$TM resize-window -t live -x 200 -y 50
+for _ in $(seq 100); do [ "$(screen live | sed -n 50p)" = "c counter  s/S snapshot  / filter  q quit" ] && break; sleep 0.1; done
+assert_eq "$(screen live | sed -n 50p)" "c counter  s/S snapshot  / filter  q quit" "resized to 200x50: redrawn, the help line on line 50"
+$TM send-keys -t live q
+wait_screen live "LIVE-EXIT=0"
+assert_eq "$($TM display -p -t live '#{alternate_on} #{cursor_flag}')" "0 1" "q: the normal screen, the cursor shown"
+
+# ---- a file that stops being a profile: the last frame stays, the problem said
+cp once.db swap.db
+$TM new-session -d -s term -x 80 -y 24 "cd $T && $MPQ live swap.db --by memtot; echo TERM-EXIT=\$?; sleep 60"
+wait_screen term "live_steps \(pid"
+echo junk >swap.db.new && mv swap.db.new swap.db
+wait_screen term "q quit  \| swap.db: not a mallocprof profile \($"
+assert_eq "$(screen term | sed -n 7p)" "   400   391 KiB   49.7          15     grow_small < main" "the last good frame stays"
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK swap.db"
+
+# ---- SIGTERM: the terminal restored, exit 128 + 15
+sh_pid=$($TM display -p -t term '#{pane_pid}')
+kill -TERM $(pgrep -P $sh_pid) || fail "no live process under the pane's shell $sh_pid"
+wait_screen term "TERM-EXIT=143"
+assert_eq "$($TM display -p -t term '#{alternate_on} #{cursor_flag}')" "0 1" "SIGTERM: the normal screen, the cursor shown"
+
+# ---- the writer is never held up: flushes every 0.1 s under live --interval 0.1
+ms() { date +%s%3N; }
+t0=$(ms); LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=base.db MP_INTERVAL=0.1 $P 20 100 >base.out 2>base.err; t_base=$(($(ms) - t0))
+base=$(q base.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
+$TM new-session -d -s busy -x 200 -y 50 "cd $T && $MPQ live busy.db --interval 0.1; sleep 60"
+t0=$(ms)
+LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=busy.db MP_INTERVAL=0.1 $P 20 100 >busy.out 2>busy.err &
+prog=$!
+wait $prog; assert_eq "$?" 0 "exit status, flushing under live"
+t_busy=$(($(ms) - t0))
+# 2 s of pauses; a writer held up by the reader would take seconds more
+[ $t_busy -lt $((t_base + 1000)) ] || fail "the program took $t_busy ms under live, $t_base ms without"
+echo "  ok: run time $t_busy ms under live, $t_base ms without (wall, a shared machine)"
+assert_eq "$(cat busy.err)" "" "no snapshot lost (the recorder says each one it loses)"
+assert_eq "$(cat busy.out)" "pid $prog" "the program's output"
+n=$(q busy.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
+[ "$n" -ge 10 ] && [ "$n" -ge $((base - 3)) ] || fail "$n interval snapshots under live, $base without"
+echo "  ok: $n interval snapshots under live ($base without)"
+wait_screen busy "ended: exit"
+$TM send-keys -t busy q
+
+# ---- record --live at 200x50: -o with a placeholder, the output in FILE.log
+$TM new-session -d -s rec -x 200 -y 50 "cd $T && env -u COLUMNS -u LINES $MPQ record --live -o 'rl-%p.db' -- $P 3 400; echo REC-EXIT=\$?; sleep 60"
+wait_screen rec "the program ended \(exit code 0\): q to quit"
+s=$(screen rec)
+pid=$(printf '%s\n' "$s" | sed -n 's/.*live_steps (pid \([0-9]*\)).*/\1/p')
+assert_match "$(printf '%s\n' "$s" | sed -n 1p)" "^mpquery live rl-$pid.db  snapshot [0-9]+ of [0-9]+ \(latest\)" "record --live: the header names the file"
+assert_match "$(printf '%s\n' "$s" | sed -n 50p)" "^c counter  s/S snapshot  / filter  q quit  \| the program ended" "200x50: the help line on line 50"
+$TM send-keys -t rec q
+wait_screen rec "REC-EXIT=0"
+assert_match "$(screen rec)" "mpquery: the program's output is in rl-$pid.db.log" "record --live says where the output went"
+assert_eq "$(cat rl-$pid.db.log)" "pid $pid" "the program's output in the log"
+assert_match "$(screen rec)" "mpquery: wrote rl-$pid.db: 1 process \(1 image\)" "record's line names the file"
+echo PASS
