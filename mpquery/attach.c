@@ -1,0 +1,357 @@
+/* mpquery record --pid: records a running process for a while. Refuses,
+ * in one line and touching nothing, a process that is stopped, traced,
+ * static, of another user (naming what ptrace needs), or that cannot see
+ * the library at our path (another mount namespace without it). Then, in
+ * one of its threads stopped at a safe point (inject.c), makes it call its
+ * libc's dlopen on libmallocprof.so (dormant when loaded that way) and
+ * mp_attach with the settings; waits for --duration, ^C, SIGTERM or the
+ * process's end; makes it call mp_detach, which writes the snapshot and
+ * puts the program back on its own allocator calls. The library stays
+ * loaded: the next attach reuses it. */
+#define _GNU_SOURCE
+#include "mpquery.h"
+#include "inject.h"
+#include "record_db.h"
+#include "attach.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RTLD_NOW_ 2
+
+/* ------------------------------------------------------------ the process */
+
+/* A field of /proc/PID/status ("State", "TracerPid", "Uid"), or "". */
+static void status_field(pid_t pid, const char *name, char *out, size_t size)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    out[0] = 0;
+    FILE *f = fopen(path, "re");
+    if (!f) return;
+    size_t n = strlen(name);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, n) && line[n] == ':') {
+            char *v = line + n + 1;
+            v += strspn(v, " \t");
+            v[strcspn(v, "\n")] = 0;
+            snprintf(out, size, "%s", v);
+            break;
+        }
+    fclose(f);
+}
+
+static void process_name(pid_t pid, char *out, size_t size)
+{
+    status_field(pid, "Name", out, size);
+    if (!*out) snprintf(out, size, "?");
+}
+
+static const char *ptrace_scope(void)
+{
+    static char text[160];
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+    int scope = -1;
+    if (f) {
+        if (fscanf(f, "%d", &scope) != 1) scope = -1;
+        fclose(f);
+    }
+    if (scope < 0) snprintf(text, sizeof text, "run mpquery as the process's user, or as root (CAP_SYS_PTRACE)");
+    else if (scope == 0) snprintf(text, sizeof text, "run mpquery as the process's user, or as root (CAP_SYS_PTRACE)");
+    else if (scope == 3) snprintf(text, sizeof text, "kernel.yama.ptrace_scope is 3: no process may be attached to until reboot");
+    else snprintf(text, sizeof text, "kernel.yama.ptrace_scope is %d: run mpquery as root (CAP_SYS_PTRACE)%s", scope,
+                  scope == 1 ? ", or set it to 0 (sysctl kernel.yama.ptrace_scope=0)" : "");
+    return text;
+}
+
+/* 0 when the process may be attached to, else the exit code, said. */
+static int check_process(pid_t pid, const char *name)
+{
+    char state[64], tracer[32], uid[64];
+    status_field(pid, "State", state, sizeof state);
+    if (!*state) return error(EXIT_FAILED, "record: no process %d", (int)pid);
+    if (state[0] == 'Z' || state[0] == 'X') return error(EXIT_FAILED, "record: process %d (%s) has ended", (int)pid, name);
+    status_field(pid, "TracerPid", tracer, sizeof tracer);
+    if (atoi(tracer) != 0) {
+        char other[64];
+        process_name((pid_t)atoi(tracer), other, sizeof other);
+        return error(EXIT_FAILED, "record: process %d (%s) is traced by process %s (%s): a process has one tracer; "
+                     "not attached", (int)pid, name, tracer, other);
+    }
+    if (state[0] == 'T' || state[0] == 't')
+        return error(EXIT_FAILED, "record: process %d (%s) is stopped (%s): resume it (kill -CONT %d) and try again; "
+                     "not attached", (int)pid, name, state, (int)pid);
+    status_field(pid, "Uid", uid, sizeof uid);
+    if (geteuid() != 0 && (uid_t)atol(uid) != geteuid())
+        return error(EXIT_FAILED, "record: process %d (%s) belongs to uid %ld, not to you (uid %d): %s; not attached",
+                     (int)pid, name, atol(uid), (int)geteuid(), ptrace_scope());
+    return 0;
+}
+
+/* The executable has a program interpreter (the dynamic loader). */
+static int is_dynamic(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    Elf64_Ehdr eh;
+    int dynamic = 0;
+    if (pread(fd, &eh, sizeof eh, 0) == sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
+        for (int i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (size_t)i * eh.e_phentsize)) != sizeof ph) break;
+            if (ph.p_type == PT_INTERP) dynamic = 1;
+        }
+    }
+    close(fd);
+    return dynamic;
+}
+
+/* ------------------------------------------------------------ its modules */
+
+struct modules {
+    char libc[4096];                /* libc's path, as the process sees it */
+    uintptr_t libc_base;
+    int has_profiler;               /* libmallocprof.so is mapped already */
+    struct unsafe_range unsafe[64];
+    size_t nunsafe;
+};
+
+static int path_is(const char *path, const char *name)
+{
+    const char *base = strrchr(path, '/');
+    return base && !strncmp(base + 1, name, strlen(name));
+}
+
+/* Its mappings: libc's base, and where a thread must not be stopped. */
+static int read_modules(pid_t pid, struct modules *m)
+{
+    char path[64], line[4096 + 128];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    memset(m, 0, sizeof *m);
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi, off;
+        char perms[8], file[4096] = "";
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &lo, &hi, perms, &off, file) < 4) continue;
+        int libc = path_is(file, "libc.so") || path_is(file, "libc-2.");
+        if (libc && off == 0 && !m->libc_base) {
+            m->libc_base = lo;
+            snprintf(m->libc, sizeof m->libc, "%s", file);
+        }
+        if (path_is(file, "libmallocprof.so")) m->has_profiler = 1;
+        int loader = path_is(file, "ld-linux") || path_is(file, "ld-2.") || path_is(file, "ld64.so");
+        int ours = path_is(file, "libmallocprof.so") || path_is(file, "libunwind") || path_is(file, "libdw") ||
+                   path_is(file, "libelf") || path_is(file, "libsqlite3");
+        if (perms[2] == 'x' && (libc || loader || ours) && m->nunsafe < 64)
+            m->unsafe[m->nunsafe++] = (struct unsafe_range){ lo | (libc ? 1 : 0), hi };
+    }
+    fclose(f);
+    return 0;
+}
+
+/* A dynamic symbol's value in an ELF file (0: none). */
+static uint64_t elf_symbol(const char *file, const char *name)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    uint64_t value = 0;
+    char *img = NULL;
+    if (fstat(fd, &st) == 0 && (img = malloc((size_t)st.st_size)) &&
+        pread(fd, img, (size_t)st.st_size, 0) == st.st_size && !memcmp(img, ELFMAG, SELFMAG)) {
+        Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+        Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+        for (int i = 0; i < eh->e_shnum && !value; i++) {
+            if (sh[i].sh_type != SHT_DYNSYM) continue;
+            Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset);
+            const char *str = img + sh[sh[i].sh_link].sh_offset;
+            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+                if (sym[k].st_value && sym[k].st_shndx != SHN_UNDEF && !strcmp(str + sym[k].st_name, name)) {
+                    value = sym[k].st_value;
+                    break;
+                }
+        }
+    }
+    free(img);
+    close(fd);
+    return value;
+}
+
+/* ------------------------------------------------------------ the session */
+
+struct target {
+    pid_t pid;
+    char name[64];
+    struct modules m;
+    char libc_file[4200];               /* libc as we can open it: /proc/PID/root/... */
+    uintptr_t dlopen_, dlsym_, dlerror_, errno_location;
+    uintptr_t attach_fn, detach_fn;
+};
+
+static uintptr_t libc_function(struct target *t, const char *name)
+{
+    uint64_t v = elf_symbol(t->libc_file, name);
+    return v ? t->m.libc_base + v : 0;
+}
+
+/* The library's path as the process sees it: ours when its root shows
+ * the same file there. */
+static int library_visible(pid_t pid, const char *lib)
+{
+    char there[4200];
+    struct stat a, b;
+    snprintf(there, sizeof there, "/proc/%d/root%s", (int)pid, lib);
+    return stat(lib, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int say_failure(struct target *t, const char *what, const char *err)
+{
+    if (errno == EPERM && strstr(err, "ptrace"))
+        return error(EXIT_FAILED, "record: cannot attach to process %d (%s): ptrace refused: %s", (int)t->pid,
+                     t->name, ptrace_scope());
+    return error(EXIT_FAILED, "record: process %d (%s): %s: %s", (int)t->pid, t->name, what, err);
+}
+
+/* dlopen in the process, the entry points found, mp_attach called. */
+static int start(struct target *t, const char *lib, const char *settings)
+{
+    struct inject in;
+    char err[512];
+    if (inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err))
+        return say_failure(t, "cannot stop a thread", err);
+    uint64_t handle = 0, fn = 0, rc = 0;
+    uintptr_t path = inject_push(&in, lib, strlen(lib) + 1);
+    int bad = !path || inject_call(&in, t->dlopen_, path, RTLD_NOW_, 60, &handle, err, sizeof err);
+    if (!bad && !handle) {
+        uint64_t msg = 0;
+        char text[400] = "(no reason given)";
+        if (inject_call(&in, t->dlerror_, 0, 0, 5, &msg, err, sizeof err) == 0 && msg)
+            inject_read_string(t->pid, msg, text, sizeof text);
+        inject_resume(&in);
+        return error(EXIT_FAILED, "record: process %d (%s) could not load %s: %s", (int)t->pid, t->name, lib, text);
+    }
+    const char *names[2] = { "mp_attach", "mp_detach" };
+    uintptr_t *found[2] = { &t->attach_fn, &t->detach_fn };
+    for (int i = 0; !bad && i < 2; i++) {
+        uintptr_t s = inject_push(&in, names[i], strlen(names[i]) + 1);
+        bad = !s || inject_call(&in, t->dlsym_, handle, s, 5, &fn, err, sizeof err);
+        *found[i] = fn;
+    }
+    uintptr_t text = bad ? 0 : inject_push(&in, settings, strlen(settings) + 1);
+    if (!bad && (!t->attach_fn || !t->detach_fn || !text)) bad = snprintf(err, sizeof err, "the library has no mp_attach");
+    if (!bad) bad = inject_call(&in, t->attach_fn, text, 0, 60, &rc, err, sizeof err);
+    inject_resume(&in);
+    if (bad) return say_failure(t, "attach", err);
+    if ((int)rc == -2)
+        return error(EXIT_FAILED, "record: process %d (%s) runs with libmallocprof.so preloaded: it is recorded already",
+                     (int)t->pid, t->name);
+    if ((int)rc == -3)
+        return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
+                     (int)t->pid, t->name);
+    if ((int)rc != 0) return error(EXIT_FAILED, "record: process %d (%s): mp_attach failed (%d)", (int)t->pid, t->name, (int)rc);
+    return 0;
+}
+
+static int process_gone(pid_t pid)
+{
+    char state[64];
+    status_field(pid, "State", state, sizeof state);
+    return !*state || state[0] == 'Z' || state[0] == 'X';
+}
+
+/* mp_detach in the process: 0, or the exit code, said; *gone when the
+ * process ended first. */
+static int stop(struct target *t, int *gone)
+{
+    struct inject in;
+    char err[512];
+    uint64_t rc = 0;
+    if (read_modules(t->pid, &t->m) != 0 ||
+        inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err)) {
+        if ((*gone = process_gone(t->pid))) return 0;
+        return say_failure(t, "cannot stop a thread to detach", err);
+    }
+    int bad = inject_call(&in, t->detach_fn, 0, 0, 300, &rc, err, sizeof err);
+    inject_resume(&in);
+    if (bad && !(*gone = process_gone(t->pid))) return say_failure(t, "detach", err);
+    return 0;
+}
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { (void)sig; interrupted = 1; }
+
+/* Until the duration ends (0: none), ^C or SIGTERM, or the process ends:
+ * 1 when it ended. */
+static int wait_session(pid_t pid, double duration)
+{
+    struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int gone = 0;
+    while (!interrupted && !(gone = process_gone(pid))) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (duration > 0 && (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration) break;
+        struct timespec step = { 0, 10 * 1000000L };
+        nanosleep(&step, NULL);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return gone;
+}
+
+int record_attach(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
+                  double duration, int quiet)
+{
+    struct target t = { .pid = pid };
+    process_name(pid, t.name, sizeof t.name);
+    int rc = check_process(pid, t.name);
+    if (rc) return rc;
+    int dynamic = is_dynamic(pid);
+    if (dynamic < 0 && geteuid() != 0)
+        return error(EXIT_FAILED, "record: cannot read the executable of process %d (%s): %s", (int)pid, t.name,
+                     ptrace_scope());
+    if (dynamic == 0)
+        return error(EXIT_FAILED, "record: process %d (%s) is statically linked: it has no dynamic loader to load "
+                     "libmallocprof.so into; not attached", (int)pid, t.name);
+    if (read_modules(pid, &t.m) != 0 || !t.m.libc_base)
+        return error(EXIT_FAILED, "record: process %d (%s) does not use the GNU C library (no libc.so.6 mapped); "
+                     "not attached", (int)pid, t.name);
+    if (!library_visible(pid, lib))
+        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the "
+                     "same file: make it visible there at that path (a bind mount); not attached", (int)pid, t.name, lib);
+    snprintf(t.libc_file, sizeof t.libc_file, "/proc/%d/root%s", (int)pid, t.m.libc);
+    t.dlopen_ = libc_function(&t, "dlopen");
+    t.dlsym_ = libc_function(&t, "dlsym");
+    t.dlerror_ = libc_function(&t, "dlerror");
+    t.errno_location = libc_function(&t, "__errno_location");
+    if (!t.dlopen_ || !t.dlsym_ || !t.dlerror_)
+        return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
+                     "is needed); not attached", (int)pid, t.name, t.m.libc);
+    struct run_count before;
+    char err[4400];
+    if ((rc = record_count(out, token, &before, err, sizeof err))) return error(rc, "%s: %s", out, err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = start(&t, lib, settings))) return rc;
+    int gone = wait_session(pid, duration);
+    if (!gone && (rc = stop(&t, &gone))) return rc;
+    if (gone && !quiet) fprintf(stderr, "mpquery: process %d (%s) ended while recorded: its exit wrote the profile\n",
+                                (int)pid, t.name);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    record_report(out, token, &before, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, quiet);
+    return 0;
+}
