@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ static int check_process(pid_t pid, const char *name)
 {
     char state[64], tracer[32], uid[64];
     status_field(pid, "State", state, sizeof state);
-    if (!*state) return error(EXIT_FAILED, "record: no process %d", (int)pid);
+    if (!*state) return error(EXIT_BAD_INPUT, "record: no process %d", (int)pid);
     if (state[0] == 'Z' || state[0] == 'X') return error(EXIT_FAILED, "record: process %d (%s) has ended", (int)pid, name);
     status_field(pid, "TracerPid", tracer, sizeof tracer);
     if (atoi(tracer) != 0) {
@@ -132,9 +133,13 @@ static int path_is(const char *path, const char *name)
     return base && !strncmp(base + 1, name, strlen(name));
 }
 
-/* Its mappings: libc's base, and where a thread must not be stopped. */
+/* Its mappings: libc's base, and where a thread must not be stopped.
+ * libc's base is the start of its first segment below its code: the
+ * profiler's symbolizer maps the same file elsewhere, unexecuted. */
 static int read_modules(pid_t pid, struct modules *m)
 {
+    uintptr_t heads[16], code = 0;
+    size_t nheads = 0;
     char path[64], line[4096 + 128];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
     FILE *f = fopen(path, "re");
@@ -145,8 +150,9 @@ static int read_modules(pid_t pid, struct modules *m)
         char perms[8], file[4096] = "";
         if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &lo, &hi, perms, &off, file) < 4) continue;
         int libc = path_is(file, "libc.so") || path_is(file, "libc-2.");
-        if (libc && off == 0 && !m->libc_base) {
-            m->libc_base = lo;
+        if (libc && off == 0 && nheads < 16) heads[nheads++] = lo;
+        if (libc && perms[2] == 'x' && !code) {
+            code = lo;
             snprintf(m->libc, sizeof m->libc, "%s", file);
         }
         if (path_is(file, "libmallocprof.so")) m->has_profiler = 1;
@@ -157,35 +163,38 @@ static int read_modules(pid_t pid, struct modules *m)
             m->unsafe[m->nunsafe++] = (struct unsafe_range){ lo | (libc ? 1 : 0), hi };
     }
     fclose(f);
+    for (size_t i = 0; i < nheads; i++)
+        if (heads[i] <= code && heads[i] > m->libc_base) m->libc_base = heads[i];
     return 0;
 }
 
-/* A dynamic symbol's value in an ELF file (0: none). */
-static uint64_t elf_symbol(const char *file, const char *name)
+/* The values of dynamic symbols in an ELF file (0: none), in one read
+ * of its symbol table. */
+static void elf_symbols(const char *file, const char *const *names, uint64_t *values, size_t n)
 {
+    memset(values, 0, n * sizeof *values);
     int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
+    if (fd < 0) return;
     struct stat st;
-    uint64_t value = 0;
-    char *img = NULL;
-    if (fstat(fd, &st) == 0 && (img = malloc((size_t)st.st_size)) &&
-        pread(fd, img, (size_t)st.st_size, 0) == st.st_size && !memcmp(img, ELFMAG, SELFMAG)) {
-        Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-        Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
-        for (int i = 0; i < eh->e_shnum && !value; i++) {
-            if (sh[i].sh_type != SHT_DYNSYM) continue;
-            Elf64_Sym *sym = (Elf64_Sym *)(img + sh[i].sh_offset);
+    const char *img = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(Elf64_Ehdr)
+                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (img == MAP_FAILED) return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+    if (!memcmp(img, ELFMAG, SELFMAG) && eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= (uint64_t)st.st_size) {
+        const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+        for (int i = 0; i < eh->e_shnum; i++) {
+            if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
+            const Elf64_Sym *sym = (const Elf64_Sym *)(img + sh[i].sh_offset);
             const char *str = img + sh[sh[i].sh_link].sh_offset;
-            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
-                if (sym[k].st_value && sym[k].st_shndx != SHN_UNDEF && !strcmp(str + sym[k].st_name, name)) {
-                    value = sym[k].st_value;
-                    break;
-                }
+            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+                if (!sym[k].st_value || sym[k].st_shndx == SHN_UNDEF) continue;
+                for (size_t j = 0; j < n; j++)
+                    if (!values[j] && !strcmp(str + sym[k].st_name, names[j])) values[j] = sym[k].st_value;
+            }
         }
     }
-    free(img);
-    close(fd);
-    return value;
+    munmap((void *)img, (size_t)st.st_size);
 }
 
 /* ------------------------------------------------------------ the session */
@@ -199,10 +208,14 @@ struct target {
     uintptr_t attach_fn, detach_fn;
 };
 
-static uintptr_t libc_function(struct target *t, const char *name)
+/* dlopen, dlsym, dlerror and __errno_location in the process's libc. */
+static void libc_functions(struct target *t)
 {
-    uint64_t v = elf_symbol(t->libc_file, name);
-    return v ? t->m.libc_base + v : 0;
+    static const char *const names[] = { "dlopen", "dlsym", "dlerror", "__errno_location" };
+    uintptr_t *at[] = { &t->dlopen_, &t->dlsym_, &t->dlerror_, &t->errno_location };
+    uint64_t values[4];
+    elf_symbols(t->libc_file, names, values, 4);
+    for (size_t i = 0; i < 4; i++) *at[i] = values[i] ? t->m.libc_base + values[i] : 0;
 }
 
 /* The library's path as the process sees it: ours when its root shows
@@ -325,19 +338,16 @@ int record_attach(pid_t pid, const char *lib, const char *out, const char *setti
         return error(EXIT_FAILED, "record: cannot read the executable of process %d (%s): %s", (int)pid, t.name,
                      ptrace_scope());
     if (dynamic == 0)
-        return error(EXIT_FAILED, "record: process %d (%s) is statically linked: it has no dynamic loader to load "
+        return error(EXIT_BAD_INPUT, "record: process %d (%s) is statically linked: it has no dynamic loader to load "
                      "libmallocprof.so into; not attached", (int)pid, t.name);
     if (read_modules(pid, &t.m) != 0 || !t.m.libc_base)
-        return error(EXIT_FAILED, "record: process %d (%s) does not use the GNU C library (no libc.so.6 mapped); "
+        return error(EXIT_BAD_INPUT, "record: process %d (%s) does not use the GNU C library (no libc.so.6 mapped); "
                      "not attached", (int)pid, t.name);
     if (!library_visible(pid, lib))
         return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the "
                      "same file: make it visible there at that path (a bind mount); not attached", (int)pid, t.name, lib);
     snprintf(t.libc_file, sizeof t.libc_file, "/proc/%d/root%s", (int)pid, t.m.libc);
-    t.dlopen_ = libc_function(&t, "dlopen");
-    t.dlsym_ = libc_function(&t, "dlsym");
-    t.dlerror_ = libc_function(&t, "dlerror");
-    t.errno_location = libc_function(&t, "__errno_location");
+    libc_functions(&t);
     if (!t.dlopen_ || !t.dlsym_ || !t.dlerror_)
         return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
                      "is needed); not attached", (int)pid, t.name, t.m.libc);
