@@ -284,12 +284,14 @@ static int process_gone(pid_t pid)
 }
 
 /* mp_detach in the process: 0, or the exit code, said; *gone when the
- * process ended first. */
+ * process ended first, or replaced itself by exec (whose snapshot the
+ * library wrote before: the new program has no library to call). */
 static int stop(struct target *t, int *gone)
 {
     struct inject in;
     char err[512];
     uint64_t rc = 0;
+    if (read_modules(t->pid, &t->m) == 0 && !t->m.has_profiler) return *gone = 1, 0;
     if (read_modules(t->pid, &t->m) != 0 ||
         inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err)) {
         if ((*gone = process_gone(t->pid))) return 0;
@@ -359,8 +361,9 @@ int record_attach(pid_t pid, const char *lib, const char *out, const char *setti
     if ((rc = start(&t, lib, settings))) return rc;
     int gone = wait_session(pid, duration);
     if (!gone && (rc = stop(&t, &gone))) return rc;
-    if (gone && !quiet) fprintf(stderr, "mpquery: process %d (%s) ended while recorded: its exit wrote the profile\n",
-                                (int)pid, t.name);
+    if (gone && !quiet)
+        fprintf(stderr, "mpquery: process %d (%s) ended (or ran another program) while recorded: its exit (or exec) "
+                "wrote the profile\n", (int)pid, t.name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     record_report(out, token, &before, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, quiet);
     return 0;

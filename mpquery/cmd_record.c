@@ -392,6 +392,9 @@ static int record_pid(const char *const *value, const char *lib, const char *out
         duration = strtod(duration_text, &end);
         if (*end || !(duration > 0)) return usage_error("record", "bad value '%s' for --duration (seconds, > 0)", duration_text);
     }
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (value[i] && !strcmp(mp_option_defs[i].name, "MP_SIGNAL"))
+            return usage_error("record", "--signal does not go with --pid (the process's signals are left alone)");
     char token[64];
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);

@@ -32,7 +32,7 @@ while not os.path.exists(sys.argv[1]):
 PY
 ($PY3 feed.py stop | $SERVER > served.txt; echo $? > served.rc) &
 feeder=$!
-on_exit "touch $T/stop"
+on_exit "touch $T/stop; rm -f $T/go $T/req"     # fifos: the profile check at the end opens every file
 sleep 0.5
 pid=$(pgrep -f -n "^$SERVER\$") || fail "the server did not start"
 before=0
@@ -74,7 +74,6 @@ pid=$(pgrep -f -n "^$THREADS\$") || fail "the threads program did not start"
 $MPQ record -q --pid $pid --duration 1 -o t.db || fail "attach to the threads failed"
 exec 7>&-
 wait
-rm go      # a fifo: the profile check at the end opens every file
 assert_eq "$(cat threads.rc)" 5 "the threads program's exit status"
 assert_eq "$(cat threads.txt)" "thread 0: ran
 thread 1: ran
@@ -92,11 +91,52 @@ nlive=$(q t.db "SELECT SUM(ncalls - nfree) FROM last_sample")
 assert_eq "$((calls - frees))" "$nlive" "allocations less the frees of blocks seen (nfree; nfree_unknown apart)"
 echo "  ok: $calls allocations, $unknown frees of blocks allocated before"
 
-echo "== refused"
+echo "== the end of a session: SIGTERM, the process's exit"
+mkfifo req
+($SERVER < req > ended.txt; echo $? > ended.rc) &
+exec 7> req
+echo 1 >&7
+sleep 0.3
+pid=$(pgrep -f -n "^$SERVER\$") || fail "the server did not start"
+# a session is under way once the profiler's thread runs in the process
+wait_attached() {
+    for _ in $(seq 400); do grep -qx mallocprof /proc/$1/task/*/comm 2>/dev/null && return 0; sleep 0.05; done
+    fail "no session started in process $1"
+}
+$MPQ record -q --pid $pid -o term.db 2> term.err 7>&- & rec=$!     # not holding the fifo open
+wait_attached $pid
+for i in $(seq 2 50); do echo $i >&7; sleep 0.01; done
+sleep 0.3
+kill -TERM $rec
+wait $rec || fail "record --pid ended by SIGTERM failed: $(cat term.err)"
+assert_eq "$(q term.db "SELECT ended FROM process")" detach "SIGTERM: the session ended by a detach"
+assert_eq "$(by_function term.db request | cut -d'|' -f1,2,4)" "request|49|49" "requests 2 to 50 recorded"
+$MPQ record --pid $pid -o exit.db 2> exit.err 7>&- & rec=$!
+wait_attached $pid
+for i in $(seq 51 100); do echo $i >&7; sleep 0.01; done
+exec 7>&-
+wait $rec || fail "record --pid of a process that exits failed: $(cat exit.err)"
+wait
+assert_match "$(cat exit.err)" "^mpquery: process $pid \(attach_server\) ended \\(or ran another program\\) while recorded: its exit \\(or exec\\) wrote the profile
+mpquery: wrote $T/exit.db: 1 process \(1 image\), [0-9]+ snapshots? \([01] at a peak\), [0-9.]+ s$" "the process's exit ends the session"
+assert_eq "$(q exit.db "SELECT ended FROM process")" exit "the exit wrote the profile"
+assert_eq "$(by_function exit.db session | cut -d'|' -f1,2)" "session|2" "the session of request 100 recorded"
+assert_eq "$(cat ended.rc) $(tail -1 ended.txt)" "3 2 sessions" "the server's exit status and last line"
+
+echo "== a preloaded process"
 cat > st.c <<'C'
 #include <unistd.h>
 int main(void) { for (;;) pause(); }
 C
+gcc -o dyn_prog st.c || fail "cannot build the sleeper"
+LD_PRELOAD=$LIB MP_OUT=$T/pre.db ./dyn_prog & sleeper=$!
+sleep 0.3
+out=$($MPQ record --pid $sleeper --duration 1 -o x.db 2>&1); rc=$?
+assert_eq "$rc $out" "1 mpquery: record: process $sleeper (dyn_prog) runs with libmallocprof.so preloaded: it is recorded already" "a preloaded process"
+kill -0 $sleeper || fail "the preloaded process is gone"
+kill $sleeper; wait $sleeper 2>/dev/null
+
+echo "== refused"
 run_sleeper() { "$@" & sleeper=$!; sleep 0.2; }
 if gcc -static -o static_prog st.c 2>/dev/null; then
     run_sleeper ./static_prog
@@ -106,7 +146,6 @@ if gcc -static -o static_prog st.c 2>/dev/null; then
 else
     echo "# no static libc: the static refusal is not tested"
 fi
-gcc -o dyn_prog st.c || fail "cannot build the sleeper"
 run_sleeper ./dyn_prog
 kill -STOP $sleeper
 sleep 0.1
@@ -140,6 +179,15 @@ if [ "$(id -u)" = 0 ] && setpriv --reuid 65534 --regid 65534 --clear-groups true
     kill $sleeper
 else
     echo "# not root: the other-user refusal is not tested"
+fi
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+    unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./dyn_prog" & sleeper=$!
+    sleep 0.3
+    out=$($MPQ record --pid $sleeper --duration 1 -o x.db 2>&1); rc=$?
+    assert_eq "$rc $out" "1 mpquery: record: process $sleeper (dyn_prog) runs in another mount namespace where $LIB is not the same file: make it visible there at that path (a bind mount); not attached" "another mount namespace without the library"
+    kill $sleeper
+else
+    echo "# no unshare -m: the other mount namespace is not tested"
 fi
 [ ! -e x.db ] || fail "a refused attach wrote x.db"
 out=$($MPQ record --pid 999999999 -o x.db 2>&1); rc=$?
