@@ -236,44 +236,70 @@ static int say_failure(struct target *t, const char *what, const char *err)
     return error(EXIT_FAILED, "record: process %d (%s): %s: %s", (int)t->pid, t->name, what, err);
 }
 
-/* dlopen in the process, the entry points found, mp_attach called. */
-static int start(struct target *t, const char *lib, const char *settings)
+/* mp_attach and mp_detach's answer when the thread stopped was inside the
+ * profiler after all (prof/attach.c): let go, and tried again. */
+#define ATTACH_BUSY -5
+#define BUSY_TRIES 500
+
+static void pause_a_moment(void)
 {
-    struct inject in;
+    struct timespec t = { 0, 10 * 1000000L };
+    nanosleep(&t, NULL);
+}
+
+/* In the stopped thread: dlopen, the entry points found, mp_attach
+ * called; the thread let go. 0, ATTACH_BUSY, or the exit code, said. */
+static int start_in(struct target *t, struct inject *in, const char *lib, const char *settings)
+{
     char err[512];
-    if (inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err))
-        return say_failure(t, "cannot stop a thread", err);
     uint64_t handle = 0, fn = 0, rc = 0;
-    uintptr_t path = inject_push(&in, lib, strlen(lib) + 1);
-    int bad = !path || inject_call(&in, t->dlopen_, path, RTLD_NOW_, 60, &handle, err, sizeof err);
+    uintptr_t path = inject_push(in, lib, strlen(lib) + 1);
+    int bad = !path || inject_call(in, t->dlopen_, path, RTLD_NOW_, 60, &handle, err, sizeof err);
     if (!bad && !handle) {
         uint64_t msg = 0;
         char text[400] = "(no reason given)";
-        if (inject_call(&in, t->dlerror_, 0, 0, 5, &msg, err, sizeof err) == 0 && msg)
+        if (inject_call(in, t->dlerror_, 0, 0, 5, &msg, err, sizeof err) == 0 && msg)
             inject_read_string(t->pid, msg, text, sizeof text);
-        inject_resume(&in);
+        inject_resume(in);
         return error(EXIT_FAILED, "record: process %d (%s) could not load %s: %s", (int)t->pid, t->name, lib, text);
     }
     const char *names[2] = { "mp_attach", "mp_detach" };
     uintptr_t *found[2] = { &t->attach_fn, &t->detach_fn };
     for (int i = 0; !bad && i < 2; i++) {
-        uintptr_t s = inject_push(&in, names[i], strlen(names[i]) + 1);
-        bad = !s || inject_call(&in, t->dlsym_, handle, s, 5, &fn, err, sizeof err);
+        uintptr_t s = inject_push(in, names[i], strlen(names[i]) + 1);
+        bad = !s || inject_call(in, t->dlsym_, handle, s, 5, &fn, err, sizeof err);
         *found[i] = fn;
     }
-    uintptr_t text = bad ? 0 : inject_push(&in, settings, strlen(settings) + 1);
+    uintptr_t text = bad ? 0 : inject_push(in, settings, strlen(settings) + 1);
     if (!bad && (!t->attach_fn || !t->detach_fn || !text)) bad = snprintf(err, sizeof err, "the library has no mp_attach");
-    if (!bad) bad = inject_call(&in, t->attach_fn, text, 0, 60, &rc, err, sizeof err);
-    inject_resume(&in);
+    if (!bad) bad = inject_call(in, t->attach_fn, text, 0, 60, &rc, err, sizeof err);
+    inject_resume(in);
     if (bad) return say_failure(t, "attach", err);
-    if ((int)rc == -2)
-        return error(EXIT_FAILED, "record: process %d (%s) runs with libmallocprof.so preloaded: it is recorded already",
-                     (int)t->pid, t->name);
-    if ((int)rc == -3)
-        return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
-                     (int)t->pid, t->name);
-    if ((int)rc != 0) return error(EXIT_FAILED, "record: process %d (%s): mp_attach failed (%d)", (int)t->pid, t->name, (int)rc);
-    return 0;
+    switch ((int)rc) {
+    case 0: case ATTACH_BUSY: return (int)rc;
+    case -2: return error(EXIT_FAILED, "record: process %d (%s) runs with libmallocprof.so preloaded: it is recorded "
+                          "already", (int)t->pid, t->name);
+    case -3: return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
+                          (int)t->pid, t->name);
+    default: return error(EXIT_FAILED, "record: process %d (%s): mp_attach failed (%d)", (int)t->pid, t->name, (int)rc);
+    }
+}
+
+/* A thread stopped at a safe point, start_in there; again a moment later
+ * while the thread turns out to be inside the profiler. */
+static int start(struct target *t, const char *lib, const char *settings)
+{
+    struct inject in;
+    char err[512];
+    for (int tries = 0;; tries++) {
+        if (inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err))
+            return say_failure(t, "cannot stop a thread", err);
+        int rc = start_in(t, &in, lib, settings);
+        if (rc != ATTACH_BUSY) return rc;
+        if (tries == BUSY_TRIES)
+            return error(EXIT_FAILED, "record: process %d (%s): no thread came out of the profiler", (int)t->pid, t->name);
+        pause_a_moment();
+    }
 }
 
 static int process_gone(pid_t pid)
@@ -290,17 +316,21 @@ static int stop(struct target *t, int *gone)
 {
     struct inject in;
     char err[512];
-    uint64_t rc = 0;
-    if (read_modules(t->pid, &t->m) == 0 && !t->m.has_profiler) return *gone = 1, 0;
-    if (read_modules(t->pid, &t->m) != 0 ||
-        inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err)) {
-        if ((*gone = process_gone(t->pid))) return 0;
-        return say_failure(t, "cannot stop a thread to detach", err);
+    for (int tries = 0;; tries++) {
+        uint64_t rc = 0;
+        if (read_modules(t->pid, &t->m) == 0 && !t->m.has_profiler) return *gone = 1, 0;
+        if (read_modules(t->pid, &t->m) != 0 ||
+            inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err)) {
+            if ((*gone = process_gone(t->pid))) return 0;
+            return say_failure(t, "cannot stop a thread to detach", err);
+        }
+        int bad = inject_call(&in, t->detach_fn, 0, 0, 300, &rc, err, sizeof err);
+        inject_resume(&in);
+        if (bad && !(*gone = process_gone(t->pid))) return say_failure(t, "detach", err);
+        if (bad || (int)rc != ATTACH_BUSY) return 0;
+        if (tries == BUSY_TRIES || (*gone = process_gone(t->pid))) return 0;
+        pause_a_moment();
     }
-    int bad = inject_call(&in, t->detach_fn, 0, 0, 300, &rc, err, sizeof err);
-    inject_resume(&in);
-    if (bad && !(*gone = process_gone(t->pid))) return say_failure(t, "detach", err);
-    return 0;
 }
 
 static volatile sig_atomic_t interrupted;

@@ -112,13 +112,14 @@ static int stop_thread(pid_t tid)
 /* System calls a thread waits in without holding a lock the allocator or
  * the dynamic loader would need (the allocator's own mmap, munmap, brk
  * and madvise are not among them; nor is futex, which a thread inside
- * the allocator may wait in). */
+ * the allocator may wait in). restart_syscall: a sleep that an earlier
+ * stop (ours, a SIGSTOP) interrupted, resumed. */
 static int waiting_call(long nr)
 {
     static const long waits[] = {
         SYS_read, SYS_write, SYS_readv, SYS_poll, SYS_select, SYS_nanosleep, SYS_pause, SYS_accept,
         SYS_recvfrom, SYS_recvmsg, SYS_wait4, SYS_rt_sigsuspend, SYS_rt_sigtimedwait, SYS_clock_nanosleep,
-        SYS_epoll_wait, SYS_waitid, SYS_pselect6, SYS_ppoll, SYS_epoll_pwait, SYS_accept4,
+        SYS_epoll_wait, SYS_waitid, SYS_pselect6, SYS_ppoll, SYS_epoll_pwait, SYS_accept4, SYS_restart_syscall,
     };
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
         if (nr == waits[i]) return 1;

@@ -66,12 +66,18 @@ static void session_start(void)
     guard_leave(&g);
 }
 
+/* The thread mpquery stopped is inside the profiler (a hook, or the
+ * exit snapshot of a process that is ending): mpquery lets it go and
+ * tries again at another moment. */
+#define ATTACH_BUSY -5
+
 /* 0: recording; -1: the settings are too long; -2: the library is
  * preloaded (the process is profiled already); -3: a session is under way;
- * -4: the modules could not be rebound. */
+ * -4: the modules could not be rebound; ATTACH_BUSY. */
 MP_EXPORT int mp_attach(const char *text)
 {
     if (!mp_attach_mode) return -2;
+    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
     if (strlen(text) >= sizeof settings) return -1;
     pthread_mutex_lock(&attach_lock);
     int rc = attached ? -3 : 0;
@@ -87,9 +93,11 @@ MP_EXPORT int mp_attach(const char *text)
 }
 
 /* 0: the snapshot written (or tried: its errors are said on the process's
- * stderr), the program back on its own allocator calls; -1: no session. */
+ * stderr), the program back on its own allocator calls; -1: no session;
+ * ATTACH_BUSY. */
 MP_EXPORT int mp_detach(void)
 {
+    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
     pthread_mutex_lock(&attach_lock);
     int rc = attached ? 0 : -1;
     if (!rc) {

@@ -123,6 +123,29 @@ assert_eq "$(q exit.db "SELECT ended FROM process")" exit "the exit wrote the pr
 assert_eq "$(by_function exit.db session | cut -d'|' -f1,2)" "session|2" "the session of request 100 recorded"
 assert_eq "$(cat ended.rc) $(tail -1 ended.txt)" "3 2 sessions" "the server's exit status and last line"
 
+echo "== a sleep interrupted twice (attach, detach) ends on time"
+cat > ns.c <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+    struct timespec a, b, req = { 2, 0 };
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = nanosleep(&req, NULL), err = rc ? errno : 0;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double slept = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+    printf("rc %d errno %d, %s\n", rc, err, slept >= 2 ? "2 s slept" : "woken early");
+    return 0;
+}
+C
+gcc -o ns ns.c || fail "cannot build ns"
+./ns > ns.out 2> ns.err & sleeper=$!
+sleep 0.2
+$MPQ record -q --pid $sleeper --duration 0.2 -o ns.db || fail "attach to a sleeping process failed"
+wait $sleeper
+assert_eq "$? $(cat ns.out ns.err)" "0 rc 0 errno 0, 2 s slept" "the sleep resumed, its output and stderr unchanged"
+
 echo "== a preloaded process"
 cat > st.c <<'C'
 #include <unistd.h>
