@@ -155,9 +155,9 @@ static int read_modules(pid_t pid, struct modules *m)
             code = lo;
             snprintf(m->libc, sizeof m->libc, "%s", file);
         }
-        if (path_is(file, "libmallocprof.so")) m->has_profiler = 1;
+        if (path_is(file, "libmallocprof")) m->has_profiler = 1;    /* a copy in a container: libmallocprof-DEV-INO.so */
         int loader = path_is(file, "ld-linux") || path_is(file, "ld-2.") || path_is(file, "ld64.so");
-        int ours = path_is(file, "libmallocprof.so") || path_is(file, "libunwind") || path_is(file, "libdw") ||
+        int ours = path_is(file, "libmallocprof") || path_is(file, "libunwind") || path_is(file, "libdw") ||
                    path_is(file, "libelf") || path_is(file, "libsqlite3");
         if (perms[2] == 'x' && (libc || loader || ours) && m->nunsafe < 64)
             m->unsafe[m->nunsafe++] = (struct unsafe_range){ lo | (libc ? 1 : 0), hi };
@@ -226,6 +226,82 @@ static int library_visible(pid_t pid, const char *lib)
     struct stat a, b;
     snprintf(there, sizeof there, "/proc/%d/root%s", (int)pid, lib);
     return stat(lib, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* ------------------------------------------------------------ containers */
+
+/* The process sees the files we see (its mount namespace is ours). */
+static int same_mounts(pid_t pid)
+{
+    char path[64], mine[64] = "", its[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+    if (readlink("/proc/self/ns/mnt", mine, sizeof mine - 1) < 0 || readlink(path, its, sizeof its - 1) < 0) return 1;
+    return !strcmp(mine, its);
+}
+
+static int copy_file(int from_dir, const char *from, int to_dir, const char *to)
+{
+    int in = openat(from_dir, from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+    if (in >= 0) out = openat(to_dir, to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out >= 0) {
+        char buf[1 << 16];
+        ssize_t n;
+        while ((n = read(in, buf, sizeof buf)) > 0)
+            if (write(out, buf, (size_t)n) != n) break;
+        rc = n == 0 && close(out) == 0 ? 0 : -1;
+        out = -1;
+    }
+    int err = errno;
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    errno = err;
+    return rc;
+}
+
+/* Another mount namespace (a container): the library as the process sees
+ * it, ours when the same file is there at our path, else a copy in its
+ * /tmp (its own dependencies must be there: dlopen says which is not);
+ * the profile written in its /tmp too, reached through `tmp` (a
+ * descriptor of that directory, kept: it outlives the process) and moved
+ * to the output at the end. */
+struct mounts { int other; int tmp; char lib[128], out[128]; };
+
+static int prepare_mounts(pid_t pid, const char *name, const char *lib, const char *out, struct mounts *m)
+{
+    m->other = !same_mounts(pid);
+    m->tmp = -1;
+    if (!m->other && library_visible(pid, lib)) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/root/tmp", (int)pid);
+    struct stat st, have;
+    if (stat(lib, &st) != 0 || (m->tmp = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the same "
+                     "file, and its /tmp cannot be reached (%s): make the library visible there at that path (a "
+                     "bind mount); not attached", (int)pid, name, lib, strerror(errno));
+    snprintf(m->lib, sizeof m->lib, "/tmp/libmallocprof-%lx-%lx.so", (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+    if (library_visible(pid, lib)) snprintf(m->lib, sizeof m->lib, "%s", lib);
+    else if ((fstatat(m->tmp, m->lib + 5, &have, 0) != 0 || have.st_size != st.st_size) &&
+             copy_file(AT_FDCWD, lib, m->tmp, m->lib + 5) != 0)
+        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the same "
+                     "file, and it cannot be copied into its /tmp (%s): make it visible there at that path (a bind "
+                     "mount); not attached", (int)pid, name, lib, strerror(errno));
+    if (m->other) {
+        if (stat(out, &have) == 0 && have.st_size > 0)
+            return error(EXIT_BAD_INPUT, "record: %s exists: a process in another mount namespace writes a new "
+                         "profile (give another -o)", out);
+        snprintf(m->out, sizeof m->out, "/tmp/mallocprof-%d-%d.db", (int)pid, (int)getpid());
+    }
+    return 0;
+}
+
+/* The profile written in the process's /tmp, moved to out. */
+static void collect_profile(const struct mounts *m, const char *out)
+{
+    if (m->tmp < 0 || !*m->out) return;
+    if (copy_file(m->tmp, m->out + 5, AT_FDCWD, out) != 0)
+        fprintf(stderr, "mpquery: record: cannot copy the profile from the process's %s to %s: %s\n", m->out, out,
+                strerror(errno));
+    else unlinkat(m->tmp, m->out + 5, 0);
 }
 
 static int say_failure(struct target *t, const char *what, const char *err)
@@ -358,6 +434,22 @@ static int wait_session(pid_t pid, double duration)
     return gone;
 }
 
+/* Checked, the library and the output placed: libc's functions found,
+ * the session from mp_attach to mp_detach (or the process's end). 0, or
+ * the exit code, said; *gone when the process ended first. */
+static int session(struct target *t, const char *lib, const char *settings, double duration, int *gone)
+{
+    snprintf(t->libc_file, sizeof t->libc_file, "/proc/%d/root%s", (int)t->pid, t->m.libc);
+    libc_functions(t);
+    if (!t->dlopen_ || !t->dlsym_ || !t->dlerror_)
+        return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
+                     "is needed); not attached", (int)t->pid, t->name, t->m.libc);
+    int rc = start(t, lib, settings);
+    if (rc) return rc;
+    *gone = wait_session(t->pid, duration);
+    return *gone ? 0 : stop(t, gone);
+}
+
 int record_attach(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                   double duration, int quiet)
 {
@@ -375,26 +467,29 @@ int record_attach(pid_t pid, const char *lib, const char *out, const char *setti
     if (read_modules(pid, &t.m) != 0 || !t.m.libc_base)
         return error(EXIT_BAD_INPUT, "record: process %d (%s) does not use the GNU C library (no libc.so.6 mapped); "
                      "not attached", (int)pid, t.name);
-    if (!library_visible(pid, lib))
-        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the "
-                     "same file: make it visible there at that path (a bind mount); not attached", (int)pid, t.name, lib);
-    snprintf(t.libc_file, sizeof t.libc_file, "/proc/%d/root%s", (int)pid, t.m.libc);
-    libc_functions(&t);
-    if (!t.dlopen_ || !t.dlsym_ || !t.dlerror_)
-        return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
-                     "is needed); not attached", (int)pid, t.name, t.m.libc);
     struct run_count before;
-    char err[4400];
-    if ((rc = record_count(out, token, &before, err, sizeof err))) return error(rc, "%s: %s", out, err);
+    char err[4400], *with_out = NULL;
+    struct mounts mounts;
+    if ((rc = prepare_mounts(pid, t.name, lib, out, &mounts))) goto done;
+    if (mounts.tmp >= 0) lib = mounts.lib;
+    /* the first MP_OUT line counts: the process's own view of the output */
+    if (*mounts.out && asprintf(&with_out, "MP_OUT=%s\n%s", mounts.out, settings) > 0) settings = with_out;
+    if ((rc = record_count(out, token, &before, err, sizeof err))) {
+        rc = error(rc, "%s: %s", out, err);
+        goto done;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if ((rc = start(&t, lib, settings))) return rc;
-    int gone = wait_session(pid, duration);
-    if (!gone && (rc = stop(&t, &gone))) return rc;
+    int gone = 0;
+    if ((rc = session(&t, lib, settings, duration, &gone))) goto done;
     if (gone && !quiet)
         fprintf(stderr, "mpquery: process %d (%s) ended (or ran another program) while recorded: its exit (or exec) "
                 "wrote the profile\n", (int)pid, t.name);
+    collect_profile(&mounts, out);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     record_report(out, token, &before, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, quiet);
-    return 0;
+done:
+    if (mounts.tmp >= 0) close(mounts.tmp);
+    free(with_out);
+    return rc;
 }

@@ -204,11 +204,18 @@ else
     echo "# not root: the other-user refusal is not tested"
 fi
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-    unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./dyn_prog" & sleeper=$!
-    sleep 0.3
-    out=$($MPQ record --pid $sleeper --duration 1 -o x.db 2>&1); rc=$?
-    assert_eq "$rc $out" "1 mpquery: record: process $sleeper (dyn_prog) runs in another mount namespace where $LIB is not the same file: make it visible there at that path (a bind mount); not attached" "another mount namespace without the library"
-    kill $sleeper
+    # a container of sorts: the build directory (the library) hidden, /tmp shared
+    cp $SERVER ./srv
+    seq 1 200 | (sleep 3; cat) | unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./srv" > mnt.out &
+    sleep 0.5
+    pid=$(pgrep -n -x srv) || fail "the server in its own mount namespace did not start"
+    [ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "srv is in our mount namespace"
+    $MPQ record -q --pid $pid -o mnt.db || fail "attach in another mount namespace failed"
+    wait
+    copy=$(ls /tmp/libmallocprof-*-$(printf %x $(stat -c %i $LIB)).so) || fail "the library was not copied into the process's /tmp"
+    rm -f "$copy"
+    assert_eq "$(by_function mnt.db request | cut -d'|' -f1,2)" "request|200" "another mount namespace: the library copied into its /tmp, the profile moved out"
+    assert_eq "$(ls /tmp/mallocprof-$pid-*.db 2>/dev/null)" "" "nothing left in its /tmp but the library"
 else
     echo "# no unshare -m: the other mount namespace is not tested"
 fi
