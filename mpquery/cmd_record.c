@@ -8,13 +8,15 @@
  * the recorder's own table (prof/common/optdefs.h). The recorded processes
  * run with MP_QUIET=1 unless the user set MP_QUIET or asked --verbose: their
  * per-snapshot info lines are noise here (the summary says it once), their
- * warnings and errors still print. */
+ * warnings and errors still print. With --pid, a running process is
+ * recorded from now instead (attach.c). */
 #include "mpquery.h"
 #include "optdefs.h"
 #include "commands.h"
 #include "options.h"
 #include "record_db.h"
 #include "output.h"
+#include "attach.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -32,11 +34,12 @@
  * validated with the recorder's own parsers; a row without an argument
  * ("-q, --quiet") is a flag setting its variable to 1. --verbose is
  * record's own. */
-enum { OPT_VERBOSE = MP_NOPTIONS };
+enum { OPT_VERBOSE = MP_NOPTIONS, OPT_LIVE, OPT_ATTACH_PID, OPT_ATTACH_DURATION };
 
 /* How much record and the recorded processes say on stderr. */
 static int verbose, quiet;
 static int live;        /* --live: the live view while the program runs */
+static char *pid_text, *duration_text;     /* --pid, --duration */
 
 /* Prints text wrapped at 78 columns, each line indented by `indent`. */
 static void print_wrapped(const char *text, int indent)
@@ -58,6 +61,7 @@ static void print_wrapped(const char *text, int indent)
 static void print_help(void)
 {
     fputs("usage: mpquery record [options] [--] COMMAND [ARGS...]\n"
+          "       mpquery record --pid PID [--duration S] [options]\n"
           "\n"
           "Runs COMMAND with LD_PRELOAD=libmallocprof.so (the one installed next to\n"
           "mpquery, or in ../lib) and exits with its exit status (128 + N when\n"
@@ -90,8 +94,18 @@ static void print_help(void)
           "processes run with MP_QUIET=1 unless MP_QUIET is set or --verbose is given:\n"
           "their warnings and errors print, their per-snapshot info lines do not.\n"
           "\n"
-          "example:\n"
-          "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n", stdout);
+          "\n"
+          "--pid PID records the running process PID from now on, without restarting it:\n"
+          "libmallocprof.so is loaded into it (ptrace: the same user, or root /\n"
+          "CAP_SYS_PTRACE) and its allocator calls are redirected to the recorder until\n"
+          "--duration S seconds have passed, ^C, SIGTERM or the process's end; then the\n"
+          "snapshot is written and the process goes on as before (the library stays\n"
+          "loaded, idle). x86-64, glibc 2.34 or later; a stopped, traced or static\n"
+          "process is refused. Blocks allocated before count as unknown when freed.\n"
+          "\n"
+          "examples:\n"
+          "  mpquery record -o app.db --interval 10 -- ./app --input data.txt\n"
+          "  mpquery record --pid 4242 --duration 30 -o server.db\n", stdout);
 }
 
 /* Whether text is a valid value of the table's row i (the recorder's parser). */
@@ -409,7 +423,7 @@ static int take_value(void *ctx, const struct opt *o, const char *arg)
  * to go on, or the exit code (0 after --help). */
 static int parse_record_options(int argc, char **argv, const char **value)
 {
-    struct opt opts[MP_NOPTIONS + 3] = { { 0 } };
+    struct opt opts[MP_NOPTIONS + 5] = { { 0 } };
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         int letter;
         opts[i].name = long_name(i, &letter);
@@ -418,14 +432,21 @@ static int parse_record_options(int argc, char **argv, const char **value)
         opts[i].value = (int)i;
     }
     opts[OPT_VERBOSE] = (struct opt){ .name = "verbose", .flag = &verbose, .value = 1 };
-    opts[OPT_VERBOSE + 1] = (struct opt){ .name = "live", .flag = &live, .value = 1 };
-    const struct cmd_opts d = { .cmd = "record", .opts = opts, .missing = "missing COMMAND",
-                                .in_order = 1, .help = print_help, .own = take_value, .ctx = value };
+    opts[OPT_LIVE] = (struct opt){ .name = "live", .flag = &live, .value = 1 };
+    opts[OPT_ATTACH_PID] = (struct opt){ .name = "pid", .arg = "PID", .str = &pid_text };
+    opts[OPT_ATTACH_DURATION] = (struct opt){ .name = "duration", .arg = "S", .str = &duration_text };
+    const struct cmd_opts d = { .cmd = "record", .opts = opts, .missing = "missing COMMAND (or --pid PID)",
+                                .in_order = 1, .operands_optional = 1, .help = print_help, .own = take_value,
+                                .ctx = value };
     struct common c;
     int rc = parse_options(&c, &d, argc, argv);
     for (size_t i = 0; i < MP_NOPTIONS; i++)
         if (!strcmp(mp_option_defs[i].name, "MP_QUIET") && value[i]) quiet = !strcmp(value[i], "1");
     if (rc == PARSE_OK && quiet && verbose) return usage_error("record", "--quiet and --verbose exclude each other");
+    if (rc == PARSE_OK && !pid_text && optind >= argc) return usage_error("record", "missing COMMAND (or --pid PID)");
+    if (rc == PARSE_OK && pid_text && optind < argc)
+        return usage_error("record", "--pid records a running process: no COMMAND with it ('%s')", argv[optind]);
+    if (rc == PARSE_OK && duration_text && !pid_text) return usage_error("record", "--duration goes with --pid");
     return rc;
 }
 
@@ -434,6 +455,50 @@ static double now_seconds(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The settings mp_attach reads: the options given (MP_OUT absolute),
+ * MP_QUIET as for a command, the run's token. */
+static char *attach_settings(const char *const *value, const char *out, const char *token)
+{
+    struct strbuf sb = { 0 };
+    char cwd[4096];
+    if (out[0] == '/') sb_printf(&sb, "MP_OUT=%s\n", out);
+    else sb_printf(&sb, "MP_OUT=%s/%s\n", getcwd(cwd, sizeof cwd) ? cwd : ".", out);
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (value[i] && mp_option_defs[i].kind != VAL_PATH) sb_printf(&sb, "%s=%s\n", mp_option_defs[i].name, value[i]);
+    int quiet_given = 0;
+    for (size_t i = 0; i < MP_NOPTIONS; i++) quiet_given |= value[i] && !strcmp(mp_option_defs[i].name, "MP_QUIET");
+    if (!quiet_given) sb_printf(&sb, "MP_QUIET=%d\n", verbose ? 0 : 1);
+    sb_printf(&sb, "MP_RUN=%s\n", token);
+    return sb.s;
+}
+
+/* record --pid: checks the values, then attach.c. */
+static int record_pid(const char *const *value, const char *lib, const char *out)
+{
+    char *end;
+    long pid = strtol(pid_text, &end, 10);
+    if (*end || pid <= 0 || pid > 1 << 30) return usage_error("record", "bad value '%s' for --pid (a process id)", pid_text);
+    double duration = 0;
+    if (duration_text) {
+        duration = strtod(duration_text, &end);
+        if (*end || !(duration > 0)) return usage_error("record", "bad value '%s' for --duration (seconds, > 0)", duration_text);
+    }
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (value[i] && !strcmp(mp_option_defs[i].name, "MP_SIGNAL"))
+            return usage_error("record", "--signal does not go with --pid (the process's signals are left alone)");
+    char token[64];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(token, sizeof token, "attach-%ld-%d-%lld.%09ld", pid, (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+    char abs_out[4200], cwd[4096];
+    if (out[0] == '/') snprintf(abs_out, sizeof abs_out, "%s", out);
+    else snprintf(abs_out, sizeof abs_out, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", out);
+    char *settings = attach_settings(value, abs_out, token);
+    int rc = record_attach((pid_t)pid, lib, abs_out, settings, token, duration, quiet);
+    free(settings);
+    return rc;
 }
 
 int cmd_record(int argc, char **argv)
@@ -447,7 +512,7 @@ int cmd_record(int argc, char **argv)
     char *exe = NULL, *lib = NULL, token[64], err[4400], unknown, *placed = NULL, *log = NULL;
     const char *out = out_path(value);
     struct run_count before;
-    if ((rc = find_program(args[0], &exe))) goto done;
+    if (!pid_text && (rc = find_program(args[0], &exe))) goto done;
     if (!(lib = find_library())) {
         rc = error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery (nor in ../lib)");
         goto done;
@@ -456,12 +521,18 @@ int cmd_record(int argc, char **argv)
      * (the same directory; the program's is made once it has one) */
     start_second = (long)time(NULL);
     if (strchr(out, '%')) {
-        if (!(placed = placed_out(out, (long)getpid(), exe, &unknown))) {
+        char target_exe[64];        /* --pid: the process's executable */
+        snprintf(target_exe, sizeof target_exe, "/proc/%.20s/exe", pid_text ? pid_text : "self");
+        if (!(placed = placed_out(out, pid_text ? atol(pid_text) : (long)getpid(), pid_text ? target_exe : exe, &unknown))) {
             rc = error(EXIT_BAD_INPUT, "record: %s: too long once its placeholders are put in", out);
             goto done;
         }
         if (unknown) warning("record: -o %s: unknown placeholder %%%c, kept as it is (%%p pid, %%e executable, "
                              "%%h host, %%t start time, %%%% a '%%')", out, unknown);
+    }
+    if (pid_text) {
+        if (!(rc = record_check_out(placed ? placed : out))) rc = record_pid(value, lib, placed ? placed : out);
+        goto done;
     }
     if (live && !getenv("MP_INTERVAL")) value[interval_row()] = value[interval_row()] ? value[interval_row()] : "1";
     if ((rc = record_check_out(placed ? placed : out)) || (rc = set_environment(lib, value, token, sizeof token)))

@@ -469,7 +469,8 @@ int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **a
     if ((rc = server_options(c, argc - optind, d->server_and_files))) return rc;
     if (c->server.url && !d->server_and_files) return PARSE_OK;
     int operands = argc - optind;
-    if (operands < (d->operands ? d->operands : 1)) return usage_error(c->cmd, "%s", d->missing);
+    if (operands < (d->operands ? d->operands : 1) && !(d->operands_optional && !operands))
+        return usage_error(c->cmd, "%s", d->missing);
     if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");
     return PARSE_OK;
 }

@@ -69,6 +69,7 @@ struct cmd_opts {
     int operands;               /* how many operands it takes; 0: one or more */
     const char *missing;        /* the usage error when operands are missing */
     int in_order;               /* options end at the first operand (record) */
+    int operands_optional;      /* none at all is fine too (record --pid) */
     int dashdash;               /* "--" splits the operands in two lists (diff: c->operands_a) */
     int server_and_files;       /* --server reads a baseline: files are still operands (check) */
     int readable;               /* takes OPTIONS_READABLE: set c->view's names and c->out's

@@ -78,6 +78,7 @@ struct mp_options {
 };
 extern struct mp_options mp_opt;
 void options_load(void);
+void options_load_text(const char *settings);  /* attach.c's settings ("NAME=VALUE" lines) instead of the environment */
 
 /* Messages on stderr without allocating: "mallocprof: LEVEL: ...", only
  * while fd 2 is still the file it was at mp_log_init (process start). */
@@ -242,5 +243,20 @@ extern pid_t mp_ppid;
 /* How the process is ending, for process.ended ("exit 0", "exec",
  * "signal SIGSEGV"), set just before its last snapshot; "" until then. */
 extern char mp_ended[32];
+/* The last snapshot of a session that ends while the process goes on
+ * (attach.c's detach): as an exit's, process.ended = how. */
+void lifecycle_end_session(const char *how);
+void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
+
+/* ------------------------------------------------------------ attach.c, got.c */
+/* 1 when the library was loaded into a running process (mpquery record
+ * --pid) rather than preloaded: dormant until mp_attach, between sessions
+ * after mp_detach. */
+extern int mp_attach_mode;
+int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
+int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */
+void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
+int got_patch(void);                /* every loaded module's allocator slots to our hooks */
+void got_restore(void);             /* and back */
 
 #endif

@@ -56,6 +56,14 @@ void flush_after_fork_child(void)
     rows_forget(1);
 }
 
+/* A new attach session writes a file of its own (or a new run of it),
+ * from nothing this process knew of it. */
+void flush_after_attach(void)
+{
+    flushes_closed = 0;
+    forget_database();
+}
+
 void flush_forget_addresses(void) { mirror_forget_addresses(); }
 
 /* ------------------------------------------------------------ the file */

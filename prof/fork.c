@@ -45,10 +45,10 @@ static void fork_parent(void)
 }
 
 /* The counters of every file that keeps some, as a new process's. */
-static void counters_after_fork_child(void)
+static void counters_after_fork_child(int others_gone)
 {
     slots_after_fork_child();
-    threads_after_fork_child();
+    threads_after_fork_child(others_gone);
     peak_after_fork_child();
     ptrmap_reset();
     cold_after_fork_child();
@@ -63,10 +63,27 @@ static void fork_child(void)
     stacks_unlock_all();
     python_unlock();
     unwind_unlock();
-    counters_after_fork_child();    /* resets the pointer map and its locks */
+    counters_after_fork_child(1);   /* resets the pointer map and its locks */
     flush_after_fork_child();
     flush_unlock();
     background_after_fork_child();
+    signals_release(&fork_mask);
+    guard_leave(&fork_guard);
+}
+
+/* A new attach session (attach.c): the counters of a new process, every
+ * block before it forgotten (their frees count as unknown), every thread
+ * going on; the same locks taken as for a fork. */
+void fork_new_session(void)
+{
+    fork_prepare();
+    mp_start_time = mp_now();
+    stacks_unlock_all();
+    python_unlock();
+    unwind_unlock();
+    counters_after_fork_child(0);
+    flush_after_attach();
+    flush_unlock();
     signals_release(&fork_mask);
     guard_leave(&fork_guard);
 }

@@ -119,7 +119,7 @@ static void start_background(void)
 
 /* The thread gone (stop) or back (start): around a call that fails in a
  * process of several threads. */
-static void background_pause(int stop)
+void background_pause(int stop)
 {
     if (!stop) {
         if (atomic_load(&mp_initialized)) start_background();
@@ -205,6 +205,11 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
     if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
     if (mp_opt.final) flush_snapshot(reason, "");
     if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
+}
+
+void lifecycle_end_session(const char *how)
+{
+    last_flush(FLUSH_EXIT, how, -1);
 }
 
 static void on_quick_exit(void)
@@ -320,7 +325,7 @@ void mp_ensure_init(void)
         mp_ppid = getppid();
         mp_start_time = mp_now();
         mp_log_init();
-        options_load();
+        if (!mp_attach_mode) options_load();    /* attached: mp_attach loaded its settings */
         ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
@@ -328,14 +333,16 @@ void mp_ensure_init(void)
         record_init();
         python_init();
         cold_init();
-        flush_check_output(init_run_environment());
+        flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());
         sem_init(&wakeup, 0, 0);
         fork_init();
         at_quick_exit(on_quick_exit);
-        signals_init();
-        interpose_check();
+        if (!mp_attach_mode) {      /* attached: the program's signals and environment are left alone */
+            signals_init();
+            interpose_check();
+        }
         check_go();
-        if (mp_opt.signal) {
+        if (mp_opt.signal && !mp_attach_mode) {
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = on_snapshot_signal;
@@ -351,13 +358,17 @@ void mp_ensure_init(void)
     guard_leave(&g);
 }
 
+/* Loaded into a running process (attach.c), the library stays dormant
+ * until mpquery asks it to start. */
 __attribute__((constructor)) static void mp_constructor(void)
 {
+    if (!atomic_load(&mp_initialized) && attach_dormant()) return;
     mp_ensure_init();
 }
 
 __attribute__((destructor)) static void mp_destructor(void)
 {
+    if (!atomic_load(&mp_initialized)) return;      /* dormant all along */
     last_flush(FLUSH_EXIT, "exit", exit_status);
 }
 

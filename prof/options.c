@@ -3,6 +3,7 @@
  * reported once on stderr, naming the variable and the default used
  * instead; the program runs on. Runs once at initialization, with the
  * profiler marked internal (getenv and friends do not allocate). */
+#define _GNU_SOURCE
 #include "base.h"
 
 #include <errno.h>
@@ -72,12 +73,41 @@ static const struct { void *dst; size_t size; } fields[] = { MP_OPTIONS(MP_OPTIO
 MP_OPTIONS(MP_OPTION_CHECK)
 #undef MP_OPTION_CHECK
 
+/* Where the values come from: the environment, or the settings an
+ * attach gives (attach.c: "NAME=VALUE" lines), which alone count then. */
+static const char *settings_text;
+
+void options_load_text(const char *settings)
+{
+    settings_text = settings;
+    options_load();
+}
+
+static const char *option_value(const char *name)
+{
+    if (!settings_text) return getenv(name);
+    static char value[sizeof mp_opt.out];
+    size_t n = strlen(name);
+    for (const char *line = settings_text; *line;) {
+        const char *end = strchrnul(line, '\n');
+        if ((size_t)(end - line) > n && !strncmp(line, name, n) && line[n] == '=') {
+            size_t len = (size_t)(end - line) - n - 1;
+            if (len >= sizeof value) return NULL;
+            memcpy(value, line + n + 1, len);
+            value[len] = 0;
+            return value;
+        }
+        line = *end ? end + 1 : end;
+    }
+    return NULL;
+}
+
 void options_load(void)
 {
     size_t pos = 0;
     for (size_t i = 0; i < MP_NOPTIONS; i++) {
         const struct mp_option_def *o = &mp_option_defs[i];
-        const char *v = getenv(o->name);
+        const char *v = option_value(o->name);
         const char *used = o->deflt;
         if (*o->deflt) mp_option_parse(o->kind, o->deflt, fields[i].dst, fields[i].size);
         if (v && *v) {

@@ -176,7 +176,7 @@ struct mp_thread *thread_list(void);
 struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 void thread_exiting(struct mp_thread *t);
-void threads_after_fork_child(void);
+void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
 /* slots.c */
 struct mp_slot *slot_at(uint32_t idx);
@@ -376,6 +376,7 @@ void flush_lock(void);
 void flush_unlock(void);
 void flush_close(void);         /* the process ends: no flush after this one */
 void flush_after_fork_child(void);
+void flush_after_attach(void);      /* a new session: a new file or run, nothing of it known */
 void flush_forget_addresses(void);      /* after an unload; flush lock held */
 void flush_check_output(int first_of_run);      /* at start: says when MP_OUT cannot be written */
 

@@ -90,15 +90,16 @@ struct mp_thread *thread_by_seq(uint32_t seq)
 
 /* A fork child: only the forking thread goes on; the others are gone
  * (their records stay, exited, with empty counters). */
-void threads_after_fork_child(void)
+void threads_after_fork_child(int others_gone)
 {
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         memset(&t->c, 0, sizeof t->c);
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
-        if (t != mp_self) atomic_store(&t->exited, 1);
+        if (others_gone && t != mp_self) atomic_store(&t->exited, 1);
     }
+    if (!others_gone) return;
     if (mp_self) mp_self->tid = (pid_t)syscall(SYS_gettid);
     atomic_store(&nalive, mp_self ? 1 : 0);
 }

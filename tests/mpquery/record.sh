@@ -72,7 +72,7 @@ flat/mpquery record -- sh -c 'echo "$0 $1"' a 'b c' > args.txt
 assert_eq "$(cat args.txt)" "a b c" "arguments passed through unchanged"
 
 expect_fail 2 '^mpquery: no-such-command-xyz: command not found$' flat/mpquery record no-such-command-xyz
-expect_fail 2 '^mpquery: record: missing COMMAND \(see mpquery record --help\)$' flat/mpquery record -o x.db
+expect_fail 2 '^mpquery: record: missing COMMAND \(or --pid PID\) \(see mpquery record --help\)$' flat/mpquery record -o x.db
 expect_fail 2 "^mpquery: record: bad value '0' for --depth" flat/mpquery record --depth 0 true
 expect_fail 2 "^mpquery: record: bad value 'dwarf' for --unwind" flat/mpquery record --unwind dwarf true
 expect_fail 2 "^mpquery: record: bad value '1K' for --max-memory" flat/mpquery record --max-memory 1K true

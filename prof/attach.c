@@ -1,0 +1,112 @@
+/* Recording a running process from a moment on (mpquery record --pid).
+ *
+ * mpquery makes the process dlopen this library, then call mp_attach with
+ * the settings ("NAME=VALUE" lines: the MP_* options, MP_RUN) and, at the
+ * end, mp_detach. Loaded that way the library is dormant (the constructor
+ * does nothing) until mp_attach starts a session: the recorder from now,
+ * as if the process had just started (the first session initializes, a
+ * later one resets every counter as a fork child does), then every loaded
+ * module's allocator calls rebound to our hooks (got.c). mp_detach puts
+ * them back, writes the session's last snapshot (process.ended "detach")
+ * and stops the profiler's thread; the library stays loaded, dormant. The
+ * process's exit during a session writes that snapshot as any exit. A
+ * block allocated outside the session and freed in it counts as an
+ * unknown free. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+int mp_attach_mode;
+static int attached;
+static char settings[8192];
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Preloaded (or linked first), this library's malloc is the process's;
+ * loaded later, libc's comes first. */
+int attach_dormant(void)
+{
+    Dl_info mine, first;
+    void *owner = dlsym(RTLD_DEFAULT, "malloc");
+    if (!dladdr((void *)attach_dormant, &mine) || !owner || !dladdr(owner, &first)) return 0;
+    mp_attach_mode = first.dli_fbase != mine.dli_fbase;
+    return mp_attach_mode;
+}
+
+int attach_run_start(void)
+{
+    const char *run = strstr(settings, "MP_RUN=");
+    size_t n = run ? strcspn(run + 7, "\n") : 0;
+    if (run && (run == settings || run[-1] == '\n') && n && n < sizeof mp_run_token) {
+        memcpy(mp_run_token, run + 7, n);
+        mp_run_token[n] = 0;
+    } else {
+        snprintf(mp_run_token, sizeof mp_run_token, "attach-%d-%.6f", (int)getpid(), mp_now());
+    }
+    return 1;
+}
+
+/* The recorder of a session: the first initializes, the next ones start
+ * from zero. */
+static void session_start(void)
+{
+    if (!atomic_load(&mp_initialized)) {
+        mp_ensure_init();
+        return;
+    }
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    options_load_text(settings);
+    fork_new_session();         /* the points of memory over time start again too */
+    atomic_store(&mp_active, mp_opt.enabled);
+    atomic_store(&mp_threshold, mp_opt.threshold);
+    flush_check_output(attach_run_start());
+    background_pause(0);
+    guard_leave(&g);
+}
+
+/* The thread mpquery stopped is inside the profiler (a hook, or the
+ * exit snapshot of a process that is ending): mpquery lets it go and
+ * tries again at another moment. */
+#define ATTACH_BUSY -5
+
+/* 0: recording; -1: the settings are too long; -2: the library is
+ * preloaded (the process is profiled already); -3: a session is under way;
+ * -4: the modules could not be rebound; ATTACH_BUSY. */
+MP_EXPORT int mp_attach(const char *text)
+{
+    if (!mp_attach_mode) return -2;
+    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
+    if (strlen(text) >= sizeof settings) return -1;
+    pthread_mutex_lock(&attach_lock);
+    int rc = attached ? -3 : 0;
+    if (!rc) {
+        strcpy(settings, text);
+        if (!atomic_load(&mp_initialized)) options_load_text(settings);
+        session_start();
+        rc = got_patch() == 0 ? 0 : -4;
+        attached = rc == 0;
+    }
+    pthread_mutex_unlock(&attach_lock);
+    return rc;
+}
+
+/* 0: the snapshot written (or tried: its errors are said on the process's
+ * stderr), the program back on its own allocator calls; -1: no session;
+ * ATTACH_BUSY. */
+MP_EXPORT int mp_detach(void)
+{
+    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
+    pthread_mutex_lock(&attach_lock);
+    int rc = attached ? 0 : -1;
+    if (!rc) {
+        got_restore();
+        background_pause(1);
+        lifecycle_end_session("detach");
+        atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
+        attached = 0;
+    }
+    pthread_mutex_unlock(&attach_lock);
+    return rc;
+}
