@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Every symbol a running program's modules get rebound for: the malloc
  * family and the rest of hooks.h (but sigaction and error: the attached
@@ -181,14 +182,42 @@ void got_restore(void)
     pthread_mutex_unlock(&patch_lock);
 }
 
-/* A module dlopen brings while attached gets its slots rebound too. The
- * call is ours, not a tail call: dlopen searches the RUNPATH of its
- * caller, now this library (a program's dlopen that relies on its own
- * library's DT_RUNPATH fails while attached; DT_RPATH and the
- * executable's paths still apply). */
+/* dlopen's search for a bare name starts from its caller's paths (DT_RPATH,
+ * LD_LIBRARY_PATH, DT_RUNPATH, with $ORIGIN the caller's directory), and
+ * the caller of the real dlopen is now this library. The caller's own list,
+ * as the loader builds it (dlinfo RTLD_DI_SERINFO on the caller's link
+ * map), is searched first for a file of that name; a name already loaded,
+ * or found nowhere on that list, goes to dlopen as it is (the loader's
+ * cache and default directories, its own error message). */
+static void *dlopen_as(const void *caller, const char *file, int mode)
+{
+    if (!file || strchr(file, '/')) return dlopen(file, mode);
+    void *h = dlopen(file, mode | RTLD_NOLOAD);
+    if (h) return h;
+    Dl_info info;
+    struct link_map *lm = NULL;
+    Dl_serinfo size;
+    union { Dl_serinfo info; char bytes[8192]; } list;     /* no allocation here */
+    Dl_serinfo *paths = &list.info;
+    if (dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm && dlinfo(lm, RTLD_DI_SERINFOSIZE, &size) == 0
+        && size.dls_size <= sizeof list) {
+        *paths = size;
+        if (dlinfo(lm, RTLD_DI_SERINFO, paths) == 0) {
+            char path[4096];
+            for (unsigned i = 0; i < paths->dls_cnt; i++) {
+                const char *dir = paths->dls_serpath[i].dls_name;
+                int n = snprintf(path, sizeof path, "%s/%s", *dir ? dir : ".", file);
+                if (n > 0 && (size_t)n < sizeof path && access(path, F_OK) == 0) return dlopen(path, mode);
+            }
+        }
+    }
+    return dlopen(file, mode);
+}
+
+/* A module dlopen brings while attached gets its slots rebound too. */
 static void *got_dlopen(const char *file, int mode)
 {
-    void *h = dlopen(file, mode);
+    void *h = dlopen_as(__builtin_return_address(0), file, mode);
     pthread_mutex_lock(&patch_lock);
     if (h && patching) dl_iterate_phdr(patch_module, NULL);
     pthread_mutex_unlock(&patch_lock);
