@@ -66,6 +66,7 @@ int mirror_sync(struct writer *w);      /* the rows other processes added since 
 int mirror_prepare(struct writer *w);   /* the dictionaries' INSERT statements */
 int mirror_reserve(void);               /* room for the stack nodes not mapped yet */
 int64_t mirror_stack(struct writer *w, uint32_t node);  /* a recorder node's database stack id */
+int mirror_all(struct writer *w);       /* every recorder node's (flush_ahead) */
 void mirror_forget(void);               /* another database: nothing is known */
 void mirror_forget_addresses(void);     /* after an unload */
 
