@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "schema_version.h"     /* SCHEMA_VERSION, from the schema's PRAGMA user_version */
@@ -112,8 +113,8 @@ static int open_writer(struct writer *w, const char *path)
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);
-    if (!w->totals || batch_prepare(w, &w->stacks, FT_stack) || batch_prepare(w, &w->samples, FT_sample) ||
-        batch_prepare(w, &w->stack_hists, FT_stack_hist))
+    if (!w->totals || batch_prepare(w, &w->stacks, FT_stack, 1) || batch_prepare(w, &w->samples, FT_sample, 0) ||
+        batch_prepare(w, &w->stack_hists, FT_stack_hist, 0))
         return -1;
     return 0;
 }
@@ -223,7 +224,7 @@ static void xfsz_discard(void)
 
 /* The snapshot itself, on the flush's own stack (ownstack.c): symbols,
  * then the one transaction. */
-struct flush_call { enum flush_reason reason; const char *label; int rc; };
+struct flush_call { enum flush_reason reason; const char *label; int rc, ahead; };
 
 /* The return addresses named; 1 when libdw failed (out of memory). */
 static int resolve_symbols(size_t *naddrs)
@@ -241,7 +242,7 @@ static int write_file(const char *path, struct flush_call *c, int64_t *nrows, ch
 {
     struct writer w = { 0 };
     int rc = open_writer(&w, path);
-    if (!rc) rc = rows_write(&w, c->reason, c->label, nrows);
+    if (!rc) rc = c->ahead ? mirror_all(&w) : rows_write(&w, c->reason, c->label, nrows);
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         snprintf(err, errsize, "%s", w.error ? w.error : "unknown error");
@@ -275,11 +276,18 @@ static int write_out(struct flush_call *c, int64_t *nrows, char *err, size_t err
     return write_file(mp_opt.out, c, nrows, err, errsize);
 }
 
+/* This thread's CPU time: the flush's own, whatever else runs meanwhile. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 : (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void flush_work(void *arg)
 {
     struct flush_call *c = arg;
     int xfsz_before = xfsz_pending();
-    double t0 = mp_now();
+    double t0 = mp_now(), cpu0 = thread_cpu();
     size_t naddrs = 0;
     int symbols_lost = resolve_symbols(&naddrs);
     double resolve_s = mp_now() - t0;
@@ -301,35 +309,83 @@ static void flush_work(void *arg)
     if (!xfsz_before) xfsz_discard();
     if (!rc && c->reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
-               "resolved in %.3f s, the ledger in %.3f s, %.3f s", mp_opt.out, stacks_count(), (long long)nrows,
-               reason_names[c->reason], naddrs, resolve_s, ledger_time(), mp_now() - t0);
+               "resolved in %.3f s, the ledger in %.3f s, %.3f s (%.3f s of CPU)", mp_opt.out, stacks_count(),
+               (long long)nrows, reason_names[c->reason], naddrs, resolve_s, ledger_time(), mp_now() - t0,
+               thread_cpu() - cpu0);
     c->rc = rc;
 }
 
-int flush_snapshot(enum flush_reason reason, const char *label)
+/* work(c) on the flush's stack, under the lock, unless this process may
+ * not write (a vfork child shares our memory: not ours to write; the
+ * process ended). */
+static void flush_run(void (*work)(void *), struct flush_call *c)
 {
-    if (!atomic_load(&mp_initialized)) return -1;
     struct mp_guard g = guard_enter(MP_INSIDE);
     sigset_t mask;
     signals_hold(&mask);
     flush_lock();
     if (!mp_pid) mp_pid = getpid();
-    /* a vfork child shares our memory: not ours to write */
-    struct flush_call c = { reason, label, getpid() != mp_pid || flushes_closed };
-    if (!c.rc) {
+    c->rc = getpid() != mp_pid || flushes_closed;
+    if (!c->rc) {
         int counting = mp_own_counting;
         mp_own_counting = 1;        /* SQLite's and libdw's blocks are the profiler's (the ledger) */
         time_in_profiler(1);
-        own_stack_run(&flush_stack, flush_work, &c);
+        own_stack_run(&flush_stack, work, c);
         time_in_profiler(0);
         mp_own_counting = counting;
     }
     /* the last snapshot stays the last: the interval thread, waiting for
      * the lock meanwhile, must not write one after it (flush_close comes
      * too late for that) */
-    if ((reason == FLUSH_EXIT || reason == FLUSH_FATAL) && getpid() == mp_pid) flushes_closed = 1;    /* not a vfork child's */
+    if (!c->ahead && (c->reason == FLUSH_EXIT || c->reason == FLUSH_FATAL) && getpid() == mp_pid)
+        flushes_closed = 1;    /* not a vfork child's */
     flush_unlock();
     signals_release(&mask);
     guard_leave(&g);
+}
+
+int flush_snapshot(enum flush_reason reason, const char *label)
+{
+    if (!atomic_load(&mp_initialized)) return -1;
+    struct flush_call c = { reason, label, 0, 0 };
+    flush_run(flush_work, &c);
     return c.rc ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ ahead */
+
+/* The stack tree ahead of the snapshots (issue 31): a program of many
+ * stacks (clang++ -O2: 500,000 nodes) would wait at its exit for their
+ * symbols and rows, most of the exit snapshot's time. The background thread
+ * writes them as they come instead: once AHEAD_NODES new nodes have
+ * gathered, at most every AHEAD_EVERY seconds, in a transaction of their
+ * own that holds only the shared dictionaries' rows (module, function,
+ * file, frame, stack: no snapshot, no process row, which the snapshots
+ * write as before). The exit snapshot writes the nodes made since. A
+ * failed write is not said (the snapshots say theirs) and the next try
+ * waits ten times as long. */
+#define AHEAD_NODES 32768
+#define AHEAD_EVERY 0.5
+
+static _Atomic uint32_t ahead_done;     /* stack nodes at the latest write ahead */
+
+static void ahead_work(void *arg)
+{
+    struct flush_call *c = arg;
+    size_t naddrs;
+    int64_t nrows = 0;
+    char err[512];
+    c->rc = resolve_symbols(&naddrs) || write_out(c, &nrows, err, sizeof err);
+}
+
+void flush_ahead(void)
+{
+    static double next;
+    uint32_t nodes = stack_node_count();
+    if (nodes - atomic_load(&ahead_done) < AHEAD_NODES || mp_now() < next) return;
+    struct flush_call c = { FLUSH_INTERVAL, "", 0, 1 };
+    double t0 = mp_now();
+    flush_run(ahead_work, &c);
+    if (!c.rc) atomic_store(&ahead_done, nodes);
+    next = mp_now() + (c.rc ? 10 : 1) * (AHEAD_EVERY + (mp_now() - t0));
 }

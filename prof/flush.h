@@ -25,6 +25,9 @@
 struct batch {
     sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
     int ncols, n;
+    int next_id;                /* the first column is the table's INTEGER PRIMARY KEY, each
+                                 * row's the largest so far + 1: left NULL for SQLite to give
+                                 * (it then appends without a search), checked after */
     int64_t v[BATCH_ROWS * FORMAT_MAX_COLS];
 };
 
@@ -47,7 +50,7 @@ int64_t query_int(struct writer *w, const char *sql, int64_t deflt);
 /* INSERT of one row of table t, every column (prof/format.h): bind column c
  * of table t as parameter FORMAT_PARAM(t, c); a column left unbound is NULL. */
 sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows);
-int batch_prepare(struct writer *w, struct batch *b, enum format_table t);
+int batch_prepare(struct writer *w, struct batch *b, enum format_table t, int next_id);
 int batch_add(struct writer *w, struct batch *b, const int64_t *row);   /* row: the table's columns in order */
 int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so far */
 void batch_finalize(struct batch *b);
@@ -63,6 +66,7 @@ int mirror_sync(struct writer *w);      /* the rows other processes added since 
 int mirror_prepare(struct writer *w);   /* the dictionaries' INSERT statements */
 int mirror_reserve(void);               /* room for the stack nodes not mapped yet */
 int64_t mirror_stack(struct writer *w, uint32_t node);  /* a recorder node's database stack id */
+int mirror_all(struct writer *w);       /* every recorder node's (flush_ahead) */
 void mirror_forget(void);               /* another database: nothing is known */
 void mirror_forget_addresses(void);     /* after an unload */
 

@@ -97,6 +97,7 @@ static void *background_main(void *arg)
             flush_snapshot(FLUSH_INTERVAL, "");
             while (next <= mp_now()) next += mp_opt.interval;
         }
+        if (mp_opt.final) flush_ahead();
     }
     return NULL;
 }

@@ -297,3 +297,15 @@ int64_t mirror_stack(struct writer *w, uint32_t id)
     return node;
 }
 
+/* Every recorder node mapped and its new rows written (flush_ahead): in
+ * id order, so that each node's parent is mapped before it. */
+int mirror_all(struct writer *w)
+{
+    uint32_t n = stack_node_count();
+    if (grow_array(&m.node_ids, &m.nnode_ids, (size_t)n + 1, sizeof *m.node_ids) || mirror_reserve())
+        return fail(w, "out of memory");
+    for (uint32_t id = 1; id <= n; id++)
+        if (!m.node_ids[id] && !mirror_stack(w, id)) return -1;
+    return batch_flush(w, &w->stacks);
+}
+

@@ -372,6 +372,7 @@ void ptrmap_unlock_all(void);
 /* ------------------------------------------------------------ flush.c */
 enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC, FLUSH_FATAL };
 int flush_snapshot(enum flush_reason reason, const char *label);
+void flush_ahead(void);         /* the background thread: the stack tree written ahead, when large */
 void flush_lock(void);
 void flush_unlock(void);
 void flush_close(void);         /* the process ends: no flush after this one */
