@@ -3,9 +3,9 @@
  *
  * Sharded (4096 shards, one spin lock each, never held while calling out)
  * by the 64 MiB region of the address and its page: a region's pages go
- * to one group of 16 shards (the page's bits 12-15 choose among them), the
- * group a mix of the region's number (256 groups; neighbouring regions in
- * different ones). glibc gives each thread's arena heaps of their own, 64
+ * to one group of 256 shards (the page's bits 12-19 choose among them), the
+ * group a mix of the region's number (16 groups; up to 16 neighbouring
+ * regions in different ones). glibc gives each thread's arena heaps of their own, 64
  * MiB aligned, so that a thread's blocks are in shards no other thread's
  * heap uses (see "Owned shards"). Within a shard, open addressing with
  * linear probing and backward-shift deletion (no tombstones). The slot
@@ -14,7 +14,7 @@
  * walking its heap touch few cache lines, and scatters pages with a
  * multiplicative hash of the page number.
  * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11,
- * 16-25 and 34-46 (bits 12-15 and 26-33 follow from the shard's number;
+ * 20-25 and 30-46 (bits 12-19 and 26-29 follow from the shard's number;
  * blocks are 8-byte aligned at least and user addresses are below 2^47: a
  * block that is not is counted and its free is "unknown"). A shard starts
  * at 256 slots and grows by half at 3/4 load (capacities are not powers of
