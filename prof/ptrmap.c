@@ -232,11 +232,13 @@ static inline void shard_leave(struct shard *s, enum how how)
 }
 
 /* The page's place is its hash scaled to the capacity; the 256 16-byte
- * positions of the page follow it (cap >= 256, so one wrap at most). */
-static inline uint32_t home(uintptr_t p, uint32_t cap)
+ * positions of the page follow it (cap >= 256, so one wrap at most). From
+ * the key alone: within a shard, its bits above the page's offset name the
+ * page. */
+static inline uint32_t home(uint32_t key, uint32_t cap)
 {
-    uint32_t page = (uint32_t)fib_hash(p >> 12, 32);
-    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + (uint32_t)((p >> 4) & 0xff);
+    uint32_t page = (uint32_t)fib_hash(key >> 9, 32);
+    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + ((key >> 1) & 0xff);
     return h >= cap ? h - cap : h;
 }
 
@@ -254,7 +256,7 @@ static int grow(struct shard *s)
         for (uint32_t i = 0; i < s->cap; i++) {
             struct entry e = s->table[i];
             if (!e.slot) continue;
-            uint32_t j = home(address_of(e.key, s), cap);
+            uint32_t j = home(e.key, cap);
             while (t[j].slot) j = next(j, cap);
             t[j] = e;
         }
@@ -314,7 +316,7 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
         shard_leave(s, lone);             /* out of memory: the free will count as unknown */
         return;
     }
-    uint32_t key = key_of(ptr), i = home(ptr, s->cap);
+    uint32_t key = key_of(ptr), i = home(key, s->cap);
     while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
     int stale_big = s->table[i].slot && s->table[i].size == BIG_SIZE && size32 != BIG_SIZE;
     if (!s->table[i].slot) {            /* else: a block freed behind our back */
@@ -337,7 +339,7 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
         shard_leave(s, lone);
         return 0;
     }
-    uint32_t key = key_of(ptr), cap = s->cap, i = home(ptr, cap);
+    uint32_t key = key_of(ptr), cap = s->cap, i = home(key, cap);
     while (!(s->table[i].key == key && s->table[i].slot)) {
         if (!s->table[i].slot) {
             shard_leave(s, lone);
@@ -348,7 +350,7 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
     *slot = s->table[i].slot;
     uint32_t size32 = s->table[i].size;
     for (uint32_t j = next(i, cap); s->table[j].slot; j = next(j, cap)) {
-        uint32_t h = home(address_of(s->table[j].key, s), cap);
+        uint32_t h = home(s->table[j].key, cap);
         /* move entry j back into the hole at i if its home is not in (i, j] */
         if (dist(h, j, cap) >= dist(i, j, cap)) {
             s->table[i] = s->table[j];
