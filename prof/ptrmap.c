@@ -1,9 +1,9 @@
 /* Block address → (counter slot, size) for every live block the profiler
  * recorded, so that free can find what to decrement.
  *
- * Sharded (4096 shards, one spin lock each, never held while calling out)
+ * Sharded (16384 shards, one spin lock each, never held while calling out)
  * by the 64 MiB region of the address and its page: a region's pages go
- * to one group of 256 shards (the page's bits 12-19 choose among them), the
+ * to one group of 1024 shards (the page's bits 12-21 choose among them), the
  * group a mix of the region's number (16 groups; up to 16 neighbouring
  * regions in different ones). glibc gives each thread's arena heaps of their own, 64
  * MiB aligned, so that a thread's blocks are in shards no other thread's
@@ -14,7 +14,7 @@
  * walking its heap touch few cache lines, and scatters pages with a
  * multiplicative hash of the page number.
  * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11,
- * 20-25 and 30-46 (bits 12-19 and 26-29 follow from the shard's number;
+ * 22-25 and 30-46 (bits 12-21 and 26-29 follow from the shard's number;
  * blocks are 8-byte aligned at least and user addresses are below 2^47: a
  * block that is not is counted and its free is "unknown"). A shard starts
  * at 256 slots and grows by half at 3/4 load (capacities are not powers of
@@ -58,7 +58,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SHARD_BITS 12
+#define SHARD_BITS 14
 #define NSHARDS (1 << SHARD_BITS)
 _Static_assert(NSHARDS == PTRMAP_SHARDS, "record.h names the shard count");
 /* A region's group: its number's low GROUP_BITS bits XOR a hash of the

@@ -223,7 +223,7 @@ static void test_collisions(const char *mode)
     }
     for (uint64_t k = 0; k < M; k++) expect_absent(page + k * 8);
 
-    /* 64 pages of one shard (1 MiB apart, in one region), 8 blocks each at the same offsets */
+    /* 64 pages of one shard (4 MiB apart, in 4 regions), 8 blocks each at the same offsets */
     unsigned shard = shard_of(HEAP + 0x3000);
 #define COLL_ADDR(i) (shard_page(HEAP >> 26, shard, (i) / PER) + (uintptr_t)((i) % PER) * 64)
     memset(gone, 0, sizeof gone);
