@@ -1,22 +1,26 @@
 /* Block address → (counter slot, size) for every live block the profiler
  * recorded, so that free can find what to decrement.
  *
- * Sharded by address >> 12 (4096 shards, one spin lock each, never held
- * while calling out). Within a shard, open addressing with linear probing
- * and backward-shift deletion (no tombstones). The slot index keeps the
- * 256 16-byte positions of a page in neighbouring slots (low bits from
- * address >> 4) so that the inserts and erases of a program walking its
- * heap touch few cache lines, and scatters pages with a multiplicative hash
- * of the page number (without it, the pages of a shard, 16 MB apart, pile
- * onto the same slots and the probes run long).
- * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11 and
- * 24-46 (bits 12-23 follow from the shard's number; blocks are 8-byte aligned at
- * least and user addresses are below 2^47: a block that is not is counted
- * and its free is "unknown"). A shard starts at 256 slots and grows by
- * half at 3/4 load (capacities are not powers of two: the table stays
- * between 1/2 and 3/4 full, not 3/8 and 3/4 as with doubling): 16 to 24
- * bytes per live block. Blocks of 4 GiB or more keep their size in a small
- * side table.
+ * Sharded (16384 shards, one spin lock each, never held while calling out)
+ * by the 64 MiB region of the address and its page: a region's pages go
+ * to one group of 1024 shards (the page's bits 12-21 choose among them), the
+ * group a mix of the region's number (16 groups; up to 16 neighbouring
+ * regions in different ones). glibc gives each thread's arena heaps of their own, 64
+ * MiB aligned, so that a thread's blocks are in shards no other thread's
+ * heap uses (see "Owned shards"). Within a shard, open addressing with
+ * linear probing and backward-shift deletion (no tombstones). The slot
+ * index keeps the 256 16-byte positions of a page in neighbouring slots
+ * (low bits from address >> 4) so that the inserts and erases of a program
+ * walking its heap touch few cache lines, and scatters pages with a
+ * multiplicative hash of the page number.
+ * 12 bytes an entry: the address is kept in 32 bits, as its bits 3-11,
+ * 22-25 and 30-46 (bits 12-21 and 26-29 follow from the shard's number;
+ * blocks are 8-byte aligned at least and user addresses are below 2^47: a
+ * block that is not is counted and its free is "unknown"). A shard starts
+ * at 256 slots and grows by half at 3/4 load (capacities are not powers of
+ * two: the table stays between 1/2 and 3/4 full, not 3/8 and 3/4 as with
+ * doubling): 16 to 24 bytes per live block. Blocks of 4 GiB or more keep
+ * their size in a small side table.
  *
  * Lone-thread mode: while only one thread records (most programs, and
  * every program until it starts its second thread), its operations take no
@@ -26,8 +30,18 @@
  * switches the mode, runs membarrier(PRIVATE_EXPEDITED) (a full barrier on
  * every running thread of the process, so the lone thread either sees the
  * switch or its busy mark is seen) and waits until the lone thread is not
- * busy. From then on everything locks. Without membarrier the map always
- * locks.
+ * busy. From then on the shards are owned or locked. Without membarrier
+ * the map always locks.
+ *
+ * Owned shards (after the hand-over): the first thread to use a shard
+ * (under its lock) becomes its owner, and works in it as the lone thread
+ * did in the whole map: the shard's busy mark, a plain store, then the
+ * owner checked again. Another thread's operation in an owned shard (a
+ * cross-thread free, a heap given to a new thread) takes the lock, revokes
+ * the ownership (owner = SHARED, membarrier, wait until the shard is not
+ * busy) and from then on everyone locks that shard. So a thread working in
+ * its own heap takes no locked instruction, and a revocation costs one
+ * membarrier per shard, once.
  *
  * Sparse mode (the cheap modes, where only sampled blocks are tracked):
  * most frees are of blocks the map does not hold, and must not pay a shard
@@ -44,17 +58,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SHARD_BITS 12
+#define SHARD_BITS 14
 #define NSHARDS (1 << SHARD_BITS)
 _Static_assert(NSHARDS == PTRMAP_SHARDS, "record.h names the shard count");
-/* Bits 12-23 of the address, XORed with a hash of the 64 MiB region it is
- * in: glibc gives each thread's arena heaps of their own, 64 MiB aligned,
- * and threads doing the same work touch the same offsets of their heaps at
- * the same time; without the hash, those pages share shards (and locks),
- * and with a plain XOR of the region number, neighbouring pages do. The
- * region is in the key, so the page bits can be recovered (address_of). */
-#define REGION_MIX(p) ((uintptr_t)fib_hash((p) >> 26, SHARD_BITS))
-#define SHARD_OF(p) ((((p) >> 12) ^ REGION_MIX(p)) & (NSHARDS - 1))
+/* A region's group: its number's low GROUP_BITS bits XOR a hash of the
+ * rest (which the key keeps, so that address_of recovers them); its pages'
+ * bits 12 to 12 + PAGE_BITS choose the shard in the group. */
+#define GROUP_BITS 4
+#define PAGE_BITS (SHARD_BITS - GROUP_BITS)
+#define GROUP_OF(p) ((unsigned)((((p) >> 26) ^ fib_hash((p) >> (26 + GROUP_BITS), GROUP_BITS)) & ((1u << GROUP_BITS) - 1)))
+#define SHARD_OF(p) (GROUP_OF(p) << PAGE_BITS | (unsigned)(((p) >> 12) & ((1u << PAGE_BITS) - 1)))
 #define MIN_CAP 256
 #define BIG_SIZE UINT32_MAX
 
@@ -65,13 +78,24 @@ struct entry {
 };
 
 #define MAPPABLE(p) (!((p) & 7) && (p) < (1ull << 47))
-static inline uint32_t key_of(uintptr_t p) { return (uint32_t)((p >> 24) << 9 | ((p >> 3) & 0x1ff)); }
+/* bits 3-11 at 0-8, bits 12 + PAGE_BITS to 25 at 9-(22 - PAGE_BITS), bits 26 + GROUP_BITS to 46 above */
+#define MID_BITS (14 - PAGE_BITS)
+static inline uint32_t key_of(uintptr_t p)
+{
+    return (uint32_t)((p >> (26 + GROUP_BITS)) << (9 + MID_BITS) |
+                      ((p >> (12 + PAGE_BITS)) & ((1u << MID_BITS) - 1)) << 9 | ((p >> 3) & 0x1ff));
+}
 
 struct shard {
     atomic_flag lock;
     uint32_t cap, count;        /* cap >= MIN_CAP when table != NULL */
     struct entry *table;
+    uint32_t owner;             /* a thread's map_id, 0 (none yet) or SHARED; | WALKED during a walk */
+    uint32_t busy;              /* the owner is in an unlocked operation (written by the owner) */
 } __attribute__((aligned(CACHE_LINE)));
+
+#define SHARED UINT32_MAX
+#define WALKED 0x80000000u
 
 static struct shard shards[NSHARDS];
 
@@ -89,9 +113,10 @@ static _Atomic uint64_t unmappable;     /* blocks the map could not take */
 
 static inline uintptr_t address_of(uint32_t key, const struct shard *s)
 {
-    uintptr_t hi = (uintptr_t)(key >> 9) << 24;
-    uintptr_t mid = ((uintptr_t)(s - shards) ^ REGION_MIX(hi)) & (NSHARDS - 1);
-    return hi | mid << 12 | (uintptr_t)(key & 0x1ff) << 3;
+    uintptr_t i = (uintptr_t)(s - shards), hi = (uintptr_t)(key >> (9 + MID_BITS)) << (26 + GROUP_BITS);
+    uintptr_t low = ((i >> PAGE_BITS) ^ fib_hash(hi >> (26 + GROUP_BITS), GROUP_BITS)) & ((1u << GROUP_BITS) - 1);
+    return hi | low << 26 | (uintptr_t)((key >> 9) & ((1u << MID_BITS) - 1)) << (12 + PAGE_BITS) |
+           (i & ((1u << PAGE_BITS) - 1)) << 12 | (uintptr_t)(key & 0x1ff) << 3;
 }
 
 /* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */
@@ -118,10 +143,17 @@ static int membarrier_registered(void)
            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
 }
 
+/* Shards may be owned: membarrier works (else every shard locks). */
+static int owning;
+static _Atomic uint32_t map_ids;
+static MP_TLS uint32_t map_id;          /* the thread's, 0 until its first owned-mode operation */
+static int walking;                     /* a walk is under way: no shard gets an owner */
+
 void ptrmap_init(int sparse_mode)
 {
     sparse = sparse_mode;
-    if (membarrier_registered()) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
+    owning = membarrier_registered();
+    if (owning) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
 }
 
 void ptrmap_share(void)
@@ -137,32 +169,76 @@ void ptrmap_share(void)
     spin_unlock(&sharing);
 }
 
-/* The shard, locked unless the lone thread may go without (*lone set). */
-static inline struct shard *shard_enter(uintptr_t ptr, int *lone)
+static uint32_t self_id(void)
+{
+    if (unlikely(!map_id)) map_id = (atomic_fetch_add_explicit(&map_ids, 1, RELAXED) % (WALKED - 1)) + 1;
+    return map_id;
+}
+
+/* Under the shard's lock, before a locked operation by thread `me`: a
+ * shard without owner becomes me's (its next operations go unlocked); one
+ * owned by another thread is shared from now on, once its owner is out of
+ * any unlocked operation (the membarrier: see the file's head). */
+static void shard_settle(struct shard *s, uint32_t me)
+{
+    uint32_t o = LOAD(s->owner);
+    if (o == SHARED || (o & ~WALKED) == me || !owning) return;     /* its owner's, during a walk: kept */
+    if (o == 0) {
+        if (!walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&s->owner, SHARED, __ATOMIC_RELAXED);
+    if (o & WALKED) return;             /* the walk made sure its owner is out */
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+    while (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+}
+
+enum how { LOCKED, LONE, OWNED };
+
+/* The slow way in: the shard's lock (then settled). */
+static __attribute__((noinline)) enum how shard_lock(struct shard *s, uint32_t me)
+{
+    spin_lock(&s->lock);
+    shard_settle(s, me);
+    return LOCKED;
+}
+
+/* The shard, locked unless the lone thread or its owner may go without. */
+static inline __attribute__((always_inline)) struct shard *shard_enter(uintptr_t ptr, enum how *how)
 {
     struct shard *s = &shards[SHARD_OF(ptr)];
     if (likely(!atomic_load_explicit(&shared, RELAXED))) {
         STORE(lone_busy, 1);
         atomic_signal_fence(memory_order_seq_cst);  /* ptrmap_share's membarrier orders the rest */
-        if (likely(!atomic_load_explicit(&shared, RELAXED))) return *lone = 1, s;
+        if (likely(!atomic_load_explicit(&shared, RELAXED))) return *how = LONE, s;
         STORE(lone_busy, 0);
     }
-    spin_lock(&s->lock);
-    return *lone = 0, s;
+    uint32_t me = self_id();
+    if (likely(LOAD(s->owner) == me)) {
+        STORE(s->busy, 1);
+        atomic_signal_fence(memory_order_seq_cst);  /* shard_settle's membarrier orders the rest */
+        if (likely(LOAD(s->owner) == me)) return *how = OWNED, s;
+        __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+    }
+    *how = shard_lock(s, me);
+    return s;
 }
 
-static inline void shard_leave(struct shard *s, int lone)
+static inline void shard_leave(struct shard *s, enum how how)
 {
-    if (lone) __atomic_store_n(&lone_busy, 0, __ATOMIC_RELEASE);
+    if (how == LONE) __atomic_store_n(&lone_busy, 0, __ATOMIC_RELEASE);
+    else if (how == OWNED) __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
     else spin_unlock(&s->lock);
 }
 
 /* The page's place is its hash scaled to the capacity; the 256 16-byte
- * positions of the page follow it (cap >= 256, so one wrap at most). */
-static inline uint32_t home(uintptr_t p, uint32_t cap)
+ * positions of the page follow it (cap >= 256, so one wrap at most). From
+ * the key alone: within a shard, its bits above the page's offset name the
+ * page. */
+static inline uint32_t home(uint32_t key, uint32_t cap)
 {
-    uint32_t page = (uint32_t)fib_hash(p >> 12, 32);
-    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + (uint32_t)((p >> 4) & 0xff);
+    uint32_t page = (uint32_t)fib_hash(key >> 9, 32);
+    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + ((key >> 1) & 0xff);
     return h >= cap ? h - cap : h;
 }
 
@@ -180,7 +256,7 @@ static int grow(struct shard *s)
         for (uint32_t i = 0; i < s->cap; i++) {
             struct entry e = s->table[i];
             if (!e.slot) continue;
-            uint32_t j = home(address_of(e.key, s), cap);
+            uint32_t j = home(e.key, cap);
             while (t[j].slot) j = next(j, cap);
             t[j] = e;
         }
@@ -234,13 +310,13 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
     }
     uint32_t size32 = size >= BIG_SIZE ? BIG_SIZE : (uint32_t)size;
     if (size32 == BIG_SIZE) big_put(ptr, size);
-    int lone;
+    enum how lone;
     struct shard *s = shard_enter(ptr, &lone);
     if ((!s->table || (s->count + 1) * 4 > s->cap * 3) && grow(s) != 0) {
         shard_leave(s, lone);             /* out of memory: the free will count as unknown */
         return;
     }
-    uint32_t key = key_of(ptr), i = home(ptr, s->cap);
+    uint32_t key = key_of(ptr), i = home(key, s->cap);
     while (s->table[i].slot && s->table[i].key != key) i = next(i, s->cap);
     int stale_big = s->table[i].slot && s->table[i].size == BIG_SIZE && size32 != BIG_SIZE;
     if (!s->table[i].slot) {            /* else: a block freed behind our back */
@@ -257,13 +333,13 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
 {
     if (unlikely(!MAPPABLE(ptr))) return 0;
-    int lone;
+    enum how lone;
     struct shard *s = shard_enter(ptr, &lone);
     if (!s->table) {
         shard_leave(s, lone);
         return 0;
     }
-    uint32_t key = key_of(ptr), cap = s->cap, i = home(ptr, cap);
+    uint32_t key = key_of(ptr), cap = s->cap, i = home(key, cap);
     while (!(s->table[i].key == key && s->table[i].slot)) {
         if (!s->table[i].slot) {
             shard_leave(s, lone);
@@ -274,7 +350,7 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
     *slot = s->table[i].slot;
     uint32_t size32 = s->table[i].size;
     for (uint32_t j = next(i, cap); s->table[j].slot; j = next(j, cap)) {
-        uint32_t h = home(address_of(s->table[j].key, s), cap);
+        uint32_t h = home(s->table[j].key, cap);
         /* move entry j back into the hole at i if its home is not in (i, j] */
         if (dist(h, j, cap) >= dist(i, j, cap)) {
             s->table[i] = s->table[j];
@@ -295,7 +371,8 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
 void ptrmap_reset(void)
 {
     lone_busy = 0;
-    if (!atomic_load(&shared) && !membarrier_registered()) atomic_store(&shared, 1);
+    if (owning && !membarrier_registered()) owning = 0, atomic_store(&shared, 1);
+    walking = 0;
     atomic_store(&handed_over, atomic_load(&shared));
     atomic_flag_clear(&sharing);        /* a fork during a hand-over: the child has one thread */
     for (int i = 0; i < NSHARDS; i++) {
@@ -303,6 +380,7 @@ void ptrmap_reset(void)
         mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
         s->table = NULL;
         s->cap = s->count = 0;
+        s->owner = s->busy = 0;
         atomic_flag_clear(&s->lock);
     }
     memset(big_blocks, 0, sizeof big_blocks);
@@ -314,25 +392,44 @@ void ptrmap_reset(void)
 /* ------------------------------------------------------------ the flush's walk */
 
 /* The walk of every live block (cold.c) reads shard by shard under the
- * shard's lock while the program goes on. The lone thread takes no lock:
- * for the walk it is switched to locking, as a hand-over does, and back
- * after (a second thread's hand-over waits for the walk on `sharing`). */
+ * shard's lock while the program goes on. The lone thread and the shards'
+ * owners take no lock: for the walk they are switched to locking, as a
+ * hand-over does (an owner's shards marked WALKED, one membarrier for all),
+ * and back after (a second thread's hand-over waits for the walk on
+ * `sharing`). */
 static int walk_forced;
 
 void ptrmap_walk_begin(void)
 {
     spin_lock(&sharing);
-    if (atomic_load(&shared)) return;
-    walk_forced = 1;
-    atomic_store(&shared, 1);
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+    int marked = 0;
+    for (int i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        spin_lock(&s->lock);
+        uint32_t o = LOAD(s->owner);
+        if (o && o != SHARED) __atomic_store_n(&s->owner, o | WALKED, __ATOMIC_RELAXED), marked = 1;
+        walking = 1;
+        spin_unlock(&s->lock);
+    }
+    if (!atomic_load(&shared)) walk_forced = 1, atomic_store(&shared, 1);
+    if (walk_forced || marked) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
     while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+    for (int i = 0; i < NSHARDS; i++)
+        while (__atomic_load_n(&shards[i].busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
 }
 
 /* The lone thread may still be in a locked operation: it holds that
  * shard's lock, which nobody else wants any more. */
 void ptrmap_walk_end(void)
 {
+    for (int i = 0; i < NSHARDS; i++) {
+        struct shard *s = &shards[i];
+        spin_lock(&s->lock);
+        uint32_t o = LOAD(s->owner);
+        if (o != SHARED && (o & WALKED)) __atomic_store_n(&s->owner, o & ~WALKED, __ATOMIC_RELEASE);
+        walking = 0;
+        spin_unlock(&s->lock);
+    }
     if (walk_forced) walk_forced = 0, atomic_store(&shared, 0);
     spin_unlock(&sharing);
 }

@@ -362,7 +362,7 @@ void ptrmap_reset(void);                /* forget every block (fork child) */
 void ptrmap_lock_all(void);
 /* The flush's walk of every live block (cold.c): shard by shard, between
  * begin and end, while the program goes on. */
-#define PTRMAP_SHARDS 4096
+#define PTRMAP_SHARDS 16384
 struct ptrmap_block { uintptr_t ptr; uint64_t size; uint32_t slot; };
 void ptrmap_walk_begin(void);
 void ptrmap_walk_end(void);

@@ -2,11 +2,13 @@
  * (slot, size) exactly, absent addresses are not found, shards grow across
  * many resizes with exact counts and memory, colliding addresses stay apart,
  * the limits of the 12-byte entry, ptrmap_reset, and the mode: no lock in
- * lone-thread mode, shard locks after ptrmap_share (the same checks run in
- * both modes). The hand-over between two threads: ptrmap_handover.c. */
+ * lone-thread mode, after ptrmap_share no lock in a shard the thread owns
+ * and locks once another thread worked in it (the same checks run in
+ * every mode). The hand-over between two threads: ptrmap_handover.c. */
 #include "unit.h"
 
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -81,8 +83,17 @@ static void check_mode(int expect_lone, const char *when)
     }
     CHECK_EQ(done, expect_lone);
     if (done) CHECK_EQ(status, 0);
-    OK("%s: %s", when, expect_lone ? "the map takes no lock (lone-thread mode: an operation goes through every shard lock held)"
+    OK("%s: %s", when, expect_lone ? "the map takes no lock (an operation goes through every shard lock held)"
                                    : "the map locks (an operation waits for its shard's lock)");
+}
+
+/* Another thread's operation in the shard of HEAP (owned by the main
+ * thread): the block it inserts is found by the main thread. */
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    ptrmap_insert(HEAP + 64, 11, 12);
+    return NULL;
 }
 
 static int membarrier_available(void)
@@ -212,7 +223,7 @@ static void test_collisions(const char *mode)
     }
     for (uint64_t k = 0; k < M; k++) expect_absent(page + k * 8);
 
-    /* 64 pages of one shard (16 MB apart, in 16 regions), 8 blocks each at the same offsets */
+    /* 64 pages of one shard (4 MiB apart, in 4 regions), 8 blocks each at the same offsets */
     unsigned shard = shard_of(HEAP + 0x3000);
 #define COLL_ADDR(i) (shard_page(HEAP >> 26, shard, (i) / PER) + (uintptr_t)((i) % PER) * 64)
     memset(gone, 0, sizeof gone);
@@ -327,9 +338,16 @@ int main(void)
     check_mode(lone, "after ptrmap_reset");
     ptrmap_share();
     check_mode(0, "after ptrmap_share");
-    test_round_trip("locked mode");
-    test_absent("locked mode");
-    test_collisions("locked mode");
+    test_round_trip("shared mode");
+    test_absent("shared mode");
+    test_collisions("shared mode");
+    check_mode(lone, "after ptrmap_share, in a shard this thread used (its owner: no lock)");
+    pthread_t other;
+    CHECK_EQ(pthread_create(&other, NULL, other_thread, NULL), 0);
+    CHECK_EQ(pthread_join(other, NULL), 0);
+    expect(HEAP + 64, 11, 12);
+    check_mode(0, "after another thread's operation in that shard (the ownership revoked: it locks)");
+    test_round_trip("shared mode, revoked");
     ptrmap_reset();
     check_mode(0, "after ptrmap_share and ptrmap_reset (a fork child keeps the parent's mode)");
     return 0;

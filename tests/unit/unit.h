@@ -12,19 +12,28 @@
 extern int unit_log_count;
 extern char unit_log_last[1024];
 
-/* ptrmap.c's shard of an address: its bits 12-23 XOR a hash of its 64 MiB
- * region. shard_page(region, shard, k): the k-th page of that shard from
- * the region on (4 pages 16 MiB apart in each region, then the next). */
-#define SHARD_BITS 12
+/* ptrmap.c's shard of an address: the group of its 64 MiB region (the
+ * region's low 4 bits XOR a hash of its bits 30 and up), then its page's
+ * bits 12-21. shard_page(region, shard, k): the k-th page of that shard
+ * from the region's block of 16 regions on (16 pages 4 MiB apart in the
+ * one region of that block in the shard's group, then the next block). */
+#define SHARD_BITS 14
+#define UNIT_GROUP_BITS 4
+#define UNIT_PAGE_BITS (SHARD_BITS - UNIT_GROUP_BITS)
 static inline uintptr_t shard_page(uintptr_t region, unsigned shard, uint64_t k)
 {
-    uintptr_t r = region + k / 4;
-    return r << 26 | (uintptr_t)(k % 4) << 24 |
-           (uintptr_t)((shard ^ fib_hash(r, SHARD_BITS)) & ((1u << SHARD_BITS) - 1)) << 12;
+    const unsigned per_region = 1u << (14 - UNIT_PAGE_BITS);
+    uintptr_t hi = (region >> UNIT_GROUP_BITS) + k / per_region;
+    uintptr_t r = hi << UNIT_GROUP_BITS |
+                  (((shard >> UNIT_PAGE_BITS) ^ fib_hash(hi, UNIT_GROUP_BITS)) & ((1u << UNIT_GROUP_BITS) - 1));
+    return r << 26 | (uintptr_t)(k % per_region) << (12 + UNIT_PAGE_BITS) |
+           (uintptr_t)(shard & ((1u << UNIT_PAGE_BITS) - 1)) << 12;
 }
 static inline unsigned shard_of(uintptr_t p)
 {
-    return (unsigned)(((p >> 12) ^ fib_hash(p >> 26, SHARD_BITS)) & ((1u << SHARD_BITS) - 1));
+    return (unsigned)((((p >> 26) ^ fib_hash(p >> (26 + UNIT_GROUP_BITS), UNIT_GROUP_BITS)) & ((1u << UNIT_GROUP_BITS) - 1))
+                          << UNIT_PAGE_BITS |
+                      ((p >> 12) & ((1u << UNIT_PAGE_BITS) - 1)));
 }
 
 #endif
