@@ -7,7 +7,8 @@
 #   deep           allocations 200 frames down (MP_DEPTH=256 so stacks are whole)
 #   python         PYTHONMALLOC=malloc /usr/bin/python3 json_churn.py
 #   sqlite3        the sqlite3 CLI on generated SQL (200k rows, indexes, queries)
-#   clang          clang++-14 -std=c++17 -O2 -c tmpl.cc (if clang++-14 is installed)
+#   clang          clang++-14 -std=c++17 -O2 -c tests/progs/runtimes/templates.cc
+#                  (template-heavy; if clang++-14 is installed)
 #   libreoffice    soffice --headless --convert-to pdf of a generated 640 KB
 #                  HTML page (if soffice is installed), each run with its own
 #                  new HOME (the LibreOffice profile), so runs are alike
@@ -151,7 +152,7 @@ workload() {
     deep)       ARGV=("$BB/deep$fp"); PENV=(MP_DEPTH=256) ;;
     python)     ARGV=("$PYTHON" "$HERE/json_churn.py"); WENV=(PYTHONMALLOC=malloc) ;;
     sqlite3)    ARGV=(sqlite3 :memory:); STDIN=$T/bench.sql ;;
-    clang)      ARGV=("$CLANG" -std=c++17 -O2 -c "$HERE/tmpl.cc" -o "$T/out/tmpl.o") ;;
+    clang)      ARGV=("$CLANG" -std=c++17 -O2 -c "$ROOT/tests/progs/runtimes/templates.cc" -o "$T/out/templates.o") ;;
     libreoffice) rm -rf "$T/lohome" "$T/out/doc.pdf"; cp -a "$T/lohome.first" "$T/lohome"
                 ARGV=("$SOFFICE" --headless --convert-to pdf --outdir "$T/out" "$T/doc.html"); WENV=(HOME="$T/lohome") ;;
     manystacks) ARGV=("$BB/manystacks") ;;
