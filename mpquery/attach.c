@@ -412,14 +412,28 @@ static int stop(struct target *t, int *gone)
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { (void)sig; interrupted = 1; }
 
+/* ^C and SIGTERM end the session: caught from record_attach's start, so
+ * that one arriving while a thread of the process is stopped and called
+ * into only ends the session once that thread has its registers back. */
+static struct sigaction old_int, old_term;
+static void catch_interrupts(void)
+{
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+}
+
+static void release_interrupts(void)
+{
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+}
+
 /* Until the duration ends (0: none), ^C or SIGTERM, or the process ends:
  * 1 when it ended. */
 static int wait_session(pid_t pid, double duration)
 {
-    struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int gone = 0;
@@ -429,8 +443,6 @@ static int wait_session(pid_t pid, double duration)
         struct timespec step = { 0, 10 * 1000000L };
         nanosleep(&step, NULL);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     return gone;
 }
 
@@ -444,14 +456,27 @@ static int session(struct target *t, const char *lib, const char *settings, doub
     if (!t->dlopen_ || !t->dlsym_ || !t->dlerror_)
         return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
                      "is needed); not attached", (int)t->pid, t->name, t->m.libc);
+    if (interrupted) return error(EXIT_FAILED, "record: interrupted; process %d (%s) not attached", (int)t->pid, t->name);
     int rc = start(t, lib, settings);
     if (rc) return rc;
     *gone = wait_session(t->pid, duration);
     return *gone ? 0 : stop(t, gone);
 }
 
+static int attach_and_wait(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
+                           double duration, int quiet);
+
 int record_attach(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                   double duration, int quiet)
+{
+    catch_interrupts();
+    int rc = attach_and_wait(pid, lib, out, settings, token, duration, quiet);
+    release_interrupts();
+    return rc;
+}
+
+static int attach_and_wait(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
+                           double duration, int quiet)
 {
     struct target t = { .pid = pid };
     process_name(pid, t.name, sizeof t.name);

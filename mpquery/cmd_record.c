@@ -81,7 +81,8 @@ static void print_help(void)
           "  --live                  the screen of 'mpquery live' while COMMAND runs\n"
           "      (MP_INTERVAL=1 unless set); COMMAND's stdin is /dev/null, its stdout and\n"
           "      stderr go to FILE.log beside the profile; when it ends the last frame\n"
-          "      stays until q, and record exits with COMMAND's status\n"
+          "      stays until q, and record exits with COMMAND's status. With --pid: the\n"
+          "      screen during the session, q ends it; record's messages go to FILE.log\n"
           "\n-o FILE may hold placeholders: %p the program's pid, %e its file name, %h the\n"
           "host name, %t the second record started it, %% a '%' (the messages name the\n"
           "file they make).\n"
@@ -382,13 +383,14 @@ static int wait_for(pid_t pid)
 
 /* record --live: the live view of out while the program runs (live_view
  * asks ended() each turn); it stays on the last frame until q. */
-struct live_child { pid_t pid; int status, ended; char note[128]; };
+struct live_child { pid_t pid; int status, ended; const char *what; char note[128]; };
 static int ended(void *ctx)
 {
     struct live_child *k = ctx;
     if (!k->ended && waitpid(k->pid, &k->status, WNOHANG) == k->pid) {
         k->ended = 1;
-        snprintf(k->note, sizeof k->note, "the program ended (exit code %d): q to quit", exit_code(k->status));
+        snprintf(k->note, sizeof k->note, "%s ended (exit code %d): q to quit", k->what ? k->what : "the program",
+                 exit_code(k->status));
     }
     return k->ended;
 }
@@ -501,6 +503,36 @@ static int record_pid(const char *const *value, const char *lib, const char *out
     return rc;
 }
 
+/* record --pid --live: the session runs in a child of record, its
+ * messages in FILE.log, the live view of FILE in front; q ends the session
+ * as ^C does (SIGINT: attach.c ends it once the process is let go, and the
+ * detach writes the snapshot). */
+static int record_pid_live(const char *const *value, const char *lib, const char *out)
+{
+    char *log = log_name(out);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(log);
+        return error(EXIT_FAILED, "record: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDONLY);
+        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+        if (nul >= 0) dup2(nul, STDIN_FILENO);
+        _exit(record_pid(value, lib, out));
+    }
+    struct live_child k = { .pid = pid, .what = "the session" };
+    int rc = live_record(out, ended, &k, k.note);
+    if (!ended(&k)) {
+        kill(pid, SIGINT);
+        waitpid(pid, &k.status, 0);
+    }
+    status_line("record --pid's messages are in %s", log);
+    free(log);
+    return rc > 128 ? rc : exit_code(k.status);
+}
+
 int cmd_record(int argc, char **argv)
 {
     const char *value[MP_NOPTIONS] = { 0 };
@@ -530,11 +562,12 @@ int cmd_record(int argc, char **argv)
         if (unknown) warning("record: -o %s: unknown placeholder %%%c, kept as it is (%%p pid, %%e executable, "
                              "%%h host, %%t start time, %%%% a '%%')", out, unknown);
     }
+    if (live && !getenv("MP_INTERVAL")) value[interval_row()] = value[interval_row()] ? value[interval_row()] : "1";
     if (pid_text) {
-        if (!(rc = record_check_out(placed ? placed : out))) rc = record_pid(value, lib, placed ? placed : out);
+        if (!(rc = record_check_out(placed ? placed : out)))
+            rc = (live ? record_pid_live : record_pid)(value, lib, placed ? placed : out);
         goto done;
     }
-    if (live && !getenv("MP_INTERVAL")) value[interval_row()] = value[interval_row()] ? value[interval_row()] : "1";
     if ((rc = record_check_out(placed ? placed : out)) || (rc = set_environment(lib, value, token, sizeof token)))
         goto done;
     if ((rc = record_count(placed ? placed : out, token, &before, err, sizeof err))) {

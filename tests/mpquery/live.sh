@@ -185,4 +185,31 @@ wait_screen rec "REC-EXIT=0"
 assert_match "$(screen rec)" "mpquery: the program's output is in rl-$pid.db.log" "record --live says where the output went"
 assert_eq "$(cat rl-$pid.db.log)" "pid $pid" "the program's output in the log"
 assert_match "$(screen rec)" "mpquery: wrote rl-$pid.db: 1 process \(1 image\)" "record's line names the file"
+
+# ---- record --pid --live at 80x24: a running program (not preloaded) seen
+# during the session; q ends the session (the detach writes it), the
+# program goes on and ends as it would
+if [ "$(uname -m)" = x86_64 ]; then
+    ($P 40 250 > att.out; echo $? > att.rc) &
+    for _ in $(seq 50); do pid=$(sed -n 's/^pid //p' att.out 2>/dev/null); [ -n "$pid" ] && break; sleep 0.1; done
+    [ -n "$pid" ] || fail "live_steps did not start"
+    $TM new-session -d -s att -x 80 -y 24 "cd $T && env -u COLUMNS -u LINES $MPQ record --pid $pid --live -o att.db; echo ATT-EXIT=\$?; sleep 60"
+    wait_screen att "grow_small < main"
+    s1=$(screen att)
+    assert_match "$(printf '%s\n' "$s1" | sed -n 1p)" "^mpquery live att.db  snapshot [0-9]+ of [0-9]+ \(latest\)" "record --pid --live: the header"
+    sleep 2.2
+    s2=$(screen att)
+    [ "$(seq_of "$s2")" -gt "$(seq_of "$s1")" ] || fail "record --pid --live: no newer snapshot in 2 s: [$s1] [$s2]"
+    $TM send-keys -t att q
+    wait_screen att "ATT-EXIT=0"
+    assert_match "$(screen att)" "record --pid's messages are in att.db.log" "record --pid --live says where its messages went"
+    assert_eq "$(q att.db "SELECT ended FROM process")" "detach" "q ended the session with a detach"
+    n=$(q att.db "SELECT SUM(ncalls) FROM last_sample s JOIN stack_frames f ON f.stack = s.stack AND f.depth = 0
+                  WHERE f.function = 'grow_small'")
+    [ "${n:-0}" -ge 100 ] && [ $((n % 100)) -eq 0 ] || fail "record --pid --live: grow_small's calls $n (steps of 100)"
+    wait
+    assert_eq "$(cat att.rc)" 0 "the attached program's exit status"
+    assert_eq "$(cat att.out)" "pid $pid" "the attached program's output"
+    echo "  ok: record --pid --live"
+fi
 echo PASS
