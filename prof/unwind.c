@@ -13,8 +13,11 @@
  *    return address, with libdw, under a lock taken with trylock (busy →
  *    this capture uses libunwind). Rules it cannot reduce (signal frames,
  *    DWARF expressions) send the capture to libunwind.
+ *    A walk stops where it finds the previous walk's outer frames still in
+ *    place and takes them from it (see "The previous walk").
  *  - fp: frame pointers, for code built with -fno-omit-frame-pointer.
- *  - libunwind. */
+ *  - libunwind.
+ * MP_UNWIND_CHECK=1 (debugging) compares each cfi capture with a full walk. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "internal.h"
@@ -56,8 +59,26 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void rules_init(void);
 
+/* MP_UNWIND_CHECK=1 (a debug aid): every cfi capture that reused the
+ * previous walk is walked again in full and the two compared; at exit the
+ * counts go to stderr. */
+static int check_on;
+static _Atomic uint64_t check_walks, check_frames, check_reused, check_tries, check_bad;
+
+static void check_report(void)
+{
+    if (check_on)
+        mp_log("info", "MP_UNWIND_CHECK: %llu walks, %llu frames, %llu reused (%.1f %%), %llu reuse tries, %llu mismatches",
+               (unsigned long long)check_walks, (unsigned long long)check_frames,
+               (unsigned long long)check_reused, check_frames ? 100.0 * (double)check_reused / (double)check_frames : 0.0,
+               (unsigned long long)check_tries, (unsigned long long)check_bad);
+}
+
 void unwind_init(void)
 {
+    const char *c = getenv("MP_UNWIND_CHECK");
+    check_on = c && *c && *c != '0';
+    if (check_on) atexit(check_report);
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
     unwind_main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
@@ -300,11 +321,16 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
  * return address in the slot where the previous walk found it, and each
  * frame from there outward has an rsp-based rule, the slots of the outer
  * frames are the previous walk's, and they are the same frames if each
- * slot still holds the return address the previous walk read there:
- * independent loads, checked without rules (a deep, stable stack, such as
- * an interpreter's loop under a leaf that changes, costs a few frames'
- * walk). A walk that ended on a zero return address keeps that slot as a
- * last entry whose value must still be 0. */
+ * slot still holds the return address the previous walk read there: the
+ * walk would read what it read before and find what it found, exactly (no
+ * heuristic: a frame that returned and a new call that put the same
+ * return address in the same slot under other callers shows in the
+ * callers' slots). The check is one independent load per outer frame,
+ * without rules; the frames are then copied and their hash joined from
+ * the sum kept for them (hash_join). A deep, stable stack, such as an
+ * interpreter's loop or a compiler's recursive descent under a leaf that
+ * changes, costs a few frames' walk. A walk that ended on a zero return
+ * address keeps that slot as a last entry whose value must still be 0. */
 
 /* The frames of the previous walk from entry i on, if they are all still
  * in place: appended to buf (at most max in all) and hashed. Returns the
@@ -313,18 +339,39 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, int max, int *more,
                       struct mp_hash *h, unsigned *changed)
 {
-    for (unsigned m = i + 1; m < t->walk_n; m++)
+    const unsigned end = t->walk_n;
+    for (unsigned m = i + 1; m < end; m++)
         if (*(const uintptr_t *)t->walk_at[m] != t->walk_ra[m]) return *changed = m, -1;
-    for (; i < t->walk_n && t->walk_ra[i]; i++) {
-        if (n == max) {
-            *more = 1;
-            return n;
+    int count = (int)(end - i - t->walk_z);
+    if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
+        *more = 1;
+        for (; n < max; n++, i++) {
+            buf[n] = t->walk_ra[i];
+            hash_add(h, buf[n]);
         }
-        buf[n] = t->walk_ra[i];
-        hash_add(h, buf[n]);
-        n++;
+        return n;
     }
-    return n;
+    memcpy(buf + n, t->walk_ra + i, (size_t)count * sizeof *buf);
+    hash_join(h, t->walk_sum[i], t->walk_pow[i]);
+    return n + count;
+}
+
+/* Entries from..0 of the previous walk from the walk under way's first
+ * from + 1 frames (buf), outward, on top of entry from + 1 (set). */
+static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
+{
+    int ok = t->walk_ok[from + 1];
+    uint64_t sum = t->walk_sum[from + 1], pow = t->walk_pow[from + 1];
+    for (int k = from; k >= 0; k--) {
+        ok = ok && tail->rsp_based[k];
+        sum = tail->mixed[k] + sum * MP_HASH_K;
+        pow *= MP_HASH_K;
+        t->walk_at[k] = tail->at[k];
+        t->walk_ra[k] = buf[k];
+        t->walk_ok[k] = (uint8_t)ok;
+        t->walk_sum[k] = sum;
+        t->walk_pow[k] = pow;
+    }
 }
 
 /* A walk of n frames that found the previous walk's from entry i on: its
@@ -339,15 +386,11 @@ static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const 
     if ((unsigned)n != i) {
         memmove(t->walk_at + n, t->walk_at + i, keep * sizeof *t->walk_at);
         memmove(t->walk_ra + n, t->walk_ra + i, keep * sizeof *t->walk_ra);
+        memmove(t->walk_sum + n, t->walk_sum + i, keep * sizeof *t->walk_sum);
+        memmove(t->walk_pow + n, t->walk_pow + i, keep * sizeof *t->walk_pow);
         memmove(t->walk_ok + n, t->walk_ok + i, keep);
     }
-    int ok = t->walk_ok[n];
-    for (int k = n - 1; k >= 0; k--) {
-        ok = ok && tail->rsp_based[k];
-        t->walk_at[k] = tail->at[k];
-        t->walk_ra[k] = buf[k];
-        t->walk_ok[k] = (uint8_t)ok;
-    }
+    walk_fill(t, buf, n - 1, tail);
     t->walk_n = n + keep;
 }
 
@@ -359,15 +402,12 @@ static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const st
         t->walk_n = 0;
         return;
     }
-    int ok = 1;
-    for (int k = n - 1; k >= 0; k--) {
-        ok = ok && tail->rsp_based[k];
-        t->walk_at[k] = tail->at[k];
-        t->walk_ra[k] = buf[k];
-        t->walk_ok[k] = (uint8_t)ok;
-    }
-    if (zero_at) t->walk_at[n] = zero_at, t->walk_ra[n] = 0, t->walk_ok[n] = 1, n++;
-    t->walk_n = (uint32_t)n;
+    /* the entry past the last frame: the zero slot, or a sentinel */
+    t->walk_at[n] = zero_at, t->walk_ra[n] = 0, t->walk_ok[n] = 1;
+    t->walk_sum[n] = 0, t->walk_pow[n] = 1;
+    walk_fill(t, buf, n - 1, tail);
+    t->walk_z = zero_at != 0;
+    t->walk_n = (uint32_t)n + t->walk_z;
 }
 
 /* Our own frames keep frame pointers: walked from fp to the frame whose
@@ -418,7 +458,7 @@ static inline __attribute__((always_inline)) int frame_up(const struct mp_thread
 /* Returns the frame count (at most max, *more set if the stack goes on),
  * or -1 to fall back to libunwind. Feeds the frames to *hash. */
 static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
-                                              struct mp_hash *hash)
+                                              struct mp_hash *hash, int reuse)
 {
     uintptr_t *fp = walk_own_frames(t, __builtin_frame_address(0));
     if (!fp) return -1;
@@ -436,12 +476,14 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             break;
         }
         if (likely(rip - own_lo >= own_len)) {  /* our signal trampoline: walked through, not kept */
-            if (tries < 3) {    /* each try loads the outer frames once */
+            if (reuse && tries < 3) {    /* each try loads the outer frames once */
                 while (ci < t->walk_n && t->walk_at[ci] < at) ci++;
                 if (ci < t->walk_n && t->walk_at[ci] == at && t->walk_ra[ci] == rip && t->walk_ok[ci]) {
                     tries++;
                     int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
+                    if (unlikely(check_on)) check_tries++;
                     if (m >= 0) {
+                        if (unlikely(check_on)) check_reused += (uint64_t)(m - n);
                         if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
                         *hash = h;
                         return m;
@@ -449,8 +491,9 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
                 }
             }
             buf[n] = rip;
-            hash_add(&h, rip);
-            if (n < MP_WALK_CACHE) tail->at[n] = at;
+            uint64_t mixed = hash_mix(rip);
+            hash_add_mixed(&h, mixed);
+            if (n < MP_WALK_CACHE) tail->at[n] = at, tail->mixed[n] = mixed;
             n++;
         } else {
             cacheable = 0;
@@ -459,23 +502,42 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         if (!r || (r & R_NONE)) return -1;
         if (n <= MP_WALK_CACHE && n) tail->rsp_based[n - 1] = !(r & R_CFA_RBP);
         if (r & R_END) {
-            if (cacheable) walk_save(t, buf, n, tail, 0);
+            if (cacheable && reuse) walk_save(t, buf, n, tail, 0);
             *hash = h;
             return n ? n : -1;
         }
         if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at)) return -1;
     }
     if (n == 0) return -1;
-    if (!*more && cacheable) walk_save(t, buf, n, tail, at);
+    if (!*more && cacheable && reuse) walk_save(t, buf, n, tail, at);
     *hash = h;
     return n;
+}
+
+/* MP_UNWIND_CHECK: the capture of n frames just made (hash h) against a
+ * walk that does not use the previous one (into t->spliced, free until the
+ * capture is over). */
+static __attribute__((noinline)) void unwind_check(struct mp_thread *t, const uintptr_t *got, int n, int more, int max,
+                                                   struct mp_hash h0, struct mp_hash h)
+{
+    int more2 = 0;
+    int n2 = walk_cfi(t, t->spliced, max, &more2, &h0, 0);
+    check_walks++;
+    check_frames += (uint64_t)n;
+    if (n2 != n || more2 != more || h0.sum != h.sum || h0.pow != h.pow ||
+        memcmp(got, t->spliced, (size_t)n * sizeof *got) != 0) {
+        if (++check_bad <= 10)
+            mp_log("bug", "MP_UNWIND_CHECK: a capture of %d frames differs from the full walk's %d", n, n2);
+    }
 }
 
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
 {
     if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) {
-        int n = walk_cfi(t, ret_addrs, max, truncated, h);
+        struct mp_hash h0 = *h;
+        int n = walk_cfi(t, ret_addrs, max, truncated, h, 1);
+        if (unlikely(check_on) && n >= 0) unwind_check(t, ret_addrs, n, *truncated, max, h0, *h);
         if (n >= 0) return n;
     }
     /* the others start in the profiler's own frames and may stop anywhere */
