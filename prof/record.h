@@ -127,15 +127,14 @@ struct mp_thread {
     unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    /* the cfi walker's previous walk, outward: where each return address
-     * was read, its value, whether the frames from there on can be checked
-     * by their return addresses alone, and the hash of the frames from
-     * there on (sum, pow: see hash_join); walk_z: the last entry is the
-     * slot that held 0 (unwind.c) */
+    /* the cfi walker's previous walk, outward: its return addresses, and
+     * per entry where it was read (| 1 if the frames from there on can be
+     * checked by their return addresses alone) and the hash of the frames
+     * from there on (sum, pow: see hash_join); walk_z: the last entry is
+     * the slot that held 0 (unwind.c) */
     uint32_t walk_n, walk_z;
-    uintptr_t walk_at[MP_WALK_CACHE + 1], walk_ra[MP_WALK_CACHE + 1];
-    uint64_t walk_sum[MP_WALK_CACHE + 1], walk_pow[MP_WALK_CACHE + 1];
-    uint8_t walk_ok[MP_WALK_CACHE + 1];
+    uintptr_t walk_ra[MP_WALK_CACHE + 1];
+    struct walk_entry { uintptr_t at; uint64_t sum, pow; } walk[MP_WALK_CACHE + 1];
     /* the walk under way: where each return address was read, its mixed
      * value (hash_mix), and how its frame's CFA was known (unwind.c) */
     struct walk_tail {

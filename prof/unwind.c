@@ -311,7 +311,9 @@ static uint64_t rule_for(uintptr_t ip)
 
 static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 {
-    return a >= t->stack_lo && a <= t->stack_hi - 8 && !(a & 7);     /* a + 8 could wrap */
+    /* in [stack_lo, stack_hi - 8] (a + 8 could wrap), aligned (the previous
+     * walk marks slots by their low bit) */
+    return a - t->stack_lo <= t->stack_hi - 8 - t->stack_lo && !(a & 7);
 }
 
 /* The previous walk. A walk reads each frame's return address from a
@@ -340,8 +342,8 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
                       struct mp_hash *h, unsigned *changed)
 {
     const unsigned end = t->walk_n;
-    for (unsigned m = i + 1; m < end; m++)
-        if (*(const uintptr_t *)t->walk_at[m] != t->walk_ra[m]) return *changed = m, -1;
+    for (unsigned m = i + 1; m < end; m++)     /* entry i is marked: so are those outside it (at - 1: the slot) */
+        if (*(const uintptr_t *)(t->walk[m].at - 1) != t->walk_ra[m]) return *changed = m, -1;
     int count = (int)(end - i - t->walk_z);
     if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
         *more = 1;
@@ -352,7 +354,7 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
         return n;
     }
     memcpy(buf + n, t->walk_ra + i, (size_t)count * sizeof *buf);
-    hash_join(h, t->walk_sum[i], t->walk_pow[i]);
+    hash_join(h, t->walk[i].sum, t->walk[i].pow);
     return n + count;
 }
 
@@ -360,17 +362,14 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
  * from + 1 frames (buf), outward, on top of entry from + 1 (set). */
 static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
 {
-    int ok = t->walk_ok[from + 1];
-    uint64_t sum = t->walk_sum[from + 1], pow = t->walk_pow[from + 1];
+    uintptr_t ok = t->walk[from + 1].at & 1;
+    uint64_t sum = t->walk[from + 1].sum, pow = t->walk[from + 1].pow;
     for (int k = from; k >= 0; k--) {
-        ok = ok && tail->rsp_based[k];
+        ok &= tail->rsp_based[k];
         sum = tail->mixed[k] + sum * MP_HASH_K;
         pow *= MP_HASH_K;
-        t->walk_at[k] = tail->at[k];
+        t->walk[k] = (struct walk_entry){ tail->at[k] | ok, sum, pow };
         t->walk_ra[k] = buf[k];
-        t->walk_ok[k] = (uint8_t)ok;
-        t->walk_sum[k] = sum;
-        t->walk_pow[k] = pow;
     }
 }
 
@@ -384,11 +383,8 @@ static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const 
         return;
     }
     if ((unsigned)n != i) {
-        memmove(t->walk_at + n, t->walk_at + i, keep * sizeof *t->walk_at);
+        memmove(t->walk + n, t->walk + i, keep * sizeof *t->walk);
         memmove(t->walk_ra + n, t->walk_ra + i, keep * sizeof *t->walk_ra);
-        memmove(t->walk_sum + n, t->walk_sum + i, keep * sizeof *t->walk_sum);
-        memmove(t->walk_pow + n, t->walk_pow + i, keep * sizeof *t->walk_pow);
-        memmove(t->walk_ok + n, t->walk_ok + i, keep);
     }
     walk_fill(t, buf, n - 1, tail);
     t->walk_n = n + keep;
@@ -403,8 +399,8 @@ static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const st
         return;
     }
     /* the entry past the last frame: the zero slot, or a sentinel */
-    t->walk_at[n] = zero_at, t->walk_ra[n] = 0, t->walk_ok[n] = 1;
-    t->walk_sum[n] = 0, t->walk_pow[n] = 1;
+    t->walk[n] = (struct walk_entry){ zero_at | 1, 0, 1 };
+    t->walk_ra[n] = 0;
     walk_fill(t, buf, n - 1, tail);
     t->walk_z = zero_at != 0;
     t->walk_n = (uint32_t)n + t->walk_z;
@@ -475,33 +471,33 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             *more = 1;
             break;
         }
-        if (likely(rip - own_lo >= own_len)) {  /* our signal trampoline: walked through, not kept */
-            if (reuse && tries < 3) {    /* each try loads the outer frames once */
-                while (ci < t->walk_n && t->walk_at[ci] < at) ci++;
-                if (ci < t->walk_n && t->walk_at[ci] == at && t->walk_ra[ci] == rip && t->walk_ok[ci]) {
-                    tries++;
-                    int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
-                    if (unlikely(check_on)) check_tries++;
-                    if (m >= 0) {
-                        if (unlikely(check_on)) check_reused += (uint64_t)(m - n);
-                        if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
-                        *hash = h;
-                        return m;
-                    }
+        const int kept = rip - own_lo >= own_len;    /* our signal trampoline: walked through, not kept */
+        if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
+            while (ci < t->walk_n && t->walk[ci].at < at) ci++;
+            if (ci < t->walk_n && t->walk[ci].at == (at | 1) && t->walk_ra[ci] == rip) {
+                tries++;
+                int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
+                if (unlikely(check_on)) check_tries++;
+                if (m >= 0) {
+                    if (unlikely(check_on)) check_reused += (uint64_t)(m - n);
+                    if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
+                    *hash = h;
+                    return m;
                 }
             }
+        }
+        uint64_t r = rule_cached(t, rip);
+        if (unlikely(!r || (r & R_NONE))) return -1;
+        if (likely(kept)) {
             buf[n] = rip;
             uint64_t mixed = hash_mix(rip);
             hash_add_mixed(&h, mixed);
-            if (n < MP_WALK_CACHE) tail->at[n] = at, tail->mixed[n] = mixed;
+            if (n < MP_WALK_CACHE) tail->at[n] = at, tail->mixed[n] = mixed, tail->rsp_based[n] = !(r & R_CFA_RBP);
             n++;
         } else {
             cacheable = 0;
         }
-        uint64_t r = rule_cached(t, rip);
-        if (!r || (r & R_NONE)) return -1;
-        if (n <= MP_WALK_CACHE && n) tail->rsp_based[n - 1] = !(r & R_CFA_RBP);
-        if (r & R_END) {
+        if (unlikely(r & R_END)) {
             if (cacheable && reuse) walk_save(t, buf, n, tail, 0);
             *hash = h;
             return n ? n : -1;
