@@ -24,6 +24,9 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <pthread.h>
@@ -63,7 +66,7 @@ static void rules_init(void);
  * previous walk is walked again in full and the two compared; at exit the
  * counts go to stderr. */
 static int check_on;
-static _Atomic uint64_t check_walks, check_frames, check_reused, check_tries, check_bad;
+static _Atomic uint64_t check_walks, check_frames, check_reused, check_tries, check_bad, check_rules, check_rules_bad;
 
 static void check_report(void)
 {
@@ -72,6 +75,9 @@ static void check_report(void)
                (unsigned long long)check_walks, (unsigned long long)check_frames,
                (unsigned long long)check_reused, check_frames ? 100.0 * (double)check_reused / (double)check_frames : 0.0,
                (unsigned long long)check_tries, (unsigned long long)check_bad);
+    if (check_on)
+        mp_log("info", "MP_UNWIND_CHECK: %llu rules read with .eh_frame_hdr's table, %llu differ from libdw's own CFI's",
+               (unsigned long long)check_rules, (unsigned long long)check_rules_bad);
 }
 
 void unwind_init(void)
@@ -225,6 +231,61 @@ static int cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off)
     return 0;
 }
 
+/* libdw (0.188) uses .eh_frame_hdr's binary search table only when that
+ * section comes before .eh_frame in the section headers. lld puts it after
+ * (libLLVM-14.so.1: 95,000 FDEs), and libdw then reads the FDEs in order up
+ * to each address asked: the first rules in such a library cost 2 ms each,
+ * 200 ms in all, per process. Without section headers (cleared in a private
+ * mapping of the file: one page copied) libdw takes the CFI and its table
+ * from PT_GNU_EH_FRAME. One per file, kept for the process (the table's
+ * entries: a file is read once, whatever address it is loaded at);
+ * NULL: use the module's own. */
+#define TABLE_CFI_MAX 256
+static struct table_cfi { dev_t dev; ino_t ino; Dwarf_CFI *cfi; } table_cfis[TABLE_CFI_MAX];
+static int table_cfi_n;
+
+static Dwarf_CFI *cfi_of_file(int fd, size_t size)
+{
+    void *img = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (img == MAP_FAILED) return NULL;
+    ElfW(Ehdr) *eh = img;
+    Elf *elf = NULL;
+    Dwarf_CFI *cfi = NULL;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64) {
+        eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = SHN_UNDEF;
+        elf = elf_memory(img, size);
+        cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+    }
+    if (!cfi) {
+        if (elf) elf_end(elf);
+        munmap(img, size);
+    }
+    return cfi;
+}
+
+static Dwarf_CFI *cfi_with_table(Dwfl_Module *m)
+{
+    const char *path = NULL;
+    dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+    if (!path || path[0] != '/') return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    Dwarf_CFI *cfi = NULL;
+    if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr))) {
+        int i = 0;
+        while (i < table_cfi_n && (table_cfis[i].dev != st.st_dev || table_cfis[i].ino != st.st_ino)) i++;
+        if (i < table_cfi_n) cfi = table_cfis[i].cfi;
+        else if (i < TABLE_CFI_MAX) {
+            cfi = cfi_of_file(fd, (size_t)st.st_size);
+            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi };
+        }
+    }
+    close(fd);
+    return cfi;
+}
+
+static uint64_t rule_of_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc);
 /* The rule at return address ip, from the module's CFI at the call (ip-1). */
 static uint64_t rule_compute(uintptr_t ip)
 {
@@ -232,10 +293,26 @@ static uint64_t rule_compute(uintptr_t ip)
     Dwfl_Module *m = d ? dwfl_addrmodule(d, ip - 1) : NULL;
     if (!m) return R_KNOWN | R_NONE;
     Dwarf_Addr bias;
+    Dwarf_CFI *table = dwfl_module_getelf(m, &bias) ? cfi_with_table(m) : NULL;
     Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
     if (!cfi) cfi = dwfl_module_dwarf_cfi(m, &bias);
+    if (!table) return rule_of_cfi(cfi, ip - 1 - bias);
+    uint64_t rule = rule_of_cfi(table, ip - 1 - bias);
+    if (unlikely(check_on)) {   /* MP_UNWIND_CHECK: the same rule as the module's CFI's */
+        check_rules++;
+        uint64_t other = rule_of_cfi(cfi, ip - 1 - bias);
+        if (other != rule && ++check_rules_bad <= 10)
+            mp_log("bug", "MP_UNWIND_CHECK: rule %#llx at %#lx, libdw's own CFI has %#llx", (unsigned long long)rule,
+                   (unsigned long)ip, (unsigned long long)other);
+    }
+    return rule;
+}
+
+/* The rule at pc (a module's address) from cfi. */
+static uint64_t rule_of_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc)
+{
     Dwarf_Frame *f = NULL;
-    if (!cfi || dwarf_cfi_addrframe(cfi, ip - 1 - bias, &f) != 0) return R_KNOWN | R_NONE;
+    if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f) != 0) return R_KNOWN | R_NONE;
     uint64_t rule = R_KNOWN | R_NONE;
     Dwarf_Op *ops, mem[3];
     size_t n;
