@@ -128,19 +128,22 @@ struct mp_thread {
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
     /* the cfi walker's previous walk, outward: its return addresses, and
-     * per entry where it was read (| 1 if the frames from there on can be
-     * checked by their return addresses alone) and the hash of the frames
-     * from there on (sum, pow: see hash_join); walk_z: the last entry is
-     * the slot that held 0 (unwind.c) */
+     * per entry where it was read (| 1 if the walk from there on used the
+     * value rbp had there), the hash of the frames from there on (sum, pow:
+     * see hash_join), rbp's value there and the slot its rule restored rbp
+     * from when the walk outside used it (else 0); walk_z: the last entry
+     * is the slot that held 0 (unwind.c) */
     uint32_t walk_n, walk_z;
     uintptr_t walk_ra[MP_WALK_CACHE + 1];
-    struct walk_entry { uintptr_t at; uint64_t sum, pow; } walk[MP_WALK_CACHE + 1];
-    /* the walk under way: where each return address was read, its mixed
-     * value (hash_mix), and how its frame's CFA was known (unwind.c) */
+    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 1];
+    /* the walk under way: per frame where its return address was read, its
+     * mixed value (hash_mix), rbp's value, the slot rbp was restored from
+     * (0: none) and its rule's flags (unwind.c) */
     struct walk_tail {
         uintptr_t at[MP_WALK_CACHE];
         uint64_t mixed[MP_WALK_CACHE];
-        uint8_t rsp_based[MP_WALK_CACHE];
+        uintptr_t rbp[MP_WALK_CACHE], rbp_at[MP_WALK_CACHE];
+        uint8_t kind[MP_WALK_CACHE];
     } walk_tail;
     /* the stack being captured (stack_slot): here, not on the program's
      * stack, which may be small (the hot path's frames take about 1 KiB) */

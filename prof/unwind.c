@@ -395,18 +395,19 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 
 /* The previous walk. A walk reads each frame's return address from a
  * slot of the stack; the next slot follows from this one, the return
- * address and its rule, and, where the rule's CFA is based on rsp (most
- * code without frame pointers), from nothing else. So once a walk finds a
- * return address in the slot where the previous walk found it, and each
- * frame from there outward has an rsp-based rule, the slots of the outer
- * frames are the previous walk's, and they are the same frames if each
- * slot still holds the return address the previous walk read there: the
- * walk would read what it read before and find what it found, exactly (no
- * heuristic: a frame that returned and a new call that put the same
- * return address in the same slot under other callers shows in the
- * callers' slots). The check is one independent load per outer frame,
- * without rules; the frames are then copied and their hash joined from
- * the sum kept for them (hash_join). A deep, stable stack, such as an
+ * address and its rule, and from rbp where a rule's CFA is based on it
+ * (code with frame pointers, functions with alloca or aligned locals): rbp
+ * as the walk got there, or as restored from a slot an inner frame saved
+ * it in. So once a walk finds a return address in the slot where the
+ * previous walk found it (and, if the walk from there on used rbp's value
+ * there, the same rbp), the walk outward would read the same slots, and
+ * find the previous walk's frames if each slot still holds what the
+ * previous walk read there: its return address, or the rbp it restored.
+ * Exactly, no heuristic: a frame that returned and a new call that put
+ * the same return address in the same slot under other callers shows in
+ * the callers' slots. The check is an independent load or two per outer
+ * frame, without rules; the frames are then copied and their hash joined
+ * from the sum kept for them (hash_join). A deep, stable stack, such as an
  * interpreter's loop or a compiler's recursive descent under a leaf that
  * changes, costs a few frames' walk. A walk that ended on a zero return
  * address keeps that slot as a last entry whose value must still be 0. */
@@ -419,8 +420,12 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
                       struct mp_hash *h, unsigned *changed)
 {
     const unsigned end = t->walk_n;
-    for (unsigned m = i + 1; m < end; m++)     /* entry i is marked: so are those outside it (at - 1: the slot) */
-        if (*(const uintptr_t *)(t->walk[m].at - 1) != t->walk_ra[m]) return *changed = m, -1;
+    for (unsigned m = i + 1; m < end; m++) {
+        const struct walk_entry *e = &t->walk[m];
+        if (*(const uintptr_t *)(e->at & ~(uintptr_t)1) != t->walk_ra[m] ||
+            (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
+            return *changed = m, -1;
+    }
     int count = (int)(end - i - t->walk_z);
     if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
         *more = 1;
@@ -439,13 +444,15 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
  * from + 1 frames (buf), outward, on top of entry from + 1 (set). */
 static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
 {
-    uintptr_t ok = t->walk[from + 1].at & 1;
+    uintptr_t used = t->walk[from + 1].at & 1;     /* the walk outside used rbp's value there */
     uint64_t sum = t->walk[from + 1].sum, pow = t->walk[from + 1].pow;
     for (int k = from; k >= 0; k--) {
-        ok &= tail->rsp_based[k];
+        const unsigned kind = tail->kind[k];
+        uintptr_t rbp_at = (kind & 2) && used ? tail->rbp_at[k] : 0;   /* restored from a slot, then used */
+        used = (kind & 1) || (!(kind & 6) && used);     /* CFA from rbp, or rbp passed through to a use */
         sum = tail->mixed[k] + sum * MP_HASH_K;
         pow *= MP_HASH_K;
-        t->walk[k] = (struct walk_entry){ tail->at[k] | ok, sum, pow };
+        t->walk[k] = (struct walk_entry){ tail->at[k] | used, sum, pow, tail->rbp[k], rbp_at };
         t->walk_ra[k] = buf[k];
     }
 }
@@ -476,7 +483,7 @@ static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const st
         return;
     }
     /* the entry past the last frame: the zero slot, or a sentinel */
-    t->walk[n] = (struct walk_entry){ zero_at | 1, 0, 1 };
+    t->walk[n] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
     t->walk_ra[n] = 0;
     walk_fill(t, buf, n - 1, tail);
     t->walk_z = zero_at != 0;
@@ -506,10 +513,11 @@ static inline __attribute__((always_inline)) uint64_t rule_cached(struct mp_thre
     return r;
 }
 
-/* One frame up by rule r: the caller's rip, rsp and rbp, and where its
- * rip was read (at). -1: the rule cannot be followed here. */
+/* One frame up by rule r: the caller's rip, rsp and rbp, where its rip
+ * was read (at), and where rbp was (rbp_at, if the rule restores it). -1: the rule cannot be followed here. */
 static inline __attribute__((always_inline)) int frame_up(const struct mp_thread *t, uint64_t r, uintptr_t *rip,
-                                                          uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at)
+                                                          uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at,
+                                                          uintptr_t *rbp_at)
 {
     if ((r & R_CFA_RBP) && !*rbp_known) return -1;
     uintptr_t cfa = ((r & R_CFA_RBP) ? *rbp : *rsp) + rule_cfa_offset(r);
@@ -519,6 +527,7 @@ static inline __attribute__((always_inline)) int frame_up(const struct mp_thread
         uintptr_t slot = cfa + rule_rbp_offset(r);
         if (!on_stack(t, slot)) return -1;
         *rbp = *(uintptr_t *)slot;
+        *rbp_at = slot;
     } else if (r & R_RBP_UNDEF) {
         *rbp_known = 0;
     }
@@ -551,7 +560,9 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         const int kept = rip - own_lo >= own_len;    /* our signal trampoline: walked through, not kept */
         if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
             while (ci < t->walk_n && t->walk[ci].at < at) ci++;
-            if (ci < t->walk_n && t->walk[ci].at == (at | 1) && t->walk_ra[ci] == rip) {
+            const struct walk_entry *e = &t->walk[ci];
+            if (ci < t->walk_n && (e->at | 1) == (at | 1) && t->walk_ra[ci] == rip &&
+                (!(e->at & 1) || (rbp_known && e->rbp == rbp))) {
                 tries++;
                 int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
                 if (unlikely(check_on)) check_tries++;
@@ -569,7 +580,11 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             buf[n] = rip;
             uint64_t mixed = hash_mix(rip);
             hash_add_mixed(&h, mixed);
-            if (n < MP_WALK_CACHE) tail->at[n] = at, tail->mixed[n] = mixed, tail->rsp_based[n] = !(r & R_CFA_RBP);
+            if (n < MP_WALK_CACHE) {
+                tail->at[n] = at, tail->mixed[n] = mixed, tail->rbp[n] = rbp;
+                tail->kind[n] = (uint8_t)((r & R_CFA_RBP ? 1 : 0) | (r & R_RBP_SAVED ? 2 : 0) | (r & R_RBP_UNDEF ? 4 : 0));
+                tail->rbp_at[n] = 0;
+            }
             n++;
         } else {
             cacheable = 0;
@@ -579,7 +594,9 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             *hash = h;
             return n ? n : -1;
         }
-        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at)) return -1;
+        uintptr_t rbp_at = 0;
+        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at, &rbp_at)) return -1;
+        if (likely(kept) && n <= MP_WALK_CACHE) tail->rbp_at[n - 1] = rbp_at;
     }
     if (n == 0) return -1;
     if (!*more && cacheable && reuse) walk_save(t, buf, n, tail, at);

@@ -1,6 +1,6 @@
-// Built -O2 without frame pointers (rsp-based CFI, where the cfi walker
-// reuses the previous walk's outer frames): stacks that look alike at the
-// leaf but differ outside, for tests/recorder/unwind_reuse.sh. Each scene
+// Built -O2 without frame pointers (CFA from rsp) and with them (from rbp:
+// unwind_reuse_fp), the two cases of the cfi walker's reuse of its previous
+// walk's outer frames: stacks that look alike at the leaf but differ outside, for tests/recorder/unwind_reuse.sh. Each scene
 // allocates through rp_alloc a known number of times, 24 + scene bytes:
 //  1 same_slot: rp_common called from rp_caller_a or rp_caller_b in turn
 //    (same frame sizes: rp_alloc's return address lands in the same slot
