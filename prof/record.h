@@ -129,7 +129,7 @@ struct mp_thread {
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
     /* the cfi walker's previous walk, outward: its return addresses, and
      * per entry where it was read (| 1 if the walk from there on used the
-     * value rbp had there), the hash of the frames from there on (sum, pow:
+     * value rbp had there, | 2 if it restored rbp from a slot), the hash of the frames from there on (sum, pow:
      * see hash_join), rbp's value there and the slot its rule restored rbp
      * from when the walk outside used it (else 0); walk_z: the last entry
      * is the slot that held 0 (unwind.c) */

@@ -420,11 +420,16 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
                       struct mp_hash *h, unsigned *changed)
 {
     const unsigned end = t->walk_n;
-    for (unsigned m = i + 1; m < end; m++) {
-        const struct walk_entry *e = &t->walk[m];
-        if (*(const uintptr_t *)(e->at & ~(uintptr_t)1) != t->walk_ra[m] ||
-            (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
-            return *changed = m, -1;
+    if (!(t->walk[i].at & 2)) {     /* no rbp slot to check from here on: return addresses alone */
+        for (unsigned m = i + 1; m < end; m++)
+            if (*(const uintptr_t *)(t->walk[m].at & ~(uintptr_t)7) != t->walk_ra[m]) return *changed = m, -1;
+    } else {
+        for (unsigned m = i + 1; m < end; m++) {
+            const struct walk_entry *e = &t->walk[m];
+            if (*(const uintptr_t *)(e->at & ~(uintptr_t)7) != t->walk_ra[m] ||
+                (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
+                return *changed = m, -1;
+        }
     }
     int count = (int)(end - i - t->walk_z);
     if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
@@ -445,6 +450,7 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
 static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
 {
     uintptr_t used = t->walk[from + 1].at & 1;     /* the walk outside used rbp's value there */
+    uintptr_t slots = t->walk[from + 1].at & 2;    /* it checks a slot rbp was restored from */
     uint64_t sum = t->walk[from + 1].sum, pow = t->walk[from + 1].pow;
     for (int k = from; k >= 0; k--) {
         const unsigned kind = tail->kind[k];
@@ -452,7 +458,8 @@ static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const
         used = (kind & 1) || (!(kind & 6) && used);     /* CFA from rbp, or rbp passed through to a use */
         sum = tail->mixed[k] + sum * MP_HASH_K;
         pow *= MP_HASH_K;
-        t->walk[k] = (struct walk_entry){ tail->at[k] | used, sum, pow, tail->rbp[k], rbp_at };
+        slots |= rbp_at ? 2 : 0;
+        t->walk[k] = (struct walk_entry){ tail->at[k] | used | slots, sum, pow, tail->rbp[k], rbp_at };
         t->walk_ra[k] = buf[k];
     }
 }
@@ -561,7 +568,7 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
             while (ci < t->walk_n && t->walk[ci].at < at) ci++;
             const struct walk_entry *e = &t->walk[ci];
-            if (ci < t->walk_n && (e->at | 1) == (at | 1) && t->walk_ra[ci] == rip &&
+            if (ci < t->walk_n && (e->at & ~(uintptr_t)7) == at && t->walk_ra[ci] == rip &&
                 (!(e->at & 1) || (rbp_known && e->rbp == rbp))) {
                 tries++;
                 int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
