@@ -222,6 +222,16 @@ $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 	$(CXX) -std=gnu++17 $(WARN) -O2 -g -Wl,--build-id -o $@ $<
 tests-build: $(B)/tests/inline_opt
 
+# Optimized, without and with frame pointers: the cfi walker's reuse of its
+# previous walk (tests/recorder/unwind_reuse.sh).
+$(B)/tests/unwind_reuse: tests/progs/unwind_reuse.cc
+	@mkdir -p $(B)/tests
+	$(CXX) -std=gnu++17 $(WARN) -O2 -g -fomit-frame-pointer -o $@ $<
+$(B)/tests/unwind_reuse_fp: tests/progs/unwind_reuse.cc
+	@mkdir -p $(B)/tests
+	$(CXX) -std=gnu++17 $(WARN) -O2 -g -fno-omit-frame-pointer -o $@ $<
+tests-build: $(B)/tests/unwind_reuse $(B)/tests/unwind_reuse_fp
+
 # resolve_symbol against libdwfl's choice (tests/recorder/symbols_choice.sh).
 $(B)/tests/symbol_choice: tests/progs/symbol_choice.c $(B)/libmpcommon.a
 	@mkdir -p $(B)/tests

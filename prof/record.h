@@ -127,15 +127,24 @@ struct mp_thread {
     unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    /* the cfi walker's previous walk, outward: where each return address
-     * was read, its value, and whether the frames from there on can be
-     * checked by their return addresses alone (unwind.c) */
-    uint32_t walk_n;
-    uintptr_t walk_at[MP_WALK_CACHE + 1], walk_ra[MP_WALK_CACHE + 1];
-    uint8_t walk_ok[MP_WALK_CACHE + 1];
-    /* the walk under way: where each return address was read, and how its
-     * frame's CFA was known (unwind.c) */
-    struct walk_tail { uintptr_t at[MP_WALK_CACHE]; uint8_t rsp_based[MP_WALK_CACHE]; } walk_tail;
+    /* the cfi walker's previous walk, outward: its return addresses, and
+     * per entry where it was read (| 1 if the walk from there on used the
+     * value rbp had there, | 2 if it restored rbp from a slot), the hash of the frames from there on (sum, pow:
+     * see hash_join), rbp's value there and the slot its rule restored rbp
+     * from when the walk outside used it (else 0); walk_z: the last entry
+     * is the slot that held 0 (unwind.c) */
+    uint32_t walk_n, walk_z;
+    uintptr_t walk_ra[MP_WALK_CACHE + 1];
+    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 1];
+    /* the walk under way: per frame where its return address was read, its
+     * mixed value (hash_mix), rbp's value, the slot rbp was restored from
+     * (0: none) and its rule's flags (unwind.c) */
+    struct walk_tail {
+        uintptr_t at[MP_WALK_CACHE];
+        uint64_t mixed[MP_WALK_CACHE];
+        uintptr_t rbp[MP_WALK_CACHE], rbp_at[MP_WALK_CACHE];
+        uint8_t kind[MP_WALK_CACHE];
+    } walk_tail;
     /* the stack being captured (stack_slot): here, not on the program's
      * stack, which may be small (the hot path's frames take about 1 KiB) */
     uintptr_t capture[MP_CAPTURE_ROOM + MP_MAX_TAGS];
@@ -267,26 +276,41 @@ void stack_hist_each(void (*fn)(const struct stack_hist_entry *e, void *arg), vo
 void stack_hist_after_fork_child(void);
 
 /* ------------------------------------------------------------ unwind.c */
-/* The stack hash: two lanes taking the addresses in turn (the chain of one
- * lane would serialize on the multiplier's latency), each step a 64x64→128
- * multiply folded to 64 bits (every input bit reaches every state bit), fed
- * by the walker as it finds each frame (the multiplies hide in the latency
- * of the walk's loads), finished with the depth and flags. A thread's cache
+/* The stack hash: a polynomial over the mixed addresses, leaf first,
+ * sum of mix(x_i) * K^i mod 2^64 (mix: a 64x64->128 multiply folded to 64
+ * bits, so every input bit reaches every bit of the term), fed by the
+ * walker as it finds each frame, finished with the depth and flags. Being
+ * a sum, the hash of a stack whose outer frames are the previous walk's
+ * joins the frames walked to the outer part's sum kept with that walk
+ * (hash_join): reused frames cost no multiply (unwind.c). A thread's cache
  * of recent stacks (record.c) trusts hash, leaf address, depth and flags:
  * two distinct stacks with the same leaf and depth are taken for one with
- * probability about 2^-63 per pair. Interning (stacks.c) compares all the
- * addresses. */
-struct mp_hash { uint64_t a, b; };
-#define MP_HASH_INIT ((struct mp_hash){ 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full })
-static inline void hash_add(struct mp_hash *h, uintptr_t x)
+ * probability about 2^-64 per pair (2^-54 at worst, for two addresses
+ * trading places 256 frames apart: K = 3 mod 8 keeps the 2-adic valuation
+ * of K^d - 1 small). Interning (stacks.c) compares all the addresses. */
+struct mp_hash { uint64_t sum, pow; };
+#define MP_HASH_INIT ((struct mp_hash){ 0, 1 })
+#define MP_HASH_K 0xd6e8feb86659fd93ull
+static inline uint64_t hash_mix(uintptr_t x)
 {
-    unsigned __int128 m = (unsigned __int128)(h->a ^ x) * 0xff51afd7ed558ccdull;
-    h->a = h->b;
-    h->b = (uint64_t)m ^ (uint64_t)(m >> 64);
+    unsigned __int128 m = (unsigned __int128)(x ^ 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
+    return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+static inline void hash_add_mixed(struct mp_hash *h, uint64_t mixed)
+{
+    h->sum += mixed * h->pow;
+    h->pow *= MP_HASH_K;
+}
+static inline void hash_add(struct mp_hash *h, uintptr_t x) { hash_add_mixed(h, hash_mix(x)); }
+/* appends frames whose own hash (from MP_HASH_INIT) is {sum, pow} */
+static inline void hash_join(struct mp_hash *h, uint64_t sum, uint64_t pow)
+{
+    h->sum += sum * h->pow;
+    h->pow *= pow;
 }
 static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 {
-    unsigned __int128 m = (unsigned __int128)(h.a ^ ((uint64_t)n << 1 | flags)) * (h.b ^ 0xc4ceb9fe1a85ec53ull);
+    unsigned __int128 m = (unsigned __int128)(h.sum ^ ((uint64_t)n << 1 | flags)) * 0xc4ceb9fe1a85ec53ull;
     uint64_t x = (uint64_t)m ^ (uint64_t)(m >> 64);
     x ^= x >> 29;
     return x | 1;   /* never 0 */

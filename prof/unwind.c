@@ -13,14 +13,20 @@
  *    return address, with libdw, under a lock taken with trylock (busy →
  *    this capture uses libunwind). Rules it cannot reduce (signal frames,
  *    DWARF expressions) send the capture to libunwind.
+ *    A walk stops where it finds the previous walk's outer frames still in
+ *    place and takes them from it (see "The previous walk").
  *  - fp: frame pointers, for code built with -fno-omit-frame-pointer.
- *  - libunwind. */
+ *  - libunwind.
+ * MP_UNWIND_CHECK=1 (debugging) compares each cfi capture with a full walk. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "internal.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <pthread.h>
@@ -56,8 +62,29 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void rules_init(void);
 
+/* MP_UNWIND_CHECK=1 (a debug aid): every cfi capture that reused the
+ * previous walk is walked again in full and the two compared; at exit the
+ * counts go to stderr. */
+static int check_on;
+static _Atomic uint64_t check_walks, check_frames, check_reused, check_tries, check_bad, check_rules, check_rules_bad;
+
+static void check_report(void)
+{
+    if (check_on)
+        mp_log("info", "MP_UNWIND_CHECK: %llu walks, %llu frames, %llu reused (%.1f %%), %llu reuse tries, %llu mismatches",
+               (unsigned long long)check_walks, (unsigned long long)check_frames,
+               (unsigned long long)check_reused, check_frames ? 100.0 * (double)check_reused / (double)check_frames : 0.0,
+               (unsigned long long)check_tries, (unsigned long long)check_bad);
+    if (check_on)
+        mp_log("info", "MP_UNWIND_CHECK: %llu rules read with .eh_frame_hdr's table, %llu differ from libdw's own CFI's",
+               (unsigned long long)check_rules, (unsigned long long)check_rules_bad);
+}
+
 void unwind_init(void)
 {
+    const char *c = getenv("MP_UNWIND_CHECK");
+    check_on = c && *c && *c != '0';
+    if (check_on) atexit(check_report);
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
     unwind_main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
@@ -204,6 +231,61 @@ static int cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off)
     return 0;
 }
 
+/* libdw (0.188) uses .eh_frame_hdr's binary search table only when that
+ * section comes before .eh_frame in the section headers. lld puts it after
+ * (libLLVM-14.so.1: 95,000 FDEs), and libdw then reads the FDEs in order up
+ * to each address asked: the first rules in such a library cost 2 ms each,
+ * 200 ms in all, per process. Without section headers (cleared in a private
+ * mapping of the file: one page copied) libdw takes the CFI and its table
+ * from PT_GNU_EH_FRAME. One per file, kept for the process (the table's
+ * entries: a file is read once, whatever address it is loaded at);
+ * NULL: use the module's own. */
+#define TABLE_CFI_MAX 256
+static struct table_cfi { dev_t dev; ino_t ino; Dwarf_CFI *cfi; } table_cfis[TABLE_CFI_MAX];
+static int table_cfi_n;
+
+static Dwarf_CFI *cfi_of_file(int fd, size_t size)
+{
+    void *img = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (img == MAP_FAILED) return NULL;
+    ElfW(Ehdr) *eh = img;
+    Elf *elf = NULL;
+    Dwarf_CFI *cfi = NULL;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64) {
+        eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = SHN_UNDEF;
+        elf = elf_memory(img, size);
+        cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+    }
+    if (!cfi) {
+        if (elf) elf_end(elf);
+        munmap(img, size);
+    }
+    return cfi;
+}
+
+static Dwarf_CFI *cfi_with_table(Dwfl_Module *m)
+{
+    const char *path = NULL;
+    dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+    if (!path || path[0] != '/') return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    Dwarf_CFI *cfi = NULL;
+    if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr))) {
+        int i = 0;
+        while (i < table_cfi_n && (table_cfis[i].dev != st.st_dev || table_cfis[i].ino != st.st_ino)) i++;
+        if (i < table_cfi_n) cfi = table_cfis[i].cfi;
+        else if (i < TABLE_CFI_MAX) {
+            cfi = cfi_of_file(fd, (size_t)st.st_size);
+            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi };
+        }
+    }
+    close(fd);
+    return cfi;
+}
+
+static uint64_t rule_of_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc);
 /* The rule at return address ip, from the module's CFI at the call (ip-1). */
 static uint64_t rule_compute(uintptr_t ip)
 {
@@ -211,10 +293,26 @@ static uint64_t rule_compute(uintptr_t ip)
     Dwfl_Module *m = d ? dwfl_addrmodule(d, ip - 1) : NULL;
     if (!m) return R_KNOWN | R_NONE;
     Dwarf_Addr bias;
+    Dwarf_CFI *table = dwfl_module_getelf(m, &bias) ? cfi_with_table(m) : NULL;
     Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
     if (!cfi) cfi = dwfl_module_dwarf_cfi(m, &bias);
+    if (!table) return rule_of_cfi(cfi, ip - 1 - bias);
+    uint64_t rule = rule_of_cfi(table, ip - 1 - bias);
+    if (unlikely(check_on)) {   /* MP_UNWIND_CHECK: the same rule as the module's CFI's */
+        check_rules++;
+        uint64_t other = rule_of_cfi(cfi, ip - 1 - bias);
+        if (other != rule && ++check_rules_bad <= 10)
+            mp_log("bug", "MP_UNWIND_CHECK: rule %#llx at %#lx, libdw's own CFI has %#llx", (unsigned long long)rule,
+                   (unsigned long)ip, (unsigned long long)other);
+    }
+    return rule;
+}
+
+/* The rule at pc (a module's address) from cfi. */
+static uint64_t rule_of_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc)
+{
     Dwarf_Frame *f = NULL;
-    if (!cfi || dwarf_cfi_addrframe(cfi, ip - 1 - bias, &f) != 0) return R_KNOWN | R_NONE;
+    if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f) != 0) return R_KNOWN | R_NONE;
     uint64_t rule = R_KNOWN | R_NONE;
     Dwarf_Op *ops, mem[3];
     size_t n;
@@ -290,21 +388,29 @@ static uint64_t rule_for(uintptr_t ip)
 
 static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 {
-    return a >= t->stack_lo && a <= t->stack_hi - 8 && !(a & 7);     /* a + 8 could wrap */
+    /* in [stack_lo, stack_hi - 8] (a + 8 could wrap), aligned (the previous
+     * walk marks slots by their low bit) */
+    return a - t->stack_lo <= t->stack_hi - 8 - t->stack_lo && !(a & 7);
 }
 
 /* The previous walk. A walk reads each frame's return address from a
  * slot of the stack; the next slot follows from this one, the return
- * address and its rule, and, where the rule's CFA is based on rsp (most
- * code without frame pointers), from nothing else. So once a walk finds a
- * return address in the slot where the previous walk found it, and each
- * frame from there outward has an rsp-based rule, the slots of the outer
- * frames are the previous walk's, and they are the same frames if each
- * slot still holds the return address the previous walk read there:
- * independent loads, checked without rules (a deep, stable stack, such as
- * an interpreter's loop under a leaf that changes, costs a few frames'
- * walk). A walk that ended on a zero return address keeps that slot as a
- * last entry whose value must still be 0. */
+ * address and its rule, and from rbp where a rule's CFA is based on it
+ * (code with frame pointers, functions with alloca or aligned locals): rbp
+ * as the walk got there, or as restored from a slot an inner frame saved
+ * it in. So once a walk finds a return address in the slot where the
+ * previous walk found it (and, if the walk from there on used rbp's value
+ * there, the same rbp), the walk outward would read the same slots, and
+ * find the previous walk's frames if each slot still holds what the
+ * previous walk read there: its return address, or the rbp it restored.
+ * Exactly, no heuristic: a frame that returned and a new call that put
+ * the same return address in the same slot under other callers shows in
+ * the callers' slots. The check is an independent load or two per outer
+ * frame, without rules; the frames are then copied and their hash joined
+ * from the sum kept for them (hash_join). A deep, stable stack, such as an
+ * interpreter's loop or a compiler's recursive descent under a leaf that
+ * changes, costs a few frames' walk. A walk that ended on a zero return
+ * address keeps that slot as a last entry whose value must still be 0. */
 
 /* The frames of the previous walk from entry i on, if they are all still
  * in place: appended to buf (at most max in all) and hashed. Returns the
@@ -313,18 +419,49 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, int max, int *more,
                       struct mp_hash *h, unsigned *changed)
 {
-    for (unsigned m = i + 1; m < t->walk_n; m++)
-        if (*(const uintptr_t *)t->walk_at[m] != t->walk_ra[m]) return *changed = m, -1;
-    for (; i < t->walk_n && t->walk_ra[i]; i++) {
-        if (n == max) {
-            *more = 1;
-            return n;
+    const unsigned end = t->walk_n;
+    if (!(t->walk[i].at & 2)) {     /* no rbp slot to check from here on: return addresses alone */
+        for (unsigned m = i + 1; m < end; m++)
+            if (*(const uintptr_t *)(t->walk[m].at & ~(uintptr_t)7) != t->walk_ra[m]) return *changed = m, -1;
+    } else {
+        for (unsigned m = i + 1; m < end; m++) {
+            const struct walk_entry *e = &t->walk[m];
+            if (*(const uintptr_t *)(e->at & ~(uintptr_t)7) != t->walk_ra[m] ||
+                (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
+                return *changed = m, -1;
         }
-        buf[n] = t->walk_ra[i];
-        hash_add(h, buf[n]);
-        n++;
     }
-    return n;
+    int count = (int)(end - i - t->walk_z);
+    if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
+        *more = 1;
+        for (; n < max; n++, i++) {
+            buf[n] = t->walk_ra[i];
+            hash_add(h, buf[n]);
+        }
+        return n;
+    }
+    memcpy(buf + n, t->walk_ra + i, (size_t)count * sizeof *buf);
+    hash_join(h, t->walk[i].sum, t->walk[i].pow);
+    return n + count;
+}
+
+/* Entries from..0 of the previous walk from the walk under way's first
+ * from + 1 frames (buf), outward, on top of entry from + 1 (set). */
+static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
+{
+    uintptr_t used = t->walk[from + 1].at & 1;     /* the walk outside used rbp's value there */
+    uintptr_t slots = t->walk[from + 1].at & 2;    /* it checks a slot rbp was restored from */
+    uint64_t sum = t->walk[from + 1].sum, pow = t->walk[from + 1].pow;
+    for (int k = from; k >= 0; k--) {
+        const unsigned kind = tail->kind[k];
+        uintptr_t rbp_at = (kind & 2) && used ? tail->rbp_at[k] : 0;   /* restored from a slot, then used */
+        used = (kind & 1) || (!(kind & 6) && used);     /* CFA from rbp, or rbp passed through to a use */
+        sum = tail->mixed[k] + sum * MP_HASH_K;
+        pow *= MP_HASH_K;
+        slots |= rbp_at ? 2 : 0;
+        t->walk[k] = (struct walk_entry){ tail->at[k] | used | slots, sum, pow, tail->rbp[k], rbp_at };
+        t->walk_ra[k] = buf[k];
+    }
 }
 
 /* A walk of n frames that found the previous walk's from entry i on: its
@@ -337,17 +474,10 @@ static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const 
         return;
     }
     if ((unsigned)n != i) {
-        memmove(t->walk_at + n, t->walk_at + i, keep * sizeof *t->walk_at);
+        memmove(t->walk + n, t->walk + i, keep * sizeof *t->walk);
         memmove(t->walk_ra + n, t->walk_ra + i, keep * sizeof *t->walk_ra);
-        memmove(t->walk_ok + n, t->walk_ok + i, keep);
     }
-    int ok = t->walk_ok[n];
-    for (int k = n - 1; k >= 0; k--) {
-        ok = ok && tail->rsp_based[k];
-        t->walk_at[k] = tail->at[k];
-        t->walk_ra[k] = buf[k];
-        t->walk_ok[k] = (uint8_t)ok;
-    }
+    walk_fill(t, buf, n - 1, tail);
     t->walk_n = n + keep;
 }
 
@@ -359,15 +489,12 @@ static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const st
         t->walk_n = 0;
         return;
     }
-    int ok = 1;
-    for (int k = n - 1; k >= 0; k--) {
-        ok = ok && tail->rsp_based[k];
-        t->walk_at[k] = tail->at[k];
-        t->walk_ra[k] = buf[k];
-        t->walk_ok[k] = (uint8_t)ok;
-    }
-    if (zero_at) t->walk_at[n] = zero_at, t->walk_ra[n] = 0, t->walk_ok[n] = 1, n++;
-    t->walk_n = (uint32_t)n;
+    /* the entry past the last frame: the zero slot, or a sentinel */
+    t->walk[n] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
+    t->walk_ra[n] = 0;
+    walk_fill(t, buf, n - 1, tail);
+    t->walk_z = zero_at != 0;
+    t->walk_n = (uint32_t)n + t->walk_z;
 }
 
 /* Our own frames keep frame pointers: walked from fp to the frame whose
@@ -393,10 +520,11 @@ static inline __attribute__((always_inline)) uint64_t rule_cached(struct mp_thre
     return r;
 }
 
-/* One frame up by rule r: the caller's rip, rsp and rbp, and where its
- * rip was read (at). -1: the rule cannot be followed here. */
+/* One frame up by rule r: the caller's rip, rsp and rbp, where its rip
+ * was read (at), and where rbp was (rbp_at, if the rule restores it). -1: the rule cannot be followed here. */
 static inline __attribute__((always_inline)) int frame_up(const struct mp_thread *t, uint64_t r, uintptr_t *rip,
-                                                          uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at)
+                                                          uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at,
+                                                          uintptr_t *rbp_at)
 {
     if ((r & R_CFA_RBP) && !*rbp_known) return -1;
     uintptr_t cfa = ((r & R_CFA_RBP) ? *rbp : *rsp) + rule_cfa_offset(r);
@@ -406,6 +534,7 @@ static inline __attribute__((always_inline)) int frame_up(const struct mp_thread
         uintptr_t slot = cfa + rule_rbp_offset(r);
         if (!on_stack(t, slot)) return -1;
         *rbp = *(uintptr_t *)slot;
+        *rbp_at = slot;
     } else if (r & R_RBP_UNDEF) {
         *rbp_known = 0;
     }
@@ -418,7 +547,7 @@ static inline __attribute__((always_inline)) int frame_up(const struct mp_thread
 /* Returns the frame count (at most max, *more set if the stack goes on),
  * or -1 to fall back to libunwind. Feeds the frames to *hash. */
 static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
-                                              struct mp_hash *hash)
+                                              struct mp_hash *hash, int reuse)
 {
     uintptr_t *fp = walk_own_frames(t, __builtin_frame_address(0));
     if (!fp) return -1;
@@ -435,47 +564,77 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
             *more = 1;
             break;
         }
-        if (likely(rip - own_lo >= own_len)) {  /* our signal trampoline: walked through, not kept */
-            if (tries < 3) {    /* each try loads the outer frames once */
-                while (ci < t->walk_n && t->walk_at[ci] < at) ci++;
-                if (ci < t->walk_n && t->walk_at[ci] == at && t->walk_ra[ci] == rip && t->walk_ok[ci]) {
-                    tries++;
-                    int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
-                    if (m >= 0) {
-                        if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
-                        *hash = h;
-                        return m;
-                    }
+        const int kept = rip - own_lo >= own_len;    /* our signal trampoline: walked through, not kept */
+        if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
+            while (ci < t->walk_n && t->walk[ci].at < at) ci++;
+            const struct walk_entry *e = &t->walk[ci];
+            if (ci < t->walk_n && (e->at & ~(uintptr_t)7) == at && t->walk_ra[ci] == rip &&
+                (!(e->at & 1) || (rbp_known && e->rbp == rbp))) {
+                tries++;
+                int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
+                if (unlikely(check_on)) check_tries++;
+                if (m >= 0) {
+                    if (unlikely(check_on)) check_reused += (uint64_t)(m - n);
+                    if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
+                    *hash = h;
+                    return m;
                 }
             }
+        }
+        uint64_t r = rule_cached(t, rip);
+        if (unlikely(!r || (r & R_NONE))) return -1;
+        if (likely(kept)) {
             buf[n] = rip;
-            hash_add(&h, rip);
-            if (n < MP_WALK_CACHE) tail->at[n] = at;
+            uint64_t mixed = hash_mix(rip);
+            hash_add_mixed(&h, mixed);
+            if (n < MP_WALK_CACHE) {
+                tail->at[n] = at, tail->mixed[n] = mixed, tail->rbp[n] = rbp;
+                tail->kind[n] = (uint8_t)((r & R_CFA_RBP ? 1 : 0) | (r & R_RBP_SAVED ? 2 : 0) | (r & R_RBP_UNDEF ? 4 : 0));
+                tail->rbp_at[n] = 0;
+            }
             n++;
         } else {
             cacheable = 0;
         }
-        uint64_t r = rule_cached(t, rip);
-        if (!r || (r & R_NONE)) return -1;
-        if (n <= MP_WALK_CACHE && n) tail->rsp_based[n - 1] = !(r & R_CFA_RBP);
-        if (r & R_END) {
-            if (cacheable) walk_save(t, buf, n, tail, 0);
+        if (unlikely(r & R_END)) {
+            if (cacheable && reuse) walk_save(t, buf, n, tail, 0);
             *hash = h;
             return n ? n : -1;
         }
-        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at)) return -1;
+        uintptr_t rbp_at = 0;
+        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at, &rbp_at)) return -1;
+        if (likely(kept) && n <= MP_WALK_CACHE) tail->rbp_at[n - 1] = rbp_at;
     }
     if (n == 0) return -1;
-    if (!*more && cacheable) walk_save(t, buf, n, tail, at);
+    if (!*more && cacheable && reuse) walk_save(t, buf, n, tail, at);
     *hash = h;
     return n;
+}
+
+/* MP_UNWIND_CHECK: the capture of n frames just made (hash h) against a
+ * walk that does not use the previous one (into t->spliced, free until the
+ * capture is over). */
+static __attribute__((noinline)) void unwind_check(struct mp_thread *t, const uintptr_t *got, int n, int more, int max,
+                                                   struct mp_hash h0, struct mp_hash h)
+{
+    int more2 = 0;
+    int n2 = walk_cfi(t, t->spliced, max, &more2, &h0, 0);
+    check_walks++;
+    check_frames += (uint64_t)n;
+    if (n2 != n || more2 != more || h0.sum != h.sum || h0.pow != h.pow ||
+        memcmp(got, t->spliced, (size_t)n * sizeof *got) != 0) {
+        if (++check_bad <= 10)
+            mp_log("bug", "MP_UNWIND_CHECK: a capture of %d frames differs from the full walk's %d", n, n2);
+    }
 }
 
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
 int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
 {
     if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) {
-        int n = walk_cfi(t, ret_addrs, max, truncated, h);
+        struct mp_hash h0 = *h;
+        int n = walk_cfi(t, ret_addrs, max, truncated, h, 1);
+        if (unlikely(check_on) && n >= 0) unwind_check(t, ret_addrs, n, *truncated, max, h0, *h);
         if (n >= 0) return n;
     }
     /* the others start in the profiler's own frames and may stop anywhere */
