@@ -18,20 +18,45 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <gnu/libc-version.h>
+#include <link.h>
 
 int mp_attach_mode;
 static int attached;
 static char settings[8192];
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Preloaded (or linked first), this library's malloc is the process's;
- * loaded later, libc's comes first. */
+/* Preloaded (or linked before libc), this library's malloc is the
+ * process's: the loader binds symbols in the order of its list of objects,
+ * which dl_iterate_phdr follows; loaded later, by dlopen, this library
+ * comes after libc. (Not dlsym(RTLD_DEFAULT, "malloc"): a non-PIE
+ * executable that takes malloc's address defines it as its own PLT entry,
+ * Debian's python3 does.) */
+struct order { uintptr_t self, libc; int self_first; };
+
+static int holds(const struct dl_phdr_info *info, uintptr_t a)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz) return 1;
+    }
+    return 0;
+}
+
+static int before_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct order *o = arg;
+    if (holds(info, o->self)) return o->self_first = 1;
+    return holds(info, o->libc);            /* libc came first: stop */
+}
+
 int attach_dormant(void)
 {
-    Dl_info mine, first;
-    void *owner = dlsym(RTLD_DEFAULT, "malloc");
-    if (!dladdr((void *)attach_dormant, &mine) || !owner || !dladdr(owner, &first)) return 0;
-    mp_attach_mode = first.dli_fbase != mine.dli_fbase;
+    struct order o = { (uintptr_t)attach_dormant, (uintptr_t)gnu_get_libc_version, 0 };
+    dl_iterate_phdr(before_libc, &o);
+    mp_attach_mode = !o.self_first;
     return mp_attach_mode;
 }
 
