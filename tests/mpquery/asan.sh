@@ -3,8 +3,7 @@
 # tests/mpquery/*.sh and tests/rules/*.sh again with it (clickhouse_* start a
 # clickhouse-server of their own), leak detection on: any report
 # changes exit codes or stderr, so the tests fail. (Not mpquery/scale: the
-# same code at 1 M stacks.) The tests run in one lane per core (ASAN_LANES:
-# tests/run.sh runs this test beside the others, in one lane).
+# same code at 1 M stacks.) The tests run in one lane per core.
 source "$(dirname "$0")/../lib/lib.sh"
 make -s -C "$ROOT" asan >make.log 2>&1 || { cat make.log; fail "make asan failed"; }
 [ -x "$B/asan/mpquery" ] || fail "make asan did not build build/asan/mpquery"
@@ -15,7 +14,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=ha
 # mpquery/scale runs the same code paths at 1 M stacks: minutes under ASan
 list=$(cd "$ROOT/tests" && ls mpquery/*.sh rules/*.sh | sed 's/\.sh$//' | grep -v -x -e mpquery/asan -e mpquery/scale)
 # one lane per core (each test has a directory and servers of its own)
-lanes=${ASAN_LANES:-$(nproc 2>/dev/null || echo 1)}
+lanes=$(nproc 2>/dev/null || echo 1)
 [ "$lanes" -gt 4 ] && lanes=4
 lane() {        # LANE: every lanes-th test from LANE on
     local i=0 t
