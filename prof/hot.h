@@ -22,6 +22,26 @@ void record_attribute(struct mp_thread *t, void *p, size_t size);
 void record_sampled_free(struct mp_thread *t, void *p);
 uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c: a mapping's stack */
 
+/* The allocator's size of a block it returned (malloc_usable_size).
+ * glibc's own, once its probation is over (mp_glibc_sizes, interpose.c):
+ * read from the chunk's header h, the size field in the word before the
+ * block, flags in its low 3 bits, less the chunk's own words (two for an
+ * mmapped chunk, IS_MMAPPED = 2; one otherwise, the next chunk's prev_size
+ * being the block's), exactly what malloc_usable_size computes for a block
+ * in use (64-bit, no memory tagging), without its call. */
+extern int mp_glibc_sizes;
+size_t block_usable_call(void *p);
+static inline size_t chunk_usable(size_t h) { return (h & ~(size_t)7) - 8 - ((h & 2) << 2); }
+static inline size_t block_usable(void *p)
+{
+    if (likely(mp_glibc_sizes > 0)) {
+        size_t usable = chunk_usable(((const size_t *)p)[-1]);
+        MP_ASSERT(usable == mp_next.malloc_usable_size(p));
+        return usable;
+    }
+    return block_usable_call(p);
+}
+
 /* sample_hit's common case: the block does not reach the next
  * sample point (0), or it may (1: sample_hit decides). */
 static inline int sample_due(struct mp_thread *t, size_t size)
@@ -86,7 +106,7 @@ static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
         record_attribute(t, p, size);
-    record_thread_alloc(t, size, mp_next.malloc_usable_size(p));
+    record_thread_alloc(t, size, block_usable(p));
     t->last_block = (uintptr_t)p;
 }
 
@@ -94,7 +114,7 @@ static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
  * record). */
 static inline void record_cheap_free(struct mp_thread *t, void *p)
 {
-    if (likely(t != NULL)) record_untracked_free(t, mp_next.malloc_usable_size(p));
+    if (likely(t != NULL)) record_untracked_free(t, block_usable(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
     if (likely(t != NULL)) t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
 }

@@ -332,6 +332,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
         record_init();
+        interpose_sizes_init();
         python_init();
         cold_init();
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());

@@ -397,7 +397,7 @@ struct mp_thread *record_thread_first(void)
  * map (both modes), its allocator size for the cheap modes. */
 void record_realloc_take(void *old, struct mp_block *b)
 {
-    b->usable = mp_track_all ? 0 : mp_next.malloc_usable_size(old);
+    b->usable = mp_track_all ? 0 : block_usable(old);
     if (!mp_track_all && !ptrmap_may_hold((uintptr_t)old)) b->slot = 0;
     else if (!map_take(old, &b->slot, &b->size)) b->slot = 0;
 }
@@ -435,7 +435,7 @@ void record_handler_block(struct mp_thread *t, void *p, uint64_t size, int freed
         else ptrmap_insert((uintptr_t)p, t->nostack_slot, size);
         return;
     }
-    record_thread_alloc(t, size, freed ? size : mp_next.malloc_usable_size(p));
+    record_thread_alloc(t, size, freed ? size : block_usable(p));
     if (freed) record_untracked_free(t, size);
 }
 
