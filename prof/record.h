@@ -53,7 +53,9 @@ struct mp_slot_side {
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 #define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
-static inline unsigned hist_class(uint64_t size) { return size ? 64u - (unsigned)__builtin_clzll(size) : 0; }
+/* the highest bit of size * 2 + 1: one bsr, size 0 included (no block
+ * reaches 2^63 bytes, the one size this would class wrong) */
+static inline unsigned hist_class(uint64_t size) { return 63u - (unsigned)__builtin_clzll(size << 1 | 1); }
 #define MP_WALK_CACHE 256       /* frames of the cfi walker's previous walk kept */
 #define MP_PY_FRAMES 256        /* Python frames read per stack (python.c) */
 
