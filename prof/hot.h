@@ -11,7 +11,6 @@
 #include "peak.h"
 #include "hooks.h"
 
-extern MP_TLS struct mp_thread *mp_self;        /* NULL until thread_self() */
 
 /* record.c: the out-of-line parts, each keeping errno (the real call's,
  * which the entry point gives back) */
@@ -125,7 +124,7 @@ static inline void record_cheap_free(struct mp_thread *t, void *p)
  * has none. */
 static inline struct mp_thread *record_thread(void)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     return likely(t != NULL) ? t : record_thread_first();
 }
 
@@ -151,7 +150,7 @@ static inline void record_free(void *p)
 /* An entry point's way out: its operation ended (peak.h), then the guard. */
 static inline void record_leave(struct mp_guard *g)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     if (t) peak_op_end(t);
     guard_leave(g);
 }

@@ -74,7 +74,7 @@ void hooks_resolve(void)
  * lock is held (signals.c). */
 #define ALLOCATE(call, size)                                                  \
     do {                                                                      \
-        if (unlikely(mp_in_profiler)) return passed(call, size);              \
+        if (unlikely(mp_tls.in_profiler)) return passed(call, size);              \
         struct mp_guard g_ = guard_enter_call();                              \
         void *p_ = call;                                                      \
         record_alloc(p_, size);                                             \
@@ -95,8 +95,8 @@ static void own_count(void *p, int64_t sign)
 
 static inline void *passed(void *p, size_t size)
 {
-    if (unlikely(mp_in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
-    else if (unlikely(mp_in_profiler == MP_IN_PROBE)) probe_seen = 1;
+    if (unlikely(mp_tls.in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
+    else if (unlikely(mp_tls.in_profiler == MP_IN_PROBE)) probe_seen = 1;
     else if (mp_own_counting && p) own_count(p, 1);
     return p;
 }
@@ -119,9 +119,9 @@ MP_EXPORT void free(void *p)
 {
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler)) {
         if (mp_own_counting) own_count(p, -1);
-        if (mp_in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
+        if (mp_tls.in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
         return;
     }
     struct mp_guard g = guard_enter_call();
@@ -164,8 +164,8 @@ MP_EXPORT void *realloc(void *old, size_t size)
     }
     ENSURE_REAL(boot_alloc(size));
     if (!old) ALLOCATE(mp_next.realloc(NULL, size), size);
-    if (unlikely(mp_in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
+    if (unlikely(mp_tls.in_profiler)) {
         if (!mp_own_counting) return mp_next.realloc(old, size);
         size_t was = malloc_usable_size(old);
         void *p = mp_next.realloc(old, size);
@@ -198,7 +198,7 @@ MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     ENSURE_REAL(ENOMEM);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler)) {
         int rc = mp_next.posix_memalign(out, align, size);
         if (rc == 0) passed(*out, size);
         return rc;

@@ -18,7 +18,7 @@ static void load_words(uint64_t *out, const uint64_t *in, size_t n)
         uint32_t b_ = (o) ? __atomic_load_n(&(o)->busy, __ATOMIC_ACQUIRE) : 0;     \
         read;                                                                       \
         atomic_thread_fence(memory_order_acquire);                                  \
-        if (!(o) || (o) == mp_self || tries_ == 16 ||                               \
+        if (!(o) || (o) == mp_tls.self || tries_ == 16 ||                               \
             (!(b_ & 1) && __atomic_load_n(&(o)->busy, __ATOMIC_RELAXED) == b_))     \
             break;                                                                  \
         __builtin_ia32_pause();                                                     \

@@ -205,7 +205,7 @@ static inline struct stack_hist_entry *other_class(struct mp_thread *t, struct m
  * through the allocator: a snapshot it asked for. */
 void time_in_profiler(int enter)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     if (!t) return;
     if (enter) time_enter(t);
     else time_leave(t);

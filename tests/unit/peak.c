@@ -27,7 +27,6 @@ struct mp_next mp_next;
 int mp_track_all = 1;
 _Atomic int mp_active = 1;
 _Atomic long mp_threshold;
-MP_TLS volatile int mp_pending;
 void mp_run_pending(void) {}
 void mp_ensure_init(void) {}
 void unwind_thread_init(struct mp_thread *t) { (void)t; }
