@@ -59,9 +59,10 @@ static inline int stack_wanted(struct mp_thread *t, size_t size)
     return !(th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th);
 }
 
-/* The thread's exact totals: `live` bytes join its live bytes (the
- * requested size with every block tracked, else the allocator's size). */
-static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live)
+/* The thread's exact totals: `live` bytes join its live bytes (tracked:
+ * every block is, and live is the requested size; else the allocator's
+ * size). tracked is the caller's constant: the mode is known there. */
+static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live, int tracked)
 {
     peak_touch_thread(t);
     STORE(t->c.ncalls, t->c.ncalls + 1);
@@ -72,7 +73,7 @@ static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint6
     STORE(t->c.hist[c].live_in, t->c.hist[c].live_in + live);
     int64_t now = t->c.live + (int64_t)live;
     STORE(t->c.live, now);
-    if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
+    if (tracked) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
     peak_thread_live(t, now);
     peak_publish_live(t, (int64_t)live, 0);
 }
@@ -97,7 +98,8 @@ static inline void record_untracked_free(struct mp_thread *t, uint64_t usable)
     peak_publish_live(t, -(int64_t)usable, 0);
 }
 
-/* The cheap modes' allocation (the thread known). */
+/* The cheap modes' allocation (the thread known), the end of its
+ * operation (and of a realloc's that began before). */
 static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
 {
     /* attributed first, so that a capture the thread's counters start
@@ -105,17 +107,21 @@ static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
         record_attribute(t, p, size);
-    record_thread_alloc(t, size, block_usable(p));
+    record_thread_alloc(t, size, block_usable(p), 0);
     t->last_block = (uintptr_t)p;
+    peak_op_end_touched(t);
 }
 
 /* The cheap modes' free, before the real free (t NULL: a thread without a
- * record). */
+ * record), to the end of its operation. */
 static inline void record_cheap_free(struct mp_thread *t, void *p)
 {
     if (likely(t != NULL)) record_untracked_free(t, block_usable(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
-    if (likely(t != NULL)) t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
+    if (likely(t != NULL)) {
+        t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
+        peak_op_end_touched(t);
+    }
 }
 
 /* ------------------------------------------------------------ the dispatch */
@@ -129,25 +135,38 @@ static inline struct mp_thread *record_thread(void)
 }
 
 /* A block the real allocator returned (p NULL: nothing to record), inside
- * its entry point's guard. */
+ * its entry point's guard: recorded, and the thread's operation ended
+ * (peak.h), an operation that began before it (realloc's) included. */
 static inline void record_alloc(void *p, size_t size)
 {
     if (unlikely(p == NULL)) return;
     struct mp_thread *t = record_thread();
     if (unlikely(t == NULL)) return;
-    if (mp_track_all) record_full_alloc(t, p, size);
-    else record_cheap_alloc(t, p, size);
+    if (mp_track_all) {
+        record_full_alloc(t, p, size);
+        peak_op_end(t);
+    } else {
+        record_cheap_alloc(t, p, size);
+    }
 }
 
-/* A block about to be freed for real (p not NULL). */
+/* A block about to be freed for real (p not NULL): recorded, the
+ * operation ended. */
 static inline void record_free(void *p)
 {
     struct mp_thread *t = record_thread();
-    if (mp_track_all) record_full_free(t, p);
-    else record_cheap_free(t, p);
+    if (mp_track_all) {
+        record_full_free(t, p);
+        if (t) peak_op_end(t);
+    } else {
+        record_cheap_free(t, p);
+    }
 }
 
-/* An entry point's way out: its operation ended (peak.h), then the guard. */
+/* The way out of an entry point whose operation may still be under way
+ * (realloc's failure, python.c's): its operation ended, then the guard.
+ * malloc's and free's leave by guard_leave: record_alloc and record_free
+ * ended theirs. */
 static inline void record_leave(struct mp_guard *g)
 {
     struct mp_thread *t = mp_tls.self;

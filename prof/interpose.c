@@ -74,11 +74,11 @@ void hooks_resolve(void)
  * lock is held (signals.c). */
 #define ALLOCATE(call, size)                                                  \
     do {                                                                      \
-        if (unlikely(mp_tls.in_profiler)) return passed(call, size);              \
+        if (unlikely(mp_tls.in_profiler)) return passed(call, size);          \
         struct mp_guard g_ = guard_enter_call();                              \
         void *p_ = call;                                                      \
-        record_alloc(p_, size);                                             \
-        record_leave(&g_);                                                    \
+        record_alloc(p_, size);                                               \
+        guard_leave(&g_);                                                     \
         return p_;                                                            \
     } while (0)
 
@@ -127,7 +127,7 @@ MP_EXPORT void free(void *p)
     struct mp_guard g = guard_enter_call();
     record_free(p);
     mp_next.free(p);
-    record_leave(&g);
+    guard_leave(&g);
 }
 
 /* realloc in a signal handler that interrupted the allocator: a block the

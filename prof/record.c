@@ -339,7 +339,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     if (!slot) slot = t->nostack_slot;
     peak_touch_thread(t);
     record_slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
-    record_thread_alloc(t, size, size);
+    record_thread_alloc(t, size, size, 1);
     t->last_block = (uintptr_t)p;
     MP_ASSERT(!slot || slot_at(slot)->thread_seq == t->seq);    /* a block goes in its own thread's slot */
     ptrmap_insert((uintptr_t)p, slot, size);
@@ -430,12 +430,12 @@ void record_handler_block(struct mp_thread *t, void *p, uint64_t size, int freed
     if (mp_track_all) {
         peak_touch_thread(t);
         record_slot_alloc(t, t->nostack_slot, size, WEIGHT_ONE, WEIGHT_ONE);
-        record_thread_alloc(t, size, size);
+        record_thread_alloc(t, size, size, 1);
         if (freed) tracked_free(t, t->nostack_slot, size, 0);
         else ptrmap_insert((uintptr_t)p, t->nostack_slot, size);
         return;
     }
-    record_thread_alloc(t, size, freed ? size : block_usable(p));
+    record_thread_alloc(t, size, freed ? size : block_usable(p), 0);
     if (freed) record_untracked_free(t, size);
 }
 

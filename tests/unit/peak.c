@@ -49,7 +49,7 @@ static void op_alloc(struct mp_thread *t, uint32_t idx, uint64_t size)
     STORE(s->memtot, s->memtot + size * WEIGHT_ONE);
     STORE(s->live_n, s->live_n + WEIGHT_ONE);
     STORE(s->live_b, s->live_b + size * WEIGHT_ONE);
-    record_thread_alloc(t, size, size);
+    record_thread_alloc(t, size, size, 1);
     peak_op_end(t);
 }
 
