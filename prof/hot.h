@@ -59,14 +59,13 @@ static inline int stack_wanted(struct mp_thread *t, size_t size)
     return !(th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th);
 }
 
-/* The thread's exact totals: `live` bytes join its live bytes (tracked:
+/* The thread's exact totals (its calls and bytes: its histogram's,
+ * thread_calls): `live` bytes join its live bytes (tracked:
  * every block is, and live is the requested size; else the allocator's
  * size). tracked is the caller's constant: the mode is known there. */
 static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live, int tracked)
 {
     peak_touch_thread(t);
-    STORE(t->c.ncalls, t->c.ncalls + 1);
-    STORE(t->c.alloc_bytes, t->c.alloc_bytes + size);
     unsigned c = hist_class(live);
     STORE(t->c.hist[c].ncalls, t->c.hist[c].ncalls + 1);
     STORE(t->c.hist[c].memtot, t->c.hist[c].memtot + size);

@@ -450,8 +450,8 @@ void record_handler_lost(struct mp_thread *t, uint64_t ncalls, uint64_t bytes)
         STORE(ns->ncalls, ns->ncalls + ncalls * WEIGHT_ONE);
         STORE(ns->memtot, ns->memtot + bytes * WEIGHT_ONE);
     }
-    STORE(t->c.ncalls, t->c.ncalls + ncalls);
-    STORE(t->c.alloc_bytes, t->c.alloc_bytes + bytes);
+    STORE(t->c.lost_n, t->c.lost_n + ncalls);
+    STORE(t->c.lost_b, t->c.lost_b + bytes);
     STORE(t->c.live, t->c.live + (int64_t)bytes);
     peak_publish_live(t, (int64_t)bytes, 0);
 }

@@ -71,7 +71,10 @@ struct mp_stack_cache {
 /* A thread's own counters, written by the thread alone: what the peak
  * saves of it. */
 struct thread_counts {
-    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
+    /* its allocations counted without a size class (the handlers' log's
+     * lost ones); its calls and bytes are these plus the histogram's
+     * (thread_calls): one store less per allocation */
+    uint64_t lost_n, lost_b;
     /* With every block tracked: the live bytes of its blocks (requested
      * sizes) less the frees made by other threads (freed_remote), and its
      * own frees of them. Otherwise: the allocator's bytes it allocated less
@@ -88,6 +91,15 @@ struct thread_counts {
      * allocations (their requested bytes, their live bytes) and its frees */
     struct { uint64_t ncalls, memtot, live_in, nfree, live_out; } hist[MP_HIST_CLASSES];
 };
+
+/* The thread's allocations, exact, sampled or not: calls and bytes. */
+static inline void thread_calls(const struct thread_counts *c, uint64_t *ncalls, uint64_t *bytes)
+{
+    uint64_t n = c->lost_n, b = c->lost_b;
+    for (int k = 0; k < MP_HIST_CLASSES; k++) n += c->hist[k].ncalls, b += c->hist[k].memtot;
+    *ncalls = n;
+    *bytes = b;
+}
 
 struct mp_thread {
     /* written by the thread itself (plain stores; the flush reads relaxed) */
