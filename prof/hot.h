@@ -11,7 +11,6 @@
 #include "peak.h"
 #include "hooks.h"
 
-
 /* record.c: the out-of-line parts, each keeping errno (the real call's,
  * which the entry point gives back) */
 struct mp_thread *record_thread_first(void);
