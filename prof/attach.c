@@ -102,7 +102,7 @@ static void session_start(void)
 MP_EXPORT int mp_attach(const char *text)
 {
     if (!mp_attach_mode) return -2;
-    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
+    if (mp_tls.in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
     if (strlen(text) >= sizeof settings) return -1;
     pthread_mutex_lock(&attach_lock);
     int rc = attached ? -3 : 0;
@@ -122,7 +122,7 @@ MP_EXPORT int mp_attach(const char *text)
  * ATTACH_BUSY. */
 MP_EXPORT int mp_detach(void)
 {
-    if (mp_in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
+    if (mp_tls.in_profiler != MP_OUTSIDE) return ATTACH_BUSY;
     pthread_mutex_lock(&attach_lock);
     int rc = attached ? 0 : -1;
     if (!rc) {

@@ -4,7 +4,7 @@
  * recording path adds record.h, the symbol side symbols.h; internal.h is
  * all of them. Everything that runs inside malloc obeys: no call to the
  * real malloc, no stdio, no lock held across the unwinder, and the
- * per-thread `mp_in_profiler` flag set while the profiler runs so that any
+ * per-thread `mp_tls.in_profiler` flag set while the profiler runs so that any
  * allocation made on its behalf passes straight through. */
 #ifndef MP_BASE_H
 #define MP_BASE_H
@@ -125,7 +125,17 @@ enum mp_state {
                          * allocates and frees is logged, recorded on the way out (handler_log.c) */
     MP_IN_PROBE,        /* interpose_check's probe: is this malloc the program's? */
 };
-extern MP_TLS enum mp_state mp_in_profiler;
+
+/* The thread's state that every entry point reads, in one thread-local
+ * struct: each initial-exec variable of its own costs a load of its
+ * offset, these three share one. pending: PENDING_* below. */
+struct mp_thread;
+struct mp_tls {
+    enum mp_state in_profiler;
+    volatile int pending;
+    struct mp_thread *self;     /* the thread's record, NULL until thread_self() (threads.c) */
+};
+extern MP_TLS struct mp_tls mp_tls;
 
 /* What an entry point found, given back as it leaves: the state, and
  * errno (err < 0: not kept, guard_keep_errno). */
@@ -136,7 +146,7 @@ struct mp_guard { enum mp_state was; int err; };
 static inline void guard_set(enum mp_state s)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    mp_in_profiler = s;
+    mp_tls.in_profiler = s;
     atomic_signal_fence(memory_order_seq_cst);
 }
 
@@ -144,7 +154,7 @@ static inline void guard_set(enum mp_state s)
  * malloc family): marked `to`, errno kept from here. */
 static inline struct mp_guard guard_enter(enum mp_state to)
 {
-    struct mp_guard g = { mp_in_profiler, errno };
+    struct mp_guard g = { mp_tls.in_profiler, errno };
     guard_set(to);
     return g;
 }
@@ -172,16 +182,15 @@ static inline void guard_give_errno(struct mp_guard *g)
  * MP_OUTSIDE): a fatal signal's last snapshot, the signal handlers' log. */
 #define PENDING_FATAL 1
 #define PENDING_HANDLER 2
-extern MP_TLS volatile int mp_pending;
 void mp_run_pending(void);      /* signals.c */
 static inline void guard_leave(struct mp_guard *g)
 {
     atomic_signal_fence(memory_order_seq_cst);
     if (g->err >= 0) errno = g->err;    /* mp_run_pending keeps it too */
-    mp_in_profiler = g->was;
+    mp_tls.in_profiler = g->was;
     if (g->was == MP_OUTSIDE) {
         atomic_signal_fence(memory_order_seq_cst);
-        if (unlikely(mp_pending)) mp_run_pending();
+        if (unlikely(mp_tls.pending)) mp_run_pending();
     }
 }
 /* ------------------------------------------------------------ descriptors (lifecycle.c) */

@@ -35,7 +35,7 @@ static struct handler_event *handler_append(void)
         hlog.ev = ev;
         hlog.cap = cap;
     }
-    mp_pending |= PENDING_HANDLER;
+    mp_tls.pending |= PENDING_HANDLER;
     return &hlog.ev[hlog.n++];
 }
 

@@ -11,8 +11,6 @@
 #include "peak.h"
 #include "hooks.h"
 
-extern MP_TLS struct mp_thread *mp_self;        /* NULL until thread_self() */
-
 /* record.c: the out-of-line parts, each keeping errno (the real call's,
  * which the entry point gives back) */
 struct mp_thread *record_thread_first(void);
@@ -21,6 +19,26 @@ void record_full_free(struct mp_thread *t, void *p);          /* t NULL: a threa
 void record_attribute(struct mp_thread *t, void *p, size_t size);
 void record_sampled_free(struct mp_thread *t, void *p);
 uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c: a mapping's stack */
+
+/* The allocator's size of a block it returned (malloc_usable_size).
+ * glibc's own, once its probation is over (mp_glibc_sizes, interpose.c):
+ * read from the chunk's header h, the size field in the word before the
+ * block, flags in its low 3 bits, less the chunk's own words (two for an
+ * mmapped chunk, IS_MMAPPED = 2; one otherwise, the next chunk's prev_size
+ * being the block's), exactly what malloc_usable_size computes for a block
+ * in use (64-bit, no memory tagging), without its call. */
+extern int mp_glibc_sizes;
+size_t block_usable_call(void *p);
+static inline size_t chunk_usable(size_t h) { return (h & ~(size_t)7) - 8 - ((h & 2) << 2); }
+static inline size_t block_usable(void *p)
+{
+    if (likely(mp_glibc_sizes > 0)) {
+        size_t usable = chunk_usable(((const size_t *)p)[-1]);
+        MP_ASSERT(usable == mp_next.malloc_usable_size(p));
+        return usable;
+    }
+    return block_usable_call(p);
+}
 
 /* sample_hit's common case: the block does not reach the next
  * sample point (0), or it may (1: sample_hit decides). */
@@ -40,20 +58,20 @@ static inline int stack_wanted(struct mp_thread *t, size_t size)
     return !(th > 0 ? size < (size_t)th : th < 0 && size >= (size_t)-th);
 }
 
-/* The thread's exact totals: `live` bytes join its live bytes (the
- * requested size with every block tracked, else the allocator's size). */
-static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live)
+/* The thread's exact totals (its calls and bytes: its histogram's,
+ * thread_calls): `live` bytes join its live bytes (tracked:
+ * every block is, and live is the requested size; else the allocator's
+ * size). tracked is the caller's constant: the mode is known there. */
+static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint64_t live, int tracked)
 {
     peak_touch_thread(t);
-    STORE(t->c.ncalls, t->c.ncalls + 1);
-    STORE(t->c.alloc_bytes, t->c.alloc_bytes + size);
     unsigned c = hist_class(live);
     STORE(t->c.hist[c].ncalls, t->c.hist[c].ncalls + 1);
     STORE(t->c.hist[c].memtot, t->c.hist[c].memtot + size);
     STORE(t->c.hist[c].live_in, t->c.hist[c].live_in + live);
     int64_t now = t->c.live + (int64_t)live;
     STORE(t->c.live, now);
-    if (mp_track_all) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
+    if (tracked) now -= (int64_t)atomic_load_explicit(&t->freed_remote, RELAXED);
     peak_thread_live(t, now);
     peak_publish_live(t, (int64_t)live, 0);
 }
@@ -78,7 +96,8 @@ static inline void record_untracked_free(struct mp_thread *t, uint64_t usable)
     peak_publish_live(t, -(int64_t)usable, 0);
 }
 
-/* The cheap modes' allocation (the thread known). */
+/* The cheap modes' allocation (the thread known), the end of its
+ * operation (and of a realloc's that began before). */
 static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
 {
     /* attributed first, so that a capture the thread's counters start
@@ -86,17 +105,21 @@ static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
     if (mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size))
         record_attribute(t, p, size);
-    record_thread_alloc(t, size, mp_next.malloc_usable_size(p));
+    record_thread_alloc(t, size, block_usable(p), 0);
     t->last_block = (uintptr_t)p;
+    peak_op_end_touched(t);
 }
 
 /* The cheap modes' free, before the real free (t NULL: a thread without a
- * record). */
+ * record), to the end of its operation. */
 static inline void record_cheap_free(struct mp_thread *t, void *p)
 {
-    if (likely(t != NULL)) record_untracked_free(t, mp_next.malloc_usable_size(p));
+    if (likely(t != NULL)) record_untracked_free(t, block_usable(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
-    if (likely(t != NULL)) t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
+    if (likely(t != NULL)) {
+        t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
+        peak_op_end_touched(t);
+    }
 }
 
 /* ------------------------------------------------------------ the dispatch */
@@ -105,33 +128,46 @@ static inline void record_cheap_free(struct mp_thread *t, void *p)
  * has none. */
 static inline struct mp_thread *record_thread(void)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     return likely(t != NULL) ? t : record_thread_first();
 }
 
 /* A block the real allocator returned (p NULL: nothing to record), inside
- * its entry point's guard. */
+ * its entry point's guard: recorded, and the thread's operation ended
+ * (peak.h), an operation that began before it (realloc's) included. */
 static inline void record_alloc(void *p, size_t size)
 {
     if (unlikely(p == NULL)) return;
     struct mp_thread *t = record_thread();
     if (unlikely(t == NULL)) return;
-    if (mp_track_all) record_full_alloc(t, p, size);
-    else record_cheap_alloc(t, p, size);
+    if (mp_track_all) {
+        record_full_alloc(t, p, size);
+        peak_op_end(t);
+    } else {
+        record_cheap_alloc(t, p, size);
+    }
 }
 
-/* A block about to be freed for real (p not NULL). */
+/* A block about to be freed for real (p not NULL): recorded, the
+ * operation ended. */
 static inline void record_free(void *p)
 {
     struct mp_thread *t = record_thread();
-    if (mp_track_all) record_full_free(t, p);
-    else record_cheap_free(t, p);
+    if (mp_track_all) {
+        record_full_free(t, p);
+        if (t) peak_op_end(t);
+    } else {
+        record_cheap_free(t, p);
+    }
 }
 
-/* An entry point's way out: its operation ended (peak.h), then the guard. */
+/* The way out of an entry point whose operation may still be under way
+ * (realloc's failure, python.c's): its operation ended, then the guard.
+ * malloc's and free's leave by guard_leave: record_alloc and record_free
+ * ended theirs. */
 static inline void record_leave(struct mp_guard *g)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     if (t) peak_op_end(t);
     guard_leave(g);
 }

@@ -12,6 +12,7 @@
 #include "hot.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <errno.h>
 #include <malloc.h>
 #include <string.h>
@@ -73,11 +74,11 @@ void hooks_resolve(void)
  * lock is held (signals.c). */
 #define ALLOCATE(call, size)                                                  \
     do {                                                                      \
-        if (unlikely(mp_in_profiler)) return passed(call, size);              \
+        if (unlikely(mp_tls.in_profiler)) return passed(call, size);          \
         struct mp_guard g_ = guard_enter_call();                              \
         void *p_ = call;                                                      \
-        record_alloc(p_, size);                                             \
-        record_leave(&g_);                                                    \
+        record_alloc(p_, size);                                               \
+        guard_leave(&g_);                                                     \
         return p_;                                                            \
     } while (0)
 
@@ -94,8 +95,8 @@ static void own_count(void *p, int64_t sign)
 
 static inline void *passed(void *p, size_t size)
 {
-    if (unlikely(mp_in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
-    else if (unlikely(mp_in_profiler == MP_IN_PROBE)) probe_seen = 1;
+    if (unlikely(mp_tls.in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
+    else if (unlikely(mp_tls.in_profiler == MP_IN_PROBE)) probe_seen = 1;
     else if (mp_own_counting && p) own_count(p, 1);
     return p;
 }
@@ -118,15 +119,15 @@ MP_EXPORT void free(void *p)
 {
     if (!p || unlikely(is_boot(p))) return;
     ENSURE_REAL((void)0);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler)) {
         if (mp_own_counting) own_count(p, -1);
-        if (mp_in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
+        if (mp_tls.in_profiler != MP_IN_HANDLER || !handler_free(p)) mp_next.free(p);
         return;
     }
     struct mp_guard g = guard_enter_call();
     record_free(p);
     mp_next.free(p);
-    record_leave(&g);
+    guard_leave(&g);
 }
 
 /* realloc in a signal handler that interrupted the allocator: a block the
@@ -163,8 +164,8 @@ MP_EXPORT void *realloc(void *old, size_t size)
     }
     ENSURE_REAL(boot_alloc(size));
     if (!old) ALLOCATE(mp_next.realloc(NULL, size), size);
-    if (unlikely(mp_in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler == MP_IN_HANDLER)) return handler_realloc(old, size);
+    if (unlikely(mp_tls.in_profiler)) {
         if (!mp_own_counting) return mp_next.realloc(old, size);
         size_t was = malloc_usable_size(old);
         void *p = mp_next.realloc(old, size);
@@ -197,7 +198,7 @@ MP_EXPORT void *reallocarray(void *old, size_t n, size_t size)
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     ENSURE_REAL(ENOMEM);
-    if (unlikely(mp_in_profiler)) {
+    if (unlikely(mp_tls.in_profiler)) {
         int rc = mp_next.posix_memalign(out, align, size);
         if (rc == 0) passed(*out, size);
         return rc;
@@ -231,6 +232,46 @@ MP_EXPORT void *pvalloc(size_t size)
 {
     ENSURE_REAL(NULL);
     ALLOCATE(mp_next.pvalloc(size), size);
+}
+
+/* ------------------------------------------------------------ block sizes */
+
+/* > 0: the next malloc is glibc's and its chunk headers read as
+ * malloc_usable_size does (hot.h block_usable); 0: its call; < 0: glibc's,
+ * on probation: the call, compared with the header's, for that many more
+ * of the program's blocks (any difference: the call for good). Checked on
+ * the program's own blocks, so that the heap is the one it would have had
+ * (a block of our own freed at init would change where its blocks fall,
+ * and the sizes realloc finds room for). */
+int mp_glibc_sizes;
+#define SIZES_PROBATION 1024
+
+size_t block_usable_call(void *p)
+{
+    size_t usable = mp_next.malloc_usable_size(p);
+    int left = __atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED);
+    if (left < 0) {
+        size_t h = ((const size_t *)p)[-1];
+        int agree = chunk_usable(h) == usable;
+        /* threads may race here: a lost count only lengthens the probation */
+        __atomic_store_n(&mp_glibc_sizes, !agree ? 0 : left == -1 ? 1 : left + 1, __ATOMIC_RELAXED);
+    }
+    return usable;
+}
+
+/* Called once at init, inside the profiler: glibc's malloc (the same
+ * module as gnu_get_libc_version's, for malloc, free, realloc, memalign
+ * and malloc_usable_size) goes on probation. */
+void interpose_sizes_init(void)
+{
+    Dl_info libc, a;
+    HOOKS_READY();
+    void *fns[] = { (void *)mp_next.malloc, (void *)mp_next.free, (void *)mp_next.realloc, (void *)mp_next.memalign,
+                    (void *)mp_next.malloc_usable_size };
+    if (sizeof(size_t) != 8 || !dladdr((void *)gnu_get_libc_version, &libc)) return;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (!fns[i] || !dladdr(fns[i], &a) || a.dli_fbase != libc.dli_fbase) return;
+    __atomic_store_n(&mp_glibc_sizes, -SIZES_PROBATION, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ checks */

@@ -197,7 +197,7 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
     if (mp_pid && getpid() != mp_pid) return;
     if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
     else snprintf(mp_ended, sizeof mp_ended, "%s", how);
-    if (mp_in_profiler) {
+    if (mp_tls.in_profiler) {
         if (mp_opt.final)
             mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
                    reason == FLUSH_EXEC ? "exec" : "exit");
@@ -332,6 +332,7 @@ void mp_ensure_init(void)
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
         record_init();
+        interpose_sizes_init();
         python_init();
         cold_init();
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());

@@ -310,7 +310,7 @@ static int next_brk(void *addr)
  * handler that interrupted it) the call passes straight through. */
 static inline int maps_on(void)
 {
-    return !mp_in_profiler && atomic_load_explicit(&mp_initialized, memory_order_acquire) && mp_opt.mmap;
+    return !mp_tls.in_profiler && atomic_load_explicit(&mp_initialized, memory_order_acquire) && mp_opt.mmap;
 }
 
 /* The profiler's own mappings (libdw's, SQLite's, made while it works and
@@ -318,7 +318,7 @@ static inline int maps_on(void)
  * knows them by their ranges. */
 static inline void *own_mapped(void *p, size_t len)
 {
-    if (p != MAP_FAILED && mp_in_profiler && mp_own_counting) mp_range_add(RANGES_PROFILER, p, page_up(len));
+    if (p != MAP_FAILED && mp_tls.in_profiler && mp_own_counting) mp_range_add(RANGES_PROFILER, p, page_up(len));
     return p;
 }
 
@@ -373,7 +373,7 @@ MP_EXPORT int munmap(void *addr, size_t len)
 {
     if (!maps_on()) {
         int rc = next_munmap(addr, len);
-        if (rc == 0 && mp_in_profiler && mp_own_counting) mp_range_remove(RANGES_PROFILER, addr, page_up(len));
+        if (rc == 0 && mp_tls.in_profiler && mp_own_counting) mp_range_remove(RANGES_PROFILER, addr, page_up(len));
         return rc;
     }
     struct mp_guard g = guard_enter_call();

@@ -75,7 +75,7 @@ void peak_read_begin(uint32_t e)
     double give_up = mp_now() + 0.05;
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         t->read_busy = READ_SAVED;
-        if (t == mp_self || atomic_load(&t->exited)) continue;
+        if (t == mp_tls.self || atomic_load(&t->exited)) continue;
         for (int spins = 0;; spins++) {
             uint32_t b = __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE);
             if (__atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE) == e) break;
@@ -135,7 +135,7 @@ void peak_publish(struct mp_thread *t)
  * epoch too (peak_recheck). */
 void peak_save_thread(struct mp_thread *t, uint32_t epoch)
 {
-    MP_ASSERT(t == mp_self && (t->busy & 1));          /* by its owner, in an operation */
+    MP_ASSERT(t == mp_tls.self && (t->busy & 1));          /* by its owner, in an operation */
     MP_ASSERT((int32_t)(epoch - t->epoch) > 0);         /* once per epoch, forward */
     t->busy_saved = t->busy;
     t->at_peak = t->c;

@@ -75,6 +75,13 @@ static inline void peak_op_end(struct mp_thread *t)
     if (b & 1) __atomic_store_n(&t->busy, b + 1, __ATOMIC_RELEASE);   /* after its changes */
 }
 
+/* The same, where the operation is known to have touched t. */
+static inline void peak_op_end_touched(struct mp_thread *t)
+{
+    MP_ASSERT(t->busy & 1);
+    __atomic_store_n(&t->busy, t->busy + 1, __ATOMIC_RELEASE);
+}
+
 /* Before the owner t changes slot idx, in an operation that touched t
  * first: every record an operation changes is saved under the epoch of its
  * thread, read once, so that a capture made by another thread in the

@@ -419,7 +419,7 @@ static PyObjectArenaAllocator old_arena;
 
 static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
 {
-    if (unlikely(mp_in_profiler)) return o->malloc(o->ctx, n);
+    if (unlikely(mp_tls.in_profiler)) return o->malloc(o->ctx, n);
     struct mp_guard g = guard_enter_call();
     void *p = o->malloc(o->ctx, n);
     record_alloc(p, n);
@@ -429,7 +429,7 @@ static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
 
 static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
 {
-    if (unlikely(mp_in_profiler)) return o->calloc(o->ctx, a, b);
+    if (unlikely(mp_tls.in_profiler)) return o->calloc(o->ctx, a, b);
     struct mp_guard g = guard_enter_call();
     void *p = o->calloc(o->ctx, a, b);
     record_alloc(p, a * b);
@@ -439,7 +439,7 @@ static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
 
 static inline void *w_realloc(const PyMemAllocatorEx *o, void *old, size_t n)
 {
-    if (unlikely(mp_in_profiler)) return o->realloc(o->ctx, old, n);
+    if (unlikely(mp_tls.in_profiler)) return o->realloc(o->ctx, old, n);
     if (!old) {
         struct mp_guard g = guard_enter_call();
         void *p = o->realloc(o->ctx, NULL, n);
@@ -462,7 +462,7 @@ static inline void *w_realloc(const PyMemAllocatorEx *o, void *old, size_t n)
 
 static inline void w_free(const PyMemAllocatorEx *o, void *p)
 {
-    if (!p || unlikely(mp_in_profiler)) {
+    if (!p || unlikely(mp_tls.in_profiler)) {
         o->free(o->ctx, p);
         return;
     }

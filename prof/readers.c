@@ -18,7 +18,7 @@ static void load_words(uint64_t *out, const uint64_t *in, size_t n)
         uint32_t b_ = (o) ? __atomic_load_n(&(o)->busy, __ATOMIC_ACQUIRE) : 0;     \
         read;                                                                       \
         atomic_thread_fence(memory_order_acquire);                                  \
-        if (!(o) || (o) == mp_self || tries_ == 16 ||                               \
+        if (!(o) || (o) == mp_tls.self || tries_ == 16 ||                               \
             (!(b_ & 1) && __atomic_load_n(&(o)->busy, __ATOMIC_RELAXED) == b_))     \
             break;                                                                  \
         __builtin_ia32_pause();                                                     \
@@ -53,9 +53,11 @@ void thread_totals_of(const struct mp_thread *t, uint32_t e, const struct thread
     uint64_t nfree_remote, freed_remote;
     peak_remote_at((_Atomic uint32_t *)&t->remote_epoch, e, &t->nfree_remote, &t->freed_remote,
               &t->nfree_remote_at_peak, &t->freed_remote_at_peak, &nfree_remote, &freed_remote);
+    uint64_t ncalls, memtot;
+    thread_calls(&c, &ncalls, &memtot);
     *out = (struct mp_totals){
-        .ncalls = c.ncalls,
-        .memtot = c.alloc_bytes,
+        .ncalls = ncalls,
+        .memtot = memtot,
         .nfree = c.nfree_local + nfree_remote,
         .maxlive = c.peak > 0 ? (uint64_t)c.peak : 0,
         .nfree_unknown = c.nfree_unknown,

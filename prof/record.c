@@ -205,7 +205,7 @@ static inline struct stack_hist_entry *other_class(struct mp_thread *t, struct m
  * through the allocator: a snapshot it asked for. */
 void time_in_profiler(int enter)
 {
-    struct mp_thread *t = mp_self;
+    struct mp_thread *t = mp_tls.self;
     if (!t) return;
     if (enter) time_enter(t);
     else time_leave(t);
@@ -339,7 +339,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     if (!slot) slot = t->nostack_slot;
     peak_touch_thread(t);
     record_slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
-    record_thread_alloc(t, size, size);
+    record_thread_alloc(t, size, size, 1);
     t->last_block = (uintptr_t)p;
     MP_ASSERT(!slot || slot_at(slot)->thread_seq == t->seq);    /* a block goes in its own thread's slot */
     ptrmap_insert((uintptr_t)p, slot, size);
@@ -397,7 +397,7 @@ struct mp_thread *record_thread_first(void)
  * map (both modes), its allocator size for the cheap modes. */
 void record_realloc_take(void *old, struct mp_block *b)
 {
-    b->usable = mp_track_all ? 0 : mp_next.malloc_usable_size(old);
+    b->usable = mp_track_all ? 0 : block_usable(old);
     if (!mp_track_all && !ptrmap_may_hold((uintptr_t)old)) b->slot = 0;
     else if (!map_take(old, &b->slot, &b->size)) b->slot = 0;
 }
@@ -430,12 +430,12 @@ void record_handler_block(struct mp_thread *t, void *p, uint64_t size, int freed
     if (mp_track_all) {
         peak_touch_thread(t);
         record_slot_alloc(t, t->nostack_slot, size, WEIGHT_ONE, WEIGHT_ONE);
-        record_thread_alloc(t, size, size);
+        record_thread_alloc(t, size, size, 1);
         if (freed) tracked_free(t, t->nostack_slot, size, 0);
         else ptrmap_insert((uintptr_t)p, t->nostack_slot, size);
         return;
     }
-    record_thread_alloc(t, size, freed ? size : mp_next.malloc_usable_size(p));
+    record_thread_alloc(t, size, freed ? size : block_usable(p), 0);
     if (freed) record_untracked_free(t, size);
 }
 
@@ -450,8 +450,8 @@ void record_handler_lost(struct mp_thread *t, uint64_t ncalls, uint64_t bytes)
         STORE(ns->ncalls, ns->ncalls + ncalls * WEIGHT_ONE);
         STORE(ns->memtot, ns->memtot + bytes * WEIGHT_ONE);
     }
-    STORE(t->c.ncalls, t->c.ncalls + ncalls);
-    STORE(t->c.alloc_bytes, t->c.alloc_bytes + bytes);
+    STORE(t->c.lost_n, t->c.lost_n + ncalls);
+    STORE(t->c.lost_b, t->c.lost_b + bytes);
     STORE(t->c.live, t->c.live + (int64_t)bytes);
     peak_publish_live(t, (int64_t)bytes, 0);
 }

@@ -53,7 +53,9 @@ struct mp_slot_side {
 #define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 #define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
-static inline unsigned hist_class(uint64_t size) { return size ? 64u - (unsigned)__builtin_clzll(size) : 0; }
+/* the highest bit of size * 2 + 1: one bsr, size 0 included (no block
+ * reaches 2^63 bytes, the one size this would class wrong) */
+static inline unsigned hist_class(uint64_t size) { return 63u - (unsigned)__builtin_clzll(size << 1 | 1); }
 #define MP_WALK_CACHE 256       /* frames of the cfi walker's previous walk kept */
 #define MP_PY_FRAMES 256        /* Python frames read per stack (python.c) */
 
@@ -69,7 +71,10 @@ struct mp_stack_cache {
 /* A thread's own counters, written by the thread alone: what the peak
  * saves of it. */
 struct thread_counts {
-    uint64_t ncalls, alloc_bytes;       /* exact, sampled or not */
+    /* its allocations counted without a size class (the handlers' log's
+     * lost ones); its calls and bytes are these plus the histogram's
+     * (thread_calls): one store less per allocation */
+    uint64_t lost_n, lost_b;
     /* With every block tracked: the live bytes of its blocks (requested
      * sizes) less the frees made by other threads (freed_remote), and its
      * own frees of them. Otherwise: the allocator's bytes it allocated less
@@ -86,6 +91,15 @@ struct thread_counts {
      * allocations (their requested bytes, their live bytes) and its frees */
     struct { uint64_t ncalls, memtot, live_in, nfree, live_out; } hist[MP_HIST_CLASSES];
 };
+
+/* The thread's allocations, exact, sampled or not: calls and bytes. */
+static inline void thread_calls(const struct thread_counts *c, uint64_t *ncalls, uint64_t *bytes)
+{
+    uint64_t n = c->lost_n, b = c->lost_b;
+    for (int k = 0; k < MP_HIST_CLASSES; k++) n += c->hist[k].ncalls, b += c->hist[k].memtot;
+    *ncalls = n;
+    *bytes = b;
+}
 
 struct mp_thread {
     /* written by the thread itself (plain stores; the flush reads relaxed) */
@@ -421,6 +435,7 @@ void ticks_unlock(void);
 void ticks_after_fork_child(void);      /* a new process: its own points, from now */
 
 /* ------------------------------------------------------------ interpose.c */
+void interpose_sizes_init(void);    /* mp_glibc_sizes: glibc's block sizes read inline (hot.h) */
 void interpose_check(void);     /* says so when another library's malloc comes first */
 
 #include "peak.h"       /* the peak: its copies, epochs and claims */

@@ -17,7 +17,7 @@
  * time, replace the recorder's and run as before.
  *
  * A signal that arrives while the thread is inside the allocator or the
- * profiler (mp_in_profiler) cannot flush there (malloc's arena lock may be
+ * profiler (mp_tls.in_profiler) cannot flush there (malloc's arena lock may be
  * held): an asynchronous one is kept pending until guard_leave; a fault
  * there (a corrupt heap, a bug of ours) dies at once, without a snapshot.
  * The flush itself is bounded by MP_FATAL_TIMEOUT (an alarm whose handler
@@ -55,7 +55,6 @@ static struct {
     _Atomic int call_flags;
 } state[NSIG];
 
-MP_TLS volatile int mp_pending;
 static MP_TLS int fatal_pending;
 static volatile sig_atomic_t dying;     /* the signal being handled, for the alarm */
 
@@ -136,7 +135,7 @@ MP_TLS sigjmp_buf *mp_recover;
  * program's handler that interrupted it (MP_IN_HANDLER): that is the program's. */
 static void recover_fault(int sig, const siginfo_t *si)
 {
-    if (mp_recover && mp_in_profiler == MP_INSIDE && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
+    if (mp_recover && mp_tls.in_profiler == MP_INSIDE && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
 }
 
 /* libdw's out-of-memory path, and any other library's, calls error() to
@@ -145,7 +144,7 @@ static void recover_fault(int sig, const siginfo_t *si)
  * error(), which does the rest (the program's name, the count, exit). */
 MP_EXPORT void error(int status, int errnum, const char *fmt, ...)
 {
-    if (mp_recover && mp_in_profiler == MP_INSIDE) siglongjmp(*mp_recover, 1);
+    if (mp_recover && mp_tls.in_profiler == MP_INSIDE) siglongjmp(*mp_recover, 1);
     HOOKS_READY();
     char *msg = NULL;
     va_list ap;
@@ -163,11 +162,11 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
     int saved_errno = errno;
     set_default(sig);
     unblock(sig);
-    if (mp_in_profiler) {
+    if (mp_tls.in_profiler) {
         if (is_fault(sig, si) || sig == SIGABRT)
             mp_log("error", "%s inside the allocator or the profiler; no snapshot written", fatal_name(sig));
         else
-            fatal_pending = sig, mp_pending |= PENDING_FATAL;   /* guard_leave takes it from here */
+            fatal_pending = sig, mp_tls.pending |= PENDING_FATAL;   /* guard_leave takes it from here */
         errno = saved_errno;
         return;
     }
@@ -216,8 +215,8 @@ void mp_run_pending(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     struct mp_guard g = guard_enter(MP_INSIDE);
-    int pending = mp_pending;
-    mp_pending = 0;
+    int pending = mp_tls.pending;
+    mp_tls.pending = 0;
     if (pending & PENDING_HANDLER) handler_drain();
     guard_leave(&g);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -256,7 +255,7 @@ static void on_program_signal(int sig, siginfo_t *si, void *ctx)
         if (fatal_name(sig)) manage(sig, NULL);
         else atomic_store(&state[sig].stands, STANDS_NONE);     /* the kernel reset it */
     }
-    enum mp_state was = mp_in_profiler;
+    enum mp_state was = mp_tls.in_profiler;
     if (was == MP_INSIDE) guard_set(MP_IN_HANDLER);
     if (flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))call)(sig, si, ctx);
     else ((void (*)(int))call)(sig);

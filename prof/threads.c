@@ -13,8 +13,7 @@
 
 #define MAX_THREADS 65536
 
-MP_TLS enum mp_state mp_in_profiler;
-MP_TLS struct mp_thread *mp_self;
+MP_TLS struct mp_tls mp_tls;
 
 static _Atomic(struct mp_thread *) threads;
 static struct mp_thread *_Atomic by_seq[MAX_THREADS];
@@ -53,7 +52,7 @@ void thread_exiting(struct mp_thread *t)
  * made; the thread's operations then count only where they must). */
 struct mp_thread *thread_self(void)
 {
-    if (likely(mp_self != NULL)) return mp_self;
+    if (likely(mp_tls.self != NULL)) return mp_tls.self;
     mp_ensure_init();
     uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
     if (seq > 1) ptrmap_share();    /* before this thread's first map operation */
@@ -71,7 +70,7 @@ struct mp_thread *thread_self(void)
     t->next = atomic_load(&threads);
     while (!atomic_compare_exchange_weak(&threads, &t->next, t)) {}
     atomic_fetch_add(&nalive, 1);
-    mp_self = t;
+    mp_tls.self = t;
     time_in_profiler(0);        /* MP_TIME: its time counts from here */
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
@@ -97,9 +96,9 @@ void threads_after_fork_child(int others_gone)
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
-        if (others_gone && t != mp_self) atomic_store(&t->exited, 1);
+        if (others_gone && t != mp_tls.self) atomic_store(&t->exited, 1);
     }
     if (!others_gone) return;
-    if (mp_self) mp_self->tid = (pid_t)syscall(SYS_gettid);
-    atomic_store(&nalive, mp_self ? 1 : 0);
+    if (mp_tls.self) mp_tls.self->tid = (pid_t)syscall(SYS_gettid);
+    atomic_store(&nalive, mp_tls.self ? 1 : 0);
 }

@@ -10,7 +10,7 @@ DBG=$B/debug/libmallocprof.so
 failed=()
 for t in recorder/alloc_functions recorder/alloc_cxx recorder/alloc_exceptions recorder/thread_cross_free recorder/thread_handover recorder/cold_handover recorder/stack_intern_race \
          recorder/process_fork_exec recorder/dlopen_plugin recorder/dlopen_reuse recorder/signal_storm recorder/signal_handler_allocs recorder/signal_fatal recorder/own_activity \
-         recorder/sampling recorder/modes_threshold recorder/memory_cap recorder/thread_getattr recorder/process_tree recorder/flush_interval_kill recorder/flush_ahead recorder/mmap_kinds recorder/mmap_processes recorder/mmap_table \
+         recorder/sampling recorder/modes_threshold recorder/modes_cheap recorder/modes_usable recorder/memory_cap recorder/thread_getattr recorder/process_tree recorder/flush_interval_kill recorder/flush_ahead recorder/mmap_kinds recorder/mmap_processes recorder/mmap_table \
          runtimes/cxx runtimes/rust; do
     log=${t/\//_}.log
     if MP_TEST_LIB=$DBG bash "$ROOT/tests/$t.sh" >"$log" 2>&1 && ! grep -q "mallocprof: bug:" "$log"; then
