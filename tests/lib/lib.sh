@@ -79,6 +79,27 @@ record_run() {
 # q DB SQL: one value (or rows separated by newlines, columns by |)
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
+# hot_journal SRC DST: a copy of profile SRC at DST, then a transaction that
+# rewrites every sample row and adds 2000 functions with a cache of 2 pages
+# (so pages of it reach the file), killed (SIGKILL) before its commit:
+# DST-journal is hot. DST is left out of the profile check at exit.
+hot_journal() {
+    cp "$1" "$2" || fail "cannot copy $1"
+    $PY3 - "$2" <<'PY'
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"     # the recorder's: rollback journal
+db.execute("PRAGMA cache_size = 2")
+db.execute("BEGIN")
+db.execute("UPDATE sample SET ncalls = ncalls + 1000000, memtot = memtot + 1000000")
+db.execute("INSERT INTO function(id, name) SELECT 100 + i, printf('f%d-', i) || hex(randomblob(50)) FROM"
+           " (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT i FROM c)")
+os.kill(os.getpid(), signal.SIGKILL)
+PY
+    [ -s "$2-journal" ] || fail "no hot journal beside $2"
+    NO_PROFILE_CHECK="$NO_PROFILE_CHECK $2"
+}
+
 # Counters per leaf-most named function of the user's code, summed over the
 # latest samples: "function|ncalls|memtot|nfree|memlive".
 # The function is the first frame, from the leaf, whose name matches $2.

@@ -15,25 +15,8 @@ cp basic.db other.db && sqlite3 other.db "UPDATE run SET token = 'other'" || fai
 top=$("$MPQ" top basic.db --format csv) || fail "top basic.db failed"
 fold=$("$MPQ" fold basic.db) || fail "fold basic.db failed"
 
-# hot DB: basic.db, then a transaction that rewrites every sample row and
-# adds 2000 functions with a cache of 2 pages (so pages of it reach the
-# file), killed (SIGKILL) before its commit: DB-journal is hot
-hot() {
-    cp basic.db "$1" || fail "cannot copy basic.db"
-    $PY3 - "$1" <<'PY'
-import os, signal, sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"     # the recorder's: rollback journal
-db.execute("PRAGMA cache_size = 2")
-db.execute("BEGIN")
-db.execute("UPDATE sample SET ncalls = ncalls + 1000000, memtot = memtot + 1000000")
-db.execute("INSERT INTO function(id, name) SELECT 100 + i, printf('f%d-', i) || hex(randomblob(50)) FROM"
-           " (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT i FROM c)")
-os.kill(os.getpid(), signal.SIGKILL)
-PY
-    [ -s "$1-journal" ] || fail "no hot journal beside $1"
-    NO_PROFILE_CHECK="$NO_PROFILE_CHECK $1"
-}
+# hot DB: basic.db with a hot journal (lib.sh hot_journal)
+hot() { hot_journal basic.db "$1"; }
 
 # the file without its journal holds pages of the write that never committed
 hot torn.db

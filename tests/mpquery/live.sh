@@ -68,19 +68,7 @@ c counter  s/S snapshot  / filter  q quit" "--once at 80x14: the frame"
 
 # a write killed midway (a hot journal beside the file): live reads the last
 # commit from its copy (the copy's journal rolled back), the files untouched
-cp once.db hot.db
-$PY3 - hot.db <<'PY'
-import os, signal, sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("PRAGMA cache_size = 2")
-db.execute("BEGIN")
-db.execute("UPDATE sample SET ncalls = ncalls + 1000000, memtot = memtot + 1000000")
-db.execute("INSERT INTO function(id, name) SELECT 100 + i, printf('f%d-', i) || hex(randomblob(50)) FROM"
-           " (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT i FROM c)")
-os.kill(os.getpid(), signal.SIGKILL)
-PY
-[ -s hot.db-journal ] || fail "no hot journal beside hot.db"
-NO_PROFILE_CHECK="$NO_PROFILE_CHECK hot.db"
+hot_journal once.db hot.db
 sum=$(md5sum hot.db hot.db-journal)
 COLUMNS=80 LINES=14 $MPQ live hot.db --once --by memtot >hot.txt 2>hot.err || fail "live --once hot.db failed: $(cat hot.err)"
 assert_eq "$(sed -n 5,9p hot.txt)" "$(sed -n 5,9p once.txt)" "a hot journal: the last committed rows"
