@@ -459,14 +459,12 @@ static double now_seconds(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* The settings mp_attach reads: the options given (MP_OUT absolute),
- * MP_QUIET as for a command, the run's token. */
-static char *attach_settings(const char *const *value, const char *out, const char *token)
+/* The settings mp_attach reads: the options given, MP_OUT (abs_out, an
+ * absolute path), MP_QUIET as for a command, the run's token. */
+static char *attach_settings(const char *const *value, const char *abs_out, const char *token)
 {
     struct strbuf sb = { 0 };
-    char cwd[4096];
-    if (out[0] == '/') sb_printf(&sb, "MP_OUT=%s\n", out);
-    else sb_printf(&sb, "MP_OUT=%s/%s\n", getcwd(cwd, sizeof cwd) ? cwd : ".", out);
+    sb_printf(&sb, "MP_OUT=%s\n", abs_out);
     for (size_t i = 0; i < MP_NOPTIONS; i++)
         if (value[i] && mp_option_defs[i].kind != VAL_PATH) sb_printf(&sb, "%s=%s\n", mp_option_defs[i].name, value[i]);
     int quiet_given = 0;
