@@ -60,15 +60,19 @@ static int read_all(const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     L.ntext = 0;
+    int rc = 0;
     for (;;) {
-        if (L.text_cap - L.ntext < 65536 && grow_array(&L.text, &L.text_cap, L.text_cap * 2 + 262144, 1)) break;
+        if (L.text_cap - L.ntext < 65536 && grow_array(&L.text, &L.text_cap, L.text_cap * 2 + 262144, 1)) {
+            rc = -1;            /* out of memory: a part of the file is no answer */
+            break;
+        }
         ssize_t n = read(fd, L.text + L.ntext, L.text_cap - L.ntext - 1);
         if (n <= 0) break;
         L.ntext += (size_t)n;
     }
     close(fd);
-    L.text[L.ntext] = 0;
-    return 0;
+    if (L.text) L.text[L.ntext] = 0;
+    return rc;
 }
 
 static void vma_header(char *line)
