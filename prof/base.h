@@ -193,13 +193,22 @@ static inline void guard_leave(struct mp_guard *g)
         if (unlikely(mp_tls.pending)) mp_run_pending();
     }
 }
-/* ------------------------------------------------------------ descriptors (lifecycle.c) */
+/* ------------------------------------------------------------ descriptors (fds.c) */
 /* A descriptor the profiler or a library it uses keeps: moved above the
  * program's range (from 64 below the soft RLIMIT_NOFILE, close-on-exec),
  * so that a program that closes every descriptor and opens its own gets
  * the numbers it expects. fd < 0 is returned as is; where there is no
  * room up there, the descriptor stays where it is. */
 int mp_fd_high(int fd);
+
+/* The files the profiler keeps open to read with pread, out of the
+ * program's way: opened by mp_kept_open_all in the program's own thread
+ * (init, a new attach session, the fork child), and again at once when the
+ * program closes their number (fds.c). mp_kept_fd: the descriptor, -1 if
+ * the file cannot be opened. */
+enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, NKEPT };
+void mp_kept_open_all(void);
+int mp_kept_fd(enum mp_kept_file which);
 
 /* ------------------------------------------------------------ ownstack.c */
 /* A stack of the profiler's own for heavy work (ownstack.c), used by the

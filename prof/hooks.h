@@ -3,7 +3,7 @@
  * return type, parameters). The definitions are where their work is
  * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit;
  * dlclose.c: dlclose; signals.c: sigaction, error; maps.c: mmap, mmap64,
- * munmap, mremap, brk, sbrk); mp_next holds each original, the next
+ * munmap, mremap, brk, sbrk; fds.c: close, close_range, closefrom); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
  * hooks_resolve (interpose.c) at the first call of any of them. */
 #ifndef MP_HOOKS_H
@@ -43,7 +43,10 @@
     X(munmap, int, (void *, size_t))                                                        \
     X(mremap, void *, (void *, size_t, size_t, int, ...))                                   \
     X(brk, int, (void *))                                                                   \
-    X(sbrk, void *, (intptr_t))
+    X(sbrk, void *, (intptr_t))                                                             \
+    X(close, int, (int))                                                                    \
+    X(close_range, int, (unsigned int, unsigned int, int))                                  \
+    X(closefrom, void, (int))
 
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };

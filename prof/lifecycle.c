@@ -528,58 +528,6 @@ MP_EXPORT int setns(int fd, int nstype)
     return single_threaded_call(call_setns, fd, nstype);
 }
 
-/* ------------------------------------------------------------ descriptors */
-
-int mp_fd_high(int fd)
-{
-    struct rlimit lim;
-    if (fd < 0 || getrlimit(RLIMIT_NOFILE, &lim) != 0) return fd;
-    long base = lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536 ? 65536 - 64 : (long)lim.rlim_cur - 64;
-    if (base <= fd) return fd;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
-    if (high < 0) return fd;
-    close(fd);
-    return high;
-}
-
-/* libunwind checks the addresses it reads through a pipe it keeps (and
- * closes and makes again when a read from it fails: after a daemon closed
- * every descriptor and opened its own files on those numbers, it closed
- * them). Its pipe2 calls come here: the pipe goes above the program's
- * range. Everyone else's pipe2 is the real one, untouched. */
-static uintptr_t unwind_lo, unwind_hi;
-
-static int find_libunwind(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    uintptr_t lo, hi, at = (uintptr_t)arg;
-    object_range(info, &lo, &hi);
-    if (at < lo || at >= hi) return 0;
-    unwind_lo = lo, unwind_hi = hi;
-    return 1;
-}
-
-MP_EXPORT int pipe2(int fds[2], int flags)
-{
-    static int (*real)(int[2], int);
-    if (!real) real = (int (*)(int[2], int))dlsym(RTLD_NEXT, "pipe2");
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
-    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-    int rc = real(fds, flags);
-    if (rc != 0) return rc;
-    if (!unwind_hi) dl_iterate_phdr(find_libunwind, (void *)(uintptr_t)&unw_backtrace);
-    if (caller >= unwind_lo && caller < unwind_hi) {
-        int saved = errno;
-        fds[0] = mp_fd_high(fds[0]);
-        fds[1] = mp_fd_high(fds[1]);
-        errno = saved;
-    }
-    return rc;
-}
-
 /* ------------------------------------------------------------ _exit */
 
 /* _exit and _Exit skip destructors (a forked child commonly leaves this

@@ -480,24 +480,6 @@ MP_EXPORT int brk(void *addr)
 
 /* ------------------------------------------------------------ resident bytes */
 
-/* /proc/self/pagemap, opened once per process (a fork child's own: the
- * file reads the page table of the process that opened it), above the
- * program's descriptors; opened again when the program closed it. 8 bytes
- * per page, bit 63: present. Under maps_mutex. */
-static int pagemap_fd = -1;
-static dev_t pagemap_dev;
-static ino_t pagemap_ino;
-
-static int pagemap(void)
-{
-    struct stat st;
-    if (pagemap_fd >= 0 && fstat(pagemap_fd, &st) == 0 && st.st_dev == pagemap_dev && st.st_ino == pagemap_ino)
-        return pagemap_fd;
-    pagemap_fd = mp_fd_high(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC | O_NOCTTY));
-    if (pagemap_fd >= 0 && fstat(pagemap_fd, &st) == 0) pagemap_dev = st.st_dev, pagemap_ino = st.st_ino;
-    return pagemap_fd;
-}
-
 /* Resident bytes of [start, end) (whole pages), read in batches. */
 static uint64_t resident(int fd, uintptr_t start, uintptr_t end)
 {
@@ -518,7 +500,7 @@ static uint64_t resident(int fd, uintptr_t start, uintptr_t end)
  * maps_mutex. */
 static void measure(struct maps_usage *u)
 {
-    int fd = pagemap();
+    int fd = mp_kept_fd(KEPT_PAGEMAP);     /* 8 bytes per page, bit 63: present */
     for (size_t r = 1; r < nrows; r++) rows[r].rss = 0;
     if (u) memset(u, 0, sizeof *u);
     for (size_t i = 0; i < nmaps; i++) {
@@ -582,7 +564,5 @@ void maps_after_fork_child(void)
     nrows = 1;
     if (row_index) memset(row_index, 0, (size_t)(row_mask + 1) * sizeof *row_index);
     atomic_store_explicit(&mapped_total, 0, RELAXED);
-    if (pagemap_fd >= 0) close(pagemap_fd);
-    pagemap_fd = -1;
     pthread_mutex_unlock(&maps_mutex);
 }

@@ -5,7 +5,7 @@
  * the interval doubled: a run of any length keeps TICK_POINTS to twice as
  * many evenly spaced points. Nothing here runs on the allocation path: the
  * totals are read as the snapshots read them (readers.c, without stopping
- * the threads), RSS with raw system calls. Each flush copies the buffer
+ * the threads), RSS with a pread of the statm kept open (fds.c). Each flush copies the buffer
  * (ticks_copy) and writes it with its snapshot (flush_rows.c). */
 #include "internal.h"
 #include "maps.h"
@@ -32,6 +32,7 @@ void ticks_unlock(void) { pthread_mutex_unlock(&tick_mutex); }
  * a fork child starts its own). */
 void ticks_start(double now)
 {
+    mp_kept_open_all();         /* the process's own /proc/self files */
     npoints = 0;
     stopped = 0;
     rss_at_stop = 0;
@@ -51,10 +52,9 @@ void ticks_after_fork_child(void)
 uint64_t ticks_rss(void)
 {
     char buf[128];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    int fd = mp_kept_fd(KEPT_STATM);
     if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
     if (n <= 0) return 0;
     buf[n] = 0;
     const char *p = buf;

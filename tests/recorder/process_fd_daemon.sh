@@ -7,6 +7,12 @@
 # Now libunwind's pipe2 comes to the recorder, which puts the pipe above
 # the program's range, and libdwfl keeps no descriptor of a module (read
 # into memory) and its debug files' above the program's range too.
+# The ticks' RSS (the background thread) opened /proc/self/statm for each
+# read: a read that fell between two of the daemon's opens moved its file
+# to the next number (1 run in ~150 of fd_daemon failed so; fd_race: ~500
+# of 400,000 opens at MP_TICK=0.001). Now statm and pagemap stay open above
+# the range (fds.c), opened again in the program's own thread when it
+# closes them (close, close_range, closefrom).
 # tests/progs/fd_daemon.c, with each unwinder, under ulimit -n 1024 (the
 # usual limit: the recorder's descriptors are among those the program
 # closes, and made again where they must be).
@@ -23,4 +29,19 @@ for unwind in cfi libunwind fp; do
     assert_eq "$(by_function f.db plugin_static_alloc | grep '^plugin_static_alloc|')" "plugin_static_alloc|42|3234|40|154" \
         "MP_UNWIND=$unwind: the plugin's blocks, named after its dlclose"
 done
+for how in close close_range closefrom; do
+    rm -f r.db
+    out=$(ulimit -n 1024; LD_PRELOAD=$LIB MP_OUT=r.db MP_QUIET=1 MP_TICK=0.001 "$B/tests/fd_race" $how 5000)
+    assert_eq "$out" "0 opens moved" "fd_race, $how: every open got the number the program expected"
+    assert_eq "$(sqlite3 r.db 'select count(*) > 10, min(rss) > 0 from tick')" "1|1" \
+        "fd_race, $how: the ticks read RSS after the program closed the profiler's statm"
+done
+# Whether a read falls between two opens is chance; that the background
+# thread opens nothing while the program runs is not.
+(ulimit -n 1024; MP_OUT=s.db MP_QUIET=1 MP_TICK=0.001 strace -f -qq -e trace=openat -o trace -E LD_PRELOAD=$LIB \
+    "$B/tests/fd_race" close 2000 >out)
+assert_eq "$(cat out)" "0 opens moved" "fd_race under strace: every open got the number the program expected"
+main=$(head -1 trace | cut -d' ' -f1)
+assert_eq "$(grep -v "^$main " trace | grep -c openat)" 0 "the profiler's background thread opened no file: $(grep -v "^$main " trace | head -3)"
+assert_match "$(grep -c 'statm' trace)" '^[12]$' "statm opened once (and again after the program closed it)"
 echo ok
