@@ -20,15 +20,44 @@ if [ -n "$names" ]; then
 else
     list=$all
 fi
+# mpquery/asan runs every mpquery/ and rules/ test (but mpquery/scale) under
+# ASan/UBSan, two at a time: where the list has it, those tests run there
+# only, and each gets its line here from its result.
+under_asan=
+if printf '%s\n' $list | grep -qx mpquery/asan; then
+    under_asan=$(printf '%s\n' $list | grep -e '^mpquery/' -e '^rules/' | grep -v -x -e mpquery/asan -e mpquery/scale)
+    [ -n "$under_asan" ] && list=$(printf '%s\n' $list | grep -v -x -F "$under_asan")
+    # named alone: all of them
+    [ -n "$under_asan" ] || under_asan=$(printf '%s\n' $all | grep -e '^mpquery/' -e '^rules/' | grep -v -x -e mpquery/asan -e mpquery/scale)
+    export MP_ASAN_TESTS=$(echo $under_asan)
+fi
 # the language runtimes the runtimes/* tests profile (Debian packages)
 case " $(echo $list) " in *" runtimes/"*) sh tests/lib/runtime_deps.sh ;; esac
+# asan_lines: the line of each test mpquery/asan ran (a missing result: a
+# failure)
+asan_lines() {
+    local u st secs log
+    for u in $under_asan; do
+        read -r st secs < <(awk -v t="$u" '$2 == t { print $1, $3 }' "$MP_ASAN_RESULTS" 2>/dev/null)
+        log=build/testlogs/$u.log
+        if [ "$st" = ok ]; then
+            pass=$((pass + 1))
+        else
+            st=FAIL; fail=$((fail + 1)); failed+=("$u")
+        fi
+        printf '%-4s %-32s %6.2fs (ASan)\n' "$st" "$u" "${secs:-0}"
+        [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
+        if [ $st = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
+    done
+}
 for t in $list; do
     log=build/testlogs/$t.log
     mkdir -p "$(dirname "$log")"
     start=$(date +%s.%N)
-    # a test's time limit; mpquery/asan runs some 40 tests again under ASan
+    # a test's time limit; mpquery/asan runs some 55 tests under ASan
     limit=300
-    [ "$t" = mpquery/asan ] && limit=900
+    [ "$t" = mpquery/asan ] && limit=1500
+    [ "$t" = mpquery/asan ] && export MP_ASAN_RESULTS=$PWD/build/testlogs/asan.results && rm -f "$MP_ASAN_RESULTS"
     if [ -f "tests/$t.sh" ] && timeout $limit bash "tests/$t.sh" >"$log" 2>&1; then
         pass=$((pass + 1)); status=ok
     else
@@ -38,6 +67,7 @@ for t in $list; do
     printf '%-4s %-32s %6.2fs\n' "$status" "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
     grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
     if [ $status = FAIL ]; then tail -n 25 "$log" | sed 's/^/     | /'; fi
+    [ "$t" = mpquery/asan ] && asan_lines
 done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
