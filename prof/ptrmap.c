@@ -3,15 +3,18 @@
  *
  * Sharded (16384 shards, one spin lock each, never held while calling out)
  * by the 64 MiB region of the address and its page: a region's pages go
- * to one group of 64 shards (the page's bits 12-17 choose among them), the
- * group a mix of the region's number (256 groups; up to 256 neighbouring
- * regions in different ones). glibc gives each thread's arena heaps of
- * their own, 64 MiB aligned and next to each other, so that a thread's
- * blocks are in shards no other thread's heap uses (see "Owned shards"):
- * with 16 groups, 8 threads' heaps and the main heap shared a group in
- * most runs, and a tenth of their shards were locked. Within a shard, open addressing with
- * linear probing and backward-shift deletion (no tombstones). The slot
- * index keeps the 256 16-byte positions of a page in neighbouring slots
+ * to one group of 1024 shards (the page's bits 12-21 choose among them), the
+ * group a mix of the region's number (16 groups; up to 16 neighbouring
+ * regions in different ones). glibc gives each thread's arena heaps of their own, 64
+ * MiB aligned, so that a thread's blocks are in shards no other thread's
+ * heap uses (see "Owned shards"). Two heaps in one group (8 threads'
+ * heaps and the main heap: about half of churn's runs) share shards,
+ * which lock; more groups made that rare (1 run in 10 with 64 or 256)
+ * but cost more than the locks: a shard then holds 4 or 16 times as many
+ * of a heap's pages, whose 256-slot windows overlap (churn, 1 thread:
+ * +36 and +80 instructions a malloc/free pair; 8 threads: +9 % and
+ * +14 % CPU time). Within a shard, open addressing with linear probing
+ * and backward-shift deletion (no tombstones). The slot index keeps the 256 16-byte positions of a page in neighbouring slots
  * (low bits from address >> 4) so that the inserts and erases of a program
  * walking its heap touch few cache lines, and scatters pages with a
  * multiplicative hash of the page number.
@@ -69,7 +72,7 @@ _Static_assert(NSHARDS == PTRMAP_SHARDS, "record.h names the shard count");
 /* A region's group: its number's low GROUP_BITS bits XOR a hash of the
  * rest (which the key keeps, so that address_of recovers them); its pages'
  * bits 12 to 12 + PAGE_BITS choose the shard in the group. */
-#define GROUP_BITS 8
+#define GROUP_BITS 4
 #define PAGE_BITS (SHARD_BITS - GROUP_BITS)
 #define GROUP_OF(p) ((unsigned)((((p) >> 26) ^ fib_hash((p) >> (26 + GROUP_BITS), GROUP_BITS)) & ((1u << GROUP_BITS) - 1)))
 #define SHARD_OF(p) (GROUP_OF(p) << PAGE_BITS | (unsigned)(((p) >> 12) & ((1u << PAGE_BITS) - 1)))

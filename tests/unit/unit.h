@@ -13,13 +13,12 @@ extern int unit_log_count;
 extern char unit_log_last[1024];
 
 /* ptrmap.c's shard of an address: the group of its 64 MiB region (the
- * region's low 8 bits XOR a hash of its bits 34 and up), then its page's
- * bits 12-17. shard_page(region, shard, k): the k-th page of that shard
- * from the region's block of 256 regions on (256 pages 256 KiB apart in
- * the one region of that block in the shard's group, then the next
- * block). */
+ * region's low 4 bits XOR a hash of its bits 30 and up), then its page's
+ * bits 12-21. shard_page(region, shard, k): the k-th page of that shard
+ * from the region's block of 16 regions on (16 pages 4 MiB apart in the
+ * one region of that block in the shard's group, then the next block). */
 #define SHARD_BITS 14
-#define UNIT_GROUP_BITS 8
+#define UNIT_GROUP_BITS 4
 #define UNIT_PAGE_BITS (SHARD_BITS - UNIT_GROUP_BITS)
 static inline uintptr_t shard_page(uintptr_t region, unsigned shard, uint64_t k)
 {
