@@ -7,9 +7,14 @@
  * group a mix of the region's number (16 groups; up to 16 neighbouring
  * regions in different ones). glibc gives each thread's arena heaps of their own, 64
  * MiB aligned, so that a thread's blocks are in shards no other thread's
- * heap uses (see "Owned shards"). Within a shard, open addressing with
- * linear probing and backward-shift deletion (no tombstones). The slot
- * index keeps the 256 16-byte positions of a page in neighbouring slots
+ * heap uses (see "Owned shards"). Two heaps in one group (8 threads'
+ * heaps and the main heap: about half of churn's runs) share shards,
+ * which lock; more groups made that rare (1 run in 10 with 64 or 256)
+ * but cost more than the locks: a shard then holds 4 or 16 times as many
+ * of a heap's pages, whose 256-slot windows overlap (churn, 1 thread:
+ * +36 and +80 instructions a malloc/free pair; 8 threads: +9 % and
+ * +14 % CPU time). Within a shard, open addressing with linear probing
+ * and backward-shift deletion (no tombstones). The slot index keeps the 256 16-byte positions of a page in neighbouring slots
  * (low bits from address >> 4) so that the inserts and erases of a program
  * walking its heap touch few cache lines, and scatters pages with a
  * multiplicative hash of the page number.
@@ -39,9 +44,12 @@
  * owner checked again. Another thread's operation in an owned shard (a
  * cross-thread free, a heap given to a new thread) takes the lock, revokes
  * the ownership (owner = SHARED, membarrier, wait until the shard is not
- * busy) and from then on everyone locks that shard. So a thread working in
- * its own heap takes no locked instruction, and a revocation costs one
- * membarrier per shard, once.
+ * busy) and everyone locks that shard, until one thread has made
+ * REOWN_STREAK locked operations in a row there: it becomes the owner
+ * again (a heap's shard that another thread freed a block in, or that
+ * passed to a new thread with its arena). So a thread working in its own
+ * heap takes no locked instruction, and a shard costs at most one
+ * membarrier per REOWN_STREAK locked operations.
  *
  * Sparse mode (the cheap modes, where only sampled blocks are tracked):
  * most frees are of blocks the map does not hold, and must not pay a shard
@@ -92,10 +100,15 @@ struct shard {
     struct entry *table;
     uint32_t owner;             /* a thread's map_id, 0 (none yet) or SHARED; | WALKED during a walk */
     uint32_t busy;              /* the owner is in an unlocked operation (written by the owner) */
+    uint32_t last, streak;      /* shared: the latest locker and its locked operations in a row */
 } __attribute__((aligned(CACHE_LINE)));
 
 #define SHARED UINT32_MAX
 #define WALKED 0x80000000u
+/* A membarrier costs some microseconds (an interrupt on every CPU running
+ * the process), a locked operation some nanoseconds: a shard changes hands
+ * at most once per this many of them. */
+#define REOWN_STREAK 4096
 
 static struct shard shards[NSHARDS];
 
@@ -175,6 +188,13 @@ static uint32_t self_id(void)
     return map_id;
 }
 
+/* A shared shard's locked operation by me: the owner's after a streak. */
+static void shard_streak(struct shard *s, uint32_t me)
+{
+    if (s->last != me) s->last = me, s->streak = 0;
+    if (++s->streak >= REOWN_STREAK && !walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
+}
+
 /* Under the shard's lock, before a locked operation by thread `me`: a
  * shard without owner becomes me's (its next operations go unlocked); one
  * owned by another thread is shared from now on, once its owner is out of
@@ -182,12 +202,18 @@ static uint32_t self_id(void)
 static void shard_settle(struct shard *s, uint32_t me)
 {
     uint32_t o = LOAD(s->owner);
-    if (o == SHARED || (o & ~WALKED) == me || !owning) return;     /* its owner's, during a walk: kept */
+    if (!owning) return;
+    if (o == SHARED) {
+        shard_streak(s, me);
+        return;
+    }
+    if ((o & ~WALKED) == me) return;    /* its owner's, during a walk: kept */
     if (o == 0) {
         if (!walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
         return;
     }
     __atomic_store_n(&s->owner, SHARED, __ATOMIC_RELAXED);
+    s->last = me, s->streak = 1;
     if (o & WALKED) return;             /* the walk made sure its owner is out */
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
     while (__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
@@ -380,7 +406,7 @@ void ptrmap_reset(void)
         mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
         s->table = NULL;
         s->cap = s->count = 0;
-        s->owner = s->busy = 0;
+        s->owner = s->busy = s->last = s->streak = 0;
         atomic_flag_clear(&s->lock);
     }
     memset(big_blocks, 0, sizeof big_blocks);

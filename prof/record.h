@@ -383,8 +383,8 @@ const char *tag_name(uintptr_t addr);
 #define MAPS_NAME_BASE (TAG_BASE - 0x10000)
 
 /* ------------------------------------------------------------ ptrmap.c */
-/* Block address → (slot, size). Sharded, locked per shard, except while
- * one thread records (see ptrmap.c). Sparse (few blocks tracked: the cheap
+/* Block address → (slot, size). Sharded; a shard takes its lock only
+ * while more than one thread works in it (see ptrmap.c). Sparse (few blocks tracked: the cheap
  * modes), a removal first asks a small lock-free filter. */
 void ptrmap_init(int sparse);
 #define PTRMAP_FILTER_BITS 16

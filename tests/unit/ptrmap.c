@@ -321,6 +321,25 @@ static void test_reset(void)
        "256 new huge blocks fit, the unmappable warning said again, blocks inserted after it exact");
 }
 
+/* A shared shard becomes the owner's again after REOWN_STREAK (4096)
+ * locked operations in a row by one thread, and another thread's
+ * operation revokes it again. */
+static void test_reown(int lone)
+{
+    pthread_t other;
+    CHECK_EQ(pthread_create(&other, NULL, other_thread, NULL), 0);   /* the streak is the other's */
+    CHECK_EQ(pthread_join(other, NULL), 0);
+    expect(HEAP + 64, 11, 12);
+    for (int i = 1; i < 4095; i++) expect_absent(HEAP + 128);
+    check_mode(0, "after 4095 locked operations in a row by this thread in the shared shard (it locks)");
+    expect_absent(HEAP + 128);
+    check_mode(lone, "after the 4096th (the shard is this thread's again: no lock)");
+    CHECK_EQ(pthread_create(&other, NULL, other_thread, NULL), 0);
+    CHECK_EQ(pthread_join(other, NULL), 0);
+    expect(HEAP + 64, 11, 12);
+    check_mode(0, "after another thread's operation there (revoked again: it locks)");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -348,6 +367,7 @@ int main(void)
     expect(HEAP + 64, 11, 12);
     check_mode(0, "after another thread's operation in that shard (the ownership revoked: it locks)");
     test_round_trip("shared mode, revoked");
+    test_reown(lone);
     ptrmap_reset();
     check_mode(0, "after ptrmap_share and ptrmap_reset (a fork child keeps the parent's mode)");
     return 0;
