@@ -98,7 +98,7 @@ static inline void record_untracked_free(struct mp_thread *t, uint64_t usable)
 
 /* The cheap modes' allocation (the thread known), the end of its
  * operation (and of a realloc's that began before). */
-static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
+MP_HOT void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
 {
     /* attributed first, so that a capture the thread's counters start
      * (record_thread_alloc) sees the block in its slot too */
@@ -112,7 +112,7 @@ static inline void record_cheap_alloc(struct mp_thread *t, void *p, size_t size)
 
 /* The cheap modes' free, before the real free (t NULL: a thread without a
  * record), to the end of its operation. */
-static inline void record_cheap_free(struct mp_thread *t, void *p)
+MP_HOT void record_cheap_free(struct mp_thread *t, void *p)
 {
     if (likely(t != NULL)) record_untracked_free(t, block_usable(p));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
@@ -135,7 +135,7 @@ static inline struct mp_thread *record_thread(void)
 /* A block the real allocator returned (p NULL: nothing to record), inside
  * its entry point's guard: recorded, and the thread's operation ended
  * (peak.h), an operation that began before it (realloc's) included. */
-static inline void record_alloc(void *p, size_t size)
+MP_HOT void record_alloc(void *p, size_t size)
 {
     if (unlikely(p == NULL)) return;
     struct mp_thread *t = record_thread();
@@ -150,7 +150,7 @@ static inline void record_alloc(void *p, size_t size)
 
 /* A block about to be freed for real (p not NULL): recorded, the
  * operation ended. */
-static inline void record_free(void *p)
+MP_HOT void record_free(void *p)
 {
     struct mp_thread *t = record_thread();
     if (mp_track_all) {
