@@ -1,10 +1,12 @@
 /* The hot path's inline part and its one dispatch: every recording entry
  * point of interpose.c calls record_alloc or record_free (below), which
- * decide the mode once per call: full capture (mp_track_all: every block in
+ * decide the mode once per call, by one load for the cheap modes' common
+ * cases (mp_hot_path, record.h): full capture (mp_track_all: every block in
  * the map) goes to record.c's record_full_*, the cheap modes (no stack:
  * counters, the allocator's block size, the sampling countdown) stay
  * inline in record_cheap_*, which call out only for a block that may get a
- * slot. Neither mode calls the other. */
+ * slot. Neither mode calls the other. All of it is inlined into the entry
+ * points (MP_HOT): a call costs the cheap path a tenth of its instructions. */
 #ifndef MP_HOT_H
 #define MP_HOT_H
 
