@@ -26,12 +26,14 @@ MP_EXPORT void mp_activate(void)
 {
     mp_ensure_init();
     atomic_store(&mp_active, 1);
+    hot_path_update();
 }
 
 MP_EXPORT void mp_deactivate(void)
 {
     mp_ensure_init();
     atomic_store(&mp_active, 0);
+    hot_path_update();
 }
 
 static void set_thread_active(int active)
@@ -39,6 +41,7 @@ static void set_thread_active(int active)
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     if (t) t->active = active;
+    hot_path_thread_switch();
     guard_leave(&g);
 }
 
@@ -59,6 +62,7 @@ MP_EXPORT void mp_set_threshold(long bytes)
 {
     mp_ensure_init();
     atomic_store(&mp_threshold, bytes);
+    hot_path_update();
 }
 
 MP_EXPORT int mp_snapshot(const char *label)

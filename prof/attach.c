@@ -86,6 +86,7 @@ static void session_start(void)
     fork_new_session();         /* the points of memory over time start again too */
     atomic_store(&mp_active, mp_opt.enabled);
     atomic_store(&mp_threshold, mp_opt.threshold);
+    hot_path_update();
     flush_check_output(attach_run_start());
     background_pause(0);
     guard_leave(&g);
@@ -130,6 +131,7 @@ MP_EXPORT int mp_detach(void)
         background_pause(1);
         lifecycle_end_session("detach");
         atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
+        hot_path_update();
         attached = 0;
     }
     pthread_mutex_unlock(&attach_lock);

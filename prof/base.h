@@ -20,6 +20,9 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define RELAXED memory_order_relaxed
+/* the hot path's inline parts: inlined whatever the compiler's size
+ * estimate (a call costs the cheap path a tenth of its instructions) */
+#define MP_HOT static inline __attribute__((always_inline))
 
 /* Relaxed access to counters that one thread writes and the flush reads. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -255,6 +255,7 @@ size_t block_usable_call(void *p)
         int agree = chunk_usable(h) == usable;
         /* threads may race here: a lost count only lengthens the probation */
         __atomic_store_n(&mp_glibc_sizes, !agree ? 0 : left == -1 ? 1 : left + 1, __ATOMIC_RELAXED);
+        if (!agree || left == -1) hot_path_update();   /* the probation's end */
     }
     return usable;
 }
@@ -272,6 +273,7 @@ void interpose_sizes_init(void)
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (!fns[i] || !dladdr(fns[i], &a) || a.dli_fbase != libc.dli_fbase) return;
     __atomic_store_n(&mp_glibc_sizes, -SIZES_PROBATION, __ATOMIC_RELAXED);
+    hot_path_update();
 }
 
 /* ------------------------------------------------------------ checks */

@@ -28,6 +28,40 @@ void record_init(void)
 {
     mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
     ptrmap_init(!mp_track_all);
+    hot_path_update();
+}
+
+/* ------------------------------------------------------------ the hot path's case (record.h) */
+_Atomic int mp_hot_path = HOT_GENERAL;
+static _Atomic int thread_switched;     /* sticky: some thread's own switch was set */
+static _Atomic unsigned hot_updates;
+
+static int hot_path_now(void)
+{
+    if (mp_track_all || __atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED) <= 0 || atomic_load(&thread_switched))
+        return HOT_GENERAL;
+    if (mp_opt.stacks == STACKS_NONE || (mp_opt.stacks == STACKS_UNWIND && !atomic_load(&mp_active)))
+        return HOT_COUNT;
+    if (mp_opt.stacks == STACKS_UNWIND && mp_opt.sample && !atomic_load(&mp_threshold)) return HOT_SAMPLE;
+    return HOT_GENERAL;
+}
+
+/* Callers change an input first, then call this. Two updates at once: the
+ * one whose result may be stale (another began after it) computes again,
+ * so the last value stored is one computed after the last change. */
+void hot_path_update(void)
+{
+    for (;;) {
+        unsigned mine = atomic_fetch_add(&hot_updates, 1) + 1;
+        atomic_store(&mp_hot_path, hot_path_now());
+        if (atomic_load(&hot_updates) == mine) return;
+    }
+}
+
+void hot_path_thread_switch(void)
+{
+    atomic_store(&thread_switched, 1);
+    hot_path_update();
 }
 
 /* Weight of a tracked block in WEIGHT_ONE units: 1 unless sampling, where

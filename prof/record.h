@@ -183,6 +183,18 @@ struct mp_thread {
 };
 
 extern _Atomic int mp_active;           /* process-wide switch */
+/* The hot path's common cases, told apart by one load per call (hot.h):
+ * HOT_COUNT, the cheap modes' counters alone (no block can get a stack:
+ * MP_STACKS=none, or unwind and switched off with no thread switched on its
+ * own), HOT_SAMPLE, the same plus the sampling countdown (switched on, no
+ * threshold, no thread's own switch), both with glibc's sizes read inline;
+ * HOT_GENERAL: anything else (full capture included), decided in full.
+ * hot_path_update recomputes it after any of its inputs changed (the
+ * switches, the threshold, the sizes' probation, a session's settings). */
+enum { HOT_COUNT, HOT_SAMPLE, HOT_GENERAL };
+extern _Atomic int mp_hot_path;
+void hot_path_update(void);
+void hot_path_thread_switch(void);      /* a thread's own switch was set: HOT_GENERAL from now on */
 /* Every block is tracked in the pointer map (full capture: MP_SAMPLE=0,
  * MP_STACKS=unwind, MP_ENABLED=1): live bytes are requested bytes, exact
  * per thread and per stack. Otherwise (the cheap modes) only blocks that
