@@ -42,6 +42,10 @@ void flush_close(void)
     flush_unlock();
 }
 
+/* The epoch of the latest peak snapshot written (flush_ahead); 0: none.
+ * A fork child's or an attach session's epochs start anew. */
+static _Atomic uint32_t peak_written;
+
 static void forget_database(void)
 {
     mirror_forget();
@@ -54,6 +58,7 @@ void flush_after_fork_child(void)
     mp_pid = getpid();
     mp_ppid = getppid();
     flushes_closed = 0;
+    atomic_store(&peak_written, 0);
     rows_forget(1);
 }
 
@@ -62,6 +67,7 @@ void flush_after_fork_child(void)
 void flush_after_attach(void)
 {
     flushes_closed = 0;
+    atomic_store(&peak_written, 0);
     forget_database();
 }
 
@@ -374,7 +380,6 @@ int flush_snapshot(enum flush_reason reason, const char *label)
 #define PEAK_SETTLE 1.0
 
 static _Atomic uint32_t ahead_done;     /* stack nodes at the latest write ahead */
-static _Atomic uint32_t peak_written;   /* the epoch of the latest peak snapshot written */
 
 static void ahead_work(void *arg)
 {
@@ -382,9 +387,9 @@ static void ahead_work(void *arg)
     size_t naddrs;
     int64_t nrows = 0;
     char err[512];
-    if (c->ahead == AHEAD_PEAK && !rows_peak_due(PEAK_SETTLE)) return;     /* c->rc 0: checked, nothing due */
-    c->rc = resolve_symbols(&naddrs) || write_out(c, &nrows, err, sizeof err);
-    atomic_store(&peak_written, rows_peak_epoch());
+    if (c->ahead != AHEAD_PEAK || rows_peak_due(PEAK_SETTLE))
+        c->rc = resolve_symbols(&naddrs) || write_out(c, &nrows, err, sizeof err);
+    atomic_store(&peak_written, rows_peak_epoch());     /* by any snapshot; 0 after a failure */
 }
 
 /* One kind of write ahead, when due (its own schedule in *next). */
