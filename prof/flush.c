@@ -42,6 +42,10 @@ void flush_close(void)
     flush_unlock();
 }
 
+/* The epoch of the latest peak snapshot written (flush_ahead); 0: none.
+ * A fork child's or an attach session's epochs start anew. */
+static _Atomic uint32_t peak_written;
+
 static void forget_database(void)
 {
     mirror_forget();
@@ -54,6 +58,7 @@ void flush_after_fork_child(void)
     mp_pid = getpid();
     mp_ppid = getppid();
     flushes_closed = 0;
+    atomic_store(&peak_written, 0);
     rows_forget(1);
 }
 
@@ -62,6 +67,7 @@ void flush_after_fork_child(void)
 void flush_after_attach(void)
 {
     flushes_closed = 0;
+    atomic_store(&peak_written, 0);
     forget_database();
 }
 
@@ -224,7 +230,8 @@ static void xfsz_discard(void)
 
 /* The snapshot itself, on the flush's own stack (ownstack.c): symbols,
  * then the one transaction. */
-struct flush_call { enum flush_reason reason; const char *label; int rc, ahead; };
+enum ahead { AHEAD_NONE, AHEAD_TREE, AHEAD_PEAK };     /* what a write ahead holds (flush_ahead) */
+struct flush_call { enum flush_reason reason; const char *label; int rc; enum ahead ahead; };
 
 /* The return addresses named; 1 when libdw failed (out of memory). */
 static int resolve_symbols(size_t *naddrs)
@@ -242,7 +249,8 @@ static int write_file(const char *path, struct flush_call *c, int64_t *nrows, ch
 {
     struct writer w = { 0 };
     int rc = open_writer(&w, path);
-    if (!rc) rc = c->ahead ? mirror_all(&w) : rows_write(&w, c->reason, c->label, nrows);
+    if (!rc) rc = c->ahead == AHEAD_TREE ? mirror_all(&w)
+                : c->ahead == AHEAD_PEAK ? rows_write_peak(&w, nrows) : rows_write(&w, c->reason, c->label, nrows);
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         snprintf(err, errsize, "%s", w.error ? w.error : "unknown error");
@@ -354,18 +362,22 @@ int flush_snapshot(enum flush_reason reason, const char *label)
 
 /* ------------------------------------------------------------ ahead */
 
-/* The stack tree ahead of the snapshots (issue 31): a program of many
- * stacks (clang++ -O2: 500,000 nodes) would wait at its exit for their
- * symbols and rows, most of the exit snapshot's time. The background thread
- * writes them as they come instead: once AHEAD_NODES new nodes have
- * gathered, at most every AHEAD_EVERY seconds, in a transaction of their
- * own that holds only the shared dictionaries' rows (module, function,
- * file, frame, stack: no snapshot, no process row, which the snapshots
- * write as before). The exit snapshot writes the nodes made since. A
- * failed write is not said (the snapshots say theirs) and the next try
- * waits ten times as long. */
+/* Ahead of the snapshots (issue 31): a program of many stacks (clang++
+ * -O2: 500,000 nodes, 85,000 rows) would wait at its exit for what the
+ * background thread can write while it runs, each in a transaction of its
+ * own (a failed one is not said: the snapshots say theirs; the next try
+ * of its kind waits ten times as long):
+ * - the stack tree: once AHEAD_NODES new nodes have gathered, at most every
+ *   AHEAD_EVERY seconds, the shared dictionaries' rows (module, function,
+ *   file, frame, stack: no snapshot, no process row); the exit snapshot
+ *   writes the nodes made since;
+ * - the peak snapshot, once the peak is likely final (rows_peak_due: no
+ *   new one for PEAK_SETTLE seconds, the live bytes well below it), with
+ *   the process's rows; checked at most every AHEAD_EVERY seconds. The
+ *   snapshot that follows writes it only if a new peak came since. */
 #define AHEAD_NODES 32768
 #define AHEAD_EVERY 0.5
+#define PEAK_SETTLE 1.0
 
 static _Atomic uint32_t ahead_done;     /* stack nodes at the latest write ahead */
 
@@ -375,17 +387,28 @@ static void ahead_work(void *arg)
     size_t naddrs;
     int64_t nrows = 0;
     char err[512];
-    c->rc = resolve_symbols(&naddrs) || write_out(c, &nrows, err, sizeof err);
+    if (c->ahead != AHEAD_PEAK || rows_peak_due(PEAK_SETTLE))
+        c->rc = resolve_symbols(&naddrs) || write_out(c, &nrows, err, sizeof err);
+    atomic_store(&peak_written, rows_peak_epoch());     /* by any snapshot; 0 after a failure */
+}
+
+/* One kind of write ahead, when due (its own schedule in *next). */
+static int ahead_run(enum ahead kind, double *next)
+{
+    struct flush_call c = { FLUSH_INTERVAL, "", 0, kind };
+    double t0 = mp_now();
+    flush_run(ahead_work, &c);
+    *next = mp_now() + (c.rc ? 10 : 1) * (AHEAD_EVERY + (mp_now() - t0));
+    return c.rc;
 }
 
 void flush_ahead(void)
 {
-    static double next;
+    static double next_tree, next_peak;
     uint32_t nodes = stack_node_count();
-    if (nodes - atomic_load(&ahead_done) < AHEAD_NODES || mp_now() < next) return;
-    struct flush_call c = { FLUSH_INTERVAL, "", 0, 1 };
-    double t0 = mp_now();
-    flush_run(ahead_work, &c);
-    if (!c.rc) atomic_store(&ahead_done, nodes);
-    next = mp_now() + (c.rc ? 10 : 1) * (AHEAD_EVERY + (mp_now() - t0));
+    if (nodes - atomic_load(&ahead_done) >= AHEAD_NODES && mp_now() >= next_tree && !ahead_run(AHEAD_TREE, &next_tree))
+        atomic_store(&ahead_done, nodes);
+    struct peak_info peak = peak_info();
+    if (peak.epoch != atomic_load(&peak_written) && mp_now() - peak.time >= PEAK_SETTLE && mp_now() >= next_peak)
+        ahead_run(AHEAD_PEAK, &next_peak);
 }

@@ -74,6 +74,9 @@ void mirror_forget_addresses(void);     /* after an unload */
 
 int rows_write(struct writer *w, enum flush_reason reason, const char *label, int64_t *nrows);
 void rows_forget(int new_process);      /* a fork child: a new process of the same run */
+int rows_peak_due(double settle);       /* a new peak, likely final: to write ahead */
+int rows_write_peak(struct writer *w, int64_t *nrows);     /* that peak's snapshot alone */
+uint32_t rows_peak_epoch(void);         /* the peak of the latest peak snapshot written */
 
 /* ------------------------------------------------------------ flush_maps.c */
 

@@ -469,6 +469,28 @@ static int write_ticks(struct writer *w, double now)
     return rc;
 }
 
+/* The peak is worth writing ahead of the snapshot that would carry it
+ * (flush_ahead) once it is likely final: no new capture for `settle`
+ * seconds and the process's live bytes now at most 3/4 of it. A peak
+ * that a later one passes after all is written again with the next
+ * snapshot (the latest peak snapshot is the process's peak). */
+int rows_peak_due(double settle)
+{
+    struct peak_info peak = peak_info();
+    if (!peak.epoch || peak.epoch == r.peak_epoch || mp_now() - peak.time < settle || cut_reserve()) return 0;
+    cut_read(0);
+    return cut.process.live <= peak.live / 4 * 3;
+}
+
+uint32_t rows_peak_epoch(void) { return r.peak_epoch; }
+
+/* The peak snapshot alone, with the process's rows it needs: written
+ * ahead, the snapshot that follows finds it written. */
+int rows_write_peak(struct writer *w, int64_t *nrows)
+{
+    return process_rows_write(w, mp_now()) || write_peak(w, nrows) ? -1 : 0;
+}
+
 /* Everything of one snapshot, inside the open transaction; first, when
  * the process reached a new peak since the previous snapshot, a snapshot
  * of the peak (reason 'peak', at the time of the capture). */

@@ -37,12 +37,20 @@ sqlite3_stmt *prepare(struct writer *w, const char *sql)
     return st;
 }
 
-int step_done(struct writer *w, sqlite3_stmt *st)
+/* A step and its reset, the bindings kept (the next row binds every one
+ * that must not be NULL). */
+static int step_reset(struct writer *w, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
+int step_done(struct writer *w, sqlite3_stmt *st)
+{
+    int rc = step_reset(w, st);
+    sqlite3_clear_bindings(st);
+    return rc;
 }
 
 sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows)
@@ -74,7 +82,7 @@ int batch_flush(struct writer *w, struct batch *b)
     for (int r = 0; r < b->n && !rc; r += per) {
         for (int i = 0; i < per * b->ncols; i++)
             if (!b->next_id || i % b->ncols) sqlite3_bind_int64(st, i + 1, b->v[r * b->ncols + i]);
-        rc = step_done(w, st);
+        rc = step_reset(w, st);     /* a batch binds every column but the id, never bound */
         if (!rc && b->next_id && sqlite3_last_insert_rowid(w->db) != b->v[(r + per - 1) * b->ncols])
             rc = fail(w, "the database's ids are not the ones this process expected");
     }

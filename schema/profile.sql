@@ -24,7 +24,8 @@
 --   * Peak snapshots (reason 'peak', version 3): the process as it was when
 --     its live bytes were highest so far (within max(1/128, 4 KiB) of the
 --     peak), written by the first snapshot after a new peak, just before
---     it. Their rows are not in the chain of the others: the value of
+--     it, or on their own while the process runs once the peak is likely
+--     final (a process killed after that has a peak snapshot only). Their rows are not in the chain of the others: the value of
 --     (stack, thread) at a peak snapshot P is P's row, or else the newest
 --     row of the process's other snapshots before P; the value at any other
 --     snapshot S ignores the rows of peak snapshots. The latest peak
