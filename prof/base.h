@@ -212,6 +212,8 @@ int mp_fd_high(int fd);
 enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, NKEPT };
 void mp_kept_open_all(void);
 int mp_kept_fd(enum mp_kept_file which);
+/* SQLite's files opened for the profiler go above the program's range */
+void mp_sqlite_fds_high(void);
 
 /* ------------------------------------------------------------ ownstack.c */
 /* A stack of the profiler's own for heavy work (ownstack.c), used by the

@@ -12,7 +12,11 @@
  *    again at once, in that same thread: the background thread never opens
  *    one while the program may be opening its own. Lost any other way
  *    (dup2 over it, a raw system call), it is opened again at its next use.
- *  - libunwind's pipe (pipe2 below) goes above the range too. */
+ *  - libunwind's pipe (pipe2 below) goes above the range too, and so do
+ *    the files SQLite opens for the profiler (the profile, its journal,
+ *    its directory): they live for a whole snapshot, which the background
+ *    thread writes while the program runs (ahead of the exit, intervals).
+ *    Only the open itself takes a low number, for a moment. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "hooks.h"
@@ -23,6 +27,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -139,6 +144,34 @@ MP_EXPORT void closefrom(int lowfd)
     HOOKS_READY();
     if (mp_next.closefrom) mp_next.closefrom(lowfd);
     if (lowfd >= 0) kept_closed((unsigned)lowfd, ~0u);
+}
+
+/* ------------------------------------------------------------ SQLite's files */
+
+/* SQLite's unix VFS opens through a table of system calls, one for every
+ * connection in the process, the program's own included (the library is
+ * shared): its open is replaced by one that moves the profiler's files
+ * high and leaves everyone else's as the open it wraps made them. */
+static int (*sqlite_open_next)(const char *, int, int);
+
+static int sqlite_open(const char *path, int flags, int mode)
+{
+    int fd = sqlite_open_next(path, flags, mode);
+    return mp_tls.in_profiler == MP_INSIDE ? mp_fd_high(fd) : fd;
+}
+
+static void sqlite_open_wrap(void)
+{
+    sqlite3_vfs *unix_vfs = sqlite3_vfs_find("unix");
+    if (!unix_vfs || unix_vfs->iVersion < 3 || !unix_vfs->xGetSystemCall || !unix_vfs->xSetSystemCall) return;
+    sqlite_open_next = (int (*)(const char *, int, int))unix_vfs->xGetSystemCall(unix_vfs, "open");
+    if (sqlite_open_next) unix_vfs->xSetSystemCall(unix_vfs, "open", (sqlite3_syscall_ptr)sqlite_open);
+}
+
+void mp_sqlite_fds_high(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_open_wrap);
 }
 
 /* ------------------------------------------------------------ libunwind's pipe */

@@ -108,6 +108,7 @@ static int sync_database(struct writer *w)
 
 static int open_writer(struct writer *w, const char *path)
 {
+    mp_sqlite_fds_high();
     if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return fail(w, w->db ? sqlite3_errmsg(w->db) : "cannot open");
     if (db_harden(w->db, 0)) return fail(w, sqlite3_errmsg(w->db));

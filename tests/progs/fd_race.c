@@ -5,7 +5,8 @@
  * reads /proc/self/statm every MP_TICK meanwhile. Its descriptor was
  * opened for each read, and a read that fell between two of the program's
  * opens took a number the program expected. Prints how many opens got
- * another number. */
+ * another number. A block kept live from the start holds the live bytes
+ * at the peak: no peak snapshot is written ahead (its SQLite files). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@ int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
     int rounds = atoi(argv[2]);
+    char *keep = malloc(1 << 20);
     if (!strcmp(argv[1], "close"))
         for (int fd = 3; fd < 1024; fd++) close(fd);
     else if (!strcmp(argv[1], "close_range"))
@@ -35,6 +37,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 8; k++) close(fds[k]);
         free(malloc(64));
     }
-    printf("%d opens moved\n", moved);
+    printf("%d opens moved\n", moved + !keep);
+    free(keep);
     return 0;
 }

@@ -12,7 +12,9 @@
 # to the next number (1 run in ~150 of fd_daemon failed so; fd_race: ~500
 # of 400,000 opens at MP_TICK=0.001). Now statm and pagemap stay open above
 # the range (fds.c), opened again in the program's own thread when it
-# closes them (close, close_range, closefrom).
+# closes them (close, close_range, closefrom). The files SQLite opens for
+# the background thread's snapshots (written ahead of the exit) go above
+# the range as soon as they are open.
 # tests/progs/fd_daemon.c, with each unwinder, under ulimit -n 1024 (the
 # usual limit: the recorder's descriptors are among those the program
 # closes, and made again where they must be).
@@ -44,4 +46,15 @@ assert_eq "$(cat out)" "0 opens moved" "fd_race under strace: every open got the
 main=$(head -1 trace | cut -d' ' -f1)
 assert_eq "$(grep -v "^$main " trace | grep -c openat)" 0 "the profiler's background thread opened no file: $(grep -v "^$main " trace | head -3)"
 assert_match "$(grep -c 'statm' trace)" '^[12]$' "statm opened once (and again after the program closed it)"
+# The background thread writes the peak snapshot ahead of the exit
+# (peak_ahead: 4,096 stacks): SQLite's files for it (the profile, its
+# journal) are moved above the program's range as soon as they are open.
+(ulimit -n 1024; MP_OUT=p.db MP_QUIET=1 strace -f -qq -e trace=openat,fcntl -o ptrace -E LD_PRELOAD=$LIB "$B/tests/peak_ahead" 8 >pout)
+assert_match "$(cat pout)" "written ahead: yes" "peak_ahead: its peak written ahead, by the background thread"
+main=$(head -1 ptrace | cut -d' ' -f1)
+# each open of the profile or its journal by another thread than the
+# main one, and whether that thread's next call moved it
+moves=$(awk -v main="$main" '$1 != main && pending[$1] != "" { print ($0 ~ "^" $1 " fcntl\\(" pending[$1] ", F_DUPFD_CLOEXEC, 960\\)") ? "moved" : "left"; pending[$1] = "" }
+    $1 != main && /openat\(.*\/p\.db/ { n = split($0, f, " = "); pending[$1] = f[n] }' ptrace | sort | uniq -c | tr -s ' ')
+assert_match "$moves" '^ [0-9]+ moved$' "peak_ahead: each file SQLite opened for the background thread (the profile, its journal) moved above the range at once"
 echo ok
