@@ -141,15 +141,16 @@ struct mp_thread {
     unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    /* the cfi walker's previous walk, outward: its return addresses, and
+    /* the cfi walker's previous walk, outward, its walk_n entries the last
+     * ones before entry MP_WALK_CACHE + 1: its return addresses, and
      * per entry where it was read (| 1 if the walk from there on used the
      * value rbp had there, | 2 if it restored rbp from a slot), the hash of the frames from there on (sum, pow:
      * see hash_join), rbp's value there and the slot its rule restored rbp
      * from when the walk outside used it (else 0); walk_z: the last entry
      * is the slot that held 0 (unwind.c) */
     uint32_t walk_n, walk_z;
-    uintptr_t walk_ra[MP_WALK_CACHE + 1];
-    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 1];
+    uintptr_t walk_ra[MP_WALK_CACHE + 2];
+    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 2];
     /* the walk under way: per frame where its return address was read, its
      * mixed value (hash_mix), rbp's value, the slot rbp was restored from
      * (0: none) and its rule's flags (unwind.c) */
@@ -332,8 +333,11 @@ static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 
 /* Fills ret_addrs (room for MP_CAPTURE_ROOM) leaf first, the profiler's own
  * frames skipped, and feeds the first returned frames to *h. Returns the
- * number of frames (at most max); *truncated set when the stack was deeper. */
-int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
+ * number of frames (at most max); *truncated set when the stack was deeper.
+ * start: the frame (__builtin_frame_address) of the caller or of one of
+ * its callers inside the profiler, where the walk of its own frames may
+ * begin. */
+int unwind_capture(struct mp_thread *t, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
 void unwind_thread_start(void);                 /* a new thread, before its code runs */
