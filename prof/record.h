@@ -202,9 +202,21 @@ uint32_t thread_count(void);
 void thread_exiting(struct mp_thread *t);
 void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
-/* slots.c */
-struct mp_slot *slot_at(uint32_t idx);
-struct mp_slot_side *slot_side(uint32_t idx);
+/* slots.c: chunks of SLOT_CHUNK slots, then their sides (read inline:
+ * every operation of full capture reads a slot) */
+#define SLOT_CHUNK 64
+#define MAX_SLOT_CHUNKS (1u << 20)
+extern struct mp_slot *_Atomic mp_slot_chunks[MAX_SLOT_CHUNKS];
+static inline struct mp_slot *slot_at(uint32_t idx)
+{
+    struct mp_slot *chunk = atomic_load_explicit(&mp_slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
+}
+static inline struct mp_slot_side *slot_side(uint32_t idx)
+{
+    struct mp_slot *chunk = atomic_load_explicit(&mp_slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
+}
 /* The slot's values as at the peak, saved there by its first write after
  * a capture (copy on write, peak.h); zeros until then. */
 struct slot_raw *slot_peak(uint32_t idx);
