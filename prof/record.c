@@ -114,15 +114,21 @@ static inline __attribute__((always_inline)) uint32_t stack_slot_here(struct mp_
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
-    struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
-    if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
+    /* two ways: the latest stack of the set first (two hot stacks of one
+     * set, found alternately, would otherwise miss every time) */
+    struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 2)];
+    if (c[0].hash == hash && c[0].leaf == ret_addrs[0] && c[0].shape == shape) return c[0].slot;
+    if (c[1].hash == hash && c[1].leaf == ret_addrs[0] && c[1].shape == shape) return c[1].slot;
     uint64_t final_hash = hash;
     int m = n;
     const uintptr_t *stack = stack_python(t, ret_addrs, &m, flags, &final_hash);
     uint32_t id = stacks_intern(stack, m, flags, final_hash);
     if (!id) return 0;
     uint32_t slot = slot_of_stack(t, id);
-    if (slot) *c = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
+    if (slot) {
+        c[1] = c[0];
+        c[0] = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
+    }
     return slot;
 }
 
