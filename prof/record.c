@@ -132,6 +132,8 @@ static inline __attribute__((always_inline)) uint32_t stack_slot_here(struct mp_
     return slot;
 }
 
+/* stack_slot_here for the other callers (the cheap modes, tags), in a
+ * frame of its own */
 static uint32_t __attribute__((noinline)) stack_slot(struct mp_thread *t, int unwind)
 {
     return stack_slot_here(t, unwind);
