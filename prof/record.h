@@ -50,7 +50,7 @@ struct mp_slot_side {
 
 #define MP_MAX_TAGS 16
 #define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
-#define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks (sets of 2) */
+#define MP_CACHE_SIZE 2048      /* per-thread cache of recently seen stacks (sets of 2), 48 KiB */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 #define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
 /* the highest bit of size * 2 + 1: one bsr, size 0 included (no block
