@@ -108,7 +108,7 @@ static inline __attribute__((always_inline)) int capture(struct mp_thread *t, ui
         t->walk_n = 0;
         t->maps_gen = gen;
     }
-    if (unwind) n = unwind_capture(t, ret_addrs, mp_opt.depth, truncated, h);
+    if (unwind) n = unwind_capture(t, __builtin_frame_address(0), ret_addrs, mp_opt.depth, truncated, h);
     t->py_native = n;
     t->py_n = 0;
     if (mp_py_on && unwind) python_walk(t, h);
@@ -136,8 +136,9 @@ static const uintptr_t *stack_python(struct mp_thread *t, const uintptr_t *ret_a
 
 /* The thread's slot for a captured stack (unwound frames, then its tags
  * as the outermost frames; with MP_STACKS=tags only the tags). 0 = count
- * without stack. */
-static uint32_t stack_slot(struct mp_thread *t, int unwind)
+ * without stack. Inlined in full capture's allocation: one frame less to
+ * call and to walk past. */
+static inline __attribute__((always_inline)) uint32_t stack_slot_here(struct mp_thread *t, int unwind)
 {
     uintptr_t *ret_addrs = t->capture;
     struct mp_hash h = MP_HASH_INIT;
@@ -147,16 +148,29 @@ static uint32_t stack_slot(struct mp_thread *t, int unwind)
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     uint32_t shape = (uint32_t)n | flags << 16;
-    struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 1)];
-    if (c->hash == hash && c->leaf == ret_addrs[0] && c->shape == shape) return c->slot;
+    /* two ways: the latest stack of the set first (two hot stacks of one
+     * set, found alternately, would otherwise miss every time) */
+    struct mp_stack_cache *c = &t->cache[(hash >> 7) & (MP_CACHE_SIZE - 2)];
+    if (c[0].hash == hash && c[0].leaf == ret_addrs[0] && c[0].shape == shape) return c[0].slot;
+    if (c[1].hash == hash && c[1].leaf == ret_addrs[0] && c[1].shape == shape) return c[1].slot;
     uint64_t final_hash = hash;
     int m = n;
     const uintptr_t *stack = stack_python(t, ret_addrs, &m, flags, &final_hash);
     uint32_t id = stacks_intern(stack, m, flags, final_hash);
     if (!id) return 0;
     uint32_t slot = slot_of_stack(t, id);
-    if (slot) *c = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
+    if (slot) {
+        c[1] = c[0];
+        c[0] = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
+    }
     return slot;
+}
+
+/* stack_slot_here for the other callers (the cheap modes, tags), in a
+ * frame of its own */
+static uint32_t __attribute__((noinline)) stack_slot(struct mp_thread *t, int unwind)
+{
+    return stack_slot_here(t, unwind);
 }
 
 /* MP_STACKS=tags: the slot of the thread's current tags, kept until a push
@@ -369,7 +383,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     int saved = errno;
     if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
-    uint32_t slot = stack_wanted(t, size) ? stack_slot(t, 1) : 0;
+    uint32_t slot = stack_wanted(t, size) ? stack_slot_here(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;
     peak_touch_thread(t);
     record_slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);

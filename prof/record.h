@@ -50,7 +50,7 @@ struct mp_slot_side {
 
 #define MP_MAX_TAGS 16
 #define MP_CAPTURE_ROOM 1041        /* MP_DEPTH max (1024) + own frames + 1 */
-#define MP_CACHE_SIZE 512       /* per-thread cache of recently seen stacks */
+#define MP_CACHE_SIZE 2048      /* per-thread cache of recently seen stacks (sets of 2), 48 KiB */
 #define MP_RULE_CACHE 256       /* per-thread cache of unwind rules */
 #define MP_HIST_CLASSES 65     /* size 0, then [2^(k-1), 2^k) for k = 1..64 */
 /* the highest bit of size * 2 + 1: one bsr, size 0 included (no block
@@ -141,15 +141,16 @@ struct mp_thread {
     unsigned maps_gen;          /* cache and rules are valid while it equals mp_maps_gen */
     /* the cfi walker's recently used rules (an L1-sized front of its table) */
     struct { uintptr_t ip; uint64_t rule; } rules[MP_RULE_CACHE];
-    /* the cfi walker's previous walk, outward: its return addresses, and
+    /* the cfi walker's previous walk, outward, its walk_n entries the last
+     * ones before entry MP_WALK_CACHE + 1: its return addresses, and
      * per entry where it was read (| 1 if the walk from there on used the
      * value rbp had there, | 2 if it restored rbp from a slot), the hash of the frames from there on (sum, pow:
      * see hash_join), rbp's value there and the slot its rule restored rbp
      * from when the walk outside used it (else 0); walk_z: the last entry
      * is the slot that held 0 (unwind.c) */
     uint32_t walk_n, walk_z;
-    uintptr_t walk_ra[MP_WALK_CACHE + 1];
-    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 1];
+    uintptr_t walk_ra[MP_WALK_CACHE + 2];
+    struct walk_entry { uintptr_t at; uint64_t sum, pow; uintptr_t rbp, rbp_at; } walk[MP_WALK_CACHE + 2];
     /* the walk under way: per frame where its return address was read, its
      * mixed value (hash_mix), rbp's value, the slot rbp was restored from
      * (0: none) and its rule's flags (unwind.c) */
@@ -213,9 +214,21 @@ uint32_t thread_count(void);
 void thread_exiting(struct mp_thread *t);
 void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
-/* slots.c */
-struct mp_slot *slot_at(uint32_t idx);
-struct mp_slot_side *slot_side(uint32_t idx);
+/* slots.c: chunks of SLOT_CHUNK slots, then their sides (read inline:
+ * every operation of full capture reads a slot) */
+#define SLOT_CHUNK 64
+#define MAX_SLOT_CHUNKS (1u << 20)
+extern struct mp_slot *_Atomic mp_slot_chunks[MAX_SLOT_CHUNKS];
+static inline struct mp_slot *slot_at(uint32_t idx)
+{
+    struct mp_slot *chunk = atomic_load_explicit(&mp_slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
+}
+static inline struct mp_slot_side *slot_side(uint32_t idx)
+{
+    struct mp_slot *chunk = atomic_load_explicit(&mp_slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
+}
 /* The slot's values as at the peak, saved there by its first write after
  * a capture (copy on write, peak.h); zeros until then. */
 struct slot_raw *slot_peak(uint32_t idx);
@@ -344,8 +357,11 @@ static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
 
 /* Fills ret_addrs (room for MP_CAPTURE_ROOM) leaf first, the profiler's own
  * frames skipped, and feeds the first returned frames to *h. Returns the
- * number of frames (at most max); *truncated set when the stack was deeper. */
-int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
+ * number of frames (at most max); *truncated set when the stack was deeper.
+ * start: the frame (__builtin_frame_address) of the caller or of one of
+ * its callers inside the profiler, where the walk of its own frames may
+ * begin. */
+int unwind_capture(struct mp_thread *t, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
 void unwind_thread_start(void);                 /* a new thread, before its code runs */

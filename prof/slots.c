@@ -7,29 +7,16 @@
 
 #include <string.h>
 
-#define SLOT_CHUNK 64
-#define MAX_SLOT_CHUNKS (1u << 20)
-
-static struct mp_slot *_Atomic slot_chunks[MAX_SLOT_CHUNKS];
+/* the chunks, by index (slot_at, slot_side: record.h) */
+struct mp_slot *_Atomic mp_slot_chunks[MAX_SLOT_CHUNKS];
+#define slot_chunks mp_slot_chunks
 static _Atomic uint32_t slot_chunks_used;
-
-struct mp_slot *slot_at(uint32_t idx)
-{
-    struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
-    return chunk ? &chunk[idx % SLOT_CHUNK] : NULL;
-}
 
 /* A chunk is SLOT_CHUNK slots, then their sides, then their values as at
  * the peak: every slot has its peak copy from its creation, so that a
  * slot made after the latest capture reads as zeros there (its epoch is
  * the current one and its copy was never written). */
 #define SLOT_CHUNK_BYTES (SLOT_CHUNK * (sizeof(struct mp_slot) + sizeof(struct mp_slot_side) + sizeof(struct slot_raw)))
-
-struct mp_slot_side *slot_side(uint32_t idx)
-{
-    struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
-    return chunk ? (struct mp_slot_side *)(chunk + SLOT_CHUNK) + idx % SLOT_CHUNK : NULL;
-}
 
 struct slot_raw *slot_peak(uint32_t idx)
 {

@@ -19,7 +19,10 @@
  *    comparing the addresses, so interning is exact;
  *  - children, (parent, address) → node, used to add a new stack, under
  *    one lock (taken inside a leaf shard's lock; new stacks are rare next
- *    to allocations).
+ *    to allocations). A new stack mostly shares its outer frames with the
+ *    one interned before it (an interpreter's or a compiler's deep
+ *    stacks): the path of that one, kept under the same lock, gives those
+ *    nodes without a lookup, each confirmed by its address.
  * Threads normally find their stacks in their own cache (record.c) and
  * come here only for a stack they have not seen recently. Tags
  * (mp_tag_push) are pseudo return addresses above TAG_BASE. */
@@ -47,7 +50,17 @@ static _Atomic uint32_t nnodes;         /* ids 1..nnodes are published */
 static atomic_flag tree_lock = ATOMIC_FLAG_INIT;
 static uint32_t *children;              /* node ids; 0 = empty */
 static uint32_t children_mask, children_count;
+/* the latest stack added or found through the children: its nodes from
+ * the root (last_path[d] at depth d + 1), its first last_len ones (tree_lock) */
+#define LAST_PATH_MAX 2048
+static uint32_t last_path[LAST_PATH_MAX], last_len;
 
+
+/* A published node (1 <= id <= nnodes, its chunk set before). */
+static inline const struct mp_node *node_at(uint32_t id)
+{
+    return &atomic_load_explicit(&node_chunks[id >> NODE_CHUNK_BITS], memory_order_acquire)[id & (NODE_CHUNK - 1)];
+}
 
 const struct mp_node *stack_node(uint32_t id)
 {
@@ -99,7 +112,7 @@ static uint32_t child(uint32_t parent, uintptr_t addr)
         return 0;
     uint32_t i = child_home(parent, addr) & children_mask;
     for (uint32_t id; (id = children[i]); i = (i + 1) & children_mask) {
-        const struct mp_node *nd = stack_node(id);
+        const struct mp_node *nd = node_at(id);
         if (nd->addr == addr && nd->parent == parent) return id;
     }
     uint32_t id = atomic_load_explicit(&nnodes, RELAXED) + 1;
@@ -110,12 +123,26 @@ static uint32_t child(uint32_t parent, uintptr_t addr)
         if (!(chunk = arena_alloc(NODE_CHUNK * sizeof *chunk, 1))) return 0;
         atomic_store_explicit(&node_chunks[c], chunk, memory_order_release);
     }
-    const struct mp_node *up = parent ? stack_node(parent) : NULL;
+    const struct mp_node *up = parent ? node_at(parent) : NULL;
     MP_ASSERT(id > parent && id != 0);                  /* a parent is older than its children */
     chunk[id & (NODE_CHUNK - 1)] = (struct mp_node){ addr, parent, up ? up->depth + 1 : 1 };
     atomic_store_explicit(&nnodes, id, memory_order_release);
     children[i] = id;
     children_count++;
+    return id;
+}
+
+/* The node of address addr under parent, at depth d + 1: the latest
+ * path's while the path being made is the same down to parent (*same_path)
+ * and that node has the address (nodes are immutable, but for the retired
+ * ones' renaming), else the children's; written into the latest path
+ * (made whole by stacks_intern's last_len). Under tree_lock. */
+static inline uint32_t path_child(uint32_t parent, uint32_t d, uintptr_t addr, int *same_path)
+{
+    if (*same_path && d < last_len && node_at(last_path[d])->addr == addr) return last_path[d];
+    *same_path = 0;
+    uint32_t id = child(parent, addr);
+    if (d < LAST_PATH_MAX) last_path[d] = id;
     return id;
 }
 
@@ -168,10 +195,13 @@ uint32_t stacks_intern(const uintptr_t *ret_addrs, int n, unsigned flags, uint64
         }
     }
     spin_lock(&tree_lock);
-    uint32_t node = 0;
-    if (flags & STACK_TRUNCATED) node = child(0, ADDR_TRUNCATED);
+    uint32_t node = 0, d = 0;
+    int same_path = 1;
+    if (flags & STACK_TRUNCATED) node = path_child(0, d++, ADDR_TRUNCATED, &same_path);
     if (node || !(flags & STACK_TRUNCATED))
-        for (int k = n - 1; k >= 0 && (node = child(node, ret_addrs[k])); k--) {}
+        for (int k = n - 1; k >= 0 && (node = path_child(node, d++, ret_addrs[k], &same_path)); k--) {}
+    d -= !node;         /* out of memory: the nodes made */
+    last_len = d < LAST_PATH_MAX ? d : LAST_PATH_MAX;
     spin_unlock(&tree_lock);
     if (!node) goto out;        /* out of memory: counted without a stack */
     sh->table[i] = ((uint64_t)h32 << 32) | node;

@@ -412,6 +412,15 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
  * changes, costs a few frames' walk. A walk that ended on a zero return
  * address keeps that slot as a last entry whose value must still be 0. */
 
+/* The previous walk is kept right-aligned: its outermost entry at
+ * WALK_END - 1 and its leaf at WALK_END - walk_n, so that a walk which
+ * takes the outer frames from entry i on writes its own frames just below
+ * i, and nothing kept moves. Entry WALK_END is the sentinel under a walk
+ * that ended by its rule (sum 0, pow 1, no slot), the one walk_fill builds
+ * on; a walk that ended on a zero return address has its zero slot there
+ * instead, at WALK_END - 1. */
+#define WALK_END (MP_WALK_CACHE + 1)
+
 /* The frames of the previous walk from entry i on, if they are all still
  * in place: appended to buf (at most max in all) and hashed. Returns the
  * new n, or -1 with *changed the first entry no longer in place (the
@@ -419,19 +428,18 @@ static inline int on_stack(const struct mp_thread *t, uintptr_t a)
 static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, int max, int *more,
                       struct mp_hash *h, unsigned *changed)
 {
-    const unsigned end = t->walk_n;
     if (!(t->walk[i].at & 2)) {     /* no rbp slot to check from here on: return addresses alone */
-        for (unsigned m = i + 1; m < end; m++)
+        for (unsigned m = i + 1; m < WALK_END; m++)
             if (*(const uintptr_t *)(t->walk[m].at & ~(uintptr_t)7) != t->walk_ra[m]) return *changed = m, -1;
     } else {
-        for (unsigned m = i + 1; m < end; m++) {
+        for (unsigned m = i + 1; m < WALK_END; m++) {
             const struct walk_entry *e = &t->walk[m];
             if (*(const uintptr_t *)(e->at & ~(uintptr_t)7) != t->walk_ra[m] ||
                 (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
                 return *changed = m, -1;
         }
     }
-    int count = (int)(end - i - t->walk_z);
+    int count = (int)(WALK_END - i - t->walk_z);
     if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
         *more = 1;
         for (; n < max; n++, i++) {
@@ -445,56 +453,55 @@ static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, in
     return n + count;
 }
 
-/* Entries from..0 of the previous walk from the walk under way's first
- * from + 1 frames (buf), outward, on top of entry from + 1 (set). */
-static void walk_fill(struct mp_thread *t, const uintptr_t *buf, int from, const struct walk_tail *tail)
+/* Entries lo..lo + n - 1 of the previous walk from the walk under way's
+ * first n frames (buf), outward, on top of entry lo + n (set). */
+static void walk_fill(struct mp_thread *t, const uintptr_t *buf, unsigned lo, int n, const struct walk_tail *tail)
 {
-    uintptr_t used = t->walk[from + 1].at & 1;     /* the walk outside used rbp's value there */
-    uintptr_t slots = t->walk[from + 1].at & 2;    /* it checks a slot rbp was restored from */
-    uint64_t sum = t->walk[from + 1].sum, pow = t->walk[from + 1].pow;
-    for (int k = from; k >= 0; k--) {
+    struct walk_entry *w = t->walk + lo;
+    uintptr_t *ra = t->walk_ra + lo;
+    uintptr_t used = w[n].at & 1;      /* the walk outside used rbp's value there */
+    uintptr_t slots = w[n].at & 2;     /* it checks a slot rbp was restored from */
+    uint64_t sum = w[n].sum, pow = w[n].pow;
+    for (int k = n - 1; k >= 0; k--) {
         const unsigned kind = tail->kind[k];
         uintptr_t rbp_at = (kind & 2) && used ? tail->rbp_at[k] : 0;   /* restored from a slot, then used */
         used = (kind & 1) || (!(kind & 6) && used);     /* CFA from rbp, or rbp passed through to a use */
         sum = tail->mixed[k] + sum * MP_HASH_K;
         pow *= MP_HASH_K;
         slots |= rbp_at ? 2 : 0;
-        t->walk[k] = (struct walk_entry){ tail->at[k] | used | slots, sum, pow, tail->rbp[k], rbp_at };
-        t->walk_ra[k] = buf[k];
+        w[k] = (struct walk_entry){ tail->at[k] | used | slots, sum, pow, tail->rbp[k], rbp_at };
+        ra[k] = buf[k];
     }
 }
 
 /* A walk of n frames that found the previous walk's from entry i on: its
- * first n frames replace the previous walk's first i. */
+ * frames take the places below i. */
 static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, unsigned i)
 {
-    unsigned keep = t->walk_n - i;
-    if (n + keep > MP_WALK_CACHE + 1) {
+    if ((unsigned)n > i) {      /* no room left below */
         t->walk_n = 0;
         return;
     }
-    if ((unsigned)n != i) {
-        memmove(t->walk + n, t->walk + i, keep * sizeof *t->walk);
-        memmove(t->walk_ra + n, t->walk_ra + i, keep * sizeof *t->walk_ra);
-    }
-    walk_fill(t, buf, n - 1, tail);
-    t->walk_n = n + keep;
+    walk_fill(t, buf, i - (unsigned)n, n, tail);
+    t->walk_n = WALK_END - i + (unsigned)n;
 }
 
 /* After a whole walk of n frames (zero_at: the slot that held 0, or 0 if
  * the last rule ended the stack): it becomes the previous walk. */
 static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, uintptr_t zero_at)
 {
-    if (n > MP_WALK_CACHE || (zero_at && n == MP_WALK_CACHE)) {
+    const unsigned z = zero_at != 0;
+    if ((unsigned)n + z > MP_WALK_CACHE) {
         t->walk_n = 0;
         return;
     }
-    /* the entry past the last frame: the zero slot, or a sentinel */
-    t->walk[n] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
-    t->walk_ra[n] = 0;
-    walk_fill(t, buf, n - 1, tail);
-    t->walk_z = zero_at != 0;
-    t->walk_n = (uint32_t)n + t->walk_z;
+    /* the entry past the last frame: the zero slot, or the sentinel */
+    const unsigned top = WALK_END - z;
+    t->walk[top] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
+    t->walk_ra[top] = 0;
+    walk_fill(t, buf, top - (unsigned)n, n, tail);
+    t->walk_z = z;
+    t->walk_n = (uint32_t)n + z;
 }
 
 /* Our own frames keep frame pointers: walked from fp to the frame whose
@@ -545,16 +552,18 @@ static inline __attribute__((always_inline)) int frame_up(const struct mp_thread
 }
 
 /* Returns the frame count (at most max, *more set if the stack goes on),
- * or -1 to fall back to libunwind. Feeds the frames to *hash. */
-static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *buf, int max, int *more,
+ * or -1 to fall back to libunwind. Feeds the frames to *hash. Starts at
+ * start, the frame of a profiler's function under way (the walk's own
+ * frames and its callers' up to there are not looked at). */
+static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, void *start, uintptr_t *buf, int max, int *more,
                                               struct mp_hash *hash, int reuse)
 {
-    uintptr_t *fp = walk_own_frames(t, __builtin_frame_address(0));
+    uintptr_t *fp = walk_own_frames(t, start);
     if (!fp) return -1;
     uintptr_t rip = fp[1], rsp = (uintptr_t)(fp + 2), rbp = fp[0];
     uintptr_t at = (uintptr_t)(fp + 1);     /* where rip was read */
     int rbp_known = 1, n = 0, cacheable = 1, tries = 0;
-    unsigned ci = 0;                        /* first entry of the previous walk to try */
+    unsigned ci = WALK_END - t->walk_n;     /* first entry of the previous walk to try */
     struct walk_tail *tail = &t->walk_tail;
     struct mp_hash h = *hash;
     const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
@@ -566,9 +575,9 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, uintptr_t *bu
         }
         const int kept = rip - own_lo >= own_len;    /* our signal trampoline: walked through, not kept */
         if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
-            while (ci < t->walk_n && t->walk[ci].at < at) ci++;
+            while (ci < WALK_END && t->walk[ci].at < at) ci++;
             const struct walk_entry *e = &t->walk[ci];
-            if (ci < t->walk_n && (e->at & ~(uintptr_t)7) == at && t->walk_ra[ci] == rip &&
+            if (ci < WALK_END && (e->at & ~(uintptr_t)7) == at && t->walk_ra[ci] == rip &&
                 (!(e->at & 1) || (rbp_known && e->rbp == rbp))) {
                 tries++;
                 int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
@@ -618,7 +627,7 @@ static __attribute__((noinline)) void unwind_check(struct mp_thread *t, const ui
                                                    struct mp_hash h0, struct mp_hash h)
 {
     int more2 = 0;
-    int n2 = walk_cfi(t, t->spliced, max, &more2, &h0, 0);
+    int n2 = walk_cfi(t, __builtin_frame_address(0), t->spliced, max, &more2, &h0, 0);
     check_walks++;
     check_frames += (uint64_t)n;
     if (n2 != n || more2 != more || h0.sum != h.sum || h0.pow != h.pow ||
@@ -629,11 +638,11 @@ static __attribute__((noinline)) void unwind_check(struct mp_thread *t, const ui
 }
 
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
-int unwind_capture(struct mp_thread *t, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
+int unwind_capture(struct mp_thread *t, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
 {
     if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) {
         struct mp_hash h0 = *h;
-        int n = walk_cfi(t, ret_addrs, max, truncated, h, 1);
+        int n = walk_cfi(t, start, ret_addrs, max, truncated, h, 1);
         if (unlikely(check_on) && n >= 0) unwind_check(t, ret_addrs, n, *truncated, max, h0, *h);
         if (n >= 0) return n;
     }

@@ -119,10 +119,28 @@ static void test_prefix(void)
     for (uintptr_t i = 0; i < 2000; i++) under[i] = INTERN(0, L1, 0x407000 + i * 16);
     CHECK_EQ(stack_node_count(), nodes + 13 + 4000);
     for (uintptr_t i = 0; i < 2000; i++) check_path(under[i], (uintptr_t[]){ L1, 0x407000 + i * 16 }, 2, 0);
+    /* deeper than the latest path kept (2048 nodes): 2100 frames, then the
+     * same under another leaf, then with a frame changed at depth 2060 */
+    static uintptr_t deep[2100];
+    for (int i = 0; i < 2100; i++) deep[i] = 0x408000 + (uintptr_t)i * 16;
+    uint32_t base = stack_node_count();
+    uint32_t d1 = intern(deep, 2100, 0);
+    deep[0] = 0x409000;
+    uint32_t d2 = intern(deep, 2100, 0);
+    CHECK_EQ(stack_node_count(), base + 2101);
+    CHECK_EQ(stack_node(d2)->parent, stack_node(d1)->parent);
+    deep[2100 - 2060] = 0x409010;
+    uint32_t d3 = intern(deep, 2100, 0);
+    CHECK_EQ(stack_node_count(), base + 2101 + 41);      /* depths 2060 to 2100 */
+    check_path(d3, deep, 2100, 0);
+    deep[0] = 0x408000, deep[2100 - 2060] = 0x408000 + (2100 - 2060) * 16;
+    check_path(d1, deep, 2100, 0);
+    check_tree();
     OK("prefix sharing: 4-frame stack 4 nodes, a second with the same 3 outer frames +1 node "
        "(same parent), its outer 3 frames as a stack +0 (id = that parent), another root +4, "
        "a 1-frame stack +1 (parent 0, depth 1), reversed +3 (under that node), one address under 2000 "
-       "callers +4000; depths and parent links exact");
+       "callers +4000, 2100 frames +2100, another leaf +1, a frame changed at depth 2060 +41; "
+       "depths and parent links exact");
 }
 
 /* A stack cut at MP_DEPTH hangs from the one [truncated] node at the root. */
@@ -282,6 +300,11 @@ static void test_retire(void)
     uint32_t in = intern(s_in, 4, 0), mid = intern(s_mid, 3, 0), out = intern(s_out, 3, 0),
              lo = intern(s_lo, 2, 0), hi = intern(s_hi, 2, 0), below = intern(s_below, 2, 0);
     uint32_t cut = INTERN(STACK_TRUNCATED, x2, y1);
+    /* the latest stack added runs through x2 and x1: the path the next new
+     * stack starts from (stacks.c, last_path) holds nodes that get renamed */
+    const uintptr_t s_via[] = { y3, x1, x2, y1, r };
+    uint32_t via = intern(s_via, 5, 0);
+    check_path(via, s_via, 5, 0);
     uint32_t n = stack_node_count(), stacks = stacks_count(), in_range = 0;
     static struct mp_node before[1 << 16];
     CHECK(n < sizeof before / sizeof *before);
@@ -303,7 +326,8 @@ static void test_retire(void)
     }
     check_path(in, (uintptr_t[]){ RETIRED_BASE | x1, RETIRED_BASE | x2, y1, r }, 4, 0);
 
-    /* the same addresses again: new nodes from the first retired frame to the leaf */
+    /* the same addresses again: new nodes from the first retired frame to
+     * the leaf (the latest path's x2 and x1 not taken: renamed) */
     uint32_t in2 = intern(s_in, 4, 0);
     CHECK(in2 != in);
     CHECK_EQ(stack_node_count(), n + 2);
@@ -328,7 +352,7 @@ static void test_retire(void)
     CHECK_EQ(intern(s_in, 4, 0), in2);                  /* the new ids stay */
     CHECK_EQ(stack_node(in)->addr, RETIRED_BASE | x1);  /* the old nodes keep their new names */
     check_tree();
-    OK("retire [lo,hi): exactly the 5 nodes in it renamed (lo in, hi and lo-1 out), parents and "
+    OK("retire [lo,hi): the latest path's renamed nodes not reused; exactly the 5 nodes in it renamed (lo in, hi and lo-1 out), parents and "
        "depths unchanged; interned again: stack with retired leaf frames +2 nodes under the same "
        "outer node, retired middle frame +2, [lo] +1, cut stack +1; stacks outside: same ids");
 }
