@@ -24,7 +24,10 @@ for n in $STEPS; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "SCALE_STEPS: '$n' is not a
 MAX=$(printf '%s\n' $STEPS | sort -n | tail -1)
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpscale.XXXXXX") || die "cannot create a temporary directory"
-trap 'rm -rf "$T"' EXIT
+# at_exit: what lib.sh's tests do at their end (clickhouse.sh's ch_start
+# sets its EXIT trap to stop the server, then call it)
+at_exit() { rm -rf "$T"; exit "${1:-0}"; }
+trap 'at_exit $?' EXIT
 fail() { die "$@"; }
 # on copies: a rebuild meanwhile does not change what is measured
 cp "$LIB" "$T/libmallocprof.so" && cp "$MPQ" "$T/mpquery" || die "cannot copy the build"
