@@ -49,12 +49,18 @@ assert_match "$(grep -c 'statm' trace)" '^[12]$' "statm opened once (and again a
 # The background thread writes the peak snapshot ahead of the exit
 # (peak_ahead: 4,096 stacks): SQLite's files for it (the profile, its
 # journal) are moved above the program's range as soon as they are open.
-(ulimit -n 1024; MP_OUT=p.db MP_QUIET=1 strace -f -qq -e trace=openat,fcntl -o ptrace -E LD_PRELOAD=$LIB "$B/tests/peak_ahead" 8 >pout)
+# strace -ff: a file per thread (with -f, a call another thread interrupts
+# is printed in two halves)
+mkdir pt
+(ulimit -n 1024; MP_OUT=p.db MP_QUIET=1 strace -ff -qq -e trace=openat,fcntl -o pt/t -E LD_PRELOAD=$LIB "$B/tests/peak_ahead" 8 >pout)
 assert_match "$(cat pout)" "written ahead: yes" "peak_ahead: its peak written ahead, by the background thread"
-main=$(head -1 ptrace | cut -d' ' -f1)
+main=$(ls pt | sort -t. -k2 -n | head -1)
 # each open of the profile or its journal by another thread than the
 # main one, and whether that thread's next call moved it
-moves=$(awk -v main="$main" '$1 != main && pending[$1] != "" { print ($0 ~ "^" $1 " fcntl\\(" pending[$1] ", F_DUPFD_CLOEXEC, 960\\)") ? "moved" : "left"; pending[$1] = "" }
-    $1 != main && /openat\(.*\/p\.db/ { n = split($0, f, " = "); pending[$1] = f[n] }' ptrace | sort | uniq -c | tr -s ' ')
+moves=$(for f in pt/*; do
+    [ "$f" = "pt/$main" ] && continue
+    awk 'pending != "" { print ($0 ~ "^fcntl\\(" pending ", F_DUPFD_CLOEXEC, 960\\)") ? "moved" : "left: " $0; pending = "" }
+         /^openat\(.*\/p\.db/ { n = split($0, f, " = "); pending = f[n] }' "$f"
+done | sort | uniq -c | tr -s ' ')
 assert_match "$moves" '^ [0-9]+ moved$' "peak_ahead: each file SQLite opened for the background thread (the profile, its journal) moved above the range at once"
 echo ok
