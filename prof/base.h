@@ -209,7 +209,7 @@ int mp_fd_high(int fd);
  * (init, a new attach session, the fork child), and again at once when the
  * program closes their number (fds.c). mp_kept_fd: the descriptor, -1 if
  * the file cannot be opened. */
-enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, NKEPT };
+enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, NKEPT };
 void mp_kept_open_all(void);
 int mp_kept_fd(enum mp_kept_file which);
 /* SQLite's files opened for the profiler go above the program's range */

@@ -59,6 +59,7 @@ static void counters_after_fork_child(int others_gone)
 
 static void fork_child(void)
 {
+    mp_kept_open_all();     /* a /proc/self file reads the process that opened it */
     mp_start_time = mp_now();
     stacks_unlock_all();
     python_unlock();

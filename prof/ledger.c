@@ -55,9 +55,8 @@ static struct {
 
 /* ------------------------------------------------------------ smaps */
 
-static int read_all(const char *path)
+static int read_all(int fd)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     L.ntext = 0;
     int rc = 0;
@@ -66,11 +65,10 @@ static int read_all(const char *path)
             rc = -1;            /* out of memory: a part of the file is no answer */
             break;
         }
-        ssize_t n = read(fd, L.text + L.ntext, L.text_cap - L.ntext - 1);
+        ssize_t n = pread(fd, L.text + L.ntext, L.text_cap - L.ntext - 1, (off_t)L.ntext);
         if (n <= 0) break;
         L.ntext += (size_t)n;
     }
-    close(fd);
     if (L.text) L.text[L.ntext] = 0;
     return rc;
 }
@@ -93,7 +91,7 @@ static void vma_header(char *line)
 /* Every VMA with its resident bytes; 0 when smaps cannot be read. */
 static int read_smaps(void)
 {
-    if (read_all("/proc/self/smaps")) return -1;
+    if (read_all(mp_kept_fd(KEPT_SMAPS))) return -1;     /* kept open: fds.c */
     L.nvmas = 0;
     for (char *line = L.text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -464,13 +462,12 @@ double ledger_time(void) { return ledger_seconds; }
  * lines' virtual sizes. */
 static void account(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
 {
-    L.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    L.pagemap = mp_kept_fd(KEPT_PAGEMAP);
     pm.n = 0;
     L.nclaims = 0;
     find_own_and_program(), find_stacks(), find_bss(), find_arena_heaps(), claims_settle();
     find_mmapped_chunks(h->have_mi ? h->mi.hblkhd : (uint64_t)-1), find_guarded_stacks(), claims_settle();
     attribute(bytes, sizes);
-    if (L.pagemap >= 0) close(L.pagemap);
     struct maps_usage u;
     maps_usage(&u);
     sizes[L_MMAP_ANON] = u.mapped[MAPS_ANON], sizes[L_MMAP_FILE] = u.mapped[MAPS_FILE];

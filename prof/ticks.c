@@ -32,7 +32,6 @@ void ticks_unlock(void) { pthread_mutex_unlock(&tick_mutex); }
  * a fork child starts its own). */
 void ticks_start(double now)
 {
-    mp_kept_open_all();         /* the process's own /proc/self files */
     npoints = 0;
     stopped = 0;
     rss_at_stop = 0;

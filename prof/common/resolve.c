@@ -295,6 +295,11 @@ static struct symtab *module_symtab(Dwfl_Module *mod, GElf_Addr bias)
             t->v[t->n++] = (struct msym){ .lo = value - bias, .size = sym.st_size, .index = (uint32_t)i,
                                           .global = i >= (t->first_global ? t->first_global : 1) };
         }
+        /* the table has room for every symbol, the undefined and section
+         * ones too: give the rest back (never written, so not resident: in
+         * the program's heap, the recorder's ledger would count it live) */
+        struct msym *fit = realloc(t->v, (t->n ? t->n : 1) * sizeof *t->v);
+        if (fit) t->v = fit;
         qsort(t->v, t->n, sizeof *t->v, msym_cmp);
         GElf_Addr reach = 0, reach_global = 0;
         for (size_t i = 0; i < t->n; i++) {
