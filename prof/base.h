@@ -82,6 +82,7 @@ struct mp_options {
 extern struct mp_options mp_opt;
 void options_load(void);
 void options_load_text(const char *settings);  /* attach.c's settings ("NAME=VALUE" lines) instead of the environment */
+int options_given(const char *name);           /* the user set it (not empty), rather than its default */
 
 /* Messages on stderr without allocating: "mallocprof: LEVEL: ...", only
  * while fd 2 is still the file it was at mp_log_init (process start). */
@@ -269,6 +270,8 @@ extern char mp_ended[32];
 /* The last snapshot of a session that ends while the process goes on
  * (attach.c's detach): as an exit's, process.ended = how. */
 void lifecycle_end_session(const char *how);
+int background_running_now(void);  /* the profiler's thread is there (record_poll) */
+void background_poll(double now);   /* without it: the point of memory over time, if due */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 
 /* ------------------------------------------------------------ attach.c, got.c */

@@ -16,6 +16,7 @@
 /* record.c: the out-of-line parts, each keeping errno (the real call's,
  * which the entry point gives back) */
 struct mp_thread *record_thread_first(void);
+void record_poll(struct mp_thread *t);     /* every t->poll allocations: the clock */
 void record_full_alloc(struct mp_thread *t, void *p, size_t size);
 void record_full_free(struct mp_thread *t, void *p);          /* t NULL: a thread without a record */
 void record_attribute(struct mp_thread *t, void *p, size_t size);
@@ -164,6 +165,7 @@ MP_HOT void record_alloc(void *p, size_t size)
     } else {
         record_cheap_alloc(t, p, size, attribution_wanted(t, size), 0);
     }
+    if (unlikely(--t->poll < 0)) record_poll(t);
 }
 
 /* A block about to be freed for real (p not NULL): recorded, the

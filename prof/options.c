@@ -102,6 +102,12 @@ static const char *option_value(const char *name)
     return NULL;
 }
 
+int options_given(const char *name)
+{
+    const char *v = option_value(name);
+    return v && *v;
+}
+
 void options_load(void)
 {
     size_t pos = 0;

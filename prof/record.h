@@ -106,6 +106,11 @@ struct mp_thread {
     struct thread_counts c;
     int64_t pending_live;       /* not yet published to the process's live */
     int64_t sample_countdown;   /* sampling */
+    /* allocations to the next look at the clock (record_poll) while the
+     * process has no background thread; every poll_every, adapted to the
+     * thread's pace, at poll_time last */
+    int32_t poll, poll_every;
+    double poll_time;
     uintptr_t last_block;       /* its latest allocation (temporary blocks) */
     uint32_t epoch;             /* the peak epoch of its latest save (at_peak) */
     /* odd while an operation of the program's changes its records (from

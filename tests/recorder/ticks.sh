@@ -4,7 +4,8 @@
 # doubling the interval when its buffer fills, and every snapshot writes
 # them with one more point of its own totals. tests/progs/tick_steps.c:
 # live bytes in steps of 1000000 every 300 ms (1..4 MB), then 0; a forked
-# child holds 500000 for 400 ms and leaves by _exit.
+# child holds 500000 for 400 ms and leaves by _exit. The cheap modes of a
+# program of one thread take their points from its allocations.
 . "$(dirname "$0")/../lib/lib.sh"
 P=$B/tests/tick_steps
 MP_QUIET=1 profile s.db $P fork > out 2> err; rc=$?
@@ -76,6 +77,33 @@ sleep 1.2
 kill -9 $pid; wait $pid 2>/dev/null
 assert_eq "$(q k.db "SELECT count(*) > 10, max(time) = (SELECT max(time) FROM snapshot WHERE reason = 'interval') FROM tick")" \
     "1|1" "SIGKILL: the points up to the last interval snapshot"
+# The cheap modes of a program of one thread: no profiler's thread (a
+# second thread would end glibc's single-thread shortcut: issue 31), the
+# points taken by the allocations. tick_steps' allocations are 300 ms
+# apart: each one's point, then the exit's. In the allocator's bytes: a
+# 1000000-byte block is an mmapped chunk of 1003504 usable bytes.
+tasks() { ls /proc/$1/task | wc -l; }
+comms() { cat /proc/$1/task/*/comm | sort | paste -sd ' '; }
+for mode in MP_ENABLED=0 MP_SAMPLE=512K; do
+    env $mode MP_QUIET=1 LD_PRELOAD=$LIB MP_OUT=$T/lazy.db $P fork & pid=$!
+    sleep 0.6; n=$(tasks $pid); wait $pid
+    assert_eq "$n" 1 "$mode: one thread, the program's"
+    parent=$(q lazy.db "SELECT id FROM process WHERE ppid NOT IN (SELECT pid FROM process)")
+    assert_eq "$(q lazy.db "SELECT memlive FROM tick WHERE process = $parent ORDER BY time" | uniq | paste -sd ' ' | sed 's/^0 //')" \
+        "1003504 2007008 3010512 4014016 0" "$mode: the parent's points: each step's, then the exit's"
+    assert_eq "$(q lazy.db "SELECT memlive FROM tick WHERE process != $parent ORDER BY time" | uniq | paste -sd ' ' | sed 's/^0 //')" \
+        "503792 0" "$mode: the fork child's"
+    rm -f lazy.db
+done
+# an MP_TICK the user gave, or the program's second thread: the profiler's thread
+MP_ENABLED=0 MP_TICK=0.01 LD_PRELOAD=$LIB MP_OUT=$T/given.db $P & pid=$!
+sleep 0.6; n=$(tasks $pid); wait $pid
+assert_eq "$n|$(q given.db "SELECT count(*) > 60 FROM tick")" "2|1" "MP_ENABLED=0 MP_TICK=0.01: the profiler's thread, a point every 10 ms"
+MP_ENABLED=0 LD_PRELOAD=$LIB MP_OUT=$T/mt.db $B/tests/ledger_mix 1 & pid=$!
+sleep 0.6; c=$(comms $pid); wait $pid
+assert_eq "$c" "ledger_mix ledger_mix ledger_mix ledger_mix ledger_mix mallocprof" "MP_ENABLED=0, 4 threads: the profiler's thread"
+assert_eq "$(q mt.db "SELECT count(*) > 60 FROM tick")" 1 "MP_ENABLED=0, 4 threads: a point every 10 ms"
+
 # a bad value: one line naming the variable, the default used
 MP_TICK=x profile bad.db $B/tests/alloc_functions > /dev/null 2> err   # it exits 7 by design
 assert_match "$(grep MP_TICK err)" "^mallocprof: warning: MP_TICK=x is not valid .*; using the default 0.01$" "MP_TICK=x: a warning"
