@@ -98,22 +98,23 @@ int mp_kept_fd(enum mp_kept_file which)
     return fd;
 }
 
+static int kept_within(const struct kept *k, unsigned lo, unsigned hi)
+{
+    int fd = atomic_load(&k->fd);
+    return fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi;
+}
+
 /* After the program closed [lo, hi]: those of ours in it, opened again.
  * Not in a vfork child (it shares our memory, not our descriptors). */
 static void kept_closed(unsigned lo, unsigned hi)
 {
     int hit = 0;
-    for (int i = 0; i < NKEPT; i++) {
-        int fd = atomic_load(&kept[i].fd);
-        hit |= fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi;
-    }
+    for (int i = 0; i < NKEPT; i++) hit |= kept_within(&kept[i], lo, hi);
     if (!hit || getpid() != mp_pid) return;
     int saved = errno;
     pthread_mutex_lock(&kept_lock);
-    for (int i = 0; i < NKEPT; i++) {
-        int fd = atomic_load(&kept[i].fd);
-        if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi) kept_reopen(&kept[i], 1);
-    }
+    for (int i = 0; i < NKEPT; i++)
+        if (kept_within(&kept[i], lo, hi)) kept_reopen(&kept[i], 1);
     pthread_mutex_unlock(&kept_lock);
     errno = saved;
 }

@@ -33,21 +33,23 @@ if printf '%s\n' $list | grep -qx mpquery/asan; then
 fi
 # the language runtimes the runtimes/* tests profile (Debian packages)
 case " $(echo $list) " in *" runtimes/"*) sh tests/lib/runtime_deps.sh ;; esac
+# report TEST STATUS SECONDS [SUFFIX]: the test's line, its log's notes
+# (# and SKIP: lines), and the end of the log of a failure; counted
+report() {
+    local t=$1 st=$2 log=build/testlogs/$1.log
+    if [ "$st" = ok ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$t"); fi
+    printf '%-4s %-32s %6.2fs%s\n' "$st" "$t" "$3" "${4:-}"
+    [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
+    if [ "$st" = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
+}
 # asan_lines: the line of each test mpquery/asan ran (a missing result: a
 # failure)
 asan_lines() {
-    local u st secs log
+    local u st secs
     for u in $under_asan; do
         read -r st secs < <(awk -v t="$u" '$2 == t { print $1, $3 }' "$MP_ASAN_RESULTS" 2>/dev/null)
-        log=build/testlogs/$u.log
-        if [ "$st" = ok ]; then
-            pass=$((pass + 1))
-        else
-            st=FAIL; fail=$((fail + 1)); failed+=("$u")
-        fi
-        printf '%-4s %-32s %6.2fs (ASan)\n' "$st" "$u" "${secs:-0}"
-        [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
-        if [ $st = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
+        [ "$st" = ok ] || st=FAIL
+        report "$u" "$st" "${secs:-0}" " (ASan)"
     done
 }
 for t in $list; do
@@ -59,14 +61,12 @@ for t in $list; do
     [ "$t" = mpquery/asan ] && limit=1500
     [ "$t" = mpquery/asan ] && export MP_ASAN_RESULTS=$PWD/build/testlogs/asan.results && rm -f "$MP_ASAN_RESULTS"
     if [ -f "tests/$t.sh" ] && timeout $limit bash "tests/$t.sh" >"$log" 2>&1; then
-        pass=$((pass + 1)); status=ok
+        status=ok
     else
         [ -f "tests/$t.sh" ] || echo "no test tests/$t.sh (names: FOLDER/NAME, NAME or FOLDER)" >"$log"
-        fail=$((fail + 1)); failed+=("$t"); status=FAIL
+        status=FAIL
     fi
-    printf '%-4s %-32s %6.2fs\n' "$status" "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
-    grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
-    if [ $status = FAIL ]; then tail -n 25 "$log" | sed 's/^/     | /'; fi
+    report "$t" $status "$(echo "$(date +%s.%N) - $start" | bc)"
     [ "$t" = mpquery/asan ] && asan_lines
 done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
