@@ -8,6 +8,7 @@
 #include "record.h"
 
 #include <sched.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,7 +18,9 @@
 static atomic_flag arena_lock = ATOMIC_FLAG_INIT;
 static char *chunk_pos, *chunk_end;
 static _Atomic uint64_t mapped_bytes;
+static _Atomic uint64_t unforked_bytes;     /* of them, mp_map_unforked's */
 static _Atomic int exhausted;
+static int mp_range_mark(enum range_owner o, void *p, size_t size);
 
 
 void *mp_map(size_t size, int capped)
@@ -44,8 +47,23 @@ void mp_unmap(void *p, size_t size)
     if (!p) return;
     mp_sys_munmap(p, size);
     atomic_fetch_sub_explicit(&mapped_bytes, size, RELAXED);
-    mp_range_remove(RANGES_PROFILER, p, size);
+    if (mp_range_remove(RANGES_PROFILER, p, size)) atomic_fetch_sub_explicit(&unforked_bytes, size, RELAXED);
 }
+
+/* A mapping a fork child does not get (MADV_DONTFORK: what the child
+ * starts without, the pointer map's tables): fork neither copies its page
+ * tables nor leaves its pages shared, so neither process takes a
+ * copy-on-write fault on it afterwards. Its range is marked (bit 0 of lo),
+ * so that the child forgets it (mp_arena_after_fork_child). Where the
+ * advice fails, the mapping is inherited as any other. */
+void *mp_map_unforked(size_t size)
+{
+    void *p = mp_map(size, 0);
+    if (p && madvise(p, size, MADV_DONTFORK) == 0 && mp_range_mark(RANGES_PROFILER, p, size))
+        atomic_fetch_add_explicit(&unforked_bytes, size, RELAXED);
+    return p;
+}
+
 
 /* ------------------------------------------------------------ known ranges */
 
@@ -75,16 +93,36 @@ void mp_range_add(enum range_owner o, void *p, size_t size)
     spin_unlock(&t->lock);
 }
 
-void mp_range_remove(enum range_owner o, void *p, size_t size)
+/* 1: the range was marked (mp_map_unforked) */
+int mp_range_remove(enum range_owner o, void *p, size_t size)
 {
     struct range_table *t = &tables[o];
+    int marked = 0;
     spin_lock(&t->lock);
     for (size_t i = 0; i < t->n; i++)
-        if (t->r[i].lo == (uintptr_t)p && t->r[i].hi == (uintptr_t)p + size) {
+        if ((t->r[i].lo & ~(uintptr_t)1) == (uintptr_t)p && t->r[i].hi == (uintptr_t)p + size) {
+            marked = (int)(t->r[i].lo & 1);
             t->r[i] = t->r[--t->n];
             break;
         }
     spin_unlock(&t->lock);
+    return marked;
+}
+
+/* The range just added for p, marked; 0 if it is not there (the table full) */
+static int mp_range_mark(enum range_owner o, void *p, size_t size)
+{
+    struct range_table *t = &tables[o];
+    int found = 0;
+    spin_lock(&t->lock);
+    for (size_t i = t->n; i-- > 0;)
+        if (t->r[i].lo == (uintptr_t)p && t->r[i].hi == (uintptr_t)p + size) {
+            t->r[i].lo |= 1;
+            found = 1;
+            break;
+        }
+    spin_unlock(&t->lock);
+    return found;
 }
 
 size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max)
@@ -92,9 +130,46 @@ size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max)
     struct range_table *t = &tables[o];
     spin_lock(&t->lock);
     size_t n = t->n;
-    for (size_t i = 0; i < n && i < max; i++) out[i] = t->r[i];
+    for (size_t i = 0; i < n && i < max; i++) out[i] = (struct own_range){ t->r[i].lo & ~(uintptr_t)1, t->r[i].hi };
     spin_unlock(&t->lock);
     return n;
+}
+
+/* The fork child (one thread): the locks a thread of the parent held are
+ * free, the mappings it did not inherit forgotten. */
+void mp_arena_after_fork_child(void)
+{
+    atomic_flag_clear(&arena_lock);
+    for (int o = 0; o < RANGES_N; o++) {
+        struct range_table *t = &tables[o];
+        atomic_flag_clear(&t->lock);
+        for (size_t i = 0; i < t->n;)
+            if (t->r[i].lo & 1) t->r[i] = t->r[--t->n];
+            else i++;
+    }
+    atomic_fetch_sub_explicit(&mapped_bytes, atomic_exchange(&unforked_bytes, 0), RELAXED);
+}
+
+/* grow_array's twin over the profiler's own mappings, for a buffer a
+ * snapshot fills (the ledger's): never in the program's heap, so that a
+ * fork child's snapshot does not walk the heap's free chunks it shares with
+ * its parent (a copy-on-write fault each), and the heap's figures hold no
+ * bytes of ours. New room is zero; *n becomes what whole pages hold. */
+int mp_grow_mapped(void *pp, size_t *n, size_t need, size_t elem)
+{
+    if (need <= *n) return 0;
+    size_t cap = *n ? *n : 256;
+    while (cap < need) cap *= 2;
+    size_t bytes = (cap * elem + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
+    char *p = mp_map(bytes, 0);
+    if (!p) return -1;
+    if (*n) {
+        memcpy(p, *(void **)pp, *n * elem);
+        mp_unmap(*(void **)pp, (*n * elem + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1));
+    }
+    *(void **)pp = p;
+    *n = bytes / elem;
+    return 0;
 }
 
 void *arena_alloc(size_t size, int capped)

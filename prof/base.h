@@ -99,6 +99,9 @@ void *arena_alloc(size_t size, int capped);
  * (everything but the pointer map). */
 void *mp_map(size_t size, int capped);
 void mp_unmap(void *p, size_t size);
+int mp_grow_mapped(void *pp, size_t *n, size_t need, size_t elem);     /* grow_array's, in mappings of ours */
+void *mp_map_unforked(size_t size);     /* not inherited by a fork child (MADV_DONTFORK) */
+void mp_arena_after_fork_child(void);   /* its locks free, the unforked mappings forgotten */
 /* The profiler's own mappings: the system calls themselves, never through
  * the program's mmap and munmap, which maps.c records. */
 void *mp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
@@ -113,7 +116,7 @@ int mp_memory_exhausted(void);
 struct own_range { uintptr_t lo, hi; };
 enum range_owner { RANGES_PROFILER, RANGES_HEAP, RANGES_N };    /* HEAP: pymalloc's arenas (python.c) */
 void mp_range_add(enum range_owner o, void *p, size_t size);
-void mp_range_remove(enum range_owner o, void *p, size_t size);
+int mp_range_remove(enum range_owner o, void *p, size_t size);     /* 1: it was an unforked mapping's */
 size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max);    /* how many there are */
 extern MP_TLS int mp_own_counting;
 extern _Atomic int64_t mp_own_heap;
@@ -210,7 +213,7 @@ int mp_fd_high(int fd);
  * (init, a new attach session, the fork child), and again at once when the
  * program closes their number (fds.c). mp_kept_fd: the descriptor, -1 if
  * the file cannot be opened. */
-enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, NKEPT };
+enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, KEPT_MEM, NKEPT };
 void mp_kept_open_all(void);
 int mp_kept_fd(enum mp_kept_file which);
 /* SQLite's files opened for the profiler go above the program's range */

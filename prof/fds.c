@@ -57,6 +57,7 @@ static struct kept kept[NKEPT] = {
     [KEPT_STATM] = { "/proc/self/statm", -1, 0, 0 },
     [KEPT_PAGEMAP] = { "/proc/self/pagemap", -1, 0, 0 },
     [KEPT_SMAPS] = { "/proc/self/smaps", -1, 0, 0 },    /* the ledger: pread from 0 reads it anew */
+    [KEPT_MEM] = { "/proc/self/mem", -1, 0, 0 },        /* the ledger's reads of our own memory */
 };
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 

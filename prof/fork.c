@@ -50,7 +50,7 @@ static void counters_after_fork_child(int others_gone)
     slots_after_fork_child();
     threads_after_fork_child(others_gone);
     peak_after_fork_child();
-    ptrmap_reset();
+    ptrmap_reset(others_gone);
     cold_after_fork_child();
     stack_hist_after_fork_child();
     ticks_after_fork_child();       /* after mp_start_time: its points from its start */
@@ -59,6 +59,7 @@ static void counters_after_fork_child(int others_gone)
 
 static void fork_child(void)
 {
+    mp_arena_after_fork_child();
     mp_kept_open_all();     /* a /proc/self file reads the process that opened it */
     mp_start_time = mp_now();
     stacks_unlock_all();

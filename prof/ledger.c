@@ -7,8 +7,9 @@
  * counted page by page from /proc/self/pagemap. The rest of a VMA goes to
  * the line its kind says ([heap], [stack], a file: modules), an unclaimed
  * anonymous VMA to 'unexplained'. The heap's resident bytes are split by
- * the profiler's live bytes and mallinfo2(). Runs inside the flush (real
- * malloc allowed); the lines always add up to the 'rss' line. */
+ * the profiler's live bytes and mallinfo2(). Runs inside the flush; its
+ * buffers are mappings of the profiler's (mp_grow_mapped), not the heap it
+ * measures. The lines always add up to the 'rss' line. */
 #define _GNU_SOURCE
 #include "flush.h"
 #include "maps.h"
@@ -61,7 +62,7 @@ static int read_all(int fd)
     L.ntext = 0;
     int rc = 0;
     for (;;) {
-        if (L.text_cap - L.ntext < 65536 && grow_array(&L.text, &L.text_cap, L.text_cap * 2 + 262144, 1)) {
+        if (L.text_cap - L.ntext < 65536 && mp_grow_mapped(&L.text, &L.text_cap, L.text_cap * 2 + 262144, 1)) {
             rc = -1;            /* out of memory: a part of the file is no answer */
             break;
         }
@@ -75,7 +76,7 @@ static int read_all(int fd)
 
 static void vma_header(char *line)
 {
-    if (grow_array(&L.vmas, &L.vmas_cap, L.nvmas + 1, sizeof *L.vmas)) return;
+    if (mp_grow_mapped(&L.vmas, &L.vmas_cap, L.nvmas + 1, sizeof *L.vmas)) return;
     struct vma *v = &L.vmas[L.nvmas];
     char perms[8] = "";
     unsigned long lo, hi, off, inode;
@@ -113,17 +114,26 @@ static const struct vma *vma_of(uintptr_t a)
     return lo < L.nvmas && L.vmas[lo].lo <= a ? &L.vmas[lo] : NULL;
 }
 
-/* The word at a, read only where a readable VMA holds it, and through
- * process_vm_readv: memory unmapped since smaps was read, or a file
- * mapping past its file's end, fails the call instead of raising SIGSEGV
- * or SIGBUS (inside a fatal signal's snapshot, that signal's action is
- * the default already). */
+/* n bytes of our own memory at a, read through /proc/self/mem (kept open,
+ * fds.c): memory unmapped since smaps was read, or a file mapping past its
+ * file's end, fails the read instead of raising SIGSEGV or SIGBUS (inside
+ * a fatal signal's snapshot, that signal's action is the default already).
+ * Not process_vm_readv: it pins the pages it reads, and pinning a page a
+ * fork child still shares copies it (the kernel unshares it first), so a
+ * snapshot of a process with children, or of a fork child, copied every
+ * page it looked at: 1,950 copies in fork_bigmap's child. */
+static int read_self(uintptr_t a, void *out, size_t n)
+{
+    int fd = mp_kept_fd(KEPT_MEM);
+    return fd >= 0 && pread(fd, out, n, (off_t)a) == (ssize_t)n ? 0 : -1;
+}
+
+/* The word at a, read only where a readable VMA holds it. */
 static int peek(uintptr_t a, uint64_t *v)
 {
     const struct vma *m = vma_of(a);
     if (!m || !m->r || a + 8 > m->hi || (a & 7)) return -1;
-    struct iovec local = { v, 8 }, remote = { (void *)a, 8 };
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 8 ? 0 : -1;
+    return read_self(a, v, 8);
 }
 
 /* n bytes at a, the same way. */
@@ -131,8 +141,7 @@ static int peek_bytes(uintptr_t a, void *out, size_t n)
 {
     const struct vma *m = vma_of(a);
     if (!m || !m->r || a + n > m->hi) return -1;
-    struct iovec local = { out, n }, remote = { (void *)a, n };
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+    return read_self(a, out, n);
 }
 
 /* ------------------------------------------------------------ claims */
@@ -141,7 +150,7 @@ static int peek_bytes(uintptr_t a, void *out, size_t n)
 static void claim(uintptr_t lo, uintptr_t hi, enum owner o)
 {
     lo &= ~(uintptr_t)(PAGE_SIZE - 1), hi = (hi + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
-    if (hi <= lo || grow_array(&L.claims, &L.claims_cap, L.nclaims + 1, sizeof *L.claims)) return;
+    if (hi <= lo || mp_grow_mapped(&L.claims, &L.claims_cap, L.nclaims + 1, sizeof *L.claims)) return;
     L.claims[L.nclaims++] = (struct claim){ lo, hi, o };
 }
 
@@ -195,16 +204,14 @@ static void find_arena_heaps(void)
 static int page_present(uintptr_t a);
 
 /* The chunk header { prev_size, size } at the start of each page of
- * pages[0..n), into hdr: one call for them all; how many were read (it
- * stops at a page that went away). */
+ * pages[0..n), into hdr; how many were read (it stops at a page that went
+ * away). */
 #define BATCH 512
 static size_t read_headers(const uintptr_t *pages, size_t n, uint64_t (*hdr)[2])
 {
-    static struct iovec remote[BATCH];
-    for (size_t i = 0; i < n; i++) remote[i] = (struct iovec){ (void *)pages[i], 16 };
-    struct iovec local = { hdr, n * 16 };
-    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n, 0);
-    return got > 0 ? (size_t)got / 16 : 0;
+    size_t got = 0;
+    while (got < n && read_self(pages[got], hdr[got], 16) == 0) got++;
+    return got;
 }
 
 static int is_mmapped_chunk(const uint64_t hdr[2], uintptr_t a, uintptr_t vma_end, uint64_t budget)

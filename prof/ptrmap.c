@@ -63,6 +63,7 @@
 
 #include <linux/membarrier.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,7 +111,15 @@ struct shard {
  * at most once per this many of them. */
 #define REOWN_STREAK 4096
 
-static struct shard shards[NSHARDS];
+/* Page-aligned, whole pages (1 MiB), wiped on fork (ptrmap_init): a fork
+ * child starts with an empty map, so fork shares none of its pages and
+ * neither process takes a copy-on-write fault on them (the parent's
+ * unlock after the fork wrote all 256 of them, the child's reset again:
+ * with a second thread, each fault a TLB shootdown; 85 ms a fork). The
+ * tables are not inherited at all (mp_map_unforked). */
+static struct shard shards[NSHARDS] __attribute__((aligned(4096)));
+_Static_assert(sizeof shards % 4096 == 0, "whole pages");
+static int shards_wiped;
 
 uint8_t ptrmap_filter[1 << PTRMAP_FILTER_BITS];
 static int sparse;
@@ -165,6 +174,7 @@ static int walking;                     /* a walk is under way: no shard gets an
 void ptrmap_init(int sparse_mode)
 {
     sparse = sparse_mode;
+    shards_wiped = madvise(shards, sizeof shards, MADV_WIPEONFORK) == 0;
     owning = membarrier_registered();
     if (owning) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
 }
@@ -276,7 +286,7 @@ static inline uint32_t dist(uint32_t a, uint32_t b, uint32_t cap) { return b >= 
 static int grow(struct shard *s)
 {
     uint32_t cap = s->table ? s->cap + s->cap / 2 : MIN_CAP;
-    struct entry *t = mp_map((size_t)cap * sizeof *t, 0);
+    struct entry *t = mp_map_unforked((size_t)cap * sizeof *t);
     if (!t) return -1;
     if (s->table) {
         for (uint32_t i = 0; i < s->cap; i++) {
@@ -394,16 +404,18 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
 
 /* In a fork child (one thread): it keeps the parent's mode, registered
  * again for membarrier (or locking from now on if that fails). */
-void ptrmap_reset(void)
+void ptrmap_reset(int fork_child)
 {
     lone_busy = 0;
     if (owning && !membarrier_registered()) owning = 0, atomic_store(&shared, 1);
     walking = 0;
     atomic_store(&handed_over, atomic_load(&shared));
     atomic_flag_clear(&sharing);        /* a fork during a hand-over: the child has one thread */
-    for (int i = 0; i < NSHARDS; i++) {
+    /* a fork child: the shards wiped (zero is empty), the tables not
+     * there (or, where the advice failed, the parent's: left as they are) */
+    for (int i = 0; i < NSHARDS && !(fork_child && shards_wiped); i++) {
         struct shard *s = &shards[i];
-        mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
+        if (!fork_child) mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
         s->table = NULL;
         s->cap = s->count = 0;
         s->owner = s->busy = s->last = s->streak = 0;
