@@ -171,10 +171,21 @@ static _Atomic uint32_t map_ids;
 static MP_TLS uint32_t map_id;          /* the thread's, 0 until its first owned-mode operation */
 static int walking;                     /* a walk is under way: no shard gets an owner */
 
+/* 1 (ptrmap_init): a fork child's shards are zero and the tables made from
+ * now on not inherited; 0: the child gets a copy, as of any memory (the
+ * unit tests look at the locks through a fork child's copy of the map). */
+static int tables_unforked;
+
+void ptrmap_wipe_on_fork(int on)
+{
+    shards_wiped = madvise(shards, sizeof shards, on ? MADV_WIPEONFORK : MADV_KEEPONFORK) == 0 && on;
+    tables_unforked = on;
+}
+
 void ptrmap_init(int sparse_mode)
 {
     sparse = sparse_mode;
-    shards_wiped = madvise(shards, sizeof shards, MADV_WIPEONFORK) == 0;
+    ptrmap_wipe_on_fork(1);
     owning = membarrier_registered();
     if (owning) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
 }
@@ -286,7 +297,8 @@ static inline uint32_t dist(uint32_t a, uint32_t b, uint32_t cap) { return b >= 
 static int grow(struct shard *s)
 {
     uint32_t cap = s->table ? s->cap + s->cap / 2 : MIN_CAP;
-    struct entry *t = mp_map_unforked((size_t)cap * sizeof *t);
+    size_t bytes = (size_t)cap * sizeof(struct entry);
+    struct entry *t = tables_unforked ? mp_map_unforked(bytes) : mp_map(bytes, 0);
     if (!t) return -1;
     if (s->table) {
         for (uint32_t i = 0; i < s->cap; i++) {

@@ -429,6 +429,7 @@ static inline int ptrmap_may_hold(uintptr_t p)
 void ptrmap_share(void);                /* before a second thread's first operation */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
+void ptrmap_wipe_on_fork(int on);       /* ptrmap_init: 1 */
 void ptrmap_reset(int fork_child);      /* forget every block (a fork child, an attach session) */
 void ptrmap_lock_all(void);
 /* The flush's walk of every live block (cold.c): shard by shard, between

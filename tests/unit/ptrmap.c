@@ -57,7 +57,8 @@ static uint64_t size_of(uint64_t i) { return i * 24 + i % 7; }
 /* ---------------------------------------------------------------- mode */
 
 /* Whether a map operation waits for its shard's lock: a child process (a
- * copy of the map with every shard lock taken) inserts and removes a block.
+ * copy of the map with every shard lock taken: ptrmap_wipe_on_fork(0))
+ * inserts and removes a block.
  * In lone-thread mode it exits at once; in locked mode it spins until it is
  * killed after 200 ms. */
 static void check_mode(int expect_lone, const char *when)
@@ -108,7 +109,7 @@ static int membarrier_available(void)
 static void test_round_trip(const char *mode)
 {
     enum { N = 10000 };
-    ptrmap_reset();
+    ptrmap_reset(0);
     for (uint64_t i = 0; i < N; i++) ptrmap_insert(HEAP + i * 48, slot_of(i), size_of(i));
     for (uint64_t i = 0; i < N; i++) expect(HEAP + i * 48, slot_of(i), size_of(i));
     for (uint64_t i = 0; i < N; i++) expect_absent(HEAP + i * 48);
@@ -120,7 +121,7 @@ static void test_round_trip(const char *mode)
  * inserted with slot 0 (no counter slot: not kept). */
 static void test_absent(const char *mode)
 {
-    ptrmap_reset();
+    ptrmap_reset(0);
     uintptr_t p = HEAP + 0x1230;
     expect_absent(p);                                   /* the shard has no table yet */
     ptrmap_insert(p, 5, 100);
@@ -158,7 +159,7 @@ static uint64_t shard_cap(uint64_t n)
 static void test_grow(void)
 {
     enum { N = 1000000, SHARDS = 64, PER_PAGE = 4096 / 32 };
-    ptrmap_reset();
+    ptrmap_reset(0);
     CHECK_EQ(mp_memory_used(), 0);
     uint64_t per_shard[SHARDS] = { 0 };
 #define GROW_ADDR(i) (shard_page((uintptr_t)1 << 18, (unsigned)((i) / PER_PAGE % SHARDS), (i) / PER_PAGE / SHARDS) + \
@@ -208,7 +209,7 @@ static void test_grow(void)
  * shards at the same key. After every removal, every block left is found. */
 static void test_collisions(const char *mode)
 {
-    ptrmap_reset();
+    ptrmap_reset(0);
     enum { PAGES = 64, PER = 8, M = PAGES * PER };      /* M = 512, also one page's positions */
     static char gone[M];
     uintptr_t page = HEAP + 0x7000;
@@ -252,7 +253,7 @@ static void test_collisions(const char *mode)
  * 2^64 - 1 (4 GiB and more in the side table, 256 of them live). */
 static void test_limits(void)
 {
-    ptrmap_reset();
+    ptrmap_reset(0);
     int logs = unit_log_count;
     uintptr_t top = ((uintptr_t)1 << 47) - 8;
     ptrmap_insert(0, 1, 10);
@@ -295,17 +296,53 @@ static void test_limits(void)
        "256 live blocks of 4 GiB or more exact, twice");
 }
 
+/* A fork child (fork.c: mp_arena_after_fork_child, then ptrmap_reset(1))
+ * starts with an empty map: the shards wiped by the kernel
+ * (MADV_WIPEONFORK), the tables not there (MADV_DONTFORK) and not counted;
+ * it then maps blocks of its own. The parent's map is intact. */
+static void test_fork_child(void)
+{
+    ptrmap_reset(0);
+    ptrmap_wipe_on_fork(1);
+    for (uint64_t i = 0; i < 5000; i++) ptrmap_insert(HEAP + i * 4112, slot_of(i), size_of(i));
+    ptrmap_insert(HEAP + 8, 1, 1ull << 33);
+    uint64_t parent_used = mp_memory_used();
+    CHECK(parent_used > 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        mp_arena_after_fork_child();
+        ptrmap_reset(1);
+        CHECK_EQ(mp_memory_used(), 0);
+        for (uint64_t i = 0; i < 5000; i++) expect_absent(HEAP + i * 4112);
+        expect_absent(HEAP + 8);
+        for (uint64_t i = 0; i < 5000; i++) ptrmap_insert(HEAP + i * 4112, slot_of(i + 1), size_of(i + 1));
+        for (uint64_t i = 0; i < 5000; i++) expect(HEAP + i * 4112, slot_of(i + 1), size_of(i + 1));
+        CHECK(mp_memory_used() > 0);
+        _exit(0);
+    }
+    int status;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (uint64_t i = 0; i < 5000; i++) expect(HEAP + i * 4112, slot_of(i), size_of(i));
+    expect(HEAP + 8, 1, 1ull << 33);
+    CHECK_EQ(mp_memory_used(), parent_used);
+    ptrmap_reset(0);
+    ptrmap_wipe_on_fork(0);
+    OK("a fork child starts with an empty map that counts no memory and maps its own blocks; the parent's 5001 blocks intact");
+}
+
 /* ptrmap_reset forgets every block (side table included), unmaps every
  * table, and the next block that cannot be mapped is said again. */
 static void test_reset(void)
 {
-    ptrmap_reset();
+    ptrmap_reset(0);
     for (uint64_t i = 0; i < 5000; i++) ptrmap_insert(HEAP + i * 4112, slot_of(i), size_of(i));
     for (uint64_t i = 0; i < 10; i++) ptrmap_insert(HEAP + 8 + i * 4096, 1, (1ull << 33) + i);
     CHECK(mp_memory_used() > 0);
     ptrmap_insert(HEAP + 2, 1, 1);
     int logs = unit_log_count;
-    ptrmap_reset();
+    ptrmap_reset(0);
     CHECK_EQ(mp_memory_used(), 0);
     for (uint64_t i = 0; i < 5000; i++) expect_absent(HEAP + i * 4112);
     for (uint64_t i = 0; i < 10; i++) expect_absent(HEAP + 8 + i * 4096);
@@ -344,6 +381,7 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     ptrmap_init(0);
+    ptrmap_wipe_on_fork(0);         /* check_mode looks at the locks in a fork child's copy of the map */
     int lone = membarrier_available();
     if (!lone) printf("SKIP: no membarrier(PRIVATE_EXPEDITED): the map always locks, lone-thread mode untested\n");
     check_mode(lone, "after ptrmap_init");
@@ -352,6 +390,7 @@ int main(void)
     test_absent(mode);
     test_collisions(mode);
     test_limits();
+    test_fork_child();
     test_reset();
     test_grow();
     check_mode(lone, "after ptrmap_reset");
@@ -368,7 +407,7 @@ int main(void)
     check_mode(0, "after another thread's operation in that shard (the ownership revoked: it locks)");
     test_round_trip("shared mode, revoked");
     test_reown(lone);
-    ptrmap_reset();
+    ptrmap_reset(0);
     check_mode(0, "after ptrmap_share and ptrmap_reset (a fork child keeps the parent's mode)");
     return 0;
 }

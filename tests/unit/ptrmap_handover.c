@@ -103,7 +103,7 @@ static int child(int iteration, int third)
 {
     signal(SIGALRM, on_alarm);
     alarm(5);
-    ptrmap_reset();
+    ptrmap_reset(0);
     phase = 1;
     ptrmap_lock_all();
     ptrmap_insert(block(0, 0), 1, 1);
