@@ -274,7 +274,6 @@ extern char mp_ended[32];
  * (attach.c's detach): as an exit's, process.ended = how. */
 void lifecycle_end_session(const char *how);
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
-void background_poll(double now);   /* without it: the point of memory over time, if due */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 
 /* ------------------------------------------------------------ attach.c, got.c */

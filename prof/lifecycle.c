@@ -79,11 +79,6 @@ int background_running_now(void)
     return atomic_load_explicit(&background_running, memory_order_relaxed);
 }
 
-void background_poll(double now)
-{
-    ticks_take(now);
-}
-
 static int background_eager(void)
 {
     return mp_track_all || mp_opt.interval > 0 || mp_opt.signal || mp_attach_mode || options_given("MP_TICK");

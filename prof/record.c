@@ -451,7 +451,7 @@ void record_poll(struct mp_thread *t)
     else if (since < tick / 8 && t->poll_every < POLL_MAX) t->poll_every = t->poll_every ? t->poll_every * 2 : 1;
     t->poll_time = now;
     t->poll = t->poll_every - 1;
-    background_poll(now);
+    ticks_take(now);
 }
 
 /* The thread's first operation: its record made. */

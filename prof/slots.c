@@ -9,7 +9,6 @@
 
 /* the chunks, by index (slot_at, slot_side: record.h) */
 struct mp_slot *_Atomic mp_slot_chunks[MAX_SLOT_CHUNKS];
-#define slot_chunks mp_slot_chunks
 static _Atomic uint32_t slot_chunks_used;
 
 /* A chunk is SLOT_CHUNK slots, then their sides, then their values as at
@@ -20,7 +19,7 @@ static _Atomic uint32_t slot_chunks_used;
 
 struct slot_raw *slot_peak(uint32_t idx)
 {
-    struct mp_slot *chunk = atomic_load_explicit(&slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
+    struct mp_slot *chunk = atomic_load_explicit(&mp_slot_chunks[idx / SLOT_CHUNK], memory_order_acquire);
     if (!chunk) return NULL;
     struct mp_slot_side *sides = (struct mp_slot_side *)(chunk + SLOT_CHUNK);
     return (struct slot_raw *)(sides + SLOT_CHUNK) + idx % SLOT_CHUNK;
@@ -39,7 +38,7 @@ uint32_t slot_new(struct mp_thread *t, uint32_t stack_id)
         if (c >= MAX_SLOT_CHUNKS) return 0;
         struct mp_slot *chunk = arena_alloc(SLOT_CHUNK_BYTES, stack_id != 0);
         if (!chunk) return 0;
-        atomic_store_explicit(&slot_chunks[c], chunk, memory_order_release);
+        atomic_store_explicit(&mp_slot_chunks[c], chunk, memory_order_release);
         t->slot_next = c * SLOT_CHUNK + (c == 0);   /* slot 0 means "none" */
         t->slot_end = (c + 1) * SLOT_CHUNK;
     }
