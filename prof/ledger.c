@@ -51,7 +51,7 @@ static struct {
     size_t nvmas, vmas_cap;
     struct claim *claims;
     size_t nclaims, claims_cap;
-    int pagemap;
+    int pagemap, mem;           /* kept files (fds.c), taken once per ledger (account) */
 } L;
 
 /* ------------------------------------------------------------ smaps */
@@ -124,8 +124,7 @@ static const struct vma *vma_of(uintptr_t a)
  * page it looked at: 1,950 copies in fork_bigmap's child. */
 static int read_self(uintptr_t a, void *out, size_t n)
 {
-    int fd = mp_kept_fd(KEPT_MEM);
-    return fd >= 0 && pread(fd, out, n, (off_t)a) == (ssize_t)n ? 0 : -1;
+    return L.mem >= 0 && pread(L.mem, out, n, (off_t)a) == (ssize_t)n ? 0 : -1;
 }
 
 /* The word at a, read only where a readable VMA holds it. */
@@ -469,7 +468,7 @@ double ledger_time(void) { return ledger_seconds; }
  * lines' virtual sizes. */
 static void account(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
 {
-    L.pagemap = mp_kept_fd(KEPT_PAGEMAP);
+    L.pagemap = mp_kept_fd(KEPT_PAGEMAP), L.mem = mp_kept_fd(KEPT_MEM);
     pm.n = 0;
     L.nclaims = 0;
     find_own_and_program(), find_stacks(), find_bss(), find_arena_heaps(), claims_settle();
