@@ -497,6 +497,7 @@ static int record_pid(const char *const *value, const char *lib, const char *out
     else snprintf(abs_out, sizeof abs_out, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", out);
     char *settings = attach_settings(value, abs_out, token);
     int rc = record_attach((pid_t)pid, lib, abs_out, settings, token, duration, quiet);
+    record_cache_debuginfo(abs_out);
     free(settings);
     return rc;
 }
@@ -581,6 +582,7 @@ int cmd_record(int argc, char **argv)
     if (live) log = log_name(out);
     rc = live ? run_live(pid, out, log) : wait_for(pid);
     record_report(out, token, &before, now_seconds() - begin, quiet);
+    record_cache_debuginfo(out);
 done:
     free(placed);
     free(log);

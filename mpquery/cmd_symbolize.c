@@ -19,6 +19,7 @@
 #include "resolve.h"
 #include "commands.h"
 #include "debuginfod.h"
+#include "debugcache.h"
 #include "options.h"
 #include "symdb.h"
 
@@ -504,6 +505,7 @@ int cmd_symbolize(int argc, char **argv)
     char *debuginfod = NULL, *debuginfod_cache = NULL;
     static char default_path[] = ":.debug:/usr/lib/debug";
     resolve_debuginfo_path = default_path;
+    debugcache_setup(1);
     const struct opt opts[] = {
         { .name = "debuginfo-path", .arg = "P", .str = &resolve_debuginfo_path,
           .help = "where separate debug info is looked for (elfutils'\n"

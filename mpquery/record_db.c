@@ -7,6 +7,8 @@
  * it. */
 #include "mpquery.h"
 #include "record_db.h"
+#include "debugcache.h"
+#include "resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,4 +101,23 @@ void record_report(const char *path, const char *token, const struct run_count *
     fprintf(stderr, "mpquery: wrote %s: %lld process%s (%lld image%s), %lld snapshot%s (%lld at a peak), %.2f s\n",
             path, (long long)procs, procs == 1 ? "" : "es", (long long)images, images == 1 ? "" : "s", (long long)snaps,
             snaps == 1 ? "" : "s", (long long)peaks, seconds);
+}
+
+void record_cache_debuginfo(const char *path)
+{
+    debugcache_setup(1);
+    if (!debugcache_dir) return;
+    char *where = getenv("MP_DEBUGINFO_PATH");     /* the recorder's search path, as the run had it */
+    if (where && *where) resolve_debuginfo_path = where;
+    sqlite3 *db;
+    char err[4400];
+    if (profile_open_db(path, &db, 0, err, sizeof err)) return;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT path, build_id FROM module WHERE build_id != '' AND path LIKE '/%'"
+                               " GROUP BY build_id", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            resolve_cache_module((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
 }

@@ -16,4 +16,11 @@ int record_count(const char *path, const char *token, struct run_count *c, char 
  * written (even when quiet). */
 void record_report(const char *path, const char *token, const struct run_count *before, double seconds, int quiet);
 
+/* After the run: the uncompressed copies of the compressed debug files of
+ * the profile's modules made in the debug-info cache (debugcache.h), for
+ * the next processes, which the recorder lets read them rather than
+ * inflate them. Nothing said: a module without a copy is resolved as
+ * before. */
+void record_cache_debuginfo(const char *path);
+
 #endif

@@ -69,6 +69,7 @@ struct mp_options {
     int unwind;            /* MP_UNWIND */
     uint64_t max_memory;   /* MP_MAX_MEMORY bytes */
     char debuginfo_path[1024];  /* MP_DEBUGINFO_PATH, elfutils' search path format */
+    int debuginfo_cache;        /* MP_DEBUGINFO_CACHE: uncompressed copies (common/debugcache.h) */
     int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
     int final;                  /* MP_FINAL: snapshots when the process ends */
     int quiet;                  /* MP_QUIET: no info lines */

@@ -5,6 +5,7 @@
  * profiler marked internal (getenv and friends do not allocate). */
 #define _GNU_SOURCE
 #include "base.h"
+#include "debugcache.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -108,6 +109,10 @@ int options_given(const char *name)
     return v && *v;
 }
 
+/* The debug-info cache's directory, from the environment at start (the
+ * program may change HOME later). */
+static char debugcache_path[4096];
+
 void options_load(void)
 {
     size_t pos = 0;
@@ -132,4 +137,6 @@ void options_load(void)
             if (n > 0) pos += (size_t)n;
         }
     }
+    debugcache_dir = mp_opt.debuginfo_cache && debugcache_default_dir(debugcache_path, sizeof debugcache_path) == 0
+                   ? debugcache_path : NULL;
 }

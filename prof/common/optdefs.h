@@ -52,6 +52,11 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "stacks are counted without a stack")                                                        \
     X(MP_DEBUGINFO_PATH, VAL_TEXT, ":.debug:/usr/lib/debug", debuginfo_path, "--debuginfo-path",  \
       "PATH", "where separate debug info files are searched (elfutils format)")                    \
+    X(MP_DEBUGINFO_CACHE, VAL_BOOL, "1", debuginfo_cache, "--debuginfo-cache", "0|1",              \
+      "1 = a compressed debug file (a -dbg or -dbgsym package's) is read from its uncompressed "   \
+      "copy in $XDG_CACHE_HOME/mallocprof/debuginfo (~/.cache/...) when there is one, rather than " \
+      "inflated by each process; mpquery record and symbolize make the copies (the recorder "      \
+      "writes nothing there); 0 = neither")                                                         \
     X(MP_FATAL_TIMEOUT, VAL_TIMEOUT, "10", fatal_timeout, "--fatal-timeout", "S",                  \
       "seconds the last snapshot after a fatal signal may take (1..3600)")                        \
     X(MP_FINAL, VAL_BOOL, "1", final, "--final", "0|1",                                            \

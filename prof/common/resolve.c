@@ -6,6 +6,7 @@
  * distinct string is kept once for the life of the process. */
 #define _GNU_SOURCE
 #include "resolve.h"
+#include "debugcache.h"
 #include "hash.h"
 
 #include <dlfcn.h>
@@ -188,18 +189,79 @@ static int find_by_debuglink(const char *path_list, const char *file_name, const
     return -1;
 }
 
+/* A separate debug file by build-id along the search path, as elfutils
+ * looks for it: DIR/.build-id/xx/yyyy.debug for each absolute entry. */
+static int find_by_build_id(const char *path_list, const unsigned char *bits, int len, char **found)
+{
+    if (len < 2) return -1;
+    char hex[2 * 64 + 1];
+    for (int i = 0; i < len && i < 64; i++) snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+    for (const char *p = path_list; p; ) {
+        const char *end = strchr(p, ':');
+        int n = end ? (int)(end - p) : (int)strlen(p);
+        if (n > 0 && (*p == '+' || *p == '-')) p++, n--;
+        if (n > 0 && *p == '/') {
+            char cand[8192];
+            snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", n, p, hex, hex + 2);
+            int fd = open_candidate(cand, bits, len, found);
+            if (fd >= 0) return fd;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return -1;
+}
+
 int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
                            const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                            char **debuginfo_file_name)
 {
-    int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                          debuglink_crc, debuginfo_file_name);
-    if (fd >= 0 || !file_name) return fd;
     const unsigned char *bits = NULL;
     GElf_Addr vaddr;
     int len = dwfl_module_build_id(mod, &bits, &vaddr);
-    return find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len,
-                             debuginfo_file_name);
+    const char *debugfile = NULL;
+    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+    /* The module's own debug file (libdwfl asks again for a dwz file, the
+     * debug file known then) is looked up here first: what
+     * dwfl_build_id_find_debuginfo finds it opens itself, and libdwfl would
+     * use that rather than the copy returned */
+    int fd = debugfile ? -1 : find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name);
+    if (fd < 0)
+        fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                          debuglink_crc, debuginfo_file_name);
+    else return debugcache_use(fd, debuginfo_file_name);
+    if (fd >= 0 || !file_name) return fd;
+    return debugcache_use(find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len,
+                                            debuginfo_file_name),
+                          debuginfo_file_name);
+}
+
+int resolve_cache_module(const char *path, const char *build_id)
+{
+    unsigned char bits[64];
+    int len = 0;
+    for (; len < 64 && build_id[2 * len] && build_id[2 * len + 1]; len++) {
+        unsigned v;
+        if (sscanf(build_id + 2 * len, "%2x", &v) != 1) return -1;
+        bits[len] = (unsigned char)v;
+    }
+    if (len < 2 || build_id[2 * len]) return -1;
+    char *name = NULL;
+    int fd = find_by_build_id(resolve_debuginfo_path, bits, len, &name);
+    if (fd < 0) {
+        int mfd = open(path, O_RDONLY | O_CLOEXEC);
+        Elf *elf = mfd >= 0 ? elf_begin(mfd, ELF_C_READ_MMAP, NULL) : NULL;
+        GElf_Word crc;
+        const char *link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+        if (link && same_build_id(mfd, bits, len))
+            fd = find_by_debuglink(resolve_debuginfo_path, path, link, bits, len, &name);
+        if (elf) elf_end(elf);
+        if (mfd >= 0) close(mfd);
+    }
+    if (fd >= 0) fd = debugcache_use(fd, &name);
+    free(name);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
 }
 
 /* ------------------------------------------------------------ resolution */

@@ -40,12 +40,20 @@ void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, 
  * separate debug info by build-id (.build-id/xx/yyyy.debug) or by
  * .gnu_debuglink along resolve_debuginfo_path (elfutils' format, default
  * ":.debug:/usr/lib/debug"). Unlike dwfl_standard_find_debuginfo it never
- * asks a debuginfod server: nothing here opens a network connection, loads
- * libdebuginfod (and with it libcurl and OpenSSL) or writes a cache. */
+ * asks a debuginfod server: nothing here opens a network connection or
+ * loads libdebuginfod (and with it libcurl and OpenSSL). A compressed file
+ * found is replaced by its uncompressed copy in debugcache_dir, made the
+ * first time (debugcache.h). */
 int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
                            const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                            char **debuginfo_file_name);
 extern char *resolve_debuginfo_path;
+
+/* The uncompressed copy of the debug file of the module at path, whose
+ * build-id is build_id (hex), made in the debug-info cache if its debug
+ * file is compressed and it has none yet (debugcache.h: debugcache_dir,
+ * debugcache_writes): 0 when the module has a debug file, -1 otherwise. */
+int resolve_cache_module(const char *path, const char *build_id);
 
 /* A copy of s kept for the life of the process, equal strings shared; NULL
  * for NULL. Uses the real malloc: the recorder calls this only while marked

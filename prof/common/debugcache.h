@@ -1,0 +1,33 @@
+/* The debug-info cache: uncompressed copies of compressed separate debug
+ * files, named by build-id, so that each one is inflated once per machine
+ * rather than once per process (debugcache.c says why). Used by
+ * resolve_find_debuginfo for both programs; mpquery writes the copies, the
+ * recorder only reads them (MP_DEBUGINFO_CACHE=0: neither). */
+#ifndef MP_DEBUGCACHE_H
+#define MP_DEBUGCACHE_H
+
+#include <stddef.h>
+
+/* The directory of the copies; NULL or "": no cache. */
+extern const char *debugcache_dir;
+
+/* Whether a missing copy is made (mpquery), or only an existing one used
+ * (the recorder). */
+extern int debugcache_writes;
+
+/* $XDG_CACHE_HOME/mallocprof/debuginfo, else ~/.cache/mallocprof/debuginfo,
+ * into out: 0, or -1 when neither is set (absolute) or it does not fit. */
+int debugcache_default_dir(char *out, size_t size);
+
+/* mpquery's: the default directory unless $MP_DEBUGINFO_CACHE is 0;
+ * writes: whether copies are made. */
+void debugcache_setup(int writes);
+
+/* fd is an open debug file: when its sections are compressed and it has a
+ * build-id, a descriptor of its uncompressed copy (made now if missing and
+ * debugcache_writes;
+ * *name, malloc'd, then names the copy, the old name freed, fd closed);
+ * otherwise fd itself, *name unchanged. */
+int debugcache_use(int fd, char **name);
+
+#endif
