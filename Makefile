@@ -49,7 +49,15 @@ $(B)/format_columns.h: schema/format.awk schema/profile.sql $(SCHEMA_OLD)
 	@mkdir -p $(B)
 	awk -f schema/format.awk $(SCHEMA_OLD) schema/profile.sql > $@.tmp
 	mv $@.tmp $@
-SCHEMA_H := $(B)/schema.h $(B)/schema_version.h $(B)/schema_old.h $(B)/format_columns.h
+SCHEMA_H := $(B)/schema.h $(B)/schema_version.h $(B)/schema_old.h $(B)/format_columns.h $(B)/schema_ref.h
+
+# The current schema's sqlite_master rows as this machine's SQLite makes
+# them, for dbguard.c (a process with the same library skips building them).
+$(B)/dbguard_gen: tools/dbguard_gen.c prof/common/dbguard.c prof/common/dbguard.h $(B)/schema.h $(B)/schema_old.h | deps
+	$(CC) $(CFLAGS) -Iprof/common -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)
+$(B)/schema_ref.h: $(B)/dbguard_gen
+	$< > $@.tmp
+	mv $@.tmp $@
 
 # SCHEMA_VERSION, from the schema's own "PRAGMA user_version = N;".
 $(B)/schema_version.h: schema/profile.sql
@@ -280,6 +288,10 @@ $(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/chec
 $(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PEAK) $(wildcard prof/*.h) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PEAK) -lpthread
+# The schema check's built-in reference (tests/unit/dbguard_ref.c includes dbguard.c).
+$(B)/unit/dbguard_ref: tests/unit/dbguard_ref.c tests/unit/check.h prof/common/dbguard.c prof/common/dbguard.h $(SCHEMA_H) | deps
+	@mkdir -p $(B)/unit
+	$(UNIT_CC) -I$(B) -Itests/unit -o $@ $< $(shell pkg-config --libs sqlite3)
 # mpquery's unit tests (tests/unit/mpq_NAME.c: its id map, string table,
 # top-N selection, units) link the two files they test, util.c and units.c,
 # and tests/unit/mpq_stubs.c in place of output.c.

@@ -120,10 +120,10 @@ static int open_writer(struct writer *w, const char *path)
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);
-    if (!w->totals || batch_prepare(w, &w->stacks, FT_stack, 1) || batch_prepare(w, &w->samples, FT_sample, 0) ||
-        batch_prepare(w, &w->stack_hists, FT_stack_hist, 0))
-        return -1;
-    return 0;
+    batch_init(&w->stacks, FT_stack, 1);
+    batch_init(&w->samples, FT_sample, 0);
+    batch_init(&w->stack_hists, FT_stack_hist, 0);
+    return w->totals ? 0 : -1;
 }
 
 static void close_writer(struct writer *w)

@@ -23,7 +23,10 @@
  * per INSERT: a statement per row costs more than the row. */
 #define BATCH_ROWS 64
 struct batch {
-    sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest) */
+    sqlite3_stmt *many, *one;   /* BATCH_ROWS rows; one row (a snapshot's rest): each prepared
+                                 * at its first use (a process with few rows never needs the
+                                 * first, whose parse is most of a small process's flush) */
+    enum format_table table;
     int ncols, n;
     int next_id;                /* the first column is the table's INTEGER PRIMARY KEY, each
                                  * row's the largest so far + 1: left NULL for SQLite to give
@@ -50,7 +53,7 @@ int64_t query_int(struct writer *w, const char *sql, int64_t deflt);
 /* INSERT of one row of table t, every column (prof/format.h): bind column c
  * of table t as parameter FORMAT_PARAM(t, c); a column left unbound is NULL. */
 sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_table t, int rows);
-int batch_prepare(struct writer *w, struct batch *b, enum format_table t, int next_id);
+void batch_init(struct batch *b, enum format_table t, int next_id);
 int batch_add(struct writer *w, struct batch *b, const int64_t *row);   /* row: the table's columns in order */
 int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so far */
 void batch_finalize(struct batch *b);

@@ -60,14 +60,13 @@ sqlite3_stmt *prepare_insert(struct writer *w, const char *verb, enum format_tab
     return prepare(w, sql);
 }
 
-int batch_prepare(struct writer *w, struct batch *b, enum format_table t, int next_id)
+void batch_init(struct batch *b, enum format_table t, int next_id)
 {
+    b->table = t;
     b->ncols = format_tables[t].ncols;
     b->n = 0;
     b->next_id = next_id;
-    b->many = prepare_insert(w, "INSERT", t, BATCH_ROWS);
-    b->one = prepare_insert(w, "INSERT", t, 1);
-    return b->many && b->one ? 0 : -1;
+    b->many = b->one = NULL;
 }
 
 /* Writes the rows collected so far: a full batch with its statement, a
@@ -78,7 +77,9 @@ int batch_prepare(struct writer *w, struct batch *b, enum format_table t, int ne
 int batch_flush(struct writer *w, struct batch *b)
 {
     int per = b->n == BATCH_ROWS ? BATCH_ROWS : 1, rc = 0;
-    sqlite3_stmt *st = per == 1 ? b->one : b->many;
+    sqlite3_stmt **stp = per == 1 ? &b->one : &b->many;
+    if (b->n && !*stp && !(*stp = prepare_insert(w, "INSERT", b->table, per))) return b->n = 0, -1;
+    sqlite3_stmt *st = *stp;
     for (int r = 0; r < b->n && !rc; r += per) {
         for (int i = 0; i < per * b->ncols; i++)
             if (!b->next_id || i % b->ncols) sqlite3_bind_int64(st, i + 1, b->v[r * b->ncols + i]);
