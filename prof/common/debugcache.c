@@ -22,6 +22,7 @@
 #include "debugcache.h"
 #include "optdefs.h"
 
+#include <dirent.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *debugcache_dir;
 int debugcache_writes;
+uint64_t debugcache_max = (uint64_t)4 << 30;
 
 int debugcache_default_dir(char *out, size_t size)
 {
@@ -51,19 +54,66 @@ void debugcache_setup(int writes)
     const char *v = getenv("MP_DEBUGINFO_CACHE");
     int on = 1;
     if (v && *v && mp_option_parse(VAL_BOOL, v, &on, sizeof on)) on = 1;
+    v = getenv("MP_DEBUGINFO_CACHE_SIZE");
+    uint64_t max;
+    if (v && *v && mp_option_parse(VAL_SIZE, v, &max, sizeof max) == 0) debugcache_max = max;
     debugcache_dir = on && debugcache_default_dir(dir, sizeof dir) == 0 ? dir : NULL;
     debugcache_writes = writes;
     elf_version(EV_CURRENT);        /* libelf before any elf_begin (libdwfl says it too) */
 }
 
-/* Whether any section of elf is compressed (SHF_COMPRESSED). */
-static int has_compressed(Elf *elf)
+/* The size of elf's copy, near enough (its sections inflated) when any of
+ * its sections is compressed (SHF_COMPRESSED); 0 when none is. */
+static uint64_t inflated_size(Elf *elf)
 {
+    uint64_t size = 0;
+    int compressed = 0;
     for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
         GElf_Shdr sh;
-        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED)) return 1;
+        GElf_Chdr ch;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
+        if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch)) compressed = 1, size += ch.ch_size;
+        else size += sh.sh_size;
     }
-    return 0;
+    return compressed ? size : 0;
+}
+
+/* Room in dir for a copy of `need` bytes: the oldest copies removed while
+ * the copies would pass debugcache_max together; -1 when it cannot fit. */
+static int make_room(const char *dir, uint64_t need)
+{
+    if (need > debugcache_max) return -1;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct copy { char name[256]; time_t mtime; uint64_t size; } *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (len < 7 || len >= sizeof v->name || strcmp(e->d_name + len - 6, ".debug") ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            struct copy *w = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+            if (!w) break;
+            v = w;
+        }
+        memcpy(v[n].name, e->d_name, len + 1);
+        v[n].mtime = st.st_mtime;
+        v[n].size = (uint64_t)st.st_blocks * 512;
+        total += v[n++].size;
+    }
+    while (total + need > debugcache_max && n > 0) {
+        size_t oldest = 0;
+        for (size_t i = 1; i < n; i++)
+            if (v[i].mtime < v[oldest].mtime) oldest = i;
+        if (unlinkat(dirfd(d), v[oldest].name, 0) == 0) total -= v[oldest].size;
+        v[oldest] = v[--n];
+    }
+    free(v);
+    closedir(d);
+    return total + need > debugcache_max ? -1 : 0;
 }
 
 /* The build-id of the ELF file at fd, into bits (up to max bytes); its
@@ -168,10 +218,10 @@ int debugcache_use(int fd, char **name)
 {
     if (fd < 0 || !debugcache_dir || !*debugcache_dir) return fd;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    int compressed = elf && has_compressed(elf);
+    uint64_t need = elf ? inflated_size(elf) : 0;
     if (elf) elf_end(elf);
     unsigned char bits[64], have[64];
-    int len = compressed ? fd_build_id(fd, bits, sizeof bits) : -1;
+    int len = need ? fd_build_id(fd, bits, sizeof bits) : -1;
     if (len <= 0) return fd;
     char path[4096];
     int dirlen = snprintf(path, sizeof path, "%s/", debugcache_dir), n = dirlen;
@@ -193,10 +243,10 @@ int debugcache_use(int fd, char **name)
         if (c >= 0) close(c);
         if (attempt || !debugcache_writes) break;
         /* missing, or not the copy it should be (replaced) */
-        path[dirlen - 1] = 0;
-        int made = mkdirs(path);
-        path[dirlen - 1] = '/';
-        if (made || make_copy(fd, path)) break;
+        char path_dir[4096];
+        snprintf(path_dir, sizeof path_dir, "%.*s", dirlen - 1, path);
+        int made = mkdirs(path_dir);
+        if (made || make_room(path_dir, need) || make_copy(fd, path)) break;
     }
     return fd;
 }

@@ -7,6 +7,12 @@
 #define MP_DEBUGCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* The copies together stay within this many bytes (default 4 GiB,
+ * $MP_DEBUGINFO_CACHE_SIZE): mpquery removes the oldest ones (by the time
+ * they were made) to make room for a new one, and makes none larger. */
+extern uint64_t debugcache_max;
 
 /* The directory of the copies; NULL or "": no cache. */
 extern const char *debugcache_dir;
@@ -19,8 +25,8 @@ extern int debugcache_writes;
  * into out: 0, or -1 when neither is set (absolute) or it does not fit. */
 int debugcache_default_dir(char *out, size_t size);
 
-/* mpquery's: the default directory unless $MP_DEBUGINFO_CACHE is 0;
- * writes: whether copies are made. */
+/* mpquery's: the default directory unless $MP_DEBUGINFO_CACHE is 0, the
+ * size from $MP_DEBUGINFO_CACHE_SIZE; writes: whether copies are made. */
 void debugcache_setup(int writes);
 
 /* fd is an open debug file: when its sections are compressed and it has a

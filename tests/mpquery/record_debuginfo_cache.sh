@@ -95,3 +95,19 @@ assert_eq "$(opened "$copy" trace.link)" 1 "debuglink: the copy read"
 XDG_CACHE_HOME=/proc/self/none "$MPQ" record -q -o ro.db -- ./prog >/dev/null 2>rec.err
 assert_eq "$?" 0 "unwritable cache: record's exit status"
 assert_eq "$(cat rec.err)" "" "unwritable cache: nothing said"
+
+# 8. The cache's size (MP_DEBUGINFO_CACHE_SIZE): the oldest copies go to make
+#    room for a new one; one larger than the whole cache is not made.
+export MP_DEBUGINFO_PATH=$T/debug
+d=$XDG_CACHE_HOME/mallocprof/debuginfo
+copy_blocks=$(($(stat -c %b "$copy") * 512))
+rm -rf "$XDG_CACHE_HOME" && mkdir -p "$d"
+for k in 1 2 3; do
+    head -c 102400 /dev/zero >"$d/old$k.debug" && touch -d "2026-01-0$k 12:00" "$d/old$k.debug"
+done
+MP_DEBUGINFO_CACHE_SIZE=$((2 * 102400 + copy_blocks + 4096)) "$MPQ" record -q -o size.db -- ./prog >/dev/null 2>rec.err ||
+    fail "record failed: $(cat rec.err)"
+assert_eq "$(cd "$d" && ls | sort | tr '\n' ' ')" "$bid.debug old2.debug old3.debug " "the oldest copy removed to make room"
+rm "$copy"
+MP_DEBUGINFO_CACHE_SIZE=1K "$MPQ" record -q -o size.db -- ./prog >/dev/null 2>rec.err || fail "record failed: $(cat rec.err)"
+assert_eq "$(cd "$d" && ls | sort | tr '\n' ' ')" "old2.debug old3.debug " "a copy larger than the cache not made, nothing removed"
