@@ -562,6 +562,7 @@ int cmd_record(int argc, char **argv)
                              "%%h host, %%t start time, %%%% a '%%')", out, unknown);
     }
     if (live && !getenv("MP_INTERVAL")) value[interval_row()] = value[interval_row()] ? value[interval_row()] : "1";
+    if ((rc = record_cache_setup(value))) goto done;
     if (pid_text) {
         if (!(rc = record_check_out(placed ? placed : out)))
             rc = (live ? record_pid_live : record_pid)(value, lib, placed ? placed : out);

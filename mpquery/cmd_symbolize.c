@@ -505,7 +505,8 @@ int cmd_symbolize(int argc, char **argv)
     char *debuginfod = NULL, *debuginfod_cache = NULL;
     static char default_path[] = ":.debug:/usr/lib/debug";
     resolve_debuginfo_path = default_path;
-    debugcache_setup(1);
+    const char *bad_cache = debugcache_setup(1);
+    if (bad_cache) return error(EXIT_BAD_INPUT, "symbolize: %s", bad_cache);
     const struct opt opts[] = {
         { .name = "debuginfo-path", .arg = "P", .str = &resolve_debuginfo_path,
           .help = "where separate debug info is looked for (elfutils'\n"

@@ -9,6 +9,7 @@
 #include "record_db.h"
 #include "debugcache.h"
 #include "resolve.h"
+#include "optdefs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,8 +106,7 @@ void record_report(const char *path, const char *token, const struct run_count *
 
 void record_cache_debuginfo(const char *path)
 {
-    debugcache_setup(1);
-    if (!debugcache_dir) return;
+    if (!debugcache_dir || !debugcache_writes) return;
     char *where = getenv("MP_DEBUGINFO_PATH");     /* the recorder's search path, as the run had it */
     if (where && *where) resolve_debuginfo_path = where;
     sqlite3 *db;
@@ -120,4 +120,13 @@ void record_cache_debuginfo(const char *path)
         sqlite3_finalize(st);
     }
     sqlite3_close(db);
+}
+
+int record_cache_setup(const char *const *value)
+{
+    for (size_t i = 0; i < MP_NOPTIONS; i++)
+        if (value[i] && !strcmp(mp_option_defs[i].name, "MP_DEBUGINFO_CACHE") && setenv("MP_DEBUGINFO_CACHE", value[i], 1))
+            return error(EXIT_FAILED, "record: setenv: %s", strerror(errno));
+    const char *bad = debugcache_setup(1);
+    return bad ? error(EXIT_BAD_INPUT, "record: %s", bad) : 0;
 }

@@ -22,5 +22,9 @@ void record_report(const char *path, const char *token, const struct run_count *
  * inflate them. Nothing said: a module without a copy is resolved as
  * before. */
 void record_cache_debuginfo(const char *path);
+/* Before the run: the cache's settings read (debugcache_setup), record's
+ * --debuginfo-cache (value: record's MP_* values, NULL where not given)
+ * first; 0, or the exit code of a variable that is not valid, reported. */
+int record_cache_setup(const char *const *value);
 
 #endif

@@ -48,18 +48,26 @@ int debugcache_default_dir(char *out, size_t size)
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-void debugcache_setup(int writes)
+const char *debugcache_setup(int writes)
 {
-    static char dir[4096];
+    static char dir[4096], bad[200];
     const char *v = getenv("MP_DEBUGINFO_CACHE");
     int on = 1;
-    if (v && *v && mp_option_parse(VAL_BOOL, v, &on, sizeof on)) on = 1;
+    bad[0] = 0;
+    if (v && *v && mp_option_parse(VAL_BOOL, v, &on, sizeof on)) {
+        on = 1;
+        snprintf(bad, sizeof bad, "MP_DEBUGINFO_CACHE=%.60s is not 0 or 1", v);
+    }
     v = getenv("MP_DEBUGINFO_CACHE_SIZE");
     uint64_t max;
-    if (v && *v && mp_option_parse(VAL_SIZE, v, &max, sizeof max) == 0) debugcache_max = max;
+    if (v && *v) {
+        if (mp_option_parse(VAL_SIZE, v, &max, sizeof max) == 0) debugcache_max = max;
+        else snprintf(bad, sizeof bad, "MP_DEBUGINFO_CACHE_SIZE=%.60s is not a size (bytes, or K, M, G)", v);
+    }
     debugcache_dir = on && debugcache_default_dir(dir, sizeof dir) == 0 ? dir : NULL;
     debugcache_writes = writes;
     elf_version(EV_CURRENT);        /* libelf before any elf_begin (libdwfl says it too) */
+    return bad[0] ? bad : NULL;
 }
 
 /* The size of elf's copy, near enough (its sections inflated) when any of

@@ -26,8 +26,10 @@ extern int debugcache_writes;
 int debugcache_default_dir(char *out, size_t size);
 
 /* mpquery's: the default directory unless $MP_DEBUGINFO_CACHE is 0, the
- * size from $MP_DEBUGINFO_CACHE_SIZE; writes: whether copies are made. */
-void debugcache_setup(int writes);
+ * size from $MP_DEBUGINFO_CACHE_SIZE; writes: whether copies are made.
+ * NULL, or the line to say when a variable's value is not valid (then
+ * its default is in use). */
+const char *debugcache_setup(int writes);
 
 /* fd is an open debug file: when its sections are compressed and it has a
  * build-id, a descriptor of its uncompressed copy (made now if missing and

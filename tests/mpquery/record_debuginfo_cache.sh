@@ -111,3 +111,15 @@ assert_eq "$(cd "$d" && ls | sort | tr '\n' ' ')" "$bid.debug old2.debug old3.de
 rm "$copy"
 MP_DEBUGINFO_CACHE_SIZE=1K "$MPQ" record -q -o size.db -- ./prog >/dev/null 2>rec.err || fail "record failed: $(cat rec.err)"
 assert_eq "$(cd "$d" && ls | sort | tr '\n' ' ')" "old2.debug old3.debug " "a copy larger than the cache not made, nothing removed"
+
+# 9. record --debuginfo-cache 0: no copy made; a size that is not one: one
+#    line naming the variable, exit 2, the program not run.
+rm -rf "$XDG_CACHE_HOME"
+"$MPQ" record -q -o off2.db --debuginfo-cache 0 -- ./prog >/dev/null 2>rec.err || fail "record failed: $(cat rec.err)"
+assert_eq "$(ls -A "$XDG_CACHE_HOME" 2>/dev/null)" "" "--debuginfo-cache 0: no copy made"
+MP_DEBUGINFO_CACHE_SIZE=12Q "$MPQ" record -q -o bad.db -- sh -c 'echo ran > ran' 2>rec.err
+assert_eq "$?" 2 "a cache size that is not one: exit status"
+assert_eq "$(cat rec.err)" "mpquery: record: MP_DEBUGINFO_CACHE_SIZE=12Q is not a size (bytes, or K, M, G)" "one line naming the variable"
+assert_eq "$(ls ran bad.db 2>&1 | grep -c 'No such file')" 2 "the program not run, nothing written"
+MP_DEBUGINFO_CACHE_SIZE=12Q "$MPQ" symbolize rec.db 2>rec.err
+assert_eq "$?" 2 "symbolize, a cache size that is not one: exit status"
