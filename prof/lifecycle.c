@@ -380,6 +380,11 @@ void mp_ensure_init(void)
         }
         atomic_store_explicit(&mp_initialized, 1, memory_order_release);
         background_wanted = background_eager();
+        /* with the thread, the first point of memory over time now, before
+         * the program's first allocation (the thread's come when it runs,
+         * which on a busy machine may be later); without it, the
+         * allocations take them (record_poll) */
+        if (background_wanted) ticks_take(mp_now());
         start_background();
     }
     pthread_mutex_unlock(&init_lock);
