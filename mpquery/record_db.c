@@ -109,24 +109,42 @@ void record_cache_debuginfo(const char *path)
     if (!debugcache_dir || !debugcache_writes) return;
     char *where = getenv("MP_DEBUGINFO_PATH");     /* the recorder's search path, as the run had it */
     if (where && *where) resolve_debuginfo_path = where;
+    /* the modules read first and the file closed: making copies may take
+     * long, and a reader's lock would hold off the profile's writers */
     sqlite3 *db;
     char err[4400];
     if (profile_open_db(path, &db, 0, err, sizeof err)) return;
     sqlite3_stmt *st;
+    char **mods = NULL;
+    size_t n = 0, cap = 0;
     if (sqlite3_prepare_v2(db, "SELECT path, build_id FROM module WHERE build_id != '' AND path LIKE '/%'"
                                " GROUP BY build_id", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW)
-            resolve_cache_module((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if (n + 2 > cap) mods = xrealloc(mods, (cap = cap ? 2 * cap : 64) * sizeof *mods);
+            mods[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+            mods[n++] = xstrdup((const char *)sqlite3_column_text(st, 1));
+        }
         sqlite3_finalize(st);
     }
     sqlite3_close(db);
+    for (size_t i = 0; i < n; i += 2) {
+        resolve_cache_module(mods[i], mods[i + 1]);
+        free(mods[i]);
+        free(mods[i + 1]);
+    }
+    free(mods);
 }
 
 int record_cache_setup(const char *const *value)
 {
-    for (size_t i = 0; i < MP_NOPTIONS; i++)
-        if (value[i] && !strcmp(mp_option_defs[i].name, "MP_DEBUGINFO_CACHE") && setenv("MP_DEBUGINFO_CACHE", value[i], 1))
+    /* record's own options first (with --pid they reach the process by
+     * its settings, not by mpquery's environment) */
+    for (size_t i = 0; i < MP_NOPTIONS; i++) {
+        const char *name = mp_option_defs[i].name;
+        if (value[i] && (!strcmp(name, "MP_DEBUGINFO_CACHE") || !strcmp(name, "MP_DEBUGINFO_PATH")) &&
+            setenv(name, value[i], 1))
             return error(EXIT_FAILED, "record: setenv: %s", strerror(errno));
+    }
     const char *bad = debugcache_setup(1);
     return bad ? error(EXIT_BAD_INPUT, "record: %s", bad) : 0;
 }

@@ -96,12 +96,21 @@ static int make_room(const char *dir, uint64_t need)
     struct copy { char name[256]; time_t mtime; uint64_t size; } *v = NULL;
     size_t n = 0, cap = 0;
     uint64_t total = 0;
+    time_t now = time(NULL);
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         struct stat st;
-        if (len < 7 || len >= sizeof v->name || strcmp(e->d_name + len - 6, ".debug") ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+        const char *dot = strstr(e->d_name, ".debug");
+        if (!dot || len >= sizeof v->name || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode))
             continue;
+        /* a copy being written (NAME.debug.XXXXXX): counted; one left by an
+         * mpquery killed while writing it, an hour old, removed */
+        if (dot[6] && (dot[6] != '.' || now - st.st_mtime < 3600 || unlinkat(dirfd(d), e->d_name, 0) != 0)) {
+            total += (uint64_t)st.st_blocks * 512;
+            continue;
+        }
+        if (dot[6]) continue;
         if (n == cap) {
             struct copy *w = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
             if (!w) break;
@@ -222,6 +231,17 @@ static int make_copy(int fd, const char *path)
     return -1;
 }
 
+/* A copy is read only if it is this user's or root's and nobody else may
+ * write it (a root process run with a user's HOME parses no file that user
+ * could have put there). */
+static int trusted(int fd)
+{
+    struct stat st;
+    uid_t me = geteuid();
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == me || st.st_uid == 0) &&
+           !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 int debugcache_use(int fd, char **name)
 {
     if (fd < 0 || !debugcache_dir || !*debugcache_dir) return fd;
@@ -239,7 +259,7 @@ int debugcache_use(int fd, char **name)
     strcpy(path + n, ".debug");
     for (int attempt = 0; attempt < 2; attempt++) {
         int c = open(path, O_RDONLY | O_CLOEXEC);
-        if (c >= 0 && fd_build_id(c, have, sizeof have) == len && !memcmp(have, bits, (size_t)len)) {
+        if (c >= 0 && trusted(c) && fd_build_id(c, have, sizeof have) == len && !memcmp(have, bits, (size_t)len)) {
             char *copy_name = strdup(path);
             if (copy_name) {
                 free(*name);

@@ -219,12 +219,15 @@ int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
     GElf_Addr vaddr;
     int len = dwfl_module_build_id(mod, &bits, &vaddr);
     const char *debugfile = NULL;
-    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-    /* The module's own debug file (libdwfl asks again for a dwz file, the
-     * debug file known then) is looked up here first: what
+    Dwarf_Addr dwbias = 0;
+    dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, &debugfile);
+    /* The module's own debug file is looked up here first: what
      * dwfl_build_id_find_debuginfo finds it opens itself, and libdwfl would
-     * use that rather than the copy returned */
-    int fd = debugfile ? -1 : find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name);
+     * use that rather than the copy returned. libdwfl asks again for a dwz
+     * file, its debug ELF known then (dwbias set, as elfutils tells the two
+     * apart), which is left to it. */
+    int own = dwbias == (Dwarf_Addr)-1 && !debugfile;
+    int fd = own ? find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name) : -1;
     if (fd < 0)
         fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
                                           debuglink_crc, debuginfo_file_name);
@@ -717,7 +720,9 @@ int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &cubias);
     Dwarf_Die scopes[RES_MAX_INLINE];
     struct symtab *t = cu ? mod_symtab(mod, &bias) : NULL;
-    Dwarf *dw = t ? dwfl_module_getdwarf(mod, &bias) : NULL;
+    /* the indexes are kept by file: not for a file without a build-id,
+     * which another could replace at the same path */
+    Dwarf *dw = t && t->build_id[0] ? dwfl_module_getdwarf(mod, &bias) : NULL;
     int nscopes = cu ? pc_scopes(t, dw, cu, pc - cubias, scopes, RES_MAX_INLINE) : 0;
     for (int i = nscopes - 1; i >= 0 && n < RES_MAX_INLINE - 1; i--) {
         chain[n++] = (struct sym_frame){ .function = die_name(&scopes[i]), .file = file, .line = line };

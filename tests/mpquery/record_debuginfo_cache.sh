@@ -123,3 +123,12 @@ assert_eq "$(cat rec.err)" "mpquery: record: MP_DEBUGINFO_CACHE_SIZE=12Q is not 
 assert_eq "$(ls ran bad.db 2>&1 | grep -c 'No such file')" 2 "the program not run, nothing written"
 MP_DEBUGINFO_CACHE_SIZE=12Q "$MPQ" symbolize rec.db 2>rec.err
 assert_eq "$?" 2 "symbolize, a cache size that is not one: exit status"
+
+# 10. A copy left half-written by a killed mpquery (NAME.debug.XXXXXX): an
+#     hour old, removed when room is made; younger (another mpquery may be
+#     writing it), kept.
+rm -rf "$XDG_CACHE_HOME" && mkdir -p "$d"
+head -c 1000 /dev/zero >"$d/$bid.debug.AAAAAA" && touch -d '2 hours ago' "$d/$bid.debug.AAAAAA"
+head -c 1000 /dev/zero >"$d/$bid.debug.BBBBBB"
+"$MPQ" record -q -o tmp.db -- ./prog >/dev/null 2>rec.err || fail "record failed: $(cat rec.err)"
+assert_eq "$(cd "$d" && ls | sort | tr '\n' ' ')" "$bid.debug $bid.debug.BBBBBB " "the old temporary file removed, the young one kept"
