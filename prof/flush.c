@@ -7,6 +7,7 @@
  * really holds. */
 #define _GNU_SOURCE
 #include "flush.h"
+#include "debugcache.h"
 #include "dbguard.h"
 
 #include <errno.h>
@@ -298,8 +299,14 @@ static void flush_work(void *arg)
     int xfsz_before = xfsz_pending();
     double t0 = mp_now(), cpu0 = thread_cpu();
     size_t naddrs = 0;
+    int inflated = debugcache_inflated;
     int symbols_lost = resolve_symbols(&naddrs);
     double resolve_s = mp_now() - t0;
+    inflated = debugcache_inflated - inflated;
+    char hint[160] = "";
+    if (inflated)
+        snprintf(hint, sizeof hint, " (%d compressed debug file%s inflated: mpquery record or symbolize keeps an "
+                 "uncompressed copy for the next runs)", inflated, inflated == 1 ? "" : "s");
     int64_t nrows = 0;
     char err[512] = "out of memory in libdw while naming the addresses";
     int rc = symbols_lost ? -1 : write_out(c, &nrows, err, sizeof err);
@@ -318,8 +325,8 @@ static void flush_work(void *arg)
     if (!xfsz_before) xfsz_discard();
     if (!rc && c->reason != FLUSH_INTERVAL)
         mp_log("info", "wrote %s: %u stacks, %lld rows, %s snapshot, %zu new addresses "
-               "resolved in %.3f s, the ledger in %.3f s, %.3f s (%.3f s of CPU)", mp_opt.out, stacks_count(),
-               (long long)nrows, reason_names[c->reason], naddrs, resolve_s, ledger_time(), mp_now() - t0,
+               "resolved in %.3f s%s, the ledger in %.3f s, %.3f s (%.3f s of CPU)", mp_opt.out, stacks_count(),
+               (long long)nrows, reason_names[c->reason], naddrs, resolve_s, hint, ledger_time(), mp_now() - t0,
                thread_cpu() - cpu0);
     c->rc = rc;
 }

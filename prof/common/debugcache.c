@@ -36,6 +36,7 @@
 
 const char *debugcache_dir;
 int debugcache_writes;
+int debugcache_inflated;
 uint64_t debugcache_max = (uint64_t)4 << 30;
 
 int debugcache_default_dir(char *out, size_t size)
@@ -276,5 +277,6 @@ int debugcache_use(int fd, char **name)
         int made = mkdirs(path_dir);
         if (made || make_room(path_dir, need) || make_copy(fd, path)) break;
     }
+    if (!debugcache_writes) debugcache_inflated++;
     return fd;
 }

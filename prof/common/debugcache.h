@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Compressed debug files used as they are, for want of a copy, while
+ * copies are not made here (the recorder: its info line says so). */
+extern int debugcache_inflated;
+
 /* The copies together stay within this many bytes (default 4 GiB,
  * $MP_DEBUGINFO_CACHE_SIZE): mpquery removes the oldest ones (by the time
  * they were made) to make room for a new one, and makes none larger. */

@@ -29,9 +29,11 @@ copy=$XDG_CACHE_HOME/mallocprof/debuginfo/$bid.debug
 opened() { grep -c "openat(.*\"$1\"" "$2"; }
 
 # 1. The recorder alone: names from the compressed file, nothing written.
-MP_OUT=plain.db strace -f -qq -e trace=openat,mkdir,rename -o trace.plain -E LD_PRELOAD=$LIB ./prog >/dev/null 2>&1 ||
+MP_OUT=plain.db strace -f -qq -e trace=openat,mkdir,rename -o trace.plain -E LD_PRELOAD=$LIB ./prog >/dev/null 2>plain.err ||
     fail "program failed"
 check_names plain.db "no copy yet"
+assert_match "$(cat plain.err)" "resolved in [0-9.]+ s \(1 compressed debug file inflated: mpquery record or symbolize keeps an uncompressed copy for the next runs\), the ledger" \
+    "the recorder's info line says the file was inflated, and what keeps a copy"
 assert_eq "$(opened "$T/$orig" trace.plain)" 1 "the compressed file read"
 assert_eq "$(grep -c 'mkdir(\|rename(' trace.plain)" 0 "the recorder makes no directory and renames nothing"
 assert_eq "$(ls -A home; ls -A "$XDG_CACHE_HOME" 2>/dev/null)" "" "nothing written under \$HOME or the cache"
@@ -49,9 +51,10 @@ assert_eq "$(ls "$XDG_CACHE_HOME/mallocprof/debuginfo" | grep -vc '\.debug$')" 0
 
 # 3. The recorder uses the copy: the same names, the copy opened, nothing written.
 stamp=$(stat -c %Y.%s "$copy")
-MP_OUT=cached.db strace -f -qq -e trace=openat,mkdir,rename -o trace.cached -E LD_PRELOAD=$LIB ./prog >/dev/null 2>&1 ||
+MP_OUT=cached.db strace -f -qq -e trace=openat,mkdir,rename -o trace.cached -E LD_PRELOAD=$LIB ./prog >/dev/null 2>cached.err ||
     fail "program failed"
 check_names cached.db "from the copy"
+assert_eq "$(grep -c 'resolved in .* s, the ledger' cached.err)|$(grep -c inflated cached.err)" "1|0" "from the copy: nothing inflated, nothing said"
 assert_eq "$(opened "$copy" trace.cached)" 1 "the copy read"
 assert_eq "$(grep -c 'mkdir(\|rename(' trace.cached)" 0 "the recorder makes no directory and renames nothing"
 assert_eq "$(stat -c %Y.%s "$copy")" "$stamp" "the copy left as it was"
