@@ -13,7 +13,9 @@ main=$(col main inclusive.time) slow=$(col slow inclusive.time) fast=$(col fast 
 echo "# time: main $main ns, slow $slow ns, fast $fast ns"
 python3 -c "import sys; sys.exit(not ($slow >= 0.8 * $main))" || fail "slow holds less than 80 % of main's time: $slow of $main"
 echo "  ok: slow holds $((100 * slow / main)) % of main's time"
-python3 -c "import sys; sys.exit(not (1.0e9 <= $slow <= 3.0e9))" || fail "slow's time is not about 1 s: $slow ns"
+# (at least 100 × 10 ms less a little: CI's VM once measured 999,645,205 ns,
+# its monotonic clock and the sleeps' timer a few µs apart per sleep)
+python3 -c "import sys; sys.exit(not (0.99e9 <= $slow <= 3.0e9))" || fail "slow's time is not about 1 s: $slow ns"
 echo "  ok: slow's 100 intervals of 10 ms: $slow ns"
 assert_eq "$(col slow inclusive.ncalls)|$(col fast inclusive.ncalls)" "100|100000" "the calls as they were"
 assert_match "$("$MPQ" top t.db -n 1 --by time --all-counters)" "^ncalls +memtot +nfree +nlive +memlive +maxlive +ntemp +time +% +stack +where" \
