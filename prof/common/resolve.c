@@ -158,6 +158,20 @@ static int open_candidate(const char *path, const unsigned char *bits, int len, 
     return fd;
 }
 
+/* The entries of an elfutils search path ("+" and "-" prefixes dropped):
+ * the next one from *p into *entry, *len; 0 when there is none left. */
+static int path_entry(const char **p, const char **entry, int *len)
+{
+    if (!*p) return 0;
+    const char *end = strchr(*p, ':');
+    int n = end ? (int)(end - *p) : (int)strlen(*p);
+    *entry = *p;
+    if (n > 0 && (**entry == '+' || **entry == '-')) (*entry)++, n--;
+    *len = n;
+    *p = end ? end + 1 : NULL;
+    return 1;
+}
+
 /* A .gnu_debuglink file along the search path, as elfutils looks for it:
  * an empty entry is the module's directory, a relative one a directory
  * under it, an absolute one a tree that mirrors the module's directory. */
@@ -172,19 +186,17 @@ static int find_by_debuglink(const char *path_list, const char *file_name, const
         snprintf(base, sizeof base, "%s.debug", slash + 1);
         link = base;
     }
-    for (const char *p = path_list; p; ) {
-        const char *end = strchr(p, ':');
-        int n = end ? (int)(end - p) : (int)strlen(p);
-        if (n > 0 && (*p == '+' || *p == '-')) p++, n--;
+    const char *p = path_list, *e;
+    int n;
+    while (path_entry(&p, &e, &n)) {
         char cand[8192];
         if (n == 0) snprintf(cand, sizeof cand, "%.*s/%s", dirlen, file_name, link);
-        else if (*p == '/') snprintf(cand, sizeof cand, "%.*s%.*s/%s", n, p, dirlen, file_name, link);
-        else snprintf(cand, sizeof cand, "%.*s/%.*s/%s", dirlen, file_name, n, p, link);
+        else if (*e == '/') snprintf(cand, sizeof cand, "%.*s%.*s/%s", n, e, dirlen, file_name, link);
+        else snprintf(cand, sizeof cand, "%.*s/%.*s/%s", dirlen, file_name, n, e, link);
         if (strcmp(cand, file_name) != 0) {
             int fd = open_candidate(cand, bits, len, found);
             if (fd >= 0) return fd;
         }
-        p = end ? end + 1 : NULL;
     }
     return -1;
 }
@@ -196,17 +208,14 @@ static int find_by_build_id(const char *path_list, const unsigned char *bits, in
     if (len < 2) return -1;
     char hex[2 * 64 + 1];
     for (int i = 0; i < len && i < 64; i++) snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-    for (const char *p = path_list; p; ) {
-        const char *end = strchr(p, ':');
-        int n = end ? (int)(end - p) : (int)strlen(p);
-        if (n > 0 && (*p == '+' || *p == '-')) p++, n--;
-        if (n > 0 && *p == '/') {
-            char cand[8192];
-            snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", n, p, hex, hex + 2);
-            int fd = open_candidate(cand, bits, len, found);
-            if (fd >= 0) return fd;
-        }
-        p = end ? end + 1 : NULL;
+    const char *p = path_list, *e;
+    int n;
+    while (path_entry(&p, &e, &n)) {
+        if (n == 0 || *e != '/') continue;
+        char cand[8192];
+        snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", n, e, hex, hex + 2);
+        int fd = open_candidate(cand, bits, len, found);
+        if (fd >= 0) return fd;
     }
     return -1;
 }
@@ -226,16 +235,14 @@ int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
      * use that rather than the copy returned. libdwfl asks again for a dwz
      * file, its debug ELF known then (dwbias set, as elfutils tells the two
      * apart), which is left to it. */
-    int own = dwbias == (Dwarf_Addr)-1 && !debugfile;
-    int fd = own ? find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name) : -1;
-    if (fd < 0)
-        fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                          debuglink_crc, debuginfo_file_name);
-    else return debugcache_use(fd, debuginfo_file_name);
+    int own = dwbias == (Dwarf_Addr)-1 && !debugfile, fd;
+    if (own && (fd = find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name)) >= 0)
+        return debugcache_use(fd, debuginfo_file_name);
+    fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                      debuginfo_file_name);
     if (fd >= 0 || !file_name) return fd;
-    return debugcache_use(find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len,
-                                            debuginfo_file_name),
-                          debuginfo_file_name);
+    fd = find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len, debuginfo_file_name);
+    return debugcache_use(fd, debuginfo_file_name);
 }
 
 int resolve_cache_module(const char *path, const char *build_id)
