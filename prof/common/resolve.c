@@ -519,31 +519,32 @@ static int code_scope(int tag)
            tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
-/* The first code scope among parent's children, in DIE order, whose code
- * contains pc, into *out: 1, or 0 for none. With `namespaces` (nothing found
- * yet: at the CU's top level), namespaces and imported units (dwz) are
- * entered too, where a definition may sit. The walk of the children, one
- * by one. */
-static int first_walked(Dwarf_Die *parent, Dwarf_Addr pc, int namespaces, Dwarf_Die *out)
+/* Visits the code scopes among parent's children in DIE order until
+ * visit returns non-zero, and returns that (0: all were visited). With
+ * `namespaces` (nothing found yet: at the CU's top level), namespaces are
+ * entered too, where a definition may sit, and imported units (dwz) when
+ * `imports`; without it, meeting one ends the visit with -1. *children
+ * counts the DIEs seen. */
+static int each_code_scope(Dwarf_Die *parent, int namespaces, int imports, size_t *children,
+                           int (*visit)(Dwarf_Die *die, void *arg), void *arg)
 {
     Dwarf_Die up[64], die, next;    /* up: the namespaces we are in */
     int nup = 0;
     if (dwarf_child(parent, &die) != 0) return 0;
-    for (;;) {
+    for (;; (*children)++) {
         int tag = dwarf_tag(&die);
         if (code_scope(tag)) {
-            if (dwarf_haspc(&die, pc) == 1) {
-                *out = die;
-                return 1;
-            }
+            int r = visit(&die, arg);
+            if (r) return r;
         } else if (namespaces && nup < (int)(sizeof up / sizeof *up)) {
             Dwarf_Die *in = NULL, unit;
             Dwarf_Attribute at;
-            if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+            if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
                 in = &die;
-            else if (tag == DW_TAG_imported_unit &&     /* dwz: a partial unit's DIEs */
-                     dwarf_formref_die(dwarf_attr(&die, DW_AT_import, &at), &unit))
-                in = &unit;
+            } else if (tag == DW_TAG_imported_unit) {       /* dwz: a partial unit's DIEs */
+                if (!imports) return -1;
+                if (dwarf_formref_die(dwarf_attr(&die, DW_AT_import, &at), &unit)) in = &unit;
+            }
             if (in && dwarf_child(in, &next) == 0) {
                 up[nup++] = die;
                 die = next;
@@ -556,6 +557,25 @@ static int first_walked(Dwarf_Die *parent, Dwarf_Addr pc, int namespaces, Dwarf_
         }
         die = next;
     }
+}
+
+struct pc_find { Dwarf_Addr pc; Dwarf_Die *out; };
+
+static int contains_pc(Dwarf_Die *die, void *arg)
+{
+    struct pc_find *f = arg;
+    if (dwarf_haspc(die, f->pc) != 1) return 0;
+    *f->out = *die;
+    return 1;
+}
+
+/* The first code scope among parent's children, in DIE order, whose code
+ * contains pc, into *out: 1, or 0 for none; found by walking them. */
+static int first_walked(Dwarf_Die *parent, Dwarf_Addr pc, int namespaces, Dwarf_Die *out)
+{
+    struct pc_find f = { pc, out };
+    size_t children = 0;
+    return each_code_scope(parent, namespaces, 1, &children, contains_pc, &f) == 1;
 }
 
 /* The same without the walk: the code scopes among a parent's children
@@ -571,7 +591,7 @@ struct scope_range { Dwarf_Addr lo, hi, reach; Dwarf_Off die; };   /* reach: the
 struct scope_index {
     Dwarf_Off key;      /* the parent's offset × 2 + namespaces */
     struct scope_range *v;
-    size_t n;
+    size_t n, cap;
     int walk;           /* not indexed: first_walked */
 };
 #define INDEX_MIN_CHILDREN 16   /* fewer: walked (the index would cost more than it saves) */
@@ -582,50 +602,35 @@ static int range_cmp(const void *a, const void *b)
     return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : x->die < y->die ? -1 : x->die > y->die;
 }
 
+/* A code scope's ranges added to the index (non-zero: out of memory). */
+static int add_ranges(Dwarf_Die *die, void *arg)
+{
+    struct scope_index *x = arg;
+    Dwarf_Addr base, start, end;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
+        if (x->n == x->cap) {
+            struct scope_range *v = realloc(x->v, (x->cap = x->cap ? 2 * x->cap : 64) * sizeof *v);
+            if (!v) return -1;
+            x->v = v;
+        }
+        x->v[x->n++] = (struct scope_range){ start, end, 0, dwarf_dieoffset(die) };
+    }
+    return 0;
+}
+
 static void index_build(struct scope_index *x, Dwarf_Die *parent, int namespaces)
 {
-    size_t cap = 0, children = 0;
-    Dwarf_Die up[64], die, next;
-    int nup = 0;
-    if (dwarf_child(parent, &die) != 0) return;
-    for (;; children++) {
-        int tag = dwarf_tag(&die);
-        if (code_scope(tag)) {
-            Dwarf_Addr base, start, end;
-            for (ptrdiff_t off = 0; (off = dwarf_ranges(&die, off, &base, &start, &end)) > 0;) {
-                if (x->n == cap) {
-                    struct scope_range *v = realloc(x->v, (cap = cap ? 2 * cap : 64) * sizeof *v);
-                    if (!v) {
-                        x->walk = 1;
-                        return;
-                    }
-                    x->v = v;
-                }
-                x->v[x->n++] = (struct scope_range){ start, end, 0, dwarf_dieoffset(&die) };
-            }
-        } else if (namespaces && nup < (int)(sizeof up / sizeof *up)) {
-            if (tag == DW_TAG_imported_unit) {
-                x->walk = 1;
-                return;
-            }
-            if ((tag == DW_TAG_namespace || tag == DW_TAG_module) && dwarf_child(&die, &next) == 0) {
-                up[nup++] = die;
-                die = next;
-                continue;
-            }
-        }
-        while (dwarf_siblingof(&die, &next) != 0) {
-            if (nup == 0) {
-                if (children < INDEX_MIN_CHILDREN) x->walk = 1;
-                if (x->n > 1) qsort(x->v, x->n, sizeof *x->v, range_cmp);
-                for (size_t i = 0; i < x->n; i++)
-                    x->v[i].reach = i && x->v[i - 1].reach > x->v[i].hi ? x->v[i - 1].reach : x->v[i].hi;
-                return;
-            }
-            die = up[--nup];
-        }
-        die = next;
+    size_t children = 0;
+    if (each_code_scope(parent, namespaces, 0, &children, add_ranges, x) || children < INDEX_MIN_CHILDREN) {
+        x->walk = 1;
+        free(x->v);
+        x->v = NULL;
+        x->n = x->cap = 0;
+        return;
     }
+    if (x->n > 1) qsort(x->v, x->n, sizeof *x->v, range_cmp);
+    for (size_t i = 0; i < x->n; i++)
+        x->v[i].reach = i && x->v[i - 1].reach > x->v[i].hi ? x->v[i - 1].reach : x->v[i].hi;
 }
 
 /* parent's index in the module's table, made now if new. */
@@ -653,11 +658,6 @@ static struct scope_index *index_of(struct symtab *t, Dwarf_Die *parent, int nam
     if (!x) return NULL;
     x->key = key;
     index_build(x, parent, namespaces);
-    if (x->walk) {
-        free(x->v);
-        x->v = NULL;
-        x->n = 0;
-    }
     t->scopes[i] = x;
     t->scopes_count++;
     return x;
