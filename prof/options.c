@@ -109,10 +109,6 @@ int options_given(const char *name)
     return v && *v;
 }
 
-/* The debug-info cache's directory, from the environment at start (the
- * program may change HOME later). */
-static char debugcache_path[4096];
-
 void options_load(void)
 {
     size_t pos = 0;
@@ -137,6 +133,5 @@ void options_load(void)
             if (n > 0) pos += (size_t)n;
         }
     }
-    debugcache_dir = mp_opt.debuginfo_cache && debugcache_default_dir(debugcache_path, sizeof debugcache_path) == 0
-                   ? debugcache_path : NULL;
+    debugcache_enable(mp_opt.debuginfo_cache);     /* from the environment at start: the program may change HOME */
 }

@@ -39,7 +39,9 @@ int debugcache_writes;
 int debugcache_inflated;
 uint64_t debugcache_max = (uint64_t)4 << 30;
 
-int debugcache_default_dir(char *out, size_t size)
+/* $XDG_CACHE_HOME/mallocprof/debuginfo, else ~/.cache/mallocprof/debuginfo,
+ * into out: 0, or -1 when neither is set (absolute) or it does not fit. */
+static int default_dir(char *out, size_t size)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
@@ -49,9 +51,15 @@ int debugcache_default_dir(char *out, size_t size)
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+void debugcache_enable(int on)
+{
+    static char dir[4096];
+    debugcache_dir = on && default_dir(dir, sizeof dir) == 0 ? dir : NULL;
+}
+
 const char *debugcache_setup(int writes)
 {
-    static char dir[4096], bad[200];
+    static char bad[200];
     const char *v = getenv("MP_DEBUGINFO_CACHE");
     int on = 1;
     bad[0] = 0;
@@ -65,7 +73,7 @@ const char *debugcache_setup(int writes)
         if (mp_option_parse(VAL_SIZE, v, &max, sizeof max) == 0) debugcache_max = max;
         else snprintf(bad, sizeof bad, "MP_DEBUGINFO_CACHE_SIZE=%.60s is not a size (bytes, or K, M, G)", v);
     }
-    debugcache_dir = on && debugcache_default_dir(dir, sizeof dir) == 0 ? dir : NULL;
+    debugcache_enable(on);
     debugcache_writes = writes;
     elf_version(EV_CURRENT);        /* libelf before any elf_begin (libdwfl says it too) */
     return bad[0] ? bad : NULL;
@@ -105,13 +113,14 @@ static int make_room(const char *dir, uint64_t need)
         if (!dot || len >= sizeof v->name || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode))
             continue;
-        /* a copy being written (NAME.debug.XXXXXX): counted; one left by an
-         * mpquery killed while writing it, an hour old, removed */
-        if (dot[6] && (dot[6] != '.' || now - st.st_mtime < 3600 || unlinkat(dirfd(d), e->d_name, 0) != 0)) {
-            total += (uint64_t)st.st_blocks * 512;
+        /* not a copy: counted; a copy being written (NAME.debug.XXXXXX)
+         * too, unless an mpquery killed while writing it left it an hour
+         * ago: then removed */
+        if (dot[6]) {
+            if (dot[6] != '.' || now - st.st_mtime < 3600 || unlinkat(dirfd(d), e->d_name, 0) != 0)
+                total += (uint64_t)st.st_blocks * 512;
             continue;
         }
-        if (dot[6]) continue;
         if (n == cap) {
             struct copy *w = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
             if (!w) break;
@@ -134,18 +143,25 @@ static int make_room(const char *dir, uint64_t need)
     return total + need > debugcache_max ? -1 : 0;
 }
 
-/* The build-id of the ELF file at fd, into bits (up to max bytes); its
- * length, <= 0 for none. */
+/* elf's build-id into bits (up to max bytes): its length; -1 for none
+ * (or a longer one). */
+static int elf_build_id(Elf *elf, unsigned char *bits, int max)
+{
+    const void *id;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+    if (n <= 0 || n > max) return -1;
+    memcpy(bits, id, (size_t)n);
+    return (int)n;
+}
+
+/* The same of the ELF file at fd. */
 static int fd_build_id(int fd, unsigned char *bits, int max)
 {
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (!elf) return -1;
-    const void *id;
-    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-    if (n > 0 && n <= max) memcpy(bits, id, (size_t)n);
-    else n = -1;
+    int n = elf_build_id(elf, bits, max);
     elf_end(elf);
-    return (int)n;
+    return n;
 }
 
 static int mkdirs(char *path)
@@ -246,11 +262,12 @@ static int trusted(int fd)
 int debugcache_use(int fd, char **name)
 {
     if (fd < 0 || !debugcache_dir || !*debugcache_dir) return fd;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    uint64_t need = elf ? inflated_size(elf) : 0;
-    if (elf) elf_end(elf);
     unsigned char bits[64], have[64];
-    int len = need ? fd_build_id(fd, bits, sizeof bits) : -1;
+    uint64_t need = 0;
+    int len = -1;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);     /* its size and build-id, one reading */
+    if (elf && (need = inflated_size(elf))) len = elf_build_id(elf, bits, sizeof bits);
+    if (elf) elf_end(elf);
     if (len <= 0) return fd;
     char path[4096];
     int dirlen = snprintf(path, sizeof path, "%s/", debugcache_dir), n = dirlen;

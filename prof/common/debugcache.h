@@ -25,9 +25,10 @@ extern const char *debugcache_dir;
  * (the recorder). */
 extern int debugcache_writes;
 
-/* $XDG_CACHE_HOME/mallocprof/debuginfo, else ~/.cache/mallocprof/debuginfo,
- * into out: 0, or -1 when neither is set (absolute) or it does not fit. */
-int debugcache_default_dir(char *out, size_t size);
+/* debugcache_dir: $XDG_CACHE_HOME/mallocprof/debuginfo, else
+ * ~/.cache/mallocprof/debuginfo (on), or none (off, or neither variable
+ * set). The recorder's, from MP_DEBUGINFO_CACHE at start. */
+void debugcache_enable(int on);
 
 /* mpquery's: the default directory unless $MP_DEBUGINFO_CACHE is 0, the
  * size from $MP_DEBUGINFO_CACHE_SIZE; writes: whether copies are made.
