@@ -55,12 +55,12 @@ static int64_t dict_get(const struct dict *d, const void *key, size_t len, uint6
     return 0;
 }
 
-static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int64_t id)
+static int dict_put(struct writer *w, struct dict *d, const void *key, size_t len, uint64_t h, int64_t id)
 {
     if ((d->count + 1) * 2 > (d->e ? d->mask + 1 : 0)) {
         size_t cap = d->e ? (d->mask + 1) * 2 : 1024;
         struct dict_entry *t = calloc(cap, sizeof *t);
-        if (!t) return -1;
+        if (!t) return fail(w, "out of memory");
         for (size_t i = 0; d->e && i <= d->mask; i++) {
             if (!d->e[i].hash) continue;
             size_t j = d->e[i].hash & (cap - 1);
@@ -72,7 +72,7 @@ static int dict_put(struct dict *d, const void *key, size_t len, uint64_t h, int
         d->mask = cap - 1;
     }
     char *copy = malloc(len ? len : 1);
-    if (!copy) return -1;
+    if (!copy) return fail(w, "out of memory");
     memcpy(copy, key, len);
     size_t i = h & d->mask;
     while (d->e[i].hash) i = (i + 1) & d->mask;
@@ -117,7 +117,7 @@ static int sync_dict(struct writer *w, int d, const char *sql)
             len = (size_t)sqlite3_column_bytes(st, 1);
             if (!k) k = "";
         }
-        if (dict_put(&m.dicts[d], k, len, bytes_hash(k, len), id)) rc = SQLITE_NOMEM;
+        if (dict_put(w, &m.dicts[d], k, len, bytes_hash(k, len), id)) rc = SQLITE_NOMEM;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's dictionaries");
@@ -205,7 +205,7 @@ static int64_t text_id(struct writer *w, int d, const char *a, const char *b)
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, a, (int)la, SQLITE_STATIC);
         if (b) sqlite3_bind_text(st, 3, b, (int)lb - 1, SQLITE_STATIC);
-        if (step_done(w, st) || dict_put(&m.dicts[d], key, len, h, id)) id = 0;
+        if (step_done(w, st) || dict_put(w, &m.dicts[d], key, len, h, id)) id = 0;
     }
     if (key != stackbuf) free(key);
     return id;
@@ -230,7 +230,7 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
     if (function) sqlite3_bind_int64(st, FORMAT_PARAM(frame, function), function);
     if (file) sqlite3_bind_int64(st, FORMAT_PARAM(frame, file), file);
     sqlite3_bind_int64(st, FORMAT_PARAM(frame, line), f->line);
-    if (step_done(w, st) || dict_put(&m.dicts[D_FRAME], key, sizeof key, h, id)) return 0;
+    if (step_done(w, st) || dict_put(w, &m.dicts[D_FRAME], key, sizeof key, h, id)) return 0;
     return id;
 }
 
@@ -263,7 +263,7 @@ static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
         for (int i = 0; i < nf; i++)
             if (!(m.addr_frames[m.naddr_frames + 1 + i] = frame_id(w, &f[i], i))) return NULL;
         m.naddr_frames += (size_t)nf + 1;
-        if (dict_put(&m.addrs, &addr, sizeof addr, h, at)) return NULL;
+        if (dict_put(w, &m.addrs, &addr, sizeof addr, h, at)) return NULL;
     }
     *n = (int)m.addr_frames[at - 1];
     return &m.addr_frames[at];
@@ -274,7 +274,8 @@ static const int64_t *address_frames(struct writer *w, uintptr_t addr, int *n)
  * node is mapped once, whatever the number of stacks through it. */
 int64_t mirror_stack(struct writer *w, uint32_t id)
 {
-    if (grow_array(&m.node_ids, &m.nnode_ids, (size_t)stack_node_count() + 1, sizeof *m.node_ids)) return 0;
+    if (grow_array(&m.node_ids, &m.nnode_ids, (size_t)stack_node_count() + 1, sizeof *m.node_ids))
+        return fail(w, "out of memory"), 0;
     uint32_t path[MP_CAPTURE_ROOM + MP_MAX_TAGS + MP_PY_FRAMES + 1];
     int k = 0;
     while (id && !m.node_ids[id]) {       /* up to the root or a mapped ancestor */
