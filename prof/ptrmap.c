@@ -347,6 +347,23 @@ static uint64_t big_take(uintptr_t ptr)
 }
 
 /* runs inside malloc: one shard lock, no allocation but the shard's mmap */
+/* A hint, before work that does not need the map (record_full_alloc's
+ * unwind): the line ptrmap_insert will probe first is loaded meanwhile.
+ * That first probe was a cache miss in most inserts (perf annotate, python
+ * json: 60 % of ptrmap_insert's samples on it; 14 % with the hint). The
+ * shard's table and capacity are read without its lock (a table being
+ * replaced: a prefetch of an unmapped address does not fault). A
+ * prefetch of the shard's line first, and of the entry's after the
+ * unwind, measured worse (the entry's miss then lands on the counters). */
+void ptrmap_prefetch(uintptr_t ptr)
+{
+    if (unlikely(!MAPPABLE(ptr))) return;
+    struct shard *s = &shards[SHARD_OF(ptr)];
+    struct entry *table = __atomic_load_n(&s->table, __ATOMIC_RELAXED);
+    uint32_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
+    if (table && cap) __builtin_prefetch(&table[home(key_of(ptr), cap)], 1);
+}
+
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
 {
     if (unlikely(!slot)) return;        /* no counter slot (out of memory): nothing to find */

@@ -383,6 +383,7 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     int saved = errno;
     if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
+    ptrmap_prefetch((uintptr_t)p);     /* its miss under the unwind */
     uint32_t slot = stack_wanted(t, size) ? stack_slot_here(t, 1) : 0;
     if (!slot) slot = t->nostack_slot;
     peak_touch_thread(t);

@@ -427,6 +427,7 @@ static inline int ptrmap_may_hold(uintptr_t p)
     return __atomic_load_n(&ptrmap_filter[fib_hash(p >> 4, PTRMAP_FILTER_BITS)], __ATOMIC_RELAXED) != 0;
 }
 void ptrmap_share(void);                /* before a second thread's first operation */
+void ptrmap_prefetch(uintptr_t ptr);     /* the line an insert of ptr probes first, loaded ahead */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
 void ptrmap_wipe_on_fork(int on);       /* ptrmap_init: 1 */
