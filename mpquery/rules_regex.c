@@ -107,12 +107,16 @@ done:
  * repeating with '+' or {n,m} what can match the empty string is
  * exponential in its epsilon closures (((a?|b?)+){30}: minutes) and,
  * copied, quadratic ((a?){4000}: a gigabyte); and it recurses once per
- * group level (30000 nested groups overflow the stack). A back-reference
+ * group level (30000 nested groups overflow the stack). A '*' over what
+ * can already match the empty string adds a level to its closures: nested
+ * or stacked (_**** or ((_*)*)*), 50 levels take 0.3-0.6 s in regcomp, 100
+ * levels 3-15 s (found by the fuzzer). A back-reference
  * makes regexec backtrack: ([a-z]*)([a-z]*)\2\1x takes 1 s on a name of 100
  * letters, 30 s on 200, and even std::vector<([^<>]+), std::allocator<\1 ?> >
  * 13 s on a 30 KB name. */
 #define REGEX_MAX_NODES 2000        /* a{0,1999}: 0.15 s in regcomp */
 #define REGEX_MAX_DEPTH 100
+#define REGEX_MAX_NULLABLE_STARS 10
 
 struct sizer { const char *s; size_t depth; const char *why; };
 
@@ -133,15 +137,17 @@ static void refuse(struct sizer *z, const char *why)
     z->s += strlen(z->s);                       /* stop parsing */
 }
 
-static size_t size_alt(struct sizer *z, int *nullable);
+static size_t size_alt(struct sizer *z, int *nullable, int *stars);
 
 /* Nodes of one atom with its repetition operators (stacked ones too);
- * *nullable: it can match the empty string. */
-static size_t size_piece(struct sizer *z, int *nullable)
+ * *nullable: it can match the empty string; *stars: the levels of '*' (or
+ * {n,}) over what could already match it, nested or stacked. */
+static size_t size_piece(struct sizer *z, int *nullable, int *stars)
 {
     const char *s = z->s;
     size_t n = 1;
     *nullable = 0;
+    *stars = 0;
     if (*s == '(') {
         if (z->depth == REGEX_MAX_DEPTH) {
             refuse(z, "regex nests groups more than 100 deep:");
@@ -149,7 +155,7 @@ static size_t size_piece(struct sizer *z, int *nullable)
         }
         z->depth++;
         z->s = s + 1;
-        n = cap(size_alt(z, nullable) + 1);
+        n = cap(size_alt(z, nullable, stars) + 1);
         z->depth--;
         s = z->s + (*z->s == ')');
     } else if (*s == '[') {
@@ -169,8 +175,9 @@ static size_t size_piece(struct sizer *z, int *nullable)
     }
     for (;;) {
         size_t lo = 1, hi;
+        int unbounded = 0;
         if (*s == '*' || *s == '?') {
-            lo = 0, hi = 1;
+            lo = 0, hi = 1, unbounded = *s == '*';
             s++;
         } else if (*s == '+') {
             hi = 2;
@@ -178,7 +185,11 @@ static size_t size_piece(struct sizer *z, int *nullable)
         } else if (*s == '{' && (is_digit(s[1]) || s[1] == ',')) {
             const char *t = s + 1;
             lo = hi = bound(&t);
-            if (*t == ',') { t++; hi = is_digit(*t) ? bound(&t) : lo + 1; }
+            if (*t == ',') {
+                t++;
+                unbounded = !is_digit(*t);
+                hi = unbounded ? lo + 1 : bound(&t);
+            }
             if (*t != '}') break;               /* not a bound: regcomp decides */
             s = t + 1;
         } else {
@@ -189,6 +200,11 @@ static size_t size_piece(struct sizer *z, int *nullable)
             refuse(z, "regex repeats with + or {n,m} what can match the empty string (use * or ?):");
             return 0;
         }
+        if (unbounded && *nullable && ++*stars > REGEX_MAX_NULLABLE_STARS) {
+            z->s = s;
+            refuse(z, "regex nests '*' over what can match the empty string more than 10 deep (as in a*** or ((a*)*)*):");
+            return 0;
+        }
         n = cap(n * (hi ? hi : 1) + 1);
         *nullable = *nullable || lo == 0;
     }
@@ -196,15 +212,17 @@ static size_t size_piece(struct sizer *z, int *nullable)
     return n;
 }
 
-static size_t size_alt(struct sizer *z, int *nullable)
+static size_t size_alt(struct sizer *z, int *nullable, int *stars)
 {
     size_t n = 0;
-    int seq_nullable = 1, piece_nullable;
+    int seq_nullable = 1, piece_nullable, piece_stars;
     *nullable = 0;
+    *stars = 0;
     for (;;) {
         while (*z->s && *z->s != '|' && *z->s != ')') {
-            n = cap(n + size_piece(z, &piece_nullable));
+            n = cap(n + size_piece(z, &piece_nullable, &piece_stars));
             seq_nullable &= piece_nullable;
+            if (piece_stars > *stars) *stars = piece_stars;
         }
         *nullable |= seq_nullable;
         if (*z->s != '|') return n;
@@ -218,9 +236,9 @@ const char *rules_regex_refused(const char *re)
 {
     struct sizer z = { .s = re };
     size_t n = 0;
-    int nullable;
+    int nullable, stars;
     for (;;) {
-        n = cap(n + size_alt(&z, &nullable));
+        n = cap(n + size_alt(&z, &nullable, &stars));
         if (!*z.s) break;
         z.s++;                                  /* an unmatched ')' */
     }

@@ -31,6 +31,17 @@ expect_fail 2 "^mpquery: plus.rules:1: regex too large once its repetitions are 
 printf 'drop ((a?|b?)+){30}\n' > nullable.rules
 expect_fail 2 "^mpquery: nullable.rules:1: regex repeats with \+ or \{n,m\} what can match the empty string \(use \* or \?\): " \
     timeout 10 "$MPQ" fold e.db --rules nullable.rules
+# '*' over what already matches the empty string, stacked (found by the
+# fuzzer: 100 of them, 3 s) or nested (99 levels: 15 s); 10 levels pass
+python3 -c 'print("root ^(main|_" + "*" * 100 + "Py)$")' > stars.rules
+expect_fail 2 "^mpquery: stars.rules:1: regex nests '\\*' over what can match the empty string more than 10 deep \(as in a\*\*\* or \(\(a\*\)\*\)\*\): " \
+    timeout 10 "$MPQ" fold e.db --rules stars.rules
+python3 -c 'print("drop " + "(" * 99 + "a" + ")*" * 99)' > nested_stars.rules
+expect_fail 2 "^mpquery: nested_stars.rules:1: regex nests '\\*' over what can match the empty string more than 10 deep " \
+    timeout 10 "$MPQ" fold e.db --rules nested_stars.rules
+python3 -c 'print("drop ^" + "(" * 10 + "a" + ")*" * 10 + "b{0,}" + "*" * 10 + "$")' > ten_stars.rules
+"$MPQ" fold e.db --rules ten_stars.rules > /dev/null || fail "10 levels of '*' over the empty string: refused"
+echo "  ok: 10 levels of '*' over the empty string pass"
 python3 -c 'print("drop " + "(" * 150 + "a" + ")" * 150)' > deep.rules
 expect_fail 2 "^mpquery: deep.rules:1: regex nests groups more than 100 deep: " timeout 10 "$MPQ" fold e.db --rules deep.rules
 
