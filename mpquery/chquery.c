@@ -421,6 +421,7 @@ static int link_rows(struct build *b, const struct raw_sample *raws, size_t nraw
     p->samples = xmalloc(nraws * sizeof *p->samples);
     for (size_t i = 0; i < nraws && !b->l.bad_ref; i++) convert_sample(&b->l, &raws[i], &p->samples[p->nsamples++]);
     if (b->l.bad_ref) return EXIT_FAILED;
+    link_recorded(p);
     return link_totals(&b->l);
 }
 

@@ -186,9 +186,9 @@ static void side_measures(const struct dtree *t, const struct side *s, int k, st
 {
     const uint8_t *left = t->left_out;
     double T = s->sample, a = s->scale;
-    for (uint32_t i = 0; i < s->p->nstacks; i++) {
-        uint32_t n = s->node[i];
-        const counters *c = &s->last.stack_c[i];
+    for (uint32_t r = 0; r < s->p->nrecorded; r++) {
+        uint32_t n = s->node[s->p->recorded[r]];
+        const counters *c = &s->last.stack_c[r];
         if (n == NONE || (left && left[n] == LEFT_FILTERS)) continue;
         double calls = (double)c->v[NCALLS], bytes = (double)c->v[MEMTOT], live = (double)c->v[MEMLIVE];
         add(ms, k, M_CALLS, n, a * calls, a * a * calls_variance(T, calls, bytes));
@@ -196,9 +196,9 @@ static void side_measures(const struct dtree *t, const struct side *s, int k, st
         if (!left || left[n] != LEFT_BUILTIN) add(ms, k, M_LEAKED, n, a * live, a * a * T * live);
         if (!s->has_peak) add(ms, k, M_PEAK, n, a * (double)c->v[MAXLIVE], a * a * T * (double)c->v[MAXLIVE]);
     }
-    for (uint32_t i = 0; s->has_peak && i < s->pp->nstacks; i++) {
-        uint32_t n = s->node_peak[i];
-        double live = (double)s->peak.stack_c[i].v[MEMLIVE];
+    for (uint32_t r = 0; s->has_peak && r < s->pp->nrecorded; r++) {
+        uint32_t n = s->node_peak[s->pp->recorded[r]];
+        double live = (double)s->peak.stack_c[r].v[MEMLIVE];
         if (n == NONE || (left && left[n] == LEFT_FILTERS)) continue;
         add(ms, k, M_PEAK, n, a * live, a * a * T * live);
     }

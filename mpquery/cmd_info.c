@@ -194,7 +194,7 @@ const struct total *info_total_at(const struct info *in, uint32_t idx)
 size_t info_stacks_with_samples(const struct info *in)
 {
     size_t n = 0;
-    for (size_t s = 0; s < in->p->nstacks; s++) n += !counters_zero(&in->sel->stack_c[s]);
+    for (size_t r = 0; r < in->p->nrecorded; r++) n += !counters_zero(&in->sel->stack_c[r]);
     return n;
 }
 

@@ -146,7 +146,8 @@ static void show_stack(const struct common *c, const struct profile *p, const st
     struct arena names = { 0 };
     struct shown *fr;
     size_t n = collect(p, s, &c->view, &names, &fr);
-    const counters *k = &sel->stack_c[s];
+    static const counters none;     /* a stack no sample row names: a prefix of recorded ones */
+    const counters *k = p->recorded_of[s] == NONE ? &none : &sel->stack_c[p->recorded_of[s]];
     if (c->out.pager) pager_start();
     if (c->out.format == FMT_TEXT) {
         print_text(c, fr, n, p->stacks[s].id, k, shown_counters(p));

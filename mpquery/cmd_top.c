@@ -316,7 +316,7 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
     }
     struct group_order go = { total, &g, c->out.by };
     n = select_top(order, n, n, cmp_group, &go);
-    counters *own = xcalloc(l->t.n, sizeof *own), *stack_c = xcalloc(p->nstacks, sizeof *stack_c);
+    counters *own = xcalloc(l->t.n, sizeof *own), *stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *stack_c);
     struct query gq = *q;
     gq.sel.stack_c = stack_c;
     for (size_t j = 0; j < n; j++) {
@@ -326,13 +326,13 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
             uint32_t node = q->stack_node[sa->stack];
             if (left_out && left_out[node]) continue;
             counters_add(&own[node], &sa->c);
-            counters_add(&stack_c[sa->stack], &sa->c);
+            counters_add(&stack_c[sa->rec], &sa->c);
         }
         section(l, &gq, own, g.name[k], tab, a);
         for (size_t i = start[k]; i < start[k + 1]; i++) {
             const struct sample *sa = &p->samples[rows[i]];
             memset(&own[q->stack_node[sa->stack]], 0, sizeof *own);
-            memset(&stack_c[sa->stack], 0, sizeof *stack_c);
+            memset(&stack_c[sa->rec], 0, sizeof *stack_c);
         }
     }
     free(own);

@@ -130,10 +130,11 @@ void sites_free(struct sites *s)
 counters *sites_counters(const struct sites *s, const struct query *q, const struct dtree *t)
 {
     counters *c = xcalloc(s->n, sizeof *c);
-    for (size_t i = 0; i < q->p->nstacks; i++) {
-        if (counters_zero(&q->sel.stack_c[i])) continue;
+    for (size_t r = 0; r < q->p->nrecorded; r++) {
+        uint32_t i = q->p->recorded[r];
+        if (counters_zero(&q->sel.stack_c[r])) continue;
         if (t->left_out && t->left_out[q->stack_node[i]]) continue;
-        counters_add(&c[s->stack_site[i]], &q->sel.stack_c[i]);
+        counters_add(&c[s->stack_site[i]], &q->sel.stack_c[r]);
     }
     return c;
 }

@@ -51,9 +51,9 @@ static void listing_filter(struct listing *l)
     for (size_t i = 0; i < l->n; i++) {
         const struct query *q = &l->q[i];
         struct left_out *to[3] = { NULL, &l->left[i], &l->suppressed[i] };
-        for (uint32_t s = 0; s < q->p->nstacks; s++) {
-            uint32_t node = q->stack_node[s];
-            if (node != NONE && left_out[node] && !counters_zero(&q->sel.stack_c[s])) to[left_out[node]]->stacks++;
+        for (uint32_t r = 0; r < q->p->nrecorded; r++) {
+            uint32_t node = q->stack_node[q->p->recorded[r]];
+            if (node != NONE && left_out[node] && !counters_zero(&q->sel.stack_c[r])) to[left_out[node]]->stacks++;
         }
         for (size_t node = 0; node < l->t.n; node++) {
             counters *own = &l->own[i][node];
@@ -145,13 +145,13 @@ void count_truncated(const struct profile *p, const struct selection *s, struct 
     uint8_t *cut = xcalloc(p->nmodules ? p->nmodules : 1, 1);
     int any = 0;
     for (size_t m = 0; m < p->nmodules; m++) any |= cut[m] = !strcmp(p->modules[m].path, "[truncated]");
-    for (uint32_t i = 0; any && i < p->nstacks; i++) {
-        if (!s->stack_c[i].v[NCALLS]) continue;
-        uint32_t root = i;
+    for (uint32_t r = 0; any && r < p->nrecorded; r++) {
+        if (!s->stack_c[r].v[NCALLS]) continue;
+        uint32_t root = p->recorded[r];
         while (p->stacks[root].parent != NONE) root = p->stacks[root].parent;
         if (!cut[p->frames[p->stacks[root].frame].module]) continue;
         out->stacks++;
-        out->calls = sat_add(out->calls, s->stack_c[i].v[NCALLS]);
+        out->calls = sat_add(out->calls, s->stack_c[r].v[NCALLS]);
     }
     free(cut);
     for (size_t k = 0; out->stacks && k < p->nprocs; k++) {
@@ -272,12 +272,12 @@ void node_stacks(const struct query *q, const struct dtree *t, int by, uint32_t 
         rep[n] = NONE;
         nmerged[n] = 0;
     }
-    for (uint32_t s = 0; s < p->nstacks; s++) {
-        uint32_t n = q->stack_node[s];
-        if (n == NONE || counters_zero(&c[s])) continue;
+    for (uint32_t r = 0; r < p->nrecorded; r++) {
+        uint32_t s = p->recorded[r], n = q->stack_node[s];
+        if (n == NONE || counters_zero(&c[r])) continue;
         nmerged[n]++;
-        if (rep[n] == NONE || c[s].v[by] > c[rep[n]].v[by]
-            || (c[s].v[by] == c[rep[n]].v[by] && p->stacks[s].id < p->stacks[rep[n]].id))
+        const counters *best = rep[n] == NONE ? NULL : &c[p->recorded_of[rep[n]]];
+        if (!best || c[r].v[by] > best->v[by] || (c[r].v[by] == best->v[by] && p->stacks[s].id < p->stacks[rep[n]].id))
             rep[n] = s;
     }
 }

@@ -129,7 +129,8 @@ struct snapshot {
     const char *reason, *label;
     int peak;                           /* reason 'peak': not in the chain of the others */
 };
-struct sample { uint32_t snapshot, stack, thread; counters c; };
+/* rec: the stack's index among the recorded ones (profile.recorded) */
+struct sample { uint32_t snapshot, stack, thread, rec; counters c; };
 struct total {
     uint32_t snapshot, thread;          /* thread NONE = whole process */
     counters c;
@@ -164,6 +165,13 @@ struct profile {
     uint32_t *stack_order;              /* parents before children */
     struct snapshot *snapshots; size_t nsnapshots;
     struct sample *samples; size_t nsamples;
+    /* The recorded stacks: those a sample row names (a million of a
+     * profile's three million stack rows in make bench's manystacks: the
+     * others are their prefixes), in index order; what a selection's
+     * counters are kept per (select.h), and recorded_of per stack: its
+     * index there, NONE when no row names it. */
+    uint32_t *recorded; size_t nrecorded;
+    uint32_t *recorded_of;
     struct total *totals; size_t ntotals;
     uint32_t *snapshot_total;           /* per snapshot: its whole-process totals row, NONE */
     struct hist_row *hists; size_t nhists;  /* loaded with PROFILE_HISTS (hists.h) */

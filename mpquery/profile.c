@@ -289,6 +289,7 @@ static int load_all(struct loader *l)
     if ((rc = load_dictionaries(l)) || (rc = link_dictionaries(l))) return rc;
     if ((rc = load_table(l, &samples, &p->samples, &p->nsamples))) return rc;
     if (l->bad_ref) return EXIT_BAD_INPUT;
+    link_recorded(p);
     if ((rc = link_totals(l))) return rc;
     /* the points of memory over time, in the versions that have them */
     if (p->version >= format_tables[FT_tick].col[0].since &&
@@ -368,7 +369,7 @@ void profile_free(struct profile *p)
     free(p->latest_runs);
     free(p->runs); free(p->procs); free(p->threads); free(p->modules);
     free(p->functions); free(p->files); free(p->frames); free(p->stacks);
-    free(p->stack_order); free(p->snapshots); free(p->samples); free(p->totals); free(p->snapshot_total);
+    free(p->stack_order); free(p->snapshots); free(p->samples); free(p->recorded); free(p->recorded_of); free(p->totals); free(p->snapshot_total);
     free(p->hists); free(p->stack_hists); free(p->ticks); free(p->ledger);
     free(p);
 }

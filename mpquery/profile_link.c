@@ -294,6 +294,19 @@ static int link_snapshots(struct loader *l)
     return 0;
 }
 
+void link_recorded(struct profile *p)
+{
+    p->recorded_of = none_array(p->nstacks ? p->nstacks : 1);
+    for (size_t i = 0; i < p->nsamples; i++) p->recorded_of[p->samples[i].stack] = 0;
+    p->nrecorded = 0;
+    for (size_t s = 0; s < p->nstacks; s++)
+        if (p->recorded_of[s] != NONE) p->recorded_of[s] = (uint32_t)p->nrecorded++;
+    p->recorded = xmalloc((p->nrecorded ? p->nrecorded : 1) * sizeof *p->recorded);
+    for (size_t s = 0; s < p->nstacks; s++)
+        if (p->recorded_of[s] != NONE) p->recorded[p->recorded_of[s]] = (uint32_t)s;
+    for (size_t i = 0; i < p->nsamples; i++) p->samples[i].rec = p->recorded_of[p->samples[i].stack];
+}
+
 /* Totals of unknown threads are skipped (they only feed per-thread lines). */
 int link_totals(struct loader *l)
 {

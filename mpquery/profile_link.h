@@ -59,6 +59,7 @@ void convert_stack_hist(struct loader *l, const void *raw, void *stored);
  * profile does not have become NONE: no selection reads them. */
 void convert_ledger(struct loader *l, const void *raw, void *stored);
 /* After the samples: the totals. */
+void link_recorded(struct profile *p);  /* the recorded stacks, once the samples are read */
 int link_totals(struct loader *l);
 /* The ticks (read ORDER BY process, time): each process's range. */
 int link_ticks(struct loader *l);

@@ -120,7 +120,7 @@ void report_write_summary(struct report *r)
     size_t nthreads = 0, nstacks = 0;
     double start = 0, end = 0;
     for (size_t t = 0; t < p->nthreads; t++) nthreads += r->q->sel.thread_ok[t];
-    for (size_t i = 0; i < p->nstacks; i++) nstacks += !counters_zero(&r->q->sel.stack_c[i]);
+    for (size_t i = 0; i < p->nrecorded; i++) nstacks += !counters_zero(&r->q->sel.stack_c[i]);
     for (size_t k = 0; k < r->nprocs; k++) {
         const struct process *pr = &p->procs[r->procs[k]];
         if (!k || pr->start_time < start) start = pr->start_time;

@@ -171,14 +171,15 @@ void report_write_leaks(struct report *r)
     const counters *stack_c = r->q->sel.stack_c;
     counters *own = xcalloc(t->n, sizeof *own);
     uint32_t *rep = none_array(t->n), *nmerged = xcalloc(t->n, sizeof *nmerged), *items = xmalloc(t->n * sizeof *items);
-    for (uint32_t s = 0; s < p->nstacks; s++) {
-        uint32_t node = r->q->stack_node[s];
-        const counters *c = &stack_c[s];
+    for (uint32_t k = 0; k < p->nrecorded; k++) {
+        uint32_t s = p->recorded[k], node = r->q->stack_node[s];
+        const counters *c = &stack_c[k];
         if (node == NONE || (c->v[NLIVE] <= 0 && c->v[MEMLIVE] <= 0)) continue;
         counters_add(&own[node], c);
         nmerged[node]++;
-        if (rep[node] == NONE || c->v[MEMLIVE] > stack_c[rep[node]].v[MEMLIVE]
-            || (c->v[MEMLIVE] == stack_c[rep[node]].v[MEMLIVE] && p->stacks[s].id < p->stacks[rep[node]].id))
+        const counters *best = rep[node] == NONE ? NULL : &stack_c[p->recorded_of[rep[node]]];
+        if (!best || c->v[MEMLIVE] > best->v[MEMLIVE]
+            || (c->v[MEMLIVE] == best->v[MEMLIVE] && p->stacks[s].id < p->stacks[rep[node]].id))
             rep[node] = s;
     }
     size_t n = 0;

@@ -214,7 +214,7 @@ static void sum_latest(const struct profile *p, struct selection *s, const uint8
 {
     size_t cap = 0;
     struct idmap latest;
-    idmap_init(&latest, p->nstacks);
+    idmap_init(&latest, p->nrecorded);
     for (size_t i = 0; i < p->nsamples; i++) {
         const struct sample *sa = &p->samples[i];
         if (!qualifies(p, s, thread_ok, sa)) continue;
@@ -226,7 +226,7 @@ static void sum_latest(const struct profile *p, struct selection *s, const uint8
     for (size_t k = 0; k < latest.cap; k++) {
         if (latest.vals[k] == NONE) continue;
         const struct sample *sa = &p->samples[latest.vals[k]];
-        counters_add(&s->stack_c[sa->stack], &sa->c);
+        counters_add(&s->stack_c[sa->rec], &sa->c);
         if (keep_rows) keep_row(s, latest.vals[k], &cap);
     }
     idmap_free(&latest);
@@ -260,7 +260,7 @@ int select_apply(const struct profile *p, const struct select_opts *o,
     memset(s, 0, sizeof *s);
     s->run_on = xcalloc(p->nruns, 1);
     s->proc_snapshot = xmalloc(p->nprocs * sizeof *s->proc_snapshot);
-    s->stack_c = xcalloc(p->nstacks, sizeof *s->stack_c);
+    s->stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *s->stack_c);
     s->thread_name = thread_names(p, o->rules, &s->names);
     s->thread_ok = xmalloc(p->nthreads);
     int rc = select_processes(p, o, s, err, errlen);
@@ -275,14 +275,14 @@ int select_apply(const struct profile *p, const struct select_opts *o,
         size_t cap = 0;
         for (size_t i = 0; i < p->nsamples; i++)
             if (qualifies(p, s, thread_ok, &p->samples[i])) {
-                counters_add(&s->stack_c[p->samples[i].stack], &p->samples[i].c);
+                counters_add(&s->stack_c[p->samples[i].rec], &p->samples[i].c);
                 if (o->keep_rows) keep_row(s, (uint32_t)i, &cap);
             }
     } else {
         sum_latest(p, s, thread_ok, o->keep_rows);
     }
     if (o->live_only)
-        for (size_t i = 0; i < p->nstacks; i++)
+        for (size_t i = 0; i < p->nrecorded; i++)
             if (s->stack_c[i].v[NLIVE] <= 0 && s->stack_c[i].v[MEMLIVE] <= 0)
                 memset(&s->stack_c[i], 0, sizeof s->stack_c[i]);
     return 0;

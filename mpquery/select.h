@@ -34,7 +34,7 @@ struct selection {
     uint32_t run;               /* the run index when one run is selected, else NONE */
     uint32_t *proc_snapshot;    /* per process: selected snapshot index, NONE = not selected */
     size_t nselected;           /* selected processes */
-    counters *stack_c;          /* per stack: counters summed over threads/processes */
+    counters *stack_c;          /* per recorded stack (profile.recorded): counters summed over threads/processes */
     uint8_t *thread_ok;         /* per thread: selected */
     const char **thread_name;   /* per thread: its name as shown (after thread rules) */
     struct arena names;         /* their text */

@@ -330,7 +330,9 @@ int view_build(const struct profile *p, const struct view_opts *o,
 void view_accumulate(const struct profile *p, const struct selection *s,
                      const uint32_t *stack_node, counters *node_c)
 {
-    for (size_t i = 0; i < p->nstacks; i++)
-        if (stack_node[i] != NONE) counters_add(&node_c[stack_node[i]], &s->stack_c[i]);
+    for (size_t r = 0; r < p->nrecorded; r++) {
+        uint32_t node = stack_node[p->recorded[r]];
+        if (node != NONE) counters_add(&node_c[node], &s->stack_c[r]);
+    }
 }
 

@@ -328,12 +328,14 @@ static void check_view(const struct ruleset *rs, char **names, size_t nnames, un
     struct stack *stacks = xcalloc(nstacks, sizeof *stacks);
     uint32_t *order = xmalloc(nstacks * sizeof *order);
     counters *stack_c = xcalloc(nstacks, sizeof *stack_c);
+    uint32_t *recorded = xmalloc(nstacks * sizeof *recorded);     /* every stack a sample's: its own index */
     int64_t total = 0;
     for (uint32_t s = 0; s < nstacks; s++) {
         int chained = s < nframes;
         stacks[s] = (struct stack){ .id = s + 1, .frame = chained ? s : s - (uint32_t)nframes,
                                     .parent = chained && s ? s - 1 : NONE, .depth = chained ? s : 0 };
         order[s] = s;
+        recorded[s] = s;
         stack_c[s].v[NCALLS] = s + 1;
         stack_c[s].v[MEMTOT] = 64 * ((int64_t)s + 1);
         total += s + 1;
@@ -342,6 +344,7 @@ static void check_view(const struct ruleset *rs, char **names, size_t nnames, un
         .modules = modules, .nmodules = 4, .functions = (const char **)names, .nfunctions = nnames,
         .files = files, .nfiles = 1, .frames = frames, .nframes = nframes,
         .stacks = stacks, .nstacks = nstacks, .stack_order = order,
+        .recorded = recorded, .nrecorded = nstacks, .recorded_of = recorded,
     };
     struct view_opts vo = { .rules = rs, .no_inline = opts & 1, .lines = !!(opts & 2), .module = !!(opts & 4) };
     struct selection sel = { .stack_c = stack_c };
@@ -372,6 +375,7 @@ static void check_view(const struct ruleset *rs, char **names, size_t nnames, un
     free(stack_node);
     dtree_free(&t);
     free(stack_c);
+    free(recorded);
     free(order);
     free(stacks);
     free(frames);
