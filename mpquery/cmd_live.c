@@ -20,6 +20,7 @@
 #include "options.h"
 #include "output.h"
 #include "procs.h"
+#include "rules.h"
 #include "select.h"
 #include "tempfile.h"
 #include "timeline.h"
@@ -582,7 +583,10 @@ static int key(struct live *v, const char *buf, size_t n)
             char ch = buf[i];
             if (ch == '\r' || ch == '\n') {
                 regex_t re;
-                if (*v->typing && regcomp(&re, v->typing, REG_EXTENDED | REG_NOSUB) != 0) {
+                const char *refused = *v->typing ? rules_regex_refused(v->typing) : NULL;
+                if (refused) {
+                    snprintf(v->status, sizeof v->status, "%s '%s'", refused, v->typing);
+                } else if (*v->typing && regcomp(&re, v->typing, REG_EXTENDED | REG_NOSUB) != 0) {
                     snprintf(v->status, sizeof v->status, "bad filter regex '%s'", v->typing);
                 } else {
                     if (*v->typing) regfree(&re);

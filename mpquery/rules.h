@@ -7,6 +7,13 @@
 
 #include "util.h"
 
+/* NULL when glibc can compile re in bounded time, memory and stack and
+ * match it without backtracking (no back-reference), else why not (a
+ * message ending in ':', the regex follows it). Asked before every regcomp
+ * of a regex a user gives: rules, --filter, --exclude, --thread, mpquery
+ * live's filter. */
+const char *rules_regex_refused(const char *re);
+
 /* What rules_apply says of a name: the stack rules (drop, prune, root),
  * and hide (a label's attribute: left out of one-line stack labels). */
 enum { RULE_DROP = 1, RULE_PRUNE = 2, RULE_ROOT = 4, RULE_HIDE = 16 };

@@ -9,8 +9,5 @@
  * (malloc'd, its length in *len), found only where that is certain
  * (top-level sequence, no top-level '|'); NULL when there is none. */
 char *rules_required_literal(const char *re, size_t *len);
-/* NULL when glibc can compile re in bounded time, memory and stack, else
- * why not (a message ending in ':', the regex follows it). */
-const char *rules_regex_refused(const char *re);
 
 #endif

@@ -15,6 +15,12 @@
 
 int thread_pattern_compile(const char *pattern, regex_t *re, char *err, size_t errlen)
 {
+    const char *refused = rules_regex_refused(pattern);
+    if (refused) {
+        snprintf(err, errlen, "%s", refused);
+        err[strlen(err) ? strlen(err) - 1 : 0] = 0;        /* without its ':' (the caller names the regex) */
+        return EXIT_BAD_INPUT;
+    }
     int rc = regcomp(re, pattern, REG_EXTENDED);
     if (!rc) return 0;
     regerror(rc, re, err, errlen);

@@ -187,6 +187,12 @@ static void mark_tag_label(struct dtree *t, uint32_t label)
 static int compile_all(const char *const *res, size_t n, regex_t *out, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
+        const char *refused = rules_regex_refused(res[i]);
+        if (refused) {
+            snprintf(err, errlen, "%s '%s'", refused, res[i]);
+            for (size_t j = 0; j < i; j++) regfree(&out[j]);
+            return EXIT_BAD_INPUT;
+        }
         int rc = regcomp(&out[i], res[i], REG_EXTENDED | REG_NOSUB);
         if (rc) {
             char msg[256];

@@ -32,14 +32,21 @@ printf 'drop ((a?|b?)+){30}\n' > nullable.rules
 expect_fail 2 "^mpquery: nullable.rules:1: regex repeats with \+ or \{n,m\} what can match the empty string \(use \* or \?\): " \
     timeout 10 "$MPQ" fold e.db --rules nullable.rules
 # '*' over what already matches the empty string, stacked (found by the
-# fuzzer: 100 of them, 3 s) or nested (99 levels: 15 s); 10 levels pass
+# fuzzer: 100 of them, 3 s), nested (99 levels: 15 s) or in a row after an
+# anchor (22 of them: 7 s); 10 levels pass
+msg="regex repeats with '\\*' what can match the empty string more than 10 levels deep \\(as in a\\*\\*\\*, \\(\\(a\\*\\)\\*\\)\\* or \\(a\\*\\)\\*\\(a\\*\\)\\*\\.\\.\\.\\): "
 python3 -c 'print("root ^(main|_" + "*" * 100 + "Py)$")' > stars.rules
-expect_fail 2 "^mpquery: stars.rules:1: regex nests '\\*' over what can match the empty string more than 10 deep \(as in a\*\*\* or \(\(a\*\)\*\)\*\): " \
-    timeout 10 "$MPQ" fold e.db --rules stars.rules
 python3 -c 'print("drop " + "(" * 99 + "a" + ")*" * 99)' > nested_stars.rules
-expect_fail 2 "^mpquery: nested_stars.rules:1: regex nests '\\*' over what can match the empty string more than 10 deep " \
-    timeout 10 "$MPQ" fold e.db --rules nested_stars.rules
-python3 -c 'print("drop ^" + "(" * 10 + "a" + ")*" * 10 + "b{0,}" + "*" * 10 + "$")' > ten_stars.rules
+python3 -c 'print("drop ^" + "(a*)*" * 22)' > row_stars.rules
+for f in stars nested_stars row_stars; do
+    expect_fail 2 "^mpquery: $f.rules:1: $msg" timeout 10 "$MPQ" fold e.db --rules $f.rules
+done
+# the same check for every regex a user gives: --filter, --exclude, --thread
+expect_fail 2 "^mpquery: fold: $msg'\\^(\\(a\\*\\)\\*){22}'$" timeout 10 "$MPQ" fold e.db --filter "$(cut -c6- row_stars.rules)"
+expect_fail 2 "^mpquery: top: $msg" timeout 10 "$MPQ" top e.db --exclude "$(cut -c6- row_stars.rules)"
+expect_fail 2 "^mpquery: top: bad regex 'x\\*{30}' for --thread \\(regex repeats with '\\*' what can match the empty string" \
+    timeout 10 "$MPQ" top e.db --thread "x$(printf '*%.0s' $(seq 30))"
+python3 -c 'print("drop ^" + "(" * 10 + "a" + ")*" * 10 + "b|^" + "(a*)*" * 10 + "|^x" + "*" * 11 + "$")' > ten_stars.rules
 "$MPQ" fold e.db --rules ten_stars.rules > /dev/null || fail "10 levels of '*' over the empty string: refused"
 echo "  ok: 10 levels of '*' over the empty string pass"
 python3 -c 'print("drop " + "(" * 150 + "a" + ")" * 150)' > deep.rules

@@ -41,6 +41,7 @@ put("nested_plus", "drop ^tbb::(detail|int" + "+" * 100 + "ernal)::\n", ["tbb::i
 put("nullable_repeat", "drop ((a?|b?)+){30}\nreplace (()?){4000} => x\nprune (a?){4000}\n", ["ab"])
 put("stacked_stars", "root ^(main|_" + "*" * 100 + "Py)$\n", ["_Py", "main"])
 put("nested_stars", "drop " + "(" * 99 + "a" + ")*" * 99 + "\n", ["aaa"])
+put("row_stars", "drop ^" + "(a*)*" * 24 + "\n", ["aaa"])
 put("deep_groups", "drop " + "(" * 30000 + "a" + ")" * 30000 + "\n", ["a"])
 put("nul_only", b"\0")
 put("empty_rules", "", ["", "", ""])
