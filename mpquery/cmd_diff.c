@@ -269,18 +269,16 @@ static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
 {
     struct dtree *t = &l->t;
     int by = l->c->out.by;
-    counters *suba = xmalloc(t->n * sizeof *suba), *subb = xmalloc(t->n * sizeof *subb);
-    dtree_subtotals(t, l->own[0], suba);
-    dtree_subtotals(t, l->own[1], subb);
-    int64_t *keep = xmalloc(t->n * sizeof *keep);
-    for (size_t n = 0; n < t->n; n++) keep[n] = suba[n].v[by] || subb[n].v[by];
+    int64_t *keep = xmalloc(t->n * sizeof *keep), *subb = xmalloc(t->n * sizeof *subb);
+    dtree_subtotal_of(t, l->own[0], by, keep);
+    dtree_subtotal_of(t, l->own[1], by, subb);
+    for (size_t n = 0; n < t->n; n++) keep[n] = keep[n] || subb[n];
     struct fold_ctx fx = { a, b, l->c->out.format, { 0 } };
     if (fx.format == FMT_CSV) printf("path,a,b\n");
     if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, counter_name[by]);
     fold_walk(t, keep, emit_fold, &fx);
     if (fx.format == FMT_JSON) fold_json_end(&fx.w);
     free(keep);
-    free(suba);
     free(subb);
     listing_ignored_line(l, stderr);
 }

@@ -77,17 +77,15 @@ void fold_print(struct listing *l, void *out)
 {
     struct dtree *t = &l->t;
     int by = l->c->out.by;
-    counters *sub = xmalloc(t->n * sizeof *sub);
-    dtree_subtotals(t, l->own[0], sub);
     int64_t *keep = xmalloc(t->n * sizeof *keep);
-    for (size_t n = 0; n < t->n; n++) keep[n] = sub[n].v[by] > 0;
+    dtree_subtotal_of(t, l->own[0], by, keep);
+    for (size_t n = 0; n < t->n; n++) keep[n] = keep[n] > 0;
     struct fold_ctx ctx = { l->own[0], by, l->c->out.format, out, { 0 } };
     if (ctx.format == FMT_CSV) fprintf(out, "path,%s\n", counter_name[by]);
     if (ctx.format == FMT_JSON) fold_json_start(&ctx.w, out, counter_name[by]);
     fold_walk(t, keep, emit_line, &ctx);
     if (ctx.format == FMT_JSON) fold_json_end(&ctx.w);
     free(keep);
-    free(sub);
     listing_ignored_line(l, stderr);
 }
 

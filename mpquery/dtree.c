@@ -59,6 +59,15 @@ void dtree_subtotals(const struct dtree *t, const counters *own, counters *sub)
     for (size_t n = t->n; n-- > 1;) counters_add(&sub[t->parent[n]], &sub[n]);
 }
 
+void dtree_subtotal_of(const struct dtree *t, const counters *own, int k, int64_t *sub)
+{
+    for (size_t n = 0; n < t->n; n++) sub[n] = own[n].v[k];
+    for (size_t n = t->n; n-- > 1;) {
+        int64_t *p = &sub[t->parent[n]];
+        *p = counter_is_max(k) ? (sub[n] > *p ? sub[n] : *p) : sat_add(*p, sub[n]);
+    }
+}
+
 #define TAG_PREFIX "[tag] "
 
 void dtree_tag_scopes(const struct dtree *t, struct dtree *scopes, uint32_t *scope_of)

@@ -74,6 +74,8 @@ void view_accumulate(const struct profile *p, const struct selection *s,
                      const uint32_t *stack_node, counters *node_c);
 /* Per-node subtree sums (sub sized t->n). */
 void dtree_subtotals(const struct dtree *t, const counters *own, counters *sub);
+/* The same for counter k alone (fold's pruning: 8 bytes a node, not 112). */
+void dtree_subtotal_of(const struct dtree *t, const counters *own, int k, int64_t *sub);
 /* The tree of tag scopes: the leading [tag] frames of the paths of t, named
  * without the "[tag] " prefix, built into scopes (dtree_init'ed by the
  * caller). Per node of t, scope_of is the scope node of its innermost tag
