@@ -62,10 +62,7 @@ void dtree_subtotals(const struct dtree *t, const counters *own, counters *sub)
 void dtree_subtotal_of(const struct dtree *t, const counters *own, int k, int64_t *sub)
 {
     for (size_t n = 0; n < t->n; n++) sub[n] = own[n].v[k];
-    for (size_t n = t->n; n-- > 1;) {
-        int64_t *p = &sub[t->parent[n]];
-        *p = counter_is_max(k) ? (sub[n] > *p ? sub[n] : *p) : sat_add(*p, sub[n]);
-    }
+    for (size_t n = t->n; n-- > 1;) sub[t->parent[n]] = counter_combine(k, sub[t->parent[n]], sub[n]);
 }
 
 #define TAG_PREFIX "[tag] "

@@ -17,8 +17,7 @@ int thread_pattern_compile(const char *pattern, regex_t *re, char *err, size_t e
 {
     const char *refused = rules_regex_refused(pattern);
     if (refused) {
-        snprintf(err, errlen, "%s", refused);
-        err[strlen(err) ? strlen(err) - 1 : 0] = 0;        /* without its ':' (the caller names the regex) */
+        snprintf(err, errlen, "%.*s", (int)strlen(refused) - 1, refused);    /* without its ':': the caller names the regex */
         return EXIT_BAD_INPUT;
     }
     int rc = regcomp(re, pattern, REG_EXTENDED);

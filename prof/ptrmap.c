@@ -346,7 +346,6 @@ static uint64_t big_take(uintptr_t ptr)
     return size;
 }
 
-/* runs inside malloc: one shard lock, no allocation but the shard's mmap */
 /* A hint, before work that does not need the map (record_full_alloc's
  * unwind): the line ptrmap_insert will probe first is loaded meanwhile.
  * That first probe was a cache miss in most inserts (perf annotate, python
@@ -364,6 +363,7 @@ void ptrmap_prefetch(uintptr_t ptr)
     if (table && cap) __builtin_prefetch(&table[home(key_of(ptr), cap)], 1);
 }
 
+/* runs inside malloc: one shard lock, no allocation but the shard's mmap */
 void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size)
 {
     if (unlikely(!slot)) return;        /* no counter slot (out of memory): nothing to find */
