@@ -2,8 +2,10 @@
  * like a debugger backtrace, with the stack's counters under the selection
  * on a header line. Only the name-rewriting (replace) rules apply: no frame
  * is dropped or cut, this is the raw stack. Frames are named as top names
- * them (a frame without a symbol `module+0xOFFSET`, C++ names shortened
- * in text), so that a row of top and its stack read the same. */
+ * them (names.c: a frame without a symbol `module+0xOFFSET`, C++ names
+ * shortened in text), so that a row of top and its stack read the same;
+ * a frame whose offset is no address (a tag, a mapping, a Python frame)
+ * shows none. */
 #include "mpquery.h"
 #include "commands.h"
 #include "load.h"
@@ -23,9 +25,10 @@ static const char usage[] =
 "One stack (its database id, as top prints it) in full, leaf first:\n"
 "  #N  function  file:line [inlined]  (module+0xOFFSET)\n"
 "Names are rewritten by the replace rules; no frame is dropped or cut. A\n"
-"frame without a symbol is named module+0xOFFSET, as in top. Text is for\n"
-"people as top's (mpquery top --help): sizes in units, C++ names\n"
-"shortened, a terminal's width and pager.\n"
+"frame without a symbol is named module+0xOFFSET, as in top. Tags and\n"
+"Python frames have no address: no (module+0xOFFSET), offset null in csv\n"
+"and json. Text is for people as top's (mpquery top --help): sizes in\n"
+"units, C++ names shortened, a terminal's width and pager.\n"
 "\n";
 
 static const char more[] =
@@ -40,6 +43,7 @@ struct shown {
     int32_t line, inline_depth;
     const char *module;
     int64_t offset;
+    int has_address;            /* offset is an address (names.c: frame_has_address) */
 };
 
 /* The frames of stack s, leaf first; names in names' arena, as view.c
@@ -56,7 +60,7 @@ static size_t collect(const struct profile *p, uint32_t s, const struct view_opt
         const struct frame *x = &p->frames[p->stacks[f].frame];
         const struct module *m = &p->modules[x->module];
         fr[n] = (struct shown){ "", x->file == NONE ? "" : p->files[x->file], x->line,
-                                x->inline_depth, m->path, x->offset };
+                                x->inline_depth, m->path, x->offset, frame_has_address(p, x) };
         frame_base_name(p, p->stacks[f].frame, &base);
         rules_apply(o->rules, base.s, base.len, &name);
         if (x->function != NONE && !m->special && (o->collapse || o->no_signatures)) {
@@ -86,7 +90,8 @@ static void frames_table(const struct shown *fr, size_t n, struct table *tab)
         table_int(tab, fr[i].line);
         table_int(tab, fr[i].inline_depth);
         table_str(tab, fr[i].module);
-        table_int(tab, fr[i].offset);
+        if (fr[i].has_address) table_int(tab, fr[i].offset);
+        else table_null(tab);
     }
 }
 
@@ -134,7 +139,7 @@ static void print_text(const struct common *c, const struct shown *fr, size_t n,
             if (fr[i].line != 0) sb_printf(&line, ":%d", fr[i].line);
         }
         if (fr[i].inline_depth != 0) sb_puts(&line, fr[i].file[0] ? " [inlined]" : "[inlined]");
-        sb_printf(&line, "  (%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
+        if (fr[i].has_address) sb_printf(&line, "  (%s+0x%llx)", fr[i].module, (unsigned long long)fr[i].offset);
         text_line(stdout, line.s, line.len, c->out.width);
     }
     sb_free(&line);

@@ -126,9 +126,10 @@ static void text_spaces(struct strbuf *sb)
 }
 
 /* "0x1091D3: do_malloc (alloc_functions.c:21)", "(in MODULE)" without a
- * file, as valgrind describes an address; a frame that is no address
- * ([tag] A, [truncated], [no frames]...) by its name alone. Control
- * characters as spaces. */
+ * file, as valgrind describes an address; a Python frame, which has no
+ * address, as "raw_decode (decoder.py:353)"; a special frame ([tag] A,
+ * [truncated], [no frames]...) by its name alone. Control characters as
+ * spaces. */
 static void describe(struct massif *m, uint32_t frame, uint32_t label)
 {
     const struct profile *p = m->p;
@@ -142,7 +143,7 @@ static void describe(struct massif *m, uint32_t frame, uint32_t label)
         text_spaces(sb);
         return;
     }
-    sb_printf(sb, "0x%llX: ", (unsigned long long)f->offset);
+    if (frame_has_address(p, f)) sb_printf(sb, "0x%llX: ", (unsigned long long)f->offset);
     sb_add(sb, name, len);
     if (f->file == NONE) sb_printf(sb, " (in %s)", p->modules[f->module].path);
     else if (f->line > 0) sb_printf(sb, " (%s:%d)", path_basename(p->files[f->file]), f->line);

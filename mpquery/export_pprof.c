@@ -20,7 +20,9 @@
  * module k is laid out at (k + 1) << 40 (mappings never overlap), each
  * location at its module's start plus its offset, file_offset 0; every
  * mapping says it has functions, file names, line numbers and inlined
- * frames, so pprof never symbolizes them again. */
+ * frames, so pprof never symbolizes them again. A frame whose offset is
+ * no address (a tag's, a mapping's, a Python frame's: names.c) has a
+ * location without mapping or address, its lines only. */
 #include "export.h"
 #include "listing.h"
 #include "view.h"
@@ -242,7 +244,7 @@ static void write_location(struct pprof *x, uint32_t loc)
     struct pb line = { 0 };
     x->msg.len = 0;
     pb_int(&x->msg, 1, loc + 1);
-    if (s->loc_frame[outer] != NONE) {
+    if (s->loc_frame[outer] != NONE && frame_has_address(p, &p->frames[s->loc_frame[outer]])) {
         const struct frame *f = &p->frames[s->loc_frame[outer]];
         uint32_t m = x->mapping[f->module];
         pb_int(&x->msg, 2, m);
@@ -271,7 +273,7 @@ static void number_mappings(struct pprof *x, const struct query *q, const uint8_
     for (size_t l = 0; l < s->nlocs; l++) {
         if (!used[l] || s->loc_frame[l] == NONE) continue;
         const struct frame *f = &p->frames[s->loc_frame[l]];
-        if (p->modules[f->module].special) continue;
+        if (p->modules[f->module].special || !frame_has_address(p, f)) continue;
         needed[f->module] = 1;
         if ((uint64_t)f->offset + 1 > x->module_limit[f->module]) x->module_limit[f->module] = (uint64_t)f->offset + 1;
     }

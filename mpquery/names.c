@@ -1,4 +1,14 @@
-/* C++ names for people, the last step of naming a function frame in text
+/* Names for people. A frame's name (frame_base_name) is made here and
+ * only here: every view (top's where column, show, --callers, --functions,
+ * fold, flame, the exports) prints the label view.c makes of it, so a fact
+ * reads the same everywhere. A frame without a symbol is MODULE+0xOFFSET
+ * with the module's file name (libLLVM-14.so.1+0x1ecedb4: what ldd,
+ * /proc/PID/maps and addr2line -e name; a shorter form would make
+ * libssl.so.1.1 and libssl.so.3 one name). Frames whose offset is no
+ * address (frame_has_address: tags, mappings, Python frames) never show
+ * one, in any view.
+ *
+ * Then C++ names, the last step of naming a function frame in text
  * output (after every rule of every file, so rules always see whole
  * names): template argument lists nested deeper than the rules'
  * `collapse-templates DEPTH` become <…>, and with --no-signatures the
@@ -213,4 +223,47 @@ void shorten_name(const char *s, size_t n, int depth, int no_signatures, struct 
         sb_add(out, s, n);
     }
     if (no_signatures) without_signature(out);
+}
+
+/* A Python frame (MP_PYTHON, prof/python.c): its module is its .py file,
+ * the frame's own file, which no native module is; its offset is a hash
+ * of its function and line. */
+int frame_is_python(const struct profile *p, const struct frame *f)
+{
+    const struct module *m = &p->modules[f->module];
+    return !m->special && f->file != NONE && !m->build_id[0] && !strcmp(p->files[f->file], m->path);
+}
+
+/* Whether f's offset is an address: in its module, or [unknown]'s
+ * absolute one (0 there: not even that is known). A tag's, a mapping's
+ * and a Python frame's offset is a hash of their names; [truncated] has
+ * none. */
+int frame_has_address(const struct profile *p, const struct frame *f)
+{
+    const struct module *m = &p->modules[f->module];
+    if (m->special) return !strcmp(m->path, "[unknown]") && f->offset != 0;
+    return !frame_is_python(p, f);
+}
+
+void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out)
+{
+    const struct frame *f = &p->frames[frame];
+    const struct module *m = &p->modules[f->module];
+    out->len = 0;
+    sb_add(out, "", 0);
+    if (f->function != NONE) {
+        const char *name = p->functions[f->function];
+        if (module_is_tag(m)) sb_puts(out, "[tag] ");
+        else if (module_is_mmap(m)) sb_puts(out, "mmap ");    /* "mmap anonymous", "mmap /data/x.bin" */
+        char *d = demangle(name);
+        sb_puts(out, d ? d : name);
+        free(d);
+    } else if (frame_has_address(p, f)) {
+        sb_printf(out, "%s+0x%llx", m->base, (unsigned long long)f->offset);
+    } else if (frame_is_python(p, f)) {
+        sb_puts(out, path_basename(p->files[f->file]));     /* a Python frame without its function */
+        if (f->line > 0) sb_printf(out, ":%d", f->line);
+    } else {
+        sb_puts(out, m->path);                      /* [truncated], [unknown], a [tag] without its name */
+    }
 }

@@ -30,26 +30,6 @@
 #define SKIP 32             /* frame flag: not shown at all (--no-inline); above RULE_* */
 #define NO_FRAMES "[no frames]"
 
-void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out)
-{
-    const struct frame *f = &p->frames[frame];
-    const struct module *m = &p->modules[f->module];
-    out->len = 0;
-    sb_add(out, "", 0);
-    if (f->function != NONE) {
-        const char *name = p->functions[f->function];
-        if (module_is_tag(m)) sb_puts(out, "[tag] ");
-        else if (module_is_mmap(m)) sb_puts(out, "mmap ");    /* "mmap anonymous", "mmap /data/x.bin" */
-        char *d = demangle(name);
-        sb_puts(out, d ? d : name);
-        free(d);
-    } else if (m->special && strcmp(m->path, "[unknown]") != 0) {
-        sb_puts(out, m->path);                      /* [truncated], [tag] ... */
-    } else {
-        sb_printf(out, "%s+0x%llx", m->base, (unsigned long long)f->offset);
-    }
-}
-
 /* Per-name results of the rules, memoized per function. */
 struct namer {
     const struct profile *p;

@@ -99,9 +99,15 @@ void fold_walk(struct dtree *t, const int64_t *keep,
                void (*emit)(uint32_t node, const char *path, size_t len, void *ctx), void *ctx);
 /* Escapes a frame label for folded stacks: ';' → ':', control chars → ' '. */
 void fold_escape(const char *s, size_t n, struct strbuf *out);
-/* Base display name of a frame before rules: demangled function name, or
- * basename(module)+0xOFFSET, or the special module's own label. */
+/* names.c: the one name of a frame before rules, in every view: the
+ * demangled function ("[tag] NAME", "mmap NAME"), or MODULE+0xOFFSET
+ * (the module's file name) without one, or the special module's own
+ * label; never an address for a frame without one. */
 void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out);
+/* f's offset is an address (not a tag's, mapping's or Python frame's hash) */
+int frame_has_address(const struct profile *p, const struct frame *f);
+/* f is a Python frame (MP_PYTHON): its module is its .py file */
+int frame_is_python(const struct profile *p, const struct frame *f);
 
 /* ---------------------------------------------------------------- options */
 /* The display's options (an id's high byte is its group: options.h). */

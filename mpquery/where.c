@@ -41,37 +41,18 @@ static void path_of(const struct dtree *t, uint32_t node, struct where_path *w)
     for (uint32_t n = node; n != 0 && n != NONE; n = t->parent[n]) w->label[i++] = t->label[n];
 }
 
-/* The length of a module's name without its shared-object suffix:
- * ".so", ".so.N...", Python's ".cpython-311-x86_64-linux-gnu.so" and
- * ".abi3.so" (libLLVM-14.so.1 → libLLVM-14, _json.cpython-311-….so →
- * _json); names without one are whole (python3.11). */
-static size_t module_short_len(const char *name, size_t len)
-{
-    for (size_t i = 1; i < len; i++) {
-        if (name[i] != '.') continue;
-        const char *r = name + i + 1;
-        size_t left = len - i - 1;
-        if (left >= 2 && !memcmp(r, "so", 2) && (left == 2 || r[2] == '.')) return i;
-        if ((left >= 8 && !memcmp(r, "cpython-", 8)) || (left >= 5 && !memcmp(r, "abi3.", 5))) return i;
-    }
-    return len;
-}
-
-/* A label as one-line labels write it: a frame without a name as
- * MODULE+0xOFFSET with the module's short name, or without the module
- * (+0xOFFSET) when same_module says the frame shown before it was of the
- * same module (a name a rule rewrote stays as it is). */
+/* A label as one-line labels write it: as every view names the frame
+ * (names.c), or for a frame without a name, when same_module says the
+ * frame shown before it was of the same module, +0xOFFSET without the
+ * module (a name a rule rewrote stays as it is). */
 static void put_label_as(const struct dtree *t, uint32_t label, int same_module, struct strbuf *out)
 {
     const char *s = t->labels.str[label];
     size_t n = t->labels.len[label];
-    if (kind_of(t, label) & LABEL_NONAME) {
+    if (same_module && (kind_of(t, label) & LABEL_NONAME)) {
         uint32_t m = t->label_module[label];
         size_t ml = t->modules.len[m];
-        if (n > ml + 3 && !memcmp(s, t->modules.str[m], ml) && !memcmp(s + ml, "+0x", 3)) {
-            if (!same_module) sb_add(out, s, module_short_len(s, ml));
-            s += ml, n -= ml;
-        }
+        if (n > ml + 3 && !memcmp(s, t->modules.str[m], ml) && !memcmp(s + ml, "+0x", 3)) s += ml, n -= ml;
     }
     sb_add(out, s, n);
 }
@@ -116,8 +97,7 @@ static void put_gap(const struct dtree *t, const struct where_path *w, size_t i,
     if (!count) return;
     if (out->len) sb_puts(out, SEP);
     if (one_module && count >= 2 && j < w->n && !compact)
-        sb_printf(out, "[%.*s " TIMES "%zu]", (int)module_short_len(t->modules.str[module], t->modules.len[module]),
-                  t->modules.str[module], count);
+        sb_printf(out, "[%.*s " TIMES "%zu]", (int)t->modules.len[module], t->modules.str[module], count);
     else
         sb_puts(out, ELLIPSIS);
 }

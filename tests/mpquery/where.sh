@@ -30,7 +30,7 @@ tty() {
 assert_eq "$(tty 80 top w.db)" \
 "ncalls    memtot      %  stack  where
      5  14.6 KiB  100.0         (total: 5 stacks in 5 rows)
-     1  4.88 KiB   33.3  8      libLLVM-14+0x1ecedb4 < … < run_app < …
+     1  4.88 KiB   33.3  8      libLLVM-14.so.1+0x1ecedb4 < … < run_app < …
      1  3.91 KiB   26.7  11     g_strdup_printf < handle_request < main
      1  2.93 KiB   20.0  17     leaf_x < c4 < c3 < c2 < c1 < f_a < run_app < …
      1  1.95 KiB   13.3  23     leaf_x < c4 < c3 < c2 < c1 < f_b < run_app < …
@@ -39,23 +39,23 @@ assert_eq "$(tty 80 top w.db)" \
 assert_eq "$(tty 200 top w.db)" \
 "ncalls    memtot      %  stack  where
      5  14.6 KiB  100.0         (total: 5 stacks in 5 rows)
-     1  4.88 KiB   33.3  8      libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < llvm::PassManager::run < run_app < main
+     1  4.88 KiB   33.3  8      libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < llvm::PassManager::run < run_app < main
      1  3.91 KiB   26.7  11     g_strdup_printf < handle_request < main
      1  2.93 KiB   20.0  17     leaf_x < c4 < c3 < c2 < c1 < f_a < run_app < main
      1  1.95 KiB   13.3  23     leaf_x < c4 < c3 < c2 < c1 < f_b < run_app < main
      1    1000 B    6.7  26     foo_strdup < foo_parse_configuration_file < plugin_load < main" \
-  "200 columns: whole paths, the nameless run of libLLVM as [libLLVM-14 ×4]"
-assert_eq "$(tty 60 top w.db -n 1 | tail -1)" \
-  "     1  4.88 KiB   33.3  8      libLLVM-14+0x1ecedb4 < …" "60 columns: no room for a caller"
+  "200 columns: whole paths, the nameless run of libLLVM as [libLLVM-14.so.1 ×4]"
+assert_eq "$(tty 61 top w.db -n 1 | tail -1)" \
+  "     1  4.88 KiB   33.3  8      libLLVM-14.so.1+0x1ecedb4 < …" "61 columns: no room for a caller"
 assert_eq "$("$MPQ" top w.db | sed 1,2d | sed 's/.*  //')" \
-"libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < llvm::PassManager::run < run_app < main
+"libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < llvm::PassManager::run < run_app < main
 g_strdup_printf < handle_request < main
 leaf_x < c4 < c3 < … < f_a < run_app < …
 leaf_x < c4 < c3 < … < f_b < run_app < …
 foo_strdup < foo_parse_configuration_file < plugin_load < main" \
   "not a terminal: at most --depth 5 frames (gaps do not count), the own frame, the difference"
 assert_eq "$(tty 200 top w.db --depth 2 | sed 1,2d | sed 's/.*  //')" \
-"libLLVM-14+0x1ecedb4 < … < run_app < …
+"libLLVM-14.so.1+0x1ecedb4 < … < run_app < …
 g_strdup_printf < handle_request < …
 leaf_x < … < f_a < …
 leaf_x < … < f_b < …
@@ -75,7 +75,7 @@ f_b < run_app < main" "hide: frames left out of the label, the leaf too"
 assert_eq "$("$MPQ" fold w.db --rules h.rules | grep f_a)" \
   "main;run_app;f_a;c1;c2;c3;c4;leaf_x 3000" "hide: fold keeps the frames"
 printf 'hide ^.*$\n' > all.rules
-assert_eq "$("$MPQ" top w.db --rules all.rules -n 1 | tail -1 | sed 's/.*  //')" "libLLVM-14+0x1ecedb4" \
+assert_eq "$("$MPQ" top w.db --rules all.rules -n 1 | tail -1 | sed 's/.*  //')" "libLLVM-14.so.1+0x1ecedb4" \
   "every frame hidden: the leaf alone"
 printf 'hide\n' > bad1.rules
 expect_fail 2 "^mpquery: bad1.rules:1: missing regex after 'hide'$" "$MPQ" top w.db --rules bad1.rules
@@ -92,7 +92,7 @@ assert_eq "$("$MPQ" leaks w.db --suppressions hide.supp | tail -1)" \
 # leaks: the same labels
 assert_eq "$(tty 80 leaks w.db)" \
 "blocks     bytes  stack  where
-     1  4.88 KiB  8      libLLVM-14+0x1ecedb4 < … < run_app < …
+     1  4.88 KiB  8      libLLVM-14.so.1+0x1ecedb4 < … < run_app < …
      1  3.91 KiB  11     g_strdup_printf < handle_request < main
      1  2.93 KiB  17     leaf_x < c4 < c3 < c2 < c1 < f_a < run_app < main
      1  1.95 KiB  23     leaf_x < c4 < c3 < c2 < c1 < f_b < run_app < main
@@ -101,7 +101,7 @@ assert_eq "$(tty 80 leaks w.db)" \
   "leaks at 80 columns: the summary in two lines"
 assert_eq "$(tty 200 leaks w.db -n 1 --bytes)" \
 "blocks  bytes  stack  where
-     1   5000  8      libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < llvm::PassManager::run < run_app < main
+     1   5000  8      libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < llvm::PassManager::run < run_app < main
 5 leaked blocks (15000 bytes) in 5 stacks" \
   "leaks at 200 columns, --bytes"
 
@@ -118,7 +118,7 @@ assert_eq "$(tty 80 top basic.db --callers -n 2)" \
     main (main.cc:10)" "top --callers at 80 columns"
 assert_eq "$(tty 200 leaks w.db --callers -n 2)" \
 "blocks     bytes  stack  where
-     1  4.88 KiB  8      libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < llvm::PassManager::run < run_app < main
+     1  4.88 KiB  8      libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < llvm::PassManager::run < run_app < main
     libLLVM-14.so.1+0x1ecedb4
     libLLVM-14.so.1+0x400
     libLLVM-14.so.1+0x300
@@ -153,10 +153,10 @@ stacks_db w2.db <<S
 6000	main	run_app	${L}@0x10	${L}@0x20	${L}@0x30	${L}@0x40	${L}@0x50	${L}@0x1ecedb4
 5000	main	run_app	${L}@0x11	${L}@0x20	${L}@0x30	${L}@0x40	${L}@0x50	${L}@0x1ecedb4
 S
-assert_eq "$(tty 80 top w2.db | sed 1,2d)" \
-"     1  5.86 KiB   54.5  8      libLLVM-14+0x1ecedb4 < … < +0x10 < run_app < …
-     1  4.88 KiB   45.5  14     libLLVM-14+0x1ecedb4 < … < +0x11 < run_app < …" "80 columns: compact, the difference kept"
+assert_eq "$(tty 83 top w2.db | sed 1,2d)" \
+"     1  5.86 KiB   54.5  8      libLLVM-14.so.1+0x1ecedb4 < … < +0x10 < run_app < …
+     1  4.88 KiB   45.5  14     libLLVM-14.so.1+0x1ecedb4 < … < +0x11 < run_app < …" "83 columns: compact, the difference kept"
 assert_eq "$(tty 200 top w2.db | sed 1,2d)" \
-"     1  5.86 KiB   54.5  8      libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < libLLVM-14+0x10 < run_app < main
-     1  4.88 KiB   45.5  14     libLLVM-14+0x1ecedb4 < [libLLVM-14 ×4] < libLLVM-14+0x11 < run_app < main" \
+"     1  5.86 KiB   54.5  8      libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < libLLVM-14.so.1+0x10 < run_app < main
+     1  4.88 KiB   45.5  14     libLLVM-14.so.1+0x1ecedb4 < [libLLVM-14.so.1 ×4] < libLLVM-14.so.1+0x11 < run_app < main" \
   "200 columns: the run split by the difference"
