@@ -33,7 +33,7 @@ assert_eq "$("$MPQ" leaks c.db --no-default-suppressions | ids)" \
   "--no-default-suppressions: the buffer shown, no suppressed line"
 assert_eq "$("$MPQ" leaks cc.db --no-default-suppressions --bytes | ids | sed -E 's/0x[0-9a-f]+/0xOFF/')" \
 "blocks  bytes  stack  where
-     1  72704  # libstdc+++0xOFF < call_init < call_init < _dl_init < _dl_start_user
+     1  72704  # libstdc++.so.6+0xOFF < call_init < call_init < _dl_init < _dl_start_user
      1   4096  # _IO_file_doallocate < __GI__IO_doallocbuf < _IO_doallocbuf < _IO_file_overflow < … < main
 2 leaked blocks (76800 bytes) in 2 stacks" \
   "--no-default-suppressions: the pool (libstdc++ without symbols, under _dl_init) and the buffer"
