@@ -42,7 +42,7 @@ job() {
         "$py: top --lines: the bytearray's line, its callers' calls"
     local id
     id=$(echo "$line" | awk '{ print $4 }')
-    assert_match "$("$MPQ" show "$db" "$id")" "big_buffers  $J:6  \($J\+0x" "$py: show: module and file the .py file, line 6"
+    assert_match "$("$MPQ" show "$db" "$id")" "big_buffers  $J:6"$'\n' "$py: show: the .py file, line 6, no address"
 }
 
 echo "# Debian's python3.11"
