@@ -25,10 +25,10 @@ static const char usage[] =
 "One stack (its database id, as top prints it) in full, leaf first:\n"
 "  #N  function  file:line [inlined]  (module+0xOFFSET)\n"
 "Names are rewritten by the replace rules; no frame is dropped or cut. A\n"
-"frame without a symbol is named module+0xOFFSET, as in top. Tags and\n"
-"Python frames have no address: no (module+0xOFFSET), offset null in csv\n"
-"and json. Text is for people as top's (mpquery top --help): sizes in\n"
-"units, C++ names shortened, a terminal's width and pager.\n"
+"frame without a symbol is named module+0xOFFSET, as in top. Tags,\n"
+"mappings and Python frames have no address: no (module+0xOFFSET), offset\n"
+"null in csv and json. Text is for people as top's (mpquery top --help):\n"
+"sizes in units, C++ names shortened, a terminal's width and pager.\n"
 "\n";
 
 static const char more[] =
