@@ -31,6 +31,8 @@ struct check_report {
     const struct dtree *t;
     const char *current, *baseline;     /* for the report's first line; baseline NULL: limits only */
     double max_growth, sigmas;          /* percent; standard deviations */
+    double min_share, min_bytes, min_calls; /* the floors' settings: percent, bytes, calls */
+    double floor[NM];                   /* per measure, the least growth that fails */
     const char *filter;                 /* the --filter patterns, joined, for limit rows */
     int sampled[2];                     /* baseline, current: sampled (estimates) */
     struct finding *f; size_t n;        /* limits first, then growths that failed */
