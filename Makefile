@@ -224,6 +224,12 @@ $(B)/tests/libplugin.so: tests/progs/libplugin.c
 	$(CC) -std=gnu11 $(WARN) -O0 -g -fPIC -shared -o $@ $<
 tests-build: $(B)/tests/libplugin.so
 
+# A regression planted by LD_PRELOAD in real programs (tests/runtimes/check_real.sh).
+$(B)/tests/libregress.so: tests/progs/libregress.c
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC -o $@ $<
+tests-build: $(B)/tests/libregress.so
+
 # Optimized test program: inlining on purpose (symbols tests).
 $(B)/tests/inline_opt: tests/progs/inline_opt.cc
 	@mkdir -p $(B)/tests

@@ -8,6 +8,7 @@
 
 #include "mpquery.h"
 #include "options.h"
+#include "select.h"
 #include "view.h"
 
 /* The measures, per stack, function or profile: allocations, bytes
@@ -31,6 +32,8 @@ struct check_report {
     const struct dtree *t;
     const char *current, *baseline;     /* for the report's first line; baseline NULL: limits only */
     double max_growth, sigmas;          /* percent; standard deviations */
+    double min_share, min_bytes, min_calls; /* the floors' settings: percent, bytes, calls */
+    double floor[NM];                   /* per measure, the least growth that fails */
     const char *filter;                 /* the --filter patterns, joined, for limit rows */
     int sampled[2];                     /* baseline, current: sampled (estimates) */
     struct finding *f; size_t n;        /* limits first, then growths that failed */
@@ -40,6 +43,31 @@ struct check_report {
     int format;                         /* CHECK_TEXT, CHECK_JSON, CHECK_JUNIT */
 };
 enum { CHECK_TEXT, CHECK_JSON, CHECK_JUNIT };
+
+/* One side (0 baseline, 1 current): its profile (and the one its peak
+ * is read from: the same for files, a second load from a store), the
+ * selections at exit and at the peak, each stack's display node. */
+struct side {
+    struct profile *p, *pp;
+    struct selection last, peak;
+    uint32_t *node, *node_peak;
+    int has_peak;               /* else peak is each stack's maxlive at exit */
+    double sample;              /* MP_SAMPLE of its processes (the largest); 0: full capture */
+    double scale;               /* 1 / the runs selected: a side is their mean */
+    double total[NM];           /* the whole profile's (filters aside): calls, bytes, and the
+                                   process peak for peak and leaked; a mean, as the values */
+    double window;              /* how far below the process peak its snapshot may be taken */
+};
+
+/* Per side and measure, per display node: the value and its variance. */
+struct measures { double *v[2][NM], *var[2][NM]; };
+/* Side k's measures per node into ms (its totals into s); then its
+ * totals and window (side_totals); the functions' from the nodes'. */
+void side_measures(const struct dtree *t, struct side *s, int k, struct measures *ms);
+void side_totals(struct side *s);
+void function_measures(const struct dtree *t, const struct measures *node, struct measures *fn);
+void measures_alloc(struct measures *ms, size_t n);
+void measures_free(struct measures *ms);
 
 /* Writes the report to f. */
 void check_print(const struct check_report *r, FILE *f);

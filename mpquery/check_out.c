@@ -71,8 +71,8 @@ static void print_text(const struct check_report *r, FILE *f)
     struct strbuf sb = { 0 };
     sb_printf(&sb, "mpquery check %s", r->current);
     if (r->baseline)
-        sb_printf(&sb, " against %s (growth allowed: %g %%%s)", r->baseline, r->max_growth,
-                  r->sampled[0] || r->sampled[1] ? " and the sampling noise" : "");
+        sb_printf(&sb, " against %s (growth allowed: %g %%%s, at least %g %% of the baseline's total)", r->baseline,
+                  r->max_growth, r->sampled[0] || r->sampled[1] ? " and the sampling noise" : "", r->min_share);
     fprintf(f, "%s\n", sb.s);
     if (r->n) table_print(&tab, FMT_TEXT, f);
     sb.len = 0;
@@ -97,6 +97,10 @@ static void print_json(const struct check_report *r, FILE *f)
     else json_null(&w);
     json_key(&w, "max_growth"), json_fixed(&w, r->max_growth, 2);
     json_key(&w, "sigmas"), json_fixed(&w, r->sigmas, 2);
+    json_key(&w, "min_share"), json_fixed(&w, r->min_share, 2);
+    json_key(&w, "floors"), json_open(&w, '{');     /* per measure, the least growth that fails */
+    for (int m = 0; m < NM; m++) json_key(&w, measure_name[m]), json_int(&w, r->baseline ? llround(r->floor[m]) : 0);
+    json_close(&w, '}');
     json_key(&w, "compared"), json_open(&w, '{');
     json_key(&w, "stacks"), json_int(&w, (int64_t)r->compared[0]);
     json_key(&w, "functions"), json_int(&w, (int64_t)r->compared[1]);

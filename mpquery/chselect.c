@@ -2,6 +2,7 @@
  * --host and --since choose (a subquery over mp_runs, each expression
  * checked to be one), the queries that go with readonly=1, and their
  * TabSeparated answers read row by row. */
+#include "optdefs.h"
 #include "chquery.h"
 
 #include <stdio.h>
@@ -40,15 +41,16 @@ static int where_check(const char *w, char *err, size_t errlen)
 }
 
 /* --since: seconds since the epoch, a date "YYYY-MM-DD[ HH:MM[:SS]]" in
- * local time (as info shows them), or an age "N[smhd]" before now. */
+ * local time (as info shows them), or an age before now (a duration:
+ * 90s, 30m, 2h, 1d). */
 static int parse_since(const char *arg, double *out)
 {
     char *end;
     double v = strtod(arg, &end);
     if (end != arg && *end == 0 && v >= 0) { *out = v; return 0; }
-    if (end != arg && end[1] == 0 && v >= 0 && strchr("smhd", *end)) {
-        static const double unit[] = { ['s'] = 1, ['m'] = 60, ['h'] = 3600, ['d'] = 86400 };
-        *out = (double)time(NULL) - v * unit[(unsigned char)*end];
+    double age;
+    if (end != arg && !mp_parse_duration(arg, &age)) {      /* 90s, 2h, 1d: the one duration syntax */
+        *out = (double)time(NULL) - age;
         return 0;
     }
     struct tm tm = { 0 };

@@ -8,6 +8,7 @@
 #include "info.h"
 #include "load.h"
 #include "mpquery.h"
+#include "optdefs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -219,11 +220,16 @@ size_t info_processes_of_run(const struct profile *p, size_t run)
  * sizes, and a stack's counters may be estimates. */
 static int setting_is(const char *settings, const char *name, const char *value)
 {
-    size_t n = strlen(name);
-    for (const char *s = settings; (s = strstr(s, name)); s += n)
-        if ((s == settings || s[-1] == ' ') && s[n] == '=')
-            return !strncmp(s + n + 1, value, strlen(value)) && (s[n + 1 + strlen(value)] == ' ' || !s[n + 1 + strlen(value)]);
-    return -1;  /* not there: a recorder from before the setting */
+    char text[256];
+    if (mp_setting_value(settings, name, text, sizeof text)) return -1;  /* a recorder from before the setting */
+    for (size_t i = 0; i < MP_NOPTIONS; i++) {
+        if (strcmp(mp_option_defs[i].name, name)) continue;
+        union { uint64_t u; double d; long l; int i; } a = { 0 }, b = { 0 };    /* values as the recorder read them */
+        if (mp_option_parse(mp_option_defs[i].kind, text, &a, sizeof a) ||
+            mp_option_parse(mp_option_defs[i].kind, value, &b, sizeof b)) break;
+        return !memcmp(&a, &b, sizeof a);
+    }
+    return !strcmp(text, value);
 }
 
 const char *info_live_bytes(const char *settings)

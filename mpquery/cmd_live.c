@@ -13,6 +13,7 @@
  * reads. live takes the lock only to copy the file (profile_copy_committed:
  * milliseconds for megabytes; the recorder's busy timeout is 300 s) and
  * reads the copy at leisure. */
+#include "optdefs.h"
 #include "mpquery.h"
 #include "commands.h"
 #include "listing.h"
@@ -787,10 +788,8 @@ static int live_main(int argc, char **argv, int (*pid_done)(void *ctx), void *ct
     if (!c.out.by_given) c.out.by = MEMLIVE;
     double interval = 1;
     if (interval_s) {
-        char *end;
-        interval = strtod(interval_s, &end);
-        if (*end || end == interval_s || !(interval >= 0.05) || interval > 3600)
-            return bad_value("live", "--interval", interval_s, "seconds, 0.05 to 3600");
+        if (mp_parse_duration(interval_s, &interval) || !(interval >= 0.05) || interval > 3600)
+            return bad_value("live", "--interval", interval_s, "seconds, 0.05 to 3600, or 500ms, 1m");
     }
     return live_view(&c, argv[optind], interval, once, pid_done, ctx, done_note);
 }

@@ -482,8 +482,8 @@ static int record_pid(const char *const *value, const char *lib, const char *out
     if (*end || pid <= 0 || pid > 1 << 30) return usage_error("record", "bad value '%s' for --pid (a process id)", pid_text);
     double duration = 0;
     if (duration_text) {
-        duration = strtod(duration_text, &end);
-        if (*end || !(duration > 0)) return usage_error("record", "bad value '%s' for --duration (seconds, > 0)", duration_text);
+        if (mp_parse_duration(duration_text, &duration) || !(duration > 0))
+            return usage_error("record", "bad value '%s' for --duration (seconds > 0, or 500ms, 10m, 1h)", duration_text);
     }
     for (size_t i = 0; i < MP_NOPTIONS; i++)
         if (value[i] && !strcmp(mp_option_defs[i].name, "MP_SIGNAL"))

@@ -2,6 +2,7 @@
  * into struct ch (user and password percent-decoded, the port checked,
  * the base path ending in '/'), MPQ_CH_TIMEOUT and MPQ_CH_ANSWER_MAX read
  * and checked. Nothing here touches the network. */
+#include "optdefs.h"
 #include "http_internal.h"
 
 #include <errno.h>
@@ -164,16 +165,12 @@ static int answer_max_from_env(struct ch *c, char *err, size_t errlen)
     const char *v = getenv("MPQ_CH_ANSWER_MAX");
     c->answer_limit = DEFAULT_ANSWER_MAX;
     if (!v || !*v) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift) end++;
-    if (end == v || *v == '-' || *end || errno || n == 0 || n > (UINT64_MAX >> 1) >> shift) {
+    uint64_t n;
+    if (mp_parse_size(v, &n) || n == 0 || n > UINT64_MAX >> 1) {
         snprintf(err, errlen, "MPQ_CH_ANSWER_MAX: '%s' is not a number of bytes (> 0, with K, M or G)", v);
         return EXIT_BAD_INPUT;
     }
-    c->answer_limit = (uint64_t)n << shift;
+    c->answer_limit = n;
     return 0;
 }
 
@@ -183,9 +180,8 @@ static int timeout_from_env(struct ch *c, char *err, size_t errlen)
     const char *v = getenv("MPQ_CH_TIMEOUT");
     c->timeout_ms = DEFAULT_TIMEOUT_MS;
     if (!v || !*v) return 0;
-    char *end;
-    double s = strtod(v, &end);
-    if (*end || !(s > 0) || s > 86400 * 7) {
+    double s;
+    if (mp_parse_duration(v, &s) || !(s > 0) || s > 86400 * 7) {
         snprintf(err, errlen, "MPQ_CH_TIMEOUT: '%s' is not a number of seconds (> 0)", v);
         return EXIT_BAD_INPUT;
     }

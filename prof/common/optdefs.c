@@ -21,21 +21,65 @@ static int parse_long(const char *s, long *v)
     return 0;
 }
 
-/* Sizes accept a K, M or G suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *v)
+/* Sizes: a number of bytes, whole or with a fraction, with an optional
+ * unit in powers of 1024 (K, M, G, T; "KB", "KiB" and lower case too):
+ * 4096, 64K, 1.5M, 2GiB. Exported: every size a user gives goes here. */
+int mp_parse_size(const char *s, uint64_t *v)
 {
+    static const char units[] = "KMGT";
     char *end;
     errno = 0;
-    if (*s == '-' || !*s) return -1;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s) return -1;
-    int shift = 0;
-    if (*end == 'K' || *end == 'k') shift = 10, end++;
-    else if (*end == 'M' || *end == 'm') shift = 20, end++;
-    else if (*end == 'G' || *end == 'g') shift = 30, end++;
-    if (*end || x > (~0ull >> shift)) return -1;
-    *v = x << shift;
+    if (*s == '-' || *s == '+' || !*s || *s == ' ') return -1;
+    double x = strtod(s, &end);
+    if (errno || end == s || !(x >= 0)) return -1;
+    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    double scale = 1;
+    if (u) {
+        for (const char *k = units; k <= u; k++) scale *= 1024;
+        end++;
+        if (*end == 'i' && end[1] == 'B') end += 2;
+        else if (*end == 'B' || *end == 'b') end++;
+    } else if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end) return -1;
+    x *= scale;
+    if (x >= 18446744073709551616.0 || x != (double)(uint64_t)x) return -1;   /* too large, or not whole bytes */
+    *v = (uint64_t)x;
     return 0;
+}
+
+/* Durations: seconds, whole or with a fraction, with an optional unit
+ * (ns, us, ms, s, m or min, h, d): 0.5, 250ms, 10s, 2m, 1h, 1d. */
+int mp_parse_duration(const char *s, double *sec)
+{
+    static const struct { const char *name; double sec; } units[] = {
+        { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "min", 60 },
+        { "h", 3600 }, { "d", 86400 }, { "", 1 },
+    };
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '+' || !*s || *s == ' ') return -1;
+    double x = strtod(s, &end);
+    if (errno || end == s || !(x >= 0) || !(x < 1e300)) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i].name)) return *sec = x * units[i].sec, 0;
+    return -1;
+}
+
+int mp_setting_value(const char *settings, const char *name, char *value, size_t size)
+{
+    size_t n = strlen(name);
+    for (const char *s = settings; s && (s = strstr(s, name)); s += n) {
+        if ((s != settings && s[-1] != ' ' && s[-1] != '\n') || s[n] != '=') continue;
+        const char *v = s + n + 1;
+        size_t len = strcspn(v, " \n");
+        if (len >= size) return -1;
+        memcpy(value, v, len);
+        value[len] = 0;
+        return 0;
+    }
+    return -1;
 }
 
 /* A relative path is made absolute now, for children that chdir. */
@@ -99,20 +143,18 @@ int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t s
         strcpy(dst, s);
         return 0;
     case VAL_SECONDS: {
-        char *end;
-        errno = 0;
-        double x = strtod(s, &end);
-        if (errno || end == s || *end || !(x >= 0) || x > 1e7) return -1;
+        double x;
+        if (mp_parse_duration(s, &x) || x > 1e7) return -1;
         *(double *)dst = x;
         return 0;
     }
     case VAL_DEPTH: return parse_ranged(s, 1, 1024, dst);
     case VAL_TIMEOUT: return parse_ranged(s, 1, 3600, dst);
     case VAL_LONG: return parse_long(s, dst);
-    case VAL_SIZE: return parse_size(s, dst);
+    case VAL_SIZE: return mp_parse_size(s, dst);
     case VAL_MEMORY: {
         uint64_t v;
-        if (parse_size(s, &v) || v < (16u << 20)) return -1;
+        if (mp_parse_size(s, &v) || v < (16u << 20)) return -1;
         *(uint64_t *)dst = v;
         return 0;
     }

@@ -27,7 +27,7 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "the database to write (made absolute; several runs may share it); %p pid, %e executable " \
       "name, %h host name, %t start time (seconds since the epoch), %% a '%': one file per run")                          \
     X(MP_INTERVAL, VAL_SECONDS, "0", interval, "--interval", "S",                                  \
-      "seconds between snapshots; 0 = only at exit")                                               \
+      "seconds between snapshots (or 250ms, 5m, 1h); 0 = only at exit")                                               \
     X(MP_TICK, VAL_SECONDS, "0.01", tick, "--tick", "S",                                           \
       "seconds between the first points of memory over time (process totals and RSS, no stacks); " \
       "doubled as the run grows, to keep 100 to 200 points; 0 = none")                             \
@@ -92,6 +92,17 @@ static const struct mp_option_def mp_option_defs[] = { MP_OPTIONS(MP_OPTION_ROW)
  * size, for the strings). 0, or -1 when the text is not valid. Pure: no
  * state, no allocation (VAL_PATH reads the working directory). */
 int mp_option_parse(enum mp_option_kind kind, const char *text, void *dst, size_t size);
+
+/* The one parser of sizes (bytes: 4096, 64K, 1.5M, 2GiB; powers of
+ * 1024) and of durations (seconds: 0.5, 250ms, 10s, 2m, 1h, 1d) for
+ * both programs: the MP_* variables, mpquery's options, the settings a
+ * profile recorded. 0, or -1 when the text is not one. */
+int mp_parse_size(const char *text, uint64_t *bytes);
+int mp_parse_duration(const char *text, double *seconds);
+/* The value of NAME in a process's recorded settings ("NAME=VALUE"
+ * separated by spaces or newlines: process.settings, mp_attach's text)
+ * into value (size bytes). 0, or -1 when absent or too long. */
+int mp_setting_value(const char *settings, const char *name, char *value, size_t size);
 
 /* MP_OUT's placeholders, as core(5)'s core_pattern spells them: %p the
  * pid, %e the executable's base name, %h the host name, %t the start time

@@ -15,7 +15,7 @@ source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
 P=$B/tests/check_prog
 run_full() { local db=$1; shift; MP_QUIET=1 profile "$db" "$P" "$@" || fail "check_prog $* failed"; }
-run_sampled() { local db=$1; shift; MP_QUIET=1 MP_SAMPLE=4096 profile "$db" "$P" "$@" || fail "check_prog $* failed"; }
+run_sampled() { local db=$1; shift; MP_QUIET=1 MP_SAMPLE=4K profile "$db" "$P" "$@" || fail "check_prog $* failed"; }
 check() { "$MPQ" check "$@"; }
 
 # ---------------------------------------------------------------- full capture
@@ -26,12 +26,12 @@ run_full leak.db leak
 
 out=$(check same.db --baseline base.db); rc=$?
 assert_eq "$rc" 0 "the same program twice: exit 0"
-assert_eq "$out" "mpquery check same.db against base.db (growth allowed: 10 %)
+assert_eq "$out" "mpquery check same.db against base.db (growth allowed: 10 %, at least 0.5 % of the baseline's total)
 PASS: 0 of 4 stacks and 0 of 4 functions grew" "... and the report says what was compared"
 
 out=$(check double.db --baseline base.db); rc=$?
 assert_eq "$rc" 1 "work_b doubled: exit 1"
-assert_eq "$out" "mpquery check double.db against base.db (growth allowed: 10 %)
+assert_eq "$out" "mpquery check double.db against base.db (growth allowed: 10 %, at least 0.5 % of the baseline's total)
 result  check     measure    before     after  growth       limit  where
 FAIL    stack     calls        2000      4000  +100.0 %      2200  work_b < main
 FAIL    stack     bytes    1.91 MiB  3.81 MiB  +100.0 %  2.10 MiB  work_b < main
@@ -42,7 +42,7 @@ out=$(check double.db --baseline base.db --max-growth 100); rc=$?
 assert_eq "$rc:$(echo "$out" | tail -1)" "0:PASS: 0 of 4 stacks and 0 of 4 functions grew" "--max-growth 100: doubling is allowed"
 out=$(check double.db --baseline base.db --max-growth 99.9); rc=$?
 assert_eq "$rc:$(echo "$out" | tail -1)" "1:FAIL: 1 of 4 stacks and 1 of 4 functions grew" "--max-growth 99.9: it is not"
-assert_eq "$(check base.db --baseline double.db; echo "rc=$?")" "mpquery check base.db against double.db (growth allowed: 10 %)
+assert_eq "$(check base.db --baseline double.db; echo "rc=$?")" "mpquery check base.db against double.db (growth allowed: 10 %, at least 0.5 % of the baseline's total)
 PASS: 0 of 4 stacks and 0 of 4 functions grew
 rc=0" "shrinking is no failure"
 out=$(check double.db --baseline base.db --exclude work_b); rc=$?
@@ -50,17 +50,19 @@ assert_eq "$rc:$(echo "$out" | tail -1)" "0:PASS: 0 of 3 stacks and 0 of 3 funct
 
 out=$(check leak.db --baseline base.db --bytes); rc=$?
 assert_eq "$rc" 1 "a leak added: exit 1"
-assert_eq "$out" "mpquery check leak.db against base.db (growth allowed: 10 %)
+assert_eq "$out" "mpquery check leak.db against base.db (growth allowed: 10 %, at least 0.5 % of the baseline's total)
 result  check     measure  before   after  growth  limit  where
-FAIL    stack     calls         0     150  new         0  leak_e < main
-FAIL    stack     bytes         0  614400  new         0  leak_e < main
-FAIL    stack     peak          0  614400  new         0  leak_e < main
-FAIL    stack     leaked        0  614400  new         0  leak_e < main
-FAIL    function  calls         0     150  new         0  leak_e
-FAIL    function  bytes         0  614400  new         0  leak_e
-FAIL    function  peak          0  614400  new         0  leak_e
-FAIL    function  leaked        0  614400  new         0  leak_e
-FAIL: 1 of 5 stacks and 1 of 5 functions grew" "... naming leak_e, new in every measure (it is live at the new peak, at exit)"
+FAIL    stack     calls         0     150  new        15  leak_e < main
+FAIL    stack     bytes         0  614400  new     12551  leak_e < main
+FAIL    stack     peak          0  614400  new     12997  leak_e < main
+FAIL    stack     leaked        0  614400  new      4096  leak_e < main
+FAIL    function  calls         0     150  new        15  leak_e
+FAIL    function  bytes         0  614400  new     12551  leak_e
+FAIL    function  peak          0  614400  new     12997  leak_e
+FAIL    function  leaked        0  614400  new      4096  leak_e
+FAIL: 1 of 5 stacks and 1 of 5 functions grew" "... naming leak_e, new in every measure (it is live at the new peak, at exit); the limits
+are the floors: 0.5 % of the baseline's 3110 calls (15) and 2510240 bytes (12551), 4 KiB for leaked (0.5 % of the
+peak 410240 is less), for peak 4 KiB and both sides' windows, 4096 (1/128 of 410240 is less) and 615040 / 128"
 
 # a side of several runs is their mean: three runs in one file (--run all),
 # two files
@@ -114,7 +116,7 @@ assert_eq "$(echo "$out" | sed -n 3p)" \
   "FAIL    stack     calls        2000      4000  +100.0 %      2200  work_b < main" "a terminal of 80 columns: the same rows"
 out=$(COLUMNS=200 PAGER=cat script -qc "$MPQ check leak.db --baseline base.db" /dev/null | tr -d '\r')
 assert_eq "$(echo "$out" | sed -n '2p;$p')" \
-"result  check     measure  before    after  growth  limit  where
+"result  check     measure  before    after  growth     limit  where
 FAIL: 1 of 5 stacks and 1 of 5 functions grew" "... and of 200"
 
 # ---------------------------------------------------------------- json
@@ -173,10 +175,10 @@ assert_eq "$?" 1 "the fixture's vector stack doubled: 1"
 xmllint --noout b2.xml || fail "b2.xml is not well-formed XML"
 assert_eq "$(junit b2.xml | grep -A1 '| no stack grew in calls')" \
 "mpquery.check | no stack grew in calls | 1 stack grew in calls
-    std::vector<int>::push_back(int const&) < main: calls 20 -> 40 (+100.0 %, limit 22)" "junit: C++ names whole, read back as written"
+    std::vector<int>::push_back(int const&) < main: calls 20 -> 40 (+100.0 %, limit 30)" "junit: C++ names whole, read back as written (the limit: 20 and the floor, 10 calls)"
 j=$(check b2.db --baseline basic.db --format json)
 assert_eq "$(json_get "$j" '[c.get("function") for c in j["checks"]]')" \
-  "[None, None, 'std::vector<int>::push_back(int const&)', 'std::vector<int>::push_back(int const&)']" "json: the same names"
+  "[None, 'std::vector<int>::push_back(int const&)']" "json: the same names (calls only: its bytes grew by less than the 4 KiB floor)"
 
 # ---------------------------------------------------------------- sampled
 # Each run first allocates 5 MB x i (phase): the recorder's sampling points
@@ -230,7 +232,10 @@ expect_fail 2 "^mpquery: check: bad value '-1' for --sigmas" "$MPQ" check base.d
 expect_fail 2 "^mpquery: check: bad regex '\('" "$MPQ" check base.db --max-calls 1 --filter '('
 expect_fail 2 "^mpquery: check: bad value 'xml' for --format \(expected text, json or junit\)" "$MPQ" check base.db --max-calls 1 --format xml
 expect_fail 2 '^mpquery: check: --baseline and --server do not combine' "$MPQ" check base.db --baseline same.db --server http://127.0.0.1:1/
-expect_fail 2 '^mpquery: check: --max-growth and --sigmas need a baseline' "$MPQ" check base.db --max-growth 5
+expect_fail 2 '^mpquery: check: --max-growth, --sigmas and --min-\* need a baseline' "$MPQ" check base.db --max-growth 5
+expect_fail 2 '^mpquery: check: --max-growth, --sigmas and --min-\* need a baseline' "$MPQ" check base.db --min-share 1
+expect_fail 2 "^mpquery: check: bad value '1x' for --min-bytes" "$MPQ" check base.db --baseline same.db --min-bytes 1x
+expect_fail 2 "^mpquery: check: bad value '-3' for --min-calls" "$MPQ" check base.db --baseline same.db --min-calls -3
 expect_fail 2 '^mpquery: check: nothing to check: give a limit' "$MPQ" check base.db
 expect_fail 2 '^mpquery: check: missing DB' "$MPQ" check --max-calls 1
 expect_fail 2 '^mpquery: check: --where, --host and --since select runs of --server URL' "$MPQ" check base.db --max-calls 1 --where 1
@@ -240,7 +245,7 @@ expect_fail 2 '^mpquery: http://127.0.0.1:1/: cannot connect' "$MPQ" check base.
 # ---------------------------------------------------------------- help
 h=$("$MPQ" check --help-all) || fail "check --help-all exit $?"
 assert_match "$h" "^usage: mpquery check DB" "check --help-all: a usage line"
-for o in max-peak max-leaked max-calls baseline max-growth sigmas filter exclude format output server where; do
+for o in max-peak max-leaked max-calls baseline max-growth min-share min-bytes min-calls sigmas filter exclude format output server where; do
     printf '%s' "$h" | grep -q -- "--$o" || fail "check --help-all does not mention --$o"
 done
 echo "  ok: check --help-all names every option"
