@@ -99,7 +99,7 @@ static void print_json(const struct check_report *r, FILE *f)
     json_key(&w, "sigmas"), json_fixed(&w, r->sigmas, 2);
     json_key(&w, "min_share"), json_fixed(&w, r->min_share, 2);
     json_key(&w, "floors"), json_open(&w, '{');     /* per measure, the least growth that fails */
-    for (int m = 0; m < NM; m++) json_key(&w, measure_name[m]), json_int(&w, r->baseline ? llround(r->floor[m]) : 0);
+    for (int m = 0; m < NM; m++) json_key(&w, measure_name[m]), json_int(&w, r->baseline ? (int64_t)floor(r->floor[m]) : 0);
     json_close(&w, '}');
     json_key(&w, "compared"), json_open(&w, '{');
     json_key(&w, "stacks"), json_int(&w, (int64_t)r->compared[0]);
