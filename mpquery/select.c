@@ -137,6 +137,30 @@ static int none_matched(const struct profile *p, const struct select_opts *o, co
     return EXIT_BAD_INPUT;
 }
 
+/* --snapshot N names a snapshot of the selected processes: N beyond the
+ * last of every one (or before the first) is refused with their range
+ * (lo..hi, the sequence numbers info lists), not read as the last; within
+ * it, a process with fewer snapshots counts at its last. */
+static void seq_range(const struct profile *p, const struct process *pr, int64_t *lo, int64_t *hi)
+{
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        if (p->snapshots[j].seq < *lo) *lo = p->snapshots[j].seq;
+        if (p->snapshots[j].seq > *hi) *hi = p->snapshots[j].seq;
+    }
+}
+
+static int seq_out_of_range(const struct select_opts *o, size_t nprocs, int64_t lo, int64_t hi, char *err,
+                            size_t errlen)
+{
+    const char *have = nprocs == 1 ? " has" : "es have";
+    if (!hi) ERR("--snapshot %lld: the selected process%s no snapshot", (long long)o->snap_value, have);
+    if (lo == hi)
+        ERR("--snapshot %lld: the selected process%s only snapshot %lld (see mpquery info)", (long long)o->snap_value,
+            have, (long long)hi);
+    ERR("--snapshot %lld: the selected process%s snapshots %lld to %lld (see mpquery info)",
+        (long long)o->snap_value, have, (long long)lo, (long long)hi);
+}
+
 static int select_processes(const struct profile *p, const struct select_opts *o,
                             struct selection *s, char *err, size_t errlen)
 {
@@ -145,6 +169,7 @@ static int select_processes(const struct profile *p, const struct select_opts *o
     if (o->image && !o->has_pid)
         ERR("--image %lld needs --pid: the process whose programs it counts", (long long)o->image);
     size_t matched = 0, pid_matched = 0;
+    int64_t lo = INT64_MAX, hi = 0;         /* the matched processes' snapshots (seq) */
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
         s->proc_snapshot[i] = NONE;
@@ -154,12 +179,15 @@ static int select_processes(const struct profile *p, const struct select_opts *o
         if (o->exe && !exe_matches(pr, o->exe)) continue;
         if (o->image && image_of(p, i) != o->image) continue;
         matched++;
+        seq_range(p, pr, &lo, &hi);
         s->proc_snapshot[i] = pick_snapshot(p, pr, o);
         if (s->proc_snapshot[i] != NONE) s->nselected++;
     }
     if (o->has_pid && !pid_matched)
         ERR("no process with pid %lld in the selected run%s", (long long)o->pid, s->nruns_on == 1 ? "" : "s");
     if (!matched && (o->exe || o->image)) return none_matched(p, o, s, err, errlen);
+    if (o->snap_kind == SNAP_SEQ && matched && (o->snap_value > hi || !s->nselected))
+        return seq_out_of_range(o, matched, lo, hi, err, errlen);
     if (o->snap_kind == SNAP_ID && !s->nselected)
         ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
     if (o->snap_kind == SNAP_LABEL && !s->nselected)
