@@ -406,6 +406,35 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
     return 0;
 }
 
+const char *select_option_name(int id)
+{
+    switch (id) {
+    case OPT_RUN: return "run";
+    case OPT_PID: return "pid";
+    case OPT_IMAGE: return "image";
+    case OPT_EXE: return "exe";
+    case OPT_THREAD: return "thread";
+    case OPT_SNAPSHOT: return "snapshot";
+    }
+    return "?";
+}
+
+int select_sides_placed(struct select_sides *s, struct select_opts *shared, const char *cmd)
+{
+    size_t between = 0;
+    for (size_t i = 0; i < s->ngiven; i++) between += s->given[i].operands == 1;
+    if (!between) return 0;
+    select_opts_init(shared);
+    for (size_t i = 0; i < s->ngiven; i++) {
+        int side = s->given[i].operands - 1, id = s->given[i].id, rc;
+        if (side < 0) rc = select_option(shared, cmd, id, s->given[i].arg);
+        else if ((rc = select_side_option(s, cmd, side, id, s->given[i].arg)) == 0)
+            s->args[side][s->nargs[side] - 1].placed = 1;
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int select_side_option(struct select_sides *s, const char *cmd, int side, int id, const char *arg)
 {
     struct select_opts probe = { 0 };

@@ -128,16 +128,27 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
 int select_wants_peak(const struct select_opts *o);
 
 /* diff's per-side selection, --a-X / --b-X (X = run, pid, thread,
- * snapshot): recorded while parsing (checked then), applied over the
+ * snapshot), or a selection option placed after a side's file (A.db --run
+ * 1 B.db --run 2): recorded while parsing (checked then), applied over the
  * shared selection once every option is parsed (select_sides_apply), so
  * that --run and --a-run may come in any order. */
 struct select_sides {
-    struct { int id; const char *arg; } args[2][16];
+    struct { int id; const char *arg; int placed; } args[2][16];   /* placed: --X after the side's file */
     size_t nargs[2];
     struct select_opts sel[2];
     int on;                     /* any was given: the profiles use sel[i] */
+    /* every selection option as parse_options met it (cmd_opts.dashdash):
+     * after how many operands */
+    struct { int id; const char *arg; int operands; } given[32];
+    size_t ngiven;
 };
 int select_side_option(struct select_sides *s, const char *cmd, int side, int id, const char *arg);
 void select_sides_apply(struct select_sides *s, const struct select_opts *shared);
+/* A.db B.db with selection options between them: those after A.db are
+ * A's, those after B.db B's, those before A.db both's (*shared made of
+ * them again). 0, or 2 reported. */
+int select_sides_placed(struct select_sides *s, struct select_opts *shared, const char *cmd);
+/* A selection option's name (run, pid ...) by its id. */
+const char *select_option_name(int id);
 
 #endif
