@@ -80,17 +80,20 @@ static int select_runs(const struct profile *p, const struct select_opts *o,
     return 0;
 }
 
-/* What --exe WANT compares of a process: its path or its file name. */
-static const char *exe_shown(const struct process *pr, const char *want)
+/* How --exe's error lists a process: for a PATH its executable's path,
+ * for a NAME its name and, when another, its executable's file name
+ * ("python3 (python3.11)"): the names --exe takes. */
+static void exe_label(const struct process *pr, const char *want, struct strbuf *out)
 {
-    return strchr(want, '/') ? pr->exe : procs_name(pr);
-}
-
-/* --exe: NAME (no '/') is the executable's file name, PATH (with a '/')
- * its whole path as recorded. */
-static int exe_matches(const struct process *pr, const char *want)
-{
-    return !strcmp(exe_shown(pr, want), want);
+    out->len = 0;
+    sb_puts(out, "");
+    if (strchr(want, '/')) {
+        sb_puts(out, pr->exe);
+        return;
+    }
+    sb_puts(out, procs_name(pr));
+    if (*procs_exe_name(pr) && strcmp(procs_exe_name(pr), procs_name(pr)))
+        sb_printf(out, " (%s)", procs_exe_name(pr));
 }
 
 /* A process row's number among the images of its pid in its run (1: the
@@ -112,7 +115,7 @@ static int64_t image_of(const struct profile *p, uint32_t i)
 static int none_matched(const struct profile *p, const struct select_opts *o, const struct selection *s,
                         char *err, size_t errlen)
 {
-    struct strbuf sb = { 0 };
+    struct strbuf sb = { 0 }, label = { 0 }, other = { 0 };
     size_t n = 0;
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
@@ -121,11 +124,17 @@ static int none_matched(const struct profile *p, const struct select_opts *o, co
             sb_printf(&sb, "%s%lld %s", n++ ? ", " : "", (long long)image_of(p, i), pr->exe);
             continue;
         }
+        exe_label(pr, o->exe, &label);
         uint32_t j = 0;         /* each once: names for a NAME, paths for a PATH */
-        while (j < i && (!s->run_on[p->procs[j].run] || (o->has_pid && p->procs[j].pid != o->pid)
-                         || strcmp(exe_shown(&p->procs[j], o->exe), exe_shown(pr, o->exe)))) j++;
-        if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", exe_shown(pr, o->exe));
+        for (; j < i; j++) {
+            if (!s->run_on[p->procs[j].run] || (o->has_pid && p->procs[j].pid != o->pid)) continue;
+            exe_label(&p->procs[j], o->exe, &other);
+            if (!strcmp(label.s, other.s)) break;
+        }
+        if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", label.s);
     }
+    sb_free(&label);
+    sb_free(&other);
     const char *there = n ? sb.s : "none";
     if (o->image)
         snprintf(err, errlen, "no image %lld of pid %lld%s%s (it ran %zu: %s)", (long long)o->image,
@@ -176,7 +185,7 @@ static int select_processes(const struct profile *p, const struct select_opts *o
         if (!s->run_on[pr->run]) continue;
         if (o->has_pid && pr->pid != o->pid) continue;
         pid_matched++;
-        if (o->exe && !exe_matches(pr, o->exe)) continue;
+        if (o->exe && !procs_exe_matches(pr, o->exe)) continue;
         if (o->image && image_of(p, i) != o->image) continue;
         matched++;
         seq_range(p, pr, &lo, &hi);

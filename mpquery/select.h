@@ -66,7 +66,7 @@ struct thread_groups {
     size_t n;
     struct arena text;
 };
-/* One group per process: "EXE (pid N)". */
+/* One group per process: "NAME (pid N)" (procs_name). */
 void thread_groups_by_process(const struct profile *p, const struct selection *s, struct thread_groups *g);
 /* One group per pattern, the threads whose name matches it (the first that
  * does), named by the pattern; every other thread its own, "NAME (tid N)".
@@ -94,8 +94,9 @@ enum {
 #define OPTION_EXE(h)       { .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
 #define OPTION_IMAGE(h)     { .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
 #define HELP_EXE            "only the processes running this executable: NAME its\n" \
-                            "file name (python3.11), PATH (with a '/') its whole\n" \
-                            "path as recorded; with --server, the runs of it"
+                            "name as info shows it (python3) or its file name\n" \
+                            "(python3.11), PATH (with a '/') its whole path as\n" \
+                            "recorded or as started; with --server, the runs of it"
 #define HELP_IMAGE          "with --pid: only the N-th program that pid ran (1 =\n" \
                             "before its first exec; mpquery info lists them)"
 #define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
