@@ -51,7 +51,8 @@ int procs_exe_matches(const struct process *pr, const char *want)
 {
     if (!strchr(want, '/')) return !strcmp(procs_name(pr), want) || !strcmp(procs_exe_name(pr), want);
     size_t n = strlen(want);
-    return !strcmp(pr->exe, want) || (argv0_len(pr->cmdline) == n && !strncmp(pr->cmdline, want, n));
+    const char *cmdline = pr->cmdline ? pr->cmdline : "";
+    return !strcmp(pr->exe, want) || (argv0_len(cmdline) == n && !strncmp(cmdline, want, n));
 }
 
 void procs_fmt_date(double t, char *buf, size_t n)
