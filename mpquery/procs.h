@@ -1,5 +1,5 @@
 /* The processes of a profile as report, info and timeline show them
- * (procs.c): in the order they started, named by their executable, their
+ * (procs.c): in the order they started, named as they were started, their
  * totals rows summed, their times as local dates. */
 #ifndef MPQUERY_PROCS_H
 #define MPQUERY_PROCS_H
