@@ -39,7 +39,9 @@ static const char usage[] =
 "A side of several files is their runs as one profile (mpquery top\n"
 "--help); options then come before '--'.\n"
 "A and B may be one file: --a-run 1 --b-run 2 compares two runs of it,\n"
-"--a-snapshot 3 --b-snapshot 9 what grew between two snapshots.\n"
+"--a-snapshot 3 --b-snapshot 9 what grew between two snapshots. A selection\n"
+"option after a side's file is that side's: A.db --run 1 B.db --run 2 (all\n"
+"before A.db, or all after B.db, they are both sides').\n"
 "With --server URL, each side is the runs of the ClickHouse store that\n"
 "--a-where and --b-where select (over --where, --exe, --host, --since).\n"
 "Text is for people as top's (mpquery top --help): sizes in units, C++\n"
@@ -60,12 +62,13 @@ static const char more[] =
 "  mpquery diff before.db after.db --flame -o diff.svg\n";
 
 /* What diff compares and how it writes it; the sides' files and own
- * selections (--a-run...), for text's column names. */
+ * selections (--a-run..., or placed after their files), for text's column
+ * names. */
 struct diff_args {
     int functions, inclusive, fold, flame, all, rc;
     struct flame_opts f;
     struct dbfiles sides[2];
-    char *(*side)[4];
+    const struct select_sides *sel;
 };
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
@@ -114,14 +117,11 @@ static size_t side_name_max(const struct common *c)
     size_t max = 20;
     return c->out.width && c->out.width / 8 < max ? c->out.width / 8 : max;
 }
-static const char side_option[4][9] = { "run", "pid", "thread", "snapshot" };
-
 /* Side k's file name, or NULL when it is not one file with no selection
  * of its own (--a-run...) and a short name. */
 static const char *side_name(const struct diff_args *d, int k, size_t max)
 {
-    if (d->sides[k].n != 1) return NULL;        /* several files, or --server */
-    for (int i = 0; i < 4; i++) if (d->side[k][i]) return NULL;
+    if (d->sides[k].n != 1 || d->sel->nargs[k]) return NULL;      /* several files, --server, its own selection */
     const char *path = d->sides[k].paths[0], *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     return strlen(name) <= max ? name : NULL;
@@ -133,8 +133,9 @@ static int sides_named(const struct common *c, const struct diff_args *d)
     return a && b && strcmp(a, b) != 0;
 }
 
-/* "a: PATH --a-run 1, b: PATH..." (the files as listing loaded them), or
- * with --server "a: runs where SQL, b: ...". */
+/* "a: PATH --a-run 1, b: PATH --run 2..." (the files as listing loaded
+ * them, their selections as given), or with --server "a: runs where SQL,
+ * b: ...". */
 static void legend(const struct listing *l, const struct diff_args *d, struct strbuf *sb)
 {
     const struct server_opts *sv = &l->c->server;
@@ -145,8 +146,9 @@ static void legend(const struct listing *l, const struct diff_args *d, struct st
             continue;
         }
         sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
-        for (int i = 0; i < 4; i++)
-            if (d->side[k][i]) sb_printf(sb, " --%c-%s %s", 'a' + k, side_option[i], d->side[k][i]);
+        for (size_t i = 0; i < d->sel->nargs[k]; i++)
+            sb_printf(sb, " --%s%s %s", d->sel->args[k][i].placed ? "" : k ? "b-" : "a-",
+                      select_option_name(d->sel->args[k][i].id), d->sel->args[k][i].arg);
     }
 }
 
@@ -355,6 +357,8 @@ static int diff_sides(struct common *c, char *side[2][4], int argc, char **argv,
             return usage_error(c->cmd, "--server needs --a-where or --b-where (or both): the runs of each side");
     } else if ((rc = split_sides(c, argc, argv, sides))) {
         return rc;
+    } else if (c->operands_a < 0 && (rc = select_sides_placed(&c->sides, &c->sel, c->cmd))) {
+        return rc;          /* A.db --run 1 B.db --run 2 */
     }
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++)
@@ -440,7 +444,7 @@ int cmd_diff(int argc, char **argv)
     if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
     if (a.flame && (rc = counter_width_check(c.cmd, c.out.by))) return rc;
     if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
-    a.sides[0] = sides[0], a.sides[1] = sides[1], a.side = side;
+    a.sides[0] = sides[0], a.sides[1] = sides[1], a.sel = &c.sides;
     rc = listing_run(&c, sides, 2, print, &a);
     return rc ? rc : a.rc;
 }

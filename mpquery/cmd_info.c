@@ -24,9 +24,10 @@ static const char usage[] =
 "allocations without a stack, frees of unknown blocks), stack and frame\n"
 "counts, settings and the profiler's own memory.\n"
 "\n"
-"The process tree has a line a pid, under its parent: its role (the\n"
-"command name: the basename of the executable), the programs it exec'd\n"
-"after an arrow each, and how its last program ended:\n"
+"The process tree has a line a pid, under its parent: its role (its name\n"
+"as started, argv[0]'s file name, as the command line in the table begins;\n"
+"without one, the executable's), the programs it exec'd after an arrow\n"
+"each, and how its last program ended:\n"
 "  2301 bash → env → python3.11: exited with status 3\n"
 "\n";
 

@@ -15,10 +15,10 @@
 #include "commands.h"
 #include "options.h"
 #include "record_db.h"
+#include "record_prog.h"
 #include "output.h"
 #include "attach.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -65,7 +65,8 @@ static void print_help(void)
           "\n"
           "Runs COMMAND with LD_PRELOAD=libmallocprof.so (the one installed next to\n"
           "mpquery, or in ../lib) and exits with its exit status (128 + N when\n"
-          "signal N killed it). Options set the MP_* variables the recorder reads;\n"
+          "signal N killed it; as a shell's, 127 when COMMAND is not found, 126\n"
+          "when it cannot run). Options set the MP_* variables the recorder reads;\n"
           "variables already in the environment apply when no option overrides them.\n"
           "\n"
           "options (each sets one variable):\n", stdout);
@@ -122,104 +123,6 @@ static const char *long_name(size_t i, int *letter)
     const char *o = mp_option_defs[i].option, *dashes = strstr(o, "--");
     *letter = o[0] == '-' && o[1] != '-' ? o[1] : 0;
     return dashes ? dashes + 2 : o;
-}
-
-/* ---------------------------------------------------------------- program */
-/* The file execvp would run, or NULL (malloc'd). */
-static char *resolve(const char *cmd)
-{
-    if (strchr(cmd, '/')) return xstrdup(cmd);
-    const char *path = getenv("PATH");
-    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
-    struct strbuf sb = { 0 };
-    for (const char *p = path;; ) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        sb.len = 0;
-        if (n) sb_add(&sb, p, n); else sb_puts(&sb, ".");
-        sb_putc(&sb, '/');
-        sb_puts(&sb, cmd);
-        struct stat st;
-        if (stat(sb.s, &st) == 0 && S_ISREG(st.st_mode) && access(sb.s, X_OK) == 0) return sb.s;
-        if (!colon) break;
-        p = colon + 1;
-    }
-    sb_free(&sb);
-    return NULL;
-}
-
-/* 1 when the file is an ELF executable without a program interpreter (a
- * static or static-pie binary: the dynamic loader never runs, LD_PRELOAD is
- * ignored); 0 otherwise, including scripts and unreadable files. */
-static int is_static_elf(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return 0;
-    unsigned char ident[EI_NIDENT];
-    int result = 0;
-    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident || memcmp(ident, ELFMAG, SELFMAG))
-        goto out;
-    uint64_t phoff;
-    unsigned phnum, phentsize;
-    if (ident[EI_CLASS] == ELFCLASS64) {
-        Elf64_Ehdr eh;
-        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
-        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
-        if (phentsize != sizeof(Elf64_Phdr)) goto out;
-    } else if (ident[EI_CLASS] == ELFCLASS32) {
-        Elf32_Ehdr eh;
-        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
-        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
-        if (phentsize != sizeof(Elf32_Phdr)) goto out;
-    } else {
-        goto out;
-    }
-    result = 1;
-    for (unsigned i = 0; i < phnum && result; i++) {
-        uint32_t type;
-        if (pread(fd, &type, sizeof type, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)sizeof type) {
-            result = 0;
-            break;
-        }
-        if (type == PT_INTERP) result = 0;
-    }
-out:
-    close(fd);
-    return result;
-}
-
-/* The interpreter a "#!" script names (malloc'd), or NULL: the first word
- * of its first line, as the kernel reads it (at most 255 bytes). */
-static char *script_interpreter(const char *path)
-{
-    char line[256];
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return NULL;
-    ssize_t n = read(fd, line, sizeof line - 1);
-    close(fd);
-    if (n < 2 || line[0] != '#' || line[1] != '!') return NULL;
-    line[n] = 0;
-    char *interp = line + 2 + strspn(line + 2, " \t");
-    interp[strcspn(interp, " \t\n")] = 0;
-    return *interp ? xstrdup(interp) : NULL;
-}
-
-/* The file to run (*exe, malloc'd), or the exit code: a command that is not
- * found or not executable, or a static binary, is refused; a script whose
- * interpreter is static (followed one level) runs with a warning, since
- * only the dynamically linked programs it starts can be recorded. */
-static int find_program(const char *cmd, char **exe)
-{
-    if (!(*exe = resolve(cmd))) return error(EXIT_BAD_INPUT, "%s: command not found", cmd);
-    if (access(*exe, X_OK) != 0) return error(EXIT_BAD_INPUT, "%s: %s", cmd, strerror(errno));
-    if (is_static_elf(*exe))
-        return error(EXIT_BAD_INPUT, "%s: statically linked, LD_PRELOAD cannot profile it", cmd);
-    char *interp = script_interpreter(*exe);
-    if (interp && is_static_elf(interp))
-        warning("%s: its interpreter %s is statically linked: LD_PRELOAD cannot profile it, "
-                "nothing of it can be recorded", cmd, interp);
-    free(interp);
-    return 0;
 }
 
 static char *find_library(void)
@@ -361,7 +264,7 @@ static pid_t start(char **args, const char *exe, int with_log)
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
         execv(exe, args);
         fprintf(stderr, "mpquery: %s: %s\n", args[0], strerror(errno));
-        _exit(127);
+        _exit(EXIT_NOT_FOUND);
     }
     return pid;
 }
@@ -543,7 +446,7 @@ int cmd_record(int argc, char **argv)
     char *exe = NULL, *lib = NULL, token[64], err[4400], unknown, *placed = NULL, *log = NULL;
     const char *out = out_path(value);
     struct run_count before;
-    if (!pid_text && (rc = find_program(args[0], &exe))) goto done;
+    if (!pid_text && (rc = record_find_program(args[0], &exe))) goto done;
     if (!(lib = find_library())) {
         rc = error(EXIT_FAILED, "record: libmallocprof.so not found next to mpquery (nor in ../lib)");
         goto done;

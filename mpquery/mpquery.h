@@ -103,6 +103,7 @@ struct process {
     int64_t id, pid, ppid, run_id;
     uint32_t run;                       /* index into profile.runs */
     const char *exe, *cmdline, *host, *settings;
+    const char *name;                   /* as info shows it (procs_name_of), set by the loader */
     const char *ended;                  /* "exit 3", "signal SIGSEGV"...; "" (version 1: always) */
     double start_time, end_time;        /* end_time < 0: none yet */
     uint32_t first_snapshot, nsnapshots; /* range in profile.snapshots (by seq) */

@@ -389,6 +389,18 @@ static int take_option(struct common *c, const struct cmd_opts *d, const struct 
     return 0;
 }
 
+/* With d->dashdash, where a selection option stood among the operands
+ * (diff's A.db --run 1 B.db --run 2: select_sides_placed). */
+static int note_placed(struct common *c, int id, const char *arg, int operands)
+{
+    struct select_sides *s = &c->sides;
+    if (s->ngiven == sizeof s->given / sizeof s->given[0])
+        return usage_error(c->cmd, "too many selection options (at most %zu)", s->ngiven);
+    s->given[s->ngiven].id = id, s->given[s->ngiven].arg = arg;
+    s->given[s->ngiven++].operands = operands;
+    return PARSE_OK;
+}
+
 /* With d->dashdash, getopt returns operands in order (as option 1): those
  * before "--" go to before[]; *dashdash tells whether "--" ended the
  * options (and was not an option's value). */
@@ -415,6 +427,8 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
         while (!table_end(&d->opts[i]) && getopt_value(d->opts, i) != opt) i++;
         if (table_end(&d->opts[i])) rc = bad_option(d, opt, argv);
         else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
+        if (rc == PARSE_OK && d->dashdash && OPT_GROUP(d->opts[i].id) == OPTG_SELECT)
+            rc = note_placed(c, d->opts[i].id, optarg, *nbefore);
     }
     *dashdash = rc == PARSE_OK && optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")
                 && argv[optind - 1] != value;

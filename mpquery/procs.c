@@ -1,9 +1,11 @@
 /* The processes of a profile as report, info and timeline show them: in
  * the order they started (ties by id, so the order is the same on every
- * run), named by their executable, their totals summed, their times as
- * dates. Pure functions of the profile: nothing is allocated. */
+ * run), named as they were started (the loader names each once, in the
+ * profile's text: procs_name_of), their totals summed, their times as
+ * dates. Else pure functions of the profile: nothing is allocated. */
 #include "procs.h"
 
+#include <string.h>
 #include <time.h>
 
 int procs_by_start(const void *a, const void *b, void *ctx)
@@ -16,7 +18,41 @@ int procs_by_start(const void *a, const void *b, void *ctx)
 
 const char *procs_name(const struct process *pr)
 {
-    return *pr->exe ? path_basename(pr->exe) : "?";
+    return pr->name && *pr->name ? pr->name : "?";
+}
+
+const char *procs_exe_name(const struct process *pr)
+{
+    return path_basename(pr->exe);
+}
+
+/* The command line's first word: argv[0] (the recorder joins the
+ * arguments with spaces, so an argv[0] with a space in it is cut there). */
+static size_t argv0_len(const char *cmdline)
+{
+    return strcspn(cmdline, " ");
+}
+
+const char *procs_name_of(const struct process *pr, struct arena *text)
+{
+    const char *argv0 = pr->cmdline ? pr->cmdline : "";
+    size_t n = argv0_len(argv0);
+    const char *name = argv0;
+    for (size_t i = 0; i < n; i++)
+        if (argv0[i] == '/') name = argv0 + i + 1;
+    n -= (size_t)(name - argv0);
+    if (n && *name == '-') name++, n--;         /* a login shell: -bash */
+    if (n && name[n - 1] == ':') n--;           /* retitled: "nginx: worker process" */
+    if (n) return arena_strndup(text, name, n);
+    return *pr->exe ? procs_exe_name(pr) : "?";
+}
+
+int procs_exe_matches(const struct process *pr, const char *want)
+{
+    if (!strchr(want, '/')) return !strcmp(procs_name(pr), want) || !strcmp(procs_exe_name(pr), want);
+    size_t n = strlen(want);
+    const char *cmdline = pr->cmdline ? pr->cmdline : "";
+    return !strcmp(pr->exe, want) || (argv0_len(cmdline) == n && !strncmp(cmdline, want, n));
 }
 
 void procs_fmt_date(double t, char *buf, size_t n)

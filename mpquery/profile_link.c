@@ -3,6 +3,7 @@
  * one is "inconsistent profile (...)", exit 2), and stacks get depths and
  * a parents-first order. No SQL here. */
 #include "ledger.h"
+#include "procs.h"
 #include "profile_link.h"
 
 #include <stdlib.h>
@@ -147,6 +148,7 @@ static int link_processes(struct loader *l)
         pr->run = idindex_get(&l->run, pr->run_id);
         if (pr->run == NONE)
             return BAD("process %lld refers to missing run %lld", (long long)pr->id, (long long)pr->run_id);
+        pr->name = procs_name_of(pr, &p->text);
         if (strstr(pr->settings, "MP_TIME=1")) p->has_time = 1;
         if (strstr(pr->settings, "MP_COLD=1")) p->has_cold = 1;
     }

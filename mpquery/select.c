@@ -80,17 +80,20 @@ static int select_runs(const struct profile *p, const struct select_opts *o,
     return 0;
 }
 
-/* What --exe WANT compares of a process: its path or its file name. */
-static const char *exe_shown(const struct process *pr, const char *want)
+/* How --exe's error lists a process: for a PATH its executable's path,
+ * for a NAME its name and, when another, its executable's file name
+ * ("python3 (python3.11)"): the names --exe takes. */
+static void exe_label(const struct process *pr, const char *want, struct strbuf *out)
 {
-    return strchr(want, '/') ? pr->exe : procs_name(pr);
-}
-
-/* --exe: NAME (no '/') is the executable's file name, PATH (with a '/')
- * its whole path as recorded. */
-static int exe_matches(const struct process *pr, const char *want)
-{
-    return !strcmp(exe_shown(pr, want), want);
+    out->len = 0;
+    sb_puts(out, "");
+    if (strchr(want, '/')) {
+        sb_puts(out, pr->exe);
+        return;
+    }
+    sb_puts(out, procs_name(pr));
+    if (*procs_exe_name(pr) && strcmp(procs_exe_name(pr), procs_name(pr)))
+        sb_printf(out, " (%s)", procs_exe_name(pr));
 }
 
 /* A process row's number among the images of its pid in its run (1: the
@@ -112,7 +115,7 @@ static int64_t image_of(const struct profile *p, uint32_t i)
 static int none_matched(const struct profile *p, const struct select_opts *o, const struct selection *s,
                         char *err, size_t errlen)
 {
-    struct strbuf sb = { 0 };
+    struct strbuf sb = { 0 }, label = { 0 }, other = { 0 };
     size_t n = 0;
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
@@ -121,11 +124,17 @@ static int none_matched(const struct profile *p, const struct select_opts *o, co
             sb_printf(&sb, "%s%lld %s", n++ ? ", " : "", (long long)image_of(p, i), pr->exe);
             continue;
         }
+        exe_label(pr, o->exe, &label);
         uint32_t j = 0;         /* each once: names for a NAME, paths for a PATH */
-        while (j < i && (!s->run_on[p->procs[j].run] || (o->has_pid && p->procs[j].pid != o->pid)
-                         || strcmp(exe_shown(&p->procs[j], o->exe), exe_shown(pr, o->exe)))) j++;
-        if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", exe_shown(pr, o->exe));
+        for (; j < i; j++) {
+            if (!s->run_on[p->procs[j].run] || (o->has_pid && p->procs[j].pid != o->pid)) continue;
+            exe_label(&p->procs[j], o->exe, &other);
+            if (!strcmp(label.s, other.s)) break;
+        }
+        if (j == i) sb_printf(&sb, "%s%s", n++ ? ", " : "", label.s);
     }
+    sb_free(&label);
+    sb_free(&other);
     const char *there = n ? sb.s : "none";
     if (o->image)
         snprintf(err, errlen, "no image %lld of pid %lld%s%s (it ran %zu: %s)", (long long)o->image,
@@ -137,6 +146,30 @@ static int none_matched(const struct profile *p, const struct select_opts *o, co
     return EXIT_BAD_INPUT;
 }
 
+/* --snapshot N names a snapshot of the selected processes: N beyond the
+ * last of every one (or before the first) is refused with their range
+ * (lo..hi, the sequence numbers info lists), not read as the last; within
+ * it, a process with fewer snapshots counts at its last. */
+static void seq_range(const struct profile *p, const struct process *pr, int64_t *lo, int64_t *hi)
+{
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
+        if (p->snapshots[j].seq < *lo) *lo = p->snapshots[j].seq;
+        if (p->snapshots[j].seq > *hi) *hi = p->snapshots[j].seq;
+    }
+}
+
+static int seq_out_of_range(const struct select_opts *o, size_t nprocs, int64_t lo, int64_t hi, char *err,
+                            size_t errlen)
+{
+    const char *have = nprocs == 1 ? " has" : "es have";
+    if (!hi) ERR("--snapshot %lld: the selected process%s no snapshot", (long long)o->snap_value, have);
+    if (lo == hi)
+        ERR("--snapshot %lld: the selected process%s only snapshot %lld (see mpquery info)", (long long)o->snap_value,
+            have, (long long)hi);
+    ERR("--snapshot %lld: the selected process%s snapshots %lld to %lld (see mpquery info)",
+        (long long)o->snap_value, have, (long long)lo, (long long)hi);
+}
+
 static int select_processes(const struct profile *p, const struct select_opts *o,
                             struct selection *s, char *err, size_t errlen)
 {
@@ -145,21 +178,25 @@ static int select_processes(const struct profile *p, const struct select_opts *o
     if (o->image && !o->has_pid)
         ERR("--image %lld needs --pid: the process whose programs it counts", (long long)o->image);
     size_t matched = 0, pid_matched = 0;
+    int64_t lo = INT64_MAX, hi = 0;         /* the matched processes' snapshots (seq) */
     for (uint32_t i = 0; i < p->nprocs; i++) {
         const struct process *pr = &p->procs[i];
         s->proc_snapshot[i] = NONE;
         if (!s->run_on[pr->run]) continue;
         if (o->has_pid && pr->pid != o->pid) continue;
         pid_matched++;
-        if (o->exe && !exe_matches(pr, o->exe)) continue;
+        if (o->exe && !procs_exe_matches(pr, o->exe)) continue;
         if (o->image && image_of(p, i) != o->image) continue;
         matched++;
+        seq_range(p, pr, &lo, &hi);
         s->proc_snapshot[i] = pick_snapshot(p, pr, o);
         if (s->proc_snapshot[i] != NONE) s->nselected++;
     }
     if (o->has_pid && !pid_matched)
         ERR("no process with pid %lld in the selected run%s", (long long)o->pid, s->nruns_on == 1 ? "" : "s");
     if (!matched && (o->exe || o->image)) return none_matched(p, o, s, err, errlen);
+    if (o->snap_kind == SNAP_SEQ && matched && (o->snap_value > hi || !s->nselected))
+        return seq_out_of_range(o, matched, lo, hi, err, errlen);
     if (o->snap_kind == SNAP_ID && !s->nselected)
         ERR("no snapshot with id %lld in the selected processes", (long long)o->snap_value);
     if (o->snap_kind == SNAP_LABEL && !s->nselected)
@@ -375,6 +412,35 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
     if (select_parse_snapshot(arg, o))
         return bad_value(cmd, "--snapshot", arg,
                          "last, peak, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
+    return 0;
+}
+
+const char *select_option_name(int id)
+{
+    switch (id) {
+    case OPT_RUN: return "run";
+    case OPT_PID: return "pid";
+    case OPT_IMAGE: return "image";
+    case OPT_EXE: return "exe";
+    case OPT_THREAD: return "thread";
+    case OPT_SNAPSHOT: return "snapshot";
+    }
+    return "?";
+}
+
+int select_sides_placed(struct select_sides *s, struct select_opts *shared, const char *cmd)
+{
+    size_t between = 0;
+    for (size_t i = 0; i < s->ngiven; i++) between += s->given[i].operands == 1;
+    if (!between) return 0;
+    select_opts_init(shared);
+    for (size_t i = 0; i < s->ngiven; i++) {
+        int side = s->given[i].operands - 1, id = s->given[i].id, rc;
+        if (side < 0) rc = select_option(shared, cmd, id, s->given[i].arg);
+        else if ((rc = select_side_option(s, cmd, side, id, s->given[i].arg)) == 0)
+            s->args[side][s->nargs[side] - 1].placed = 1;
+        if (rc) return rc;
+    }
     return 0;
 }
 

@@ -66,7 +66,7 @@ struct thread_groups {
     size_t n;
     struct arena text;
 };
-/* One group per process: "EXE (pid N)". */
+/* One group per process: "NAME (pid N)" (procs_name). */
 void thread_groups_by_process(const struct profile *p, const struct selection *s, struct thread_groups *g);
 /* One group per pattern, the threads whose name matches it (the first that
  * does), named by the pattern; every other thread its own, "NAME (tid N)".
@@ -94,8 +94,9 @@ enum {
 #define OPTION_EXE(h)       { .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
 #define OPTION_IMAGE(h)     { .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
 #define HELP_EXE            "only the processes running this executable: NAME its\n" \
-                            "file name (python3.11), PATH (with a '/') its whole\n" \
-                            "path as recorded; with --server, the runs of it"
+                            "name as info shows it (python3) or its file name\n" \
+                            "(python3.11), PATH (with a '/') its whole path as\n" \
+                            "recorded or as started; with --server, the runs of it"
 #define HELP_IMAGE          "with --pid: only the N-th program that pid ran (1 =\n" \
                             "before its first exec; mpquery info lists them)"
 #define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
@@ -128,16 +129,27 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
 int select_wants_peak(const struct select_opts *o);
 
 /* diff's per-side selection, --a-X / --b-X (X = run, pid, thread,
- * snapshot): recorded while parsing (checked then), applied over the
+ * snapshot), or a selection option placed after a side's file (A.db --run
+ * 1 B.db --run 2): recorded while parsing (checked then), applied over the
  * shared selection once every option is parsed (select_sides_apply), so
  * that --run and --a-run may come in any order. */
 struct select_sides {
-    struct { int id; const char *arg; } args[2][16];
+    struct { int id; const char *arg; int placed; } args[2][16];   /* placed: --X after the side's file */
     size_t nargs[2];
     struct select_opts sel[2];
     int on;                     /* any was given: the profiles use sel[i] */
+    /* every selection option as parse_options met it (cmd_opts.dashdash):
+     * after how many operands */
+    struct { int id; const char *arg; int operands; } given[32];
+    size_t ngiven;
 };
 int select_side_option(struct select_sides *s, const char *cmd, int side, int id, const char *arg);
 void select_sides_apply(struct select_sides *s, const struct select_opts *shared);
+/* A.db B.db with selection options between them: those after A.db are
+ * A's, those after B.db B's, those before A.db both's (*shared made of
+ * them again). 0, or 2 reported. */
+int select_sides_placed(struct select_sides *s, struct select_opts *shared, const char *cmd);
+/* A selection option's name (run, pid ...) by its id. */
+const char *select_option_name(int id);
 
 #endif

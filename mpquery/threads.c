@@ -6,6 +6,7 @@
  * by it (malloc-tag's post-processing). Invariant: every selected thread
  * is in exactly one group, so groups add up to the selection. */
 #include "mpquery.h"
+#include "procs.h"
 #include "rules.h"
 #include "select.h"
 
@@ -76,7 +77,7 @@ void thread_groups_by_process(const struct profile *p, const struct selection *s
         uint32_t pr = p->threads[t].process;
         if (proc_group[pr] == NONE) {
             sb.len = 0;
-            sb_printf(&sb, "%s (pid %lld)", path_basename(p->procs[pr].exe), (long long)p->procs[pr].pid);
+            sb_printf(&sb, "%s (pid %lld)", procs_name(&p->procs[pr]), (long long)p->procs[pr].pid);
             proc_group[pr] = new_group(g, sb.s);
         }
         g->group_of[t] = proc_group[pr];

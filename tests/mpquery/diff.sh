@@ -171,3 +171,46 @@ a ncalls  b ncalls  delta  ratio  where" \
   "text: the legend says each side's selection"
 expect_fail 2 "^mpquery: two.db: no run 7 in this profile" "$MPQ" diff two.db two.db --a-run 7
 expect_fail 2 "^mpquery: diff: bad value 'x' for --snapshot" "$MPQ" diff two.db two.db --b-snapshot x
+
+# A selection option after a side's file is that side's: A.db --run 1
+# B.db --run 2 (before A.db or after B.db alone: both sides'). mix.db: run
+# 1 is peak_mix, run 2 peak_mix threads (4 threads, 1000 worker_hold
+# calls each; big_d once in both).
+for arg in "" threads; do MP_QUIET=1 profile mix.db $B/tests/peak_mix $arg || fail "peak_mix $arg failed"; done
+assert_eq "$(q mix.db "SELECT count(*) FROM run")" 2 "mix.db: two runs"
+mine='keep_|spike_c|big_d|worker_hold'
+assert_eq "$("$MPQ" diff mix.db --run 1 mix.db --run 2 --by ncalls --format csv | grep -E "$mine")" \
+"0,4000,4000,,worker_hold < worker < start_thread < __clone3
+3000,0,-3000,0.000,keep_a < main
+2000,0,-2000,0.000,keep_b < main
+1000,0,-1000,0.000,spike_c < main
+1,1,0,1.000,big_d < main" "A.db --run 1 B.db --run 2: run 1 against run 2"
+# the same against fold of each run (every stack, libc's too): a path's
+# ncalls in run 1 and in run 2
+"$MPQ" fold mix.db --run 1 --by ncalls > run1.txt
+"$MPQ" fold mix.db --run 2 --by ncalls > run2.txt
+joined=$(awk 'FNR == NR { n = $NF; sub(/ [0-9]+$/, ""); a[$0] = n; seen[$0] = 1; next }
+              { n = $NF; sub(/ [0-9]+$/, ""); b[$0] = n; seen[$0] = 1 }
+              END { for (p in seen) print p, (p in a ? a[p] : 0), (p in b ? b[p] : 0) }' run1.txt run2.txt | sort)
+assert_eq "$("$MPQ" diff mix.db --run 1 mix.db --run 2 --by ncalls --fold | sort)" "$joined" \
+  "A.db --run 1 B.db --run 2 --fold: fold --run 1 and fold --run 2 side by side"
+assert_eq "$("$MPQ" diff mix.db --run 1 mix.db --by ncalls --fold | sort)" "$joined" \
+  "A.db --run 1 B.db: B is its default, the latest run (2)"
+assert_eq "$("$MPQ" diff mix.db --run 2 mix.db --run 1 --by ncalls --fold | awk '{ print $NF, $(NF-1) }' | sort)" \
+  "$(printf '%s\n' "$joined" | awk '{ print $(NF-1), $NF }' | sort)" "the other way round: the columns swap"
+for placed in "--run 1 mix.db mix.db" "mix.db mix.db --run 1"; do
+    assert_eq "$("$MPQ" diff $placed --by ncalls --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" "0 delta " \
+      "diff $placed: both sides run 1, nothing changed"
+done
+assert_eq "$("$MPQ" diff mix.db --run 1 mix.db --b-run 1 --by ncalls --format csv | cut -d, -f3 | sort -u | tr '\n' ' ')" \
+  "0 delta " "A.db --run 1 B.db --b-run 1: both run 1"
+assert_eq "$("$MPQ" diff mix.db --run 1 mix.db --run 2 --by ncalls | head -1)" "a: mix.db --run 1, b: mix.db --run 2" \
+  "text: the legend says each side's selection as given"
+assert_eq "$("$MPQ" diff two.db --snapshot label:before two.db --snapshot label:after --by memlive --format csv)" \
+  "$("$MPQ" diff two.db two.db --a-snapshot label:before --b-snapshot label:after --by memlive --format csv)" \
+  "A.db --snapshot X B.db --snapshot Y: as --a-snapshot X --b-snapshot Y"
+assert_eq "$("$MPQ" diff two.db --snapshot label:before two.db --snapshot label:after --by memlive --format csv | tail -n +2 | sort)" \
+"0,1000000,1000000,,big_d < main
+0,2000000,2000000,,keep_b < main
+3000000,0,-3000000,0.000,keep_a < main" "the snapshots' rows: keep_a's 3000 x 1000 B gone, keep_b's half and big_d there"
+expect_fail 2 "^mpquery: mix.db: no run 7 in this profile" "$MPQ" diff mix.db --run 7 mix.db --run 2

@@ -71,7 +71,21 @@ flat/mpquery record -- sh -c 'kill -TERM $$'; assert_eq $? $((128 + 15)) "killed
 flat/mpquery record -- sh -c 'echo "$0 $1"' a 'b c' > args.txt
 assert_eq "$(cat args.txt)" "a b c" "arguments passed through unchanged"
 
-expect_fail 2 '^mpquery: no-such-command-xyz: command not found$' flat/mpquery record no-such-command-xyz
+# a command record cannot run exits as a shell's would (bash: 127 not
+# found, 126 found but not runnable), with bash's words
+expect_fail 127 '^mpquery: no-such-command-xyz: command not found$' flat/mpquery record no-such-command-xyz
+expect_fail 127 '^mpquery: ./no-such-file: No such file or directory$' flat/mpquery record -- ./no-such-file
+printf '#!/bin/sh\necho ran\n' > not_exec.sh && chmod 644 not_exec.sh && mkdir -p a_dir denied_bin
+cp not_exec.sh denied_bin/denied-cmd
+expect_fail 126 '^mpquery: ./not_exec.sh: Permission denied$' flat/mpquery record -- ./not_exec.sh
+expect_fail 126 '^mpquery: ./a_dir: Is a directory$' flat/mpquery record -- ./a_dir
+expect_fail 126 '^mpquery: ./not_exec.sh/x: Not a directory$' flat/mpquery record -- ./not_exec.sh/x
+PATH=$T/denied_bin:$PATH expect_fail 126 '^mpquery: denied-cmd: Permission denied$' flat/mpquery record denied-cmd
+for cmd in no-such-command-xyz ./no-such-file ./not_exec.sh ./a_dir ./not_exec.sh/x denied-cmd; do
+    PATH=$T/denied_bin:$PATH bash -c "$cmd" 2>/dev/null; want=$?
+    PATH=$T/denied_bin:$PATH flat/mpquery record -- "$cmd" 2>/dev/null
+    assert_eq "$?" "$want" "record $cmd: bash's exit code"
+done
 expect_fail 2 '^mpquery: record: missing COMMAND \(or --pid PID\) \(see mpquery record --help\)$' flat/mpquery record -o x.db
 expect_fail 2 "^mpquery: record: bad value '0' for --depth" flat/mpquery record --depth 0 true
 expect_fail 2 "^mpquery: record: bad value 'dwarf' for --unwind" flat/mpquery record --unwind dwarf true

@@ -14,7 +14,21 @@ assert_eq "$(f --run all)" "main;fx 10 main;fy 7 " "--run all"
 assert_eq "$(f --run latest --pid 21)" "main;fy 2 " "--pid 21"
 assert_eq "$(f --run 1 --snapshot 1)" "main;fx 1 " "--snapshot 1 (seq)"
 assert_eq "$(f --run 1 --snapshot 2)" "main;fx 3 " "--snapshot 2"
-assert_eq "$(f --run 1 --snapshot 99)" "main;fx 3 main;fy 5 " "--snapshot N past the end = last"
+assert_eq "$(f --run 1 --snapshot 3)" "main;fx 3 main;fy 5 " "--snapshot 3: the last one"
+assert_eq "$(f --run all --snapshot 3)" "main;fx 10 main;fy 7 " "--run all --snapshot 3: the last of each process, 3 of run 1's, 1 of run 2's"
+# N past the last snapshot of every selected process: refused with their range (info lists the same)
+assert_eq "$(q $s "SELECT min(s.seq), max(s.seq) FROM snapshot s JOIN process p ON p.id = s.process WHERE p.run = 1")" "1|3" \
+  "run 1's process has snapshots 1 to 3 (the database)"
+assert_eq "$("$MPQ" info $s --run 1 --all | sed -n '/^  snapshots (/,$p' | grep -cE '^ +\*?[123] ')" 3 "info lists its 3 snapshots"
+for cmd in top leaks tree fold flame info rss hist report "export --format folded" "show" "live --once"; do
+    args="$s"; [ "$cmd" = show ] && args="$s 1"
+    expect_fail 2 "^mpquery: [^ ]*: --snapshot 4: the selected process has snapshots 1 to 3 \\(see mpquery info\\)$" \
+      "$MPQ" $cmd $args --run 1 --snapshot 4
+done
+expect_fail 2 "^mpquery: snapshots.db: --snapshot 99: the selected process has snapshots 1 to 3 \(see mpquery info\)$" \
+  "$MPQ" diff $s $s --run 1 --b-snapshot 99
+expect_fail 2 "^mpquery: snapshots.db: --snapshot 2: the selected processes have only snapshot 1 \(see mpquery info\)$" \
+  "$MPQ" top $s --snapshot 2
 assert_eq "$(f --run 1 --snapshot label:mid)" "main;fx 3 " "--snapshot label:mid"
 assert_eq "$(f --run all --snapshot id:1)" "main;fx 1 " "--snapshot id:1 (that process only)"
 assert_eq "$(f --run all --snapshot 1)" "main;fx 8 main;fy 2 " "--run all --snapshot 1: seq 1 of every process"
