@@ -185,8 +185,14 @@ static void text_totals(const struct info *in)
         int64_t v = timeline_process_peak(in->p, in->order[k], &snap);
         if (v > 0) peak = sat_add(peak, v);
     }
-    if (in->norder == 1) printf("  peak    %s: the process peak (%s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
-                                snap != NONE ? "live bytes at its peak snapshot" : "its maxlive: no peak snapshot");
+    int64_t most = in->norder == 1 ? timeline_process_maxlive(in->p, in->order[0]) : peak;
+    if (in->norder == 1 && most != peak)    /* the capture is within its step of the high-water mark */
+        printf("  peak    %s: the process peak (live bytes at its peak snapshot; maxlive, the high-water mark "
+               "it was captured within 1/128 or 4 KiB of: %s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               amount(MAXLIVE, most, h, b, sizeof b));
+    else if (in->norder == 1)
+        printf("  peak    %s: the process peak (%s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               snap != NONE ? "live bytes at its peak snapshot" : "its maxlive: no peak snapshot");
     else printf("  peak    %s: the sum of the %zu processes' peaks\n", amount(MEMLIVE, peak, h, a, sizeof a), in->norder);
     char maps[160];
     if (info_mappings_text(in, &in->samples_sum, maps, sizeof maps)) printf("  mmap    %s\n", maps);
@@ -294,8 +300,7 @@ void info_print_text(const struct info *in)
             printf("  peak: %s at +%.3fs, the live bytes at its peak snapshot (seq %lld)\n",
                    amount(MEMLIVE, peak, in->human, a, sizeof a), p->snapshots[snap].time - pr->start_time,
                    (long long)p->snapshots[snap].seq);
-        else if (peak >= 0)
-            printf("  peak: %s, its maxlive (no peak snapshot)\n", amount(MEMLIVE, peak, in->human, a, sizeof a));
+
         if (timeline_process_line(p, i, line, sizeof line)) printf("  %s\n", line);
     }
     if (sections < in->norder)

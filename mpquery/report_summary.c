@@ -97,6 +97,9 @@ static void card_peak(struct report *r)
     if (r->nprocs > 1) sb_printf(sb, " in pid %lld (%s)", (long long)pr->pid, procs_name(pr));
     if (snap != NONE) sb_printf(sb, ", peak snapshot at +%.3f s", p->snapshots[snap].time - pr->start_time);
     else sb_printf(sb, ", its maxlive (no peak snapshot)");
+    int64_t hwm = timeline_process_maxlive(p, best);
+    if (snap != NONE && hwm != most)
+        sb_printf(sb, " (maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: %lld bytes)", (long long)hwm);
     if (r->nprocs > 1) {
         char h[64];
         sb_printf(sb, "; sum of the processes' peaks: %s", fmt_human(MEMLIVE, sum, h, sizeof h));

@@ -280,14 +280,19 @@ uint32_t timeline_peak_snapshot(const struct profile *p, uint32_t proc)
     return found;
 }
 
-int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap)
+int64_t timeline_process_maxlive(const struct profile *p, uint32_t proc)
 {
     const struct process *pr = &p->procs[proc];
-    if ((*snap = timeline_peak_snapshot(p, proc)) != NONE) return snapshot_total(p, *snap)->c.v[MEMLIVE];
-    const struct total *last = NULL;
+    int64_t most = -1;
     for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
-        if (snapshot_total(p, j)) last = snapshot_total(p, j);
-    return last ? last->c.v[MAXLIVE] : -1;
+        if (snapshot_total(p, j) && snapshot_total(p, j)->c.v[MAXLIVE] > most) most = snapshot_total(p, j)->c.v[MAXLIVE];
+    return most;
+}
+
+int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap)
+{
+    if ((*snap = timeline_peak_snapshot(p, proc)) != NONE) return snapshot_total(p, *snap)->c.v[MEMLIVE];
+    return timeline_process_maxlive(p, proc);
 }
 
 int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, size_t size)

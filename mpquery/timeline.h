@@ -70,6 +70,10 @@ uint32_t timeline_peak_snapshot(const struct profile *p, uint32_t proc);
  * without one (format versions 1 and 2, or no allocation), the maxlive
  * of its last snapshot's totals (*snap NONE); -1 without either. */
 int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap);
+/* Its maxlive: the high-water mark of its live bytes (the largest of its
+ * snapshots' totals), -1 without totals. The peak snapshot is captured
+ * within max(1/128, 4 KiB) below it (prof/README.md, "The peak"). */
+int64_t timeline_process_maxlive(const struct profile *p, uint32_t proc);
 
 /* The plot (timeline_svg.c): panels of live bytes, RSS (when known),
  * bytes allocated and calls over the time from the run's start, a line a
