@@ -1,7 +1,7 @@
 /* mpquery timeline DB: memory over time, from the ticks and snapshots
  * (timeline.c builds and draws it): per process, its totals at each of
  * its ticks and snapshots (peak snapshots aside), the whole tree, and with
- * --stacks N the N stacks whose live bytes grew most, as more series.
+ * --stacks N the N stacks that held the most at the peak, as more series.
  * Text (a table, the default wherever stdout goes), csv or json (one row
  * a point, the tree's rows with pid 0) or, with -o FILE.svg or --format
  * svg, an SVG plot: panels of live bytes, RSS, bytes allocated and calls

@@ -4,11 +4,10 @@
  * milliseconds, format version 4), in time order; for the whole tree, at
  * each moment a process has a point, the sum of the processes' latest (a
  * process that has ended holds no live bytes any more, its calls and
- * bytes stay counted); the N stacks whose live bytes grew most over the
- * run (from nothing at its start to what the processes held at their
- * last snapshots), as more series. The plot: three panels (live bytes,
- * bytes allocated, calls) over the time from the first process's start,
- * the highest live bytes marked. */
+ * bytes stay counted); the N stacks that held the most at the processes'
+ * peak snapshots, as more series; each process's peak snapshot, and the
+ * process peak (timeline_process_peak: the one figure every view prints
+ * as "peak"). The plot is timeline_svg.c's. */
 #include "procs.h"
 #include "timeline.h"
 #include "output.h"

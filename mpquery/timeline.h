@@ -2,8 +2,9 @@
  * `mpquery timeline` prints and `mpquery report` embeds: per selected
  * process its totals at each of its snapshots (peak snapshots aside) and
  * ticks (format version 4: every few milliseconds), the whole tree
- * at each moment a snapshot was taken, optionally the stacks whose live
- * bytes grew most; as a table or as an SVG plot. */
+ * at each moment a snapshot was taken, optionally the stacks that held
+ * the most at the peak; as a table or as an SVG plot (timeline_svg.c);
+ * and the process peak, as every view prints it. */
 #ifndef MPQUERY_TIMELINE_H
 #define MPQUERY_TIMELINE_H
 
