@@ -175,8 +175,9 @@ void report_write_timeline(struct report *r)
         fprintf(pg->f, "</div>\n<p class=\"note\">Each process's totals over time (its points every few milliseconds, "
                        "MP_TICK, and its snapshots), the whole tree's (black), the live bytes of the %d stacks that "
                        "held the most at the peak (dashed, at the snapshots and the peak); a diamond is a process's "
-                       "peak snapshot; the red ring is the peak (one process: its peak snapshot) or, for several, "
-                       "the whole tree's highest sampled point.", TIMELINE_STACKS);
+                       "peak snapshot; the red ring is the peak (one process: its peak snapshot, and the highest "
+                       "sampled point too where the curve rises above it) or, for several, the whole tree's highest "
+                       "sampled point.", TIMELINE_STACKS);
         if (tl.npts == tl.ntree + tl.nprocs)
             fputs(" One point a process: recorded with MP_TICK=0 or by a version before 4; MP_INTERVAL=S (or "
                   "mp_snapshot, MP_SIGNAL) adds snapshots.", pg->f);

@@ -156,19 +156,25 @@ static void svg_peaks(FILE *f, const struct timeline *tl, const struct series *s
     }
 }
 
+/* The whole tree's highest sampled point (the curve's maximum, which can
+ * miss a peak between two points), NULL without live bytes. */
+static const struct point *highest_sampled(const struct timeline *tl)
+{
+    const struct point *best = NULL;
+    for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree; i++)
+        if (!best || tl->pts[i].v[T_MEMLIVE] > best->v[T_MEMLIVE]) best = &tl->pts[i];
+    return best && best->v[T_MEMLIVE] > 0 ? best : NULL;
+}
+
 /* What the plot marks: a single process's peak (its peak snapshot:
- * "peak", the figure info and report print), else the whole tree's
- * highest sampled point ("highest sampled": the curve's maximum, which
- * can miss a peak between two points); NULL without live bytes. */
+ * "peak", the figure info and report print), else the highest sampled
+ * point ("highest sampled"); NULL without live bytes. */
 static const struct point *the_peak(const struct timeline *tl, int *sampled)
 {
     *sampled = 0;
     if (tl->nprocs == 1 && tl->peak[0].seq) return tl->peak[0].v[T_MEMLIVE] > 0 ? &tl->peak[0] : NULL;
-    const struct point *best = NULL;
-    for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree; i++)
-        if (!best || tl->pts[i].v[T_MEMLIVE] > best->v[T_MEMLIVE]) best = &tl->pts[i];
     *sampled = 1;
-    return best && best->v[T_MEMLIVE] > 0 ? best : NULL;
+    return highest_sampled(tl);
 }
 
 /* The peak on the live bytes panel: a ring and "peak 3.81 MiB at 1.234 s"
@@ -228,6 +234,10 @@ static void svg_panel(FILE *f, const struct timeline *tl, const struct timeline_
         if (se[i].stack < 0 || c == T_MEMLIVE) svg_series(f, tl, &se[i], c, tmax, vmax, y0);
     if (o->peaks && c == T_MEMLIVE) svg_peaks(f, tl, se, tmax, vmax, y0);
     if (peak) svg_peak_mark(f, peak, sampled, tmax, vmax, y0);
+    /* the peak snapshot is captured within max(1/128, 4 KiB) below the
+     * high-water mark: a curve above it is marked too, as what it is */
+    const struct point *top = peak && !sampled ? highest_sampled(tl) : NULL;
+    if (top && top->v[T_MEMLIVE] > peak->v[T_MEMLIVE]) svg_peak_mark(f, top, 1, tmax, vmax, y0);
     fprintf(f, "</g>\n");
 }
 

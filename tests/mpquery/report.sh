@@ -156,6 +156,11 @@ live blocks|7|7|7 blocks" "alloc_functions: the totals"
 af_peak=$(q af.db "SELECT t.memlive FROM totals t JOIN snapshot s ON s.id = t.snapshot WHERE s.reason = 'peak' AND t.thread = 0 ORDER BY s.id DESC LIMIT 1")
 assert_match "$(page af.html cards | sed -n 9p)" "^peak live\\|[0-9.]+ KiB\\|$af_peak\\|$af_peak bytes, peak snapshot at \\+0\\.[0-9]{3} s \\(maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: 7000 bytes\\)$" \
   "alloc_functions: its peak (the live bytes at its peak snapshot, $af_peak), when that was taken, its maxlive"
+# its plot: the peak snapshot marked as the peak, and the curve's highest
+# point above it (the exit's 7000 live bytes) as what it is
+assert_match "$(grep -o '<g class="peakmark"><title>[^<]*' af.html | sed 's/.*<title>//' | paste -sd'|')" \
+  "^peak [0-9.]+ KiB at 0\\.[0-9]{3} s \\($af_peak bytes, the peak snapshot\\)\\|highest sampled 6.84 KiB at 0\\.[0-9]{3} s \\($(q af.db "SELECT MAX(maxlive) FROM totals WHERE thread = 0") bytes, the whole tree's highest point\\)$" \
+  "alloc_functions: the plot marks the peak snapshot, and the higher sampled point as sampled"
 assert_eq "$(page af.html rows functions memtot-self | sed 1,3d | awk -F'|' '{ print $1 "|" $3 "|" $NF }' | sed 's/=[^|]*$//')" \
 "97.7 KiB=100000|1.00k=1000|do_malloc
 20.5 KiB=21000|20=20|do_realloc
