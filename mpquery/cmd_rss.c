@@ -40,7 +40,11 @@ static const char usage[] =
 static const char more[] =
 "\n"
 "Columns: line, resident (bytes in RAM), % (of rss), size (virtual: the\n"
-"bytes mapped, or the allocator's), stack, where. One table a process.\n"
+"bytes mapped, or the allocator's; rss's: the process's virtual size),\n"
+"stack, where. One table a process. The profiler's resident bytes can\n"
+"exceed its size: size counts what it maps for itself (MP_MAX_MEMORY's)\n"
+"and its malloc'd bytes; resident also covers its threads' stacks and\n"
+"the files its libraries map while it works (libdw's debug info).\n"
 "csv: pid,snapshot,line,stack,bytes,size,percent (stack empty on a line's\n"
 "own row). json: {\"processes\": [{\"pid\", \"exe\", \"snapshot\", \"reason\",\n"
 "\"rss\", \"lines\": [{\"line\", \"bytes\", \"size\", \"percent\", \"stacks\":\n"

@@ -1,9 +1,10 @@
 /* mpquery timeline DB: memory over time, from the ticks and snapshots
  * (timeline.c builds and draws it): per process, its totals at each of
  * its ticks and snapshots (peak snapshots aside), the whole tree, and with
- * --stacks N the N stacks whose live bytes grew most, as more series.
- * Text (a table), csv or json (one row a point, the tree's rows with pid
- * 0) or an SVG plot: three panels (live bytes, bytes allocated, calls)
+ * --stacks N the N stacks that held the most at the peak, as more series.
+ * Text (a table, the default wherever stdout goes), csv or json (one row
+ * a point, the tree's rows with pid 0) or, with -o FILE.svg or --format
+ * svg, an SVG plot: panels of live bytes, RSS, bytes allocated and calls
  * over the time from the first process's start. */
 #include "timeline.h"
 #include "commands.h"
@@ -25,17 +26,22 @@ static const char usage[] =
 "memlive and RSS at each point the recorder took (every few milliseconds by\n"
 "default: MP_TICK, 100 to 200 points a process) and at each snapshot; time in\n"
 "seconds from the start of the first process, as info's times. Peak\n"
-"snapshots are left out (mpquery info lists them); the plot marks the\n"
-"highest live bytes.\n"
+"snapshots are left out of the rows (mpquery info lists them); the plot\n"
+"marks the peak: one process's peak snapshot ('peak', info's and report's\n"
+"figure; the highest point too where the curve rises above it), or for\n"
+"several the whole tree's highest point ('highest sampled': a maximum of\n"
+"the points, which can miss a peak between two).\n"
 "\n";
 
 static const char more[] =
 "\n"
-"Formats: an SVG plot when stdout is not a terminal or -o names a .svg file,\n"
-"else a table; csv and json have one row a point: time, pid (0 for the\n"
-"whole tree), seq, reason ('tick' for a point between snapshots), label,\n"
-"ncalls, memtot, memlive, maxlive, rss, then stack_ID (its live bytes at the\n"
-"snapshots) for each of the --stacks ones. json: {\"rows\": [...]}.\n"
+"Formats: a table (text, to a terminal or a pipe alike); an SVG plot with\n"
+"-o FILE.svg or --format svg (panels of live bytes, resident bytes when\n"
+"ticks measured them, bytes allocated, calls); csv and json have one row a\n"
+"point: time, pid (0 for the whole tree), seq, reason ('tick' for a point\n"
+"between snapshots), label, ncalls, memtot, memlive, maxlive, rss, then\n"
+"stack_ID (its live bytes at the snapshots) for each of the --stacks ones.\n"
+"json: {\"rows\": [...]}.\n"
 "\n"
 "examples:\n"
 "  mpquery record -o app.db -- ./app\n"
@@ -47,7 +53,8 @@ static char *format_arg, *out_arg, *stacks_arg;
 static const struct opt opts[] = {
     OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
     { .name = "stacks", .arg = "N", .str = &stacks_arg,
-      .help = "also the N stacks whose live bytes grew most over the run" },
+      .help = "also the N stacks that held the most at the peak (top\n"
+                                    "--snapshot peak --by memlive's first N)" },
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },
     { .name = "output", .letter = 'o', .arg = "FILE", .str = &out_arg, .help = "write to FILE instead of stdout" },
     OPTION_QUIET("with -o, no line saying what it wrote"),
@@ -75,7 +82,7 @@ int cmd_timeline(int argc, char **argv)
     };
     if (!format_arg) {
         if (out_arg && (out = output_kind("timeline", out_arg, kinds, OUT_TEXT)) < 0) return 2;
-        if (!out_arg) out = isatty(1) ? OUT_TEXT : OUT_SVG;
+        if (!out_arg) out = OUT_TEXT;      /* a terminal or a pipe: text, as every command */
     } else {
         static const char *const names[] = { "text", "csv", "json", "svg" };
         out = -1;
@@ -88,7 +95,7 @@ int cmd_timeline(int argc, char **argv)
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = check_output(&c, out_arg, &files, 1))) return rc;
-    if ((rc = load_profiles(&files, 0, &p))) return rc;      /* peak snapshots are left out */
+    if ((rc = load_profiles(&files, 1, &p))) return rc;      /* the peaks' rows: the stacks held at the peak */
     struct selection sel;
     struct timeline tl = { .p = p };
     if (!(rc = select_or_report(&c, p, &sel))) {
@@ -100,7 +107,7 @@ int cmd_timeline(int argc, char **argv)
     if (!rc) {
         FILE *f = of.f;
         if (out == OUT_SVG) {
-            timeline_svg(f, &tl, &(struct timeline_svg){ 0 });
+            timeline_svg(f, &tl, &(struct timeline_svg){ .peaks = 1 });
         } else {
             struct table tab;
             char (*names)[40] = xcalloc(tl.nstacks + 1, sizeof *names);

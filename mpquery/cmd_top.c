@@ -69,9 +69,11 @@ static const char more[] =
 "are with -n 0; text merges the stacks whose shortened names are equal).\n"
 "Counters are summed over threads and processes; maxlive then is the sum of\n"
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
-"allocates from the stack). The 'stack' column is the database id of the\n"
-"largest stack merged into the row ('+N' when N more were merged): see\n"
-"mpquery show DB ID.\n"
+"allocates from the stack). --by maxlive's first row is '(sum of S stacks'\n"
+"own peaks, in R rows)': peaks at different times, not the process peak\n"
+"(info's 'peak': top --snapshot peak --by memlive's total). The 'stack'\n"
+"column is the database id of the largest stack merged into the row ('+N'\n"
+"when N more were merged): see mpquery show DB ID.\n"
 "\n"
 "Text is for people: sizes in units (1.21 MiB; --bytes: bytes), C++ names\n"
 "shortened after the rules (template arguments <\xe2\x80\xa6> by the rules'\n"
@@ -202,7 +204,10 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
         char name[96];
-        snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
+        if (c->out.by == MAXLIVE)       /* peaks at different times: not the process peak */
+            snprintf(name, sizeof name, "(sum of %zu stacks' own peaks, in %zu rows)", nstacks, n);
+        else
+            snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
         total_row(tab, c, a, thread, &total, 0, name);
     }
     struct order_ctx ctx = { own, q->p, rep, t, c->out.by };
@@ -251,7 +256,8 @@ static void function_rows(struct listing *l, const counters *own, const char *th
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
         char name[64];
-        snprintf(name, sizeof name, "(total: %zu functions)", n);
+        if (c->out.by == MAXLIVE) snprintf(name, sizeof name, "(sum of %zu functions' own peaks)", n);
+        else snprintf(name, sizeof name, "(total: %zu functions)", n);
         total_row(tab, c, a, thread, &total, 1, name);
     }
     struct order_ctx ctx = { key, NULL, NULL, t, c->out.by };

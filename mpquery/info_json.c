@@ -4,6 +4,7 @@
  * only what cmd_info.c gathered (struct info). */
 #include "load.h"
 #include "info.h"
+#include "timeline.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 
 #include <string.h>
@@ -21,6 +22,22 @@ static void json_totals(struct json *w, const struct total *t)
     json_key(w, "ncalls_nostack"); json_int(w, t->ncalls_nostack);
     json_key(w, "memtot_nostack"); json_int(w, t->memtot_nostack);
     json_key(w, "nfree_unknown"); json_int(w, t->nfree_unknown);
+    json_close(w, '}');
+}
+
+/* "peak": {bytes, snapshot, time} the process peak (timeline_process_peak:
+ * the live bytes at its peak snapshot, its seq and time from the
+ * process's start; without one, its maxlive and nulls). */
+static void json_peak(struct json *w, const struct profile *p, uint32_t proc)
+{
+    uint32_t snap;
+    int64_t v = timeline_process_peak(p, proc, &snap);
+    json_key(w, "peak");
+    json_open(w, '{');
+    json_key(w, "bytes"); if (v >= 0) json_int(w, v); else json_null(w);
+    json_key(w, "snapshot"); if (snap != NONE) json_int(w, p->snapshots[snap].seq); else json_null(w);
+    json_key(w, "time");
+    if (snap != NONE) json_fixed(w, p->snapshots[snap].time - p->procs[proc].start_time, 6); else json_null(w);
     json_close(w, '}');
 }
 
@@ -168,6 +185,7 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "snapshot"); json_int(w, sel->seq);
     json_key(w, "profiler_memory"); json_int(w, sel->profiler_memory);
     json_key(w, "totals"); json_totals(w, info_total_at(in, in->proc_total[i]));
+    json_peak(w, p, i);
     if (!in->p->aggregate) json_mappings(w, in, &in->proc_samples[i]);   /* --server: per run, not per process */
     json_break(w, 3);
     json_key(w, "threads"); json_threads(w, in, i);
@@ -199,6 +217,13 @@ void info_print_json(const struct info *in)
     json_key(&w, "runs"); json_runs(&w, p);
     json_break(&w, 1);
     json_key(&w, "totals"); json_totals(&w, &in->sum);
+    int64_t peak = 0;                   /* the process peak, or the sum of the processes' */
+    for (size_t k = 0; k < in->norder; k++) {
+        uint32_t snap;
+        int64_t v = timeline_process_peak(p, in->order[k], &snap);
+        if (v > 0) peak = sat_add(peak, v);
+    }
+    json_key(&w, "peak"); json_int(&w, peak);
     json_mappings(&w, in, &in->samples_sum);
     json_break(&w, 1);
     json_key(&w, "stacks"); json_int(&w, (int64_t)p->nstacks);        /* kept: the tree's nodes */

@@ -179,8 +179,21 @@ static void text_totals(const struct info *in)
            (long long)s->nfree_unknown);
     printf("  nlive   %lld blocks still allocated\n", (long long)s->c.v[NLIVE]);
     printf("  memlive %s still allocated\n", amount(MEMLIVE, s->c.v[MEMLIVE], h, a, sizeof a));
-    printf("  maxlive %s at the peak%s\n", amount(MAXLIVE, s->c.v[MAXLIVE], h, a, sizeof a),
-           in->norder > 1 ? " (sum of the processes' peaks)" : "");
+    int64_t peak = 0;
+    uint32_t snap = NONE;
+    for (size_t k = 0; k < in->norder; k++) {
+        int64_t v = timeline_process_peak(in->p, in->order[k], &snap);
+        if (v > 0) peak = sat_add(peak, v);
+    }
+    int64_t most = in->norder == 1 ? timeline_process_maxlive(in->p, in->order[0]) : peak;
+    if (in->norder == 1 && most != peak)    /* the capture is within its step of the high-water mark */
+        printf("  peak    %s: the process peak (live bytes at its peak snapshot; maxlive, the high-water mark "
+               "it was captured within 1/128 or 4 KiB of: %s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               amount(MAXLIVE, most, h, b, sizeof b));
+    else if (in->norder == 1)
+        printf("  peak    %s: the process peak (%s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               snap != NONE ? "live bytes at its peak snapshot" : "its maxlive: no peak snapshot");
+    else printf("  peak    %s: the sum of the %zu processes' peaks\n", amount(MEMLIVE, peak, h, a, sizeof a), in->norder);
     char maps[160];
     if (info_mappings_text(in, &in->samples_sum, maps, sizeof maps)) printf("  mmap    %s\n", maps);
 }
@@ -280,7 +293,14 @@ void info_print_text(const struct info *in)
             printf("  mappings: %s\n", maps);
         text_threads(in, i);
         text_snapshots(in, i);
-        char line[256];
+        char line[256], a[32];
+        uint32_t snap;
+        int64_t peak = timeline_process_peak(p, i, &snap);
+        if (peak >= 0 && snap != NONE)
+            printf("  peak: %s at +%.3fs, the live bytes at its peak snapshot (seq %lld)\n",
+                   amount(MEMLIVE, peak, in->human, a, sizeof a), p->snapshots[snap].time - pr->start_time,
+                   (long long)p->snapshots[snap].seq);
+
         if (timeline_process_line(p, i, line, sizeof line)) printf("  %s\n", line);
     }
     if (sections < in->norder)

@@ -108,7 +108,5 @@ void report_write_stacks(struct report *r);
 void report_write_functions(struct report *r);
 void report_write_leaks(struct report *r);
 void report_write_threads(struct report *r);
-/* A process's peak snapshot (its latest of reason 'peak'), NONE. */
-uint32_t report_peak_snapshot(const struct profile *p, uint32_t proc);
 
 #endif

@@ -16,8 +16,9 @@ static const char *const colors[NPARTS] = {
     "#2b6cb0", "#63b3ed", "#bee3f8", "#dd6b20", "#f6ad55", "#805ad5", "#38a169", "#a0aec0", "#e53e3e",
 };
 
-/* One snapshot's ledger: the parts' resident bytes and sizes, and rss. */
-struct ledger_at { uint32_t snapshot; int64_t bytes[NPARTS], size[NPARTS], rss; };
+/* One snapshot's ledger: the parts' resident bytes and sizes, and rss
+ * and its size (the process's virtual size: every VMA's). */
+struct ledger_at { uint32_t snapshot; int64_t bytes[NPARTS], size[NPARTS], rss, rss_size; };
 
 static int part_of(const char *line)
 {
@@ -40,7 +41,7 @@ static size_t ledgers_of(const struct profile *p, uint32_t proc, struct ledger_a
             any = 1;
             int k = part_of(r->line);
             if (k >= 0) a.bytes[k] = r->bytes, a.size[k] = r->size;
-            else if (!strcmp(r->line, "rss")) a.rss = r->bytes;
+            else if (!strcmp(r->line, "rss")) a.rss = r->bytes, a.rss_size = r->size;
         }
         if (any) l[n++] = a;
     }
@@ -103,7 +104,7 @@ static void table(struct page *pg, const struct ledger_at *a)
         fputs("</td>", pg->f);
         page_td(pg, MEMLIVE, v, 1);
         page_share(pg, v, a->rss);
-        page_td(pg, MEMLIVE, k < NPARTS ? a->size[k] : 0, 0);
+        page_td(pg, MEMLIVE, k < NPARTS ? a->size[k] : a->rss_size, 0);
         fputs("</tr>\n", pg->f);
     }
     page_table_end(pg);
@@ -197,7 +198,11 @@ void report_write_ledger(struct report *r)
     fputs("<p class=\"note\">Where each process's resident memory went (mpquery rss): the ledger the recorder writes "
           "at every snapshot, from /proc/self/smaps, mallinfo2 and its own figures; its lines add up to the RSS, "
           "'unexplained' taking the rest. Above, at the selected snapshot; below, over the process's snapshots "
-          "(stacked, the RSS as the black line).", pg->f);
+          "(stacked, the RSS as the black line). A line's size is its virtual or allocator bytes, the rss row's "
+          "the process's virtual size. The profiler's resident bytes can exceed its size: its size counts "
+          "the memory it maps for itself (MP_MAX_MEMORY's) and its malloc'd bytes, while its resident bytes "
+          "also cover its threads' stacks and the files its libraries map while it works (libdw's debug "
+          "info, SQLite's).", pg->f);
     if (nwith > nshown) fprintf(pg->f, " %zu processes of %zu shown: the largest.", nshown, nwith);
     fputs("</p>\n</section>\n", pg->f);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#define TIMELINE_STACKS 3    /* the stacks whose live bytes grew most, in the plot */
+#define TIMELINE_STACKS 3    /* the stacks that held the most at the peak, in the plot */
 
 static void put_snapshot_choice(struct page *pg, const struct select_opts *o)
 {
@@ -70,28 +70,20 @@ static struct total summary_totals(const struct report *r)
     return sum;
 }
 
-uint32_t report_peak_snapshot(const struct profile *p, uint32_t proc)
-{
-    const struct process *pr = &p->procs[proc];
-    uint32_t found = NONE;
-    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
-        if (p->snapshots[j].peak && snapshot_total(p, j)) found = j;
-    return found;
-}
-
-/* The peak card: the largest process's peak of live bytes (maxlive, exact)
- * and when its peak snapshot was taken. */
+/* The peak card: the largest process's peak (timeline_process_peak: the
+ * live bytes at its peak snapshot, the figure the plot marks and info
+ * prints) and when, from the process's start. */
 static void card_peak(struct report *r)
 {
     const struct profile *p = r->p;
-    uint32_t best = NONE;
-    int64_t sum = 0;
+    uint32_t best = NONE, snap = NONE;
+    int64_t most = -1, sum = 0;
     for (size_t k = 0; k < r->nprocs; k++) {
-        uint32_t i = r->procs[k];
-        if (r->proc_total[i] == NONE) continue;
-        int64_t v = p->totals[r->proc_total[i]].c.v[MAXLIVE];
+        uint32_t j, i = r->procs[k];
+        int64_t v = timeline_process_peak(p, i, &j);
+        if (v < 0) continue;
         sum = sat_add(sum, v);
-        if (best == NONE || v > p->totals[r->proc_total[best]].c.v[MAXLIVE]) best = i;
+        if (v > most) best = i, most = v, snap = j;
     }
     struct page *pg = &r->pg;
     if (best == NONE) {
@@ -101,15 +93,18 @@ static void card_peak(struct report *r)
     const struct process *pr = &p->procs[best];
     struct strbuf *sb = &pg->note;
     sb->len = 0;
-    sb_printf(sb, "%lld bytes", (long long)p->totals[r->proc_total[best]].c.v[MAXLIVE]);
+    sb_printf(sb, "%lld bytes", (long long)most);
     if (r->nprocs > 1) sb_printf(sb, " in pid %lld (%s)", (long long)pr->pid, procs_name(pr));
-    uint32_t j = report_peak_snapshot(p, best);
-    if (j != NONE) sb_printf(sb, ", peak snapshot at +%.3f s", p->snapshots[j].time - pr->start_time);
+    if (snap != NONE) sb_printf(sb, ", peak snapshot at +%.3f s", p->snapshots[snap].time - pr->start_time);
+    else sb_printf(sb, ", its maxlive (no peak snapshot)");
+    int64_t hwm = timeline_process_maxlive(p, best);
+    if (snap != NONE && hwm != most)
+        sb_printf(sb, " (maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: %lld bytes)", (long long)hwm);
     if (r->nprocs > 1) {
         char h[64];
-        sb_printf(sb, "; all processes' peaks: %s", fmt_human(MAXLIVE, sum, h, sizeof h));
+        sb_printf(sb, "; sum of the processes' peaks: %s", fmt_human(MEMLIVE, sum, h, sizeof h));
     }
-    page_card(pg, "peak live", MAXLIVE, p->totals[r->proc_total[best]].c.v[MAXLIVE], sb->s);
+    page_card(pg, "peak live", MEMLIVE, most, sb->s);
 }
 
 void report_write_summary(struct report *r)
@@ -179,8 +174,10 @@ void report_write_timeline(struct report *r)
         timeline_svg(pg->f, &tl, &(struct timeline_svg){ .in_page = 1, .peaks = 1, .stack_names = names });
         fprintf(pg->f, "</div>\n<p class=\"note\">Each process's totals over time (its points every few milliseconds, "
                        "MP_TICK, and its snapshots), the whole tree's (black), the live bytes of the %d stacks that "
-                       "grew most at the snapshots (dashed); a diamond is a process's peak, the red ring the highest "
-                       "live bytes.", TIMELINE_STACKS);
+                       "held the most at the peak (dashed, at the snapshots and the peak); a diamond is a process's "
+                       "peak snapshot; the red ring is the peak (one process: its peak snapshot, and the highest "
+                       "sampled point too where the curve rises above it) or, for several, the whole tree's highest "
+                       "sampled point.", TIMELINE_STACKS);
         if (tl.npts == tl.ntree + tl.nprocs)
             fputs(" One point a process: recorded with MP_TICK=0 or by a version before 4; MP_INTERVAL=S (or "
                   "mp_snapshot, MP_SIGNAL) adds snapshots.", pg->f);

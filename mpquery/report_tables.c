@@ -4,6 +4,7 @@
  * page_td (human units, exact tooltip); names through page_text. */
 #include "procs.h"
 #include "report.h"
+#include "timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,7 @@ static void process_rows(struct report *r)
         ended_cell(pg, p, pr->ended);
         fputs("</td>", pg->f);
         totals_cells(pg, total_row(p, r->proc_total[i]));
-        uint32_t j = report_peak_snapshot(p, i);
+        uint32_t j = timeline_peak_snapshot(p, i);
         if (j == NONE) {
             fputs("<td class=\"n\">-</td>", pg->f);
         } else {

@@ -4,11 +4,10 @@
  * milliseconds, format version 4), in time order; for the whole tree, at
  * each moment a process has a point, the sum of the processes' latest (a
  * process that has ended holds no live bytes any more, its calls and
- * bytes stay counted); the N stacks whose live bytes grew most over the
- * run (from nothing at its start to what the processes held at their
- * last snapshots), as more series. The plot: three panels (live bytes,
- * bytes allocated, calls) over the time from the first process's start,
- * the highest live bytes marked. */
+ * bytes stay counted); the N stacks that held the most at the processes'
+ * peak snapshots, as more series; each process's peak snapshot, and the
+ * process peak (timeline_process_peak: the one figure every view prints
+ * as "peak"). The plot is timeline_svg.c's. */
 #include "procs.h"
 #include "timeline.h"
 #include "output.h"
@@ -29,45 +28,66 @@ static void pick_processes(struct timeline *tl, const struct selection *sel)
     qsort_r(tl->procs, tl->nprocs, sizeof *tl->procs, procs_by_start, (void *)p);
 }
 
-/* The n stacks whose live bytes grew most over the run: from nothing at
- * its start to what each process still held at its last snapshot, summed
- * (only > 0). */
+/* The snapshot whose stacks the plot shows for process proc: its peak
+ * snapshot (the latest of reason 'peak' with totals), else its last. */
+static uint32_t shown_snapshot(const struct profile *p, uint32_t proc)
+{
+    uint32_t peak = timeline_peak_snapshot(p, proc), last = NONE;
+    const struct process *pr = &p->procs[proc];
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+        if (!p->snapshots[j].peak) last = j;
+    return peak != NONE ? peak : last;
+}
+
+/* The n stacks that held the most live bytes at the processes' peaks
+ * (each process's peak snapshot, else its last), summed over processes:
+ * the rows of `top --snapshot peak --by memlive`, newest per (thread,
+ * stack) in the snapshot's chain (it, and the non-peak snapshots before
+ * it). Each process's peak point gets the chosen stacks' values. */
 static void pick_stacks(struct timeline *tl, size_t n)
 {
     const struct profile *p = tl->p;
-    int64_t *growth = xcalloc(p->nstacks ? p->nstacks : 1, sizeof *growth);
-    int64_t *last = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *last);
-    for (size_t i = 0; i < p->nprocs; i++) last[i] = -1;
-    for (size_t k = 0; k < tl->nprocs; k++) {
-        const struct process *pr = &p->procs[tl->procs[k]];
-        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
-            if (!p->snapshots[j].peak) last[tl->procs[k]] = p->snapshots[j].id;
-    }
-    struct idmap at;                    /* (thread, stack) → its newest row at or before the last snapshot */
-    idmap_init(&at, 1024);
+    int64_t *held = xcalloc(p->nstacks ? p->nstacks : 1, sizeof *held);
+    uint32_t *at = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *at);
+    for (size_t i = 0; i < p->nprocs; i++) at[i] = NONE;
+    for (size_t k = 0; k < tl->nprocs; k++) at[tl->procs[k]] = shown_snapshot(p, tl->procs[k]);
+    struct idmap newest;                /* (thread, stack) → its newest row in the chain */
+    idmap_init(&newest, 1024);
     for (size_t r = 0; r < p->nsamples; r++) {
         const struct sample *sa = &p->samples[r];
         const struct snapshot *sn = &p->snapshots[sa->snapshot];
-        if (last[sn->process] < 0 || sn->peak || sn->id > last[sn->process]) continue;
+        uint32_t j = at[sn->process];
+        if (j == NONE || (sa->snapshot != j && (sn->peak || sn->id > p->snapshots[j].id))) continue;
         int created;
-        uint32_t *v = idmap_put(&at, (uint64_t)sa->thread << 32 | sa->stack, &created);
+        uint32_t *v = idmap_put(&newest, (uint64_t)sa->thread << 32 | sa->stack, &created);
         if (created || p->snapshots[p->samples[*v].snapshot].id < sn->id) *v = (uint32_t)r;
     }
-    for (size_t i = 0; i < at.cap; i++)
-        if (at.vals[i] != NONE)
-            growth[p->samples[at.vals[i]].stack] = sat_add(growth[p->samples[at.vals[i]].stack], p->samples[at.vals[i]].c.v[MEMLIVE]);
-    idmap_free(&at);
-    free(last);
+    for (size_t i = 0; i < newest.cap; i++)
+        if (newest.vals[i] != NONE)
+            held[p->samples[newest.vals[i]].stack] = sat_add(held[p->samples[newest.vals[i]].stack],
+                                                             p->samples[newest.vals[i]].c.v[MEMLIVE]);
     tl->stacks = xmalloc((n ? n : 1) * sizeof *tl->stacks);
+    int32_t *chosen = xmalloc((p->nstacks ? p->nstacks : 1) * sizeof *chosen);
+    for (size_t s = 0; s < p->nstacks; s++) chosen[s] = -1;
     for (size_t k = 0; k < n; k++) {
         uint32_t best = NONE;
         for (uint32_t s = 0; s < p->nstacks; s++)
-            if (growth[s] > 0 && (best == NONE || growth[s] > growth[best])) best = s;
+            if (held[s] > 0 && (best == NONE || held[s] > held[best])) best = s;
         if (best == NONE) break;
+        chosen[best] = (int32_t)tl->nstacks;
         tl->stacks[tl->nstacks++] = best;
-        growth[best] = 0;
+        held[best] = 0;
     }
-    free(growth);
+    for (size_t k = 0; k < tl->nprocs; k++) tl->peak[k].stack_live = xcalloc(tl->nstacks + 1, sizeof(int64_t));
+    for (size_t i = 0; i < newest.cap; i++) {
+        const struct sample *sa = newest.vals[i] != NONE ? &p->samples[newest.vals[i]] : NULL;
+        if (!sa || chosen[sa->stack] < 0 || !p->snapshots[at[p->snapshots[sa->snapshot].process]].peak) continue;
+        for (size_t k = 0; k < tl->nprocs; k++)
+            if (tl->procs[k] == p->snapshots[sa->snapshot].process)
+                tl->peak[k].stack_live[chosen[sa->stack]] += sa->c.v[MEMLIVE];
+    }
+    idmap_free(&newest);
+    free(chosen), free(at), free(held);
 }
 
 /* Process k's point at time t from snapshot j (tot: its totals) or a
@@ -215,17 +235,16 @@ static void tree_points(struct timeline *tl)
 static void peak_points(struct timeline *tl)
 {
     const struct profile *p = tl->p;
-    tl->peak = xcalloc(tl->nprocs + 1, sizeof *tl->peak);
     for (size_t k = 0; k < tl->nprocs; k++) {
-        const struct process *pr = &p->procs[tl->procs[k]];
-        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++) {
-            const struct snapshot *sn = &p->snapshots[j];
-            const struct total *tot = snapshot_total(p, j);
-            if (!sn->peak || !tot) continue;
-            struct point *pt = &tl->peak[k];
-            *pt = (struct point){ sn->time - tl->t0, pr->pid, sn->seq, sn->reason, sn->label, 0, { 0 }, NULL };
-            for (int c = 0; c < T_RSS; c++) pt->v[c] = tot->c.v[t_counter[c]];
-        }
+        uint32_t j = timeline_peak_snapshot(p, tl->procs[k]);
+        if (j == NONE) continue;
+        const struct snapshot *sn = &p->snapshots[j];
+        const struct total *tot = snapshot_total(p, j);
+        struct point *pt = &tl->peak[k];
+        int64_t *stacks = pt->stack_live;
+        *pt = (struct point){ sn->time - tl->t0, p->procs[tl->procs[k]].pid, sn->seq, sn->reason, sn->label, 0,
+                              { 0 }, stacks };
+        for (int c = 0; c < T_RSS; c++) pt->v[c] = tot->c.v[t_counter[c]];
     }
 }
 
@@ -236,6 +255,7 @@ void timeline_build(struct timeline *tl, const struct profile *p, const struct s
     pick_processes(tl, sel);
     if (!tl->nprocs) return;
     tl->t0 = p->procs[tl->procs[0]].start_time;     /* the earliest start: procs are by start */
+    tl->peak = xcalloc(tl->nprocs + 1, sizeof *tl->peak);
     pick_stacks(tl, nstacks);
     process_points(tl);
     tree_points(tl);
@@ -245,8 +265,33 @@ void timeline_build(struct timeline *tl, const struct profile *p, const struct s
 void timeline_free(struct timeline *tl)
 {
     for (size_t i = 0; i < tl->npts; i++) free(tl->pts[i].stack_live);
+    for (size_t k = 0; tl->peak && k < tl->nprocs; k++) free(tl->peak[k].stack_live);
     free(tl->pts), free(tl->first), free(tl->count), free(tl->procs), free(tl->stacks), free(tl->peak);
     memset(tl, 0, sizeof *tl);
+}
+
+uint32_t timeline_peak_snapshot(const struct profile *p, uint32_t proc)
+{
+    const struct process *pr = &p->procs[proc];
+    uint32_t found = NONE;
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+        if (p->snapshots[j].peak && snapshot_total(p, j)) found = j;
+    return found;
+}
+
+int64_t timeline_process_maxlive(const struct profile *p, uint32_t proc)
+{
+    const struct process *pr = &p->procs[proc];
+    int64_t most = -1;
+    for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+        if (snapshot_total(p, j) && snapshot_total(p, j)->c.v[MAXLIVE] > most) most = snapshot_total(p, j)->c.v[MAXLIVE];
+    return most;
+}
+
+int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap)
+{
+    if ((*snap = timeline_peak_snapshot(p, proc)) != NONE) return snapshot_total(p, *snap)->c.v[MEMLIVE];
+    return timeline_process_maxlive(p, proc);
 }
 
 int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, size_t size)
@@ -259,19 +304,12 @@ int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, siz
         if (tk[i].rss > rss->rss) rss = &tk[i];
     }
     char h1[32], h2[32];
-    snprintf(buf, size, "memory over time: %u points, +%.3fs to +%.3fs; peak memlive %s at +%.3fs, peak RSS %s at +%.3fs",
+    snprintf(buf, size, "memory over time: %u points, +%.3fs to +%.3fs; highest sampled memlive %s at +%.3fs, "
+             "highest sampled RSS %s at +%.3fs",
              pr->nticks, tk->time - pr->start_time, tk[pr->nticks - 1].time - pr->start_time,
              fmt_human(MEMLIVE, live->memlive, h1, sizeof h1), live->time - pr->start_time,
              fmt_human(MEMLIVE, rss->rss, h2, sizeof h2), rss->time - pr->start_time);
     return 1;
-}
-
-/* "#ID leaf": a stack's series name, the leaf's function as stored. */
-static void stack_label(const struct profile *p, uint32_t s, char *buf, size_t n)
-{
-    const struct frame *f = &p->frames[p->stacks[s].frame];
-    const char *name = f->function != NONE ? p->functions[f->function] : p->modules[f->module].path;
-    snprintf(buf, n, "#%lld %s", (long long)p->stacks[s].id, name);
 }
 
 void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human)
@@ -307,277 +345,3 @@ void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[
     }
 }
 
-/* ---------------------------------------------------------------- svg */
-
-#define PLOT_W 640                              /* the panels' width */
-#define PANEL_H 220
-#define MARGIN_L 90
-#define PLOT_R (MARGIN_L + PLOT_W)              /* their right edge; the legend right of it */
-#define LEGEND_CHARS 90                         /* a longer name is shortened in the legend (its tooltip has it) */
-#define CHAR_W 7                                /* the widest mean character width at font-size 12 */
-#define MARGIN_T 40
-
-/* A "nice" axis maximum: 1, 2 or 5 times a power of the unit's base. */
-static double nice_max(double v, double base)
-{
-    if (v <= 0) return 1;
-    double m = 1;
-    while (m * base <= v) m *= base;
-    while (m > v && m > 1) m /= base;
-    static const double steps[] = { 1, 2, 5, 10 };
-    for (double unit = m;; unit *= 10)
-        for (int i = 0; i < 4; i++) if (unit * steps[i] >= v) return unit * steps[i];
-}
-
-#define TREE_DOTS 400      /* the most moments of the tree that get a dot each */
-
-static const char *const palette[] = { "#1f5fa8", "#c0392b", "#27864a", "#8e44ad", "#d35400", "#16a085",
-                                       "#7f6000", "#b03a6e", "#2c3e50", "#6d8a00" };
-
-/* A line: a process's points, or the tree's (tree_points), of a counter
- * or of a stack's live bytes (stack >= 0: dashed). */
-struct series { const char *name; int stack; size_t proc; int tree_points; const char *color; };
-
-static void svg_series(FILE *f, const struct timeline *tl, const struct series *se, int c, double tmax, double vmax,
-                       double y0)
-{
-    size_t from = se->tree_points ? tl->tree_first : tl->first[se->proc];
-    size_t n = se->tree_points ? tl->ntree : tl->count[se->proc];
-    const char *stroke = se->color;
-    fprintf(f, "<g class=\"series\"><title>");
-    xml_write(f, se->name);
-    fprintf(f, "</title><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", stroke,
-            se->tree_points && se->stack < 0 ? "2.5" : "1.5", se->stack >= 0 ? " stroke-dasharray=\"6 3\"" : "");
-    int first = 1;
-    for (size_t i = 0; i < n; i++) {
-        const struct point *pt = &tl->pts[from + i];
-        if (se->stack >= 0 && pt->tick) continue;       /* a stack's values are the snapshots' */
-        double v = se->stack >= 0 ? (double)pt->stack_live[se->stack] : (double)pt->v[c];
-        fprintf(f, "%s%.1f,%.1f", first ? "" : " ", MARGIN_L + pt->t / tmax * PLOT_W,
-                y0 + PANEL_H - v / vmax * PANEL_H);
-        first = 0;
-    }
-    fprintf(f, "\"/>");
-    /* a dot with its tooltip at each snapshot (ticks are the line), and at
-     * each of the tree's moments unless they are too many */
-    for (size_t i = 0; i < n; i++) {
-        const struct point *pt = &tl->pts[from + i];
-        if (pt->tick || (!pt->pid && n > TREE_DOTS)) continue;
-        int64_t v = se->stack >= 0 ? pt->stack_live[se->stack] : pt->v[c];
-        char human[32];
-        fmt_human(se->stack >= 0 ? MEMLIVE : t_counter[c], v, human, sizeof human);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>", MARGIN_L + pt->t / tmax * PLOT_W,
-                y0 + PANEL_H - (double)v / vmax * PANEL_H, stroke);
-        xml_write(f, se->name);
-        fprintf(f, " at %.3f s: %s (%lld)", pt->t, human, (long long)v);
-        if (pt->pid && *pt->reason) {
-            fprintf(f, ", snapshot %lld (", (long long)pt->seq);
-            xml_write(f, pt->reason);
-            if (*pt->label) fputc(' ', f), xml_write(f, pt->label);
-            fputc(')', f);
-        }
-        fprintf(f, "</title></circle>");
-    }
-    fprintf(f, "</g>\n");
-}
-
-/* Each process's peak on the live bytes panel: a diamond in its line's
- * colour (se[1 + k] is process k's series). */
-static void svg_peaks(FILE *f, const struct timeline *tl, const struct series *se, double tmax, double vmax,
-                      double y0)
-{
-    for (size_t k = 0; k < tl->nprocs; k++) {
-        const struct point *pt = &tl->peak[k];
-        if (!pt->seq) continue;
-        double x = MARGIN_L + pt->t / tmax * PLOT_W;
-        double y = y0 + PANEL_H - (double)pt->v[T_MEMLIVE] / vmax * PANEL_H;
-        char human[32];
-        fprintf(f, "<polygon class=\"peak\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\""
-                   " stroke=\"#000\" stroke-width=\"0.8\"><title>", x, y - 6, x + 5, y, x, y + 6, x - 5, y,
-                se[1 + k].color);
-        xml_write(f, se[1 + k].name);
-        fprintf(f, ": peak at %.3f s: %s (%lld), snapshot %lld (peak)</title></polygon>\n", pt->t,
-                fmt_human(MEMLIVE, pt->v[T_MEMLIVE], human, sizeof human), (long long)pt->v[T_MEMLIVE],
-                (long long)pt->seq);
-    }
-}
-
-/* The peak the plot marks: the whole tree's highest live bytes, or a
- * single process's peak snapshot when that is higher (it is exact, the
- * points are taken every few milliseconds); NULL without live bytes. */
-static const struct point *the_peak(const struct timeline *tl)
-{
-    const struct point *best = NULL;
-    for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree; i++)
-        if (!best || tl->pts[i].v[T_MEMLIVE] > best->v[T_MEMLIVE]) best = &tl->pts[i];
-    if (tl->nprocs == 1 && tl->peak[0].seq && (!best || tl->peak[0].v[T_MEMLIVE] > best->v[T_MEMLIVE]))
-        best = &tl->peak[0];
-    return best && best->v[T_MEMLIVE] > 0 ? best : NULL;
-}
-
-/* The peak on the live bytes panel: a ring and "peak 3.81 MiB at 1.234 s"
- * beside it (on its left in the right half of the panel). */
-static void svg_peak_mark(FILE *f, const struct point *pt, double tmax, double vmax, double y0)
-{
-    char human[32], text[96];
-    double x = MARGIN_L + pt->t / tmax * PLOT_W, y = y0 + PANEL_H - (double)pt->v[T_MEMLIVE] / vmax * PANEL_H;
-    snprintf(text, sizeof text, "peak %s at %.3f s", fmt_human(MEMLIVE, pt->v[T_MEMLIVE], human, sizeof human), pt->t);
-    int left = x > MARGIN_L + PLOT_W / 2;
-    fprintf(f, "<g class=\"peakmark\"><title>%s (%lld bytes)</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\""
-               " stroke=\"#d00\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d00\""
-               " font-weight=\"bold\">%s</text></g>\n", text, (long long)pt->v[T_MEMLIVE], x, y, left ? x - 10 : x + 10,
-            y < y0 + 14 ? y + 16 : y - 8, left ? "end" : "start", text);
-}
-
-/* One panel: counter c of every series (stacks: on the live bytes panel
- * only), its axes scaled to the largest value shown. */
-static void svg_panel(FILE *f, const struct timeline *tl, const struct timeline_svg *o, const struct series *se,
-                      size_t ns, int k, double tmax)
-{
-    static const int panels[] = { T_MEMLIVE, T_MEMTOT, T_NCALLS };
-    static const char *const titles[] = { "live bytes (memlive)", "bytes allocated (memtot)", "allocations (ncalls)" };
-    int c = panels[k];
-    double y0 = MARGIN_T + k * (PANEL_H + 60) + 20, vmax = 0;
-    for (size_t i = 0; i < tl->npts; i++) {
-        if ((double)tl->pts[i].v[c] > vmax) vmax = (double)tl->pts[i].v[c];
-        for (size_t s = 0; c == T_MEMLIVE && s < tl->nstacks; s++)
-            if ((double)tl->pts[i].stack_live[s] > vmax) vmax = (double)tl->pts[i].stack_live[s];
-    }
-    for (size_t i = 0; o->peaks && c == T_MEMLIVE && i < tl->nprocs; i++)
-        if (tl->peak[i].seq && (double)tl->peak[i].v[c] > vmax) vmax = (double)tl->peak[i].v[c];
-    const struct point *peak = c == T_MEMLIVE ? the_peak(tl) : NULL;
-    if (peak && (double)peak->v[c] > vmax) vmax = (double)peak->v[c];
-    vmax = nice_max(vmax, c == T_NCALLS ? 1000 : 1024);
-    fprintf(f, "<g class=\"panel\"><text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", MARGIN_L, y0 - 6, titles[k]);
-    fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", MARGIN_L, y0,
-            PLOT_W, PANEL_H);
-    for (int g = 0; g <= 4; g++) {
-        char human[32];
-        double y = y0 + PANEL_H - g * PANEL_H / 4.0;
-        fmt_human(t_counter[c], (int64_t)(vmax * g / 4), human, sizeof human);
-        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
-                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                MARGIN_L, PLOT_R, y, y, MARGIN_L - 6, y + 4, human);
-    }
-    int decimals = tmax < 0.05 ? 4 : tmax < 0.5 ? 3 : 2;   /* ticks a fifth of tmax apart, all different */
-    for (int g = 0; g <= 5; g++)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.*f s</text>\n",
-                MARGIN_L + g / 5.0 * PLOT_W, y0 + PANEL_H + 16, decimals, tmax * g / 5);
-    for (size_t i = 0; i < ns; i++)
-        if (se[i].stack < 0 || c == T_MEMLIVE) svg_series(f, tl, &se[i], c, tmax, vmax, y0);
-    if (o->peaks && c == T_MEMLIVE) svg_peaks(f, tl, se, tmax, vmax, y0);
-    if (peak) svg_peak_mark(f, peak, tmax, vmax, y0);
-    fprintf(f, "</g>\n");
-}
-
-static int any_peak(const struct timeline *tl)
-{
-    for (size_t k = 0; k < tl->nprocs; k++)
-        if (tl->peak[k].seq) return 1;
-    return 0;
-}
-
-/* Characters of a UTF-8 name (continuation bytes aside). */
-static size_t name_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
-/* A series' name in the legend: whole up to LEGEND_CHARS characters,
- * else cut there with "…" (the tooltip has it whole). */
-static void legend_name(FILE *f, const char *name)
-{
-    if (name_chars(name) <= LEGEND_CHARS) {
-        xml_write(f, name);
-    } else {
-        char cut[4 * LEGEND_CHARS + 4];
-        size_t n = 0, b = 0;
-        for (; name[b] && b < sizeof cut - 4; b++) {
-            if (((unsigned char)name[b] & 0xc0) != 0x80 && ++n == LEGEND_CHARS) break;
-            cut[b] = name[b];
-        }
-        memcpy(cut + b, "\xe2\x80\xa6", 4);     /* "…" and the NUL */
-        xml_write(f, cut);
-    }
-    fputs("<title>", f);
-    xml_write(f, name);
-    fputs("</title>", f);
-}
-
-/* The legend's width: the plot's and its longest name's, at least 230. */
-static int legend_width(const struct series *se, size_t ns)
-{
-    size_t most = 0;
-    for (size_t i = 0; i < ns; i++) {
-        size_t n = name_chars(se[i].name);
-        if (n > most) most = n;
-    }
-    if (most > LEGEND_CHARS) most = LEGEND_CHARS + 1;
-    int w = 42 + CHAR_W * (int)most + 12;
-    return w > 230 ? w : 230;
-}
-
-static void svg_legend(FILE *f, const struct timeline *tl, const struct timeline_svg *o, const struct series *se,
-                       size_t ns)
-{
-    for (size_t i = 0; i < ns; i++) {
-        double y = MARGIN_T + 30 + i * 18.0;
-        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
-                   "<text x=\"%d\" y=\"%.0f\">", PLOT_R + 12, PLOT_R + 36, y, y, se[i].color,
-                se[i].stack >= 0 ? " stroke-dasharray=\"6 3\"" : "", PLOT_R + 42, y + 4);
-        legend_name(f, se[i].name);
-        fprintf(f, "</text>\n");
-    }
-    if (o->peaks && any_peak(tl)) {
-        double x = PLOT_R + 24, y = MARGIN_T + 30 + ns * 18.0;
-        fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#fff\" stroke=\"#000\""
-                   " stroke-width=\"0.8\"/><text x=\"%d\" y=\"%.0f\">a process's peak</text>\n",
-                x, y - 6, x + 5, y, x, y + 6, x - 5, y, PLOT_R + 42, y + 4);
-    }
-}
-
-void timeline_svg(FILE *f, const struct timeline *tl, const struct timeline_svg *o)
-{
-    const struct profile *p = tl->p;
-    size_t nseries = tl->nprocs + 1 + tl->nstacks;
-    struct series *se = xcalloc(nseries, sizeof *se);
-    char (*names)[160] = xcalloc(nseries, sizeof *names);
-    size_t ns = 0;
-    se[ns++] = (struct series){ "whole tree", -1, 0, 1, "#000" };
-    for (size_t k = 0; k < tl->nprocs; k++) {
-        const struct process *pr = &p->procs[tl->procs[k]];
-        const char *base = strrchr(pr->exe, '/');
-        snprintf(names[ns], sizeof names[ns], "%lld %s", (long long)pr->pid, base ? base + 1 : pr->exe);
-        se[ns] = (struct series){ names[ns], -1, k, 0, palette[ns % 10] };
-        ns++;
-    }
-    for (size_t s = 0; s < tl->nstacks; s++) {
-        if (o->stack_names)
-            snprintf(names[ns], sizeof names[ns], "#%lld %s", (long long)p->stacks[tl->stacks[s]].id, o->stack_names[s]);
-        else
-            stack_label(p, tl->stacks[s], names[ns], sizeof names[ns]);
-        se[ns] = (struct series){ names[ns], (int)s, 0, 1, palette[ns % 10] };
-        ns++;
-    }
-    double tmax = 0;
-    for (size_t i = 0; i < tl->npts; i++) if (tl->pts[i].t > tmax) tmax = tl->pts[i].t;
-    for (size_t k = 0; o->peaks && k < tl->nprocs; k++) if (tl->peak[k].seq && tl->peak[k].t > tmax) tmax = tl->peak[k].t;
-    tmax = tmax > 0 ? tmax * 1.02 : 1;
-    /* the legend whole: as wide as its longest name, as tall as its lines */
-    int width = PLOT_R + legend_width(se, ns), height = MARGIN_T + 3 * (PANEL_H + 60);
-    if (MARGIN_T + 30 + (int)(ns + 2) * 18 > height) height = MARGIN_T + 30 + (int)(ns + 2) * 18;
-    if (!o->in_page) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-               "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" font-size=\"16\">",
-            o->in_page ? " class=\"timeline\"" : " xmlns=\"http://www.w3.org/2000/svg\"", width, height, width, height,
-            MARGIN_L);
-    xml_write(f, p->path);
-    fprintf(f, ": memory over time</text>\n");
-    for (int k = 0; k < 3; k++) svg_panel(f, tl, o, se, ns, k, tmax);
-    svg_legend(f, tl, o, se, ns);
-    fprintf(f, "</svg>\n");
-    free(names);
-    free(se);
-}

@@ -2,8 +2,9 @@
  * `mpquery timeline` prints and `mpquery report` embeds: per selected
  * process its totals at each of its snapshots (peak snapshots aside) and
  * ticks (format version 4: every few milliseconds), the whole tree
- * at each moment a snapshot was taken, optionally the stacks whose live
- * bytes grew most; as a table or as an SVG plot. */
+ * at each moment a snapshot was taken, optionally the stacks that held
+ * the most at the peak; as a table or as an SVG plot (timeline_svg.c);
+ * and the process peak, as every view prints it. */
 #ifndef MPQUERY_TIMELINE_H
 #define MPQUERY_TIMELINE_H
 
@@ -36,14 +37,17 @@ struct timeline {
     struct point *pts;          /* per process, its snapshots in order; then the tree's */
     size_t npts, *first, *count;    /* per process: its points */
     size_t tree_first, ntree;
-    uint32_t *stacks;           /* profile stack indices, the n that grew most */
+    uint32_t *stacks;           /* profile stack indices, the n that held most at the peaks */
     size_t nstacks;
-    struct point *peak;         /* per process: its peak snapshot (seq 0: none) */
+    struct point *peak;         /* per process: its peak snapshot (seq 0: none), with the
+                                   chosen stacks' live bytes then */
     double t0;                  /* the time times are from, seconds since the epoch */
 };
 
 /* The timeline of the processes sel selected (with a snapshot), with the
- * nstacks stacks that grew most; tl->nprocs is 0 when there is none.
+ * nstacks stacks that held the most live bytes at the processes' peak
+ * snapshots (`top --snapshot peak --by memlive`'s first rows; a process
+ * without one: at its last snapshot); tl->nprocs is 0 when there is none.
  * Times are from the start of the earliest selected process, as info's
  * times of a process are from its start. */
 void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks);
@@ -55,12 +59,26 @@ void timeline_free(struct timeline *tl);
 void timeline_table(const struct timeline *tl, struct table *tab, char (*names)[40], int human);
 
 /* info's line on a process's points of memory over time (its ticks):
- * how many, their span and the peaks of memlive and RSS, times from the
- * process's start; 0 (nothing in buf) when it has none. */
+ * how many, their span and the highest sampled memlive and RSS (the
+ * curve's maxima, not the process peak), times from the process's start;
+ * 0 (nothing in buf) when it has none. */
 int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, size_t size);
 
-/* The plot: three panels (live bytes, bytes allocated, calls) over the
- * time from the run's start, a line a process, the tree, each stack. */
+/* A process's peak snapshot (its latest of reason 'peak' with totals), NONE. */
+uint32_t timeline_peak_snapshot(const struct profile *p, uint32_t proc);
+/* The process peak, the one figure info, report, timeline (and check)
+ * print as "peak": the live bytes at its peak snapshot (*snap set to it);
+ * without one (format versions 1 and 2, or no allocation), the maxlive
+ * of its last snapshot's totals (*snap NONE); -1 without either. */
+int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap);
+/* Its maxlive: the high-water mark of its live bytes (the largest of its
+ * snapshots' totals), -1 without totals. The peak snapshot is captured
+ * within max(1/128, 4 KiB) below it (prof/README.md, "The peak"). */
+int64_t timeline_process_maxlive(const struct profile *p, uint32_t proc);
+
+/* The plot (timeline_svg.c): panels of live bytes, RSS (when known),
+ * bytes allocated and calls over the time from the run's start, a line a
+ * process, the tree, each stack; the peak marked. */
 struct timeline_svg {
     int in_page;                /* an element of an HTML page: no XML prolog, no namespace */
     int peaks;                  /* mark each process's peak snapshot on the live bytes panel */

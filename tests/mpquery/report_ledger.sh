@@ -29,6 +29,14 @@ assert_eq "$(echo "$widths > 799.5 && $widths < 800.5" | bc)" 1 "the segments fi
 assert_eq "$(grep -c '<svg class="ledger-time"' l.html)" 1 "over time: pid 10's two snapshots (pid 11 has one: no plot)"
 assert_eq "$(sed -n '/<svg class="ledger-time"/,/<\/svg>/p' l.html | grep -c '<polygon data-line=')" 9 "over time: an area per line"
 assert_match "$(sed -n '/<svg class="ledger-time"/,/<\/svg>/p' l.html | grep '<polyline data-line="rss"')" 'points="60.0,[0-9.]+ 790.0,10.0 "' "over time: the rss line, up to the top"
+# the rss row's size is the process's virtual size, as mpquery rss has it
+# (not 0); the note says why the profiler's resident bytes can exceed its size
+rss_size=$("$MPQ" rss ledger.db --pid 10 --format csv | awk -F, '$3 == "rss" {print $6}')
+assert_eq "$(page l.html table rss 0 | grep '^rss|')" "rss|7.63 MiB=8000000|100.0%=8000000 of 8000000|49.6 MiB=$rss_size" \
+    "the rss row: its size ($rss_size bytes, mpquery rss's)"
+assert_match "$(page l.html text rss)" \
+    "The profiler's resident bytes can exceed its size: its size counts the memory it maps for itself" \
+    "the note: why the profiler's resident bytes can exceed its size"
 "$MPQ" report ledger.db --snapshot 1 -o l1.html 2>/dev/null || fail "report --snapshot 1 failed"
 assert_eq "$(grep -o '<h3>pid [^<]*</h3>' l1.html | head -n 1)" "<h3>pid 10 /bin/app, snapshot 1 (interval)</h3>" "--snapshot 1: that snapshot's ledger"
 fixture basic >/dev/null
@@ -41,4 +49,6 @@ fi
 timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
     --dump-dom "file://$T/l.html#rss" >l.dom.html 2>chrome.err || fail "chromium failed: $(tail -n 3 chrome.err)"
 grep -E 'Uncaught|CONSOLE' chrome.err && fail "JavaScript errors: $(cat chrome.err)"
+assert_eq "$(page l.dom.html table rss 0 | grep '^rss|')" "rss|7.63 MiB=8000000|100.0%=8000000 of 8000000|49.6 MiB=$rss_size" \
+    "chromium: the rss row's size rendered"
 assert_eq "$(grep -c "<rect data-line=" l.dom.html)" 14 "chromium: the bars' segments in the document (9, and pid 11's 5 lines with resident bytes)"

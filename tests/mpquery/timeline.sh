@@ -11,18 +11,23 @@ parent=$(q t.db "SELECT pid FROM process WHERE ppid NOT IN (SELECT pid FROM proc
 child=$(q t.db "SELECT pid FROM process WHERE ppid = $parent")
 csv=$("$MPQ" timeline t.db --format csv --stacks 3)
 norm() { sed -e "1s/^time,//" -e "s/^[0-9.]*,//" -e "s/^$parent,/P,/" -e "s/^$child,/C,/"; }
-assert_eq "$(printf '%s\n' "$csv" | norm)" "pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss,stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'grow_b'"),stack_$(q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = 'child_work'")
-P,2,api,one,1000,1000000,1000000,1000000,,0,0
-P,4,api,two,3000,3000000,3000000,3000000,,2000000,0
-P,5,exit,,3000,3000000,2000000,3000000,,2000000,0
-C,2,api,child,500,1000000,1000000,1000000,,0,1000000
-C,3,exit,,500,1000000,1000000,1000000,,0,1000000
-0,,,,1000,1000000,1000000,,,0,0
-0,,,,3000,3000000,3000000,,,2000000,0
-0,,,,3500,4000000,4000000,,,2000000,1000000
-0,,,,3500,4000000,4000000,,,2000000,1000000
-0,,,,3500,4000000,2000000,,,2000000,0" \
-    "csv: per process its snapshots (peaks aside), the tree at each moment, the two stacks that grew (grow_b, child_work)"
+stack_of() { q t.db "SELECT DISTINCT s.stack FROM sample s JOIN stack_path p USING (stack) WHERE p.leaf = '$1'"; }
+assert_eq "$(printf '%s\n' "$csv" | norm)" "pid,seq,reason,label,ncalls,memtot,memlive,maxlive,rss,stack_$(stack_of grow_b),stack_$(stack_of grow_a),stack_$(stack_of child_work)
+P,2,api,one,1000,1000000,1000000,1000000,,0,1000000,0
+P,4,api,two,3000,3000000,3000000,3000000,,2000000,1000000,0
+P,5,exit,,3000,3000000,2000000,3000000,,2000000,0,0
+C,2,api,child,500,1000000,1000000,1000000,,0,0,1000000
+C,3,exit,,500,1000000,1000000,1000000,,0,0,1000000
+0,,,,1000,1000000,1000000,,,0,1000000,0
+0,,,,3000,3000000,3000000,,,2000000,1000000,0
+0,,,,3500,4000000,4000000,,,2000000,1000000,1000000
+0,,,,3500,4000000,4000000,,,2000000,1000000,1000000
+0,,,,3500,4000000,2000000,,,2000000,0,0" \
+    "csv: per process its snapshots (peaks aside), the tree at each moment, the three stacks held at the peaks (grow_b, grow_a: freed before the parent's exit; child_work)"
+# the stacks are top --snapshot peak --by memlive's, in its order
+assert_eq "$(printf '%s\n' "$csv" | head -n 1 | tr , '\n' | sed -n 's/^stack_//p' | paste -sd' ')" \
+    "$("$MPQ" top t.db --snapshot peak --by memlive --format json | python3 -c 'import json,sys; print(" ".join(str(r["stack"]) for r in json.load(sys.stdin)[:3]))')" \
+    "--stacks 3: the stacks of top --snapshot peak --by memlive"
 times=$(printf '%s\n' "$csv" | tail -n +2 | cut -d, -f1)
 python3 - "$times" <<'PY' || fail "times: not relative seconds in order: $times"
 import sys
@@ -38,8 +43,10 @@ assert_eq "$(printf '%s\n' "$csv" | sed -n 2p | cut -d, -f1)" \
 json=$("$MPQ" timeline t.db --format json)
 assert_eq "$(json_get "$json" "len(j['rows']), j['rows'][2]['memlive'], j['rows'][-1]['memlive'], j['rows'][-1]['pid']")" \
     "(10, 2000000, 2000000, 0)" "json: {\"rows\": [...]}"
-# the plot: SVG by default when stdout is not a terminal
-"$MPQ" timeline t.db --stacks 2 > plot.svg || fail "timeline failed"
+# a pipe gets the table, as from every command (the terminal's: below);
+# the plot with --format svg or -o FILE.svg
+assert_match "$("$MPQ" timeline t.db | head -n 1)" "^ *time +pid +seq +reason +label +ncalls" "a pipe gets the table, not SVG"
+"$MPQ" timeline t.db --stacks 2 --format svg > plot.svg || fail "timeline failed"
 python3 - plot.svg <<'PY' || fail "the SVG plot is not what was expected"
 import sys, xml.etree.ElementTree as E
 ns = {'s': 'http://www.w3.org/2000/svg'}
@@ -91,9 +98,9 @@ assert_match "$("$MPQ" info ticks.db --pid 101)" "\\*1 +\\+0\\.800s +exit" "info
 assert_eq "$("$MPQ" timeline ticks.db t.db --run all --format csv | grep -c ',tick,')" 4 "two files: the ticks of ticks.db"
 # info: a line a process on its points, times from its start
 assert_eq "$("$MPQ" info ticks.db | grep 'memory over time')" \
-"  memory over time: 4 points, +0.500s to +2.000s; peak memlive 4.88 KiB at +1.500s, peak RSS 4.01 MiB at +1.500s
-  memory over time: 3 points, +0.200s to +0.800s; peak memlive 500 B at +0.200s, peak RSS 1.05 MiB at +0.600s" \
-    "info: each process's points"
+"  memory over time: 4 points, +0.500s to +2.000s; highest sampled memlive 4.88 KiB at +1.500s, highest sampled RSS 4.01 MiB at +1.500s
+  memory over time: 3 points, +0.200s to +0.800s; highest sampled memlive 500 B at +0.200s, highest sampled RSS 1.05 MiB at +0.600s" \
+    "info: each process's points, their maxima named as sampled"
 # the terminal's table, at 80 and 200 columns
 for cols in 80 200; do
     out=$(COLUMNS=$cols PAGER=cat script -qc "$MPQ timeline ticks.db --pid 100" /dev/null | tr -d '\r')
@@ -110,20 +117,30 @@ done
 out=$(COLUMNS=80 PAGER=cat script -qc "$MPQ timeline ticks.db --pid 100 --bytes" /dev/null | tr -d '\r' | sed -n '1p;5p')
 assert_eq "$out" " time  pid  seq  reason  label  ncalls  memtot  memlive  maxlive      rss
 2.000  100    2  exit                4    7000     2000     5000  4150000" "--bytes: the table in bytes"
-# the plot marks the peak (the tree's highest live bytes) with its value
-# and time; the legend as wide as its longest name
+# two processes: the plot marks the tree's highest point, named as
+# sampled (not a peak: a process's peak snapshot is exact); the legend as
+# wide as its longest name. A panel of RSS: the csv's rss at each point
+# (the tree's at 1.500 s: 5300000), the tree and each process a line.
 "$MPQ" timeline ticks.db -o ticks.svg || fail "timeline -o ticks.svg failed"
-python3 - ticks.svg <<'PY' || fail "the plot's peak or legend is not what was expected"
+tree_rss=$("$MPQ" timeline ticks.db --format csv | awk -F, '$1 == "1.500" && $2 == 0 {print $10}')
+python3 - ticks.svg "$tree_rss" <<'PY' || fail "the plot's peak, RSS panel or legend is not what was expected"
 import sys, xml.etree.ElementTree as E
 S = '{http://www.w3.org/2000/svg}'
 root = E.parse(sys.argv[1]).getroot()
 marks = [g for g in root.iter(S + 'g') if g.get('class') == 'peakmark']
 assert len(marks) == 1, len(marks)
-assert [t.text for t in marks[0].iter(S + 'text')] == ['peak 5.37 KiB at 1.500 s'], [t.text for t in marks[0].iter(S + 'text')]
-assert marks[0].find(S + 'title').text == 'peak 5.37 KiB at 1.500 s (5500 bytes)'
+assert [t.text for t in marks[0].iter(S + 'text')] == ['highest sampled 5.37 KiB at 1.500 s'], [t.text for t in marks[0].iter(S + 'text')]
+assert marks[0].find(S + 'title').text == "highest sampled 5.37 KiB at 1.500 s (5500 bytes, the whole tree's highest point)"
 assert int(root.get('width')) >= 730 + 230
+panels = [g for g in root.iter(S + 'g') if g.get('class') == 'panel']
+assert [next(g.iter(S + 'text')).text for g in panels] == ['live bytes (memlive)', 'resident bytes (RSS)',
+    'bytes allocated (memtot)', 'allocations (ncalls)'], [next(g.iter(S + 'text')).text for g in panels]
+rss = panels[1]
+assert sum(1 for _ in rss.iter(S + 'polyline')) == 3, 'the tree and two processes'
+titles = [t.text for t in rss.iter(S + 'title')]
+assert 'whole tree at 1.500 s: 5.05 MiB (%s)' % sys.argv[2] in titles, titles
 PY
-echo "  ok: the plot marks the peak: 5.37 KiB at 1.500 s"
+echo "  ok: the plot marks the tree's highest sampled point: 5.37 KiB at 1.500 s; an RSS panel"
 # a long name: the legend widens for it, up to 90 characters, then cut
 # with "..." (its tooltip has it whole)
 sqlite3 ticks.db "UPDATE process SET exe = '/usr/bin/' || printf('%.120c', 'x') WHERE pid = 101"
