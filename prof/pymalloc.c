@@ -257,5 +257,8 @@ void pymalloc_init(int started)
     /* before the interpreter's first allocation: one thread, no lock
      * needed; the cheap modes need the pool map */
     if (!started && ((pool_top = mp_map(sizeof *pool_top << TOP_BITS, 0)) || mp_track_all)) wrap();
+    else if (!mp_track_all)
+        mp_log("warning", "pymalloc: %s: its blocks are not counted in this mode (full capture counts them)",
+               started ? "the interpreter started before the recorder" : "no memory for its pool map");
     if (mp_track_all) atomic_store(&mp_py_waiting, 1);
 }

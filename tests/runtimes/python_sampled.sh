@@ -4,7 +4,7 @@
 # (tests/progs/runtimes/py_sampled.py) under full capture and under
 # MP_SAMPLE=16384. The sampled run's exact totals (calls, bytes, frees) are
 # full capture's exactly (the two runs' environments hold the same strings:
-# MP_SAMPLE and MP_PAD swap "0" and "16384"); its peak is near full capture's; the
+# MP_SAMPLE and PYSAMPLED_PAD swap "0" and "16384"); its peak is near full capture's; the
 # sampled stacks of keep_objects estimate its calls and bytes within the
 # bound stated below; info and top say which figures are estimates.
 source "$(dirname "$0")/../lib/runtime.sh"
@@ -15,9 +15,9 @@ N=300000
 
 run_native native /usr/bin/python3 -I "$P" $N
 assert_eq "$(cat native.out)" "$N $((N * 47))" "native: $N objects of 47 bytes"
-run_profiled full "$T/full.db" MP_SAMPLE=0 MP_PAD=16384 /usr/bin/python3 -I "$P" $N
+run_profiled full "$T/full.db" MP_SAMPLE=0 PYSAMPLED_PAD=16384 /usr/bin/python3 -I "$P" $N
 same_as_native native full "$T/full.db" 1
-run_profiled sampled "$T/samp.db" MP_SAMPLE=16384 MP_PAD=0 /usr/bin/python3 -I "$P" $N
+run_profiled sampled "$T/samp.db" MP_SAMPLE=16384 PYSAMPLED_PAD=0 /usr/bin/python3 -I "$P" $N
 same_as_native native sampled "$T/samp.db" 1
 assert_match "$(q samp.db "SELECT settings FROM process")" ' MP_SAMPLE=16384 ' "the sampled run sampled"
 assert_match "$(q full.db "SELECT settings FROM process")" ' MP_SAMPLE=0 ' "the full run did not"
@@ -41,6 +41,17 @@ sm=$(q samp.db "SELECT maxlive FROM process_totals")
 [ "$fm" -gt $((N * 80)) ] || fail "full: peak $fm bytes, less than the objects' $((N * 80))"
 [ "$sm" -ge "$fm" ] && [ "$sm" -le $((fm * 11 / 10)) ] || fail "sampled: peak $sm bytes, full capture's $fm (expected 1.0x to 1.1x)"
 echo "  ok: peak: sampled $sm bytes, full capture $fm (1.0x to 1.1x)"
+
+# live bytes at exit: the same blocks in both runs, each counted at its
+# free as at its allocation (its pool's class, or malloc's size), so the
+# allocator's bytes are full capture's requested ones plus at most 32 a block
+# (+ 64 KiB for mapped blocks' pages); pymalloc's blocks left out of either
+# side would leave megabytes
+IFS='|' read -r fl nl <<<"$(q full.db "SELECT memlive, ncalls - nfree FROM process_totals")"
+sl=$(q samp.db "SELECT memlive FROM process_totals")
+[ "$sl" -ge "$fl" ] && [ "$sl" -le $((fl + 32 * nl + 65536)) ] ||
+    fail "sampled: $sl bytes live at exit, full capture $fl requested in $nl blocks"
+echo "  ok: live at exit: sampled $sl bytes, full capture $fl in $nl blocks"
 
 # keep_objects' sampled estimates: its inclusive calls and bytes (the 300,000
 # objects and the list's reallocations) against full capture's exact ones.
