@@ -37,7 +37,7 @@ typedef struct {
     void *(*alloc)(void *, size_t);
     void (*free)(void *, void *, size_t);
 } PyObjectArenaAllocator;
-enum { PYMEM_DOMAIN_MEM = 1, PYMEM_DOMAIN_OBJ = 2 };
+enum { PYMEM_DOMAIN_RAW, PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ };
 
 static void (*get_allocator)(int, PyMemAllocatorEx *), (*set_allocator)(int, PyMemAllocatorEx *);
 static void (*get_arena)(PyObjectArenaAllocator *), (*set_arena)(PyObjectArenaAllocator *);
@@ -122,7 +122,9 @@ static size_t py_usable(void *p)
  * is the smallest that holds n. */
 static inline void pool_check(void *p, size_t n)
 {
-    if (likely(atomic_load_explicit(&pool_checks, RELAXED) >= 4096) || !p || !n || n > 512 || !in_pools(p)) return;
+    if (likely(atomic_load_explicit(&pool_checks, RELAXED) >= 4096) || mp_track_all || !p || !n || n > 512 ||
+        !in_pools(p))
+        return;
     atomic_fetch_add_explicit(&pool_checks, 1, RELAXED);
     size_t s = pool_block_size(p);
     if (s < n || s >= n + 16) pools_bad("a pool's size class is not the one known");
@@ -235,14 +237,25 @@ static void wrap(void)
     if (a.alloc != arena_wrap_alloc) old_arena = a, set_arena(&arena);
 }
 
-/* Full capture's malloc path while waiting (mp_py_waiting): once the
- * runtime is initialized, by the GIL holder. */
+/* While waiting (mp_py_waiting; full capture's malloc path, the cheap
+ * modes' sampled one), once the runtime is initialized, by the GIL holder:
+ * full capture wraps what is there; the cheap modes check that start-up
+ * (PYTHONMALLOC, -X dev) kept the wrappers or chose malloc's allocator. */
 void python_install(void)
 {
     if (!python_gil_ready()) return;
     int waiting = 1;
     if (!atomic_compare_exchange_strong(&mp_py_waiting, &waiting, 0)) return;
-    wrap();
+    if (mp_track_all) {
+        wrap();
+        return;
+    }
+    PyMemAllocatorEx obj, raw;
+    get_allocator(PYMEM_DOMAIN_OBJ, &obj);
+    get_allocator(PYMEM_DOMAIN_RAW, &raw);
+    if (obj.malloc != m_obj && obj.malloc != raw.malloc)
+        mp_log("warning", "pymalloc: PYTHONMALLOC or -X dev replaced the recorder's wrappers at start-up: the "
+               "blocks of Python's allocator, unless malloc's, are not counted in this mode (full capture counts them)");
 }
 
 /* python_init's, once the interpreter is known: `started` its runtime's
@@ -260,5 +273,5 @@ void pymalloc_init(int started)
     else if (!mp_track_all)
         mp_log("warning", "pymalloc: %s: its blocks are not counted in this mode (full capture counts them)",
                started ? "the interpreter started before the recorder" : "no memory for its pool map");
-    if (mp_track_all) atomic_store(&mp_py_waiting, 1);
+    if (mp_track_all || pool_top) atomic_store(&mp_py_waiting, 1);
 }

@@ -19,7 +19,7 @@ void python_init(void);                 /* at the recorder's init, outside mallo
 int python_gil_ready(void);             /* the runtime initialized, not finalizing, its GIL the caller's */
 /* pymalloc.c */
 void pymalloc_init(int started);        /* python_init's; started: the runtime initialized already */
-void python_install(void);              /* full capture's malloc path, while waiting */
+void python_install(void);              /* full capture's malloc path, the sampled one, while waiting */
 
 /* The calling thread's Python frames, read from its thread state and kept
  * in t (t->py_n), fed to *h; their number (0: none). Inside malloc: no

@@ -364,6 +364,7 @@ static void attribute(struct mp_thread *t, void *p, size_t size)
 void record_attribute(struct mp_thread *t, void *p, size_t size)
 {
     int saved = errno;
+    if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
     attribute(t, p, size);
     time_leave(t);

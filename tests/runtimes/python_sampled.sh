@@ -100,3 +100,13 @@ assert_match "$(sed -n 2p topf.txt)" "^ *$en +100\.0 +$en +100\.0 +\(estimated t
 "$MPQ" info full.db >finfo.txt
 assert_match "$(cat finfo.txt)" $'\ntotals:\n' "info, full capture: totals as before"
 assert_match "$(sed -n 2p <("$MPQ" top full.db -n 1))" '\(total: [0-9]+ stacks in [0-9]+ rows\)$' "top, full capture: its total row as before"
+
+# PYTHONMALLOC chosen at start-up replaces the wrappers: malloc's
+# allocator is counted as malloc (no warning); pymalloc's, sampled, is not
+# counted, and one warning says so
+run_profiled pm "$T/pm.db" MP_SAMPLE=16384 PYTHONMALLOC=malloc /usr/bin/python3 "$P" 1000
+assert_eq "$(cat pm.rc)|$(grep -c 'mallocprof: warning' pm.err)" "0|0" "PYTHONMALLOC=malloc: no warning"
+run_profiled pp "$T/pp.db" MP_SAMPLE=16384 PYTHONMALLOC=pymalloc /usr/bin/python3 "$P" 1000
+assert_eq "$(cat pp.rc)|$(grep 'mallocprof: warning' pp.err)" \
+    "0|mallocprof: warning: pymalloc: PYTHONMALLOC or -X dev replaced the recorder's wrappers at start-up: the blocks of Python's allocator, unless malloc's, are not counted in this mode (full capture counts them)" \
+    "PYTHONMALLOC=pymalloc, sampled: one warning"
