@@ -113,7 +113,7 @@ static inline int attribution_wanted(struct mp_thread *t, size_t size)
 }
 
 /* The allocator's size of block p: `usable`'s (another allocator's
- * blocks: pymalloc's, python.c), else malloc's, read inline (`glibc`) or
+ * blocks: pymalloc's, pymalloc.c), else malloc's, read inline (`glibc`) or
  * not. `usable` is each caller's constant: malloc's path has no test. */
 typedef size_t (*usable_fn)(void *);
 MP_HOT size_t block_size_of(void *p, int glibc, usable_fn usable)
