@@ -242,8 +242,21 @@ const char *info_live_bytes(const char *settings)
 
 const char *const info_live_bytes_text[] = {
     "requested sizes (every block tracked)",
-    "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; calls, bytes and frees exact)",
+    "the allocator's block sizes (a cheap mode: only sampled blocks are tracked; the totals' calls, bytes and frees "
+    "exact)",
 };
+
+int info_sampled(const char *settings)
+{
+    return setting_is(settings, "MP_SAMPLE", "0") == 0;
+}
+
+int info_any_sampled(const struct profile *p)
+{
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (p->procs[i].settings && info_sampled(p->procs[i].settings)) return 1;
+    return 0;
+}
 
 /* process.ended in words: "exited with status 3", "killed by SIGSEGV"...;
  * a value this version does not know, as it is. */

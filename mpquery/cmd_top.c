@@ -15,6 +15,7 @@
  * counters 0), are not listed. */
 #include "mpquery.h"
 #include "commands.h"
+#include "info.h"
 #include "listing.h"
 #include "load.h"
 #include "options.h"
@@ -67,6 +68,10 @@ static const char more[] =
 "value of the --by counter (mpquery info counts the stacks with samples:\n"
 "with ncalls, the same), R the rows they make after rules (the rows there\n"
 "are with -n 0; text merges the stacks whose shortened names are equal).\n"
+"In a sampled profile (MP_SAMPLE) every row is an estimate from the sampled\n"
+"blocks and so is that sum: '(estimated total, from samples: ...)', near\n"
+"the exact totals mpquery info shows, above or below them (a function's\n"
+"inclusive counters count each stack once, never more than that sum).\n"
 "Counters are summed over threads and processes; maxlive then is the sum of\n"
 "per-thread peaks (an upper bound of the stack's peak; exact when one thread\n"
 "allocates from the stack). --by maxlive's first row is '(sum of S stacks'\n"
@@ -167,6 +172,14 @@ static void put_counters(struct table *tab, const struct common *c, const int *k
     }
 }
 
+/* A sampled profile's rows are estimates (MP_SAMPLE), and so is their
+ * total: near the exact totals (mpquery info), above or below them. */
+#define ESTIMATED_NOTE "; exact totals: mpquery info"
+static const char *estimated_total(const struct profile *p)
+{
+    return info_any_sampled(p) ? "estimated total, from samples" : "total";
+}
+
 /* The counters of every stack of a section, summed. */
 static void section_total(const struct dtree *t, const counters *own, counters *total)
 {
@@ -203,11 +216,13 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     counters total;
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
-        char name[96];
+        char name[192];
+        const char *est = info_any_sampled(q->p) ? ", estimated from samples" ESTIMATED_NOTE : "";
         if (c->out.by == MAXLIVE)       /* peaks at different times: not the process peak */
-            snprintf(name, sizeof name, "(sum of %zu stacks' own peaks, in %zu rows)", nstacks, n);
+            snprintf(name, sizeof name, "(sum of %zu stacks' own peaks, in %zu rows%s)", nstacks, n, est);
         else
-            snprintf(name, sizeof name, "(total: %zu stacks in %zu rows)", nstacks, n);
+            snprintf(name, sizeof name, "(%s: %zu stacks in %zu rows%s)", estimated_total(q->p), nstacks, n,
+                     info_any_sampled(q->p) ? ESTIMATED_NOTE : "");
         total_row(tab, c, a, thread, &total, 0, name);
     }
     struct order_ctx ctx = { own, q->p, rep, t, c->out.by };
@@ -255,9 +270,11 @@ static void function_rows(struct listing *l, const counters *own, const char *th
     counters total;
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
-        char name[64];
-        if (c->out.by == MAXLIVE) snprintf(name, sizeof name, "(sum of %zu functions' own peaks)", n);
-        else snprintf(name, sizeof name, "(total: %zu functions)", n);
+        char name[192];
+        const char *est = info_any_sampled(l->q[0].p) ? ", estimated from samples" ESTIMATED_NOTE : "";
+        if (c->out.by == MAXLIVE) snprintf(name, sizeof name, "(sum of %zu functions' own peaks%s)", n, est);
+        else snprintf(name, sizeof name, "(%s: %zu functions%s)", estimated_total(l->q[0].p), n,
+                      info_any_sampled(l->q[0].p) ? ESTIMATED_NOTE : "");
         total_row(tab, c, a, thread, &total, 1, name);
     }
     struct order_ctx ctx = { key, NULL, NULL, t, c->out.by };

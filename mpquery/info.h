@@ -46,6 +46,10 @@ size_t info_processes_of_run(const struct profile *p, size_t run);
  * its settings; info_live_bytes_text[0 or 1] says it in words. */
 const char *info_live_bytes(const char *settings);
 extern const char *const info_live_bytes_text[2];
+/* Whether a process sampled (MP_SAMPLE not 0): its stacks' counters are
+ * estimates from samples, its totals exact; any process of p. */
+int info_sampled(const char *settings);
+int info_any_sampled(const struct profile *p);
 /* process.ended in words; ended_text: as the database has it where that
  * says enough. Both may write into buf. */
 const char *info_ended_words(const struct profile *p, const char *ended, char *buf, size_t n);

@@ -168,13 +168,16 @@ static void text_tree(const struct info *in)
 static void text_totals(const struct info *in)
 {
     const struct total *s = &in->sum;
-    int h = in->human;
+    int h = in->human, sampled = 0;
     char a[32], b[32];
-    printf("\ntotals:\n");
-    printf("  ncalls  %lld allocations (%lld without a stack)\n", (long long)s->c.v[NCALLS],
-           (long long)s->ncalls_nostack);
-    printf("  memtot  %s allocated (%s without a stack)\n", amount(MEMTOT, s->c.v[MEMTOT], h, a, sizeof a),
-           amount(MEMTOT, s->memtot_nostack, h, b, sizeof b));
+    for (size_t k = 0; k < in->norder; k++) sampled |= info_sampled(in->p->procs[in->order[k]].settings);
+    /* sampled, a block without a stack is one not sampled */
+    const char *nostack = sampled ? "not sampled" : "without a stack";
+    printf("\ntotals:%s\n", sampled ? " exact (MP_SAMPLE: the stacks' counters are estimates from the sampled blocks, "
+                                       "unbiased: their sums come near these totals, above or below)" : "");
+    printf("  ncalls  %lld allocations (%lld %s)\n", (long long)s->c.v[NCALLS], (long long)s->ncalls_nostack, nostack);
+    printf("  memtot  %s allocated (%s %s)\n", amount(MEMTOT, s->c.v[MEMTOT], h, a, sizeof a),
+           amount(MEMTOT, s->memtot_nostack, h, b, sizeof b), nostack);
     printf("  nfree   %lld frees (%lld of blocks the profiler never saw)\n", (long long)s->c.v[NFREE],
            (long long)s->nfree_unknown);
     printf("  nlive   %lld blocks still allocated\n", (long long)s->c.v[NLIVE]);

@@ -22,6 +22,7 @@ void record_full_free(struct mp_thread *t, void *p);          /* t NULL: a threa
 void record_attribute(struct mp_thread *t, void *p, size_t size);
 void record_sampled_free(struct mp_thread *t, void *p);
 uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c: a mapping's stack */
+void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable);  /* another allocator's block */
 
 /* The allocator's size of a block it returned (malloc_usable_size).
  * glibc's own, once its probation is over (mp_glibc_sizes, interpose.c):
@@ -111,24 +112,33 @@ static inline int attribution_wanted(struct mp_thread *t, size_t size)
          : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && sample_due(t, size);
 }
 
+/* The allocator's size of block p: `usable`'s (another allocator's
+ * blocks: pymalloc's, pymalloc.c), else malloc's, read inline (`glibc`) or
+ * not. `usable` is each caller's constant: malloc's path has no test. */
+typedef size_t (*usable_fn)(void *);
+MP_HOT size_t block_size_of(void *p, int glibc, usable_fn usable)
+{
+    return usable ? usable(p) : glibc ? block_usable_glibc(p) : block_usable(p);
+}
+
 /* The cheap modes' allocation (the thread known; `attribute`: the block
- * may get a slot; `glibc`: its size read inline), the end of its
+ * may get a slot; `glibc`, `usable`: how its size is read), the end of its
  * operation (and of a realloc's that began before). */
-MP_HOT void record_cheap_alloc(struct mp_thread *t, void *p, size_t size, int attribute, int glibc)
+MP_HOT void record_cheap_alloc(struct mp_thread *t, void *p, size_t size, int attribute, int glibc, usable_fn usable)
 {
     /* attributed first, so that a capture the thread's counters start
      * (record_thread_alloc) sees the block in its slot too */
     if (attribute) record_attribute(t, p, size);
-    record_thread_alloc(t, size, glibc ? block_usable_glibc(p) : block_usable(p), 0);
+    record_thread_alloc(t, size, block_size_of(p, glibc, usable), 0);
     t->last_block = (uintptr_t)p;
     peak_op_end_touched(t);
 }
 
 /* The cheap modes' free, before the real free (t NULL: a thread without a
  * record), to the end of its operation. */
-MP_HOT void record_cheap_free(struct mp_thread *t, void *p, int glibc)
+MP_HOT void record_cheap_free(struct mp_thread *t, void *p, int glibc, usable_fn usable)
 {
-    if (likely(t != NULL)) record_untracked_free(t, glibc ? block_usable_glibc(p) : block_usable(p));
+    if (likely(t != NULL)) record_untracked_free(t, block_size_of(p, glibc, usable));
     if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
     if (likely(t != NULL)) {
         t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
@@ -148,40 +158,45 @@ static inline struct mp_thread *record_thread(void)
 
 /* A block the real allocator returned (p NULL: nothing to record), inside
  * its entry point's guard: recorded, and the thread's operation ended
- * (peak.h), an operation that began before it (realloc's) included. */
-MP_HOT void record_alloc(void *p, size_t size)
+ * (peak.h), an operation that began before it (realloc's) included.
+ * `usable`: the size of another allocator's blocks (NULL: malloc's). */
+MP_HOT void record_alloc_by(void *p, size_t size, usable_fn usable)
 {
     if (unlikely(p == NULL)) return;
     struct mp_thread *t = record_thread();
     if (unlikely(t == NULL)) return;
     int path = atomic_load_explicit(&mp_hot_path, RELAXED);
     if (likely(path == HOT_COUNT)) {
-        record_cheap_alloc(t, p, size, 0, 1);
+        record_cheap_alloc(t, p, size, 0, 1, usable);
     } else if (path == HOT_SAMPLE) {
-        record_cheap_alloc(t, p, size, sample_countdown(t, size), 1);
+        record_cheap_alloc(t, p, size, sample_countdown(t, size), 1, usable);
     } else if (mp_track_all) {
         record_full_alloc(t, p, size);
         peak_op_end(t);
     } else {
-        record_cheap_alloc(t, p, size, attribution_wanted(t, size), 0);
+        record_cheap_alloc(t, p, size, attribution_wanted(t, size), 0, usable);
     }
     if (unlikely(--t->poll < 0)) record_poll(t);
 }
 
+MP_HOT void record_alloc(void *p, size_t size) { record_alloc_by(p, size, NULL); }
+
 /* A block about to be freed for real (p not NULL): recorded, the
- * operation ended. */
-MP_HOT void record_free(void *p)
+ * operation ended. `usable` as record_alloc_by's. */
+MP_HOT void record_free_by(void *p, usable_fn usable)
 {
     struct mp_thread *t = record_thread();
     if (likely(atomic_load_explicit(&mp_hot_path, RELAXED) != HOT_GENERAL)) {
-        record_cheap_free(t, p, 1);
+        record_cheap_free(t, p, 1, usable);
     } else if (mp_track_all) {
         record_full_free(t, p);
         if (t) peak_op_end(t);
     } else {
-        record_cheap_free(t, p, 0);
+        record_cheap_free(t, p, 0, usable);
     }
 }
+
+MP_HOT void record_free(void *p) { record_free_by(p, NULL); }
 
 /* The way out of an entry point whose operation may still be under way
  * (realloc's failure, python.c's): its operation ended, then the guard.

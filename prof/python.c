@@ -1,5 +1,5 @@
 /* CPython 3.11-3.13: the Python frames of every stack, and pymalloc's
- * blocks counted as heap blocks (issue 29).
+ * blocks counted as heap blocks (issue 29, pymalloc.c).
  *
  * Frames: at each capture the calling thread's frame chain is read from its
  * PyThreadState with plain loads (no GIL, no allocation, no call into
@@ -16,12 +16,7 @@
  * the same address gets frames of its own. The walk runs under a fault
  * guard: a fault gives Python frames up for the process, with one warning.
  *
- * pymalloc: once the runtime is initialized, the GIL holder wraps the MEM
- * and OBJ domains (PyMem_SetAllocator) and the arena allocator. The
- * wrappers are entry points like interpose.c's: the guard they hold sends
- * pymalloc's own malloc and mmap calls (large blocks, arenas) through
- * unrecorded, so nothing counts twice. Full capture only: the cheap modes
- * ask malloc_usable_size, which a pymalloc block has not. */
+ * pymalloc's blocks: pymalloc.c. */
 #define _GNU_SOURCE
 #include "hot.h"
 #include "python.h"
@@ -394,112 +389,7 @@ static void code_dealloc_hook(void *code)
     code_dealloc(code);
 }
 
-/* ------------------------------------------------------------ pymalloc */
-
-typedef struct {
-    void *ctx;
-    void *(*malloc)(void *, size_t);
-    void *(*calloc)(void *, size_t, size_t);
-    void *(*realloc)(void *, void *, size_t);
-    void (*free)(void *, void *);
-} PyMemAllocatorEx;
-typedef struct {
-    void *ctx;
-    void *(*alloc)(void *, size_t);
-    void (*free)(void *, void *, size_t);
-} PyObjectArenaAllocator;
-enum { PYMEM_DOMAIN_MEM = 1, PYMEM_DOMAIN_OBJ = 2 };
-
-static void (*get_allocator)(int, PyMemAllocatorEx *), (*set_allocator)(int, PyMemAllocatorEx *);
-static void (*get_arena)(PyObjectArenaAllocator *), (*set_arena)(PyObjectArenaAllocator *);
-/* the wrapped allocators, called with their own ctx (never the one they
- * are called with: PyMem_SetAllocator may tear the pair) */
-static PyMemAllocatorEx old_mem, old_obj;
-static PyObjectArenaAllocator old_arena;
-
-static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
-{
-    if (unlikely(mp_tls.in_profiler)) return o->malloc(o->ctx, n);
-    struct mp_guard g = guard_enter_call();
-    void *p = o->malloc(o->ctx, n);
-    record_alloc(p, n);
-    record_leave(&g);
-    return p;
-}
-
-static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
-{
-    if (unlikely(mp_tls.in_profiler)) return o->calloc(o->ctx, a, b);
-    struct mp_guard g = guard_enter_call();
-    void *p = o->calloc(o->ctx, a, b);
-    record_alloc(p, a * b);
-    record_leave(&g);
-    return p;
-}
-
-static inline void *w_realloc(const PyMemAllocatorEx *o, void *old, size_t n)
-{
-    if (unlikely(mp_tls.in_profiler)) return o->realloc(o->ctx, old, n);
-    if (!old) {
-        struct mp_guard g = guard_enter_call();
-        void *p = o->realloc(o->ctx, NULL, n);
-        record_alloc(p, n);
-        record_leave(&g);
-        return p;
-    }
-    struct mp_guard g = guard_enter(MP_INSIDE);
-    struct mp_thread *t = record_thread();
-    struct mp_block b;
-    record_realloc_take(old, &b);
-    guard_give_errno(&g);
-    void *p = o->realloc(o->ctx, old, n);
-    guard_keep_errno(&g);
-    record_realloc_done(t, old, &b, p, n);
-    record_alloc(p, n);
-    record_leave(&g);
-    return p;
-}
-
-static inline void w_free(const PyMemAllocatorEx *o, void *p)
-{
-    if (!p || unlikely(mp_tls.in_profiler)) {
-        o->free(o->ctx, p);
-        return;
-    }
-    struct mp_guard g = guard_enter_call();
-    record_free(p);
-    o->free(o->ctx, p);
-    record_leave(&g);
-}
-
-#define DOMAIN(D, o)                                                                             \
-    static void *m_##D(void *c, size_t n) { (void)c; return w_malloc(&o, n); }                  \
-    static void *c_##D(void *c, size_t a, size_t b) { (void)c; return w_calloc(&o, a, b); }     \
-    static void *r_##D(void *c, void *q, size_t n) { (void)c; return w_realloc(&o, q, n); }     \
-    static void f_##D(void *c, void *q) { (void)c; w_free(&o, q); }
-DOMAIN(mem, old_mem)
-DOMAIN(obj, old_obj)
-
-/* Arenas (and 3.11+'s frame stack chunks) are pymalloc's, not the
- * program's mappings: made and unmapped inside the guard. */
-static void *arena_wrap_alloc(void *c, size_t n)
-{
-    (void)c;
-    struct mp_guard g = guard_enter(MP_INSIDE);
-    void *p = old_arena.alloc(old_arena.ctx, n);
-    if (p) mp_range_add(RANGES_HEAP, p, n);     /* the ledger's heap, as glibc's arenas */
-    guard_leave(&g);
-    return p;
-}
-
-static void arena_wrap_free(void *c, void *p, size_t n)
-{
-    (void)c;
-    struct mp_guard g = guard_enter(MP_INSIDE);
-    mp_range_remove(RANGES_HEAP, p, n);
-    old_arena.free(old_arena.ctx, p, n);
-    guard_leave(&g);
-}
+/* ------------------------------------------------------------ the GIL */
 
 /* Whether the calling thread holds the GIL. */
 static int holds_gil(void)
@@ -509,20 +399,9 @@ static int holds_gil(void)
     return ts && AT(ts, L->ts_thread_id, unsigned long) == (unsigned long)pthread_self();
 }
 
-void python_install(void)
+int python_gil_ready(void)
 {
-    if (!AT(runtime, L->rt_initialized, int) || AT(runtime, L->rt_finalizing, void *) || !holds_gil()) return;
-    int waiting = 1;
-    if (!atomic_compare_exchange_strong(&mp_py_waiting, &waiting, 0)) return;
-    get_allocator(PYMEM_DOMAIN_MEM, &old_mem);
-    get_allocator(PYMEM_DOMAIN_OBJ, &old_obj);
-    get_arena(&old_arena);
-    PyMemAllocatorEx w = { NULL, m_mem, c_mem, r_mem, f_mem };
-    set_allocator(PYMEM_DOMAIN_MEM, &w);
-    w = (PyMemAllocatorEx){ NULL, m_obj, c_obj, r_obj, f_obj };
-    set_allocator(PYMEM_DOMAIN_OBJ, &w);
-    PyObjectArenaAllocator a = { NULL, arena_wrap_alloc, arena_wrap_free };
-    set_arena(&a);
+    return AT(runtime, L->rt_initialized, int) && !AT(runtime, L->rt_finalizing, void *) && holds_gil();
 }
 
 /* ------------------------------------------------------------ init */
@@ -545,10 +424,6 @@ void python_init(void)
     code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
     void *type_type = dlsym(RTLD_DEFAULT, "PyType_Type"), *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
     get_current = (void *(*)(void))dlsym(RTLD_DEFAULT, "_PyThreadState_GetCurrent");
-    get_allocator = (void (*)(int, PyMemAllocatorEx *))dlsym(RTLD_DEFAULT, "PyMem_GetAllocator");
-    set_allocator = (void (*)(int, PyMemAllocatorEx *))dlsym(RTLD_DEFAULT, "PyMem_SetAllocator");
-    get_arena = (void (*)(PyObjectArenaAllocator *))dlsym(RTLD_DEFAULT, "PyObject_GetArenaAllocator");
-    set_arena = (void (*)(PyObjectArenaAllocator *))dlsym(RTLD_DEFAULT, "PyObject_SetArenaAllocator");
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     if (!code_type || !type_type || !eval || !dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
@@ -572,5 +447,5 @@ void python_init(void)
     code_dealloc = AT(code_type, 48, destructor_fn);
     atomic_store_explicit((_Atomic(destructor_fn) *)((char *)code_type + 48), code_dealloc_hook, memory_order_release);
     mp_py_on = 1;
-    if (mp_track_all && get_allocator && set_allocator && get_arena && set_arena) atomic_store(&mp_py_waiting, 1);
+    pymalloc_init(AT(runtime, L->rt_initialized, int));
 }

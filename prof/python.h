@@ -16,7 +16,10 @@ extern int mp_py_on;                    /* the frame chain is read (set once, at
 extern _Atomic int mp_py_waiting;       /* pymalloc's allocators still to be wrapped */
 
 void python_init(void);                 /* at the recorder's init, outside malloc */
-void python_install(void);              /* full capture's malloc path, while waiting */
+int python_gil_ready(void);             /* the runtime initialized, not finalizing, its GIL the caller's */
+/* pymalloc.c */
+void pymalloc_init(int started);        /* python_init's; started: the runtime initialized already */
+void python_install(void);              /* full capture's malloc path, the sampled one, while waiting */
 
 /* The calling thread's Python frames, read from its thread state and kept
  * in t (t->py_n), fed to *h; their number (0: none). Inside malloc: no

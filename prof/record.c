@@ -364,6 +364,7 @@ static void attribute(struct mp_thread *t, void *p, size_t size)
 void record_attribute(struct mp_thread *t, void *p, size_t size)
 {
     int saved = errno;
+    if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
     attribute(t, p, size);
     time_leave(t);
@@ -465,12 +466,18 @@ struct mp_thread *record_thread_first(void)
 }
 
 /* realloc's first half, before the real realloc: the old block out of the
- * map (both modes), its allocator size for the cheap modes. */
-void record_realloc_take(void *old, struct mp_block *b)
+ * map (both modes), its allocator size for the cheap modes (`usable`:
+ * given, for another allocator's block; 0 in full capture). */
+void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable)
 {
-    b->usable = mp_track_all ? 0 : block_usable(old);
+    b->usable = usable;
     if (!mp_track_all && !ptrmap_may_hold((uintptr_t)old)) b->slot = 0;
     else if (!map_take(old, &b->slot, &b->size)) b->slot = 0;
+}
+
+void record_realloc_take(void *old, struct mp_block *b)
+{
+    record_realloc_take_sized(old, b, mp_track_all ? 0 : block_usable(old));
 }
 
 /* After the real realloc: p == NULL && new_size != 0 means it failed and

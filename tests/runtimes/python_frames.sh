@@ -11,9 +11,12 @@ need python3 python3 /usr/bin/python3
 unset PYTHONMALLOC
 J=$PROGS/py_job.py
 
-# incl DB FUNCTION: its inclusive ncalls and memtot (top --functions)
+# incl DB FUNCTION: its inclusive ncalls and memtot (top --functions; the
+# columns found by name: mapping columns come with the program's mappings)
 incl() {
-    "$MPQ" top "$1" --functions --inclusive --format csv -n 0 | awk -F, -v f="$2" '$NF == f { print $12 "|" $13 }'
+    "$MPQ" top "$1" --functions --inclusive --format csv -n 0 |
+        awk -F, -v f="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                           $NF == f { print $c["inclusive.ncalls"] "|" $c["inclusive.memtot"] }'
 }
 
 # job DB PYTHON: the job's exact numbers, whatever the interpreter
