@@ -227,6 +227,7 @@ void mp_sqlite_fds_high(void);
 struct own_stack { size_t size; char *base; int failed; void (*fn)(void *); void *arg; ucontext_t ctx[2]; };
 extern MP_TLS struct own_stack *own_stack_current;
 void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg);
+void own_stack_release(struct own_stack *s);    /* its pages given back (its lock held) */
 
 /* ------------------------------------------------------------ signals.c */
 #include <signal.h>
