@@ -61,6 +61,13 @@ int attach_dormant(void)
     return mp_attach_mode;
 }
 
+/* Loaded by mpquery and between sessions (or never started): the
+ * profiler does nothing, not even for a fork (fork.c). */
+int attach_idle(void)
+{
+    return mp_attach_mode && !__atomic_load_n(&attached, __ATOMIC_RELAXED);
+}
+
 int attach_run_start(void)
 {
     const char *run = strstr(settings, "MP_RUN=");

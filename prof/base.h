@@ -284,6 +284,7 @@ void background_pause(int stop);    /* the profiler's thread stopped (1) or star
  * after mp_detach. */
 extern int mp_attach_mode;
 int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
+int attach_idle(void);             /* loaded by mpquery, no session under way: nothing to do */
 int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */
 void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
 int got_patch(void);                /* every loaded module's allocator slots to our hooks */

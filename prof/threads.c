@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,7 +60,13 @@ void threads_recycle_exited(void)
 {
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         int one = 1;
-        if (atomic_compare_exchange_strong(&t->exited, &one, 2)) atomic_fetch_add(&nrecyclable, 1);
+        if (!atomic_compare_exchange_strong(&t->exited, &one, 2)) continue;
+        atomic_fetch_add(&nrecyclable, 1);
+        /* what only the thread itself read (its caches, walks, captures:
+         * most of the record) given back; the next owner starts them anew */
+        uintptr_t lo = ((uintptr_t)t->cache + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
+        uintptr_t hi = (uintptr_t)&t->nfree_remote & ~(uintptr_t)(PAGE_SIZE - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
     }
 }
 
