@@ -16,6 +16,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <gnu/libc-version.h>
@@ -58,6 +59,13 @@ int attach_dormant(void)
     dl_iterate_phdr(before_libc, &o);
     mp_attach_mode = !o.self_first;
     return mp_attach_mode;
+}
+
+/* Loaded by mpquery and between sessions (or never started): the
+ * profiler does nothing, not even for a fork (fork.c). */
+int attach_idle(void)
+{
+    return mp_attach_mode && !__atomic_load_n(&attached, __ATOMIC_RELAXED);
 }
 
 int attach_run_start(void)
@@ -118,6 +126,25 @@ MP_EXPORT int mp_attach(const char *text)
     return rc;
 }
 
+/* What the session made, given back once its last snapshot is written
+ * (issue 40): libdw's sessions (the files they mapped, the debug-info
+ * cache's copies among them) and the addresses resolved, the unwind rules'
+ * pages, the pointer map; then the heap's free pages (the profiler's
+ * blocks, freed, were in the program's heap). */
+static void session_release(void)
+{
+    struct mp_guard g = guard_enter(MP_INSIDE);
+    flush_lock();
+    symbols_release();
+    flush_unlock();
+    flush_release();
+    unwind_release();
+    ptrmap_release();
+    threads_recycle_exited();
+    malloc_trim(0);
+    guard_leave(&g);
+}
+
 /* 0: the snapshot written (or tried: its errors are said on the process's
  * stderr), the program back on its own allocator calls; -1: no session;
  * ATTACH_BUSY. */
@@ -132,6 +159,7 @@ MP_EXPORT int mp_detach(void)
         lifecycle_end_session("detach");
         atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
         hot_path_update();
+        session_release();
         attached = 0;
     }
     pthread_mutex_unlock(&attach_lock);

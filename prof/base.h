@@ -227,6 +227,7 @@ void mp_sqlite_fds_high(void);
 struct own_stack { size_t size; char *base; int failed; void (*fn)(void *); void *arg; ucontext_t ctx[2]; };
 extern MP_TLS struct own_stack *own_stack_current;
 void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg);
+void own_stack_release(struct own_stack *s);    /* its pages given back (its lock held) */
 
 /* ------------------------------------------------------------ signals.c */
 #include <signal.h>
@@ -283,6 +284,7 @@ void background_pause(int stop);    /* the profiler's thread stopped (1) or star
  * after mp_detach. */
 extern int mp_attach_mode;
 int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
+int attach_idle(void);             /* loaded by mpquery, no session under way: nothing to do */
 int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */
 void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
 int got_patch(void);                /* every loaded module's allocator slots to our hooks */

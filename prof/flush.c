@@ -244,6 +244,17 @@ static int resolve_symbols(size_t *naddrs)
 }
 static struct own_stack flush_stack = { .size = 4 << 20 };
 
+/* A detach (attach.c): what the session's database needed, and the pages
+ * of the stack its snapshots ran on, given back (the next session's
+ * database starts from nothing anyway). */
+void flush_release(void)
+{
+    flush_lock();
+    forget_database();
+    own_stack_release(&flush_stack);
+    flush_unlock();
+}
+
 /* One snapshot into the file at path, in one transaction; on failure,
  * rolled back, the reason in err and what this process knew of the
  * database forgotten. */

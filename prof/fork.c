@@ -15,9 +15,14 @@
  * reading the same debug info again. */
 static sigset_t fork_mask;
 static MP_TLS struct mp_guard fork_guard;   /* the forking thread's, from prepare to parent or child */
+/* Between attach sessions a fork is the program's alone: its child gets no
+ * profiler's thread, writes no profile, and the parent resolves nothing
+ * (what the detach gave back stays given back). */
+static MP_TLS int fork_idle;
 
 static void fork_prepare(void)
 {
+    if ((fork_idle = attach_idle())) return;
     fork_guard = guard_enter(MP_INSIDE);
     fork_guard.err = -1;        /* errno is fork's own (its failure's, in the parent) */
     signals_hold(&fork_mask);
@@ -33,6 +38,7 @@ static void fork_prepare(void)
 
 static void fork_parent(void)
 {
+    if (fork_idle) return;
     ptrmap_unlock_all();
     stacks_unlock_all();
     python_unlock();
@@ -59,6 +65,7 @@ static void counters_after_fork_child(int others_gone)
 
 static void fork_child(void)
 {
+    if (fork_idle) return;
     mp_arena_after_fork_child();
     mp_kept_open_all();     /* a /proc/self file reads the process that opened it */
     mp_start_time = mp_now();

@@ -47,3 +47,10 @@ void own_stack_run(struct own_stack *s, void (*fn)(void *), void *arg)
     swapcontext(&ctx[0], &ctx[1]);
     own_stack_current = outer;
 }
+
+/* Its pages given back (the holder of its lock, not on it): mapped still,
+ * taken again as touched. */
+void own_stack_release(struct own_stack *s)
+{
+    if (s->base && own_stack_current != s) madvise(s->base, s->size, MADV_DONTNEED);
+}

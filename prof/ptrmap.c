@@ -456,6 +456,46 @@ void ptrmap_reset(int fork_child)
     atomic_flag_clear(&big_lock);
 }
 
+static int walk_forced;
+
+/* The end of an attach session: every table unmapped and the shards'
+ * and the filter's pages given back, with no operation under way (the
+ * walk's drain, then every lock). Zero is the empty map, its locks free:
+ * a hook reached afterwards (through a copy of its address) starts a
+ * table again, a free finds nothing. */
+static void pages_zero(void *p, size_t n, int anonymous)
+{
+    uintptr_t lo = ((uintptr_t)p + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(PAGE_SIZE - 1);
+    if (!anonymous || hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0) lo = hi = (uintptr_t)p + n;
+    memset(p, 0, lo - (uintptr_t)p);
+    memset((void *)hi, 0, (uintptr_t)p + n - hi);
+}
+
+void ptrmap_release(void)
+{
+    ptrmap_walk_begin();
+    ptrmap_lock_all();
+    for (int i = 0; i < NSHARDS; i++)
+        if (shards[i].table) mp_unmap(shards[i].table, (size_t)shards[i].cap * sizeof *shards[i].table);
+    memset(big_blocks, 0, sizeof big_blocks);
+    pages_zero(ptrmap_filter, sizeof ptrmap_filter, 1);
+    walking = 0;
+    /* the shards' own pages (anonymous where the fork advice took) */
+    if (shards_wiped && madvise(shards, sizeof shards, MADV_DONTNEED) == 0) {
+        spin_unlock(&big_lock);
+    } else {
+        for (int i = 0; i < NSHARDS; i++) {
+            struct shard *s = &shards[i];
+            s->table = NULL, s->cap = s->count = 0, s->owner = s->busy = s->last = s->streak = 0;
+            spin_unlock(&s->lock);
+        }
+        spin_unlock(&big_lock);
+    }
+    if (walk_forced) walk_forced = 0, atomic_store(&shared, 0);
+    spin_unlock(&sharing);
+}
+
 /* ------------------------------------------------------------ the flush's walk */
 
 /* The walk of every live block (cold.c) reads shard by shard under the
@@ -464,8 +504,6 @@ void ptrmap_reset(int fork_child)
  * hand-over does (an owner's shards marked WALKED, one membarrier for all),
  * and back after (a second thread's hand-over waits for the walk on
  * `sharing`). */
-static int walk_forced;
-
 void ptrmap_walk_begin(void)
 {
     spin_lock(&sharing);

@@ -217,6 +217,7 @@ struct mp_thread *thread_list(void);
 struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 void thread_exiting(struct mp_thread *t);
+void threads_recycle_exited(void);      /* a detach: exited threads' records taken by the next new threads */
 void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
 /* slots.c: chunks of SLOT_CHUNK slots, then their sides (read inline:
@@ -374,6 +375,7 @@ void unwind_main_stack_init(void);              /* unwind_stack.c: the main thre
 int unwind_walk_fp(struct mp_thread *t, uintptr_t *buf, int max);     /* -1: the chain broke */
 void unwind_forget_rules(void); /* after an unload: rules may be stale; bumps mp_maps_gen */
 extern _Atomic unsigned mp_maps_gen;
+void unwind_release(void);      /* a detach: libdw's session, the files' tables, the rules' pages */
 void unwind_lock(void);         /* the cfi walker's rule computation (fork) */
 void unwind_unlock(void);
 int mp_in_self(uintptr_t addr);
@@ -432,6 +434,7 @@ void ptrmap_insert(uintptr_t ptr, uint32_t slot, uint64_t size);
 int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size);
 void ptrmap_wipe_on_fork(int on);       /* ptrmap_init: 1 */
 void ptrmap_reset(int fork_child);      /* forget every block (a fork child, an attach session) */
+void ptrmap_release(void);       /* a detach: every block forgotten, the map's memory given back */
 void ptrmap_lock_all(void);
 /* The flush's walk of every live block (cold.c): shard by shard, between
  * begin and end, while the program goes on. */
@@ -450,6 +453,7 @@ void flush_lock(void);
 void flush_unlock(void);
 void flush_close(void);         /* the process ends: no flush after this one */
 void flush_after_fork_child(void);
+void flush_release(void);          /* a detach: the session's database state, its stack's pages given back */
 void flush_after_attach(void);      /* a new session: a new file or run, nothing of it known */
 void flush_forget_addresses(void);      /* after an unload; flush lock held */
 void flush_check_output(int first_of_run);      /* at start: says when MP_OUT cannot be written */

@@ -308,6 +308,20 @@ static size_t resolve_pending(int refresh)
 }
 
 size_t symbols_resolve_pending(void) { return resolve_pending(1); }
+
+/* The end of an attach session (attach.c, the flush's lock held): the
+ * session ended (libdw's files unmapped, its memory freed), every address
+ * forgotten; the next session resolves its stacks again. */
+void symbols_release(void)
+{
+    if (dwfl) dwfl_end(dwfl);
+    symbols_drop_session();
+    for (size_t i = 0; cache && i <= cache_mask; i++) free(cache[i]);
+    free(cache);
+    cache = NULL, cache_mask = cache_count = 0;
+    nodes_done = 0;
+    resolve_release();
+}
 void symbols_drop_session(void) { dwfl = NULL, seen_loader[0] = seen_loader[1] = 0; }
 size_t symbols_resolve_pending_as_before(void) { return resolve_pending(0); }
 

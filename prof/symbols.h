@@ -33,5 +33,7 @@ size_t symbols_resolve_pending_as_before(void);
  * symbols_forget_retired. */
 uintptr_t symbols_retire(uintptr_t addr);
 void symbols_forget_retired(void);
+/* Every session ended and every address forgotten (a detach). */
+void symbols_release(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,12 +49,67 @@ void thread_exiting(struct mp_thread *t)
     guard_leave(&g);
 }
 
+/* Records of threads that exited before a detach (exited == 2), which
+ * nothing reads any more: a thread made after it takes one (its seq, its
+ * slots, its place in the list) instead of a new 100 KB record, so that a
+ * server that starts a thread per request, attached to again and again,
+ * does not keep a record per thread it ever had (issue 40). */
+static _Atomic uint32_t nrecyclable;
+
+void threads_recycle_exited(void)
+{
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        int one = 1;
+        if (!atomic_compare_exchange_strong(&t->exited, &one, 2)) continue;
+        atomic_fetch_add(&nrecyclable, 1);
+        /* what only the thread itself read (its caches, walks, captures:
+         * most of the record) given back; the next owner starts them anew */
+        uintptr_t lo = ((uintptr_t)t->cache + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
+        uintptr_t hi = (uintptr_t)&t->nfree_remote & ~(uintptr_t)(PAGE_SIZE - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    }
+}
+
+/* A recycled record as a new thread's: what the thread owned alone (its
+ * caches, walks, stack bounds, tags, Python frames) as new. */
+static struct mp_thread *thread_recycled(void)
+{
+    for (struct mp_thread *t = thread_list(); t && atomic_load(&nrecyclable); t = t->next) {
+        int two = 2;
+        if (!atomic_compare_exchange_strong(&t->exited, &two, 0)) continue;
+        atomic_fetch_sub(&nrecyclable, 1);
+        t->tid = (pid_t)syscall(SYS_gettid);
+        memset(t->name, 0, sizeof t->name);
+        t->active = -1;
+        t->ntags = 0, t->tag_slot = 0, t->last_block = 0;
+        t->poll = t->poll_every = 0, t->poll_time = 0;
+        t->time_mark = t->time_pending = 0;
+        t->py_n = t->py_native = 0, t->py_self = 0;
+        t->stack_lo = t->stack_hi = 0;
+        t->maps_gen = atomic_load(&mp_maps_gen) - 1;   /* its caches cleared at its first capture */
+        t->walk_n = t->walk_z = 0;
+        return t;
+    }
+    return NULL;
+}
+
 /* The calling thread's record, made on first use (NULL: none can be
  * made; the thread's operations then count only where they must). */
 struct mp_thread *thread_self(void)
 {
     if (likely(mp_tls.self != NULL)) return mp_tls.self;
     mp_ensure_init();
+    struct mp_thread *r = atomic_load(&nrecyclable) ? thread_recycled() : NULL;
+    if (r) {
+        ptrmap_share();
+        if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(r);
+        peak_thread_born(r);
+        atomic_fetch_add(&nalive, 1);
+        mp_tls.self = r;
+        time_in_profiler(0);
+        pthread_setspecific(exit_key, r);
+        return r;
+    }
     uint32_t seq = atomic_fetch_add(&nthreads, 1) + 1;
     if (seq > 1) ptrmap_share();    /* before this thread's first map operation */
     if (seq >= MAX_THREADS) return NULL;

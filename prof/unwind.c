@@ -160,6 +160,7 @@ void unwind_forget_rules(void)
 }
 
 void unwind_lock(void) { pthread_mutex_lock(&rules_lock); }
+
 void unwind_unlock(void) { pthread_mutex_unlock(&rules_lock); }
 
 static inline size_t rule_home(uintptr_t ip)
@@ -241,10 +242,10 @@ static int cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off)
  * entries: a file is read once, whatever address it is loaded at);
  * NULL: use the module's own. */
 #define TABLE_CFI_MAX 256
-static struct table_cfi { dev_t dev; ino_t ino; Dwarf_CFI *cfi; } table_cfis[TABLE_CFI_MAX];
+static struct table_cfi { dev_t dev; ino_t ino; Dwarf_CFI *cfi; Elf *elf; } table_cfis[TABLE_CFI_MAX];
 static int table_cfi_n;
 
-static Dwarf_CFI *cfi_of_file(int fd, size_t size)
+static Dwarf_CFI *cfi_of_file(int fd, size_t size, Elf **elfp)
 {
     void *img = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (img == MAP_FAILED) return NULL;
@@ -260,6 +261,7 @@ static Dwarf_CFI *cfi_of_file(int fd, size_t size)
         if (elf) elf_end(elf);
         munmap(img, size);
     }
+    *elfp = cfi ? elf : NULL;
     return cfi;
 }
 
@@ -277,12 +279,38 @@ static Dwarf_CFI *cfi_with_table(Dwfl_Module *m)
         while (i < table_cfi_n && (table_cfis[i].dev != st.st_dev || table_cfis[i].ino != st.st_ino)) i++;
         if (i < table_cfi_n) cfi = table_cfis[i].cfi;
         else if (i < TABLE_CFI_MAX) {
-            cfi = cfi_of_file(fd, (size_t)st.st_size);
-            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi };
+            Elf *elf;
+            cfi = cfi_of_file(fd, (size_t)st.st_size, &elf);
+            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi, elf };
         }
     }
     close(fd);
     return cfi;
+}
+
+static struct own_stack rules_stack = { .size = 1 << 20 };
+
+/* The end of an attach session: the rules' pages given back (the table
+ * stays mapped, empty: a hook reached afterwards through a copy of its
+ * address still reads it), libdw's session and the files' tables ended. */
+void unwind_release(void)
+{
+    pthread_mutex_lock(&rules_lock);
+    if (rules) madvise(rules, sizeof *rules << RULE_BITS, MADV_DONTNEED);
+    STORE(rules_full, 0);
+    if (rules_dwfl) dwfl_end(rules_dwfl);
+    rules_dwfl = NULL, rules_loader[0] = rules_loader[1] = 0;
+    for (int i = 0; i < table_cfi_n; i++) {
+        if (!table_cfis[i].cfi) continue;
+        size_t size;
+        char *img = elf_rawfile(table_cfis[i].elf, &size);
+        dwarf_cfi_end(table_cfis[i].cfi);
+        elf_end(table_cfis[i].elf);
+        if (img) munmap(img, size);
+    }
+    table_cfi_n = 0;
+    own_stack_release(&rules_stack);
+    pthread_mutex_unlock(&rules_lock);
 }
 
 static uint64_t rule_of_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc);
@@ -355,8 +383,6 @@ static uint64_t rules_lost(void)
 
 /* rule_compute on the rules' own stack (ownstack.c; the rules' lock held). */
 struct rule_call { uintptr_t ip; uint64_t rule; };
-static struct own_stack rules_stack = { .size = 1 << 20 };
-
 static void rule_work(void *arg)
 {
     struct rule_call *c = arg;

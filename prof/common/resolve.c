@@ -761,3 +761,20 @@ int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
     }
     return n;
 }
+
+/* Everything above given back (the recorder's detach: symbols_release):
+ * the modules' tables, their scope indexes and the strings; the libdwfl
+ * sessions that used them are ended first. */
+void resolve_release(void)
+{
+    for (struct symtab *t = symtabs, *next; t; t = next) {
+        next = t->next;
+        for (size_t i = 0; t->scopes && i <= t->scopes_mask; i++)
+            if (t->scopes[i]) free(t->scopes[i]->v), free(t->scopes[i]);
+        free(t->scopes), free(t->v), free(t);
+    }
+    symtabs = NULL;
+    for (size_t i = 0; pool && i <= pool_mask; i++) free((char *)pool[i]);
+    free(pool);
+    pool = NULL, pool_mask = pool_count = 0;
+}

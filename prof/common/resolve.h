@@ -59,5 +59,7 @@ int resolve_cache_module(const char *path, const char *build_id);
  * for NULL. Uses the real malloc: the recorder calls this only while marked
  * internal. */
 const char *resolve_intern(const char *s);
+/* Every table and string above freed (their libdwfl sessions ended first). */
+void resolve_release(void);
 
 #endif

@@ -1,7 +1,8 @@
 /* The pointer map (prof/ptrmap.c) on one thread: blocks round-trip their
  * (slot, size) exactly, absent addresses are not found, shards grow across
  * many resizes with exact counts and memory, colliding addresses stay apart,
- * the limits of the 12-byte entry, ptrmap_reset, and the mode: no lock in
+ * the limits of the 12-byte entry, ptrmap_reset, ptrmap_release (a
+ * detach: the memory given back), and the mode: no lock in
  * lone-thread mode, after ptrmap_share no lock in a shard the thread owns
  * and locks once another thread worked in it (the same checks run in
  * every mode). The hand-over between two threads: ptrmap_handover.c. */
@@ -332,6 +333,47 @@ static void test_fork_child(void)
     OK("a fork child starts with an empty map that counts no memory and maps its own blocks; the parent's 5001 blocks intact");
 }
 
+static long rss_anon_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb;
+}
+
+/* ptrmap_release (a detach) forgets every block, unmaps every table and
+ * gives back the shards' pages (RssAnon: 1 MiB less at least, the shards
+ * alone), in the mode it found; the map works on after it. */
+static void test_release(int lone, const char *mode)
+{
+    ptrmap_reset(0);            /* writes every shard: their pages resident */
+    for (uint64_t i = 0; i < 5000; i++) ptrmap_insert(HEAP + i * 4112, slot_of(i), size_of(i));
+    for (uint64_t i = 0; i < 10; i++) ptrmap_insert(HEAP + 8 + i * 4096, 1, (1ull << 33) + i);
+    CHECK(mp_memory_used() > 0);
+    ptrmap_wipe_on_fork(1);     /* the shards' advice taken, as in the recorder */
+    long before = rss_anon_kb();
+    ptrmap_release();
+    long after = rss_anon_kb();
+    ptrmap_wipe_on_fork(0);
+    printf("  release: RssAnon %ld -> %ld kB\n", before, after);
+    CHECK(before > 0 && after >= 0 && before - after >= 1024);
+    CHECK_EQ(mp_memory_used(), 0);
+    check_mode(lone, "after ptrmap_release");
+    for (uint64_t i = 0; i < 5000; i++) expect_absent(HEAP + i * 4112);
+    for (uint64_t i = 0; i < 10; i++) expect_absent(HEAP + 8 + i * 4096);
+    CHECK_EQ(mp_memory_used(), 0);
+    for (uint64_t i = 0; i < 5000; i++) ptrmap_insert(HEAP + i * 4112, slot_of(i + 2), size_of(i + 2));
+    for (uint64_t i = 0; i < NBIG; i++) ptrmap_insert(HEAP + 24 + i * 4096, (uint32_t)i + 1, (1ull << 34) + i);
+    for (uint64_t i = 0; i < 5000; i++) expect(HEAP + i * 4112, slot_of(i + 2), size_of(i + 2));
+    for (uint64_t i = 0; i < NBIG; i++) expect(HEAP + 24 + i * 4096, (uint32_t)i + 1, (1ull << 34) + i);
+    ptrmap_reset(0);
+    OK("release (%s): 5000 blocks and 10 huge ones forgotten, profiler memory back to 0 bytes, "
+       "the shards' pages given back, the mode kept, blocks and 256 huge ones inserted after it exact", mode);
+}
+
 /* ptrmap_reset forgets every block (side table included), unmaps every
  * table, and the next block that cannot be mapped is said again. */
 static void test_reset(void)
@@ -392,6 +434,7 @@ int main(void)
     test_limits();
     test_fork_child();
     test_reset();
+    test_release(lone, mode);
     test_grow();
     check_mode(lone, "after ptrmap_reset");
     ptrmap_share();
