@@ -25,9 +25,9 @@ static void json_totals(struct json *w, const struct total *t)
     json_close(w, '}');
 }
 
-/* "peak": {bytes, snapshot, time} the process peak (timeline_process_peak:
- * the live bytes at its peak snapshot, its seq and time from the
- * process's start; without one, its maxlive and nulls). */
+/* "peak": {bytes, snapshot, time, snapshot_bytes} the process peak
+ * (timeline_process_peak: its maxlive), its peak snapshot's seq, time
+ * from the process's start and live bytes (nulls without one). */
 static void json_peak(struct json *w, const struct profile *p, uint32_t proc)
 {
     uint32_t snap;
@@ -38,6 +38,8 @@ static void json_peak(struct json *w, const struct profile *p, uint32_t proc)
     json_key(w, "snapshot"); if (snap != NONE) json_int(w, p->snapshots[snap].seq); else json_null(w);
     json_key(w, "time");
     if (snap != NONE) json_fixed(w, p->snapshots[snap].time - p->procs[proc].start_time, 6); else json_null(w);
+    int64_t held = timeline_peak_snapshot_live(p, snap);
+    json_key(w, "snapshot_bytes"); if (held >= 0) json_int(w, held); else json_null(w);
     json_close(w, '}');
 }
 

@@ -188,14 +188,14 @@ static void text_totals(const struct info *in)
         int64_t v = timeline_process_peak(in->p, in->order[k], &snap);
         if (v > 0) peak = sat_add(peak, v);
     }
-    int64_t most = in->norder == 1 ? timeline_process_maxlive(in->p, in->order[0]) : peak;
-    if (in->norder == 1 && most != peak)    /* the capture is within its step of the high-water mark */
-        printf("  peak    %s: the process peak (live bytes at its peak snapshot; maxlive, the high-water mark "
-               "it was captured within 1/128 or 4 KiB of: %s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
-               amount(MAXLIVE, most, h, b, sizeof b));
+    int64_t held = in->norder == 1 ? timeline_peak_snapshot_live(in->p, snap) : -1;
+    if (in->norder == 1 && held >= 0 && held != peak)   /* captured within its step below the peak */
+        printf("  peak    %s: the process peak (its maxlive; its peak snapshot, taken within "
+               "1/128 or 4 KiB below it, holds %s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               amount(MEMLIVE, held, h, b, sizeof b));
     else if (in->norder == 1)
-        printf("  peak    %s: the process peak (%s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
-               snap != NONE ? "live bytes at its peak snapshot" : "its maxlive: no peak snapshot");
+        printf("  peak    %s: the process peak (its maxlive%s)\n", amount(MEMLIVE, peak, h, a, sizeof a),
+               snap != NONE ? "; its peak snapshot holds as much" : "; no peak snapshot");
     else printf("  peak    %s: the sum of the %zu processes' peaks\n", amount(MEMLIVE, peak, h, a, sizeof a), in->norder);
     char maps[160];
     if (info_mappings_text(in, &in->samples_sum, maps, sizeof maps)) printf("  mmap    %s\n", maps);

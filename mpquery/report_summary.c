@@ -70,9 +70,9 @@ static struct total summary_totals(const struct report *r)
     return sum;
 }
 
-/* The peak card: the largest process's peak (timeline_process_peak: the
- * live bytes at its peak snapshot, the figure the plot marks and info
- * prints) and when, from the process's start. */
+/* The peak card: the largest process's peak (timeline_process_peak: its
+ * maxlive, the figure the plot marks and info prints) and when its peak
+ * snapshot was taken, from the process's start. */
 static void card_peak(struct report *r)
 {
     const struct profile *p = r->p;
@@ -96,10 +96,10 @@ static void card_peak(struct report *r)
     sb_printf(sb, "%lld bytes", (long long)most);
     if (r->nprocs > 1) sb_printf(sb, " in pid %lld (%s)", (long long)pr->pid, procs_name(pr));
     if (snap != NONE) sb_printf(sb, ", peak snapshot at +%.3f s", p->snapshots[snap].time - pr->start_time);
-    else sb_printf(sb, ", its maxlive (no peak snapshot)");
-    int64_t hwm = timeline_process_maxlive(p, best);
-    if (snap != NONE && hwm != most)
-        sb_printf(sb, " (maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: %lld bytes)", (long long)hwm);
+    else sb_printf(sb, " (no peak snapshot)");
+    int64_t held = timeline_peak_snapshot_live(p, snap);
+    if (held >= 0 && held != most)
+        sb_printf(sb, " (holding %lld bytes: it is taken within 1/128 or 4 KiB below the peak)", (long long)held);
     if (r->nprocs > 1) {
         char h[64];
         sb_printf(sb, "; sum of the processes' peaks: %s", fmt_human(MEMLIVE, sum, h, sizeof h));

@@ -93,10 +93,9 @@ enum {
  * ran, each its own --exe, numbered in the order they started (--image). */
 #define OPTION_EXE(h)       { .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
 #define OPTION_IMAGE(h)     { .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
-#define HELP_EXE            "only the processes running this executable: NAME its\n" \
-                            "name as info shows it (python3) or its file name\n" \
-                            "(python3.11), PATH (with a '/') its whole path as\n" \
-                            "recorded or as started; with --server, the runs of it"
+#define HELP_EXE            "only the processes of this program: NAME as info shows\n" \
+                            "it (python3) or its file's (python3.11), PATH its path\n" \
+                            "as recorded or started; --server: the runs of it"
 #define HELP_IMAGE          "with --pid: only the N-th program that pid ran (1 =\n" \
                             "before its first exec; mpquery info lists them)"
 #define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \

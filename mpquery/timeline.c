@@ -290,8 +290,13 @@ int64_t timeline_process_maxlive(const struct profile *p, uint32_t proc)
 
 int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap)
 {
-    if ((*snap = timeline_peak_snapshot(p, proc)) != NONE) return snapshot_total(p, *snap)->c.v[MEMLIVE];
+    *snap = timeline_peak_snapshot(p, proc);
     return timeline_process_maxlive(p, proc);
+}
+
+int64_t timeline_peak_snapshot_live(const struct profile *p, uint32_t snap)
+{
+    return snap != NONE && snapshot_total(p, snap) ? snapshot_total(p, snap)->c.v[MEMLIVE] : -1;
 }
 
 int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, size_t size)

@@ -66,11 +66,15 @@ int timeline_process_line(const struct profile *p, uint32_t proc, char *buf, siz
 
 /* A process's peak snapshot (its latest of reason 'peak' with totals), NONE. */
 uint32_t timeline_peak_snapshot(const struct profile *p, uint32_t proc);
-/* The process peak, the one figure info, report, timeline (and check)
- * print as "peak": the live bytes at its peak snapshot (*snap set to it);
- * without one (format versions 1 and 2, or no allocation), the maxlive
- * of its last snapshot's totals (*snap NONE); -1 without either. */
+/* The process peak, the one figure info, report, timeline and check
+ * print as "peak": its maxlive, the high-water mark of its live bytes
+ * (exact for one thread, within 64 KiB a thread with several), -1
+ * without totals; *snap its peak snapshot (NONE without one: format
+ * versions 1 and 2, or no allocation), taken within max(1/128, 4 KiB)
+ * below the peak: what timeline_peak_snapshot_live says it holds. */
 int64_t timeline_process_peak(const struct profile *p, uint32_t proc, uint32_t *snap);
+/* The live bytes a peak snapshot holds (-1: NONE or no totals). */
+int64_t timeline_peak_snapshot_live(const struct profile *p, uint32_t snap);
 /* Its maxlive: the high-water mark of its live bytes (the largest of its
  * snapshots' totals), -1 without totals. The peak snapshot is captured
  * within max(1/128, 4 KiB) below it (prof/README.md, "The peak"). */

@@ -166,8 +166,8 @@ static const struct point *highest_sampled(const struct timeline *tl)
     return best && best->v[T_MEMLIVE] > 0 ? best : NULL;
 }
 
-/* What the plot marks: a single process's peak (its peak snapshot:
- * "peak", the figure info and report print), else the highest sampled
+/* What the plot marks: a single process's peak snapshot ("peak
+ * snapshot", the live bytes info and report say it holds), else the highest sampled
  * point ("highest sampled"); NULL without live bytes. */
 static const struct point *the_peak(const struct timeline *tl, int *sampled)
 {
@@ -183,7 +183,7 @@ static void svg_peak_mark(FILE *f, const struct point *pt, int sampled, double t
 {
     char human[32], text[96];
     double x = MARGIN_L + pt->t / tmax * PLOT_W, y = y0 + PANEL_H - (double)pt->v[T_MEMLIVE] / vmax * PANEL_H;
-    snprintf(text, sizeof text, "%s %s at %.3f s", sampled ? "highest sampled" : "peak",
+    snprintf(text, sizeof text, "%s %s at %.3f s", sampled ? "highest sampled" : "peak snapshot",
              fmt_human(MEMLIVE, pt->v[T_MEMLIVE], human, sizeof human), pt->t);
     int left = x > MARGIN_L + PLOT_W / 2;
     fprintf(f, "<g class=\"peakmark\"><title>%s (%lld bytes%s)</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\""

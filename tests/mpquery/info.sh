@@ -9,7 +9,7 @@ fixture basic >/dev/null
 info=$("$MPQ" info basic.db --bytes) || fail "info failed"
 for re in '^  ncalls  50 allocations \(8 without a stack\)$' '^  memtot  8400 bytes allocated \(63 bytes without a stack\)$' \
           '^  nfree   40 frees \(2 of blocks the profiler never saw\)$' '^  nlive   10 blocks still allocated$' \
-          '^  memlive 3260 bytes still allocated$' '^  peak    5000 bytes: the process peak \(its maxlive: no peak snapshot\)$' \
+          '^  memlive 3260 bytes still allocated$' '^  peak    5000 bytes: the process peak \(its maxlive; no peak snapshot\)$' \
           '^    100  main        29    6300     20      9     3160     4000$' \
           '^    101  worker      21    2100     20      1      100      500$' \
           '^    \*1   \+2\.500s  exit  ' '^  settings: MP_DEPTH=128 MP_THRESHOLD=0$' \
@@ -27,7 +27,7 @@ assert_eq "$("$MPQ" info basic.db | sed -n '/^totals:/,/^process 100/p')" \
   nfree   40 frees (2 of blocks the profiler never saw)
   nlive   10 blocks still allocated
   memlive 3.18 KiB still allocated
-  peak    4.88 KiB: the process peak (its maxlive: no peak snapshot)
+  peak    4.88 KiB: the process peak (its maxlive; no peak snapshot)
 
 process 100: /usr/bin/app" "info: totals in units"
 assert_eq "$("$MPQ" info basic.db | sed -n '/^  threads:/,$p')" \
@@ -47,7 +47,7 @@ assert_eq "$(json_get "$json" 'tuple(j["totals"][k] for k in ("ncalls","memtot",
   "(50, 8400, 40, 10, 3260, 5000, 8, 63, 2)" "info json totals (nlive = ncalls - nfree)"
 assert_eq "$(json_get "$json" '[(p["pid"], p["exe"], p["totals"]["memlive"], p["duration"], [t["name"] for t in p["threads"]]) for p in j["processes"]]')" \
   "[(100, '/usr/bin/app', 3260, 2.5, ['main', 'worker'])]" "info json processes"
-assert_eq "$(json_get "$json" 'j["peak"], j["processes"][0]["peak"]')" "(5000, {'bytes': 5000, 'snapshot': None, 'time': None})" \
+assert_eq "$(json_get "$json" 'j["peak"], j["processes"][0]["peak"]')" "(5000, {'bytes': 5000, 'snapshot': None, 'time': None, 'snapshot_bytes': None})" \
   "info json: the process peak (no peak snapshot: its maxlive, the totals' 5000)"
 assert_eq "$(json_get "$json" 'j["stacks"], j["frames"], j["profiler_memory"], j["processes"][0]["snapshots"][0]["reason"]')" \
   "(18, 11, 123456, 'exit')" "info json counts"

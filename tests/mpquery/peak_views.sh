@@ -21,7 +21,7 @@ top_total=$("$MPQ" top p.db --snapshot peak --by memlive --bytes | sed -n 2p | a
 # info: the totals' peak line and the process's, text and json; the same
 # figure as the database's and top --snapshot peak's
 assert_eq "$("$MPQ" info p.db --bytes | grep '^  peak ') / $db_peak / $top_total" \
-    "  peak    8000000 bytes: the process peak (live bytes at its peak snapshot) / 8000000 / 8000000" \
+    "  peak    8000000 bytes: the process peak (its maxlive; its peak snapshot holds as much) / 8000000 / 8000000" \
     "info: the process peak, named so: the database's and top --snapshot peak --by memlive's total"
 assert_eq "$("$MPQ" info p.db | grep '^  peak:')" "  peak: 7.63 MiB at +$db_time""s, the live bytes at its peak snapshot (seq 3)" \
     "info: the process's peak, when"
@@ -47,8 +47,8 @@ marks = [g for g in root.iter(S + 'g') if g.get('class') == 'peakmark']
 print(len(marks), [t.text for t in marks[0].iter(S + 'text')][0], marks[0].find(S + 'title').text)
 PY
 )
-assert_eq "$mark" "1 peak 7.63 MiB at $db_time s peak 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
-    "timeline: the plot's mark is the process peak, at the peak snapshot's time"
+assert_eq "$mark" "1 peak snapshot 7.63 MiB at $db_time s peak snapshot 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
+    "timeline: the plot's mark is the peak snapshot, at its time"
 tl_stacks=$("$MPQ" timeline p.db --stacks 3 --format csv | head -n 1 | tr , '\n' | sed -n 's/^stack_//p' | paste -sd' ')
 top_stacks=$("$MPQ" top p.db --snapshot peak --by memlive --format json | python3 -c 'import json, sys; print(" ".join(str(r["stack"]) for r in json.load(sys.stdin)[:3]))')
 assert_eq "$tl_stacks" "$top_stacks" "timeline --stacks 3: top --snapshot peak --by memlive's stacks (keep_b, keep_a, big_d)"
@@ -56,7 +56,7 @@ assert_eq "$tl_stacks" "$top_stacks" "timeline --stacks 3: top --snapshot peak -
 # report: the card, its plot's mark and stacks
 "$MPQ" report p.db -o p.html 2>/dev/null || fail "report failed"
 assert_eq "$(page p.html cards | grep '^peak live') / $(grep -o '<g class="peakmark"><title>[^<]*' p.html | sed 's/.*<title>//')" \
-    "peak live|7.63 MiB|8000000|8000000 bytes, peak snapshot at +$db_time s / peak 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
+    "peak live|7.63 MiB|8000000|8000000 bytes, peak snapshot at +$db_time s / peak snapshot 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
     "report: the peak card is info's figure and time, and its plot marks the same peak"
 assert_eq "$(sed -n '/<svg class="timeline"/,/<\/svg>/p' p.html | grep -o '<text x="[0-9]*" y="[0-9]*">#[0-9]* [a-z_]*' | sed 's/.*>#//' | paste -sd,)" \
     "$(for s in $top_stacks; do printf '%s %s,' "$s" "$(q p.db "SELECT leaf FROM stack_path WHERE stack = $s")"; done | sed 's/,$//')" \
@@ -73,5 +73,5 @@ timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/c
     --dump-dom "file://$T/p.html" >p.dom.html 2>chrome.err || fail "chromium failed: $(tail -n 3 chrome.err)"
 grep -E 'Uncaught|CONSOLE' chrome.err && fail "JavaScript errors: $(cat chrome.err)"
 assert_eq "$(page p.dom.html cards | grep '^peak live') / $(grep -o '<g class="peakmark"><title>[^<]*' p.dom.html | sed 's/.*<title>//')" \
-    "peak live|7.63 MiB|8000000|8000000 bytes, peak snapshot at +$db_time s / peak 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
+    "peak live|7.63 MiB|8000000|8000000 bytes, peak snapshot at +$db_time s / peak snapshot 7.63 MiB at $db_time s (8000000 bytes, the peak snapshot)" \
     "chromium: the card and the plot's mark rendered alike"

@@ -35,7 +35,7 @@ bytes allocated|8.20 KiB|8400|8400 bytes
 frees|40|40|40 frees
 still allocated|3.18 KiB|3260|3260 bytes
 live blocks|10|10|10 blocks
-peak live|4.88 KiB|5000|5000 bytes, its maxlive (no peak snapshot)
+peak live|4.88 KiB|5000|5000 bytes (no peak snapshot)
 without a stack|8|8|8 calls, 63 bytes
 stacks|6|6|with samples (the stack tree: 18 nodes)" "cards: the totals in human units, exact in the title and the note"
 
@@ -151,15 +151,18 @@ bytes allocated|153 KiB|156420|156420 bytes
 frees|1.16k|1155|1155 frees
 still allocated|6.84 KiB|7000|7000 bytes
 live blocks|7|7|7 blocks" "alloc_functions: the totals"
-# the peak: the live bytes at the peak snapshot (the database's totals row
-# there), captured within 4 KiB of the high-water mark (maxlive, 7000)
+# the peak: the high-water mark (maxlive, 7000, as info says), and what the
+# peak snapshot holds (the database's totals row there), taken within 4 KiB
+# below it
 af_peak=$(q af.db "SELECT t.memlive FROM totals t JOIN snapshot s ON s.id = t.snapshot WHERE s.reason = 'peak' AND t.thread = 0 ORDER BY s.id DESC LIMIT 1")
-assert_match "$(page af.html cards | sed -n 9p)" "^peak live\\|[0-9.]+ KiB\\|$af_peak\\|$af_peak bytes, peak snapshot at \\+0\\.[0-9]{3} s \\(maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: 7000 bytes\\)$" \
-  "alloc_functions: its peak (the live bytes at its peak snapshot, $af_peak), when that was taken, its maxlive"
+assert_match "$(page af.html cards | sed -n 9p)" "^peak live\\|[0-9.]+ KiB\\|7000\\|7000 bytes, peak snapshot at \\+0\\.[0-9]{3} s \\(holding $af_peak bytes: it is taken within 1/128 or 4 KiB below the peak\\)$" \
+  "alloc_functions: its peak (maxlive, 7000), when the peak snapshot was taken and what it holds ($af_peak)"
+assert_match "$("$MPQ" info af.db --bytes | grep '^  peak ')" "^  peak    7000 bytes: the process peak \\(its maxlive; its peak snapshot, taken within 1/128 or 4 KiB below it, holds $af_peak bytes\\)$" \
+  "... info says the same"
 # its plot: the peak snapshot marked as the peak, and the curve's highest
 # point above it (the exit's 7000 live bytes) as what it is
 assert_match "$(grep -o '<g class="peakmark"><title>[^<]*' af.html | sed 's/.*<title>//' | paste -sd'|')" \
-  "^peak [0-9.]+ KiB at 0\\.[0-9]{3} s \\($af_peak bytes, the peak snapshot\\)\\|highest sampled 6.84 KiB at 0\\.[0-9]{3} s \\($(q af.db "SELECT MAX(maxlive) FROM totals WHERE thread = 0") bytes, the whole tree's highest point\\)$" \
+  "^peak snapshot [0-9.]+ KiB at 0\\.[0-9]{3} s \\($af_peak bytes, the peak snapshot\\)\\|highest sampled 6.84 KiB at 0\\.[0-9]{3} s \\($(q af.db "SELECT MAX(maxlive) FROM totals WHERE thread = 0") bytes, the whole tree's highest point\\)$" \
   "alloc_functions: the plot marks the peak snapshot, and the higher sampled point as sampled"
 assert_eq "$(page af.html rows functions memtot-self | sed 1,3d | awk -F'|' '{ print $1 "|" $3 "|" $NF }' | sed 's/=[^|]*$//')" \
 "97.7 KiB=100000|1.00k=1000|do_malloc
@@ -190,10 +193,10 @@ C|P|_exit(0)|500=500|977 KiB=1000000|0=0|500=500|977 KiB=1000000|977 KiB=1000000
 assert_eq "$(page ts.html cards | sed -n '1p;4,5p;7p' | tr '\n' ,)" \
   "processes|2|2|,allocations|3.50k|3500|3500 calls,bytes allocated|3.81 MiB|4000000|4000000 bytes,still allocated|2.86 MiB|3000000|3000000 bytes," \
   "the summary sums the processes"
-peak_of() { q ts.db "SELECT t.memlive FROM totals t JOIN snapshot s ON s.id = t.snapshot JOIN process p ON p.id = s.process WHERE p.pid = $1 AND s.reason = 'peak' AND t.thread = 0 ORDER BY s.id DESC LIMIT 1"; }
+peak_of() { q ts.db "SELECT MAX(t.maxlive) FROM totals t JOIN snapshot s ON s.id = t.snapshot JOIN process p ON p.id = s.process WHERE p.pid = $1 AND t.thread = 0"; }
 ppeak=$(peak_of "$parent") cpeak=$(peak_of "$child")
-assert_match "$(page ts.html cards | sed -n 9p)" "^peak live\|[0-9.]+ MiB\|$ppeak\|$ppeak bytes in pid $parent \(timeline_steps\), peak snapshot at \+0\.[0-9]+ s( \(maxlive, the high-water mark it was captured within 1/128 or 4 KiB of: 3000000 bytes\))?; sum of the processes' peaks: $(awk "BEGIN { printf \"%.2f\", ($ppeak + $cpeak) / 1048576 }") MiB$" \
-  "the peak: the largest process's (the parent's peak snapshot, $ppeak), and the sum of the processes' peaks"
+assert_match "$(page ts.html cards | sed -n 9p)" "^peak live\|[0-9.]+ MiB\|$ppeak\|$ppeak bytes in pid $parent \(timeline_steps\), peak snapshot at \+0\.[0-9]+ s( \(holding [0-9]+ bytes: it is taken within 1/128 or 4 KiB below the peak\))?; sum of the processes' peaks: $(awk "BEGIN { printf \"%.2f\", ($ppeak + $cpeak) / 1048576 }") MiB$" \
+  "the peak: the largest process's (the parent's maxlive, $ppeak), and the sum of the processes' peaks"
 assert_eq "$(grep -c '<polygon class="peak"' ts.html)" 2 "the timeline: each process's peak marked"
 assert_eq "$(page ts.html flames | awk '{print $1, $4}' | sed -n 3,4p | tr '\n' ,)" \
   "flame-memlive- all,main,child_work,grow_b,flame-peak- all,main,child_work,grow_a,grow_b," \

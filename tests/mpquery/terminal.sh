@@ -48,7 +48,7 @@ totals:
   nfree   40 frees (2 of blocks the profiler never saw)
   nlive   10 blocks still allocated
   memlive 3.18 KiB still allocated
-  peak    4.88 KiB: the process peak (its maxlive: no peak snapshot)
+  peak    4.88 KiB: the process peak (its maxlive; no peak snapshot)
 
 process 100: /usr/bin/app
   started 1970-01-01 00:16:40 on host1
@@ -77,7 +77,7 @@ assert_eq "$(COLUMNS=80 tty "$MPQ info basic.db --bytes" | sed -n '/^totals/,/^$
   nfree   40 frees (2 of blocks the profiler never saw)
   nlive   10 blocks still allocated
   memlive 3260 bytes still allocated
-  peak    5000 bytes: the process peak (its maxlive: no peak snapshot)" "info --bytes"
+  peak    5000 bytes: the process peak (its maxlive; no peak snapshot)" "info --bytes"
 
 echo "# tree at 80, 200 and 40 columns"
 tree_whole="self.memtot  self%  total.memtot  total%  function
