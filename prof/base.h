@@ -274,6 +274,7 @@ extern char mp_ended[32];
 /* The last snapshot of a session that ends while the process goes on
  * (attach.c's detach): as an exit's, process.ended = how. */
 void lifecycle_end_session(const char *how);
+void ending_init(void);             /* at init: quick_exit's snapshot (ending.c) */
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 
