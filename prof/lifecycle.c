@@ -77,6 +77,11 @@ int background_running_now(void)
     return atomic_load_explicit(&background_running, memory_order_relaxed);
 }
 
+int background_is_self(void)
+{
+    return atomic_load(&background_running) && pthread_equal(pthread_self(), background);
+}
+
 static int background_eager(void)
 {
     return mp_track_all || mp_opt.interval > 0 || mp_opt.signal || mp_attach_mode || options_given("MP_TICK");
@@ -103,7 +108,7 @@ static void *background_main(void *arg)
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;
-        double until = earliest(next, ticks_take(mp_now()));
+        double until = earliest(next, ticks_take(mp_now(), 0));
         if (!until) until = mp_now() + 3600;
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
@@ -342,7 +347,7 @@ void mp_ensure_init(void)
          * the program's first allocation (the thread's come when it runs,
          * which on a busy machine may be later); without it, the
          * allocations take them (record_poll) */
-        if (background_wanted) ticks_take(mp_now());
+        if (background_wanted) ticks_take(mp_now(), 0);
         start_background();
     }
     pthread_mutex_unlock(&init_lock);
