@@ -97,7 +97,8 @@ double ticks_take(double now, int overdue)
 {
     _Atomic double *when = overdue ? &overdue_at : &next_due;
     double due = atomic_load_explicit(&next_due, memory_order_relaxed);
-    if (!due || now < atomic_load_explicit(when, memory_order_relaxed) || stopped) return due;
+    if (stopped) return 0;
+    if (!due || now < atomic_load_explicit(when, memory_order_relaxed)) return due;
     struct mp_totals t;
     process_totals(0, &t);
     struct tick_point pt = { now, t.ncalls, t.memtot, t.live > 0 ? (uint64_t)t.live : 0, ticks_rss(), maps_mapped_now() };
@@ -110,7 +111,7 @@ double ticks_take(double now, int overdue)
         set_due(due);
     }
     ticks_unlock();
-    return due;
+    return stopped ? 0 : due;
 }
 
 size_t ticks_copy(struct tick_point *out)
