@@ -244,8 +244,8 @@ const char *const info_live_bytes_text[] = {
 const char *info_ended_words(const struct profile *p, const char *ended, char *buf, size_t n)
 {
     static const struct { const char *value, *words; } forms[] = {     /* value, then %s = the rest */
-        { "exit ", "exited with status %s" }, { "return ", "returned %s from main" }, { "_exit ", "_exit(%s)" },
-        { "signal ", "killed by %s" },
+        { "exit ", "exited with status %s" }, { "return ", "returned from main with status %s" },
+        { "_exit ", "_exit(%s)" }, { "signal ", "killed by %s" },
     };
     if (!*ended) return p->version < 2 ? "not recorded (a file of format version 1)"
                                        : "still running or killed (no final snapshot)";

@@ -19,7 +19,7 @@ info=$("$MPQ" info a.db) || fail "info failed"
 tree=$(tree_of a.db)
 assert_eq "$(printf '%s\n' "$tree" | no_pids)" \
 "process tree: 6 processes, 1 exec'd, 1 killed by a signal, 1 without a final snapshot
-  PID info_tree: returned 0 from main
+  PID info_tree: returned from main with status 0
     PID info_tree: exited with status 3
     PID info_tree: killed by SIGTERM
     PID info_tree: still running or killed (no final snapshot)
