@@ -38,10 +38,11 @@ static const char more[] =
 "\n"
 "JSON: \"processes\" has an entry a process image (exec starts a new one),\n"
 "in tree order, with its \"role\" and \"ended\" (as the database has it:\n"
-"\"exit 3\", \"_exit 0\", \"signal SIGTERM\", \"exec\", \"\" when no final\n"
-"snapshot). \"tree\" is flat, an entry a pid in depth-first order (a parent\n"
-"before its children; depth 0 for a root): pid, ppid, depth, roles and\n"
-"process_ids (its images, in exec order) and its last image's ended.\n"
+"\"return 0\", \"exit 3\", \"_exit 0\", \"signal SIGTERM\", \"exec\", \"\" when\n"
+"no final snapshot). \"tree\" is flat, an entry a pid in depth-first\n"
+"order (a parent before its children; depth 0 for a root): pid, ppid,\n"
+"depth, roles and process_ids (its images, in exec order) and its last\n"
+"image's ended.\n"
 "\n"
 "Text: sizes in units (1.21 MiB; --bytes: bytes). Each process has a section\n"
 "(its settings, threads and snapshots) for the first 5 processes of the tree,\n"
@@ -263,7 +264,8 @@ int info_any_sampled(const struct profile *p)
 const char *info_ended_words(const struct profile *p, const char *ended, char *buf, size_t n)
 {
     static const struct { const char *value, *words; } forms[] = {     /* value, then %s = the rest */
-        { "exit ", "exited with status %s" }, { "_exit ", "_exit(%s)" }, { "signal ", "killed by %s" },
+        { "exit ", "exited with status %s" }, { "return ", "returned from main with status %s" },
+        { "_exit ", "_exit(%s)" }, { "signal ", "killed by %s" },
     };
     if (!*ended) return p->version < 2 ? "not recorded (a file of format version 1)"
                                        : "still running or killed (no final snapshot)";

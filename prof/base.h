@@ -275,7 +275,9 @@ extern char mp_ended[32];
 /* The last snapshot of a session that ends while the process goes on
  * (attach.c's detach): as an exit's, process.ended = how. */
 void lifecycle_end_session(const char *how);
+void ending_init(void);             /* at init: quick_exit's snapshot (ending.c) */
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
+int background_is_self(void);      /* the caller is the profiler's thread (flush.c's points) */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 
 /* ------------------------------------------------------------ attach.c, got.c */

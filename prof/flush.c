@@ -107,6 +107,17 @@ static int sync_database(struct writer *w)
     return mirror_sync(w);
 }
 
+/* SQLite's progress handler: the background thread's points of memory
+ * over time go on while it writes a snapshot (ticks.c). Only its own: a
+ * program's thread writing (exit, exec, a fatal signal) may have been
+ * interrupted in the middle of taking one. */
+static int tick_while_writing(void *arg)
+{
+    (void)arg;
+    if (background_is_self()) ticks_take(mp_now(), 0);
+    return 0;
+}
+
 static int open_writer(struct writer *w, const char *path)
 {
     mp_sqlite_fds_high();
@@ -118,6 +129,7 @@ static int open_writer(struct writer *w, const char *path)
      * for readers' shared locks, which mpquery live holds only to copy the
      * file (mpquery/cmd_live.c) */
     sqlite3_busy_timeout(w->db, 300 * 1000);
+    sqlite3_progress_handler(w->db, 1000, tick_while_writing, NULL);
     if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);

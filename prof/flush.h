@@ -81,6 +81,11 @@ int rows_peak_due(double settle);       /* a new peak, likely final: to write ah
 int rows_write_peak(struct writer *w, int64_t *nrows);     /* that peak's snapshot alone */
 uint32_t rows_peak_epoch(void);         /* the peak of the latest peak snapshot written */
 
+/* ------------------------------------------------------------ flush_ticks.c */
+
+/* The process's points of memory over time, the last one of totals t at now. */
+int ticks_rows_write(struct writer *w, double now, const struct mp_totals *t);
+
 /* ------------------------------------------------------------ flush_maps.c */
 
 /* The mapping rows of a snapshot (not of a peak): the (stack, thread) rows

@@ -2,7 +2,7 @@
  * row, each thread's exact totals and the process's, and the samples: one
  * row per (stack, thread) whose values changed since the previous snapshot
  * (the process's and threads' rows: flush_process.c); then the process's
- * points of memory over time (ticks.c). What is kept here is this process's own: what it wrote
+ * points of memory over time (flush_ticks.c). What is kept here is this process's own: what it wrote
  * last; a fork child starts it anew (rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
@@ -27,6 +27,11 @@ static struct {
     struct slot_counts *peakv;      /* by slot: values at the peak (write_peak) */
     size_t npeakv;
     uint32_t peak_epoch;            /* of the latest peak snapshot written */
+    double peak_time;               /* its time */
+    /* what a failed flush made this process forget (rows_forget) of the
+     * latest peak snapshot it wrote: the file may hold it still */
+    uint32_t forgot_epoch;
+    double forgot_time;
     size_t nprev;
     /* Several counter slots of a thread can be one row (stack, thread) of
      * the database: stacks that differ only in addresses of an object
@@ -56,6 +61,8 @@ void rows_forget(int new_process)
 {
     process_rows_forget(new_process);
     maps_rows_forget();
+    if (new_process) r.forgot_epoch = 0;
+    else if (r.peak_epoch) r.forgot_epoch = r.peak_epoch, r.forgot_time = r.peak_time;     /* peak_recall */
     r.peak_epoch = 0;
     free(r.prev), r.prev = NULL, r.nprev = 0;
     free(r.peakv), r.peakv = NULL, r.npeakv = 0;
@@ -412,11 +419,32 @@ static void read_at_peak(uint32_t e, void *limit)
         if (slot_at(i)) slot_read(i, e, &r.peakv[i]);
 }
 
+/* After a failed flush this process forgot what it wrote (rows_forget),
+ * but the file keeps what earlier transactions committed: the latest peak
+ * snapshot it wrote, when the file has it still (its process row, its
+ * time), is known again, so that no peak is written twice (issue 40: a
+ * program out of descriptors had its first peak written again after its
+ * interval snapshots failed). */
+static int peak_recall(struct writer *w)
+{
+    uint32_t e = r.forgot_epoch;
+    r.forgot_epoch = 0;
+    sqlite3_stmt *st = prepare(w, "SELECT 1 FROM snapshot WHERE process = ? AND reason = 'peak' AND time = ?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, flush_ids.process);
+    sqlite3_bind_double(st, 2, r.forgot_time);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) r.peak_epoch = e, r.peak_time = r.forgot_time;
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(w, sqlite3_errmsg(w->db));
+}
+
 /* The snapshot of the latest peak: every value read in one stretch with
  * captures held off (peak_hold: one epoch for all), before any is
  * written; the slots then mapped to their rows. */
 static int write_peak(struct writer *w, int64_t *nrows)
 {
+    if (r.forgot_epoch && peak_recall(w)) return -1;
     if (peak_info().epoch == r.peak_epoch) return 0;
     struct peak_info peak = peak_hold();
     uint32_t limit = slot_limit();
@@ -428,45 +456,8 @@ static int write_peak(struct writer *w, int64_t *nrows)
     if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 1, limit, nrows)) return -1;
     flush_ids.snapshot_seq++;
     r.peak_epoch = peak.epoch;
+    r.peak_time = peak.time;
     return 0;
-}
-
-/* ------------------------------------------------------------ ticks */
-
-/* The process's points of memory over time (ticks.c) replace those the
- * previous snapshot wrote: the buffer's, then one of this snapshot's own
- * totals (cut_read's) at its time, so that the last point is the latest
- * snapshot's. None with MP_TICK=0. */
-static struct tick_point tick_copy[2 * TICK_POINTS + 1];
-
-static int write_ticks(struct writer *w, double now)
-{
-    if (mp_opt.tick <= 0) return 0;
-    size_t n = ticks_copy(tick_copy);
-    while (n && tick_copy[n - 1].time >= now) n--;     /* taken as this snapshot was written: the next one has them */
-    const struct mp_totals *t = &cut.process;
-    tick_copy[n++] = (struct tick_point){ now, t->ncalls, t->memtot, t->live > 0 ? (uint64_t)t->live : 0,
-                                          ticks_last_rss(), maps_mapped_now() };
-    sqlite3_stmt *del = prepare(w, "DELETE FROM tick WHERE process = ?");
-    if (!del) return -1;
-    sqlite3_bind_int64(del, 1, flush_ids.process);
-    int rc = step_done(w, del);
-    sqlite3_finalize(del);
-    sqlite3_stmt *st = rc ? NULL : prepare_insert(w, "INSERT OR REPLACE", FT_tick, 1);
-    if (!st) return -1;
-    for (size_t i = 0; i < n && !rc; i++) {
-        const struct tick_point *pt = &tick_copy[i];
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, process), flush_ids.process);
-        sqlite3_bind_double(st, FORMAT_PARAM(tick, time), pt->time);
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, ncalls), (int64_t)pt->ncalls);
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, memtot), (int64_t)pt->memtot);
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, memlive), (int64_t)pt->memlive);
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, rss), (int64_t)pt->rss);
-        sqlite3_bind_int64(st, FORMAT_PARAM(tick, mapped), (int64_t)pt->mapped);
-        rc = step_done(w, st);
-    }
-    sqlite3_finalize(st);
-    return rc;
 }
 
 /* The peak is worth writing ahead of the snapshot that would carry it
@@ -498,5 +489,5 @@ int rows_write(struct writer *w, enum flush_reason reason, const char *label, in
 {
     double now = mp_now();
     if (process_rows_write(w, now) || write_peak(w, nrows)) return -1;
-    return write_now(w, reason, now, label, nrows) || write_ticks(w, now) ? -1 : 0;
+    return write_now(w, reason, now, label, nrows) || ticks_rows_write(w, now, &cut.process) ? -1 : 0;
 }

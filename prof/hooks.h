@@ -1,7 +1,7 @@
 /* Every libc function the recorder interposes (and malloc_usable_size,
  * which it calls the next allocator's of and does not define), declared once: X(name,
  * return type, parameters). The definitions are where their work is
- * (interpose.c: the malloc family; lifecycle.c: threads, exec, _exit;
+ * (interpose.c: the malloc family; lifecycle.c: threads; ending.c: exec, exit, _exit;
  * dlclose.c: dlclose; signals.c: sigaction, error; maps.c: mmap, mmap64,
  * munmap, mremap, brk, sbrk; fds.c: close, close_range, closefrom); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by

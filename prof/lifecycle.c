@@ -5,11 +5,10 @@
  * earlier). A background thread "mallocprof" takes the points of memory
  * over time (ticks.c), writes interval snapshots and the ones MP_SIGNAL
  * asks for (the handler only posts a semaphore). fork
- * handlers take every profiler lock so the child starts consistent; exec
- * flushes first because exec skips destructors; the destructor writes the
- * exit snapshot after the program's own destructors ran; unshare and setns
- * into a user namespace run with the thread stopped (they want a process
- * of one thread). fork (fork.c) and dlclose (dlclose.c) have files of
+ * handlers take every profiler lock so the child starts consistent;
+ * unshare and setns into a user namespace run with the thread stopped
+ * (they want a process of one thread). fork (fork.c), dlclose (dlclose.c)
+ * and the end (ending.c: exit, _exit, main's return, exec) have files of
  * their own. */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -26,7 +25,6 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +77,11 @@ int background_running_now(void)
     return atomic_load_explicit(&background_running, memory_order_relaxed);
 }
 
+int background_is_self(void)
+{
+    return atomic_load(&background_running) && pthread_equal(pthread_self(), background);
+}
+
 static int background_eager(void)
 {
     return mp_track_all || mp_opt.interval > 0 || mp_opt.signal || mp_attach_mode || options_given("MP_TICK");
@@ -105,7 +108,7 @@ static void *background_main(void *arg)
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;
-        double until = earliest(next, ticks_take(mp_now()));
+        double until = earliest(next, ticks_take(mp_now(), 0));
         if (!until) until = mp_now() + 3600;
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
@@ -201,47 +204,7 @@ void background_after_fork_child(void)
     start_background();
 }
 
-/* ------------------------------------------------------------ init / exit */
-
-/* The snapshot of a process about to end (exit, _exit, exec), unless the
- * thread is inside the allocator or the profiler: a signal handler that
- * interrupted malloc and calls _exit (async-signal-safe) must not re-enter
- * the allocator in the middle of its call. */
-char mp_ended[32];
-/* The status given to exit() by the program (its calls reach ours). A
- * return from main reaches libc's exit directly, and on_exit handlers run
- * after the destructor that writes the snapshot: its status is not known
- * here ("exit"). */
-static int exit_status = -1;
-
-/* how: "exit", "_exit"...; status < 0: none known */
-static void last_flush(enum flush_reason reason, const char *how, int status)
-{
-    /* A vfork child (its exec or its _exit) runs in our memory, as our
-     * pid's child: its end is not ours (flush_snapshot refuses it too). */
-    if (mp_pid && getpid() != mp_pid) return;
-    if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
-    else snprintf(mp_ended, sizeof mp_ended, "%s", how);
-    if (mp_tls.in_profiler) {
-        if (mp_opt.final)
-            mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
-                   reason == FLUSH_EXEC ? "exec" : "exit");
-        return;
-    }
-    if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
-    if (mp_opt.final) flush_snapshot(reason, "");
-    if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
-}
-
-void lifecycle_end_session(const char *how)
-{
-    last_flush(FLUSH_EXIT, how, -1);
-}
-
-static void on_quick_exit(void)
-{
-    last_flush(FLUSH_EXIT, "quick_exit", -1);
-}
+/* ------------------------------------------------------------ init */
 
 /* The run token ties the processes of one run together (forks and execs
  * inherit MP_RUN); MP_OUT is made absolute for children that chdir. Both
@@ -364,7 +327,7 @@ void mp_ensure_init(void)
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());
         sem_init(&wakeup, 0, 0);
         fork_init();
-        at_quick_exit(on_quick_exit);
+        ending_init();
         if (!mp_attach_mode) {      /* attached: the program's signals and environment are left alone */
             signals_init();
             interpose_check();
@@ -384,7 +347,7 @@ void mp_ensure_init(void)
          * the program's first allocation (the thread's come when it runs,
          * which on a busy machine may be later); without it, the
          * allocations take them (record_poll) */
-        if (background_wanted) ticks_take(mp_now());
+        if (background_wanted) ticks_take(mp_now(), 0);
         start_background();
     }
     pthread_mutex_unlock(&init_lock);
@@ -398,110 +361,6 @@ __attribute__((constructor)) static void mp_constructor(void)
 {
     if (!atomic_load(&mp_initialized) && attach_dormant()) return;
     mp_ensure_init();
-}
-
-__attribute__((destructor)) static void mp_destructor(void)
-{
-    if (!atomic_load(&mp_initialized)) return;      /* dormant all along */
-    last_flush(FLUSH_EXIT, "exit", exit_status);
-}
-
-/* ------------------------------------------------------------ exec */
-
-/* exec replaces the process without running destructors: write what this
- * process recorded first. If exec fails the program goes on, and so does
- * the profile (the exit snapshot supersedes this one). */
-static void before_exec(void)
-{
-    last_flush(FLUSH_EXEC, "exec", -1);
-}
-
-/* A shell tries execve on each directory of PATH in turn: a file that is
- * not there or not executable (by the effective ids, as execve checks) gets
- * no snapshot of its own. */
-static void before_exec_path(const char *path)
-{
-    if (path && faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0) return;
-    before_exec();
-}
-
-MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    before_exec_path(path);
-    HOOKS_READY();
-    return mp_next.execve(path, argv, envp);
-}
-
-MP_EXPORT int execv(const char *path, char *const argv[])
-{
-    before_exec_path(path);
-    HOOKS_READY();
-    return mp_next.execv(path, argv);
-}
-
-MP_EXPORT int execvp(const char *file, char *const argv[])
-{
-    before_exec();
-    HOOKS_READY();
-    return mp_next.execvp(file, argv);
-}
-
-MP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    before_exec();
-    HOOKS_READY();
-    return mp_next.execvpe(file, argv, envp);
-}
-
-MP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    before_exec();
-    HOOKS_READY();
-    return mp_next.fexecve(fd, argv, envp);
-}
-
-/* The execl family packs its arguments into an argv and calls execve. */
-#define MAX_EXECL_ARGS 4096
-
-static int collect_args(const char *arg0, va_list ap, char **argv, char ***envp)
-{
-    int n = 0;
-    argv[n++] = (char *)arg0;
-    while (arg0 && n < MAX_EXECL_ARGS - 1 && (argv[n] = va_arg(ap, char *)) != NULL) n++;
-    argv[n] = NULL;
-    if (envp) *envp = va_arg(ap, char **);
-    return n;
-}
-
-MP_EXPORT int execl(const char *path, const char *arg, ...)
-{
-    char *argv[MAX_EXECL_ARGS];
-    va_list ap;
-    va_start(ap, arg);
-    collect_args(arg, ap, argv, NULL);
-    va_end(ap);
-    return execv(path, argv);
-}
-
-MP_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    char *argv[MAX_EXECL_ARGS];
-    va_list ap;
-    va_start(ap, arg);
-    collect_args(arg, ap, argv, NULL);
-    va_end(ap);
-    return execvp(file, argv);
-}
-
-MP_EXPORT int execle(const char *path, const char *arg, ...)
-{
-    char *argv[MAX_EXECL_ARGS];
-    char **envp;
-    va_list ap;
-    va_start(ap, arg);
-    collect_args(arg, ap, argv, &envp);
-    va_end(ap);
-    return execve(path, argv, envp);
 }
 
 /* ------------------------------------------------------------ one thread */
@@ -558,35 +417,4 @@ MP_EXPORT int setns(int fd, int nstype)
 {
     if (nstype && !(nstype & CLONE_NEWUSER)) return (int)call_setns(fd, nstype);
     return single_threaded_call(call_setns, fd, nstype);
-}
-
-/* ------------------------------------------------------------ _exit */
-
-/* _exit and _Exit skip destructors (a forked child commonly leaves this
- * way): write the exit snapshot first. quick_exit reaches _exit through
- * libc's internal call, so it is caught by an at_quick_exit handler. A
- * fatal signal gets its last snapshot in signals.c; SIGKILL leaves what the
- * last MP_INTERVAL snapshot wrote. */
-MP_EXPORT void exit(int status)
-{
-    exit_status = status & 0xff;
-    HOOKS_READY();
-    mp_next.exit(status);
-    __builtin_unreachable();
-}
-
-MP_EXPORT void _exit(int status)
-{
-    last_flush(FLUSH_EXIT, "_exit", status & 0xff);
-    HOOKS_READY();
-    mp_next._exit(status);
-    __builtin_unreachable();
-}
-
-MP_EXPORT void _Exit(int status)
-{
-    last_flush(FLUSH_EXIT, "_exit", status & 0xff);
-    HOOKS_READY();
-    mp_next._Exit(status);
-    __builtin_unreachable();
 }

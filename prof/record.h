@@ -106,9 +106,9 @@ struct mp_thread {
     struct thread_counts c;
     int64_t pending_live;       /* not yet published to the process's live */
     int64_t sample_countdown;   /* sampling */
-    /* allocations to the next look at the clock (record_poll) while the
-     * process has no background thread; every poll_every, adapted to the
-     * thread's pace, at poll_time last */
+    /* allocations to the next look at the clock (record_poll: the points
+     * of memory over time); every poll_every, adapted to the thread's
+     * pace, at poll_time last */
     int32_t poll, poll_every;
     double poll_time;
     uintptr_t last_block;       /* its latest allocation (temporary blocks) */
@@ -464,7 +464,7 @@ void flush_check_output(int first_of_run);      /* at start: says when MP_OUT ca
 #define TICK_POINTS 100
 struct tick_point { double time; uint64_t ncalls, memtot, memlive, rss, mapped; };    /* mapped: maps.c's */
 void ticks_start(double now);           /* at init: the first point is due now (none with MP_TICK=0) */
-double ticks_take(double now);          /* a point if one is due; when the next is (0: never) */
+double ticks_take(double now, int overdue);     /* a point if one is due (overdue: late); when the next is (0: none) */
 size_t ticks_copy(struct tick_point *out);      /* the points so far, out: 2 * TICK_POINTS */
 uint64_t ticks_rss(void);               /* resident bytes now, 0: unknown */
 void ticks_stop(void);                  /* the process is ending: no more points */

@@ -3,10 +3,19 @@
  * MP_TICK seconds, into a buffer of at most 2 * TICK_POINTS points (static,
  * the profiler's memory). When it is full every other point is dropped and
  * the interval doubled: a run of any length keeps TICK_POINTS to twice as
- * many evenly spaced points. Nothing here runs on the allocation path: the
- * totals are read as the snapshots read them (readers.c, without stopping
- * the threads), RSS with a pread of the statm kept open (fds.c). Each flush copies the buffer
- * (ticks_copy) and writes it with its snapshot (flush_rows.c). */
+ * many evenly spaced points. The totals are read as the snapshots read
+ * them (readers.c, without stopping the threads), RSS with a pread of the
+ * statm kept open (fds.c). Each flush copies the buffer (ticks_copy) and
+ * writes it with its snapshot (flush_ticks.c).
+ *
+ * While the program runs, consecutive points are at most twice the kept
+ * spacing apart (MP_TICK doubled once a thinning): the background thread
+ * takes them on time, and when it is late (writing a snapshot, or not
+ * scheduled on a busy machine: issue 40 saw 335 ms without a point) the
+ * program's allocations take the point once it is a quarter of the
+ * spacing overdue (record_poll), and so does the flush's SQLite work
+ * (flush.c). A program that neither allocates nor gets the CPU changes
+ * nothing a point would show but its RSS. */
 #include "internal.h"
 #include "maps.h"
 
@@ -17,16 +26,25 @@
 
 static struct tick_point points[2 * TICK_POINTS];
 static size_t npoints;
-static double every, next_due;  /* the interval now; the next point's time (0: none) */
+static double every;            /* the interval now */
+/* the next point's time (0: none), and when it is overdue: written under
+ * the lock, read without it first */
+static _Atomic double next_due, overdue_at;
 static pthread_mutex_t tick_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* The process is ending (ticks_stop): no more points, and the RSS of its
  * last one is as it was then, not what the last snapshot's symbol
  * resolution (the profiler's own) added. */
-static int stopped;
+static _Atomic int stopped;
 static uint64_t rss_at_stop;
 
 void ticks_lock(void) { pthread_mutex_lock(&tick_mutex); }
 void ticks_unlock(void) { pthread_mutex_unlock(&tick_mutex); }
+
+static void set_due(double due)
+{
+    atomic_store_explicit(&next_due, due, memory_order_relaxed);
+    atomic_store_explicit(&overdue_at, due ? due + every / 4 : 0, memory_order_relaxed);
+}
 
 /* The first point at once, the others every MP_TICK seconds (from start:
  * a fork child starts its own). */
@@ -36,7 +54,7 @@ void ticks_start(double now)
     stopped = 0;
     rss_at_stop = 0;
     every = mp_opt.tick;
-    next_due = every > 0 ? now : 0;
+    set_due(every > 0 ? now : 0);
 }
 
 /* The forking thread holds the lock (fork_prepare) */
@@ -72,19 +90,28 @@ static void thin_out(void)
     every *= 2;
 }
 
-double ticks_take(double now)
+/* overdue: only a point a quarter of the interval late (the background
+ * thread takes the others). Several threads may find the same point due:
+ * the first to hold the lock takes it. */
+double ticks_take(double now, int overdue)
 {
-    if (!next_due || now < next_due) return next_due;
+    _Atomic double *when = overdue ? &overdue_at : &next_due;
+    double due = atomic_load_explicit(&next_due, memory_order_relaxed);
+    if (stopped) return 0;
+    if (!due || now < atomic_load_explicit(when, memory_order_relaxed)) return due;
     struct mp_totals t;
     process_totals(0, &t);
     struct tick_point pt = { now, t.ncalls, t.memtot, t.live > 0 ? (uint64_t)t.live : 0, ticks_rss(), maps_mapped_now() };
     ticks_lock();
-    if (npoints == 2 * TICK_POINTS && !stopped) thin_out();
-    if (!stopped) points[npoints++] = pt;
-    while (next_due <= now) next_due += every;     /* the missed ones (a flush ran) are not made up */
-    double due = next_due;
+    due = atomic_load_explicit(&next_due, memory_order_relaxed);
+    if (due && now >= atomic_load_explicit(when, memory_order_relaxed) && !stopped) {
+        if (npoints == 2 * TICK_POINTS) thin_out();
+        points[npoints++] = pt;
+        while (due <= now) due += every;       /* the missed ones are not made up */
+        set_due(due);
+    }
     ticks_unlock();
-    return due;
+    return stopped ? 0 : due;
 }
 
 size_t ticks_copy(struct tick_point *out)

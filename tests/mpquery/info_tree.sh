@@ -19,7 +19,7 @@ info=$("$MPQ" info a.db) || fail "info failed"
 tree=$(tree_of a.db)
 assert_eq "$(printf '%s\n' "$tree" | no_pids)" \
 "process tree: 6 processes, 1 exec'd, 1 killed by a signal, 1 without a final snapshot
-  PID info_tree: returned from main (status not recorded)
+  PID info_tree: returned from main with status 0
     PID info_tree: exited with status 3
     PID info_tree: killed by SIGTERM
     PID info_tree: still running or killed (no final snapshot)
@@ -31,14 +31,14 @@ assert_eq "$(printf '%s\n' "$tree" | awk 'NR > 1 { print $1 }' | paste -sd' ')" 
     "$(q a.db "SELECT pid FROM process GROUP BY pid ORDER BY MIN(start_time)" | paste -sd' ')" \
     "info: the tree's pids, in start order"
 assert_match "$info" $'\n  ended: exit 3\n' "info: a process's section still says ended: exit 3"
-assert_match "$info" $'\n  ended: returned from main \\(status not recorded\\)\n' "info: ... and a return from main in words"
+assert_match "$info" $'\n  ended: return 0\n' "info: ... and a return from main, its status"
 
 json=$("$MPQ" info a.db --format json) || fail "info --format json failed"
 assert_eq "$(json_get "$json" '[(p["role"], p["ended"], p["depth"]) for p in j["processes"]]')" \
-  "[('info_tree', 'exit', 0), ('info_tree', 'exit 3', 1), ('info_tree', 'signal SIGTERM', 1), ('info_tree', '', 1), ('info_tree', 'exec', 1), ('env', 'exec', 1), ('info_tree', 'exit 0', 1), ('info_tree', '_exit 0', 2)]" \
+  "[('info_tree', 'return 0', 0), ('info_tree', 'exit 3', 1), ('info_tree', 'signal SIGTERM', 1), ('info_tree', '', 1), ('info_tree', 'exec', 1), ('env', 'exec', 1), ('info_tree', 'exit 0', 1), ('info_tree', '_exit 0', 2)]" \
   "info json: processes in tree order with role and ended"
 assert_eq "$(json_get "$json" '[(t["depth"], t["roles"], t["ended"]) for t in j["tree"]]')" \
-  "[(0, ['info_tree'], 'exit'), (1, ['info_tree'], 'exit 3'), (1, ['info_tree'], 'signal SIGTERM'), (1, ['info_tree'], ''), (1, ['info_tree', 'env', 'info_tree'], 'exit 0'), (2, ['info_tree'], '_exit 0')]" \
+  "[(0, ['info_tree'], 'return 0'), (1, ['info_tree'], 'exit 3'), (1, ['info_tree'], 'signal SIGTERM'), (1, ['info_tree'], ''), (1, ['info_tree', 'env', 'info_tree'], 'exit 0'), (2, ['info_tree'], '_exit 0')]" \
   "info json: the tree, a pid an entry, depth-first"
 assert_eq "$(json_get "$json" 'all(t["ppid"] == j["tree"][0]["pid"] for t in j["tree"][1:5]), j["tree"][5]["ppid"] == j["tree"][4]["pid"]')" \
   "(True, True)" "info json: each entry's ppid is its parent's pid"

@@ -62,7 +62,7 @@ ncalls    memtot      %  change  stack  where
      1  4.00 KiB    0.5          13     _IO_file_doallocate < … < main
 
 processes: 1
-  live_steps (pid N) 4.00 KiB live, ended: exit
+  live_steps (pid N) 4.00 KiB live, ended: return 0
 
 c counter  s/S snapshot  / filter  q quit" "--once at 80x14: the frame"
 
@@ -158,7 +158,7 @@ assert_eq "$(cat busy.out)" "pid $prog" "the program's output"
 n=$(q busy.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
 [ "$n" -ge 10 ] && [ "$n" -ge $((base - 3)) ] || fail "$n interval snapshots under live, $base without"
 echo "  ok: $n interval snapshots under live ($base without)"
-wait_screen busy "ended: exit"
+wait_screen busy "ended: return 0"
 $TM send-keys -t busy q
 
 # ---- record --live at 200x50: -o with a placeholder, the output in FILE.log

@@ -67,7 +67,7 @@ assert_match "$rows" "^ +$pid49 .*[0-9] {10}proc_tree node 49 " "info: node 49 n
 ptree=$(printf '%s\n' "$info" | awk '/^process tree/ { f = 1 } f && /^$/ { exit } f')
 assert_eq "$(printf '%s\n' "$ptree" | head -1), $(printf '%s\n' "$ptree" | tail -n +2 | wc -l) lines" \
     "process tree: $N processes, $pre exec'd, $N lines" "info: the process tree, a line a pid"
-assert_match "$ptree" "^ {10}$pid49 proc_tree → proc_tree: returned from main " "info: node 49 (fork + exec) 4 levels deep in the tree"
+assert_match "$ptree" "^ {10}$pid49 proc_tree → proc_tree: returned from main with status 0$" "info: node 49 (fork + exec) 4 levels deep in the tree"
 total=$(( (100 + 100 + N - 1) * N / 2 + 10 * pre ))
 assert_match "$info" "^  ncalls  $total allocations \(0 without a stack\)\$" "info: $total allocations in all"
 

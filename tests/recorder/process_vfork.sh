@@ -11,7 +11,7 @@ assert_eq "$(cat out err)" "" "nothing printed"
 parent=$(q v.db "SELECT pid FROM process WHERE exe LIKE '%/vfork_child'")
 assert_match "$parent" '^[0-9]+$' "the parent has its process row"
 assert_eq "$(q v.db "SELECT count(*) FROM process WHERE pid = $parent")" 1 "once"
-assert_eq "$(q v.db "SELECT ended FROM process WHERE pid = $parent")" "exit" "ended by returning from main, not 'exec'"
+assert_eq "$(q v.db "SELECT ended FROM process WHERE pid = $parent")" "return 3" "ended by returning 3 from main, not 'exec'"
 assert_eq "$(q v.db "SELECT group_concat(reason) FROM (SELECT s.reason FROM snapshot s JOIN process p ON p.id = s.process
                      WHERE p.pid = $parent AND s.reason NOT IN ('interval', 'peak') ORDER BY s.seq)")" "exit" \
     "its snapshots: no exec snapshot from a child, the exit one last"
