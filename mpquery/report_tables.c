@@ -247,6 +247,7 @@ static void ended_cell(struct page *pg, const struct profile *p, const char *end
 {
     if (!strncmp(ended, "exit ", 5)) fprintf(pg->f, "exit(%d)", atoi(ended + 5));
     else if (!strncmp(ended, "_exit ", 6)) fprintf(pg->f, "_exit(%d)", atoi(ended + 6));
+    else if (!strncmp(ended, "return ", 7)) fprintf(pg->f, "returned from main with status %d", atoi(ended + 7));
     else if (!strncmp(ended, "signal ", 7)) { fputs("killed by ", pg->f); page_text(pg, ended + 7); }
     else if (!strcmp(ended, "exit")) fputs("returned from main", pg->f);
     else if (!strcmp(ended, "exec")) fputs("exec'd another program", pg->f);

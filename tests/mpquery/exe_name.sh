@@ -29,8 +29,8 @@ $T/bin/mixer ./job
 cc2 threads" "info's table: the command lines as started"
 info=$("$MPQ" info n.db --run all)
 assert_eq "$(printf '%s\n' "$info" | sed -n '/^process tree:/,/^$/p' | tail -n +2 | sed 's/^ *[0-9]* //')" \
-"mixer: returned from main (status not recorded)
-cc2: returned from main (status not recorded)" "info's tree: the names they were started as"
+"mixer: returned from main with status 0
+cc2: returned from main with status 0" "info's tree: the names they were started as"
 # the kernel's own name for cc2 (comm, its main thread's recorded name) is
 # the same; a script's comm is the script's name (job)
 assert_eq "$(q n.db "SELECT name FROM thread WHERE seq = 1 ORDER BY process")" "job

@@ -188,7 +188,7 @@ child=$(q ts.db "SELECT pid FROM process WHERE ppid = $parent")
 "$MPQ" report ts.db -o ts.html || fail "report on two processes failed"
 assert_eq "$(page ts.html table threads 0 | cut -d'|' -f1,2,6-12 | sed -e "s/^$parent|/P|/" -e "s/^$child|/C|/" -e "s/|$parent|/|P|/")" \
 "pid|ppid|ended|ncalls|memtot|nfree|nlive|memlive|maxlive
-P|$(q ts.db "SELECT ppid FROM process WHERE pid = $parent")|return 0|3.00k=3000|2.86 MiB=3000000|1.00k=1000|2.00k=2000|1.91 MiB=2000000|2.86 MiB=3000000
+P|$(q ts.db "SELECT ppid FROM process WHERE pid = $parent")|returned from main with status 0|3.00k=3000|2.86 MiB=3000000|1.00k=1000|2.00k=2000|1.91 MiB=2000000|2.86 MiB=3000000
 C|P|_exit(0)|500=500|977 KiB=1000000|0=0|500=500|977 KiB=1000000|977 KiB=1000000" "the processes, by start: parent and child"
 assert_eq "$(page ts.html cards | sed -n '1p;4,5p;7p' | tr '\n' ,)" \
   "processes|2|2|,allocations|3.50k|3500|3500 calls,bytes allocated|3.81 MiB|4000000|4000000 bytes,still allocated|2.86 MiB|3000000|3000000 bytes," \
