@@ -20,6 +20,7 @@
 #include "select.h"
 #include "server.h"
 #include "tempfile.h"
+#include "timeline.h"
 #include "view.h"
 
 #include <math.h>
@@ -53,8 +54,10 @@ static const char more[] =
 "5 sigmas. A side of several runs (files, --run all, a store) is their mean;\n"
 "with --server, the runs --where, --exe, --host and --since select, by\n"
 "default those of DB's executable. A profile, baseline or store that cannot\n"
-"be read: exit 2. A profile without peak snapshots (format version 1 or 2):\n"
-"peak is the sum of the stacks' own peaks (maxlive), an upper bound.\n"
+"be read: exit 2. --max-peak over all stacks is the process peak, as info\n"
+"prints it (maxlive); over those --filter keeps, and a stack's peak, its\n"
+"live bytes at the peak snapshot (without one, format version 1 or 2, the\n"
+"stack's own peak, maxlive, whose sum is an upper bound).\n"
 "\n"
 "text: a row per limit (pass or FAIL) and per growth that failed (before,\n"
 "after, growth, limit: the most after may be, where), then 'PASS: ...' or\n"
@@ -144,14 +147,31 @@ static void push(struct check_report *r, size_t *cap, const struct finding *f)
     r->f[r->n++] = *f;
 }
 
-/* Each limit given (limit[m] >= 0) on the current profile's sum. */
+/* The process peak of the side's processes, as info prints it (their
+ * maxlive, summed; a side of several runs: the mean). */
+static double process_peak(const struct side *s)
+{
+    double sum = 0;
+    uint32_t snap;
+    for (uint32_t i = 0; i < s->p->nprocs; i++) {
+        int64_t v = s->last.proc_snapshot[i] != NONE ? timeline_process_peak(s->p, i, &snap) : -1;
+        if (v > 0) sum += (double)v;
+    }
+    return sum * s->scale;
+}
+
+/* Each limit given (limit[m] >= 0) on the current profile's sum; the
+ * peak over all stacks is the process peak (info's), over those --filter
+ * keeps their live bytes at the peak snapshot. */
 static void check_limits(struct check_report *r, size_t *cap, const struct measures *ms, size_t n,
-                         const double *limit)
+                         const double *limit, const struct side *cur)
 {
     for (int m = 0; m < NM; m++) {
         if (limit[m] < 0) continue;
         double sum = 0;
         for (size_t i = 1; i < n; i++) sum += ms->v[1][m][i];
+        double whole = m == M_PEAK && !r->c->view.nfilter && !r->c->view.nexclude ? process_peak(cur) : 0;
+        if (whole > 0) sum = whole;
         struct finding f = { .kind = K_LIMIT, .measure = m, .item = NONE, .after = sum, .limit = limit[m] };
         f.failed = sum > limit[m];
         r->limits_failed += (size_t)f.failed;
@@ -301,7 +321,7 @@ static int run(struct common *c, struct check_args *a, struct check_report *r, c
     r->current = s[1].p->path;
     r->baseline = nsides == 2 ? (c->server.url ? c->server.url : s[0].p->path) : NULL;
     r->sampled[0] = s[0].sample > 0, r->sampled[1] = s[1].sample > 0;
-    check_limits(r, &cap, &node, t.n, a->limit);
+    check_limits(r, &cap, &node, t.n, a->limit, &s[1]);
     if (nsides == 2) {
         check_growth(r, &cap, &node, 1, t.n, K_STACK, r->floor);
         check_growth(r, &cap, &fn, 0, t.labels.n, K_FUNCTION, r->floor);

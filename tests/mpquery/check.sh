@@ -104,8 +104,11 @@ FAIL: 0 of 1 limit exceeded; 1 of 4 stacks and 1 of 4 functions grew" "limits an
 # wrote them): peak is the sum of the stacks' own peaks (maxlive), an
 # upper bound of the peak; leaked as leaks counts it
 fixture basic >/dev/null
-assert_eq "$(check basic.db --max-peak 3987 >/dev/null; echo $?) $(check basic.db --max-peak 3986 >/dev/null; echo $?)" "0 1" \
-  "no peak snapshot: --max-peak on the sum of maxlive, 3987"
+assert_eq "$(check basic.db --max-peak 5000 >/dev/null; echo $?) $(check basic.db --max-peak 4999 >/dev/null; echo $?)" "0 1" \
+  "no peak snapshot: --max-peak over all stacks on the process peak, 5000"
+assert_eq "$(json_get "$("$MPQ" info basic.db --format json)" 'j["peak"]')" 5000 "... as info prints it"
+assert_eq "$(check basic.db --max-peak 3987 --filter . >/dev/null; echo $?) $(check basic.db --max-peak 3986 --filter . >/dev/null; echo $?)" "0 1" \
+  "... over the stacks --filter keeps, the sum of their own peaks (maxlive), 3987"
 assert_eq "$(q basic.db 'SELECT SUM(maxlive) FROM last_sample')" 3987 "... which SQL agrees with"
 assert_eq "$(check basic.db --max-leaked 3230 >/dev/null; echo $?) $(check basic.db --max-leaked 3229 >/dev/null; echo $?)" "0 1" \
   "... --max-leaked: 3230, as leaks says"
