@@ -1,0 +1,35 @@
+/* The profiler's libraries in a link-map namespace of their own (ns.c, the
+ * loader; ns_shim.c, libmallocprof_ns.so, the first object there): what the
+ * recorder hands the shim. The namespace's allocations are the recorder's
+ * own (this library's malloc family, the guard as before), its
+ * dl_iterate_phdr lists the program's modules (libunwind's unwinding), its
+ * pipes go above the program's descriptors (fds.c). */
+#ifndef MP_NS_H
+#define MP_NS_H
+
+#include <link.h>
+#include <stddef.h>
+
+#define MP_NS_VERSION 1
+
+struct mp_ns_host {
+    int version;
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    size_t (*usable_size)(void *);
+    int (*iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+    int (*fd_high)(int);
+};
+
+/* Load the namespace (ns.c; once, before the first use of libunwind's
+ * variable; the stubs load it too, at their first call). */
+void mp_ns_load(void);
+
+/* libmallocprof_ns.so's one entry: 0 if it takes the host. */
+int mp_ns_init(const struct mp_ns_host *host);
+
+#endif
