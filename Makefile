@@ -12,10 +12,10 @@ PKGS    := libunwind sqlite3 libdw
 , := ,
 
 # Debian packages the build and the tests need (checked before building).
-DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++
+DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++ libexpat1 libgmp10
 
 PROF_SRC := $(wildcard prof/*.c)
-PROF_SRC := $(filter-out prof/api_stub.c,$(PROF_SRC))
+PROF_SRC := $(filter-out prof/api_stub.c prof/ns_shim.c,$(PROF_SRC))
 COMMON_SRC := $(wildcard prof/common/*.c)
 COMMON_INC := -Iprof/common
 MPQ_SRC  := $(wildcard mpquery/*.c)
@@ -89,8 +89,30 @@ $(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(COMMON_DEPS) | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
-$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/libmpcommon.a
-	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+# The profiler's libraries stay out of the program's namespace (prof/ns.c):
+# SQLite is linked in from its archive, its symbols local; libdw, libelf
+# and libunwind (whose Debian archives are not position-independent) are
+# loaded by dlmopen into a namespace of their own through
+# libmallocprof_ns.so (prof/ns_shim.c), which must be next to
+# libmallocprof.so. The recorder calls them through stubs made from the
+# symbols its objects use (tools/ns_stubs.sh). ldd lists libc, libm and
+# the loader only.
+NS_LIBS  = $(foreach l,dw elf unwind,$(shell $(CC) -print-file-name=lib$(l).so))
+SQLITE_A = $(shell $(CC) -print-file-name=libsqlite3.a)
+PROF_LINK = -Wl,-z,nodelete -Wl,--no-undefined -Wl,--exclude-libs,libsqlite3.a $(SQLITE_A) -ldl -lpthread -lm
+$(B)/ns_stubs.S: tools/ns_stubs.sh $(PROF_OBJ) $(B)/libmpcommon.a
+	sh tools/ns_stubs.sh $(NS_LIBS) -- $(PROF_OBJ) $(B)/libmpcommon.a > $@.tmp
+	mv $@.tmp $@
+$(B)/obj/ns_stubs.o: $(B)/ns_stubs.S
+	$(CC) -c $< -o $@
+
+$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/libmpcommon.a | $(B)/libmallocprof_ns.so
+	$(CC) -shared -o $@ $^ $(PROF_LINK)
+	@if ldd $@ | grep -Eq 'lib(sqlite3|dw|elf|unwind|z|lzma|bz2)[.]'; then echo "$@: links a library of the profiler's namespace:" >&2; ldd $@ >&2; rm -f $@; exit 1; fi
+
+$(B)/libmallocprof_ns.so: prof/ns_shim.c prof/ns.h | deps
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -Wl,--no-undefined -Wl,--no-as-needed -ldw -lelf -lunwind
 
 $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	@mkdir -p $(B)
@@ -162,10 +184,11 @@ asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/libmallocprof_ns.so | deps
 	@mkdir -p $(B)/debug
+	cp $(B)/libmallocprof_ns.so $(B)/debug/
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(PROF_LINK)
 
 # pkg-config files of the API library (mallocprof.h, -lmallocprof_api):
 # build/mallocprof.pc for programs built against this build tree
@@ -193,7 +216,7 @@ $(B)/mpquery.1: $(B)/mpquery
 $(B)/mpquery.bash: $(B)/mpquery
 	$(B)/mpquery --bash-completion > $@
 
-INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h \
+INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_ns.so lib/libmallocprof_api.so include/mallocprof.h \
              lib/pkgconfig/mallocprof.pc share/mallocprof/filters share/man/man1/mpquery.1 \
              share/bash-completion/completions/mpquery
 install: all $(B)/mpquery.1 $(B)/mpquery.bash
@@ -203,7 +226,7 @@ install: all $(B)/mpquery.1 $(B)/mpquery.bash
 	install -m 644 $(B)/mpquery.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(B)/mpquery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mpquery
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_ns.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
 	$(call pc_file,$(PREFIX),$${prefix}/include,$${prefix}/lib,) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc
@@ -223,6 +246,16 @@ $(B)/tests/libplugin.so: tests/progs/libplugin.c
 	@mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O0 -g -fPIC -shared -o $@ $<
 tests-build: $(B)/tests/libplugin.so
+
+# The namespace test's programs (tests/recorder/isolation.sh): a counting
+# interposer, and a program linked with its own SQLite.
+$(B)/tests/libcount.so: tests/progs/libcount.c
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $<
+$(B)/tests/own_sqlite: tests/progs/own_sqlite.c $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lsqlite3 -ldl
+tests-build: $(B)/tests/libcount.so $(B)/tests/own_sqlite
 
 # Optimized test program: inlining on purpose (symbols tests).
 $(B)/tests/inline_opt: tests/progs/inline_opt.cc

@@ -44,10 +44,17 @@ static int host_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), v
     return rc;
 }
 
+static int host_setspecific(pthread_key_t key, uintptr_t value)
+{
+    return pthread_setspecific(key, (const void *)value);
+}
+
 static struct mp_ns_host host = {
     .version = MP_NS_VERSION, .malloc = malloc, .free = free, .calloc = calloc, .realloc = realloc,
     .posix_memalign = posix_memalign, .memalign = memalign, .usable_size = malloc_usable_size,
     .iterate_phdr = host_iterate_phdr, .fd_high = mp_fd_high,
+    .key_create = pthread_key_create, .key_delete = pthread_key_delete,
+    .getspecific = pthread_getspecific, .setspecific = host_setspecific,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -6,7 +6,8 @@
  * gives the namespace the recorder's allocator (blocks the recorder frees,
  * as dwarf_cfi_addrframe's, and its guard), the program's modules for
  * dl_iterate_phdr (libunwind unwinds the program's frames), and moves
- * libunwind's pipe above the program's descriptors. Until mp_ns_init,
+ * libunwind's pipe above the program's descriptors, and its thread key
+ * from the program's libc (ns.h). Until mp_ns_init,
  * allocations (the namespace's constructors) come from a static buffer and
  * are never freed. */
 #define _GNU_SOURCE
@@ -109,14 +110,15 @@ EXPORT size_t malloc_usable_size(void *p)
 
 /* ------------------------------------------------------------ the rest */
 
-/* The program's modules: the host's dl_iterate_phdr is called from the
- * host's namespace (glibc lists the caller's). */
+/* This namespace's modules (libunwind's own frames come first in a
+ * stack), then the program's: glibc lists the caller's namespace, and the
+ * host's function is called from the host's. */
 EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-    if (host) return host->iterate_phdr(cb, data);
     static int (*own)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
     if (!own) own = (int (*)(int (*)(struct dl_phdr_info *, size_t, void *), void *))dlsym(RTLD_NEXT, "dl_iterate_phdr");
-    return own ? own(cb, data) : 0;
+    int rc = own ? own(cb, data) : 0;
+    return rc || !host ? rc : host->iterate_phdr(cb, data);
 }
 
 EXPORT int pipe2(int fds[2], int flags)
@@ -132,6 +134,20 @@ EXPORT int pipe2(int fds[2], int flags)
         errno = saved;
     }
     return rc;
+}
+
+/* Thread keys: the program's libc's table (before init, nobody asks). */
+EXPORT int pthread_key_create(pthread_key_t *key, void (*destroy)(void *))
+{
+    return host ? host->key_create(key, destroy) : EAGAIN;
+}
+
+EXPORT int pthread_key_delete(pthread_key_t key) { return host ? host->key_delete(key) : EINVAL; }
+EXPORT void *pthread_getspecific(pthread_key_t key) { return host ? host->getspecific(key) : NULL; }
+
+EXPORT int pthread_setspecific(pthread_key_t key, const void *value)
+{
+    return host ? host->setspecific(key, (uintptr_t)value) : EINVAL;
 }
 
 EXPORT int mp_ns_init(const struct mp_ns_host *h)
