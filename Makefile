@@ -93,10 +93,10 @@ $(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(COMMON_DEPS) | deps
 # SQLite is linked in from its archive, its symbols local; libdw, libelf
 # and libunwind (whose Debian archives are not position-independent) are
 # loaded by dlmopen into a namespace of their own through
-# libmallocprof_ns.so (prof/ns_shim.c), which must be next to
-# libmallocprof.so. The recorder calls them through stubs made from the
-# symbols its objects use (tools/ns_stubs.sh). ldd lists libc, libm and
-# the loader only.
+# libmallocprof_ns.so (prof/ns_shim.c), which libmallocprof.so carries
+# (build/ns_image.o) and loads from a memfd. The recorder calls them
+# through stubs made from the symbols its objects use (tools/ns_stubs.sh).
+# ldd lists libc, libm and the loader only.
 NS_LIBS  = $(foreach l,dw elf unwind,$(shell $(CC) -print-file-name=lib$(l).so))
 SQLITE_A = $(shell $(CC) -print-file-name=libsqlite3.a)
 PROF_LINK = -Wl,-z,nodelete -Wl,--no-undefined -Wl,--exclude-libs,libsqlite3.a $(SQLITE_A) -ldl -lpthread -lm
@@ -106,7 +106,10 @@ $(B)/ns_stubs.S: tools/ns_stubs.sh $(PROF_OBJ) $(B)/libmpcommon.a
 $(B)/obj/ns_stubs.o: $(B)/ns_stubs.S
 	$(CC) -c $< -o $@
 
-$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/libmpcommon.a | $(B)/libmallocprof_ns.so
+$(B)/obj/ns_image.o: $(B)/libmallocprof_ns.so
+	printf '\t.section .rodata\n\t.globl mp_ns_image, mp_ns_image_end\n\t.hidden mp_ns_image, mp_ns_image_end\nmp_ns_image:\n\t.incbin "%s"\nmp_ns_image_end:\n\t.section .note.GNU-stack,"",@progbits\n' $< | $(CC) -c -x assembler -o $@ -
+
+$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(B)/libmpcommon.a
 	$(CC) -shared -o $@ $^ $(PROF_LINK)
 	@if ldd $@ | grep -Eq 'lib(sqlite3|dw|elf|unwind|z|lzma|bz2)[.]'; then echo "$@: links a library of the profiler's namespace:" >&2; ldd $@ >&2; rm -f $@; exit 1; fi
 
@@ -184,11 +187,10 @@ asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/libmallocprof_ns.so | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o | deps
 	@mkdir -p $(B)/debug
-	cp $(B)/libmallocprof_ns.so $(B)/debug/
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(PROF_LINK)
+	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(PROF_LINK)
 
 # pkg-config files of the API library (mallocprof.h, -lmallocprof_api):
 # build/mallocprof.pc for programs built against this build tree
@@ -216,7 +218,7 @@ $(B)/mpquery.1: $(B)/mpquery
 $(B)/mpquery.bash: $(B)/mpquery
 	$(B)/mpquery --bash-completion > $@
 
-INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_ns.so lib/libmallocprof_api.so include/mallocprof.h \
+INSTALLED := bin/mpquery lib/libmallocprof.so lib/libmallocprof_api.so include/mallocprof.h \
              lib/pkgconfig/mallocprof.pc share/mallocprof/filters share/man/man1/mpquery.1 \
              share/bash-completion/completions/mpquery
 install: all $(B)/mpquery.1 $(B)/mpquery.bash
@@ -226,7 +228,7 @@ install: all $(B)/mpquery.1 $(B)/mpquery.bash
 	install -m 644 $(B)/mpquery.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(B)/mpquery.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mpquery
 	install -m 755 $(B)/mpquery $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_ns.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 prof/mallocprof.h $(DESTDIR)$(PREFIX)/include/
 	$(call pc_file,$(PREFIX),$${prefix}/include,$${prefix}/lib,) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/mallocprof.pc

@@ -5,7 +5,7 @@
  * bind to our copies. SQLite is linked in, hidden (Makefile); the others,
  * whose Debian archives cannot go into a shared object, are loaded by
  * mp_ns_load into a namespace of their own (dlmopen) through
- * libmallocprof_ns.so (ns_shim.c), next to this library. Every function of
+ * libmallocprof_ns.so (ns_shim.c), which this library carries. Every function of
  * theirs the recorder calls is a stub here (build/ns_stubs.S, made by
  * tools/ns_stubs.sh) jumping through mp_ns_fn: filled by mp_ns_load, and
  * until then leading to mp_ns_resolve, which loads. Failing dlmopen (no
@@ -17,11 +17,15 @@
 #include "ns.h"
 
 #include <dlfcn.h>
+#include <error.h>
+#include <errno.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* build/ns_stubs.S */
 extern void *mp_ns_fn[];
@@ -30,6 +34,8 @@ extern const unsigned mp_ns_count;
 extern void **const mp_ns_data_slot[];
 extern const char *const mp_ns_data_names[];
 extern const unsigned mp_ns_data_count;
+/* build/ns_image.o: libmallocprof_ns.so */
+extern const char mp_ns_image[], mp_ns_image_end[];
 
 void *mp_ns_resolve(unsigned i);
 void *mp_ns_missing(void);
@@ -55,37 +61,50 @@ static struct mp_ns_host host = {
     .iterate_phdr = host_iterate_phdr, .fd_high = mp_fd_high,
     .key_create = pthread_key_create, .key_delete = pthread_key_delete,
     .getspecific = pthread_getspecific, .setspecific = host_setspecific,
+    .error = error, .exit = exit,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static MP_TLS int loading;         /* this thread is in load: its calls get 0 */
 
-/* libmallocprof_ns.so in this library's directory, in its namespace. */
+/* The shim is in this library (build/ns_image.o): written to a memfd and
+ * loaded from /proc/self/fd, so that no second file has to be found
+ * (installed, copied into a container's /tmp by mpquery record --pid).
+ * The descriptor is closed once loaded (the mapping stays). */
 static void *open_shim(char *path, size_t size)
 {
-    Dl_info info;
-    if (!dladdr((void *)open_shim, &info) || !info.dli_fname) return NULL;
-    const char *slash = strrchr(info.dli_fname, '/');
-    int dir = slash ? (int)(slash - info.dli_fname) + 1 : 0;
-    if (snprintf(path, size, "%.*slibmallocprof_ns.so", dir, info.dli_fname) >= (int)size) return NULL;
-    void *h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
-    mp_log("warning", "%s: no namespace of its own (%s): its libraries are the program's too", path, dlerror());
-    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) mp_log("error", "%s: %s: no symbols, no libunwind", path, dlerror());
+    int fd = memfd_create("libmallocprof_ns.so", MFD_CLOEXEC);
+    if (fd < 0) {
+        mp_log("error", "memfd_create: %s: no symbols, no libunwind", strerror(errno));
+        return NULL;
+    }
+    size_t len = (size_t)(mp_ns_image_end - mp_ns_image), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, mp_ns_image + done, len - done);
+        if (w <= 0 && errno != EINTR) break;
+        if (w > 0) done += (size_t)w;
+    }
+    snprintf(path, size, "/proc/self/fd/%d", fd);
+    void *h = done == len ? dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!h && done == len) {
+        mp_log("warning", "libmallocprof_ns.so: no namespace of its own (%s): its libraries are the program's too", dlerror());
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    if (!h) mp_log("error", "libmallocprof_ns.so (%s): %s: no symbols, no libunwind", path, done == len ? dlerror() : strerror(errno));
+    close(fd);
     return h;
 }
 
 static void load(void)
 {
-    char path[4096];
+    char path[64] = "";
     loading = 1;
     void *h = open_shim(path, sizeof path);
     int (*init)(const struct mp_ns_host *) = h ? (int (*)(const struct mp_ns_host *))dlsym(h, "mp_ns_init") : NULL;
-    if (h && (!init || init(&host) != 0)) mp_log("warning", "%s: not this library's (mp_ns_init)", path);
+    if (h && (!init || init(&host) != 0)) mp_log("warning", "libmallocprof_ns.so (%s): not this library's (mp_ns_init)", path);
     for (unsigned i = 0; i < mp_ns_count; i++) {
         void *p = h ? dlsym(h, mp_ns_names[i]) : NULL;
-        if (h && !p) mp_log("warning", "%s: no %s", path, mp_ns_names[i]);
+        if (h && !p) mp_log("warning", "libmallocprof_ns.so: no %s", mp_ns_names[i]);
         mp_ns_fn[i] = p ? p : (void *)mp_ns_missing;
     }
     for (unsigned i = 0; i < mp_ns_data_count; i++) {

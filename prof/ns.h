@@ -5,7 +5,8 @@
  * dl_iterate_phdr lists the program's modules too (libunwind's unwinding), its
  * pipes go above the program's descriptors (fds.c), its thread keys are
  * the program's libc's (the namespace's libc has a table of its own, and
- * both would hand out the same numbers for one slot in the thread). */
+ * both would hand out the same numbers for one slot in the thread), its
+ * error() and exit() are the recorder's (signals.c, lifecycle.c). */
 #ifndef MP_NS_H
 #define MP_NS_H
 
@@ -33,6 +34,10 @@ struct mp_ns_host {
     int (*key_delete)(pthread_key_t);
     void *(*getspecific)(pthread_key_t);
     int (*setspecific)(pthread_key_t, uintptr_t);    /* the value as a number */
+    /* the process's ends: libdw's out-of-memory error() (the recorder gives
+     * up what it was doing), libbz2's exit() (the exit snapshot) */
+    void (*error)(int, int, const char *, ...);
+    void (*exit)(int);
 };
 
 /* Load the namespace (ns.c; once, before the first use of libunwind's

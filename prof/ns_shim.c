@@ -7,7 +7,8 @@
  * as dwarf_cfi_addrframe's, and its guard), the program's modules for
  * dl_iterate_phdr (libunwind unwinds the program's frames), and moves
  * libunwind's pipe above the program's descriptors, and its thread key
- * from the program's libc (ns.h). Until mp_ns_init,
+ * from the program's libc, its error() and exit() the recorder's (ns.h).
+ * Until mp_ns_init,
  * allocations (the namespace's constructors) come from a static buffer and
  * are never freed. */
 #define _GNU_SOURCE
@@ -15,6 +16,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,6 +151,27 @@ EXPORT void *pthread_getspecific(pthread_key_t key) { return host ? host->getspe
 EXPORT int pthread_setspecific(pthread_key_t key, const void *value)
 {
     return host ? host->setspecific(key, (uintptr_t)value) : EINVAL;
+}
+
+/* The recorder's error() (it gives up what it was doing, or ends the
+ * process as libc's does), the message formatted here. */
+EXPORT void error(int status, int errnum, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (host) host->error(status, errnum, "%s", msg);
+    else if (status) _exit(status);
+}
+
+/* The program's exit (its handlers, the recorder's exit snapshot), not
+ * this namespace's libc's. */
+EXPORT void exit(int status)
+{
+    if (host) host->exit(status);
+    _exit(status);
 }
 
 EXPORT int mp_ns_init(const struct mp_ns_host *h)

@@ -20,7 +20,6 @@ assert_eq "$deps" "ld-linux-x86-64 libc libm linux-vdso " "ldd $LIB: libc, libm,
 mkdir l
 ln -s "$B/tests/libcount.so" l/c.so
 ln -s "$LIB" l/p.so
-ln -s "$(dirname "$LIB")/libmallocprof_ns.so" l/libmallocprof_ns.so
 RUN=(env -i PATH=/usr/bin:/bin PYTHONHASHSEED=0 MP_PYTHON=0 MP_QUIET=1 MP_OUT=$T/p.db)
 
 # totals NAME CMD...: "calls|bytes" of valgrind, the interposer, the recorder
