@@ -21,7 +21,6 @@ COMMON_INC := -Iprof/common
 MPQ_SRC  := $(wildcard mpquery/*.c)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 
 .PHONY: all deps demo test bench asan debug install uninstall clean fuzz
 all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
@@ -249,7 +248,7 @@ $(B)/tests/libplugin.so: tests/progs/libplugin.c
 	$(CC) -std=gnu11 $(WARN) -O0 -g -fPIC -shared -o $@ $<
 tests-build: $(B)/tests/libplugin.so
 
-# The namespace test's programs (tests/recorder/isolation.sh): a counting
+# The namespace test's programs (tests/runtimes/isolation.sh): a counting
 # interposer, and a program linked with its own SQLite.
 $(B)/tests/libcount.so: tests/progs/libcount.c
 	@mkdir -p $(B)/tests
