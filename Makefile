@@ -103,9 +103,11 @@ $(B)/ns_stubs.S: tools/ns_stubs.sh $(PROF_OBJ) $(B)/libmpcommon.a
 	sh tools/ns_stubs.sh $(NS_LIBS) -- $(PROF_OBJ) $(B)/libmpcommon.a > $@.tmp
 	mv $@.tmp $@
 $(B)/obj/ns_stubs.o: $(B)/ns_stubs.S
+	@mkdir -p $(B)/obj
 	$(CC) -c $< -o $@
 
 $(B)/obj/ns_image.o: $(B)/libmallocprof_ns.so
+	@mkdir -p $(B)/obj
 	printf '\t.section .rodata\n\t.globl mp_ns_image, mp_ns_image_end\n\t.hidden mp_ns_image, mp_ns_image_end\nmp_ns_image:\n\t.incbin "%s"\nmp_ns_image_end:\n\t.section .note.GNU-stack,"",@progbits\n' $< | $(CC) -c -x assembler -o $@ -
 
 $(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(B)/libmpcommon.a
