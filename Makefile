@@ -12,16 +12,15 @@ PKGS    := libunwind sqlite3 libdw
 , := ,
 
 # Debian packages the build and the tests need (checked before building).
-DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++
+DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++ libexpat1 libgmp10
 
 PROF_SRC := $(wildcard prof/*.c)
-PROF_SRC := $(filter-out prof/api_stub.c,$(PROF_SRC))
+PROF_SRC := $(filter-out prof/api_stub.c prof/ns_shim.c,$(PROF_SRC))
 COMMON_SRC := $(wildcard prof/common/*.c)
 COMMON_INC := -Iprof/common
 MPQ_SRC  := $(wildcard mpquery/*.c)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 
 .PHONY: all deps demo test bench asan debug install uninstall clean fuzz
 all: deps $(B)/libmallocprof.so $(B)/libmallocprof_api.so $(B)/mpquery demos-build tests-build
@@ -89,8 +88,35 @@ $(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(COMMON_DEPS) | deps
 	@mkdir -p $(B)/obj/prof
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
-$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/libmpcommon.a
-	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+# The profiler's libraries stay out of the program's namespace (prof/ns.c):
+# SQLite is linked in from its archive, its symbols local; libdw, libelf
+# and libunwind (whose Debian archives are not position-independent) are
+# loaded by dlmopen into a namespace of their own through
+# libmallocprof_ns.so (prof/ns_shim.c), which libmallocprof.so carries
+# (build/ns_image.o) and loads from a memfd. The recorder calls them
+# through stubs made from the symbols its objects use (tools/ns_stubs.sh).
+# ldd lists libc, libm and the loader only.
+NS_LIBS  = $(foreach l,dw elf unwind,$(shell $(CC) -print-file-name=lib$(l).so))
+SQLITE_A = $(shell $(CC) -print-file-name=libsqlite3.a)
+PROF_LINK = -Wl,-z,nodelete -Wl,--no-undefined -Wl,--exclude-libs,libsqlite3.a $(SQLITE_A) -ldl -lpthread -lm
+$(B)/ns_stubs.S: tools/ns_stubs.sh $(PROF_OBJ) $(B)/libmpcommon.a
+	sh tools/ns_stubs.sh $(NS_LIBS) -- $(PROF_OBJ) $(B)/libmpcommon.a > $@.tmp
+	mv $@.tmp $@
+$(B)/obj/ns_stubs.o: $(B)/ns_stubs.S
+	@mkdir -p $(B)/obj
+	$(CC) -c $< -o $@
+
+$(B)/obj/ns_image.o: $(B)/libmallocprof_ns.so
+	@mkdir -p $(B)/obj
+	printf '\t.section .rodata\n\t.globl mp_ns_image, mp_ns_image_end\n\t.hidden mp_ns_image, mp_ns_image_end\nmp_ns_image:\n\t.incbin "%s"\nmp_ns_image_end:\n\t.section .note.GNU-stack,"",@progbits\n' $< | $(CC) -c -x assembler -o $@ -
+
+$(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(B)/libmpcommon.a
+	$(CC) -shared -o $@ $^ $(PROF_LINK)
+	@if ldd $@ | grep -Eq 'lib(sqlite3|dw|elf|unwind|z|lzma|bz2)[.]'; then echo "$@: links a library of the profiler's namespace:" >&2; ldd $@ >&2; rm -f $@; exit 1; fi
+
+$(B)/libmallocprof_ns.so: prof/ns_shim.c prof/ns.h | deps
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -Wl,--no-undefined -Wl,--no-as-needed -ldw -lelf -lunwind
 
 $(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
 	@mkdir -p $(B)
@@ -162,10 +188,10 @@ asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 # The recorder with its invariants checked (MP_ASSERT, prof/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o | deps
 	@mkdir -p $(B)/debug
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) -Wl,-z,nodelete -Wl,--no-undefined $(PKG_LIBS) -ldl -lpthread -lm
+	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(PROF_LINK)
 
 # pkg-config files of the API library (mallocprof.h, -lmallocprof_api):
 # build/mallocprof.pc for programs built against this build tree
@@ -229,6 +255,16 @@ $(B)/tests/libregress.so: tests/progs/libregress.c
 	@mkdir -p $(B)/tests
 	$(CC) -std=gnu11 $(WARN) -O1 -g -shared -fPIC -o $@ $<
 tests-build: $(B)/tests/libregress.so
+
+# The namespace test's programs (tests/runtimes/isolation.sh): a counting
+# interposer, and a program linked with its own SQLite.
+$(B)/tests/libcount.so: tests/progs/libcount.c
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $<
+$(B)/tests/own_sqlite: tests/progs/own_sqlite.c $(B)/libmallocprof_api.so
+	@mkdir -p $(B)/tests
+	$(CC) -std=gnu11 $(WARN) $(PROG_FLAGS) -o $@ $< -lmallocprof_api -lsqlite3 -ldl
+tests-build: $(B)/tests/libcount.so $(B)/tests/own_sqlite
 
 # Optimized test program: inlining on purpose (symbols tests).
 $(B)/tests/inline_opt: tests/progs/inline_opt.cc

@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "cold.h"
 #include "python.h"
+#include "ns.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -319,6 +320,7 @@ void mp_ensure_init(void)
         ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
+        mp_ns_load();               /* libdw, libunwind: our namespace (ns.c) */
         unwind_init();
         record_init();
         interpose_sizes_init();

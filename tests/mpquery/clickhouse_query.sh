@@ -268,4 +268,4 @@ assert_eq "$("$MPQ" top --functions --snapshot peak --format csv --server "$SCAL
 1,67108864,big_block
 12000,2994000,keep_end
 400,0,handed_out
-4,1344,allocate_dtv" "peak_scale at its peak through --server: the kept stacks as they were, none of the later ones"
+4,1408,allocate_dtv" "peak_scale at its peak through --server: the kept stacks as they were, none of the later ones"
