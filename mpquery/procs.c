@@ -26,17 +26,25 @@ const char *procs_exe_name(const struct process *pr)
     return path_basename(pr->exe);
 }
 
-/* The command line's first word: argv[0] (the recorder joins the
- * arguments with spaces, so an argv[0] with a space in it is cut there). */
-static size_t argv0_len(const char *cmdline)
+/* The length of argv[0] at the start of the command line: its first
+ * word (the recorder joins the arguments with spaces), or, when the
+ * executable's file name has a space, up to that name where the command
+ * line has it as a path's last part ('/x/my prog arg': '/x/my prog'). */
+static size_t argv0_len(const struct process *pr, const char *cmdline)
 {
+    const char *base = path_basename(pr->exe);
+    size_t b = strlen(base);
+    for (const char *s = cmdline; strchr(base, ' ') && (s = strstr(s, base)); s++) {
+        size_t end = (size_t)(s - cmdline) + b;
+        if ((s == cmdline || s[-1] == '/') && (cmdline[end] == ' ' || !cmdline[end])) return end;
+    }
     return strcspn(cmdline, " ");
 }
 
 const char *procs_name_of(const struct process *pr, struct arena *text)
 {
     const char *argv0 = pr->cmdline ? pr->cmdline : "";
-    size_t n = argv0_len(argv0);
+    size_t n = argv0_len(pr, argv0);
     const char *name = argv0;
     for (size_t i = 0; i < n; i++)
         if (argv0[i] == '/') name = argv0 + i + 1;
@@ -52,7 +60,7 @@ int procs_exe_matches(const struct process *pr, const char *want)
     if (!strchr(want, '/')) return !strcmp(procs_name(pr), want) || !strcmp(procs_exe_name(pr), want);
     size_t n = strlen(want);
     const char *cmdline = pr->cmdline ? pr->cmdline : "";
-    return !strcmp(pr->exe, want) || (argv0_len(cmdline) == n && !strncmp(cmdline, want, n));
+    return !strcmp(pr->exe, want) || (argv0_len(pr, cmdline) == n && !strncmp(cmdline, want, n));
 }
 
 void procs_fmt_date(double t, char *buf, size_t n)

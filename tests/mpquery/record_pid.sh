@@ -225,7 +225,7 @@ assert_eq "$rc $out" "2 mpquery: record: no process 999999999" "no such process"
 out=$($MPQ record --pid 12x 2>&1); rc=$?
 assert_eq "$rc $out" "2 mpquery: record: bad value '12x' for --pid (a process id) (see mpquery record --help)" "a bad pid"
 out=$($MPQ record --pid 1 --duration 0 2>&1); rc=$?
-assert_eq "$rc $out" "2 mpquery: record: bad value '0' for --duration (seconds, > 0) (see mpquery record --help)" "a bad duration"
+assert_eq "$rc $out" "2 mpquery: record: bad value '0' for --duration (seconds > 0, or 500ms, 10m, 1h) (see mpquery record --help)" "a bad duration"
 out=$($MPQ record --pid 1 -- true 2>&1); rc=$?
 assert_eq "$rc $out" "2 mpquery: record: --pid records a running process: no COMMAND with it ('true') (see mpquery record --help)" "--pid with a command"
 out=$($MPQ record --duration 2 -- true 2>&1); rc=$?

@@ -1,5 +1,5 @@
 /* A small steady program for mpquery record --pid's memory test
- * (tests/mpquery/record_pid_memory.sh): allocates and frees in a loop,
+ * (tests/recorder/attach_memory.sh): allocates and frees in a loop,
  * holding a ring of 256 blocks; on a line "fork" on stdin it forks a child
  * that prints its pid, waits 1 s and exits. Never preloaded: attached to.
  * Exits 7 at the end of stdin. */
