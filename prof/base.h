@@ -217,6 +217,12 @@ int mp_fd_high(int fd);
 enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, KEPT_MEM, NKEPT };
 void mp_kept_open_all(void);
 int mp_kept_fd(enum mp_kept_file which);
+/* The descriptor if it is still ours, else -1 without opening anything:
+ * for the points of memory over time, which the background thread takes
+ * while the program runs (its close reopens the file at once, in its
+ * own thread: another thread's open there would take a number the
+ * program is about to be given). */
+int mp_kept_fd_ours(enum mp_kept_file which);
 /* SQLite's files opened for the profiler go above the program's range */
 void mp_sqlite_fds_high(void);
 

@@ -87,6 +87,12 @@ void mp_kept_open_all(void)
     for (int i = 0; i < NKEPT; i++) kept_reopen(&kept[i], 0);
 }
 
+int mp_kept_fd_ours(enum mp_kept_file which)
+{
+    int fd = atomic_load(&kept[which].fd);
+    return kept_is_ours(&kept[which], fd) ? fd : -1;
+}
+
 int mp_kept_fd(enum mp_kept_file which)
 {
     struct kept *k = &kept[which];

@@ -65,20 +65,25 @@ void ticks_after_fork_child(void)
 }
 
 /* Resident bytes: /proc/self/statm's second field (pages), read without
- * stdio or malloc; 0 when it cannot be read. */
+ * stdio or malloc; 0 when it cannot be read. Nothing is opened here: in
+ * the moment between the program's close of the kept statm and its
+ * reopening (fds.c, in the program's thread), the last value read. */
 uint64_t ticks_rss(void)
 {
+    static _Atomic uint64_t last;
     char buf[128];
-    int fd = mp_kept_fd(KEPT_STATM);
-    if (fd < 0) return 0;
+    int fd = mp_kept_fd_ours(KEPT_STATM);
+    if (fd < 0) return atomic_load_explicit(&last, memory_order_relaxed);
     ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0) return 0;
+    if (n <= 0) return atomic_load_explicit(&last, memory_order_relaxed);
     buf[n] = 0;
     const char *p = buf;
     while (*p && *p != ' ') p++;        /* size */
     uint64_t pages = 0;
     for (p++; *p >= '0' && *p <= '9'; p++) pages = pages * 10 + (uint64_t)(*p - '0');
-    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t rss = pages * (uint64_t)sysconf(_SC_PAGESIZE);
+    atomic_store_explicit(&last, rss, memory_order_relaxed);
+    return rss;
 }
 
 /* The buffer is full: every other point kept (the first among them), the
