@@ -4,6 +4,13 @@
 # line "N passed, M failed". Names (arguments, or TESTS="name1 name2") pick a
 # subset: FOLDER/NAME, NAME (in every folder that has it) or FOLDER (a path
 # tests/FOLDER/NAME.sh too).
+#
+# The tests run in lanes, one per core (at most 4; TEST_LANES=N to choose):
+# each has a scratch directory, servers and ports of its own. A script with
+# a line "# run: alone" runs with no other test beside it (first).
+# mpquery/asan builds mpquery with ASan/UBSan; where the list has it, the
+# mpquery/ and rules/ tests (but mpquery/scale) run with that build only,
+# once, each with its line marked (ASan).
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 failed=()
 DIRS="recorder mpquery rules runtimes unit package"
@@ -20,19 +27,18 @@ if [ -n "$names" ]; then
 else
     list=$all
 fi
-# mpquery/asan runs every mpquery/ and rules/ test (but mpquery/scale) under
-# ASan/UBSan, two at a time: where the list has it, those tests run there
-# only, and each gets its line here from its result.
 under_asan=
 if printf '%s\n' $list | grep -qx mpquery/asan; then
     under_asan=$(printf '%s\n' $list | grep -e '^mpquery/' -e '^rules/' | grep -v -x -e mpquery/asan -e mpquery/scale)
     [ -n "$under_asan" ] && list=$(printf '%s\n' $list | grep -v -x -F "$under_asan")
     # named alone: all of them
     [ -n "$under_asan" ] || under_asan=$(printf '%s\n' $all | grep -e '^mpquery/' -e '^rules/' | grep -v -x -e mpquery/asan -e mpquery/scale)
-    export MP_ASAN_TESTS=$(echo $under_asan)
 fi
 # the language runtimes the runtimes/* tests profile (Debian packages)
 case " $(echo $list) " in *" runtimes/"*) sh tests/lib/runtime_deps.sh ;; esac
+lanes=${TEST_LANES:-$(nproc 2>/dev/null || echo 1)}
+[ "$lanes" -gt 4 ] && lanes=4
+[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 # report TEST STATUS SECONDS [SUFFIX]: the test's line, its log's notes
 # (# and SKIP: lines), and the end of the log of a failure; counted
 report() {
@@ -42,33 +48,57 @@ report() {
     [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
     if [ "$st" = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
 }
-# asan_lines: the line of each test mpquery/asan ran (a missing result: a
-# failure)
-asan_lines() {
-    local u st secs
-    for u in $under_asan; do
-        read -r st secs < <(awk -v t="$u" '$2 == t { print $1, $3 }' "$MP_ASAN_RESULTS" 2>/dev/null)
-        [ "$st" = ok ] || st=FAIL
-        report "$u" "$st" "${secs:-0}" " (ASan)"
-    done
+# start JOB: runs a job ("TEST" or "asan:TEST") in the background; its
+# status and seconds go to build/testlogs/TEST.status
+declare -A pids=()
+start() {
+    local job=$1 t=${1#asan:} limit=300
+    local log=build/testlogs/$t.log
+    mkdir -p "$(dirname "$log")"; rm -f "build/testlogs/$t.status"
+    [ "$t" = mpquery/asan ] && limit=900
+    (
+        [ "$job" != "$t" ] && export MPQUERY=$PWD/build/asan/mpquery \
+            ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
+        s=$(date +%s.%N) st=FAIL
+        if [ -f "tests/$t.sh" ]; then
+            timeout $limit bash "tests/$t.sh" >"$log" 2>&1 && st=ok
+        else
+            echo "no test tests/$t.sh (names: FOLDER/NAME, NAME or FOLDER)" >"$log"
+        fi
+        echo "$st $(echo "$(date +%s.%N) - $s" | bc)" >"build/testlogs/$t.status"
+    ) &
+    pids[$!]=$job
 }
+# finish: waits for one running job and reports it
+finish() {
+    local pid job st secs
+    wait -n -p pid "${!pids[@]}"
+    job=${pids[$pid]}; unset "pids[$pid]"
+    read -r st secs <"build/testlogs/${job#asan:}.status" 2>/dev/null || st=FAIL
+    [ "$job" = mpquery/asan ] && asan_built=$st
+    if [ "$job" = "${job#asan:}" ]; then report "$job" "${st:-FAIL}" "${secs:-0}"
+    else report "${job#asan:}" "${st:-FAIL}" "${secs:-0}" " (ASan)"; fi
+}
+alone=$(for t in $list; do grep -qx '# run: alone' "tests/$t.sh" 2>/dev/null && echo "$t"; done)
+queue=()
+printf '%s\n' $list | grep -qx mpquery/asan && queue+=(mpquery/asan)
 for t in $list; do
-    log=build/testlogs/$t.log
-    mkdir -p "$(dirname "$log")"
-    start=$(date +%s.%N)
-    # a test's time limit; mpquery/asan runs some 55 tests under ASan
-    limit=300
-    [ "$t" = mpquery/asan ] && limit=1500
-    [ "$t" = mpquery/asan ] && export MP_ASAN_RESULTS=$PWD/build/testlogs/asan.results && rm -f "$MP_ASAN_RESULTS"
-    if [ -f "tests/$t.sh" ] && timeout $limit bash "tests/$t.sh" >"$log" 2>&1; then
-        status=ok
-    else
-        [ -f "tests/$t.sh" ] || echo "no test tests/$t.sh (names: FOLDER/NAME, NAME or FOLDER)" >"$log"
-        status=FAIL
-    fi
-    report "$t" $status "$(echo "$(date +%s.%N) - $start" | bc)"
-    [ "$t" = mpquery/asan ] && asan_lines
+    [ "$t" = mpquery/asan ] || printf '%s\n' $alone | grep -qx -- "$t" || queue+=("$t")
 done
+for t in $under_asan; do queue+=("asan:$t"); done
+asan_built=
+for t in $alone; do start "$t"; finish; done
+for job in "${queue[@]}"; do
+    # the ASan tests wait for mpquery/asan's build
+    while [ "${job#asan:}" != "$job" ] && [ -z "$asan_built" ] && [ ${#pids[@]} -gt 0 ]; do finish; done
+    if [ "${job#asan:}" != "$job" ] && [ "$asan_built" != ok ]; then
+        report "${job#asan:}" FAIL 0 " (ASan: mpquery/asan failed)"; continue
+    fi
+    while [ ${#pids[@]} -ge "$lanes" ]; do finish; done
+    start "$job"
+done
+while [ ${#pids[@]} -gt 0 ]; do finish; done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

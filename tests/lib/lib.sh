@@ -41,6 +41,18 @@ at_exit() {        # [STATUS]: the test's status (default: $?)
 }
 trap at_exit EXIT
 
+# test_pgrep PGREP-ARGS...: the newest process pgrep finds whose working
+# directory is this test's ($T), as pgrep -n would: tests run side by side,
+# and another test may run the same program
+test_pgrep() {
+    local p found= dir
+    dir=$(cd "$T" && pwd -P)
+    for p in $(pgrep "$@"); do
+        [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$dir" ] && found=$p
+    done
+    [ -n "$found" ] && echo "$found"
+}
+
 # assert_eq ACTUAL EXPECTED WHAT
 assert_eq() {
     [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"

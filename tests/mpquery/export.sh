@@ -193,9 +193,11 @@ npm_ready() {
         [ "$(node -p "require('$NPM/node_modules/${pin%@*}/package.json').version" 2>/dev/null)" = "${pin##*@}" ] || return 1
     done
 }
-if ! npm_ready; then
-    { command -v npm || sh "$ROOT/tests/lib/deps.sh" nodejs npm; } >npm.log 2>&1 \
-        && npm install --prefix "$NPM" --no-audit --no-fund --save-exact $PINS >>npm.log 2>&1
+if ! npm_ready; then      # one install at a time (the tests run in lanes)
+    exec 8>"${TMPDIR:-/tmp}/mallocprof-npm.lock" && flock 8
+    npm_ready || { { command -v npm || sh "$ROOT/tests/lib/deps.sh" nodejs npm; } >npm.log 2>&1 \
+        && npm install --prefix "$NPM" --no-audit --no-fund --save-exact $PINS >>npm.log 2>&1; }
+    exec 8>&-
 fi
 have_npm=1
 npm_ready || { have_npm=0; echo "SKIP: npm packages ($PINS) not installed: $(tail -n 1 npm.log)"; }

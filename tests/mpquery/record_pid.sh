@@ -34,7 +34,7 @@ PY
 feeder=$!
 on_exit "touch $T/stop; rm -f $T/go $T/req"     # fifos: the profile check at the end opens every file
 sleep 0.5
-pid=$(pgrep -f -n "^$SERVER\$") || fail "the server did not start"
+pid=$(test_pgrep -f "^$SERVER\$") || fail "the server did not start"
 before=0
 for i in $(seq 1 ${ATTACHES:-20}); do
     $MPQ record -q --pid $pid --duration 2 -o s$i.db || fail "attach $i failed"
@@ -70,7 +70,7 @@ mkfifo go
 ($THREADS < go > threads.txt; echo $? > threads.rc) &
 exec 7> go
 sleep 0.3
-pid=$(pgrep -f -n "^$THREADS\$") || fail "the threads program did not start"
+pid=$(test_pgrep -f "^$THREADS\$") || fail "the threads program did not start"
 $MPQ record -q --pid $pid --duration 1 -o t.db || fail "attach to the threads failed"
 exec 7>&-
 wait
@@ -97,7 +97,7 @@ mkfifo req
 exec 7> req
 echo 1 >&7
 sleep 0.3
-pid=$(pgrep -f -n "^$SERVER\$") || fail "the server did not start"
+pid=$(test_pgrep -f "^$SERVER\$") || fail "the server did not start"
 # a session is under way once the profiler's thread runs in the process
 wait_attached() {
     for _ in $(seq 400); do grep -qx mallocprof /proc/$1/task/*/comm 2>/dev/null && return 0; sleep 0.05; done
@@ -208,7 +208,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
     cp $SERVER ./srv
     seq 1 200 | (sleep 3; cat) | unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./srv" > mnt.out &
     sleep 0.5
-    pid=$(pgrep -n -x srv) || fail "the server in its own mount namespace did not start"
+    pid=$(test_pgrep -x srv) || fail "the server in its own mount namespace did not start"
     [ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "srv is in our mount namespace"
     $MPQ record -q --pid $pid -o mnt.db || fail "attach in another mount namespace failed"
     wait

@@ -53,7 +53,7 @@ on_exit "rm -f $T/in"       # a fifo: the profile check at the end opens every f
 exec 7> in
 echo a >&7
 sleep 0.3
-pid=$(pgrep -f -n "^\./host\$") || fail "the host did not start"
+pid=$(test_pgrep -f "^\./host\$") || fail "the host did not start"
 $MPQ record -q --pid $pid --duration 3 -o p.db &
 rec=$!
 for i in $(seq 1 100); do grep -q libmallocprof /proc/$pid/maps 2>/dev/null && break; sleep 0.05; done

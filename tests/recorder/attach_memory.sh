@@ -43,7 +43,7 @@ mkfifo in
 ($B/tests/attach_loop < in > loop.out; echo $? > loop.rc) &
 exec 7> in
 sleep 0.5
-pid=$(pgrep -f -n "^$B/tests/attach_loop\$") || fail "the loop did not start"
+pid=$(test_pgrep -f "^$B/tests/attach_loop\$") || fail "the loop did not start"
 before=$(anon $pid)
 for i in $(seq $ROUNDS); do
     $MPQ record -q --pid $pid --duration 0.3 -o c$i.db 7>&- || fail "attach $i failed"
@@ -73,7 +73,7 @@ mkfifo go
 ($B/tests/attach_threads < go > threads.txt; echo $? > threads.rc) &
 exec 7> go
 sleep 0.3
-pid=$(pgrep -f -n "^$B/tests/attach_threads\$") || fail "the threads program did not start"
+pid=$(test_pgrep -f "^$B/tests/attach_threads\$") || fail "the threads program did not start"
 for i in $(seq $ROUNDS); do
     $MPQ record -q --pid $pid --duration 0.2 -o t$i.db 7>&- || fail "attach $i to the threads failed"
     [ $i = $ROUNDS ] || rm -f t$i.db
