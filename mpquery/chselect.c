@@ -70,6 +70,27 @@ static int parse_since(const char *arg, double *out)
     return 0;
 }
 
+/* --exe NAME as the files' (procs_exe_matches): the runs with a process
+ * whose executable's file name or argv[0]'s name (as info shows it: no
+ * directory, login shell's '-' and a retitled name's ':' aside) is NAME;
+ * a path: the executable's path or argv[0] as typed. */
+static void exe_sql(const char *exe, struct strbuf *sql)
+{
+    static const char argv0[] = "splitByChar(' ', cmdline)[1]";
+    sb_puts(sql, " AND run IN (SELECT run FROM mp_process WHERE ");
+    if (strchr(exe, '/')) {
+        sb_puts(sql, "exe = ");
+        ch_quote(sql, exe);
+        sb_printf(sql, " OR %s = ", argv0);
+    } else {
+        sb_puts(sql, "arrayElement(splitByChar('/', exe), -1) = ");
+        ch_quote(sql, exe);
+        sb_printf(sql, " OR replaceRegexpAll(arrayElement(splitByChar('/', %s), -1), '^-|:$', '') = ", argv0);
+    }
+    ch_quote(sql, exe);
+    sb_puts(sql, ")");
+}
+
 /* "SELECT run FROM mp_runs WHERE ..." for side (0, 1; -1: no side). */
 static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, char *err, size_t errlen)
 {
@@ -81,16 +102,7 @@ static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, c
         if (rc) return rc;
         sb_printf(sql, " AND (%s\n)", wheres[i]);
     }
-    if (o->exe) {
-        struct strbuf slash = { 0 };
-        sb_printf(&slash, "/%s", o->exe);
-        sb_puts(sql, " AND (exe = ");
-        ch_quote(sql, o->exe);
-        sb_puts(sql, " OR endsWith(exe, ");
-        ch_quote(sql, slash.s);
-        sb_puts(sql, "))");
-        sb_free(&slash);
-    }
+    if (o->exe) exe_sql(o->exe, sql);
     if (o->host) {
         sb_puts(sql, " AND host = ");
         ch_quote(sql, o->host);

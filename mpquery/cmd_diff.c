@@ -73,6 +73,18 @@ struct diff_args {
 
 struct diff_ctx { const int64_t *a, *b; const struct dtree *t; int functions; };
 
+/* Stacks of equal change by their frames' names, leaf first: one order
+ * whatever the ids (files, --server, merged profiles). */
+static int cmp_paths(const struct dtree *t, uint32_t x, uint32_t y)
+{
+    while (x != y && x && y) {
+        int c = strcmp(t->labels.str[t->label[x]], t->labels.str[t->label[y]]);
+        if (c) return c;
+        x = t->parent[x], y = t->parent[y];
+    }
+    return (x > y) - (x < y);       /* the same path, or one ends first */
+}
+
 static int cmp_delta(uint32_t x, uint32_t y, void *ctx)
 {
     const struct diff_ctx *d = ctx;
@@ -82,7 +94,7 @@ static int cmp_delta(uint32_t x, uint32_t y, void *ctx)
     if (dx != dy) return dx > dy ? -1 : 1;
     if (d->b[x] != d->b[y]) return d->b[x] > d->b[y] ? -1 : 1;
     if (d->functions) return strcmp(d->t->labels.str[x], d->t->labels.str[y]);
-    return (x > y) - (x < y);
+    return cmp_paths(d->t, x, y);
 }
 
 struct fold_ctx { const int64_t *a, *b; int format; struct json w; };

@@ -23,7 +23,9 @@ record_run t-a2 b.db "$B/tests/alloc_functions"
 record_run t-tags t.db "$B/tests/tags_threads"
 record_run t-req t.db "$B/demos/request_loop"
 record_run t-peak p.db "$B/tests/peak_mix"
-record_run t-cross x.db "$B/tests/threads_cross_free"
+# started with another argv[0] ('crossed'): --exe matches it as info shows it
+MP_RUN=t-cross MP_QUIET=1 bash -c 'LD_PRELOAD=$1 MP_OUT=$2 exec -a crossed "$0"' "$B/tests/threads_cross_free" "$LIB" x.db >/dev/null
+assert_eq "$(q x.db "SELECT cmdline FROM process")" crossed "x.db: one process, started as 'crossed'"
 # pushed later: a parent and its forked child, MP_TIME=1; 50-70 processes
 # that fork, exec and posix_spawn
 MP_TIME=1 record_run t-steps n.db "$B/tests/timeline_steps"
@@ -150,6 +152,8 @@ cmp_sel() {
     same "$what: $*" "$(out "$@" --server "$CH_URL" "${selection[@]}")" "$(out "$@" $files)"
 }
 cmp_sel "--exe alloc_functions = a.db b.db" "a.db b.db" --exe alloc_functions -- top --functions -n 0
+cmp_sel "--exe crossed (argv[0]'s name, as info shows it) = x.db" "x.db" --exe crossed -- top --functions -n 0
+cmp_sel "--exe threads_cross_free (its executable's name) = x.db" "x.db" --exe threads_cross_free -- fold
 cmp_sel "--exe with the path = a.db b.db" "a.db b.db" --exe "$B/tests/alloc_functions" -- fold --format csv
 cmp_sel "--where source LIKE '%/p.db' = p.db" "p.db" --where "source LIKE '%/p.db'" -- top --functions -n 0 --snapshot peak
 cmp_sel "--where on token = t.db" "t.db" --where "token IN ('t-tags', 't-req')" -- fold
