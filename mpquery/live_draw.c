@@ -93,7 +93,7 @@ static void process_line(struct live *v, const struct profile *p, const struct s
     const struct total *t = snap != NONE ? snapshot_total(p, snap) : NULL;
     char live[32] = "-";
     if (t) fmt_human(MEMLIVE, t->c.v[MEMLIVE], live, sizeof live);
-    const char *ended = *pr->ended ? pr->ended : live_process_ended(v, pr);
+    const char *ended = *pr->ended ? pr->ended : p->version >= 2 ? live_process_ended(v, pr) : NULL;
     line(v, "%*s%s (pid %lld) %s live%s%s", 2 + 2 * depth, "", procs_name(pr), (long long)pr->pid, live,
          ended ? ", ended: " : "", ended ? ended : "");
 }

@@ -91,6 +91,20 @@ assert_eq "$(awk '{print $3}' /proc/$zpid/stat)" Z "pid $zpid is a zombie (/proc
 assert_eq "$(once_line zombie.db)" "  live_steps (pid $zpid) N live, ended: killed (gone, no final snapshot)" "a zombie: gone"
 kill $py; wait $py 2>/dev/null
 
+# format version 1 has no ending at all: nothing said; version 2 has one
+# (the fixture's process, as info says it: no final snapshot), of a pid gone
+source "$ROOT/tests/lib/fixtures.sh"
+old_fixture 1 && old_fixture 2
+true & wait $!; dead=$!
+kill -0 $dead 2>/dev/null && fail "pid $dead runs"
+for v in 1 2; do sqlite3 v$v.db "UPDATE process SET host = '$(hostname)', pid = $dead" || fail "cannot edit v$v.db"; done
+NO_PROFILE_CHECK="$NO_PROFILE_CHECK v1.db v2.db"
+assert_match "$("$MPQ" info v1.db)" "$dead app: not recorded \(a file of format version 1\)" "v1.db: no ending recorded (info)"
+assert_eq "$(COLUMNS=100 "$MPQ" live v1.db --once | grep '(pid ')" "  app (pid $dead) 3.18 KiB live" "... live says none"
+assert_match "$("$MPQ" info v2.db)" "$dead app: still running or killed \(no final snapshot\)" "v2.db: no final snapshot (info)"
+assert_eq "$(COLUMNS=100 "$MPQ" live v2.db --once | grep '(pid ')" "  app (pid $dead) 3.18 KiB live, ended: killed (gone, no final snapshot)" \
+  "... live: its pid gone, killed"
+
 # ---- the profile's own value first
 LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=done.db $P 1 0 >/dev/null || fail "live_steps failed"
 assert_eq "$(once_line done.db)" "  live_steps (pid $(q done.db 'SELECT pid FROM process')) N live, ended: return 0" \
