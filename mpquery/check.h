@@ -66,6 +66,10 @@ struct measures { double *v[2][NM], *var[2][NM]; };
 void side_measures(const struct dtree *t, struct side *s, int k, struct measures *ms);
 void side_totals(struct side *s);
 void function_measures(const struct dtree *t, const struct measures *node, struct measures *fn);
+/* The stacks (display nodes) of side 0 (n[0]) and of side 1 (n[1]) that
+ * have calls or live bytes, filters aside, and of them those of both
+ * (n[2]). */
+void stacks_in_common(const struct dtree *t, const struct side *s, size_t n[3]);
 void measures_alloc(struct measures *ms, size_t n);
 void measures_free(struct measures *ms);
 

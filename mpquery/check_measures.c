@@ -112,6 +112,25 @@ void function_measures(const struct dtree *t, const struct measures *node, struc
         }
 }
 
+void stacks_in_common(const struct dtree *t, const struct side *s, size_t n[3])
+{
+    uint8_t *seen = xcalloc(t->n + 1, 1);
+    n[0] = n[1] = n[2] = 0;
+    for (int k = 0; k < 2; k++)
+        for (uint32_t r = 0; r < s[k].p->nrecorded; r++) {
+            uint32_t node = s[k].node[s[k].p->recorded[r]];
+            const counters *c = &s[k].last.stack_c[r];
+            if (node == NONE || (!c->v[NCALLS] && !c->v[MEMLIVE])) continue;
+            seen[node] |= (uint8_t)(1 << k);
+        }
+    for (size_t i = 1; i < t->n; i++) {
+        if (seen[i] & 1) n[0]++;
+        if (seen[i] & 2) n[1]++;
+        if (seen[i] == 3) n[2]++;
+    }
+    free(seen);
+}
+
 void measures_alloc(struct measures *ms, size_t n)
 {
     for (int k = 0; k < 2; k++)

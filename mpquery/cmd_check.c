@@ -4,7 +4,8 @@
  * baseline, the growth of every stack (its path after rules, as diff
  * matches them: both profiles viewed into ONE display tree) and every
  * function (self values, as diff --functions) in calls, bytes, peak and
- * leaks. Exit 0 pass, 1 a limit or a growth, 2 usage or bad input.
+ * leaks. Exit 0 pass, 1 a limit or a growth, 2 usage or bad input (and a
+ * report not written, a baseline of another program, nothing checked).
  *
  * The noise each growth must pass (sampling, run-to-run floors, the peak
  * snapshot's window): check_measures.c. */
@@ -23,7 +24,9 @@
 #include "timeline.h"
 #include "view.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,7 +57,9 @@ static const char more[] =
 "5 sigmas. A side of several runs (files, --run all, a store) is their mean;\n"
 "with --server, the runs --where, --exe, --host and --since select, by\n"
 "default those of DB's executable. A profile, baseline or store that cannot\n"
-"be read: exit 2. --max-peak over all stacks is the process peak, as info\n"
+"be read, a report that cannot be written, a baseline with no stack in\n"
+"common with DB (another program's) and filters that keep no stack (nothing\n"
+"checked): one line, exit 2, never 1. --max-peak over all stacks is the process peak, as info\n"
 "prints it (maxlive); over those --filter keeps, and a stack's peak, its\n"
 "live bytes at the peak snapshot (without one, format version 1 or 2, the\n"
 "stack's own peak, maxlive, whose sum is an upper bound).\n"
@@ -294,6 +299,69 @@ static void growth_floors(struct check_report *r, const struct side *s)
     r->floor[M_PEAK] += s[0].window + s[1].window;
 }
 
+/* ---------------------------------------------------------------- nothing to compare */
+/* The filters keep no stack of either side: nothing would be checked (a
+ * limit on nothing always passes). 0, or 2 reported. */
+static int nothing_kept(const struct check_report *r, const struct measures *ms, size_t n, int nsides)
+{
+    const struct common *c = r->c;
+    if (!c->view.nfilter && !c->view.nexclude) return 0;
+    for (size_t i = 1; i < n; i++)
+        for (int k = 2 - nsides; k < 2; k++)
+            for (int m = 0; m < NM; m++)
+                if (ms->v[k][m][i] != 0) return 0;
+    struct strbuf what = { 0 };
+    if (r->filter) sb_printf(&what, "--filter '%s'", r->filter);
+    for (size_t i = 0; i < c->view.nexclude; i++)
+        sb_printf(&what, "%s'%s'", i ? "|" : r->filter ? " and --exclude " : "--exclude ", c->view.exclude[i]);
+    const char *verb = r->filter && c->view.nexclude ? "keep" : "keeps";
+    int rc = nsides == 2 ? error(EXIT_BAD_INPUT, "check: %s %s no stack of %s or %s: nothing was checked", what.s,
+                                 verb, r->current, r->baseline)
+                         : error(EXIT_BAD_INPUT, "check: %s %s no stack of %s: nothing was checked", what.s, verb,
+                                 r->current);
+    sb_free(&what);
+    return rc;
+}
+
+/* The executable's file name of a side's first process ("?" : none). */
+static const char *exe_name(const struct side *s)
+{
+    if (!s->p->nprocs) return "?";
+    const char *slash = strrchr(s->p->procs[0].exe, '/');
+    return slash ? slash + 1 : s->p->procs[0].exe;
+}
+
+/* Both sides have stacks, none of them in common (filters aside): the
+ * baseline is another program's, and every stack would be "new". 0, or 2
+ * reported. */
+static int no_stack_in_common(const struct check_report *r, const struct dtree *t, const struct side *s)
+{
+    size_t n[3];
+    stacks_in_common(t, s, n);
+    if (!n[0] || !n[1] || n[2]) return 0;
+    return error(EXIT_BAD_INPUT, "check: %s (%s, %zu stack%s) and the baseline %s (%s, %zu stack%s) have no stack "
+                 "in common: a baseline of another program?", r->current, exe_name(&s[1]), n[1], n[1] == 1 ? "" : "s",
+                 r->baseline, exe_name(&s[0]), n[0], n[0] == 1 ? "" : "s");
+}
+
+/* The report to -o FILE or stdout. A failure to write it is bad input
+ * (2, one line), never a failed gate (1). */
+static int write_report(const struct check_report *r, const char *out)
+{
+    struct outfile of;
+    int rc = output_open(&of, out, OUTPUT_FILE);
+    if (rc) return EXIT_BAD_INPUT;
+    check_print(r, of.f);
+    if ((rc = output_close(&of, 0))) return EXIT_BAD_INPUT;
+    if (out) return 0;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    rc = error(EXIT_BAD_INPUT, "check: stdout: write error: %s", strerror(errno ? errno : EIO));
+    __fpurge(stdout);           /* said once: main's own check finds nothing left */
+    clearerr(stdout);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- the run */
 static int run(struct common *c, struct check_args *a, struct check_report *r, const struct dbfiles *files)
 {
@@ -321,16 +389,17 @@ static int run(struct common *c, struct check_args *a, struct check_report *r, c
     r->current = s[1].p->path;
     r->baseline = nsides == 2 ? (c->server.url ? c->server.url : s[0].p->path) : NULL;
     r->sampled[0] = s[0].sample > 0, r->sampled[1] = s[1].sample > 0;
+    if ((rc = nothing_kept(r, &node, t.n, nsides)) || (nsides == 2 && (rc = no_stack_in_common(r, &t, s)))) {
+        measures_free(&node);
+        measures_free(&fn);
+        goto out;
+    }
     check_limits(r, &cap, &node, t.n, a->limit, &s[1]);
     if (nsides == 2) {
         check_growth(r, &cap, &node, 1, t.n, K_STACK, r->floor);
         check_growth(r, &cap, &fn, 0, t.labels.n, K_FUNCTION, r->floor);
     }
-    struct outfile of;
-    if (!(rc = output_open(&of, a->out, OUTPUT_FILE))) {
-        check_print(r, of.f);
-        rc = output_close(&of, 0);
-    }
+    rc = write_report(r, a->out);
     if (!rc && (r->limits_failed || r->grown[0] || r->grown[1])) rc = EXIT_FAILED;
     measures_free(&node);
     measures_free(&fn);

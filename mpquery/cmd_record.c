@@ -286,14 +286,17 @@ static int wait_for(pid_t pid)
 
 /* record --live: the live view of out while the program runs (live_view
  * asks ended() each turn); it stays on the last frame until q. */
-struct live_child { pid_t pid; int status, ended; const char *what; char note[128]; };
+struct live_child { pid_t pid; int status, ended; const char *what; char note[128], how[64]; };
 static int ended(void *ctx)
 {
     struct live_child *k = ctx;
     if (!k->ended && waitpid(k->pid, &k->status, WNOHANG) == k->pid) {
         k->ended = 1;
-        snprintf(k->note, sizeof k->note, "%s ended (exit code %d): q to quit", k->what ? k->what : "the program",
-                 exit_code(k->status));
+        const char *sig = WIFSIGNALED(k->status) ? sigabbrev_np(WTERMSIG(k->status)) : NULL;
+        if (sig) snprintf(k->how, sizeof k->how, "killed by SIG%s", sig);     /* as info says it */
+        else if (WIFSIGNALED(k->status)) snprintf(k->how, sizeof k->how, "killed by signal %d", WTERMSIG(k->status));
+        snprintf(k->note, sizeof k->note, "%s %s%s%s(exit code %d): q to quit", k->what ? k->what : "the program",
+                 *k->how ? "was " : "ended ", k->how, *k->how ? " " : "", exit_code(k->status));
     }
     return k->ended;
 }
@@ -301,7 +304,7 @@ static int ended(void *ctx)
 static int run_live(pid_t pid, const char *out, const char *log)
 {
     struct live_child k = { .pid = pid };
-    int rc = live_record(out, ended, &k, k.note);
+    int rc = live_record(out, ended, &k, k.note, (long)pid, k.how);
     if (!ended(&k)) {
         warning("record: the live view closed; %s (pid %d) runs on, its output in %s: waiting for it (^C stops it)",
                 out, (int)pid, log);
@@ -425,7 +428,7 @@ static int record_pid_live(const char *const *value, const char *lib, const char
         _exit(record_pid(value, lib, out));
     }
     struct live_child k = { .pid = pid, .what = "the session" };
-    int rc = live_record(out, ended, &k, k.note);
+    int rc = live_record(out, ended, &k, k.note, 0, NULL);
     if (!ended(&k)) {
         kill(pid, SIGINT);
         waitpid(pid, &k.status, 0);

@@ -29,7 +29,10 @@ int cmd_push(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 /* record --live: live's screen of path with its defaults until q, the exit
  * code (128 + N after signal N). pid_done(ctx) says each turn whether the
- * program that writes path has ended (then done_note on the help line). */
-int live_record(const char *path, int (*pid_done)(void *ctx), void *ctx, const char *done_note);
+ * program that writes path has ended (then done_note on the help line, and
+ * how, "killed by SIGKILL", on the line of process pid when its profile
+ * does not say; pid 0: none). */
+int live_record(const char *path, int (*pid_done)(void *ctx), void *ctx, const char *done_note, long pid,
+                const char *how);
 
 #endif

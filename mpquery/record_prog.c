@@ -1,7 +1,8 @@
 /* mpquery record's program: the file a command names, looked up in PATH
  * as execvp and a shell do (a shell's exit codes when it is not there or
  * cannot run), and statically linked programs refused, since LD_PRELOAD
- * never reaches them. */
+ * never reaches them; the dynamic loader run as a command (ld.so ./prog)
+ * is no static program: it runs prog, and LD_PRELOAD with it. */
 #include "mpquery.h"
 #include "record_prog.h"
 
@@ -46,42 +47,92 @@ static char *resolve(const char *cmd, char **denied)
     return NULL;
 }
 
-/* 1 when the file is an ELF executable without a program interpreter (a
- * static or static-pie binary: the dynamic loader never runs, LD_PRELOAD is
- * ignored); 0 otherwise, including scripts and unreadable files. */
-static int is_static_elf(const char *path)
+/* An ELF file's program headers: what record_prog needs of them. */
+struct segment { uint32_t type; uint64_t offset, vaddr, filesz; };
+enum { MAX_SEGMENTS = 64 };
+
+/* The program headers of the ELF file (at most MAX_SEGMENTS; *is64 its
+ * class), or -1 when it is no ELF file this can read. */
+static int segments(int fd, struct segment *seg, int *is64)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return 0;
     unsigned char ident[EI_NIDENT];
-    int result = 0;
-    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident || memcmp(ident, ELFMAG, SELFMAG))
-        goto out;
+    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident || memcmp(ident, ELFMAG, SELFMAG)) return -1;
+    *is64 = ident[EI_CLASS] == ELFCLASS64;
     uint64_t phoff;
-    unsigned phnum, phentsize;
-    if (ident[EI_CLASS] == ELFCLASS64) {
+    unsigned phnum;
+    if (*is64) {
         Elf64_Ehdr eh;
-        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
-        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
-        if (phentsize != sizeof(Elf64_Phdr)) goto out;
+        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || eh.e_phentsize != sizeof(Elf64_Phdr)) return -1;
+        phoff = eh.e_phoff, phnum = eh.e_phnum;
     } else if (ident[EI_CLASS] == ELFCLASS32) {
         Elf32_Ehdr eh;
-        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) goto out;
-        phoff = eh.e_phoff; phnum = eh.e_phnum; phentsize = eh.e_phentsize;
-        if (phentsize != sizeof(Elf32_Phdr)) goto out;
+        if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || eh.e_phentsize != sizeof(Elf32_Phdr)) return -1;
+        phoff = eh.e_phoff, phnum = eh.e_phnum;
     } else {
-        goto out;
+        return -1;
     }
-    result = 1;
-    for (unsigned i = 0; i < phnum && result; i++) {
-        uint32_t type;
-        if (pread(fd, &type, sizeof type, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)sizeof type) {
-            result = 0;
-            break;
+    int n = 0;
+    for (unsigned i = 0; i < phnum && n < MAX_SEGMENTS; i++, n++) {
+        Elf64_Phdr p64;
+        Elf32_Phdr p32;
+        size_t size = *is64 ? sizeof p64 : sizeof p32;
+        if (pread(fd, *is64 ? (void *)&p64 : (void *)&p32, size, (off_t)(phoff + i * size)) != (ssize_t)size)
+            return -1;
+        if (*is64) seg[n] = (struct segment){ p64.p_type, p64.p_offset, p64.p_vaddr, p64.p_filesz };
+        else seg[n] = (struct segment){ p32.p_type, p32.p_offset, p32.p_vaddr, p32.p_filesz };
+    }
+    return n;
+}
+
+/* The file offset of address vaddr (a PT_LOAD's bytes), or -1. */
+static int64_t file_offset(const struct segment *seg, int n, uint64_t vaddr)
+{
+    for (int i = 0; i < n; i++)
+        if (seg[i].type == PT_LOAD && vaddr >= seg[i].vaddr && vaddr - seg[i].vaddr < seg[i].filesz)
+            return (int64_t)(seg[i].offset + (vaddr - seg[i].vaddr));
+    return -1;
+}
+
+/* 1 when the file is a dynamic loader (ld.so: its DT_SONAME is ld-*.so*,
+ * ld64.so.*, ld.so.*): run directly, it loads the program its arguments
+ * name, and LD_PRELOAD with it. */
+static int is_loader(int fd, const struct segment *seg, int n, int is64)
+{
+    uint64_t strtab = 0, soname = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        if (seg[i].type != PT_DYNAMIC) continue;
+        size_t size = is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+        for (uint64_t at = 0; at + size <= seg[i].filesz && at < 65536; at += size) {
+            Elf64_Dyn d64;
+            Elf32_Dyn d32;
+            if (pread(fd, is64 ? (void *)&d64 : (void *)&d32, size, (off_t)(seg[i].offset + at)) != (ssize_t)size)
+                return 0;
+            int64_t tag = is64 ? d64.d_tag : d32.d_tag;
+            uint64_t val = is64 ? d64.d_un.d_val : d32.d_un.d_val;
+            if (tag == DT_NULL) break;
+            if (tag == DT_STRTAB) strtab = val;
+            if (tag == DT_SONAME) soname = val;
         }
-        if (type == PT_INTERP) result = 0;
     }
-out:
+    int64_t off = strtab && soname != UINT64_MAX ? file_offset(seg, n, strtab) : -1;
+    char name[64] = "";
+    if (off < 0 || pread(fd, name, sizeof name - 1, (off_t)(off + (int64_t)soname)) <= 0) return 0;
+    return !strncmp(name, "ld", 2) && (name[2] == '-' || name[2] == '.' || !strncmp(name + 2, "64.", 3)) &&
+           strstr(name, ".so") != NULL;
+}
+
+/* 1 when the file is an ELF executable without a program interpreter (a
+ * static or static-pie binary: the dynamic loader never runs, LD_PRELOAD is
+ * ignored) but the loader itself; 0 otherwise, including scripts and
+ * unreadable files. */
+static int is_static_elf(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct segment seg[MAX_SEGMENTS];
+    int is64, n = segments(fd, seg, &is64), interp = 0;
+    for (int i = 0; i < n; i++) interp |= seg[i].type == PT_INTERP;
+    int result = n >= 0 && !interp && !is_loader(fd, seg, n, is64);
     close(fd);
     return result;
 }

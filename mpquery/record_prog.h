@@ -10,7 +10,8 @@ enum { EXIT_CANNOT_RUN = 126, EXIT_NOT_FOUND = 127 };
 
 /* The file to run (*exe, malloc'd), or the exit code, reported: as a
  * shell's, 127 for a command that is not found, 126 for one that cannot
- * be run; 2 for a statically linked program. A script whose interpreter
+ * be run; 2 for a statically linked program (not the dynamic loader run
+ * as the command, ld.so ./prog: it runs prog). A script whose interpreter
  * is static (followed one level) runs with a warning, since only the
  * dynamically linked programs it starts can be recorded. */
 int record_find_program(const char *cmd, char **exe);

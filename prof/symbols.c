@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 struct resolved {
@@ -228,14 +229,18 @@ static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
     Dwfl *d = arg;
     const char *path = info->dlpi_name;
     char exe[4096];
+    uintptr_t lo, hi;
+    object_range(info, &lo, &hi);
+    /* the program: /proc/self/exe, but when the loader was run as a
+     * command (ld.so ./prog: no interpreter base), that is the loader;
+     * the file mapped at the program's address then */
+    if ((!path || !*path) && !getauxval(AT_BASE) && lo < hi && mapped_file(lo, exe, sizeof exe) == 0) path = exe;
     if (!path || !*path) {
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (n <= 0) return 0;
         exe[n] = 0;
         path = exe;
     }
-    uintptr_t lo, hi;
-    object_range(info, &lo, &hi);
     char real[4096];
     if (path[0] != '/') {               /* a relative name; the vDSO has no file */
         if (lo >= hi || mapped_file(lo, real, sizeof real) != 0) return 0;

@@ -4,7 +4,8 @@
 # those of DB's executable (by its file name), else --where's. Three runs of
 # tests/progs/check_prog.c pushed (and one of another program, which the
 # default selection leaves out): the same program passes, work_b doubled
-# fails naming it, a --where that selects no run is bad input (2).
+# fails naming it, a --where that selects no run is bad input (2), as is
+# one that selects only the other program (no stack in common).
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
 source "$ROOT/tests/lib/clickhouse.sh"
@@ -35,4 +36,6 @@ out=$("$MPQ" check same.db --server "$CH_URL" --where "token = 't-base2'"); rc=$
 assert_eq "$rc:$(echo "$out" | tail -1)" "0:PASS: 0 of 4 stacks and 0 of 4 functions grew" "--where: one run of them"
 out=$("$MPQ" check same.db --server "$CH_URL" --where "token IN ('t-base1', 't-other')"); rc=$?
 assert_eq "$rc" 1 "--where with another program's run: its mean is not this program's"
+expect_fail 2 "^mpquery: check: same.db \(check_prog, 4 stacks\) and the baseline http://.* \(alloc_functions, 8 stacks\) have no stack in common" \
+  "$MPQ" check same.db --server "$CH_URL" --where "token = 't-other'"
 expect_fail 2 "^mpquery: http://.*: no run in the store matches the selection" "$MPQ" check same.db --server "$CH_URL" --where "token = 'none'"
