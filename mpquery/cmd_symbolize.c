@@ -48,7 +48,8 @@ static const char usage[] =
 "libdebuginfod (package libdebuginfod1). A module that could not be fetched\n"
 "keeps its names, one line on stderr; the others are named again. Exit 1\n"
 "when a server could not be reached or failed (a 404 is not a failure);\n"
-"$DEBUGINFOD_TIMEOUT (seconds, default 90) bounds the wait for an answer.\n"
+"$DEBUGINFOD_TIMEOUT (seconds, default 90) bounds a fetch: a server that\n"
+"has not sent 100 KiB within that time is given up.\n"
 "Without --debuginfod nothing is asked of any server, whatever\n"
 "$DEBUGINFOD_URLS says.\n"
 "\n";
