@@ -21,6 +21,7 @@
 #include "debuginfod.h"
 #include "debugcache.h"
 #include "options.h"
+#include "safeopen.h"
 #include "symdb.h"
 
 #include <errno.h>
@@ -210,7 +211,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                           char **debuginfo_file_name)
 {
     if (fetched_debuginfo) {
-        int fd = open(fetched_debuginfo, O_RDONLY | O_CLOEXEC);
+        int fd = mp_open_regular(AT_FDCWD, fetched_debuginfo, 0, NULL);
         if (fd >= 0 && (*debuginfo_file_name = strdup(fetched_debuginfo))) return fd;
         if (fd >= 0) close(fd);
     }
@@ -235,9 +236,20 @@ static Dwfl *open_module(const char *path, Dwfl_Module **m, const char **why)
         *why = dwfl_errmsg(-1);
         return NULL;
     }
-    *m = dwfl_report_elf(d, path, path, -1, 0, 0);
+    /* a profile's path, maybe a FIFO or a device: opened here, not by
+     * libdwfl (which would wait on a FIFO for ever) */
+    struct stat st;
+    int fd = mp_open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) {
+        *why = fd == -1 ? strerror(errno) : mp_file_kind(&st);
+        return d;
+    }
+    *m = dwfl_report_elf(d, path, path, fd, 0, 0);     /* fd is libdwfl's when it succeeds */
     dwfl_report_end(d, NULL, NULL);
-    if (!*m) *why = access(path, R_OK) ? strerror(errno) : dwfl_errmsg(-1);
+    if (!*m) {
+        *why = dwfl_errmsg(-1);
+        close(fd);
+    }
     return d;
 }
 

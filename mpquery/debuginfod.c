@@ -15,6 +15,7 @@
  * are removed from the cache. */
 #include "debuginfod.h"
 #include "output.h"
+#include "safeopen.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -228,11 +229,10 @@ static void drop_cache_entry(const struct dbgd *d, const char *build_id, int any
  * else why not, in why. */
 static int is_debug_file(const char *path, const char *build_id, char *why, size_t whysz)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st = { 0 };
-    if (fd < 0 || fstat(fd, &st)) {
-        snprintf(why, whysz, "%s: %s", path, strerror(errno));
-        if (fd >= 0) close(fd);
+    int fd = mp_open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) {
+        snprintf(why, whysz, "%s: %s", path, fd == -1 ? strerror(errno) : mp_file_kind(&st));
         return 0;
     }
     elf_version(EV_CURRENT);

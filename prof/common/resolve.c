@@ -8,6 +8,7 @@
 #include "resolve.h"
 #include "debugcache.h"
 #include "hash.h"
+#include "safeopen.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -149,7 +150,7 @@ static int same_build_id(int fd, const unsigned char *bits, int len)
 
 static int open_candidate(const char *path, const unsigned char *bits, int len, char **found)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = mp_open_regular(AT_FDCWD, path, 0, NULL);
     if (fd < 0) return -1;
     if (!same_build_id(fd, bits, len) || !(*found = strdup(path))) {
         close(fd);
@@ -258,7 +259,7 @@ int resolve_cache_module(const char *path, const char *build_id)
     char *name = NULL;
     int fd = find_by_build_id(resolve_debuginfo_path, bits, len, &name);
     if (fd < 0) {
-        int mfd = open(path, O_RDONLY | O_CLOEXEC);
+        int mfd = mp_open_regular(AT_FDCWD, path, 0, NULL);     /* a profile's path: maybe a FIFO */
         Elf *elf = mfd >= 0 ? elf_begin(mfd, ELF_C_READ_MMAP, NULL) : NULL;
         GElf_Word crc;
         const char *link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
