@@ -561,6 +561,7 @@ int cmd_symbolize(int argc, char **argv)
         return error(rc, "%s: %s", s.path, err);
     }
     rc = symbolize(&s, dry_run);
+    if (*debugcache_refused) warning("symbolize: debug-info cache not used: %s", debugcache_refused);
     symdb_close(&s.db);
     dbgd_close(&dbgd);
     for (size_t i = 0; i < s.naddrs; i++) free(s.addrs[i].ids);
