@@ -64,3 +64,15 @@ assert_eq "$(own_frames link.db "$T/linked/prog")" "$nframes" "FIFO as the debug
 bounded 20 "$MPQ" symbolize link.db --debuginfo-path : >sl.out 2>sl.err; rc=$?
 [ $rc = 137 ] && fail "symbolize with a FIFO as the debuglink: still running after 20 s (killed)"
 assert_eq "$rc|$(cat sl.err)" "0|" "symbolize with a FIFO as the debuglink: exit status, nothing said"
+
+# 4. A FIFO where the debug file is looked for by build-id (a debug-info
+#    path's .build-id directory): the preloaded program and symbolize end
+#    (libdwfl's own lookup of the same path is not made then).
+mkdir -p fdebug/.build-id/${bid:0:2} && mkfifo fdebug/.build-id/${bid:0:2}/${bid:2}.debug || fail "mkfifo failed"
+on_exit "rm -f '$T/fdebug/.build-id/${bid:0:2}/${bid:2}.debug'"
+MP_DEBUGINFO_PATH=$T/fdebug MP_OUT=bid.db bounded 30 env LD_PRELOAD=$LIB ./prog >bid.out 2>bid.err; rc=$?
+[ $rc = 137 ] && fail "preloaded program with a FIFO at its build-id debug file: still running after 30 s (killed)"
+assert_eq "$rc|$(cmp -s plain.out bid.out && echo same)" "0|same" "FIFO at the build-id debug file: the program's status and output"
+bounded 20 "$MPQ" symbolize bid.db --debuginfo-path "$T/fdebug" >sb.out 2>sb.err; rc=$?
+[ $rc = 137 ] && fail "symbolize with a FIFO at the build-id debug file: still running after 20 s (killed)"
+assert_eq "$rc|$(cat sb.err)" "0|" "symbolize with a FIFO at the build-id debug file: exit status, nothing said"
