@@ -21,6 +21,7 @@
 #include "debuginfod.h"
 #include "debugcache.h"
 #include "options.h"
+#include "safeopen.h"
 #include "symdb.h"
 
 #include <errno.h>
@@ -48,7 +49,8 @@ static const char usage[] =
 "libdebuginfod (package libdebuginfod1). A module that could not be fetched\n"
 "keeps its names, one line on stderr; the others are named again. Exit 1\n"
 "when a server could not be reached or failed (a 404 is not a failure);\n"
-"$DEBUGINFOD_TIMEOUT (seconds, default 90) bounds the wait for an answer.\n"
+"$DEBUGINFOD_TIMEOUT (seconds, default 90) bounds a fetch: a server that\n"
+"has not sent 100 KiB within that time is given up.\n"
 "Without --debuginfod nothing is asked of any server, whatever\n"
 "$DEBUGINFOD_URLS says.\n"
 "\n";
@@ -209,7 +211,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                           char **debuginfo_file_name)
 {
     if (fetched_debuginfo) {
-        int fd = open(fetched_debuginfo, O_RDONLY | O_CLOEXEC);
+        int fd = mp_open_regular(AT_FDCWD, fetched_debuginfo, 0, NULL);
         if (fd >= 0 && (*debuginfo_file_name = strdup(fetched_debuginfo))) return fd;
         if (fd >= 0) close(fd);
     }
@@ -234,9 +236,20 @@ static Dwfl *open_module(const char *path, Dwfl_Module **m, const char **why)
         *why = dwfl_errmsg(-1);
         return NULL;
     }
-    *m = dwfl_report_elf(d, path, path, -1, 0, 0);
+    /* a profile's path, maybe a FIFO or a device: opened here, not by
+     * libdwfl (which would wait on a FIFO for ever) */
+    struct stat st;
+    int fd = mp_open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) {
+        *why = fd == -1 ? strerror(errno) : mp_file_kind(&st);
+        return d;
+    }
+    *m = dwfl_report_elf(d, path, path, fd, 0, 0);     /* fd is libdwfl's when it succeeds */
     dwfl_report_end(d, NULL, NULL);
-    if (!*m) *why = access(path, R_OK) ? strerror(errno) : dwfl_errmsg(-1);
+    if (!*m) {
+        *why = dwfl_errmsg(-1);
+        close(fd);
+    }
     return d;
 }
 
@@ -548,6 +561,7 @@ int cmd_symbolize(int argc, char **argv)
         return error(rc, "%s: %s", s.path, err);
     }
     rc = symbolize(&s, dry_run);
+    if (*debugcache_refused) warning("symbolize: debug-info cache not used: %s", debugcache_refused);
     symdb_close(&s.db);
     dbgd_close(&dbgd);
     for (size_t i = 0; i < s.naddrs; i++) free(s.addrs[i].ids);

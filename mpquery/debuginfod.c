@@ -15,6 +15,7 @@
  * are removed from the cache. */
 #include "debuginfod.h"
 #include "output.h"
+#include "safeopen.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -124,18 +125,21 @@ static void clear_progress(struct dbgd *d)
     d->progress_shown = 0;
 }
 
-/* The library's progress callback, each second at least: gives up on
- * servers that have not begun to send the file within the timeout (the
- * library knows the URL that answers once its first bytes came), and
- * shows a download that lasts on a terminal. Nonzero cancels the query. */
+/* The library's progress callback, each second at least: gives up on a
+ * fetch whose servers have not sent DBGD_PACE bytes within the last
+ * timeout seconds (the library alone applies that to each connection, then
+ * tries again: 3 tries of a server that stalls took 9 s with
+ * DEBUGINFOD_TIMEOUT=3), and shows a download that lasts on a terminal.
+ * Nonzero cancels the query. */
 static int progress(debuginfod_client *c, long done, long total)
 {
     struct dbgd *d = querying;
     double now = monotonic_seconds();
-    if (!d->lib->get_url(c)) {
-        d->timed_out = d->timeout > 0 && now - d->started > d->timeout;
-        return d->timed_out;
-    }
+    if (d->lib->get_url(c)) d->answered = 1;
+    if (done >= d->paced_bytes + DBGD_PACE) d->paced_at = now;
+    if (done >= d->paced_bytes + DBGD_PACE || done < d->paced_bytes) d->paced_bytes = done;    /* a retry starts at 0 */
+    if (d->timeout > 0 && now - d->paced_at > d->timeout) return d->timed_out = 1;
+    if (!d->lib->get_url(c)) return 0;
     if (!d->tty || now - d->started < 1 || now - d->shown_at < 0.2) return 0;
     d->shown_at = now;
     d->progress_shown = 1;
@@ -225,11 +229,10 @@ static void drop_cache_entry(const struct dbgd *d, const char *build_id, int any
  * else why not, in why. */
 static int is_debug_file(const char *path, const char *build_id, char *why, size_t whysz)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st = { 0 };
-    if (fd < 0 || fstat(fd, &st)) {
-        snprintf(why, whysz, "%s: %s", path, strerror(errno));
-        if (fd >= 0) close(fd);
+    int fd = mp_open_regular(AT_FDCWD, path, 0, &st);
+    if (fd < 0) {
+        snprintf(why, whysz, "%s: %s", path, fd == -1 ? strerror(errno) : mp_file_kind(&st));
         return 0;
     }
     elf_version(EV_CURRENT);
@@ -265,9 +268,12 @@ static enum dbgd_result failed(struct dbgd *d, const char *build_id, int rc, con
         return DBGD_NOT_FOUND;
     }
     drop_cache_entry(d, build_id, 0);
-    if (d->timed_out)
+    if (d->timed_out && !d->answered)
         snprintf(d->unreachable, sizeof d->unreachable, "no answer from %s in %d s (DEBUGINFOD_TIMEOUT)",
                  d->urls, d->timeout);
+    else if (d->timed_out)
+        snprintf(d->unreachable, sizeof d->unreachable, "%s sent less than %ld KiB in %d s (DEBUGINFOD_TIMEOUT)",
+                 d->urls, DBGD_PACE / 1024, d->timeout);
     else if (rc == ECONNREFUSED || rc == EHOSTUNREACH || rc == ENETUNREACH || rc == ETIME || rc == ECONNRESET)
         snprintf(d->unreachable, sizeof d->unreachable, "cannot reach %s (%s)", d->urls,
                  *detail ? detail : strerror(rc));
@@ -294,9 +300,10 @@ enum dbgd_result dbgd_fetch(struct dbgd *d, const char *build_id, const char *mo
     if (ftruncate(d->log_fd, 0) == 0) lseek(d->log_fd, 0, SEEK_SET);
     const char *slash = strrchr(module, '/');
     d->module = slash ? slash + 1 : module;
-    d->started = monotonic_seconds();
+    d->started = d->paced_at = monotonic_seconds();
     d->shown_at = 0;
-    d->timed_out = 0;
+    d->paced_bytes = 0;
+    d->timed_out = d->answered = 0;
     querying = d;
     /* a build-id length of 0: the id is given in hex */
     int fd = d->lib->find_debuginfo(d->client, (const unsigned char *)build_id, 0, path);

@@ -12,18 +12,26 @@
 
 struct dbgd_lib;                    /* the library's entry points */
 
+/* The least a server must send per $DEBUGINFOD_TIMEOUT seconds: the
+ * library's figure (100K), applied here to the whole fetch, its retries
+ * included, rather than to each of its connections. */
+#define DBGD_PACE 102400L
+
 struct dbgd {
     struct dbgd_lib *lib;
     void *client;                   /* its debuginfod_client */
     const char *urls;               /* the servers ($DEBUGINFOD_URLS's format), for messages */
     char *cache;                    /* the cache directory, as the library uses it */
-    int timeout;                    /* seconds a server may take to begin to answer; 0: no limit */
+    int timeout;                    /* $DEBUGINFOD_TIMEOUT: a fetch is given up when its server has not
+                                     * sent DBGD_PACE bytes in that many seconds; 0: no limit */
     int log_fd;                     /* the library's verbose output for the query under way */
     char unreachable[600];          /* why the servers were not reached ("": not yet seen) */
     /* the query under way */
     const char *module;             /* its file name, for the progress line */
     double started, shown_at;
-    int timed_out, progress_shown;
+    double paced_at;                /* when the last DBGD_PACE bytes had come (or the start) */
+    long paced_bytes;               /* the bytes received then */
+    int timed_out, answered, progress_shown;
     int tty;                        /* stderr's terminal width, 0: not a terminal (no progress) */
 };
 

@@ -133,6 +133,7 @@ void record_cache_debuginfo(const char *path)
         free(mods[i + 1]);
     }
     free(mods);
+    if (*debugcache_refused) warning("record: debug-info cache not used: %s", debugcache_refused);
 }
 
 int record_cache_setup(const char *const *value)

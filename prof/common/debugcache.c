@@ -17,10 +17,21 @@
  * fails leaves the compressed file in use, as without a cache.
  *
  * Only mpquery writes copies (record, after the run; symbolize): the
- * recorder writes nothing but its database, and uses the copies it finds. */
+ * recorder writes nothing but its database, and uses the copies it finds.
+ *
+ * The cache trusts nothing it finds (mpquery often runs as root, with a
+ * user's HOME; every preloaded program reads it): its two levels,
+ * mallocprof/ and debuginfo/, are opened without following a link and
+ * used only when owned by the running user or root and writable by nobody
+ * else; a copy is opened from the directory's descriptor without following
+ * a link and without waiting (a FIFO), and used only when it is a regular
+ * file of that user or root that nobody else may write; copies are written,
+ * renamed and removed through that same descriptor, and only the running
+ * user's files are removed. */
 #define _GNU_SOURCE
 #include "debugcache.h"
 #include "optdefs.h"
+#include "safeopen.h"
 
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -30,11 +41,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 const char *debugcache_dir;
+static const char *cache_base;      /* debugcache_dir without its two levels */
+static const char *const levels[] = { "mallocprof", "debuginfo" };
+char debugcache_refused[300];
 int debugcache_writes;
 int debugcache_inflated;
 uint64_t debugcache_max = (uint64_t)4 << 30;
@@ -53,8 +68,43 @@ static int default_dir(char *out, size_t size)
 
 void debugcache_enable(int on)
 {
-    static char dir[4096];
+    static char dir[4096], base[4096];
     debugcache_dir = on && default_dir(dir, sizeof dir) == 0 ? dir : NULL;
+    if (debugcache_dir)
+        snprintf(base, sizeof base, "%.*s", (int)(strlen(dir) - strlen("/mallocprof/debuginfo")), dir);
+    cache_base = base;
+}
+
+/* Whether st is the running user's or root's, and nobody else may write it. */
+static int owned(const struct stat *st)
+{
+    return (st->st_uid == geteuid() || st->st_uid == 0) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* One level of the cache (name, under dir), made first when create and it
+ * is missing, opened without following a link: its descriptor when owned
+ * by the running user or root and writable by nobody else; otherwise -1
+ * (the reason in debugcache_refused when it is there but not trusted). */
+static int open_level(int dir, const char *name, int create)
+{
+    struct stat st;
+    if (create && mkdirat(dir, name, 0755) && errno != EEXIST) return -1;
+    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno != ELOOP && errno != ENOTDIR) return -1;
+    if (fd >= 0 ? fstat(fd, &st) : fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW)) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (fd >= 0 && owned(&st)) return fd;
+    char kind[80];
+    if (fd < 0) snprintf(kind, sizeof kind, "%s", mp_file_kind(&st));
+    else if (st.st_uid != geteuid() && st.st_uid != 0) snprintf(kind, sizeof kind, "owned by uid %u", (unsigned)st.st_uid);
+    else snprintf(kind, sizeof kind, "writable by others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    int inner = name == levels[1];
+    snprintf(debugcache_refused, sizeof debugcache_refused, "%.200s/%s%s%s: %.60s", cache_base, levels[0],
+             inner ? "/" : "", inner ? name : "", kind);
+    if (fd >= 0) close(fd);
+    return -1;
 }
 
 const char *debugcache_setup(int writes)
@@ -95,13 +145,19 @@ static uint64_t inflated_size(Elf *elf)
     return compressed ? size : 0;
 }
 
-/* Room in dir for a copy of `need` bytes: the oldest copies removed while
- * the copies would pass debugcache_max together; -1 when it cannot fit. */
-static int make_room(const char *dir, uint64_t need)
+/* Room in the cache (its descriptor) for a copy of `need` bytes: the
+ * oldest copies removed while the copies would pass debugcache_max
+ * together; -1 when it cannot fit. Only regular files of the running user
+ * are removed. */
+static int make_room(int dir, uint64_t need)
 {
     if (need > debugcache_max) return -1;
-    DIR *d = opendir(dir);
-    if (!d) return 0;
+    int dfd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return 0;
+    }
     struct copy { char name[256]; time_t mtime; uint64_t size; } *v = NULL;
     size_t n = 0, cap = 0;
     uint64_t total = 0;
@@ -110,14 +166,15 @@ static int make_room(const char *dir, uint64_t need)
         size_t len = strlen(e->d_name);
         struct stat st;
         const char *dot = strstr(e->d_name, ".debug");
-        if (!dot || len >= sizeof v->name || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+        if (!dot || len >= sizeof v->name || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
             !S_ISREG(st.st_mode))
             continue;
+        int mine = st.st_uid == geteuid();
         /* not a copy: counted; a copy being written (NAME.debug.XXXXXX)
          * too, unless an mpquery killed while writing it left it an hour
          * ago: then removed */
-        if (dot[6]) {
-            if (dot[6] != '.' || now - st.st_mtime < 3600 || unlinkat(dirfd(d), e->d_name, 0) != 0)
+        if (dot[6] || !mine) {
+            if (!mine || dot[6] != '.' || now - st.st_mtime < 3600 || unlinkat(dir, e->d_name, 0) != 0)
                 total += (uint64_t)st.st_blocks * 512;
             continue;
         }
@@ -135,7 +192,7 @@ static int make_room(const char *dir, uint64_t need)
         size_t oldest = 0;
         for (size_t i = 1; i < n; i++)
             if (v[i].mtime < v[oldest].mtime) oldest = i;
-        if (unlinkat(dirfd(d), v[oldest].name, 0) == 0) total -= v[oldest].size;
+        if (unlinkat(dir, v[oldest].name, 0) == 0) total -= v[oldest].size;
         v[oldest] = v[--n];
     }
     free(v);
@@ -164,6 +221,8 @@ static int fd_build_id(int fd, unsigned char *bits, int max)
     return n;
 }
 
+/* mkdir -p path (the cache's base: $XDG_CACHE_HOME or ~/.cache, the
+ * user's own choice, links in it followed). */
 static int mkdirs(char *path)
 {
     for (char *p = path + 1; *p; p++) {
@@ -174,6 +233,22 @@ static int mkdirs(char *path)
         if (r && errno != EEXIST) return -1;
     }
     return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* The cache directory's descriptor, its levels made when create (and
+ * checked: open_level), or -1. */
+static int open_cache(int create)
+{
+    char base[4096];
+    snprintf(base, sizeof base, "%s", cache_base);
+    if (!*base || (create && mkdirs(base))) return -1;
+    int dir = open(base, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+    for (size_t i = 0; dir >= 0 && i < sizeof levels / sizeof *levels; i++) {
+        int next = open_level(dir, levels[i], create);
+        close(dir);
+        dir = next;
+    }
+    return dir;
 }
 
 /* src with every compressed section inflated, written to out: the same
@@ -231,32 +306,48 @@ static int write_uncompressed(Elf *src, int out)
     return ok ? 0 : -1;
 }
 
-/* An uncompressed copy of the file at fd written to path (replacing what
- * is there): 0, or -1 with nothing left behind. */
-static int make_copy(int fd, const char *path)
+/* An uncompressed copy of the file at fd written to name in the cache
+ * (dir: its descriptor), replacing what is there: 0, or -1 with nothing
+ * left behind. */
+static int make_copy(int dir, int fd, const char *name)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) return -1;
-    int out = mkostemp(tmp, O_CLOEXEC);
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    char tmp[300];
+    int out = -1;
+    for (int attempt = 0; out < 0 && attempt < 100; attempt++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            for (size_t i = 0; i < sizeof r; i++) r[i] = (unsigned char)(rand() ^ getpid() ^ (attempt << i));
+        int n = snprintf(tmp, sizeof tmp, "%s.", name);
+        if (n < 0 || (size_t)n + sizeof r >= sizeof tmp) return -1;
+        for (size_t i = 0; i < sizeof r; i++) tmp[n++] = chars[r[i] % (sizeof chars - 1)];
+        tmp[n] = 0;
+        out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (out < 0 && errno != EEXIST) return -1;
+    }
     if (out < 0) return -1;
     Elf *src = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     int ok = src && write_uncompressed(src, out) == 0 && fchmod(out, 0644) == 0;
     if (src) elf_end(src);
     if (close(out)) ok = 0;
-    if (ok && rename(tmp, path) == 0) return 0;
-    unlink(tmp);
+    if (ok && renameat(dir, tmp, dir, name) == 0) return 0;
+    unlinkat(dir, tmp, 0);
     return -1;
 }
 
-/* A copy is read only if it is this user's or root's and nobody else may
- * write it (a root process run with a user's HOME parses no file that user
- * could have put there). */
-static int trusted(int fd)
+/* The copy called name in the cache (dir), opened without following a
+ * link and without waiting: its descriptor when it is a regular file of
+ * the running user or root that nobody else may write (a root process run
+ * with a user's HOME parses no file that user could have put there). */
+static int open_copy(int dir, const char *name)
 {
     struct stat st;
-    uid_t me = geteuid();
-    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == me || st.st_uid == 0) &&
-           !(st.st_mode & (S_IWGRP | S_IWOTH));
+    int fd = mp_open_regular(dir, name, O_NOFOLLOW, &st);
+    if (fd >= 0 && !owned(&st)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
 }
 
 int debugcache_use(int fd, char **name)
@@ -269,31 +360,29 @@ int debugcache_use(int fd, char **name)
     if (elf && (need = inflated_size(elf))) len = elf_build_id(elf, bits, sizeof bits);
     if (elf) elf_end(elf);
     if (len <= 0) return fd;
-    char path[4096];
-    int dirlen = snprintf(path, sizeof path, "%s/", debugcache_dir), n = dirlen;
-    for (int i = 0; i < len && n > 0 && (size_t)n + 3 < sizeof path; i++)
-        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", bits[i]);
-    if (dirlen <= 1 || (size_t)n + sizeof ".debug" + 8 > sizeof path) return fd;
-    strcpy(path + n, ".debug");
-    for (int attempt = 0; attempt < 2; attempt++) {
-        int c = open(path, O_RDONLY | O_CLOEXEC);
-        if (c >= 0 && trusted(c) && fd_build_id(c, have, sizeof have) == len && !memcmp(have, bits, (size_t)len)) {
-            char *copy_name = strdup(path);
+    char file[2 * 64 + sizeof ".debug"];
+    for (int i = 0; i < len; i++) snprintf(file + 2 * i, 3, "%02x", bits[i]);
+    strcpy(file + 2 * len, ".debug");
+    int dir = open_cache(debugcache_writes);
+    for (int attempt = 0; dir >= 0 && attempt < 2; attempt++) {
+        int c = open_copy(dir, file);
+        if (c >= 0 && fd_build_id(c, have, sizeof have) == len && !memcmp(have, bits, (size_t)len)) {
+            char *copy_name = malloc(strlen(debugcache_dir) + 1 + sizeof file);
             if (copy_name) {
+                sprintf(copy_name, "%s/%s", debugcache_dir, file);
                 free(*name);
                 *name = copy_name;
                 close(fd);
+                close(dir);
                 return c;
             }
         }
         if (c >= 0) close(c);
         if (attempt || !debugcache_writes) break;
         /* missing, or not the copy it should be (replaced) */
-        char path_dir[4096];
-        snprintf(path_dir, sizeof path_dir, "%.*s", dirlen - 1, path);
-        int made = mkdirs(path_dir);
-        if (made || make_room(path_dir, need) || make_copy(fd, path)) break;
+        if (make_room(dir, need) || make_copy(dir, fd, file)) break;
     }
+    if (dir >= 0) close(dir);
     if (!debugcache_writes) debugcache_inflated++;
     return fd;
 }

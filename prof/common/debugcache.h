@@ -21,6 +21,11 @@ extern uint64_t debugcache_max;
 /* The directory of the copies; NULL or "": no cache. */
 extern const char *debugcache_dir;
 
+/* Why the cache was not used, when one of its directories was there but
+ * not trusted (a link, another user's, writable by others); "" otherwise.
+ * For mpquery to say. */
+extern char debugcache_refused[300];
+
 /* Whether a missing copy is made (mpquery), or only an existing one used
  * (the recorder). */
 extern int debugcache_writes;

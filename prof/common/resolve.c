@@ -8,6 +8,7 @@
 #include "resolve.h"
 #include "debugcache.h"
 #include "hash.h"
+#include "safeopen.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -149,8 +150,8 @@ static int same_build_id(int fd, const unsigned char *bits, int len)
 
 static int open_candidate(const char *path, const unsigned char *bits, int len, char **found)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
+    int fd = mp_open_regular(AT_FDCWD, path, 0, NULL);
+    if (fd < 0) return fd;      /* -2: there, but a FIFO, a device... */
     if (!same_build_id(fd, bits, len) || !(*found = strdup(path))) {
         close(fd);
         return -1;
@@ -209,15 +210,16 @@ static int find_by_build_id(const char *path_list, const unsigned char *bits, in
     char hex[2 * 64 + 1];
     for (int i = 0; i < len && i < 64; i++) snprintf(hex + 2 * i, 3, "%02x", bits[i]);
     const char *p = path_list, *e;
-    int n;
+    int n, odd = 0;
     while (path_entry(&p, &e, &n)) {
         if (n == 0 || *e != '/') continue;
         char cand[8192];
         snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", n, e, hex, hex + 2);
         int fd = open_candidate(cand, bits, len, found);
         if (fd >= 0) return fd;
+        odd |= fd == -2;
     }
-    return -1;
+    return odd ? -2 : -1;
 }
 
 int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
@@ -235,11 +237,12 @@ int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modnam
      * use that rather than the copy returned. libdwfl asks again for a dwz
      * file, its debug ELF known then (dwbias set, as elfutils tells the two
      * apart), which is left to it. */
-    int own = dwbias == (Dwarf_Addr)-1 && !debugfile, fd;
+    int own = dwbias == (Dwarf_Addr)-1 && !debugfile, fd = -1;
     if (own && (fd = find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name)) >= 0)
         return debugcache_use(fd, debuginfo_file_name);
-    fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-                                      debuginfo_file_name);
+    /* libdwfl's lookup waits on a FIFO where ours found one (-2) */
+    fd = fd == -2 ? -1 : dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                                      debuglink_crc, debuginfo_file_name);
     if (fd >= 0 || !file_name) return fd;
     fd = find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len, debuginfo_file_name);
     return debugcache_use(fd, debuginfo_file_name);
@@ -258,7 +261,7 @@ int resolve_cache_module(const char *path, const char *build_id)
     char *name = NULL;
     int fd = find_by_build_id(resolve_debuginfo_path, bits, len, &name);
     if (fd < 0) {
-        int mfd = open(path, O_RDONLY | O_CLOEXEC);
+        int mfd = mp_open_regular(AT_FDCWD, path, 0, NULL);     /* a profile's path: maybe a FIFO */
         Elf *elf = mfd >= 0 ? elf_begin(mfd, ELF_C_READ_MMAP, NULL) : NULL;
         GElf_Word crc;
         const char *link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;

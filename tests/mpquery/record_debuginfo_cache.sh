@@ -25,8 +25,9 @@ check_names() {
 mkdir home
 export HOME=$T/home XDG_CACHE_HOME=$T/cache MP_DEBUGINFO_PATH=$T/debug
 copy=$XDG_CACHE_HOME/mallocprof/debuginfo/$bid.debug
-# opened NAME TRACE: how many times NAME was opened
-opened() { grep -c "openat(.*\"$1\"" "$2"; }
+# opened NAME TRACE: how many times NAME was opened (by its path, or by its
+# file name from its directory's descriptor)
+opened() { grep -c "openat([^\"]*\"\([^\"]*/\)\?$(basename "$1")\"" "$2"; }
 
 # 1. The recorder alone: names from the compressed file, nothing written.
 MP_OUT=plain.db strace -f -qq -e trace=openat,mkdir,rename -o trace.plain -E LD_PRELOAD=$LIB ./prog >/dev/null 2>plain.err ||
