@@ -63,8 +63,10 @@ libc=$(q a.db "SELECT path FROM module WHERE path GLOB '*/libc.so.6'")
 ld=$(q a.db "SELECT path FROM module WHERE path GLOB '*/ld-linux*'")
 sum_a=$(sha256sum <a.db)
 
-# 1. The stalling server, DEBUGINFOD_TIMEOUT=3: given up within 3 s and the
-#    callback's second, once; nothing written.
+# 1. The stalling server, DEBUGINFOD_TIMEOUT=3: given up once, after 3 s
+#    and the callback's second (libdebuginfod alone: 3 s per try, 3 tries,
+#    9 s); below twice the timeout, so that a loaded machine's second or so
+#    does not fail it while 3 tries still do; nothing written.
 cp a.db stall.db
 url=http://127.0.0.1:$port_stall
 start=$(date +%s%N)
@@ -72,7 +74,7 @@ DEBUGINFOD_TIMEOUT=3 timeout -k 2 30 "$MPQ" symbolize stall.db --debuginfod "$ur
     --debuginfo-path "$T/none" >stall.stdout 2>stall.err; rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 assert_eq "$rc" 1 "stalling server: exit status"
-[ $ms -le 4500 ] || fail "stalling server, DEBUGINFOD_TIMEOUT=3: took $ms ms"
+[ $ms -lt 6000 ] || fail "stalling server, DEBUGINFOD_TIMEOUT=3: took $ms ms"
 echo "  ok: stalling server, DEBUGINFOD_TIMEOUT=3: $ms ms"
 why="$url sent less than 100 KiB in 3 s (DEBUGINFOD_TIMEOUT)"
 assert_eq "$(sed 's/ (build-id [0-9a-f]*)//' stall.err)" "mpquery: warning: symbolize: debuginfod: $libc: $why; its frames keep their names
