@@ -12,14 +12,15 @@ other_user() {
     OTHER_GID=$(id -g $OTHER_USER)
 }
 
-# container_root DIR PROG: DIR made a root: usr and dev (bound at start), proc, a
-# sticky /tmp, bin/lib/lib64 links as Debian has them, PROG as /prog
+# container_root DIR PROG NAME: DIR made a root: usr and dev (bound at
+# start), proc, a sticky /tmp, bin/lib/lib64 links as Debian has them, PROG
+# as /NAME (a name of the test's own: pgrep -x finds it)
 container_root() {
     mkdir -p "$1/usr" "$1/proc" "$1/dev" "$1/tmp" "$1/old" || fail "cannot make the container's root $1"
     chmod 755 "$1"
     chmod 1777 "$1/tmp"
     ln -s usr/bin "$1/bin"; ln -s usr/lib "$1/lib"; ln -s usr/lib64 "$1/lib64"
-    cp "$2" "$1/prog" && chmod 755 "$1/prog"
+    cp "$2" "$1/$3" && chmod 755 "$1/$3"
 }
 
 # in_container DIR SETUP CMD...: CMD run as OTHER_USER with DIR as its root,

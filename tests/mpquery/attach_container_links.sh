@@ -22,12 +22,13 @@ SERVER=$B/tests/attach_server
 MPQLIB=$(dirname "$MPQ")/libmallocprof.so
 COPY=libmallocprof-$(printf %x "$(stat -c %d "$MPQLIB")")-$(printf %x "$(stat -c %i "$MPQLIB")").so
 chmod 711 "$T"      # the container's roots are under it
+PROG=ctlinks$$      # the program's name: others may run a "prog"
 
-# started PID-FILE: the pid of the newest "prog" once its root is not ours
+# started: the pid of the newest $PROG once its root is not ours
 started() {
     local pid
     for _ in $(seq 100); do
-        pid=$(pgrep -n -x prog) && [ "$(stat -L -c %d:%i /proc/$pid/root 2>/dev/null)" != "$(stat -c %d:%i /)" ] &&
+        pid=$(pgrep -n -x $PROG) && [ "$(stat -L -c %d:%i /proc/$pid/root 2>/dev/null)" != "$(stat -c %d:%i /)" ] &&
             { echo "$pid"; return 0; }
         sleep 0.05
     done
@@ -46,9 +47,9 @@ echo "== a link at the library copy's name, to a host file"
 printf 'a host file\n' > victim
 chmod 644 victim
 cp victim victim.orig
-container_root root1 $SERVER
+container_root root1 $SERVER $PROG
 ln -s "$T/victim" root1/tmp/$COPY && chown -h $OTHER_UID:$OTHER_GID root1/tmp/$COPY
-(seq 1 200 | (sleep 3; cat) | (in_container root1 true /prog) > a.out 2> a.err; echo $? > a.rc) &
+(seq 1 200 | (sleep 3; cat) | (in_container root1 true /$PROG) > a.out 2> a.err; echo $? > a.rc) &
 pid=$(started)
 container_ready $pid
 $MPQ record -q --pid $pid -o a.db 2> a.mpq; rc=$?
@@ -65,15 +66,15 @@ assert_eq "$(cat a.err)" "" "the program's stderr"
 
 echo "== the container's /tmp a link to a host directory"
 mkdir hostdir && chmod 1777 hostdir
-container_root root2 $SERVER
+container_root root2 $SERVER $PROG
 rmdir root2/tmp && ln -s "$T/hostdir" root2/tmp
 mkfifo go2
 on_exit "rm -f $T/go2"      # a fifo: the profile check at the end opens every file
-(in_container root2 true /prog < go2 > b.out 2> b.err; echo $? > b.rc) &
+(in_container root2 true /$PROG < go2 > b.out 2> b.err; echo $? > b.rc) &
 exec 7> go2
 pid=$(started)
 out=$($MPQ record --pid $pid --duration 1 -o b.db 2>&1); rc=$?
-assert_match "$rc $out" "^1 mpquery: record: process $pid \(prog\) runs in another mount namespace where [^ ]+ is not the same file, and its /tmp cannot be reached \([^)]+\)" "refused"
+assert_match "$rc $out" "^1 mpquery: record: process $pid \($PROG\) runs in another mount namespace where [^ ]+ is not the same file, and its /tmp cannot be reached \([^)]+\)" "refused"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "more than one line: $out"
 assert_eq "$(ls -A hostdir)" "" "nothing written in the host directory"
 unattached $pid
@@ -84,16 +85,16 @@ wait
 echo "== the profile in its /tmp replaced by a link to a 0600 host file"
 printf 'a host secret\n' > secret
 chmod 600 secret
-container_root root3 $SERVER
+container_root root3 $SERVER $PROG
 # as the container's user, in the container: every profile in /tmp becomes
 # a link to the secret as soon as it is made, while the program runs
 PLANT='( while kill -0 $$ 2>/dev/null; do for f in /tmp/mallocprof-*.db; do
-    [ -f "$f" ] && [ ! -L "$f" ] && rm -f "$f" && ln -s '"$T/secret"' "$f"; done; sleep 0.01; done ) & exec /prog'
+    [ -f "$f" ] && [ ! -L "$f" ] && rm -f "$f" && ln -s '"$T/secret"' "$f"; done; sleep 0.01; done ) & exec /'$PROG
 (seq 1 200 | (sleep 3; cat) | (in_container root3 true sh -c "$PLANT") > c.out 2> /dev/null; echo $? > c.rc) &
 pid=$(started)
 # snapshots every 100 ms: the file is there to be replaced during the session
 out=$($MPQ record --pid $pid --interval 100ms --duration 1.5 -o c.db 2>&1); rc=$?
-assert_match "$rc $out" "^1 mpquery: record: process $pid \(prog\): the profile it was to write, /tmp/mallocprof-$pid-[0-9]+\.db in its /tmp, is a symbolic link.*not followed; not copied to $T/c\.db$" "the linked profile refused"
+assert_match "$rc $out" "^1 mpquery: record: process $pid \($PROG\): the profile it was to write, /tmp/mallocprof-$pid-[0-9]+\.db in its /tmp, is a symbolic link.*not followed; not copied to $T/c\.db$" "the linked profile refused"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "more than one line: $out"
 [ ! -e c.db ] || ! grep -q "a host secret" c.db || fail "the secret was copied into c.db"
 wait
