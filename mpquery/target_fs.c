@@ -128,16 +128,36 @@ int target_open_file(int dir, const char *path, uid_t owner, struct stat *st, ch
     return fd;
 }
 
+/* The file mapped at path's first mapping, through /proc/PID/map_files
+ * (the very file, whatever its path shows; root only), or -1. */
+static int open_mapped(pid_t pid, const char *path)
+{
+    char name[64], line[4096 + 128], file[4096];
+    snprintf(name, sizeof name, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(name, "re");
+    int fd = -1;
+    unsigned long lo, hi;
+    while (f && fd < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095[^\n]", &lo, &hi, file) == 3 && !strcmp(file, path)) {
+            snprintf(name, sizeof name, "/proc/%d/map_files/%lx-%lx", (int)pid, lo, hi);
+            fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            break;
+        }
+    if (f) fclose(f);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 int target_open_library(pid_t pid, const char *path)
 {
     struct stat st;
     char why[160];
-    int root = target_root(pid), fd = -1;
+    int fd = open_mapped(pid, path), root = fd < 0 ? target_root(pid) : -1;
     if (root >= 0) {
-        fd = target_open_file(root, path, (uid_t)-1, &st, why, sizeof why);
-        close(root);
-    }
-    if (fd < 0 && !target_same_root(pid) && (root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) {
         fd = target_open_file(root, path, (uid_t)-1, &st, why, sizeof why);
         close(root);
     }

@@ -38,10 +38,11 @@ int target_open(int dir, const char *path, int flags, mode_t mode, int links);
  * followed", "belongs to uid 0, not 1000", ...; errno's text otherwise). */
 int target_open_file(int dir, const char *path, uid_t owner, struct stat *st, char *why, size_t size);
 
-/* A library the process has mapped, named as /proc/PID/maps names it, for
- * reading (target_open_file, any owner): in its root, or, when its root is
- * not ours, from ours (maps names files as its reader sees them). A
- * descriptor, or -1. */
+/* A library the process has mapped, named as /proc/PID/maps names it,
+ * for reading: the mapped file itself (/proc/PID/map_files: root only;
+ * maps names files as its reader's root sees them, which inside another
+ * root with mounts of its own may lead nowhere), else that path in its
+ * root as target_open_file opens it (any owner). A descriptor, or -1. */
 int target_open_library(pid_t pid, const char *path);
 
 /* Whether process pid can write a new file at path (its absolute path, as

@@ -35,6 +35,17 @@ in_container() {
         exec setpriv --reuid "$U" --regid "$G" --clear-groups "$@"' sh "$r" "$OTHER_UID" "$OTHER_GID" "$setup" "$@"
 }
 
+# in_chroot DIR CMD...: as in_container, entered by chroot instead: the
+# root differs, and /proc/PID/maps names its files by paths of its mount
+# namespace that lead nowhere from our root or from its own.
+in_chroot() {
+    local r=$1; shift
+    exec unshare -m --propagation private sh -c '
+        R=$1; U=$2; G=$3; shift 3
+        mount --bind /usr "$R/usr" && mount --bind /dev "$R/dev" && mount -t proc proc "$R/proc" &&
+        exec chroot --userspec="$U:$G" "$R" "$@"' sh "$r" "$OTHER_UID" "$OTHER_GID" "$@"
+}
+
 # container_ready PID: its root is not ours (fails the test otherwise)
 container_ready() {
     [ "$(stat -L -c %d:%i /proc/$1/root)" != "$(stat -c %d:%i /)" ] || fail "process $1's root is ours"

@@ -11,7 +11,9 @@
 #   refused in one line, the process not attached;
 # - the profile in its /tmp replaced by a link to a 0600 host file while
 #   recorded: not copied, said in one line with exit status 1, the host
-#   file's bytes in no file mpquery wrote.
+#   file's bytes in no file mpquery wrote;
+# - a chroot in a mount namespace of its own (its maps name files by paths
+#   that lead nowhere from either root): attached, all 200 requests.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/container.sh"
 
@@ -102,4 +104,15 @@ assert_eq "$(cat c.rc)" "$plain_rc" "the program's exit status"
 cmp -s c.out plain.out || fail "the program's output differs from a run never attached to"
 assert_eq "$(cat secret)" "a host secret" "the secret unchanged"
 rm -f root3/tmp/mallocprof-*.db
+
+echo "== a chroot"
+container_root root4 $SERVER $PROG
+(seq 1 200 | (sleep 3; cat) | (in_chroot root4 /$PROG) > d.out 2> d.err; echo $? > d.rc) &
+pid=$(started)
+$MPQ record -q --pid $pid -o d.db 2> d.mpq; rc=$?
+wait
+assert_eq "$rc $(cat d.mpq)" "0 " "the attach"
+assert_eq "$(by_function d.db request | cut -d'|' -f1,2)" "request|200" "the session's requests"
+assert_eq "$(cat d.rc)" "$plain_rc" "the program's exit status"
+cmp -s d.out plain.out || fail "the program's output differs from a run never attached to"
 exit 0
