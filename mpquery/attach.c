@@ -386,9 +386,9 @@ static int record_written(const struct target *t, const char *out, const char *t
 {
     struct run_count after;
     char err[4400];
-    if (record_count(out, token, &after, err, sizeof err) == 0 &&
-        (after.processes > before->processes || after.snapshots > before->snapshots))
-        return 0;
+    if (record_count(out, token, &after, err, sizeof err) != 0)
+        return error(EXIT_FAILED, "record: nothing can be read from %s after the session: %s", out, err);
+    if (after.processes > before->processes || after.snapshots > before->snapshots) return 0;
     return error(EXIT_FAILED, "record: process %d (%s) wrote no profile to %s (its own stderr may say why)", (int)t->pid,
                  t->name, out);
 }
