@@ -75,6 +75,12 @@ static int open_walk(int dir, const char *path, int flags, mode_t mode)
         if (last) fd = openat(cur, n ? name : ".", flags | O_NOFOLLOW | O_CLOEXEC, mode);
         else fd = openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int err = errno;
+        struct stat st;
+        if (fd >= 0 && last && (flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+            close(fd);          /* O_PATH | O_NOFOLLOW opens the link itself */
+            fd = -1;
+            err = ELOOP;
+        }
         if (cur != dir) close(cur);
         errno = err;
         if (fd < 0 || last) return fd;
