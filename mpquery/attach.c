@@ -381,14 +381,19 @@ static int session(struct target *t, const char *lib, const char *settings, doub
 static int attach_and_wait(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                            double duration, int quiet);
 
-/* The session added to out: 0, or 1 said (the process's stderr has why). */
-static int record_written(const struct target *t, const char *out, const char *token, const struct run_count *before)
+/* The session added to out: 0, or 1 said (the process's stderr has why,
+ * or it was killed: gone). */
+static int record_written(const struct target *t, const char *out, const char *token, const struct run_count *before,
+                          int gone)
 {
     struct run_count after;
     char err[4400];
     if (record_count(out, token, &after, err, sizeof err) != 0)
         return error(EXIT_FAILED, "record: nothing can be read from %s after the session: %s", out, err);
     if (after.processes > before->processes || after.snapshots > before->snapshots) return 0;
+    if (gone)
+        return error(EXIT_FAILED, "record: process %d (%s) ended while recorded and wrote no profile to %s (killed, or "
+                     "its own stderr says why)", (int)t->pid, t->name, out);
     return error(EXIT_FAILED, "record: process %d (%s) wrote no profile to %s (its own stderr may say why)", (int)t->pid,
                  t->name, out);
 }
@@ -434,10 +439,11 @@ static int attach_and_wait(pid_t pid, const char *lib, const char *out, const ch
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int gone = 0;
     if ((rc = session(&t, lib, settings, duration, &gone))) goto done;
+    if ((rc = collect_profile(pid, t.name, &mounts, out)) || (rc = record_written(&t, out, token, &before, gone)))
+        goto done;
     if (gone && !quiet)
         fprintf(stderr, "mpquery: process %d (%s) ended (or ran another program) while recorded: its exit (or exec) "
                 "wrote the profile\n", (int)pid, t.name);
-    if ((rc = collect_profile(pid, t.name, &mounts, out)) || (rc = record_written(&t, out, token, &before))) goto done;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     record_report(out, token, &before, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, quiet);
 done:

@@ -8,7 +8,9 @@
 # - -o in a directory that user cannot write: exit 2;
 # - -o an existing file (empty) that user cannot write: exit 2;
 # - a container whose /tmp is read-only in its mount namespace (the
-#   library visible there, so that only the profile is in question): exit 1.
+#   library visible there, so that only the profile is in question): exit 1;
+# - and after attaching, a process killed during the session, which wrote
+#   nothing: said in one line, exit 1.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/container.sh"
 
@@ -68,4 +70,19 @@ SETUP='mkdir -p "$R'"$LIBDIR"'" && mount --bind "'"$LIBDIR"'" "$R'"$LIBDIR"'" &&
 (seq 1 50 | (sleep 2; cat) | (in_container root "$SETUP" /$PROG) > ro.out 2> ro.err; echo $? > ro.rc) &
 refused ro 1 "mpquery: record: process PID \($PROG\), uid $OTHER_UID, cannot write its profile in its /tmp \(its mount namespace's\): /tmp: Read-only file system; not attached" -o $T/ro.db
 [ ! -e ro.db ] || fail "ro.db was made"
+
+echo "== a process killed while recorded: nothing written, said"
+mkfifo kin
+on_exit "rm -f $T/kin"      # a fifo: the profile check at the end opens every file
+(./$PROG < kin > /dev/null 2>&1) &
+exec 8> kin
+pid=$(started)
+$MPQ record --pid $pid -o $T/killed.db 2> killed.err & rec=$!
+for _ in $(seq 400); do grep -qx mallocprof /proc/$pid/task/*/comm 2>/dev/null && break; sleep 0.05; done
+grep -qx mallocprof /proc/$pid/task/*/comm || fail "no session started in process $pid"
+kill -KILL $pid
+wait $rec; rc=$?
+exec 8>&-
+assert_eq "$rc $(cat killed.err)" "1 mpquery: record: process $pid ($PROG) ended while recorded and wrote no profile to $T/killed.db (killed, or its own stderr says why)" "a session that wrote nothing"
+wait
 exit 0
