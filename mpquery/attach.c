@@ -13,6 +13,8 @@
 #include "inject.h"
 #include "record_db.h"
 #include "attach.h"
+#include "attach_mounts.h"
+#include "target_fs.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -169,11 +171,10 @@ static int read_modules(pid_t pid, struct modules *m)
 }
 
 /* The values of dynamic symbols in an ELF file (0: none), in one read
- * of its symbol table. */
-static void elf_symbols(const char *file, const char *const *names, uint64_t *values, size_t n)
+ * of its symbol table; fd closed. */
+static void elf_symbols(int fd, const char *const *names, uint64_t *values, size_t n)
 {
     memset(values, 0, n * sizeof *values);
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st;
     const char *img = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(Elf64_Ehdr)
@@ -214,94 +215,8 @@ static void libc_functions(struct target *t)
     static const char *const names[] = { "dlopen", "dlsym", "dlerror", "__errno_location" };
     uintptr_t *at[] = { &t->dlopen_, &t->dlsym_, &t->dlerror_, &t->errno_location };
     uint64_t values[4];
-    elf_symbols(t->libc_file, names, values, 4);
+    elf_symbols(target_open_library(t->pid, t->m.libc), names, values, 4);
     for (size_t i = 0; i < 4; i++) *at[i] = values[i] ? t->m.libc_base + values[i] : 0;
-}
-
-/* The library's path as the process sees it: ours when its root shows
- * the same file there. */
-static int library_visible(pid_t pid, const char *lib)
-{
-    char there[4200];
-    struct stat a, b;
-    snprintf(there, sizeof there, "/proc/%d/root%s", (int)pid, lib);
-    return stat(lib, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* ------------------------------------------------------------ containers */
-
-/* The process sees the files we see (its mount namespace is ours). */
-static int same_mounts(pid_t pid)
-{
-    char path[64], mine[64] = "", its[64] = "";
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
-    if (readlink("/proc/self/ns/mnt", mine, sizeof mine - 1) < 0 || readlink(path, its, sizeof its - 1) < 0) return 1;
-    return !strcmp(mine, its);
-}
-
-static int copy_file(int from_dir, const char *from, int to_dir, const char *to)
-{
-    int in = openat(from_dir, from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
-    if (in >= 0) out = openat(to_dir, to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out >= 0) {
-        char buf[1 << 16];
-        ssize_t n;
-        while ((n = read(in, buf, sizeof buf)) > 0)
-            if (write(out, buf, (size_t)n) != n) break;
-        rc = n == 0 && close(out) == 0 ? 0 : -1;
-        out = -1;
-    }
-    int err = errno;
-    if (in >= 0) close(in);
-    if (out >= 0) close(out);
-    errno = err;
-    return rc;
-}
-
-/* Another mount namespace (a container): the library as the process sees
- * it, ours when the same file is there at our path, else a copy in its
- * /tmp (its own dependencies must be there: dlopen says which is not);
- * the profile written in its /tmp too, reached through `tmp` (a
- * descriptor of that directory, kept: it outlives the process) and moved
- * to the output at the end. */
-struct mounts { int other; int tmp; char lib[128], out[128]; };
-
-static int prepare_mounts(pid_t pid, const char *name, const char *lib, const char *out, struct mounts *m)
-{
-    m->other = !same_mounts(pid);
-    m->tmp = -1;
-    if (!m->other && library_visible(pid, lib)) return 0;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/root/tmp", (int)pid);
-    struct stat st, have;
-    if (stat(lib, &st) != 0 || (m->tmp = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the same "
-                     "file, and its /tmp cannot be reached (%s): make the library visible there at that path (a "
-                     "bind mount); not attached", (int)pid, name, lib, strerror(errno));
-    snprintf(m->lib, sizeof m->lib, "/tmp/libmallocprof-%lx-%lx.so", (unsigned long)st.st_dev, (unsigned long)st.st_ino);
-    if (library_visible(pid, lib)) snprintf(m->lib, sizeof m->lib, "%s", lib);
-    else if ((fstatat(m->tmp, m->lib + 5, &have, 0) != 0 || have.st_size != st.st_size) &&
-             copy_file(AT_FDCWD, lib, m->tmp, m->lib + 5) != 0)
-        return error(EXIT_FAILED, "record: process %d (%s) runs in another mount namespace where %s is not the same "
-                     "file, and it cannot be copied into its /tmp (%s): make it visible there at that path (a bind "
-                     "mount); not attached", (int)pid, name, lib, strerror(errno));
-    if (m->other) {
-        if (stat(out, &have) == 0 && have.st_size > 0)
-            return error(EXIT_BAD_INPUT, "record: %s exists: a process in another mount namespace writes a new "
-                         "profile (give another -o)", out);
-        snprintf(m->out, sizeof m->out, "/tmp/mallocprof-%d-%d.db", (int)pid, (int)getpid());
-    }
-    return 0;
-}
-
-/* The profile written in the process's /tmp, moved to out. */
-static void collect_profile(const struct mounts *m, const char *out)
-{
-    if (m->tmp < 0 || !*m->out) return;
-    if (copy_file(m->tmp, m->out + 5, AT_FDCWD, out) != 0)
-        fprintf(stderr, "mpquery: record: cannot copy the profile from the process's %s to %s: %s\n", m->out, out,
-                strerror(errno));
-    else unlinkat(m->tmp, m->out + 5, 0);
 }
 
 static int say_failure(struct target *t, const char *what, const char *err)
@@ -466,6 +381,23 @@ static int session(struct target *t, const char *lib, const char *settings, doub
 static int attach_and_wait(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                            double duration, int quiet);
 
+/* The session added to out: 0, or 1 said (the process's stderr has why,
+ * or it was killed: gone). */
+static int record_written(const struct target *t, const char *out, const char *token, const struct run_count *before,
+                          int gone)
+{
+    struct run_count after;
+    char err[4400];
+    if (record_count(out, token, &after, err, sizeof err) != 0)
+        return error(EXIT_FAILED, "record: nothing can be read from %s after the session: %s", out, err);
+    if (after.processes > before->processes || after.snapshots > before->snapshots) return 0;
+    if (gone)
+        return error(EXIT_FAILED, "record: process %d (%s) ended while recorded and wrote no profile to %s (killed, or "
+                     "its own stderr says why)", (int)t->pid, t->name, out);
+    return error(EXIT_FAILED, "record: process %d (%s) wrote no profile to %s (its own stderr may say why)", (int)t->pid,
+                 t->name, out);
+}
+
 int record_attach(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                   double duration, int quiet)
 {
@@ -507,10 +439,11 @@ static int attach_and_wait(pid_t pid, const char *lib, const char *out, const ch
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int gone = 0;
     if ((rc = session(&t, lib, settings, duration, &gone))) goto done;
+    if ((rc = collect_profile(pid, t.name, &mounts, out)) || (rc = record_written(&t, out, token, &before, gone)))
+        goto done;
     if (gone && !quiet)
         fprintf(stderr, "mpquery: process %d (%s) ended (or ran another program) while recorded: its exit (or exec) "
                 "wrote the profile\n", (int)pid, t.name);
-    collect_profile(&mounts, out);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     record_report(out, token, &before, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, quiet);
 done:
