@@ -206,11 +206,19 @@ fi
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
     # a container of sorts: the build directory (the library) hidden, /tmp shared
     cp $SERVER ./srv
-    seq 1 200 | (sleep 3; cat) | unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./srv" > mnt.out &
+    # its 200 requests come once the attach is done, however long that takes
+    seq 1 200 | (while [ ! -e mnt.go ]; do sleep 0.1; done; cat) |
+        unshare -m --propagation private sh -c "mount -t tmpfs none $B && exec ./srv" > mnt.out &
     sleep 0.5
     pid=$(test_pgrep -x srv) || fail "the server in its own mount namespace did not start"
     [ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "srv is in our mount namespace"
-    $MPQ record -q --pid $pid -o mnt.db || fail "attach in another mount namespace failed"
+    $MPQ record -q --pid $pid -o mnt.db & rec=$!
+    for i in $(seq 1 600); do      # mapped, and the attach's ptrace over
+        grep -q libmallocprof /proc/$pid/maps 2>/dev/null && grep -q '^TracerPid:[[:space:]]*0$' /proc/$pid/status && break
+        sleep 0.1
+    done
+    touch mnt.go
+    wait $rec || fail "attach in another mount namespace failed"
     wait
     copy=$(ls /tmp/libmallocprof-*-$(printf %x $(stat -c %i $LIB)).so) || fail "the library was not copied into the process's /tmp"
     rm -f "$copy"
