@@ -102,6 +102,10 @@ static void load(void)
     void *h = open_shim(path, sizeof path);
     int (*init)(const struct mp_ns_host *) = h ? (int (*)(const struct mp_ns_host *))dlsym(h, "mp_ns_init") : NULL;
     if (h && (!init || init(&host) != 0)) mp_log("warning", "libmallocprof_ns.so (%s): not this library's (mp_ns_init)", path);
+    const char *(*lookup_state)(void) = h ? (const char *(*)(void))dlsym(h, "mp_ns_find_object_state") : NULL;
+    const char *why = lookup_state ? lookup_state() : NULL;
+    if (why && !mp_attach_mode) mp_log("info", "libmallocprof_ns.so left glibc's _dl_find_object table as it is (%s): a program that "
+                    "dlopens twice or more makes one allocation of 2,304 bytes fewer than alone", why);
     for (unsigned i = 0; i < mp_ns_count; i++) {
         void *p = h ? dlsym(h, mp_ns_names[i]) : NULL;
         if (h && !p) mp_log("warning", "libmallocprof_ns.so: no %s", mp_ns_names[i]);

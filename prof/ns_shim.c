@@ -15,11 +15,15 @@
 #include "ns.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -172,6 +176,155 @@ EXPORT void exit(int status)
 {
     if (host) host->exit(status);
     _exit(status);
+}
+
+/* ------------------------------------------------------------ glibc's address-lookup table */
+
+/* glibc 2.35+ keeps every dlopen'd object, of any namespace, in the table
+ * behind _dl_find_object (elf/dl-find_object.c): two copies (a double
+ * buffer), each a chain of segments; a dlopen that adds objects writes
+ * the inactive copy, first allocating a segment for it when it has too few
+ * slots (63 at the least: 2,304 bytes), then makes it the active one. Our
+ * dlmopen was that first dlopen: it allocated one copy's segment, so a
+ * program dlopening twice or more made one allocation of 2,304 bytes
+ * fewer than alone (its second dlopen found that segment), and the
+ * namespace's 8 objects brought its later growths nearer.
+ * So this constructor, which runs after the dlmopen's table update and
+ * under the loader's lock (no dlopen or dlclose in between), takes this
+ * namespace out of the table: it finds the table's two chain pointers in
+ * ld.so's writable data (two adjacent words: null or a segment, and a
+ * segment, each segment alone in its chain and every entry of it an object
+ * of this namespace, read with process_vm_readv: no fault whatever the
+ * words hold) and clears them. The table is then as the program's first dlopen finds it alone;
+ * the segments stay allocated (a reader of the old pointer reads valid
+ * memory), this namespace's code is not found by _dl_find_object (only
+ * libgcc's unwinder asks it; the recorder never unwinds with it, and holds
+ * cancellation off). Anything unexpected (another layout, an entry not
+ * ours, a chain of more than one segment, no process_vm_readv, two places
+ * that fit): nothing is touched, and mp_ns_find_object_state says why. */
+struct dlfo_seg { uintptr_t previous, to_free, size, allocated; };
+struct dlfo_obj { uintptr_t map_start, map_end, map, eh_frame; };
+enum { DLFO_MAX = 256 };
+
+static int dlfo_state;         /* 0: glibc < 2.35; 1: cleared; < 0: left (why) */
+static uintptr_t dlfo_maps[64];
+static int dlfo_nmaps;
+
+static int read_self(uintptr_t addr, void *buf, size_t len)
+{
+    struct iovec local = { buf, len }, remote = { (void *)addr, len };
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int is_ours(uintptr_t map)
+{
+    for (int i = 0; i < dlfo_nmaps; i++)
+        if (dlfo_maps[i] == map) return 1;
+    return 0;
+}
+
+/* Whether v is null or a chain of one segment holding objects of this
+ * namespace only (its header within 128 bytes of the block glibc freed). */
+static int ours_or_null(uintptr_t v, int *ours)
+{
+    static struct dlfo_obj objs[DLFO_MAX];
+    struct dlfo_seg seg;
+    if (!v) return 1;
+    if ((v & 7) || read_self(v, &seg, sizeof seg)) return 0;
+    if (seg.previous || seg.to_free > v || v - seg.to_free >= 128 || seg.size > seg.allocated || !seg.size ||
+        seg.size > DLFO_MAX || read_self(v + sizeof seg, objs, seg.size * sizeof objs[0]))
+        return 0;
+    for (uintptr_t i = 0; i < seg.size; i++)
+        if (objs[i].map_start > objs[i].map_end || !is_ours(objs[i].map)) return 0;
+    ++*ours;
+    return 1;
+}
+
+/* This namespace's link maps (proxies included: never in the table). */
+static int own_maps(void)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!dladdr1((void *)own_maps, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return -1;
+    Lmid_t ns;
+    if (dlinfo(lm, RTLD_DI_LMID, &ns) != 0 || ns == LM_ID_BASE) return -2;     /* the fallback: dlopen */
+    while (lm->l_prev) lm = lm->l_prev;
+    for (dlfo_nmaps = 0; lm && dlfo_nmaps < 64; lm = lm->l_next) dlfo_maps[dlfo_nmaps++] = (uintptr_t)lm;
+    return lm ? -3 : 0;
+}
+
+/* ld.so's writable segment [*lo, *hi), its RELRO part [*rlo, *rhi). */
+static int ldso_data(uintptr_t *lo, uintptr_t *hi, uintptr_t *rlo, uintptr_t *rhi)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+    *lo = *hi = *rlo = *rhi = 0;
+    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_type != ET_DYN) return -1;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    uintptr_t base = (uintptr_t)eh;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W) && !*hi)
+            *lo = base + ph[i].p_vaddr, *hi = base + ph[i].p_vaddr + ph[i].p_memsz;
+        if (ph[i].p_type == PT_GNU_RELRO) *rlo = base + ph[i].p_vaddr, *rhi = base + ph[i].p_vaddr + ph[i].p_memsz;
+    }
+    return *hi ? 0 : -1;
+}
+
+static int find_table(uintptr_t lo, uintptr_t hi, uintptr_t rlo, uintptr_t rhi, uintptr_t **at)
+{
+    int found = 0;
+    lo = (lo + 7) & ~(uintptr_t)7;
+    for (uintptr_t a = lo; a + 16 <= hi; a += 8) {
+        if (a + 16 > rlo && a < rhi) continue;
+        uintptr_t *w = (uintptr_t *)a;
+        int ours = 0;       /* the first update writes the second copy: (null, ours) or (ours, ours) */
+        if (w[1] && ours_or_null(w[0], &ours) && ours_or_null(w[1], &ours) && ours == 1 + !!w[0]) {
+            *at = w;
+            found++;
+        }
+    }
+    return found;
+}
+
+__attribute__((constructor)) static void hide_from_find_object(void)
+{
+    void *find_object = dlsym(RTLD_NEXT, "_dl_find_object");
+    if (!find_object) return;                       /* glibc < 2.35: no such table */
+    uintptr_t lo, hi, rlo, rhi, *at = NULL, probe = 0;
+    int rc = own_maps();
+    if (rc) {
+        dlfo_state = rc == -2 ? -2 : -1;
+        return;
+    }
+    if (read_self((uintptr_t)&probe, &probe, sizeof probe)) {
+        dlfo_state = -3;
+        return;
+    }
+    if (ldso_data(&lo, &hi, &rlo, &rhi)) {
+        dlfo_state = -1;
+        return;
+    }
+    int n = find_table(lo, hi, rlo, rhi, &at);
+    if (n != 1) {
+        dlfo_state = n ? -5 : -4;
+        return;
+    }
+    __atomic_store_n(&at[0], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&at[1], 0, __ATOMIC_RELEASE);
+    dlfo_state = 1;
+}
+
+/* What hide_from_find_object did: 1 cleared, 0 no table (glibc < 2.35),
+ * else a reason it left the table alone. */
+EXPORT const char *mp_ns_find_object_state(void)
+{
+    switch (dlfo_state) {
+    case 1: case 0: return NULL;
+    case -2: return NULL;       /* dlopen'd, not dlmopen'd: ns.c said so */
+    case -3: return "process_vm_readv is refused";
+    case -4: return "glibc's table was not found in ld.so's data, or holds objects not of this namespace";
+    case -5: return "more than one place in ld.so's data looks like glibc's table";
+    default: return "its link maps or ld.so's segments were not found";
+    }
 }
 
 EXPORT int mp_ns_init(const struct mp_ns_host *h)

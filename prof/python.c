@@ -3,8 +3,8 @@
  *
  * Frames: at each capture the calling thread's frame chain is read from its
  * PyThreadState with plain loads (no GIL, no allocation, no call into
- * Python but 3.12+'s leaf _PyThreadState_GetCurrent), through one layout
- * table per minor version. Its (code object, instruction offset) pairs are
+ * Python but leaf functions of its C API), through one layout table per
+ * minor version; in a sub-interpreter, the caller's frames follow. Its (code object, instruction offset) pairs are
  * hashed into the stack's hash, so the per-thread stack cache works as for
  * native frames; only on a miss (python_splice) each native evaluation-loop
  * frame (a return address inside _PyEval_EvalFrameDefault) is replaced by
@@ -57,6 +57,8 @@ static const struct py_layout *L;
 static char *runtime;
 static void *code_type;
 static void *(*get_current)(void);      /* 3.12+ */
+/* the main interpreter, its thread states, a state's interpreter (C API leaf functions) */
+static char *(*interp_main)(void), *(*thread_head)(char *), *(*thread_next)(char *), *(*ts_interp)(char *);
 static uintptr_t eval_lo, eval_hi;
 static _Atomic uint32_t py_epoch;
 
@@ -81,21 +83,14 @@ static inline char *tstate_self(struct mp_thread *t)
 
 static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
 
-static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h)
+/* Appends the frames of the chain from fr to t->py_* (at *k on), segment
+ * by segment (*seg: the invocation's number, leaf first). */
+static void walk_chain(struct mp_thread *t, struct mp_hash *h, char *fr, int *k, int *seg)
 {
-    /* from the first frame (start-up's imports come before `initialized`)
-     * to finalization, which frees the other threads' states */
-    if (AT(runtime, L->rt_finalizing, void *)) return 0;
-    char *ts = tstate_self(t);
-    if (!aligned(ts)) return 0;
-    char *fr = L->ts_cframe >= 0 ? AT(ts, L->ts_cframe, char *) : ts;
-    if (!aligned(fr)) return 0;
-    fr = AT(fr, L->ts_cframe >= 0 ? L->cf_current : L->ts_current, char *);
-    int k = 0, seg = 0;
-    for (int hops = 0; aligned(fr) && hops < 4096 && k < MP_PY_FRAMES; fr = AT(fr, L->fr_previous, char *), hops++) {
+    for (int hops = 0; aligned(fr) && hops < 4096 && *k < MP_PY_FRAMES; fr = AT(fr, L->fr_previous, char *), hops++) {
         int owner = AT(fr, L->fr_owner, char);
         if (owner == L->owner_cstack) {         /* 3.12+: an invocation's entry shim ends its segment */
-            seg++;
+            ++*seg;
             hash_add(h, 1);
             continue;
         }
@@ -105,17 +100,65 @@ static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h
             /* an incomplete frame (still being set up) is not shown */
             if (owner == OWNED_BY_GENERATOR || instr >= start + 2 * AT(code, L->co_firsttraceable, int)) {
                 uint32_t off = (uint32_t)(instr - start);
-                t->py_code[k] = (uintptr_t)code;
-                t->py_off[k] = off;
-                t->py_seg[k] = (uint16_t)seg;
+                t->py_code[*k] = (uintptr_t)code;
+                t->py_off[*k] = off;
+                t->py_seg[*k] = (uint16_t)*seg;
                 hash_add(h, (uintptr_t)code ^ (uint64_t)off << 48);
-                k++;
+                ++*k;
             }
         }
         if (L->fr_is_entry >= 0 && AT(fr, L->fr_is_entry, char)) {     /* 3.11: the invocation's first frame */
+            ++*seg;
+            hash_add(h, 1);
+        }
+    }
+}
+
+/* A thread state's innermost frame. */
+static char *current_frame(char *ts)
+{
+    char *fr = L->ts_cframe >= 0 ? AT(ts, L->ts_cframe, char *) : ts;
+    return aligned(fr) ? AT(fr, L->ts_cframe >= 0 ? L->cf_current : L->ts_current, char *) : NULL;
+}
+
+/* A sub-interpreter runs (interp_run_string) in a thread state of its
+ * own, swapped in by its caller, whose state keeps the caller's frames:
+ * this thread's state in the main interpreter (NULL: ts is it, or none).
+ * 3.11: the GIL state's TSS (a swap leaves it); 3.12+ (a swap rebinds it):
+ * the main interpreter's list. A sub-interpreter run from another shows
+ * its own frames and the main interpreter's, not the middle one's. */
+static char *caller_state(char *ts)
+{
+    char *main = interp_main();
+    if (!aligned(main) || ts_interp(ts) == main) return NULL;
+    if (L->rt_tstate_current >= 0) {
+        if (!AT(runtime, L->rt_tss, int)) return NULL;
+        char *c = pthread_getspecific(AT(runtime, L->rt_tss + 4, pthread_key_t));
+        return c != ts && aligned(c) && ts_interp(c) == main ? c : NULL;
+    }
+    unsigned long self = (unsigned long)pthread_self();
+    int hops = 0;
+    for (char *c = thread_head(main); aligned(c) && hops < 1024; c = thread_next(c), hops++)
+        if (c != ts && AT(c, L->ts_thread_id, unsigned long) == self) return c;
+    return NULL;
+}
+
+static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h)
+{
+    /* from the first frame (start-up's imports come before `initialized`)
+     * to finalization, which frees the other threads' states */
+    if (AT(runtime, L->rt_finalizing, void *)) return 0;
+    char *ts = tstate_self(t);
+    if (!aligned(ts)) return 0;
+    int k = 0, seg = 0;
+    walk_chain(t, h, current_frame(ts), &k, &seg);
+    char *caller = interp_main ? caller_state(ts) : NULL;
+    if (caller) {
+        if (k && t->py_seg[k - 1] == seg) {     /* the caller's frames start an invocation of their own */
             seg++;
             hash_add(h, 1);
         }
+        walk_chain(t, h, current_frame(caller), &k, &seg);
     }
     if (k) hash_add(h, atomic_load_explicit(&py_epoch, RELAXED));
     return t->py_n = k;
@@ -441,6 +484,11 @@ void python_init(void)
                problem);
         return;
     }
+    interp_main = (char *(*)(void))dlsym(RTLD_DEFAULT, "PyInterpreterState_Main");
+    thread_head = (char *(*)(char *))dlsym(RTLD_DEFAULT, "PyInterpreterState_ThreadHead");
+    thread_next = (char *(*)(char *))dlsym(RTLD_DEFAULT, "PyThreadState_Next");
+    ts_interp = (char *(*)(char *))dlsym(RTLD_DEFAULT, "PyThreadState_GetInterpreter");
+    if (!thread_head || !thread_next || !ts_interp) interp_main = NULL;   /* sub-interpreters: their own frames only */
     eval_lo = (uintptr_t)eval;
     eval_hi = eval_lo + sym->st_size;
     /* before any code object can die: the hook is one pointer of the static type */
