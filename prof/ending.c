@@ -131,25 +131,43 @@ static void before_exec_path(const char *path)
     before_exec();
 }
 
-MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* Every variant goes through these: the library's own calls to execv,
+ * execve or execvp would go through its PLT, which, dlopen'd by an attach,
+ * binds to libc's and skips the snapshot (issue 41). */
+static int exec_ve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec_path(path);
     HOOKS_READY();
     return mp_next.execve(path, argv, envp);
 }
 
-MP_EXPORT int execv(const char *path, char *const argv[])
+static int exec_v(const char *path, char *const argv[])
 {
     before_exec_path(path);
     HOOKS_READY();
     return mp_next.execv(path, argv);
 }
 
-MP_EXPORT int execvp(const char *file, char *const argv[])
+static int exec_vp(const char *file, char *const argv[])
 {
     before_exec();
     HOOKS_READY();
     return mp_next.execvp(file, argv);
+}
+
+MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return exec_ve(path, argv, envp);
+}
+
+MP_EXPORT int execv(const char *path, char *const argv[])
+{
+    return exec_v(path, argv);
+}
+
+MP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return exec_vp(file, argv);
 }
 
 MP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -166,7 +184,8 @@ MP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     return mp_next.fexecve(fd, argv, envp);
 }
 
-/* The execl family packs its arguments into an argv and calls execve. */
+/* The execl family packs its arguments into an argv and calls the v
+ * variant's path above. */
 #define MAX_EXECL_ARGS 4096
 
 static int collect_args(const char *arg0, va_list ap, char **argv, char ***envp)
@@ -186,7 +205,7 @@ MP_EXPORT int execl(const char *path, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, NULL);
     va_end(ap);
-    return execv(path, argv);
+    return exec_v(path, argv);
 }
 
 MP_EXPORT int execlp(const char *file, const char *arg, ...)
@@ -196,7 +215,7 @@ MP_EXPORT int execlp(const char *file, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, NULL);
     va_end(ap);
-    return execvp(file, argv);
+    return exec_vp(file, argv);
 }
 
 MP_EXPORT int execle(const char *path, const char *arg, ...)
@@ -207,7 +226,7 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, &envp);
     va_end(ap);
-    return execve(path, argv, envp);
+    return exec_ve(path, argv, envp);
 }
 
 /* ------------------------------------------------------------ _exit */
