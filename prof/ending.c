@@ -33,20 +33,22 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
     if (mp_pid && getpid() != mp_pid) return;
     if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
     else snprintf(mp_ended, sizeof mp_ended, "%s", how);
-    if (mp_tls.in_profiler) {
+    if (mp_tls.in_profiler && !background_is_self()) {     /* a session's child ends from its thread */
         if (mp_opt.final)
             mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
                    reason == FLUSH_EXEC ? "exec" : "exit");
         return;
     }
     if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
-    if (mp_opt.final) flush_snapshot(reason, "");
+    if (mp_opt.final && tree_may_write()) flush_snapshot(reason, "");
     if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
+    tree_process_ended();
 }
 
+/* A detach: the snapshot's reason and process.ended say so. */
 void lifecycle_end_session(const char *how)
 {
-    last_flush(FLUSH_EXIT, how, -1);
+    last_flush(FLUSH_DETACH, how, -1);
 }
 
 static void on_quick_exit(void)

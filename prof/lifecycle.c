@@ -99,6 +99,16 @@ static void own_stack_known(void)
     pthread_attr_destroy(&attr);
 }
 
+/* A session's child whose session is over: recording ends, and with it
+ * this thread (nobody joins it). */
+static void *background_end_session(void)
+{
+    attach_end_here();
+    pthread_detach(pthread_self());
+    atomic_store(&background_running, 0);
+    return NULL;
+}
+
 static void *background_main(void *arg)
 {
     (void)arg;
@@ -111,10 +121,12 @@ static void *background_main(void *arg)
         struct timespec ts;
         double until = earliest(next, ticks_take(mp_now(), 0));
         if (!until) until = mp_now() + 3600;
+        if (tree_watching()) until = earliest(until, mp_now() + 0.02);     /* attach_tree.c */
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
         int woke = sem_timedwait(&wakeup, &ts) == 0;
         if (atomic_load(&background_quit)) return NULL;
+        if (tree_session_over()) return background_end_session();
         if (woke && atomic_exchange(&signal_pending, 0)) flush_snapshot(FLUSH_SIGNAL, "");
         if (next && mp_now() >= next) {
             flush_snapshot(FLUSH_INTERVAL, "");
@@ -130,7 +142,7 @@ static void *background_main(void *arg)
 static void start_background(void)
 {
     background_running = 0;
-    if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0)) return;
+    if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0 && !tree_watching())) return;
     atomic_store(&background_quit, 0);
     sigset_t all, old;
     sigfillset(&all);
