@@ -167,9 +167,9 @@ MP_EXPORT int mp_detach(void)
     int rc = attached ? 0 : -1;
     if (!rc) {
         got_restore();
-        background_pause(1);
         tree_session_ending();              /* the children forked in the session end too */
-        session_end();
+        background_run(session_end);        /* its allocations in that thread's arena (lifecycle.c) */
+        background_pause(1);
         tree_session_wait(3);               /* for their last snapshots */
         session_release();
     }

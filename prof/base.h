@@ -285,6 +285,7 @@ void ending_init(void);             /* at init: quick_exit's snapshot (ending.c)
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
 int background_is_self(void);      /* the caller is the profiler's thread (flush.c's points) */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
+void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
 
 /* ------------------------------------------------------------ attach.c, got.c */
 /* 1 when the library was loaded into a running process (mpquery record
