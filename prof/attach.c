@@ -21,6 +21,7 @@
 #include <string.h>
 #include <gnu/libc-version.h>
 #include <link.h>
+#include <sqlite3.h>
 
 int mp_attach_mode;
 static int attached;
@@ -142,6 +143,7 @@ static void session_release(void)
     unwind_release();
     ptrmap_release();
     threads_recycle_exited();
+    sqlite3_shutdown();         /* SQLite's own state (the page cache's, the VFS's): no connection is open */
     malloc_trim(0);
     guard_leave(&g);
 }
