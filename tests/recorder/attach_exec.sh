@@ -20,9 +20,10 @@ wait_attached() {
 for v in execl execlp execle execv execvp execve execvpe; do
     rm -f in; mkfifo in
     ($PROG < in > $v.out 2>&1; echo $? > $v.rc) &
+    sub=$!
     exec 7> in
     pid=
-    for _ in $(seq 100); do pid=$(pgrep -f -n "^$PROG\$") && break; sleep 0.05; done
+    for _ in $(seq 100); do pid=$(pgrep -P $sub -f "^$PROG\$") && break; sleep 0.05; done
     [ -n "$pid" ] || fail "$v: the program did not start"
     $MPQ record -q --pid $pid -o $v.db 2> $v.err 7>&- & rec=$!
     wait_attached $pid

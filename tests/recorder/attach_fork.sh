@@ -5,7 +5,9 @@
 # recording in every process of the session, forked ones included: when
 # record returns, the worker has no profiler's thread, the profile has
 # every process's last snapshot (the attached one's and the worker's
-# "detach", a reason "detach" in info too, not "exit"), and nothing is
+# "detach", a reason "detach" in info too, not "exit"), neither maps a
+# profile or a debug file (a fork under way as the session ended mapped
+# the debug-info cache again after the release), and nothing is
 # written afterwards (the process rows stay as they were; the profile,
 # deleted, is not made again). The worker's forks after the detach cost
 # about what they cost natively: CPU time per child (the worker's and its
@@ -19,6 +21,7 @@ source "$(dirname "$0")/../lib/lib.sh"
 [ "$(uname -m)" = x86_64 ] || { echo "# not x86-64: record --pid is x86-64 only"; exit 0; }
 PROG=$B/tests/attach_forker
 on_exit "rm -f $T/in"
+on_exit 'kill -KILL $pid 2>/dev/null'     # a failure midway: the program (its worker ends with it)
 
 # the median of the worker's CPU time per child, in us, from its lines after line $2 of file $1
 median_cost() {
@@ -28,9 +31,10 @@ median_cost() {
 start() {       # start OUT: the program with a fifo on stdin (fd 7); pid in $pid
     rm -f in; mkfifo in
     ($PROG < in > $1; echo $? > $1.rc) &
+    local sub=$!
     exec 7> in
     pid=
-    for _ in $(seq 100); do pid=$(pgrep -f -n "^$PROG\$") && break; sleep 0.05; done
+    for _ in $(seq 100); do pid=$(pgrep -P $sub -f "^$PROG\$") && break; sleep 0.05; done
     [ -n "$pid" ] || fail "the program did not start"
 }
 stop() { exec 7>&-; wait; assert_eq "$(cat $1.rc)" 0 "the program's exit status"; }
@@ -56,6 +60,8 @@ rows=$(q a.db "SELECT COUNT(*) FROM process")
 sleep 0.2
 assert_eq "$(cat /proc/$worker/task/*/comm | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' ' ')" "1 attach_forker " \
     "the worker's threads after the detach"
+maps=$(grep -E '\.db(-journal)?$|\.debug$|/debuginfo/|/usr/lib/debug/' /proc/$worker/maps /proc/$pid/maps)
+[ -z "$maps" ] || fail "after the detach the processes map: $maps"
 [ "$rows" -ge 3 ] || fail "$rows processes recorded: the worker's children are missing"
 assert_eq "$(q a.db "SELECT COUNT(*) FROM process WHERE ended IN ('', 'exit')")" 0 "processes without their last snapshot"
 assert_eq "$(q a.db "SELECT group_concat(ended, ' ') FROM (SELECT ended FROM process WHERE pid IN ($pid, $worker) ORDER BY pid)")" \
