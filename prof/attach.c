@@ -21,6 +21,7 @@
 #include <string.h>
 #include <gnu/libc-version.h>
 #include <link.h>
+#include <sqlite3.h>
 
 int mp_attach_mode;
 static int attached;
@@ -121,6 +122,7 @@ MP_EXPORT int mp_attach(const char *text)
         session_start();
         rc = got_patch() == 0 ? 0 : -4;
         attached = rc == 0;
+        if (attached) tree_session_start();
     }
     pthread_mutex_unlock(&attach_lock);
     return rc;
@@ -141,8 +143,20 @@ static void session_release(void)
     unwind_release();
     ptrmap_release();
     threads_recycle_exited();
+    sqlite3_shutdown();         /* SQLite's own state (the page cache's, the VFS's): no connection is open */
     malloc_trim(0);
     guard_leave(&g);
+}
+
+/* The session's last snapshot; then no session: a fork from now on is
+ * the program's alone, and one already in fork_prepare resolves nothing
+ * more (it would map the debug files again after session_release). */
+static void session_end(void)
+{
+    lifecycle_end_session("detach");
+    atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
+    hot_path_update();
+    __atomic_store_n(&attached, 0, __ATOMIC_RELEASE);
 }
 
 /* 0: the snapshot written (or tried: its errors are said on the process's
@@ -155,13 +169,38 @@ MP_EXPORT int mp_detach(void)
     int rc = attached ? 0 : -1;
     if (!rc) {
         got_restore();
+        tree_session_ending();              /* the children forked in the session end too */
+        background_run(session_end);        /* its allocations in that thread's arena (lifecycle.c) */
         background_pause(1);
-        lifecycle_end_session("detach");
-        atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
-        hot_path_update();
+        tree_session_wait(3);               /* for their last snapshots */
         session_release();
-        attached = 0;
     }
     pthread_mutex_unlock(&attach_lock);
     return rc;
+}
+
+/* A child forked during a session records for it (attach_tree.c); the
+ * locks of a detach or a patch under way in another thread of the parent
+ * are not the child's. */
+void attach_after_fork_child(void)
+{
+    if (!mp_attach_mode) return;
+    pthread_mutex_init(&attach_lock, NULL);
+    got_after_fork_child();
+    tree_fork_child();
+}
+
+/* A child forked during a session whose session is over (attach_tree.c):
+ * its profiler's thread ends recording as mp_detach does, the program's
+ * threads going on; the thread then returns (lifecycle.c). */
+void attach_end_here(void)
+{
+    pthread_mutex_lock(&attach_lock);
+    if (attached) {
+        got_restore();
+        session_end();          /* its snapshot not written once the profile is collected (tree_may_write) */
+        session_release();
+    }
+    tree_process_ended();
+    pthread_mutex_unlock(&attach_lock);
 }

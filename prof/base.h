@@ -285,6 +285,7 @@ void ending_init(void);             /* at init: quick_exit's snapshot (ending.c)
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
 int background_is_self(void);      /* the caller is the profiler's thread (flush.c's points) */
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
+void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
 
 /* ------------------------------------------------------------ attach.c, got.c */
 /* 1 when the library was loaded into a running process (mpquery record
@@ -294,6 +295,18 @@ extern int mp_attach_mode;
 int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
 int attach_idle(void);             /* loaded by mpquery, no session under way: nothing to do */
 int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */
+void attach_after_fork_child(void);  /* fork.c: the child's locks; a child of a session watches it */
+void got_after_fork_child(void);     /* got.c's lock, the child's */
+void attach_end_here(void);          /* a session's child: its session over, recording ends (its thread) */
+/* attach_tree.c: the processes of a session */
+void tree_session_start(void);      /* mp_attach: a new session id, live */
+void tree_session_ending(void);     /* mp_detach: the children end, their last snapshots wanted */
+void tree_session_wait(double seconds);     /* mp_detach: for them; none writes after */
+void tree_fork_child(void);         /* fork.c: a child recording for the session */
+int tree_watching(void);            /* this process is such a child */
+int tree_session_over(void);        /* and its session has ended */
+int tree_may_write(void);           /* its last snapshot is still wanted (1 outside a session's children) */
+void tree_process_ended(void);      /* its last snapshot written: not waited for */
 void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
 int got_patch(void);                /* every loaded module's allocator slots to our hooks */
 void got_restore(void);             /* and back */

@@ -33,20 +33,22 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
     if (mp_pid && getpid() != mp_pid) return;
     if (status >= 0) snprintf(mp_ended, sizeof mp_ended, "%s %d", how, status);
     else snprintf(mp_ended, sizeof mp_ended, "%s", how);
-    if (mp_tls.in_profiler) {
+    if (mp_tls.in_profiler && !background_is_self()) {     /* a session's child ends from its thread */
         if (mp_opt.final)
             mp_log("warning", "the process ends from a signal handler inside the allocator: no %s snapshot",
                    reason == FLUSH_EXEC ? "exec" : "exit");
         return;
     }
     if (reason != FLUSH_EXEC) ticks_stop();     /* the points end with the program's own work */
-    if (mp_opt.final) flush_snapshot(reason, "");
+    if (mp_opt.final && tree_may_write()) flush_snapshot(reason, "");
     if (reason != FLUSH_EXEC) flush_close();    /* an exec that fails goes on */
+    tree_process_ended();
 }
 
+/* A detach: the snapshot's reason and process.ended say so. */
 void lifecycle_end_session(const char *how)
 {
-    last_flush(FLUSH_EXIT, how, -1);
+    last_flush(FLUSH_DETACH, how, -1);
 }
 
 static void on_quick_exit(void)
@@ -131,25 +133,43 @@ static void before_exec_path(const char *path)
     before_exec();
 }
 
-MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* Every variant goes through these: the library's own calls to execv,
+ * execve or execvp would go through its PLT, which, dlopen'd by an attach,
+ * binds to libc's and skips the snapshot (issue 41). */
+static int exec_ve(const char *path, char *const argv[], char *const envp[])
 {
     before_exec_path(path);
     HOOKS_READY();
     return mp_next.execve(path, argv, envp);
 }
 
-MP_EXPORT int execv(const char *path, char *const argv[])
+static int exec_v(const char *path, char *const argv[])
 {
     before_exec_path(path);
     HOOKS_READY();
     return mp_next.execv(path, argv);
 }
 
-MP_EXPORT int execvp(const char *file, char *const argv[])
+static int exec_vp(const char *file, char *const argv[])
 {
     before_exec();
     HOOKS_READY();
     return mp_next.execvp(file, argv);
+}
+
+MP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return exec_ve(path, argv, envp);
+}
+
+MP_EXPORT int execv(const char *path, char *const argv[])
+{
+    return exec_v(path, argv);
+}
+
+MP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return exec_vp(file, argv);
 }
 
 MP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -166,7 +186,8 @@ MP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     return mp_next.fexecve(fd, argv, envp);
 }
 
-/* The execl family packs its arguments into an argv and calls execve. */
+/* The execl family packs its arguments into an argv and calls the v
+ * variant's path above. */
 #define MAX_EXECL_ARGS 4096
 
 static int collect_args(const char *arg0, va_list ap, char **argv, char ***envp)
@@ -186,7 +207,7 @@ MP_EXPORT int execl(const char *path, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, NULL);
     va_end(ap);
-    return execv(path, argv);
+    return exec_v(path, argv);
 }
 
 MP_EXPORT int execlp(const char *file, const char *arg, ...)
@@ -196,7 +217,7 @@ MP_EXPORT int execlp(const char *file, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, NULL);
     va_end(ap);
-    return execvp(file, argv);
+    return exec_vp(file, argv);
 }
 
 MP_EXPORT int execle(const char *path, const char *arg, ...)
@@ -207,7 +228,7 @@ MP_EXPORT int execle(const char *path, const char *arg, ...)
     va_start(ap, arg);
     collect_args(arg, ap, argv, &envp);
     va_end(ap);
-    return execve(path, argv, envp);
+    return exec_ve(path, argv, envp);
 }
 
 /* ------------------------------------------------------------ _exit */

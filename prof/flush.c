@@ -376,7 +376,7 @@ static void flush_run(void (*work)(void *), struct flush_call *c)
     /* the last snapshot stays the last: the interval thread, waiting for
      * the lock meanwhile, must not write one after it (flush_close comes
      * too late for that) */
-    if (!c->ahead && (c->reason == FLUSH_EXIT || c->reason == FLUSH_FATAL) && getpid() == mp_pid)
+    if (!c->ahead && (c->reason == FLUSH_EXIT || c->reason == FLUSH_FATAL || c->reason == FLUSH_DETACH) && getpid() == mp_pid)
         flushes_closed = 1;    /* not a vfork child's */
     flush_unlock();
     signals_release(&mask);

@@ -29,7 +29,7 @@ static void fork_prepare(void)
     flush_lock();
     ticks_lock();
     maps_lock();
-    symbols_resolve_pending();
+    if (!attach_idle()) symbols_resolve_pending();  /* a detach may have ended meanwhile (attach.c) */
     unwind_lock();
     python_lock();
     stacks_lock_all();
@@ -75,6 +75,7 @@ static void fork_child(void)
     counters_after_fork_child(1);   /* resets the pointer map and its locks */
     flush_after_fork_child();
     flush_unlock();
+    attach_after_fork_child();      /* before its thread: a child of a session watches it */
     background_after_fork_child();
     signals_release(&fork_mask);
     guard_leave(&fork_guard);

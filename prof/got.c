@@ -166,6 +166,12 @@ int got_patch(void)
     return rc;
 }
 
+/* A fork child's lock: another thread of the parent may have held it. */
+void got_after_fork_child(void)
+{
+    pthread_mutex_init(&patch_lock, NULL);
+}
+
 /* Back to the values found, newest first (a slot patched twice, by a
  * module loaded again at the same address, ends at its first value). A
  * slot whose value someone else changed since is left as it is. */

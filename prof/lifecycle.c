@@ -72,6 +72,12 @@ static double earliest(double a, double b)
 static pthread_t background;
 static _Atomic int background_running, background_wanted;
 static _Atomic int background_quit;
+/* A detach's last snapshot, written by this thread (background_run):
+ * what it allocates meanwhile is in its own malloc arena, which
+ * malloc_trim empties after, not in the program thread's heap, where
+ * it would stay between the program's blocks (issue 40). */
+static void (*_Atomic background_job)(void);
+static sem_t job_done;
 
 int background_running_now(void)
 {
@@ -99,6 +105,16 @@ static void own_stack_known(void)
     pthread_attr_destroy(&attr);
 }
 
+/* A session's child whose session is over: recording ends, and with it
+ * this thread (nobody joins it). */
+static void *background_end_session(void)
+{
+    attach_end_here();
+    pthread_detach(pthread_self());
+    atomic_store(&background_running, 0);
+    return NULL;
+}
+
 static void *background_main(void *arg)
 {
     (void)arg;
@@ -111,10 +127,18 @@ static void *background_main(void *arg)
         struct timespec ts;
         double until = earliest(next, ticks_take(mp_now(), 0));
         if (!until) until = mp_now() + 3600;
+        if (tree_watching()) until = earliest(until, mp_now() + 0.02);     /* attach_tree.c */
         ts.tv_sec = (time_t)until;
         ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
         int woke = sem_timedwait(&wakeup, &ts) == 0;
         if (atomic_load(&background_quit)) return NULL;
+        void (*job)(void) = atomic_exchange(&background_job, NULL);
+        if (job) {
+            job();
+            sem_post(&job_done);
+            continue;
+        }
+        if (tree_session_over()) return background_end_session();
         if (woke && atomic_exchange(&signal_pending, 0)) flush_snapshot(FLUSH_SIGNAL, "");
         if (next && mp_now() >= next) {
             flush_snapshot(FLUSH_INTERVAL, "");
@@ -130,7 +154,7 @@ static void *background_main(void *arg)
 static void start_background(void)
 {
     background_running = 0;
-    if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0)) return;
+    if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0 && !tree_watching())) return;
     atomic_store(&background_quit, 0);
     sigset_t all, old;
     sigfillset(&all);
@@ -154,6 +178,20 @@ void background_pause(int stop)
     sem_post(&wakeup);
     pthread_join(background, NULL);
     background_running = 0;
+}
+
+/* job run by the profiler's thread, waited for; by the caller when
+ * there is no such thread. */
+void background_run(void (*job)(void))
+{
+    if (!atomic_load(&background_running) || background_is_self()) {
+        job();
+        return;
+    }
+    sem_init(&job_done, 0, 0);
+    atomic_store(&background_job, job);
+    sem_post(&wakeup);
+    while (sem_wait(&job_done) != 0) continue;
 }
 
 static void on_snapshot_signal(int sig)
