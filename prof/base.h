@@ -270,6 +270,11 @@ extern double mp_start_time;    /* when profiling of this process began */
 void background_after_fork_child(void);
 void fork_init(void);           /* fork.c: the atfork handlers */
 void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
+/* fork.c's handlers for a process made without fork (clone.c): before,
+ * then after in the parent (child 0) or the child (1) */
+void fork_before(void);
+void fork_after(int child);
+long mp_raw_syscall(long n, long a, long b, long c, long d, long e, long f);   /* clone.c: errno set as syscall(2)'s */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */

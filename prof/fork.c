@@ -98,6 +98,10 @@ void fork_new_session(void)
     guard_leave(&fork_guard);
 }
 
+/* A process made without fork (clone.c): the same handlers. */
+void fork_before(void) { fork_prepare(); }
+void fork_after(int child) { child ? fork_child() : fork_parent(); }
+
 void fork_init(void)
 {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
