@@ -245,14 +245,14 @@ void pages_after_fork_child(void)
 
 int pages_begin(void)
 {
-    if (source == UFFD) pthread_mutex_lock(&uffd_lock);
+    int locked = source == UFFD && pthread_mutex_lock(&uffd_lock) == 0;
     if (source == UFFD && !uffd_alive()) {      /* the program closed it: not ours to close again */
         uffd = -1;
         if (uffd_open()) source = NONE;         /* its mappings are registered anew */
     }
     if (source != NONE) pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     if (source != NONE && pagemap >= 0) return 0;
-    pthread_mutex_unlock(&uffd_lock);
+    if (locked) pthread_mutex_unlock(&uffd_lock);
     return -1;
 }
 
@@ -269,7 +269,7 @@ void pages_end(void)
     close(pagemap);
     pagemap = -1;
     if (source == SOFTDIRTY) clear_refs();
-    else pthread_mutex_unlock(&uffd_lock);
+    else pthread_mutex_unlock(&uffd_lock);     /* UFFD: taken by pages_begin, kept (program_uses_uffd waits) */
 }
 
 /* The program's first UFFDIO_API: ours closed (the kernel unregisters
