@@ -286,12 +286,26 @@ static void program_uses_uffd(void)
            "withdrawn, no cold blocks from now on (memcold and coldage 0)");
 }
 
-MP_EXPORT int ioctl(int fd, unsigned long req, ...)
+/* ioctl() itself is the stub below: any request but UFFDIO_API goes on
+ * to libc's with its registers untouched (a compare and a jump);
+ * UFFDIO_API (and every call until libc's is known) to ioctl_slow. */
+int (*ioctl_next)(int, unsigned long, ...) __attribute__((visibility("hidden")));
+_Static_assert(UFFDIO_API == 0xc018aa3f, "UFFDIO_API as the stub compares it");
+__asm__(".text\n.globl ioctl\n.type ioctl, @function\nioctl:\n"
+        "    endbr64\n"
+        "    movl $0xc018aa3f, %r11d\n    cmpq %r11, %rsi\n    je 1f\n"
+        "    movq ioctl_next(%rip), %r11\n    testq %r11, %r11\n    je 1f\n"
+        "    jmp *%r11\n"
+        "1:  jmp ioctl_slow\n"
+        ".size ioctl, .-ioctl\n");
+
+__attribute__((visibility("hidden"), used)) int ioctl_slow(int fd, unsigned long req, ...)
 {
     va_list ap;
     va_start(ap, req);
     void *arg = va_arg(ap, void *);
     va_end(ap);
-    if (unlikely(req == UFFDIO_API)) program_uses_uffd();
+    if (!ioctl_next && mp_next.ioctl) ioctl_next = mp_next.ioctl;
+    if (req == UFFDIO_API) program_uses_uffd();
     return mp_next.ioctl ? mp_next.ioctl(fd, req, arg) : own_ioctl(fd, req, arg);
 }
