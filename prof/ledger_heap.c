@@ -20,11 +20,13 @@
 static _Atomic uintptr_t own_chunks[OWN_CHUNKS];    /* their pages (chunk starts), 0: free */
 
 /* A block of the profiler's own work allocated (sign 1) or freed (-1):
- * an mmapped chunk (IS_MMAPPED in its header) is kept by address. A full
- * table leaves a chunk unknown: the program's, to the ledger. */
+ * an mmapped chunk (16 bytes into a page, IS_MMAPPED in its header) is
+ * kept by address. The header is read only there: on the block's own page
+ * whatever the allocator. A full table leaves a chunk unknown: the
+ * program's, to the ledger. */
 void ledger_own_block(void *p, int sign)
 {
-    if (!p || !(((const uint64_t *)p)[-1] & 2)) return;
+    if (((uintptr_t)p & (PAGE_SIZE - 1)) != 16 || !(((const uint64_t *)p)[-1] & 2)) return;
     uintptr_t page = (uintptr_t)p - 16, want = sign > 0 ? 0 : page, put = sign > 0 ? page : 0;
     for (size_t i = 0; i < OWN_CHUNKS; i++) {
         uintptr_t e = want;
