@@ -114,7 +114,7 @@ void split_heap(uint64_t bytes[NACC], uint64_t sizes[NACC], const struct heap_no
     }
     sizes[L_FREE] = h->have_mi ? h->mi.fordblks : 0;
     int64_t heap = (int64_t)bytes[L_FREE];
-    int64_t part[3] = { overhead - slack, own, h->live - chunk_live };     /* the order they give up a shortfall */
+    int64_t part[3] = { overhead > slack ? overhead - slack : 0, own, h->live - chunk_live };   /* the order they give up a shortfall */
     int64_t short_by = part[0] + part[1] + part[2] - heap;
     for (int i = 0; i < 3 && short_by > 0; i++) {
         int64_t take = min64(part[i], short_by);
