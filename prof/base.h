@@ -121,6 +121,7 @@ int mp_range_remove(enum range_owner o, void *p, size_t size);     /* 1: it was 
 size_t mp_ranges(enum range_owner o, struct own_range *out, size_t max);    /* how many there are */
 extern MP_TLS int mp_own_counting;
 extern _Atomic int64_t mp_own_heap;
+void ledger_own_block(void *p, int sign);  /* ledger_heap.c: the profiler's own mmapped chunks, by address */
 
 /* ------------------------------------------------------------ the guard */
 /* Where the thread is, one per-thread value (threads.c): every entry point
@@ -268,6 +269,12 @@ extern char mp_run_token[64];
 extern double mp_start_time;    /* when profiling of this process began */
 void background_after_fork_child(void);
 void fork_init(void);           /* fork.c: the atfork handlers */
+void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
+/* fork.c's handlers for a process made without fork (clone.c): before,
+ * then after in the parent (child 0) or the child (1) */
+void fork_before(void);
+void fork_after(int child);
+long mp_raw_syscall(long n, long a, long b, long c, long d, long e, long f);   /* clone.c: errno set as syscall(2)'s */
 void mp_ensure_init(void);
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */

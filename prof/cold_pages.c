@@ -6,12 +6,20 @@
  * never set the bit; there, userfaultfd's asynchronous write-protection
  * (Linux 6.7) does the same for the ranges registered with it: the
  * PAGEMAP_SCAN ioctl lists the pages written since they were protected and
- * protects them again, atomically. Raw system calls only: no allocation. */
+ * protects them again, atomically. Raw system calls only: no allocation.
+ * A VMA is registered with one userfaultfd at most: a program that uses
+ * userfaultfd itself (its UFFDIO_API, through ioctl below) gets every
+ * range back at once (ours closed) and cold blocks end for good in the
+ * process, so that its own registrations and write-protection are never
+ * disturbed. */
 #define _GNU_SOURCE
 #include "cold.h"
+#include "hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +55,16 @@ enum { NONE, SOFTDIRTY, UFFD };
 static int source;
 static int pagemap = -1;
 static int uffd = -1;
+/* Held from pages_begin to pages_end with userfaultfd: the program's
+ * first UFFDIO_API waits for a scan under way, then takes ours away. */
+static pthread_mutex_t uffd_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int program_uffd;        /* the program uses userfaultfd: no more scans */
+
+/* Our own ioctls bypass the hook below. */
+static int own_ioctl(int fd, unsigned long req, void *arg)
+{
+    return (int)mp_raw_syscall(SYS_ioctl, fd, (long)req, (long)arg, 0, 0, 0);
+}
 
 /* ------------------------------------------------------------ soft-dirty */
 
@@ -111,7 +129,7 @@ static int uffd_open(void)
     if (fd < 0) fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return -1;
     struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
-    if (ioctl(fd, UFFDIO_API, &api)) {
+    if (own_ioctl(fd, UFFDIO_API, &api)) {
         close(fd);
         return -1;
     }
@@ -122,7 +140,7 @@ static int uffd_open(void)
 static int uffd_register(uintptr_t start, uintptr_t end)
 {
     struct uffdio_register r = { .range = { start, end - start }, .mode = UFFDIO_REGISTER_MODE_WP };
-    return ioctl(uffd, UFFDIO_REGISTER, &r);
+    return own_ioctl(uffd, UFFDIO_REGISTER, &r);
 }
 
 /* The written pages of [start, end) marked, and protected again; -1 when a
@@ -135,7 +153,7 @@ static int uffd_scan(uintptr_t start, uintptr_t end, uintptr_t first, uint8_t *w
             .size = sizeof a, .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC, .start = start, .end = end,
             .vec = (uintptr_t)vec, .vec_len = 512, .category_mask = PAGE_IS_WRITTEN, .return_mask = PAGE_IS_WRITTEN,
         };
-        long n = ioctl(pagemap, PAGEMAP_SCAN, &a);
+        long n = own_ioctl(pagemap, PAGEMAP_SCAN, &a);
         if (n < 0) return -1;
         for (long i = 0; i < n; i++)
             memset(written + (vec[i].start / PAGE_SIZE - first), 1, (vec[i].end - vec[i].start) / PAGE_SIZE);
@@ -217,6 +235,7 @@ const char *pages_init(void)
  * UFFD_FEATURE_EVENT_FORK): it makes its own descriptor. */
 void pages_after_fork_child(void)
 {
+    pthread_mutex_init(&uffd_lock, NULL);       /* a thread gone may have held it */
     if (source == SOFTDIRTY) clear_refs();
     if (source != UFFD) return;
     if (uffd_alive()) close(uffd);
@@ -226,13 +245,15 @@ void pages_after_fork_child(void)
 
 int pages_begin(void)
 {
-    if (source == NONE) return -1;
+    int locked = source == UFFD && pthread_mutex_lock(&uffd_lock) == 0;
     if (source == UFFD && !uffd_alive()) {      /* the program closed it: not ours to close again */
         uffd = -1;
-        if (uffd_open()) return -1;             /* its mappings are registered anew */
+        if (uffd_open()) source = NONE;         /* its mappings are registered anew */
     }
-    pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    return pagemap < 0 ? -1 : 0;
+    if (source != NONE) pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (source != NONE && pagemap >= 0) return 0;
+    if (locked) pthread_mutex_unlock(&uffd_lock);
+    return -1;
 }
 
 void pages_written(uintptr_t first_page, size_t n, uint8_t *written)
@@ -248,4 +269,43 @@ void pages_end(void)
     close(pagemap);
     pagemap = -1;
     if (source == SOFTDIRTY) clear_refs();
+    else pthread_mutex_unlock(&uffd_lock);     /* UFFD: taken by pages_begin, kept (program_uses_uffd waits) */
+}
+
+/* The program's first UFFDIO_API: ours closed (the kernel unregisters
+ * every range of it then), no scan from now on. */
+static void program_uses_uffd(void)
+{
+    if (atomic_exchange(&program_uffd, 1) || source != UFFD) return;
+    pthread_mutex_lock(&uffd_lock);
+    if (uffd_alive()) mp_raw_syscall(SYS_close, uffd, 0, 0, 0, 0, 0);
+    uffd = -1;
+    source = NONE;
+    pthread_mutex_unlock(&uffd_lock);
+    mp_log("warning", "MP_COLD=1: the program uses userfaultfd itself: the profiler's write-protection is "
+           "withdrawn, no cold blocks from now on (memcold and coldage 0)");
+}
+
+/* ioctl() itself is the stub below: any request but UFFDIO_API goes on
+ * to libc's with its registers untouched (a compare and a jump);
+ * UFFDIO_API (and every call until libc's is known) to ioctl_slow. */
+int (*ioctl_next)(int, unsigned long, ...) __attribute__((visibility("hidden")));
+_Static_assert(UFFDIO_API == 0xc018aa3f, "UFFDIO_API as the stub compares it");
+__asm__(".text\n.globl ioctl\n.type ioctl, @function\nioctl:\n"
+        "    endbr64\n"
+        "    movl $0xc018aa3f, %r11d\n    cmpq %r11, %rsi\n    je 1f\n"
+        "    movq ioctl_next(%rip), %r11\n    testq %r11, %r11\n    je 1f\n"
+        "    jmp *%r11\n"
+        "1:  jmp ioctl_slow\n"
+        ".size ioctl, .-ioctl\n");
+
+__attribute__((visibility("hidden"), used)) int ioctl_slow(int fd, unsigned long req, ...)
+{
+    va_list ap;
+    va_start(ap, req);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    if (!ioctl_next && mp_next.ioctl) ioctl_next = mp_next.ioctl;
+    if (req == UFFDIO_API) program_uses_uffd();
+    return mp_next.ioctl ? mp_next.ioctl(fd, req, arg) : own_ioctl(fd, req, arg);
 }

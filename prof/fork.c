@@ -69,6 +69,7 @@ static void fork_child(void)
     mp_arena_after_fork_child();
     mp_kept_open_all();     /* a /proc/self file reads the process that opened it */
     mp_start_time = mp_now();
+    ledger_after_fork_child();      /* before the counters and mappings are the child's */
     stacks_unlock_all();
     python_unlock();
     unwind_unlock();
@@ -97,6 +98,10 @@ void fork_new_session(void)
     signals_release(&fork_mask);
     guard_leave(&fork_guard);
 }
+
+/* A process made without fork (clone.c): the same handlers. */
+void fork_before(void) { fork_prepare(); }
+void fork_after(int child) { child ? fork_child() : fork_parent(); }
 
 void fork_init(void)
 {

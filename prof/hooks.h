@@ -3,7 +3,8 @@
  * return type, parameters). The definitions are where their work is
  * (interpose.c: the malloc family; lifecycle.c: threads; ending.c: exec, exit, _exit;
  * dlclose.c: dlclose; signals.c: sigaction, error; maps.c: mmap, mmap64,
- * munmap, mremap, brk, sbrk; fds.c: close, close_range, closefrom); mp_next holds each original, the next
+ * munmap, mremap, brk, sbrk; fds.c: close, close_range, closefrom; clone.c: syscall,
+ * clone; cold_pages.c: ioctl); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
  * hooks_resolve (interpose.c) at the first call of any of them. */
 #ifndef MP_HOOKS_H
@@ -46,7 +47,10 @@
     X(sbrk, void *, (intptr_t))                                                             \
     X(close, int, (int))                                                                    \
     X(close_range, int, (unsigned int, unsigned int, int))                                  \
-    X(closefrom, void, (int))
+    X(closefrom, void, (int))                                                               \
+    X(syscall, long, (long, ...))                                                           \
+    X(clone, int, (int (*)(void *), void *, int, void *, ...))                              \
+    X(ioctl, int, (int, unsigned long, ...))
 
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };

@@ -91,6 +91,7 @@ static int probe_seen;
 static void own_count(void *p, int64_t sign)
 {
     atomic_fetch_add_explicit(&mp_own_heap, sign * (int64_t)malloc_usable_size(p), memory_order_relaxed);
+    ledger_own_block(p, (int)sign);
 }
 
 static inline void *passed(void *p, size_t size)
@@ -168,8 +169,10 @@ MP_EXPORT void *realloc(void *old, size_t size)
     if (unlikely(mp_tls.in_profiler)) {
         if (!mp_own_counting) return mp_next.realloc(old, size);
         size_t was = malloc_usable_size(old);
+        ledger_own_block(old, -1);      /* its address only, read while it is there */
         void *p = mp_next.realloc(old, size);
         if (p || !size) atomic_fetch_sub_explicit(&mp_own_heap, (int64_t)was, memory_order_relaxed);
+        else ledger_own_block(old, 1);
         if (p) own_count(p, 1);
         return p;
     }

@@ -11,8 +11,7 @@
  * buffers are mappings of the profiler's (mp_grow_mapped), not the heap it
  * measures. The lines always add up to the 'rss' line. */
 #define _GNU_SOURCE
-#include "flush.h"
-#include "maps.h"
+#include "ledger_heap.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -23,16 +22,17 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum line { L_RSS, L_LIVE, L_OVERHEAD, L_FREE, L_MMAP_ANON, L_MMAP_FILE, L_STACKS, L_MODULES, L_PROFILER,
-            L_UNEXPLAINED, NLINES };
 static const char *const line_names[NLINES] = {
     "rss", "heap live", "heap overhead", "heap free", "mmap anonymous", "mmap file",
     "thread stacks", "modules", "profiler", "unexplained",
 };
 
 /* Who a range belongs to; at equal starts the lower value wins an overlap
- * (a program's mapping used as a thread stack is the program's mapping). */
-enum owner { O_MMAP_ANON, O_MMAP_FILE, O_PROFILER, O_HEAP, O_STACK, O_MODULE, O_NONE };
+ * (a program's mapping used as a thread stack is the program's mapping).
+ * CHUNK: one of the program's mmapped chunks; OLD_*: a fork child's
+ * inherited mappings (ledger_heap.c). */
+enum owner { O_MMAP_ANON, O_MMAP_FILE, O_PROFILER, O_HEAP, O_CHUNK, O_OWN_CHUNK, O_STACK, O_MODULE, O_OLD_ANON,
+             O_OLD_FILE, O_NONE };
 
 struct vma {
     uintptr_t lo, hi;
@@ -242,7 +242,7 @@ static void find_mmapped_chunks(uint64_t budget)
             for (size_t j = 0; j < got && budget; j++) {
                 if (pages[j] < skip || !is_mmapped_chunk(hdr[j], pages[j], v->hi, budget)) continue;
                 uint64_t size = hdr[j][1] & ~(uint64_t)7;
-                claim(pages[j], pages[j] + size, O_HEAP);
+                claim(pages[j], pages[j] + size, ledger_own_chunk(pages[j]) ? O_OWN_CHUNK : O_CHUNK);
                 budget -= size;
                 skip = pages[j] + size;
             }
@@ -320,6 +320,30 @@ static void find_own_and_program(void)
         claim(prog[i].start, prog[i].end, prog[i].kind == MAPS_FILE ? O_MMAP_FILE : O_MMAP_ANON);
 }
 
+/* A fork child's inherited mappings (ledger_heap.c): what nobody else
+ * claims of them (the child may have unmapped one, and its address may
+ * hold something else now). Claims settled before. */
+static void find_inherited(void)
+{
+    const struct maps_range *r;
+    size_t n = ledger_inherited(&r), nfixed = L.nclaims;
+    for (size_t i = 0; i < n; i++) {
+        enum owner o = r[i].kind == MAPS_FILE ? O_OLD_FILE : O_OLD_ANON;
+        size_t lo = 0, hi = nfixed;
+        while (lo < hi) {       /* the first claim ending past the range's start */
+            size_t mid = (lo + hi) / 2;
+            if (L.claims[mid].hi <= r[i].start) lo = mid + 1;
+            else hi = mid;
+        }
+        uintptr_t at = r[i].start;
+        for (size_t k = lo; k < nfixed && L.claims[k].lo < r[i].end && at < r[i].end; k++) {
+            if (L.claims[k].lo > at) claim(at, L.claims[k].lo, o);
+            if (L.claims[k].hi > at) at = L.claims[k].hi;
+        }
+        if (at < r[i].end) claim(at, r[i].end, o);
+    }
+}
+
 /* ------------------------------------------------------------ resident bytes */
 
 /* 1: the page at a is present (in RAM), 0: not, -1: unknown. The walks
@@ -353,7 +377,8 @@ static uint64_t resident(uintptr_t lo, uintptr_t hi)
 
 static enum line line_of_owner(enum owner o, const struct vma *v)
 {
-    static const enum line by_owner[] = { L_MMAP_ANON, L_MMAP_FILE, L_PROFILER, L_FREE, L_STACKS, L_MODULES };
+    static const enum line by_owner[] = { L_MMAP_ANON, L_MMAP_FILE, L_PROFILER, L_FREE, L_CHUNK, L_OWN_CHUNK,
+                                          L_STACKS, L_MODULES, L_OLD_ANON, L_OLD_FILE };
     if (o != O_NONE) return by_owner[o];
     switch (v->kind) {
     case 'h': return L_FREE;            /* the heap's, split later */
@@ -373,8 +398,9 @@ static int gone(const struct vma *v)
 }
 
 /* Each VMA's resident bytes to lines (bytes) and its size to sizes; heap
- * bytes (every allocator range) go to L_FREE, split later. */
-static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
+ * bytes (the arenas') go to L_FREE, split later. The rest of a VMA nobody
+ * claimed: its line's size is what the claims left of it. */
+static void attribute(uint64_t bytes[NACC], uint64_t sizes[NACC])
 {
     size_t k = 0;
     for (size_t i = 0; i < L.nvmas; i++) {
@@ -382,7 +408,7 @@ static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
         if (gone(v)) continue;
         bytes[L_RSS] += v->rss;
         while (k < L.nclaims && L.claims[k].hi <= v->lo) k++;
-        uint64_t claimed = 0;
+        uint64_t claimed = 0, claimed_size = 0;
         for (size_t j = k; j < L.nclaims && L.claims[j].lo < v->hi; j++) {
             const struct claim *c = &L.claims[j];
             uintptr_t lo = c->lo > v->lo ? c->lo : v->lo, hi = c->hi < v->hi ? c->hi : v->hi;
@@ -390,69 +416,16 @@ static void attribute(uint64_t bytes[NLINES], uint64_t sizes[NLINES])
             if (r > v->rss - claimed) r = v->rss - claimed;
             bytes[line_of_owner(c->owner, v)] += r;
             sizes[line_of_owner(c->owner, v)] += hi - lo;
-            claimed += r;
+            claimed += r, claimed_size += hi - lo;
             if (hi == v->hi) break;
         }
         enum line rest = line_of_owner(O_NONE, v);
         bytes[rest] += v->rss - claimed;
-        if (rest == L_STACKS || rest == L_MODULES) sizes[rest] += v->hi - v->lo;
+        if (rest == L_STACKS || rest == L_MODULES) sizes[rest] += v->hi - v->lo - claimed_size;
     }
 }
 
 /* ------------------------------------------------------------ the lines */
-
-/* What the heap holds now, read together right after smaps (the
- * program's threads go on meanwhile: the nearer in time, the better the
- * figures agree): the program's live requested bytes, the profiler's own
- * blocks, and mallinfo2, except at a fatal signal (the interrupted code
- * may hold an arena's lock: mallinfo2 takes them all). */
-struct heap_now { int64_t live, own; int have_mi; struct mallinfo2 mi; };
-
-static struct heap_now heap_now(int fatal)
-{
-    struct heap_now h = { 0 };
-    struct mp_totals t;
-    process_totals(0, &t);
-    h.live = t.live > 0 ? t.live : 0;
-    h.own = atomic_load_explicit(&mp_own_heap, memory_order_relaxed);
-    if (h.own < 0) h.own = 0;
-    if (!fatal) h.mi = mallinfo2(), h.have_mi = 1;
-    return h;
-}
-
-/* The heap's resident bytes (in bytes[L_FREE]) split: the program's live
- * requested bytes, the allocator's bytes beyond them on live blocks
- * (mallinfo2's in-use bytes less the live ones and the profiler's; tcache'd
- * blocks count as in use there), the rest free. Without mallinfo2 the
- * overhead is not known: it stays in 'heap free', whose size is then 0.
- * In-use bytes not all resident leave the heap fewer resident bytes than
- * they add up to; 'heap free' is then 0 and the shortfall is taken from
- * the likeliest untouched first: the allocator's (tcache'd blocks are in
- * use for mallinfo2, carved from the top and never written whole), then
- * the profiler's blocks (SQLite's page cache is allocated ahead), then the
- * program's live blocks (large ones not touched yet, or never). A line's
- * size stays what was in use. The flush's own churn fills tcache over the
- * first snapshots (~40 KB on tests/progs/ledger_mix.c): taken from live,
- * it made 'heap live' shrink while the program did nothing. */
-static void split_heap(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
-{
-    int64_t heap = (int64_t)bytes[L_FREE], overhead = 0;
-    if (h->have_mi) {
-        overhead = (int64_t)(h->mi.uordblks + h->mi.hblkhd) - h->live - h->own;
-        if (overhead < 0) overhead = 0;
-    }
-    sizes[L_FREE] = h->have_mi ? h->mi.fordblks : 0;
-    int64_t part[3] = { overhead, h->own, h->live };   /* in the order they give up a shortfall */
-    int64_t short_by = part[0] + part[1] + part[2] - heap;
-    for (int i = 0; i < 3 && short_by > 0; i++) {
-        int64_t take = part[i] < short_by ? part[i] : short_by;
-        part[i] -= take, short_by -= take;
-    }
-    bytes[L_FREE] = (uint64_t)(heap - part[0] - part[1] - part[2]);
-    bytes[L_OVERHEAD] = (uint64_t)part[0], sizes[L_OVERHEAD] = (uint64_t)overhead;
-    bytes[L_PROFILER] += (uint64_t)part[1], sizes[L_PROFILER] += (uint64_t)h->own;
-    bytes[L_LIVE] = (uint64_t)part[2], sizes[L_LIVE] = (uint64_t)h->live;
-}
 
 static int write_lines(struct writer *w, int64_t snapshot, const int64_t bytes[NLINES], const uint64_t sizes[NLINES])
 {
@@ -475,17 +448,19 @@ double ledger_time(void) { return ledger_seconds; }
 
 /* Every VMA's resident bytes to the line of its owner (bytes), and the
  * lines' virtual sizes. */
-static void account(uint64_t bytes[NLINES], uint64_t sizes[NLINES], const struct heap_now *h)
+static void account(uint64_t bytes[NACC], uint64_t sizes[NACC], const struct heap_now *h)
 {
     L.pagemap = mp_kept_fd(KEPT_PAGEMAP), L.mem = mp_kept_fd(KEPT_MEM);
     pm.n = 0;
     L.nclaims = 0;
     find_own_and_program(), find_stacks(), find_bss(), find_arena_heaps(), claims_settle();
     find_mmapped_chunks(h->have_mi ? h->mi.hblkhd : (uint64_t)-1), find_guarded_stacks(), claims_settle();
+    find_inherited(), claims_settle();
     attribute(bytes, sizes);
     struct maps_usage u;
     maps_usage(&u);
-    sizes[L_MMAP_ANON] = u.mapped[MAPS_ANON], sizes[L_MMAP_FILE] = u.mapped[MAPS_FILE];
+    bytes[L_MMAP_ANON] += bytes[L_OLD_ANON], bytes[L_MMAP_FILE] += bytes[L_OLD_FILE];
+    sizes[L_MMAP_ANON] = u.mapped[MAPS_ANON] + sizes[L_OLD_ANON], sizes[L_MMAP_FILE] = u.mapped[MAPS_FILE] + sizes[L_OLD_FILE];
     sizes[L_PROFILER] = mp_memory_used();
     sizes[L_RSS] = 0;
     for (size_t i = 0; i < L.nvmas; i++) sizes[L_RSS] += L.vmas[i].hi - L.vmas[i].lo;
@@ -498,7 +473,7 @@ int ledger_write(struct writer *w, int64_t snapshot, int fatal)
     ledger_seconds = 0;
     if (!mp_opt.ledger || read_smaps()) return 0;     /* MP_LEDGER=0, or no /proc: no ledger */
     struct heap_now h = heap_now(fatal);    /* after the ledger's buffers grew: their chunks are in it */
-    uint64_t bytes[NLINES] = { 0 }, sizes[NLINES] = { 0 };
+    uint64_t bytes[NACC] = { 0 }, sizes[NACC] = { 0 };
     account(bytes, sizes, &h);
     int64_t out[NLINES], sum = 0;
     for (int i = 0; i < NLINES; i++) out[i] = (int64_t)bytes[i];

@@ -521,12 +521,18 @@ void maps_usage(struct maps_usage *u)
     pthread_mutex_unlock(&maps_mutex);
 }
 
-size_t maps_ranges(struct maps_range *out, size_t max)
+size_t maps_ranges_held(struct maps_range *out, size_t max)
 {
-    pthread_mutex_lock(&maps_mutex);
     size_t n = nmaps;
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = (struct maps_range){ maps[i].start, maps[i].end, (enum maps_kind)maps[i].kind };
+    return n;
+}
+
+size_t maps_ranges(struct maps_range *out, size_t max)
+{
+    pthread_mutex_lock(&maps_mutex);
+    size_t n = maps_ranges_held(out, max);
     pthread_mutex_unlock(&maps_mutex);
     return n;
 }

@@ -23,6 +23,7 @@ void maps_usage(struct maps_usage *u);
  * address order; returns how many there are (more than max: some left out). */
 struct maps_range { uintptr_t start, end; enum maps_kind kind; };
 size_t maps_ranges(struct maps_range *out, size_t max);
+size_t maps_ranges_held(struct maps_range *out, size_t max);  /* the same, maps_lock held (a fork child's) */
 
 /* Bytes of the program's mappings mapped now (the ticks' mapped), cheap. */
 uint64_t maps_mapped_now(void);
