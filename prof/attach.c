@@ -153,7 +153,7 @@ static void session_release(void)
  * more (it would map the debug files again after session_release). */
 static void session_end(void)
 {
-    lifecycle_end_session("detach");
+    lifecycle_end_session(1, "detach");
     atomic_store(&mp_active, 0);        /* a hook still reached (a copy of its address) takes no stack */
     hot_path_update();
     __atomic_store_n(&attached, 0, __ATOMIC_RELEASE);

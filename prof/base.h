@@ -286,8 +286,9 @@ extern pid_t mp_ppid;
  * "signal SIGSEGV"), set just before its last snapshot; "" until then. */
 extern char mp_ended[32];
 /* The last snapshot of a session that ends while the process goes on
- * (attach.c's detach): as an exit's, process.ended = how. */
-void lifecycle_end_session(const char *how);
+ * (attach.c's detach: reason detach; clone.c's child about to leave
+ * with the exit system call: reason exit): process.ended = how. */
+void lifecycle_end_session(int detach, const char *how);
 void ending_init(void);             /* at init: quick_exit's snapshot (ending.c) */
 int background_running_now(void);  /* the profiler's thread is there (record_poll) */
 int background_is_self(void);      /* the caller is the profiler's thread (flush.c's points) */

@@ -96,7 +96,7 @@ static int clone_child(void *p)
     int status = c.fn(c.arg);
     char how[32];
     snprintf(how, sizeof how, "exit %d", status & 0xff);
-    lifecycle_end_session(how);
+    lifecycle_end_session(0, how);
     background_pause(1);
     return status;
 }

@@ -46,9 +46,9 @@ static void last_flush(enum flush_reason reason, const char *how, int status)
 }
 
 /* A detach: the snapshot's reason and process.ended say so. */
-void lifecycle_end_session(const char *how)
+void lifecycle_end_session(int detach, const char *how)
 {
-    last_flush(FLUSH_DETACH, how, -1);
+    last_flush(detach ? FLUSH_DETACH : FLUSH_EXIT, how, -1);
 }
 
 static void on_quick_exit(void)

@@ -56,8 +56,10 @@ static void forget_database(void)
 /* A fork child is a new process of the same run, sharing the dictionaries. */
 void flush_after_fork_child(void)
 {
+    /* the parent: this process's pid until now (getppid() here may be
+     * already 1, the parent gone: a daemon's double fork) */
+    mp_ppid = mp_pid ? mp_pid : getppid();
     mp_pid = getpid();
-    mp_ppid = getppid();
     flushes_closed = 0;
     atomic_store(&peak_written, 0);
     rows_forget(1);
