@@ -12,7 +12,7 @@
 # mpquery/ and rules/ tests (but mpquery/scale) run with that build only,
 # once, each with its line marked (ASan).
 cd "$(dirname "$0")/.." || exit 1
-pass=0 fail=0 failed=()
+pass=0 fail=0 failed=() times=() suite_start=$(date +%s)
 DIRS="recorder mpquery rules runtimes unit package"
 all=$(for d in $DIRS; do ls tests/$d/*.sh; done | sed -e 's|^tests/||' -e 's/\.sh$//')
 # run_resolve NAME: the tests NAME picks (itself when none: it fails below)
@@ -45,6 +45,7 @@ report() {
     local t=$1 st=$2 log=build/testlogs/$1.log
     if [ "$st" = ok ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$t"); fi
     printf '%-4s %-32s %6.2fs%s\n' "$st" "$t" "$3" "${4:-}"
+    times+=("$3 $t${4:-}")
     [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
     if [ "$st" = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
 }
@@ -100,6 +101,10 @@ for job in "${queue[@]}"; do
     start "$job"
 done
 while [ ${#pids[@]} -gt 0 ]; do finish; done
+if [ ${#times[@]} -gt 10 ]; then
+    echo "the ten slowest (seconds), of $(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { printf "%.0f", s }') s of tests in $(( $(date +%s) - suite_start )) s on $lanes lanes:"
+    printf '%s\n' "${times[@]}" | sort -rn | head -n 10 | awk '{ printf "  %8.2f  %s\n", $1, substr($0, index($0, " ") + 1) }'
+fi
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
