@@ -1,13 +1,12 @@
 /* mpquery record --pid: records a running process for a while. Refuses,
  * in one line and touching nothing, a process that is stopped, traced,
- * static, of another user (naming what ptrace needs), or that cannot see
- * the library at our path (another mount namespace without it). Then, in
- * one of its threads stopped at a safe point (inject.c), makes it call its
- * libc's dlopen on libmallocprof.so (dormant when loaded that way) and
- * mp_attach with the settings; waits for --duration, ^C, SIGTERM or the
- * process's end; makes it call mp_detach, which writes the snapshot and
- * puts the program back on its own allocator calls. The library stays
- * loaded: the next attach reuses it. */
+ * under seccomp, static, of another user (naming what ptrace needs), or
+ * that cannot see the library at our path (another mount namespace
+ * without it). Then finds libc's functions and places the library and
+ * the output; the session itself (dlopen of libmallocprof.so, dormant
+ * when loaded that way, mp_attach, the wait, mp_detach) is
+ * attach_session.c's. The library stays loaded: the next attach reuses
+ * it. */
 #define _GNU_SOURCE
 #include "mpquery.h"
 #include "attach_session.h"
