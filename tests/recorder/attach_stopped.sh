@@ -6,7 +6,10 @@
 # the detach runs, the profile is written (ended by the detach) within
 # 5 s. Stopped again and record interrupted (SIGINT) while it waits:
 # it ends within 3 s, exit 1; kill -CONT: the profile written the same
-# way. A later record: exit 0 in under 10 s. After each: the process
+# way. Stopped during the attach's dlopen (waiting 3 s for the loader's
+# lock a second thread holds): record gives up after 10 s, exit 1, the
+# call left to finish; kill -CONT: it does, the thread restores itself.
+# A later record: exit 0 in under 10 s. After each: the process
 # alive, traced by no one; at the end its output and exit status as
 # never attached to ("done", 7).
 source "$(dirname "$0")/../lib/lib.sh"
@@ -36,8 +39,24 @@ written() {
     assert_eq "$(q $1 "SELECT ended FROM process")" detach "how $1's process ended, after the continue"
 }
 
-start_target attach_slow_call 0
+start_target attach_slow_call 3000
 sleep 0.3
+echo "== stopped during the attach's dlopen"
+echo hold >&7
+sleep 0.05
+$MPQ record -q --pid $tpid --duration 0.3 -o d.db 7>&- 2> rec.err & r=$!
+for _ in $(seq 500); do
+    [ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$tpid/status)" = $r ] && break
+    sleep 0.01
+done
+sleep 0.3
+kill -STOP $tpid
+ends_within 20
+assert_eq "$rrc" 1 "record's exit status"
+assert_match "$(cat rec.err)" "attach: the process stayed stopped \(SIGSTOP\): the call was left to finish" "what record said"
+kill -CONT $tpid
+sleep 3
+alive "after the continue"
 echo "== stopped through the session's end"
 session a.db
 ends_within 20
