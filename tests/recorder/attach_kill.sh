@@ -1,8 +1,8 @@
 #!/bin/bash
 # mpquery record --pid ended by a signal during a call into the process
 # (issue 41 item 7). The target's main thread is called into while a
-# second thread holds the dynamic loader's lock for 1.5 s (a line "hold"),
-# so that the call waits there; the signal comes 0.3 s into that wait.
+# second thread holds the dynamic loader's lock for 2.5 s (a line "hold"),
+# so that the call waits there; the signal comes 0.5 s into that wait.
 # kill -9 during the first dlopen: the call finishes by itself and the
 # thread restores itself (main's build: the int3 it returns to kills the
 # process with SIGTRAP); a record after it works (exit 0, a profile ended
@@ -18,8 +18,8 @@ source "$ROOT/tests/lib/attach.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "# not x86-64: record --pid is x86-64 only"; exit 0; }
 
-# during SIG OUT: mpquery record into OUT, SIG sent 0.3 s after it traces
-# the target, in the 1.5 s the loader's lock is held; rrc its exit status
+# during SIG OUT: mpquery record into OUT, SIG sent 0.5 s after it traces
+# the target, in the 2.5 s the loader's lock is held; rrc its exit status
 during() {
     echo hold >&7
     sleep 0.05
@@ -28,16 +28,16 @@ during() {
         [ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$tpid/status)" = $r ] && break
         sleep 0.01
     done
-    sleep 0.3
+    sleep 0.5
     kill -$1 $r
     for _ in $(seq 200); do kill -0 $r 2>/dev/null || break; sleep 0.1; done
     kill -0 $r 2>/dev/null && { kill -9 $r; fail "record did not end within 20 s of SIG$1"; }
     wait $r
     rrc=$?
-    sleep 1.5       # the hold over: the call returned, the thread restored
+    sleep 2.5       # the hold over: the call returned, the thread restored
 }
 
-start_target attach_slow_call 1500
+start_target attach_slow_call 2500
 sleep 0.3
 echo "== kill -9 during the first dlopen"
 during KILL k0.db
