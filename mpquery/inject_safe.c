@@ -5,7 +5,7 @@
  * dynamic loader or the profiler makes the thread unsafe (a lock may be
  * held); one that is libc's signal return code starts a signal frame,
  * whose interrupted context is judged as an innermost frame (in libc but
- * for an interrupted system call: unsafe) and whose stack, if another
+ * at a system call's edge: unsafe) and whose stack, if another
  * (a handler on an alternate stack), is looked at too. A stale word that
  * looks like such a return address costs a moment: another thread, or
  * the same later, is tried. */
@@ -88,16 +88,16 @@ static uintptr_t restorer(pid_t pid, const struct inject_where *w)
 }
 
 /* An interrupted context (a signal frame's): in unsafe code but for a
- * system call it was in: ended by the signal (-EINTR, -ERESTART*, just
- * after the syscall instruction) or to be made again (at it: the kernel
- * moved back there before saving the context). */
-static int context_safe(pid_t pid, uint64_t ip, uint64_t ax, const struct inject_where *w)
+ * system call's edge in libc: just after the syscall instruction (the
+ * call ended, by the signal or not) or at it (to be made again: the
+ * kernel moved back there before saving the context). Which call it was
+ * is not saved; one made inside the allocator or the loader leaves their
+ * frames above it, which the scan finds. */
+static int context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
 {
-    long rc = (long)ax;
     uint8_t insn[4] = { 0 };
-    int read = inject_mem(pid, ip - 2, insn, 4, 0) == 0;
-    int in_call = read && (((rc == -4 || (rc <= -512 && rc >= -516)) && insn[0] == 0x0f && insn[1] == 0x05) ||
-                           (insn[2] == 0x0f && insn[3] == 0x05));
+    int in_call = inject_mem(pid, ip - 2, insn, 4, 0) == 0 &&
+                  ((insn[0] == 0x0f && insn[1] == 0x05) || (insn[2] == 0x0f && insn[3] == 0x05));
     for (size_t i = 0; i < w->nunsafe; i++)
         if (ip >= (w->unsafe[i].lo & ~(uintptr_t)1) && ip < w->unsafe[i].hi && !(in_call && (w->unsafe[i].lo & 1)))
             return 0;
@@ -119,7 +119,7 @@ static int scan(pid_t pid, uintptr_t sp, const struct inject_where *w, uintptr_t
     for (size_t i = 0; safe && i < nw; i++) {
         if (rt && word[i] == rt && i + 1 + 5 + 17 < nw) {
             const uint64_t *mc = word + i + 1 + 5;          /* uc_flags, uc_link, uc_stack, then the registers */
-            safe = context_safe(pid, mc[16], mc[13], w);
+            safe = context_safe(pid, mc[16], w);
             if (mc[15] < sp || mc[15] >= sp + n) *next = mc[15];
         } else if (in_ranges(word[i], w->locks, w->nlocks) && after_call(pid, word[i])) {
             safe = 0;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define CANARY 0x5a
@@ -71,9 +72,20 @@ static void on_usr1(int sig)
     wait_stdin();
 }
 
+/* SIGUSR1 to the main thread once it waits in pthread_join's futex (its
+ * /proc/self/task/TID/syscall says so): the handler interrupts a system
+ * call, not libc's code around it. */
 static void *send_usr1(void *main_thread)
 {
-    usleep(100000);
+    char path[64], text[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)getpid());
+    for (;;) {
+        FILE *f = fopen(path, "re");
+        int waiting = f && fgets(text, sizeof text, f) && atoi(text) == SYS_futex;
+        if (f) fclose(f);
+        if (waiting) break;
+        usleep(1000);
+    }
     pthread_kill(*(pthread_t *)main_thread, SIGUSR1);
     return NULL;
 }

@@ -20,7 +20,11 @@ anon_code() { awk '$2 ~ /x/ && $6 == ""' /proc/$1/maps; }
 for mode in thread altstack; do
     echo "== $mode"
     start_target attach_small_stack $mode
-    sleep 0.5
+    # waiting: the worker in read, or the main thread in read inside its handler
+    for _ in $(seq 200); do
+        [ "$(cut -d' ' -f1 /proc/$tpid/task/*/syscall 2>/dev/null | grep -cx 0)" -ge 1 ] && break
+        sleep 0.05
+    done
     rec -q --pid $tpid --duration 0.5 -o $mode.db
     assert_eq "$rrc" 0 "record's exit status ($(cat rec.err))"
     alive "after the session"
