@@ -1,16 +1,15 @@
 /* mpquery record --pid: records a running process for a while. Refuses,
  * in one line and touching nothing, a process that is stopped, traced,
- * static, of another user (naming what ptrace needs), or that cannot see
- * the library at our path (another mount namespace without it). Then, in
- * one of its threads stopped at a safe point (inject.c), makes it call its
- * libc's dlopen on libmallocprof.so (dormant when loaded that way) and
- * mp_attach with the settings; waits for --duration, ^C, SIGTERM or the
- * process's end; makes it call mp_detach, which writes the snapshot and
- * puts the program back on its own allocator calls. The library stays
- * loaded: the next attach reuses it. */
+ * under seccomp, static, of another user (naming what ptrace needs), or
+ * that cannot see the library at our path (another mount namespace
+ * without it). Then finds libc's functions and places the library and
+ * the output; the session itself (dlopen of libmallocprof.so, dormant
+ * when loaded that way, mp_attach, the wait, mp_detach) is
+ * attach_session.c's. The library stays loaded: the next attach reuses
+ * it. */
 #define _GNU_SOURCE
 #include "mpquery.h"
-#include "inject.h"
+#include "attach_session.h"
 #include "record_db.h"
 #include "attach.h"
 #include "attach_mounts.h"
@@ -28,12 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RTLD_NOW_ 2
-
 /* ------------------------------------------------------------ the process */
 
 /* A field of /proc/PID/status ("State", "TracerPid", "Uid"), or "". */
-static void status_field(pid_t pid, const char *name, char *out, size_t size)
+void status_field(pid_t pid, const char *name, char *out, size_t size)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -52,13 +49,13 @@ static void status_field(pid_t pid, const char *name, char *out, size_t size)
     fclose(f);
 }
 
-static void process_name(pid_t pid, char *out, size_t size)
+void process_name(pid_t pid, char *out, size_t size)
 {
     status_field(pid, "Name", out, size);
     if (!*out) snprintf(out, size, "?");
 }
 
-static const char *ptrace_scope(void)
+const char *ptrace_scope(void)
 {
     static char text[160];
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
@@ -92,6 +89,13 @@ static int check_process(pid_t pid, const char *name)
     if (state[0] == 'T' || state[0] == 't')
         return error(EXIT_FAILED, "record: process %d (%s) is stopped (%s): resume it (kill -CONT %d) and try again; "
                      "not attached", (int)pid, name, state, (int)pid);
+    /* issue 41: the injected calls (mmap, openat, mprotect...) under a
+     * filter may kill it (SIGSYS), and which pass is not known here */
+    char seccomp[16];
+    status_field(pid, "Seccomp", seccomp, sizeof seccomp);
+    if (atoi(seccomp) != 0)
+        return error(EXIT_FAILED, "record: process %d (%s) runs under seccomp (Seccomp: %s in /proc/%d/status): the "
+                     "system calls an attach makes might kill it; not attached", (int)pid, name, seccomp, (int)pid);
     status_field(pid, "Uid", uid, sizeof uid);
     if (geteuid() != 0 && (uid_t)atol(uid) != geteuid())
         return error(EXIT_FAILED, "record: process %d (%s) belongs to uid %ld, not to you (uid %d): %s; not attached",
@@ -121,13 +125,6 @@ static int is_dynamic(pid_t pid)
 
 /* ------------------------------------------------------------ its modules */
 
-struct modules {
-    char libc[4096];                /* libc's path, as the process sees it */
-    uintptr_t libc_base;
-    int has_profiler;               /* libmallocprof.so is mapped already */
-    struct unsafe_range unsafe[64];
-    size_t nunsafe;
-};
 
 static int path_is(const char *path, const char *name)
 {
@@ -138,7 +135,7 @@ static int path_is(const char *path, const char *name)
 /* Its mappings: libc's base, and where a thread must not be stopped.
  * libc's base is the start of its first segment below its code: the
  * profiler's symbolizer maps the same file elsewhere, unexecuted. */
-static int read_modules(pid_t pid, struct modules *m)
+int read_modules(pid_t pid, struct modules *m)
 {
     uintptr_t heads[16], code = 0;
     size_t nheads = 0;
@@ -200,17 +197,8 @@ static void elf_symbols(int fd, const char *const *names, uint64_t *values, size
 
 /* ------------------------------------------------------------ the session */
 
-struct target {
-    pid_t pid;
-    char name[64];
-    struct modules m;
-    char libc_file[4200];               /* libc as we can open it: /proc/PID/root/... */
-    uintptr_t dlopen_, dlsym_, dlerror_, errno_location;
-    uintptr_t attach_fn, detach_fn;
-};
-
 /* dlopen, dlsym, dlerror and __errno_location in the process's libc. */
-static void libc_functions(struct target *t)
+void libc_functions(struct target *t)
 {
     static const char *const names[] = { "dlopen", "dlsym", "dlerror", "__errno_location" };
     uintptr_t *at[] = { &t->dlopen_, &t->dlsym_, &t->dlerror_, &t->errno_location };
@@ -219,164 +207,6 @@ static void libc_functions(struct target *t)
     for (size_t i = 0; i < 4; i++) *at[i] = values[i] ? t->m.libc_base + values[i] : 0;
 }
 
-static int say_failure(struct target *t, const char *what, const char *err)
-{
-    if (errno == EPERM && strstr(err, "ptrace"))
-        return error(EXIT_FAILED, "record: cannot attach to process %d (%s): ptrace refused: %s", (int)t->pid,
-                     t->name, ptrace_scope());
-    return error(EXIT_FAILED, "record: process %d (%s): %s: %s", (int)t->pid, t->name, what, err);
-}
-
-/* mp_attach and mp_detach's answer when the thread stopped was inside the
- * profiler after all (prof/attach.c): let go, and tried again. */
-#define ATTACH_BUSY -5
-#define BUSY_TRIES 500
-
-static void pause_a_moment(void)
-{
-    struct timespec t = { 0, 10 * 1000000L };
-    nanosleep(&t, NULL);
-}
-
-/* In the stopped thread: dlopen, the entry points found, mp_attach
- * called; the thread let go. 0, ATTACH_BUSY, or the exit code, said. */
-static int start_in(struct target *t, struct inject *in, const char *lib, const char *settings)
-{
-    char err[512];
-    uint64_t handle = 0, fn = 0, rc = 0;
-    uintptr_t path = inject_push(in, lib, strlen(lib) + 1);
-    int bad = !path || inject_call(in, t->dlopen_, path, RTLD_NOW_, 60, &handle, err, sizeof err);
-    if (!bad && !handle) {
-        uint64_t msg = 0;
-        char text[400] = "(no reason given)";
-        if (inject_call(in, t->dlerror_, 0, 0, 5, &msg, err, sizeof err) == 0 && msg)
-            inject_read_string(t->pid, msg, text, sizeof text);
-        inject_resume(in);
-        return error(EXIT_FAILED, "record: process %d (%s) could not load %s: %s", (int)t->pid, t->name, lib, text);
-    }
-    const char *names[2] = { "mp_attach", "mp_detach" };
-    uintptr_t *found[2] = { &t->attach_fn, &t->detach_fn };
-    for (int i = 0; !bad && i < 2; i++) {
-        uintptr_t s = inject_push(in, names[i], strlen(names[i]) + 1);
-        bad = !s || inject_call(in, t->dlsym_, handle, s, 5, &fn, err, sizeof err);
-        *found[i] = fn;
-    }
-    uintptr_t text = bad ? 0 : inject_push(in, settings, strlen(settings) + 1);
-    if (!bad && (!t->attach_fn || !t->detach_fn || !text)) bad = snprintf(err, sizeof err, "the library has no mp_attach");
-    if (!bad) bad = inject_call(in, t->attach_fn, text, 0, 60, &rc, err, sizeof err);
-    inject_resume(in);
-    if (bad) return say_failure(t, "attach", err);
-    switch ((int)rc) {
-    case 0: case ATTACH_BUSY: return (int)rc;
-    case -2: return error(EXIT_FAILED, "record: process %d (%s) runs with libmallocprof.so preloaded: it is recorded "
-                          "already", (int)t->pid, t->name);
-    case -3: return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
-                          (int)t->pid, t->name);
-    default: return error(EXIT_FAILED, "record: process %d (%s): mp_attach failed (%d)", (int)t->pid, t->name, (int)rc);
-    }
-}
-
-/* A thread stopped at a safe point, start_in there; again a moment later
- * while the thread turns out to be inside the profiler. */
-static int start(struct target *t, const char *lib, const char *settings)
-{
-    struct inject in;
-    char err[512];
-    for (int tries = 0;; tries++) {
-        if (inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err))
-            return say_failure(t, "cannot stop a thread", err);
-        int rc = start_in(t, &in, lib, settings);
-        if (rc != ATTACH_BUSY) return rc;
-        if (tries == BUSY_TRIES)
-            return error(EXIT_FAILED, "record: process %d (%s): no thread came out of the profiler", (int)t->pid, t->name);
-        pause_a_moment();
-    }
-}
-
-static int process_gone(pid_t pid)
-{
-    char state[64];
-    status_field(pid, "State", state, sizeof state);
-    return !*state || state[0] == 'Z' || state[0] == 'X';
-}
-
-/* mp_detach in the process: 0, or the exit code, said; *gone when the
- * process ended first, or replaced itself by exec (whose snapshot the
- * library wrote before: the new program has no library to call). */
-static int stop(struct target *t, int *gone)
-{
-    struct inject in;
-    char err[512];
-    for (int tries = 0;; tries++) {
-        uint64_t rc = 0;
-        if (read_modules(t->pid, &t->m) == 0 && !t->m.has_profiler) return *gone = 1, 0;
-        if (read_modules(t->pid, &t->m) != 0 ||
-            inject_stop(&in, t->pid, t->m.unsafe, t->m.nunsafe, t->errno_location, err, sizeof err)) {
-            if ((*gone = process_gone(t->pid))) return 0;
-            return say_failure(t, "cannot stop a thread to detach", err);
-        }
-        int bad = inject_call(&in, t->detach_fn, 0, 0, 300, &rc, err, sizeof err);
-        inject_resume(&in);
-        if (bad && !(*gone = process_gone(t->pid))) return say_failure(t, "detach", err);
-        if (bad || (int)rc != ATTACH_BUSY) return 0;
-        if (tries == BUSY_TRIES || (*gone = process_gone(t->pid))) return 0;
-        pause_a_moment();
-    }
-}
-
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig) { (void)sig; interrupted = 1; }
-
-/* ^C and SIGTERM end the session: caught from record_attach's start, so
- * that one arriving while a thread of the process is stopped and called
- * into only ends the session once that thread has its registers back. */
-static struct sigaction old_int, old_term;
-static void catch_interrupts(void)
-{
-    struct sigaction sa = { .sa_handler = on_signal };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-}
-
-static void release_interrupts(void)
-{
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-}
-
-/* Until the duration ends (0: none), ^C or SIGTERM, or the process ends:
- * 1 when it ended. */
-static int wait_session(pid_t pid, double duration)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int gone = 0;
-    while (!interrupted && !(gone = process_gone(pid))) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (duration > 0 && (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= duration) break;
-        struct timespec step = { 0, 10 * 1000000L };
-        nanosleep(&step, NULL);
-    }
-    return gone;
-}
-
-/* Checked, the library and the output placed: libc's functions found,
- * the session from mp_attach to mp_detach (or the process's end). 0, or
- * the exit code, said; *gone when the process ended first. */
-static int session(struct target *t, const char *lib, const char *settings, double duration, int *gone)
-{
-    snprintf(t->libc_file, sizeof t->libc_file, "/proc/%d/root%s", (int)t->pid, t->m.libc);
-    libc_functions(t);
-    if (!t->dlopen_ || !t->dlsym_ || !t->dlerror_)
-        return error(EXIT_FAILED, "record: process %d (%s): its C library %s exports no dlopen (glibc 2.34 or later "
-                     "is needed); not attached", (int)t->pid, t->name, t->m.libc);
-    if (interrupted) return error(EXIT_FAILED, "record: interrupted; process %d (%s) not attached", (int)t->pid, t->name);
-    int rc = start(t, lib, settings);
-    if (rc) return rc;
-    *gone = wait_session(t->pid, duration);
-    return *gone ? 0 : stop(t, gone);
-}
 
 static int attach_and_wait(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                            double duration, int quiet);
@@ -401,9 +231,9 @@ static int record_written(const struct target *t, const char *out, const char *t
 int record_attach(pid_t pid, const char *lib, const char *out, const char *settings, const char *token,
                   double duration, int quiet)
 {
-    catch_interrupts();
+    session_signals(1);
     int rc = attach_and_wait(pid, lib, out, settings, token, duration, quiet);
-    release_interrupts();
+    session_signals(0);
     return rc;
 }
 
