@@ -22,7 +22,7 @@ source "$ROOT/tests/lib/container.sh"
 other_user
 SERVER=$B/tests/attach_server
 MPQLIB=$(dirname "$MPQ")/libmallocprof.so
-COPY=libmallocprof-$(printf %x "$(stat -c %d "$MPQLIB")")-$(printf %x "$(stat -c %i "$MPQLIB")").so
+COPY=libmallocprof-$(printf %x "$(stat -L -c %d "$MPQLIB")")-$(printf %x "$(stat -L -c %i "$MPQLIB")").so
 chmod 711 "$T"      # the container's roots are under it
 PROG=ctlinks$$      # the program's name: others may run a "prog"
 
