@@ -9,14 +9,17 @@
  *           clone), clone failing with EPERM for a new namespace, every
  *           other call (ptrace, kexec_load...) killing the process;
  *   errno   mmap of executable memory (PROT_EXEC) failing with EPERM.
- * With "docker" it also makes exactly 1000 blocks of 48 bytes, kept until
- * the line "free", then freed. */
+ * With "docker" it also starts a second thread, which sleeps (clone3's
+ * ENOSYS: glibc's pthread_create falls back to clone), and at the line
+ * "alloc" makes exactly 1000 blocks of 48 bytes, kept until the line
+ * "free", then freed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -98,6 +101,12 @@ static int filter(const char *mode)
 
 static void *kept[1000];
 
+static void *sleeper(void *arg)
+{
+    for (;;) poll(NULL, 0, 100);
+    return arg;
+}
+
 /* the blocks of "alloc", freed at "free" */
 static void keep_blocks(void)
 {
@@ -113,6 +122,8 @@ int main(int argc, char **argv)
 {
     int docker = argc > 1 && !strcmp(argv[1], "docker");
     if (filter(argc > 1 ? argv[1] : NULL)) return 2;
+    pthread_t t;
+    if (docker && pthread_create(&t, NULL, sleeper, NULL)) return 4;
     char line[256];
     unsigned long lines = 0;
     void *p = NULL;

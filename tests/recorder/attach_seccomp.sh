@@ -9,8 +9,8 @@
 #  - a filter that kills on openat: refused naming openat and the kill
 #    (attached, the dlopen's openat would kill it with SIGSYS);
 #  - a filter like Docker's default (tests/progs/attach_seccomp.c: an
-#    allowlist, clone3 failing with ENOSYS, everything else killing):
-#    attached and recorded, the 1000 blocks of 48 bytes it makes and frees
+#    allowlist, clone3 failing with ENOSYS, everything else killing; a
+#    second thread under it too): attached and recorded, the 1000 blocks of 48 bytes it makes and frees
 #    during the session counted exactly (last_sample and top --functions);
 #  - a filter that fails mmap of executable memory with EPERM (the
 #    dlopen's code mapping; the process's own mmaps pass): refused naming
@@ -53,7 +53,8 @@ refused errno "a seccomp filter that would fail the call \(SECCOMP_RET_ERRNO\) w
 echo "== docker"
 start_target attach_seccomp docker
 sleep 0.3
-assert_eq "$(awk '$1 == "Seccomp:" { print $2 }' /proc/$tpid/status)" 2 "docker: the target's seccomp mode"
+assert_eq "$(cat /proc/$tpid/task/*/status | awk '$1 == "Seccomp:" { print $2 }' | tr '\n' ' ')" "2 2 " \
+    "docker: its two threads' seccomp mode"
 ( sleep 1; echo alloc >&7; sleep 0.3; echo free >&7 ) &
 feeder=$!
 rec -q --pid $tpid --duration 2.5 -o d.db
