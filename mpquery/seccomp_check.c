@@ -179,19 +179,21 @@ static int run_filters(pid_t tid, uint32_t *ret)
 static int thread_filters(pid_t tid, uint32_t *ret)
 {
     if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 || ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0) return -1;
-    int st = 0, rc = -1, saved = ESRCH;
+    int st = 0, rc = -1, saved = ETIMEDOUT;
     for (int i = 0; i < 2000; i++) {
         pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
-        if (r == tid || (r < 0 && errno != EINTR)) break;
+        if (r == tid) { saved = ESRCH; break; }         /* stopped (below), or ended */
+        if (r < 0 && errno != EINTR) { saved = errno; break; }
         struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
     }
-    if (WIFSTOPPED(st)) {
+    if (saved == ESRCH && WIFSTOPPED(st)) {
         rc = run_filters(tid, ret);
         saved = errno;
         int sig = st >> 16 ? 0 : WSTOPSIG(st);          /* a signal-delivery stop: the signal goes on */
         ptrace(PTRACE_DETACH, tid, 0, (void *)(uintptr_t)sig);
-    } else ptrace(PTRACE_DETACH, tid, 0, 0);
+    }
+    /* not stopped within 2 s: detached when mpquery exits (it refuses) */
     errno = saved;
     return rc;
 }
@@ -203,6 +205,7 @@ static const char *why_unreadable(int err)
     if (err == EMEDIUMTYPE) return "one is not a classic-BPF program";
     if (err == ENOEXEC) return "one is a program mpquery cannot run";
     if (err == EPERM) return "ptrace refused";
+    if (err == ETIMEDOUT) return "a thread did not stop within 2 s";
     return strerror(err);
 }
 
