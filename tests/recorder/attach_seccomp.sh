@@ -12,6 +12,8 @@
 #    allowlist, clone3 failing with ENOSYS, everything else killing; a
 #    second thread under it too): attached and recorded, the 1000 blocks of 48 bytes it makes and frees
 #    during the session counted exactly (last_sample and top --functions);
+#  - mpquery itself under a seccomp filter (tests/progs/seccomp_exec.c):
+#    the filters cannot be read (EACCES), refused saying so;
 #  - a filter that fails mmap of executable memory with EPERM (the
 #    dlopen's code mapping; the process's own mmaps pass): refused naming
 #    mmap and EPERM.
@@ -20,17 +22,17 @@ source "$ROOT/tests/lib/attach.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "# not x86-64: record --pid is x86-64 only"; exit 0; }
 
-# refused MODE PATTERN: the target under filter MODE refused, saying it
+# refused MODE PATTERN [WRAPPER]: the target under filter MODE refused, saying it
 # "runs under PATTERN; not attached" (PID in PATTERN: the target's pid)
 refused() {
-    echo "== $1"
+    echo "== $1${3:+, mpquery run by $(basename "$3")}"
     start_target attach_seccomp $1
     echo one >&7
     sleep 0.3
     assert_eq "$(awk '$1 == "Seccomp:" { print $2 }' /proc/$tpid/status)" 2 "$1: the target's seccomp mode"
     local pattern=${2//PID/$tpid}
     rm -f s.db
-    rec -q --pid $tpid --duration 0.3 -o s.db
+    MPQ="${3:-} $MPQ" rec -q --pid $tpid --duration 0.3 -o s.db
     assert_eq "$rrc" 1 "$1: record's exit status"
     assert_eq "$(wc -l < rec.err)" 1 "$1: lines record said"
     assert_match "$(cat rec.err)" "^mpquery: record: process $tpid \(attach_seccomp\) runs under $pattern; not attached\$" "$1: what record said"
@@ -48,6 +50,8 @@ if [ "$(id -u)" != 0 ]; then
     exit 0
 fi
 refused openat "a seccomp filter that would kill it \(SECCOMP_RET_KILL_PROCESS\) at openat"
+# mpquery under a filter of its own: the kernel shows no filter to it
+refused openat "seccomp \(Seccomp: 2 in /proc/PID/status\) and its filters cannot be read: reading them needs CAP_SYS_ADMIN, and mpquery under no seccomp filter of its own" $B/tests/seccomp_exec
 refused errno "a seccomp filter that would fail the call \(SECCOMP_RET_ERRNO\) with EPERM at mmap"
 
 echo "== docker"
