@@ -343,3 +343,5 @@ $(B)/unit/mpq_%: tests/unit/mpq_%.c tests/unit/mpq_stubs.c tests/unit/check.h $(
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -Impquery -Itests/unit $(COMMON_INC) -o $@ $< tests/unit/mpq_stubs.c $(UNIT_MPQ) -lstdc++
 # (mpq_target_fs.c includes the file it tests, to make openat2 fail)
 $(B)/unit/mpq_target_fs: mpquery/target_fs.c
+# (mpq_seccomp.c includes the two files of the seccomp check)
+$(B)/unit/mpq_seccomp: mpquery/seccomp_check.c mpquery/seccomp_calls.c

@@ -1,6 +1,7 @@
 /* mpquery record --pid: records a running process for a while. Refuses,
  * in one line and touching nothing, a process that is stopped, traced,
- * under seccomp, static, of another user (naming what ptrace needs), or
+ * under a seccomp filter that would stop a call the attach makes
+ * (seccomp_check.c), static, of another user (naming what ptrace needs), or
  * that cannot see the library at our path (another mount namespace
  * without it). Then finds libc's functions and places the library and
  * the output; the session itself (dlopen of libmallocprof.so, dormant
@@ -14,6 +15,7 @@
 #include "attach.h"
 #include "attach_mounts.h"
 #include "target_fs.h"
+#include "seccomp_check.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -89,13 +91,9 @@ static int check_process(pid_t pid, const char *name)
     if (state[0] == 'T' || state[0] == 't')
         return error(EXIT_FAILED, "record: process %d (%s) is stopped (%s): resume it (kill -CONT %d) and try again; "
                      "not attached", (int)pid, name, state, (int)pid);
-    /* issue 41: the injected calls (mmap, openat, mprotect...) under a
-     * filter may kill it (SIGSYS), and which pass is not known here */
-    char seccomp[16];
-    status_field(pid, "Seccomp", seccomp, sizeof seccomp);
-    if (atoi(seccomp) != 0)
-        return error(EXIT_FAILED, "record: process %d (%s) runs under seccomp (Seccomp: %s in /proc/%d/status): the "
-                     "system calls an attach makes might kill it; not attached", (int)pid, name, seccomp, (int)pid);
+    /* issue 41: a filter may kill it at a call the attach makes */
+    int rc = seccomp_check(pid, name);
+    if (rc) return rc;
     status_field(pid, "Uid", uid, sizeof uid);
     if (geteuid() != 0 && (uid_t)atol(uid) != geteuid())
         return error(EXIT_FAILED, "record: process %d (%s) belongs to uid %ld, not to you (uid %d): %s; not attached",

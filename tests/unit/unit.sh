@@ -5,7 +5,8 @@
 # interning (stacks), the schema check's built-in reference (dbguard_ref).
 # mpquery's containers (mpq_*): the id map (mpq_idmap), the string table
 # (mpq_strtab), top-N selection (mpq_top) and units (mpq_units); record --pid's
-# opening of a process's files through its root (mpq_target_fs). Each program prints an "ok:" line per behaviour it checked
+# opening of a process's files through its root (mpq_target_fs), its seccomp
+# check's BPF interpreter and combination of filters (mpq_seccomp). Each program prints an "ok:" line per behaviour it checked
 # and stops at the first failed check, naming file:line and the expression.
 . "$(dirname "$0")/../lib/lib.sh"
 make -s -C "$ROOT" unit >make.log 2>&1 || { cat make.log; fail "make unit failed"; }
