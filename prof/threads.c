@@ -214,8 +214,8 @@ static void clear_self(struct mp_thread *t)
  * reads the cleared pointer, or its mark is seen from here), no thread
  * between its look at `closed` and its record, then each thread seen
  * outside once: it can no longer reach its record, which is taken back
- * (exited, recycled: its own pages given back). A thread still inside
- * after 200 ms keeps its record as it is. Without membarrier, nothing is
+ * (exited, recycled: its own pages given back), the caller's last. A
+ * thread still inside after 200 ms keeps its record as it is. Without membarrier, nothing is
  * taken back. */
 int threads_quiesce(void)
 {
@@ -238,6 +238,15 @@ int threads_quiesce(void)
             spin_unlock(&t->tls_lock);
         }
         if (!atomic_exchange(&t->exited, 1)) atomic_fetch_sub(&nalive, 1);
+        taken++;
+    }
+    struct mp_thread *me = mp_tls.self;     /* the caller's own too: it goes back to the program */
+    if (me) {
+        mp_tls.self = NULL;
+        spin_lock(&me->tls_lock);
+        me->tls = NULL;
+        spin_unlock(&me->tls_lock);
+        if (!atomic_exchange(&me->exited, 1)) atomic_fetch_sub(&nalive, 1);
         taken++;
     }
     threads_recycle_exited();
