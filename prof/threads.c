@@ -180,7 +180,7 @@ void threads_after_fork_child(int others_gone)
         t->pending_live = 0;
         atomic_store(&t->nfree_remote, 0);
         atomic_store(&t->freed_remote, 0);
-        if (others_gone && t != mp_tls.self) atomic_store(&t->exited, 1);
+        if (others_gone && t != mp_tls.self) atomic_store(&t->exited, 1), t->tls = NULL;  /* not the child's */
     }
     if (!others_gone) return;
     if (mp_tls.self) mp_tls.self->tid = (pid_t)syscall(SYS_gettid);
