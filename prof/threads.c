@@ -209,39 +209,42 @@ static void clear_self(struct mp_thread *t)
 
 /* Every entry point marks its thread inside (a plain store) and only then
  * reads the thread's record pointer, or makes one (thread_self: after
- * `closed`). Here: `closed`, every record pointer cleared, membarrier (a
- * full barrier on every running thread of the process: a thread either
- * reads the cleared pointer, or its mark is seen from here), no thread
- * between its look at `closed` and its record, then each thread seen
- * outside once: it can no longer reach its record, which is taken back
- * (exited, recycled: its own pages given back), the caller's last. A
- * thread still inside after 200 ms keeps its record as it is. Without membarrier, nothing is
- * taken back. */
+ * `closed`). Here: `closed`, then no thread between its look at it and
+ * its new record (both sides a full barrier: from now on no record is
+ * made), every record pointer cleared, membarrier (a full barrier on every
+ * running thread of the process: a thread either reads the cleared
+ * pointer, or its mark is seen from here), then each thread seen outside
+ * once: it can no longer reach its record, which is taken back (exited,
+ * recycled: its own pages given back), the caller's last. A thread still
+ * inside after 200 ms keeps its record as it is. Without membarrier,
+ * nothing is taken back. */
+static int take_back(struct mp_thread *t, double until)
+{
+    int out;
+    while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
+    if (out == 0) return 0;
+    spin_lock(&t->tls_lock);
+    t->tls = NULL;
+    spin_unlock(&t->tls_lock);
+    if (!atomic_exchange(&t->exited, 1)) atomic_fetch_sub(&nalive, 1);
+    return 1;
+}
+
 int threads_quiesce(void)
 {
-    atomic_store(&closed, 1);
-    for (struct mp_thread *t = thread_list(); t; t = t->next)
-        if (t != mp_tls.self) clear_self(t);
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0) return 0;
     double until = mp_now() + 0.2;
+    atomic_store(&closed, 1);
     while (atomic_load(&opening) && mp_now() < until) sched_yield();
     if (atomic_load(&opening)) return 0;
+    struct mp_thread *me = mp_tls.self;
+    for (struct mp_thread *t = thread_list(); t; t = t->next)
+        if (t != me) clear_self(t);
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
     int taken = 0;
-    for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        if (t == mp_tls.self || atomic_load(&t->exited)) continue;
-        int out;
-        while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
-        if (out == 0) continue;
-        if (out > 0) {
-            spin_lock(&t->tls_lock);
-            t->tls = NULL;
-            spin_unlock(&t->tls_lock);
-        }
-        if (!atomic_exchange(&t->exited, 1)) atomic_fetch_sub(&nalive, 1);
-        taken++;
-    }
-    struct mp_thread *me = mp_tls.self;     /* the caller's own too: it goes back to the program */
-    if (me) {
+    for (struct mp_thread *t = thread_list(); t; t = t->next)
+        if (t != me && !atomic_load(&t->exited)) taken += take_back(t, until);
+    if (me) {       /* the caller's own too: it goes back to the program */
         mp_tls.self = NULL;
         spin_lock(&me->tls_lock);
         me->tls = NULL;
