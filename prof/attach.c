@@ -118,6 +118,7 @@ MP_EXPORT int mp_attach(const char *text)
     int rc = attached ? -3 : 0;
     if (!rc) {
         strcpy(settings, text);
+        threads_reopen();
         if (!atomic_load(&mp_initialized)) options_load_text(settings);
         session_start();
         rc = got_patch() == 0 ? 0 : -4;
@@ -131,8 +132,12 @@ MP_EXPORT int mp_attach(const char *text)
 /* What the session made, given back once its last snapshot is written
  * (issue 40): libdw's sessions (the files they mapped, the debug-info
  * cache's copies among them) and the addresses resolved, the unwind rules'
- * pages, the pointer map; then the heap's free pages (the profiler's
- * blocks, freed, were in the program's heap). */
+ * pages, the pointer map; the threads' records, once no thread can reach
+ * its own (threads_quiesce: a hook still under way as the slots were
+ * restored, or reached through a copy of its address, finds none); then
+ * the heap's free pages (the profiler's blocks, freed, were in the
+ * program's heap). */
+static int released_threads;     /* the last detach's, for a debugger */
 static void session_release(void)
 {
     struct mp_guard g = guard_enter(MP_INSIDE);
@@ -142,7 +147,7 @@ static void session_release(void)
     flush_release();
     unwind_release();
     ptrmap_release();
-    threads_recycle_exited();
+    released_threads = threads_quiesce();
     sqlite3_shutdown();         /* SQLite's own state (the page cache's, the VFS's): no connection is open */
     malloc_trim(0);
     guard_leave(&g);

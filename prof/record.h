@@ -182,6 +182,10 @@ struct mp_thread {
     /* written by other threads: atomics, on a line of their own */
     _Alignas(CACHE_LINE) _Atomic uint64_t nfree_remote, freed_remote;  /* frees of its blocks */
     _Atomic int exited;         /* by the thread's exit, or a fork child for the others */
+    /* the thread's guard state and record pointer (threads_quiesce), NULL
+     * once it exits; tls_lock held while either side uses it */
+    struct mp_tls *tls;
+    atomic_flag tls_lock;
     _Atomic uint32_t remote_epoch;      /* of the *_remote values at the peak */
     uint64_t nfree_remote_at_peak, freed_remote_at_peak;
     /* its counters as at the peak (saved by itself, peak_touch_thread) */
@@ -218,6 +222,13 @@ struct mp_thread *thread_by_seq(uint32_t seq);
 uint32_t thread_count(void);
 void thread_exiting(struct mp_thread *t);
 void threads_recycle_exited(void);      /* a detach: exited threads' records taken by the next new threads */
+/* A detach, once the modules are back on their own calls: no thread
+ * makes a record or reaches its own from now on (thread_self gives NULL),
+ * and every thread found outside the profiler has its record taken back as
+ * an exited one's (threads_recycle_exited). Returns how many were taken
+ * back; threads_reopen: a new session's threads make records again. */
+int threads_quiesce(void);
+void threads_reopen(void);
 void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
 /* slots.c: chunks of SLOT_CHUNK slots, then their sides (read inline:
