@@ -319,7 +319,7 @@ fuzz: $(B)/fuzz/fuzz_rules
 # instead (it stubs what they call).
 UNIT_MPQ_SRC := $(filter-out tests/unit/mpq_stubs.c,$(wildcard tests/unit/mpq_*.c))
 UNIT_SRC  := $(filter-out tests/unit/stubs.c tests/unit/mpq_%,$(wildcard tests/unit/*.c))
-UNIT_PROF := prof/ptrmap.c prof/stacks.c prof/arena.c prof/node_map.c
+UNIT_PROF := prof/ptrmap.c prof/ptrmap_walk.c prof/stacks.c prof/arena.c prof/node_map.c
 UNIT_PEAK := prof/peak.c prof/slots.c prof/threads.c prof/readers.c prof/arena.c
 UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(COMMON_INC) $(shell pkg-config --cflags libdw)
 .PHONY: unit

@@ -197,6 +197,27 @@ static void total_row(struct table *tab, const struct listing *l, int64_t ta, in
     sb_free(&sb);
 }
 
+/* The profiles' totals: every node's own. */
+static void profile_totals(const struct listing *l, int64_t *ta, int64_t *tb)
+{
+    const struct common *c = l->c;
+    *ta = *tb = 0;
+    for (size_t i = 0; i < l->t.n; i++) {
+        *ta = counter_combine(c->out.by, *ta, l->own[0][i].v[c->out.by]);
+        *tb = counter_combine(c->out.by, *tb, l->own[1][i].v[c->out.by]);
+    }
+}
+
+/* A row's A, B, delta and ratio cells. */
+static void delta_cells(struct table *tab, const struct common *c, int64_t a, int64_t b)
+{
+    table_counter(tab, c->out.by, a, c->out.human);
+    table_counter(tab, c->out.by, b, c->out.human);
+    table_counter(tab, c->out.by, b - a, c->out.human);
+    if (a) table_num(tab, (double)b / (double)a, 3);
+    else table_null(tab);
+}
+
 /* Rows sorted by |b - a|, larger first; text starts with the totals row
  * and leaves out unchanged rows unless --all. */
 static void print_rows(const struct listing *l, const struct diff_args *d, const int64_t *a, const int64_t *b,
@@ -213,11 +234,8 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
         if (text && !d->all && a[i] == b[i]) unchanged++;
         else items[n++] = i;
     }
-    int64_t ta = 0, tb = 0;             /* the profiles' totals: every node's own */
-    for (size_t i = 0; i < t->n; i++) {
-        ta = counter_combine(c->out.by, ta, l->own[0][i].v[c->out.by]);
-        tb = counter_combine(c->out.by, tb, l->own[1][i].v[c->out.by]);
-    }
+    int64_t ta, tb;
+    profile_totals(l, &ta, &tb);
     struct diff_ctx ctx = { a, b, t, functions };
     size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
@@ -234,11 +252,7 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
-        table_counter(&tab, c->out.by, a[k], c->out.human);
-        table_counter(&tab, c->out.by, b[k], c->out.human);
-        table_counter(&tab, c->out.by, b[k] - a[k], c->out.human);
-        if (a[k]) table_num(&tab, (double)b[k] / (double)a[k], 3);
-        else table_null(&tab);
+        delta_cells(&tab, c, a[k], b[k]);
         if (functions) {
             table_strn(&tab, t->labels.str[k], t->labels.len[k]);
         } else if (text) {
@@ -398,6 +412,19 @@ static int diff_modes(struct common *c, struct diff_args *a)
     return 0;
 }
 
+/* After the options: the two sides read, compared, printed. */
+static int diff_run(struct common *c, struct diff_args *a, char *side[2][4], int argc, char **argv)
+{
+    struct dbfiles sides[2] = { { 0 }, { 0 } };
+    int rc;
+    if ((rc = diff_sides(c, side, argc, argv, sides)) || (rc = diff_modes(c, a))) return rc;
+    if (a->flame && (rc = counter_width_check(c->cmd, c->out.by))) return rc;
+    if ((rc = check_output(c, a->f.out, sides, 2))) return rc;
+    a->sides[0] = sides[0], a->sides[1] = sides[1], a->sel = &c->sides;
+    rc = listing_run(c, sides, 2, print, a);
+    return rc ? rc : a->rc;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
@@ -452,11 +479,5 @@ int cmd_diff(int argc, char **argv)
                                 .missing = "needs two profiles A and B", .readable = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    struct dbfiles sides[2] = { { 0 }, { 0 } };
-    if ((rc = diff_sides(&c, side, argc, argv, sides)) || (rc = diff_modes(&c, &a))) return rc;
-    if (a.flame && (rc = counter_width_check(c.cmd, c.out.by))) return rc;
-    if ((rc = check_output(&c, a.f.out, sides, 2))) return rc;
-    a.sides[0] = sides[0], a.sides[1] = sides[1], a.sel = &c.sides;
-    rc = listing_run(&c, sides, 2, print, &a);
-    return rc ? rc : a.rc;
+    return diff_run(&c, &a, side, argc, argv);
 }

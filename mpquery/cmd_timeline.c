@@ -64,6 +64,27 @@ static const struct opt opts[] = {
 
 enum { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_SVG };
 
+/* The output's kind: --format's, else -o's name's, else text; -1 (said)
+ * for a bad one. */
+static int out_of_options(void)
+{
+    int out;
+    static const struct output_kind kinds[] = {
+        { "*.svg", OUT_SVG, "an SVG plot" }, { "*.txt", OUT_TEXT, "text" }, { "*.csv", OUT_CSV, "csv" },
+        { "*.json", OUT_JSON, "json" }, { NULL }
+    };
+    if (!format_arg) {
+        if (out_arg && (out = output_kind("timeline", out_arg, kinds, OUT_TEXT)) < 0) return -1;
+        if (!out_arg) out = OUT_TEXT;      /* a terminal or a pipe: text, as every command */
+    } else {
+        static const char *const names[] = { "text", "csv", "json", "svg" };
+        out = -1;
+        for (int i = 0; i < 4; i++) if (!strcmp(format_arg, names[i])) out = i;
+        if (out < 0) usage_error("timeline", "bad value '%s' for --format (expected text, csv, json or svg)", format_arg);
+    }
+    return out;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
     struct common c;
@@ -75,20 +96,8 @@ int cmd_timeline(int argc, char **argv)
     int64_t nstacks = 0;
     if (stacks_arg && (parse_int64(stacks_arg, &nstacks) || nstacks < 0 || nstacks > 100))
         return usage_error("timeline", "--stacks %s: a count from 0 to 100", stacks_arg);
-    int out;
-    static const struct output_kind kinds[] = {
-        { "*.svg", OUT_SVG, "an SVG plot" }, { "*.txt", OUT_TEXT, "text" }, { "*.csv", OUT_CSV, "csv" },
-        { "*.json", OUT_JSON, "json" }, { NULL }
-    };
-    if (!format_arg) {
-        if (out_arg && (out = output_kind("timeline", out_arg, kinds, OUT_TEXT)) < 0) return 2;
-        if (!out_arg) out = OUT_TEXT;      /* a terminal or a pipe: text, as every command */
-    } else {
-        static const char *const names[] = { "text", "csv", "json", "svg" };
-        out = -1;
-        for (int i = 0; i < 4; i++) if (!strcmp(format_arg, names[i])) out = i;
-        if (out < 0) return usage_error("timeline", "bad value '%s' for --format (expected text, csv, json or svg)", format_arg);
-    }
+    int out = out_of_options();
+    if (out < 0) return EXIT_BAD_INPUT;
     /* text for people once the format is known (svg, csv, json: whole lines, raw numbers) */
     c.out.format = out == OUT_TEXT ? FMT_TEXT : out == OUT_SVG ? FMT_SVG : out == OUT_CSV ? FMT_CSV : FMT_JSON;
     output_readable(&c.out, &c.view);

@@ -145,6 +145,36 @@ static void refuse(struct sizer *z, const char *why)
 
 static size_t size_alt(struct sizer *z, int *nullable, int *stars);
 
+/* The repetition operator at *sp ('*', '?', '+', {n}, {n,}, {n,m}): its
+ * least count, its most (2 for "more than one", 1 with *unbounded for
+ * '*'), *sp past it; 0 when there is none. */
+static int repetition(const char **sp, size_t *lo, size_t *hi, int *unbounded)
+{
+    const char *s = *sp;
+    *lo = 1, *hi = 1, *unbounded = 0;
+    if (*s == '*' || *s == '?') {
+        *lo = 0, *hi = 1, *unbounded = *s == '*';
+        s++;
+    } else if (*s == '+') {
+        *hi = 2;
+        s++;
+    } else if (*s == '{' && (is_digit(s[1]) || s[1] == ',')) {
+        const char *t = s + 1;
+        *lo = *hi = bound(&t);
+        if (*t == ',') {
+            t++;
+            *unbounded = !is_digit(*t);
+            *hi = *unbounded ? *lo + 1 : bound(&t);
+        }
+        if (*t != '}') return 0;                /* not a bound: regcomp decides */
+        s = t + 1;
+    } else {
+        return 0;
+    }
+    *sp = s;
+    return 1;
+}
+
 /* Nodes of one atom with its repetition operators (stacked ones too);
  * *nullable: it can match the empty string; *stars: the levels of '*' (or
  * {n,}) over what could already match it, nested, stacked or in a row
@@ -181,27 +211,9 @@ static size_t size_piece(struct sizer *z, int *nullable, int *stars)
         s++;
     }
     for (;;) {
-        size_t lo = 1, hi;
-        int unbounded = 0;
-        if (*s == '*' || *s == '?') {
-            lo = 0, hi = 1, unbounded = *s == '*';
-            s++;
-        } else if (*s == '+') {
-            hi = 2;
-            s++;
-        } else if (*s == '{' && (is_digit(s[1]) || s[1] == ',')) {
-            const char *t = s + 1;
-            lo = hi = bound(&t);
-            if (*t == ',') {
-                t++;
-                unbounded = !is_digit(*t);
-                hi = unbounded ? lo + 1 : bound(&t);
-            }
-            if (*t != '}') break;               /* not a bound: regcomp decides */
-            s = t + 1;
-        } else {
-            break;
-        }
+        size_t lo, hi;
+        int unbounded;
+        if (!repetition(&s, &lo, &hi, &unbounded)) break;
         if (hi > 1 && *nullable) {
             z->s = s;
             refuse(z, "regex repeats with + or {n,m} what can match the empty string (use * or ?):");

@@ -378,3 +378,12 @@ void *array_grow(void *arr, size_t n, size_t *cap, size_t size)
     memset((char *)arr + old * size, 0, (*cap - old) * size);
     return arr;
 }
+
+void *array_push(void **arr, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        *arr = xrealloc(*arr, *cap * size);
+    }
+    return memset((char *)*arr + (*n)++ * size, 0, size);
+}

@@ -22,6 +22,9 @@ void *xrealloc(void *p, size_t n);
 /* Grows *arr (of `size`-byte elements, *cap of them) by doubling until it
  * holds index n; new elements zeroed. */
 void *array_grow(void *arr, size_t n, size_t *cap, size_t size);
+/* A new zeroed element at the end of *arr (*n of them, room for *cap),
+ * doubling from 256 when full. */
+void *array_push(void **arr, size_t *n, size_t *cap, size_t size);
 /* n uint32_t indexes, all NONE. */
 uint32_t *none_array(size_t n);
 char *xstrdup(const char *s);

@@ -247,6 +247,23 @@ static int mark_left_out(struct dtree *t, const struct view_opts *o, char *err, 
     return 0;
 }
 
+/* Each frame's label (NONE: none) and rule flags; the labels' kinds marked. */
+static void label_frames(struct namer *nm, uint32_t *flabel, uint8_t *fflags)
+{
+    const struct profile *p = nm->p;
+    struct dtree *t = nm->t;
+    uint8_t *own = own_modules(p);
+    for (size_t f = 0; f < p->nframes; f++) {
+        unsigned flags;
+        flabel[f] = frame_label(nm, (uint32_t)f, &flags);
+        fflags[f] = (uint8_t)flags;
+        if (flabel[f] == NONE) continue;
+        if (is_tag_frame(p, (uint32_t)f)) mark_tag_label(t, flabel[f]);
+        mark_label_kind(t, p, own, (uint32_t)f, flabel[f], flags);
+    }
+    free(own);
+}
+
 int view_build(const struct profile *p, const struct view_opts *o,
                struct dtree *t, uint32_t *stack_node, char *err, size_t errlen)
 {
@@ -255,16 +272,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
     nm.fn_flags = xcalloc(p->nfunctions, 1);
     uint32_t *flabel = xmalloc(p->nframes * sizeof *flabel);
     uint8_t *fflags = xmalloc(p->nframes);
-    uint8_t *own = own_modules(p);
-    for (size_t f = 0; f < p->nframes; f++) {
-        unsigned flags;
-        flabel[f] = frame_label(&nm, (uint32_t)f, &flags);
-        fflags[f] = (uint8_t)flags;
-        if (flabel[f] == NONE) continue;
-        if (is_tag_frame(p, (uint32_t)f)) mark_tag_label(t, flabel[f]);
-        mark_label_kind(t, p, own, (uint32_t)f, flabel[f], flags);
-    }
-    free(own);
+    label_frames(&nm, flabel, fflags);
 
     /* stacks, parents first: each extends its parent's (node, pruned) */
     idmap_reserve(&t->child, p->nstacks);

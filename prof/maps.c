@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "hot.h"
 #include "maps.h"
+#include "maps_internal.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,72 +26,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------ kind names */
-
-/* The leaves' names, interned like tags (stacks.c): a bounded table, the
- * pseudo address MAPS_NAME_BASE + index; past the table, "(file)". */
-#define MAX_MAP_NAMES 2048
-#define MAP_NAME_LEN 256
-static atomic_flag names_lock = ATOMIC_FLAG_INIT;
-static char map_names[MAX_MAP_NAMES][MAP_NAME_LEN];
-static uint64_t map_name_hash[MAX_MAP_NAMES];
-static _Atomic uint32_t nnames;
-
-static uintptr_t name_intern(const char *name)
-{
-    char buf[MAP_NAME_LEN];
-    strncpy(buf, name, MAP_NAME_LEN - 1);
-    buf[MAP_NAME_LEN - 1] = 0;
-    uint64_t h = fnv1a(buf, FNV_STRING);
-    spin_lock(&names_lock);
-    uint32_t n = atomic_load_explicit(&nnames, RELAXED), i;
-    for (i = 0; i < n; i++)
-        if (map_name_hash[i] == h && !strcmp(map_names[i], buf)) break;
-    if (i == n && n < MAX_MAP_NAMES) {
-        memcpy(map_names[n], buf, MAP_NAME_LEN);
-        map_name_hash[n] = h;
-        atomic_store_explicit(&nnames, n + 1, memory_order_release);
-    }
-    spin_unlock(&names_lock);
-    return MAPS_NAME_BASE + i;
-}
-
-const char *maps_name(uintptr_t addr)
-{
-    if (addr < MAPS_NAME_BASE || addr > MAPS_NAME_BASE + MAX_MAP_NAMES) return NULL;
-    uint32_t i = (uint32_t)(addr - MAPS_NAME_BASE);
-    return i < atomic_load_explicit(&nnames, memory_order_acquire) ? map_names[i] : "(file)";
-}
-
-/* The mapped file's path, from /proc/self/fd/N with raw system calls
- * (readlink: no allocation); "(file)" when it cannot be read. */
-static uintptr_t file_leaf(int fd)
-{
-    char path[32] = "/proc/self/fd/", digits[12], name[MAP_NAME_LEN];
-    int n = 0, at = 14;
-    for (unsigned v = (unsigned)fd; n == 0 || v; v /= 10) digits[n++] = (char)('0' + v % 10);
-    while (n) path[at++] = digits[--n];
-    path[at] = 0;
-    long len = syscall(SYS_readlinkat, AT_FDCWD, path, name, sizeof name - 1);
-    if (len <= 0) return name_intern("(file)");
-    name[len] = 0;
-    return name_intern(name);
-}
-
 /* ------------------------------------------------------------ the table */
 
-/* A (stack, thread) row; row 0 is unused. rss: at the latest measure. */
-struct map_row { uint32_t stack_id, thread_seq; uint64_t nmap, mapped, maxmapped, rss; };
-struct mapping { uintptr_t start, end; uint32_t row; uint32_t kind; };
 
-static pthread_mutex_t maps_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct mapping *maps;            /* sorted by start, disjoint */
-static size_t nmaps, maps_cap;
-static struct map_row *rows;
-static size_t nrows = 1, rows_cap;
+pthread_mutex_t maps_mutex = PTHREAD_MUTEX_INITIALIZER;
+struct mapping *maps_table;            /* sorted by start, disjoint */
+size_t maps_count;
+static size_t maps_cap;
+struct map_row *maps_rowtab;
+size_t maps_nrows = 1;
+static size_t rows_cap;
 static uint32_t *row_index;             /* open addressing over rows, key (stack_id, thread_seq); 0 = empty */
 static uint32_t row_mask;
-static _Atomic uint64_t mapped_total;
+_Atomic uint64_t maps_mapped_total;
 
 /* Grows a table of the profiler's own memory (uncapped: the counts are
  * exact or nothing) to hold `need` items of `elem` bytes. */
@@ -121,8 +69,8 @@ static int index_grow(void)
     uint32_t cap = row_index ? (row_mask + 1) * 2 : 1024;
     uint32_t *t = mp_map((size_t)cap * sizeof *t, 0);
     if (!t) return -1;
-    for (uint32_t r = 1; r < nrows; r++) {
-        uint32_t i = row_home(rows[r].stack_id, rows[r].thread_seq) & (cap - 1);
+    for (uint32_t r = 1; r < maps_nrows; r++) {
+        uint32_t i = row_home(maps_rowtab[r].stack_id, maps_rowtab[r].thread_seq) & (cap - 1);
         while (t[i]) i = (i + 1) & (cap - 1);
         t[i] = r;
     }
@@ -135,27 +83,27 @@ static int index_grow(void)
 /* The row of (stack, thread), made when new; 0: no memory. */
 static uint32_t row_of(uint32_t stack_id, uint32_t seq)
 {
-    if ((!row_index || (nrows + 1) * 4 > (size_t)(row_mask + 1) * 3) && index_grow()) return 0;
+    if ((!row_index || (maps_nrows + 1) * 4 > (size_t)(row_mask + 1) * 3) && index_grow()) return 0;
     uint32_t i = row_home(stack_id, seq) & row_mask;
     for (uint32_t r; (r = row_index[i]); i = (i + 1) & row_mask)
-        if (rows[r].stack_id == stack_id && rows[r].thread_seq == seq) return r;
-    if (grow(&rows, &rows_cap, nrows, nrows + 1, sizeof *rows)) return 0;
-    rows[nrows] = (struct map_row){ .stack_id = stack_id, .thread_seq = seq };
-    row_index[i] = (uint32_t)nrows;
-    return (uint32_t)nrows++;
+        if (maps_rowtab[r].stack_id == stack_id && maps_rowtab[r].thread_seq == seq) return r;
+    if (grow(&maps_rowtab, &rows_cap, maps_nrows, maps_nrows + 1, sizeof *maps_rowtab)) return 0;
+    maps_rowtab[maps_nrows] = (struct map_row){ .stack_id = stack_id, .thread_seq = seq };
+    row_index[i] = (uint32_t)maps_nrows;
+    return (uint32_t)maps_nrows++;
 }
 
 static void count(const struct mapping *m, uint64_t bytes, int add)
 {
-    struct map_row *r = &rows[m->row];
+    struct map_row *r = &maps_rowtab[m->row];
     if (add) {
         r->mapped += bytes;
         if (r->mapped > r->maxmapped) r->maxmapped = r->mapped;
-        atomic_fetch_add_explicit(&mapped_total, bytes, RELAXED);
+        atomic_fetch_add_explicit(&maps_mapped_total, bytes, RELAXED);
     } else {
         MP_ASSERT(r->mapped >= bytes);     /* a row counts its mappings' bytes */
         r->mapped -= bytes;
-        atomic_fetch_sub_explicit(&mapped_total, bytes, RELAXED);
+        atomic_fetch_sub_explicit(&maps_mapped_total, bytes, RELAXED);
     }
 }
 
@@ -163,10 +111,10 @@ static void count(const struct mapping *m, uint64_t bytes, int add)
  * sorted too). */
 static size_t first_ending_after(uintptr_t addr)
 {
-    size_t lo = 0, hi = nmaps;
+    size_t lo = 0, hi = maps_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (maps[mid].end <= addr) lo = mid + 1;
+        if (maps_table[mid].end <= addr) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -178,21 +126,21 @@ static size_t first_ending_after(uintptr_t addr)
 static void unmap_range(uintptr_t lo, uintptr_t hi)
 {
     size_t i = first_ending_after(lo);
-    while (i < nmaps && maps[i].start < hi) {
-        struct mapping *m = &maps[i];
+    while (i < maps_count && maps_table[i].start < hi) {
+        struct mapping *m = &maps_table[i];
         if (m->start < lo && m->end > hi) {
             count(m, hi - lo, 0);
-            if (grow(&maps, &maps_cap, nmaps, nmaps + 1, sizeof *maps)) {
+            if (grow(&maps_table, &maps_cap, maps_count, maps_count + 1, sizeof *maps_table)) {
                 count(m, m->end - hi, 0);
-                maps[i].end = lo;
+                maps_table[i].end = lo;
                 return;
             }
-            m = &maps[i];
-            memmove(&maps[i + 2], &maps[i + 1], (nmaps - i - 1) * sizeof *maps);
-            maps[i + 1] = *m;
-            maps[i + 1].start = hi;
+            m = &maps_table[i];
+            memmove(&maps_table[i + 2], &maps_table[i + 1], (maps_count - i - 1) * sizeof *maps_table);
+            maps_table[i + 1] = *m;
+            maps_table[i + 1].start = hi;
             m->end = lo;
-            nmaps++;
+            maps_count++;
             return;
         }
         if (m->start < lo) {
@@ -205,8 +153,8 @@ static void unmap_range(uintptr_t lo, uintptr_t hi)
             return;
         } else {
             count(m, m->end - m->start, 0);
-            memmove(&maps[i], &maps[i + 1], (nmaps - i - 1) * sizeof *maps);
-            nmaps--;
+            memmove(&maps_table[i], &maps_table[i + 1], (maps_count - i - 1) * sizeof *maps_table);
+            maps_count--;
         }
     }
 }
@@ -217,13 +165,13 @@ static void unmap_range(uintptr_t lo, uintptr_t hi)
 static int map_range(uintptr_t lo, uintptr_t hi, uint32_t row, enum maps_kind kind)
 {
     unmap_range(lo, hi);
-    if (!row || lo >= hi || grow(&maps, &maps_cap, nmaps, nmaps + 1, sizeof *maps)) return 0;
+    if (!row || lo >= hi || grow(&maps_table, &maps_cap, maps_count, maps_count + 1, sizeof *maps_table)) return 0;
     size_t i = first_ending_after(lo);
-    MP_ASSERT(i == nmaps || maps[i].start >= hi);      /* disjoint after unmap_range */
-    memmove(&maps[i + 1], &maps[i], (nmaps - i) * sizeof *maps);
-    maps[i] = (struct mapping){ lo, hi, row, kind };
-    nmaps++;
-    count(&maps[i], hi - lo, 1);
+    MP_ASSERT(i == maps_count || maps_table[i].start >= hi);      /* disjoint after unmap_range */
+    memmove(&maps_table[i + 1], &maps_table[i], (maps_count - i) * sizeof *maps_table);
+    maps_table[i] = (struct mapping){ lo, hi, row, kind };
+    maps_count++;
+    count(&maps_table[i], hi - lo, 1);
     return 1;
 }
 
@@ -231,10 +179,9 @@ static int map_range(uintptr_t lo, uintptr_t hi, uint32_t row, enum maps_kind ki
 static const struct mapping *mapping_at(uintptr_t addr)
 {
     size_t i = first_ending_after(addr);
-    return i < nmaps && maps[i].start <= addr ? &maps[i] : NULL;
+    return i < maps_count && maps_table[i].start <= addr ? &maps_table[i] : NULL;
 }
 
-static uintptr_t page_up(uintptr_t x) { return (x + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1); }
 
 /* ------------------------------------------------------------ who maps */
 
@@ -328,10 +275,10 @@ static uintptr_t mmap_leaf(int flags, int fd)
 {
     static uintptr_t anon, shared;      /* interned once */
     if (flags & MAP_ANONYMOUS) {
-        if (flags & MAP_SHARED) return shared ? shared : (shared = name_intern("anonymous shared"));
-        return anon ? anon : (anon = name_intern("anonymous"));
+        if (flags & MAP_SHARED) return shared ? shared : (shared = maps_name_intern("anonymous shared"));
+        return anon ? anon : (anon = maps_name_intern("anonymous"));
     }
-    return file_leaf(fd);
+    return maps_file_leaf(fd);
 }
 
 /* mmap and mmap64: the stack first, then the real call and the table
@@ -352,7 +299,7 @@ static uintptr_t mmap_leaf(int flags, int fd)
         if (p != MAP_FAILED) {                                                       \
             uint32_t row = mapper_row(&m);                                           \
             if (map_range((uintptr_t)p, (uintptr_t)p + page_up(len), row, kind))    \
-                rows[row].nmap++;                                                    \
+                maps_rowtab[row].nmap++;                                               \
         }                                                                            \
         pthread_mutex_unlock(&maps_mutex);                                           \
         guard_leave(&g);                                                             \
@@ -431,7 +378,7 @@ static void break_moved(uintptr_t from, uintptr_t to, const struct mapper *m)
 {
     if (to > from) {
         uint32_t row = mapper_row(m);
-        if (map_range(from, to, row, MAPS_ANON)) rows[row].nmap++;
+        if (map_range(from, to, row, MAPS_ANON)) maps_rowtab[row].nmap++;
     } else if (to < from) {
         unmap_range(to, from);
     }
@@ -440,7 +387,7 @@ static void break_moved(uintptr_t from, uintptr_t to, const struct mapper *m)
 static uintptr_t brk_leaf(void)
 {
     static uintptr_t leaf;
-    return leaf ? leaf : (leaf = name_intern("brk"));
+    return leaf ? leaf : (leaf = maps_name_intern("brk"));
 }
 
 MP_EXPORT void *sbrk(intptr_t incr)
@@ -478,85 +425,6 @@ MP_EXPORT int brk(void *addr)
     return rc;
 }
 
-/* ------------------------------------------------------------ resident bytes */
-
-/* Resident bytes of [start, end) (whole pages), read in batches. */
-static uint64_t resident(int fd, uintptr_t start, uintptr_t end)
-{
-    static uint64_t entries[1024];
-    uint64_t present = 0;
-    for (uintptr_t page = start / PAGE_SIZE, last = page_up(end) / PAGE_SIZE; page < last;) {
-        size_t want = last - page < 1024 ? last - page : 1024;
-        ssize_t got = pread(fd, entries, want * sizeof *entries, (off_t)(page * sizeof *entries));
-        if (got <= 0) break;
-        size_t n = (size_t)got / sizeof *entries;
-        for (size_t i = 0; i < n; i++) present += entries[i] >> 63;
-        page += n;
-    }
-    return present * PAGE_SIZE;
-}
-
-/* Every row's rss measured now, and the totals (u may be NULL). Under
- * maps_mutex. */
-static void measure(struct maps_usage *u)
-{
-    int fd = mp_kept_fd(KEPT_PAGEMAP);     /* 8 bytes per page, bit 63: present */
-    for (size_t r = 1; r < nrows; r++) rows[r].rss = 0;
-    if (u) memset(u, 0, sizeof *u);
-    for (size_t i = 0; i < nmaps; i++) {
-        const struct mapping *m = &maps[i];
-        uint64_t rss = fd >= 0 ? resident(fd, m->start, m->end) : 0;
-        rows[m->row].rss += rss;
-        if (u) u->mapped[m->kind] += m->end - m->start, u->rss[m->kind] += rss;
-    }
-    if (u) u->nmap = nmaps;
-}
-
-/* ------------------------------------------------------------ readers */
-
-void maps_usage(struct maps_usage *u)
-{
-    pthread_mutex_lock(&maps_mutex);
-    measure(u);
-    pthread_mutex_unlock(&maps_mutex);
-}
-
-size_t maps_ranges_held(struct maps_range *out, size_t max)
-{
-    size_t n = nmaps;
-    for (size_t i = 0; i < n && i < max; i++)
-        out[i] = (struct maps_range){ maps[i].start, maps[i].end, (enum maps_kind)maps[i].kind };
-    return n;
-}
-
-size_t maps_ranges(struct maps_range *out, size_t max)
-{
-    pthread_mutex_lock(&maps_mutex);
-    size_t n = maps_ranges_held(out, max);
-    pthread_mutex_unlock(&maps_mutex);
-    return n;
-}
-
-uint64_t maps_mapped_now(void)
-{
-    return atomic_load_explicit(&mapped_total, RELAXED);
-}
-
-size_t maps_rows(struct maps_row *out, size_t max)
-{
-    pthread_mutex_lock(&maps_mutex);
-    measure(NULL);
-    size_t n = 0;
-    for (size_t r = 1; r < nrows; r++) {
-        const struct map_row *w = &rows[r];
-        if (!w->stack_id) continue;
-        if (n < max) out[n] = (struct maps_row){ w->stack_id, w->thread_seq, w->nmap, w->mapped, w->maxmapped, w->rss };
-        n++;
-    }
-    pthread_mutex_unlock(&maps_mutex);
-    return n;
-}
-
 /* ------------------------------------------------------------ fork */
 
 void maps_lock(void) { pthread_mutex_lock(&maps_mutex); }
@@ -566,9 +434,9 @@ void maps_unlock(void) { pthread_mutex_unlock(&maps_mutex); }
  * parent's heap blocks (fork.c): their munmap is an unknown range. */
 void maps_after_fork_child(void)
 {
-    nmaps = 0;
-    nrows = 1;
+    maps_count = 0;
+    maps_nrows = 1;
     if (row_index) memset(row_index, 0, (size_t)(row_mask + 1) * sizeof *row_index);
-    atomic_store_explicit(&mapped_total, 0, RELAXED);
+    atomic_store_explicit(&maps_mapped_total, 0, RELAXED);
     pthread_mutex_unlock(&maps_mutex);
 }

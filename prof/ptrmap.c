@@ -60,6 +60,7 @@
  * not looked up (ptrmap_may_hold, inlined in the caller). The program's own ordering (no free of a block before its
  * malloc returned) makes the insertion's increment visible to the free. */
 #include "record.h"
+#include "ptrmap_internal.h"
 
 #include <linux/membarrier.h>
 #include <string.h>
@@ -67,49 +68,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define SHARD_BITS 14
-#define NSHARDS (1 << SHARD_BITS)
-_Static_assert(NSHARDS == PTRMAP_SHARDS, "record.h names the shard count");
-/* A region's group: its number's low GROUP_BITS bits XOR a hash of the
- * rest (which the key keeps, so that address_of recovers them); its pages'
- * bits 12 to 12 + PAGE_BITS choose the shard in the group. */
-#define GROUP_BITS 4
-#define PAGE_BITS (SHARD_BITS - GROUP_BITS)
-#define GROUP_OF(p) ((unsigned)((((p) >> 26) ^ fib_hash((p) >> (26 + GROUP_BITS), GROUP_BITS)) & ((1u << GROUP_BITS) - 1)))
-#define SHARD_OF(p) (GROUP_OF(p) << PAGE_BITS | (unsigned)(((p) >> 12) & ((1u << PAGE_BITS) - 1)))
-#define MIN_CAP 256
-#define BIG_SIZE UINT32_MAX
-
-struct entry {
-    uint32_t key;               /* key_of(address) */
-    uint32_t slot;              /* 0 = empty */
-    uint32_t size;              /* BIG_SIZE: look in big_blocks */
-};
-
-#define MAPPABLE(p) (!((p) & 7) && (p) < (1ull << 47))
-/* bits 3-11 at 0-8, bits 12 + PAGE_BITS to 25 at 9-(22 - PAGE_BITS), bits 26 + GROUP_BITS to 46 above */
-#define MID_BITS (14 - PAGE_BITS)
-static inline uint32_t key_of(uintptr_t p)
-{
-    return (uint32_t)((p >> (26 + GROUP_BITS)) << (9 + MID_BITS) |
-                      ((p >> (12 + PAGE_BITS)) & ((1u << MID_BITS) - 1)) << 9 | ((p >> 3) & 0x1ff));
-}
-
-struct shard {
-    atomic_flag lock;
-    uint32_t cap, count;        /* cap >= MIN_CAP when table != NULL */
-    struct entry *table;
-    uint32_t owner;             /* a thread's map_id, 0 (none yet) or SHARED; | WALKED during a walk */
-    uint32_t busy;              /* the owner is in an unlocked operation (written by the owner) */
-    uint32_t last, streak;      /* shared: the latest locker and its locked operations in a row */
-} __attribute__((aligned(CACHE_LINE)));
-
-#define SHARED UINT32_MAX
-#define WALKED 0x80000000u
-/* A membarrier costs some microseconds (an interrupt on every CPU running
- * the process), a locked operation some nanoseconds: a shard changes hands
- * at most once per this many of them. */
-#define REOWN_STREAK 4096
 
 /* Page-aligned, whole pages (1 MiB), wiped on fork (ptrmap_init): a fork
  * child starts with an empty map, so fork shares none of its pages and
@@ -117,9 +75,9 @@ struct shard {
  * unlock after the fork wrote all 256 of them, the child's reset again:
  * with a second thread, each fault a TLB shootdown; 85 ms a fork). The
  * tables are not inherited at all (mp_map_unforked). */
-static struct shard shards[NSHARDS] __attribute__((aligned(4096)));
-_Static_assert(sizeof shards % 4096 == 0, "whole pages");
-static int shards_wiped;
+struct shard ptrmap_shards[NSHARDS] __attribute__((aligned(4096)));
+_Static_assert(sizeof ptrmap_shards % 4096 == 0, "whole pages");
+int ptrmap_shards_wiped;
 
 uint8_t ptrmap_filter[1 << PTRMAP_FILTER_BITS];
 static int sparse;
@@ -133,30 +91,21 @@ static void filter_add(uintptr_t p, int delta)
 }
 static _Atomic uint64_t unmappable;     /* blocks the map could not take */
 
-static inline uintptr_t address_of(uint32_t key, const struct shard *s)
-{
-    uintptr_t i = (uintptr_t)(s - shards), hi = (uintptr_t)(key >> (9 + MID_BITS)) << (26 + GROUP_BITS);
-    uintptr_t low = ((i >> PAGE_BITS) ^ fib_hash(hi >> (26 + GROUP_BITS), GROUP_BITS)) & ((1u << GROUP_BITS) - 1);
-    return hi | low << 26 | (uintptr_t)((key >> 9) & ((1u << MID_BITS) - 1)) << (12 + PAGE_BITS) |
-           (i & ((1u << PAGE_BITS) - 1)) << 12 | (uintptr_t)(key & 0x1ff) << 3;
-}
 
-/* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */
-#define NBIG 256
-static atomic_flag big_lock = ATOMIC_FLAG_INIT;
-static struct { uintptr_t ptr; uint64_t size; } big_blocks[NBIG];
+atomic_flag ptrmap_big_lock = ATOMIC_FLAG_INIT;
+struct ptrmap_big ptrmap_big_blocks[NBIG];
 
 
 /* ------------------------------------------------------------ lone thread */
 
-static _Atomic int shared = 1;  /* 0: one thread records, without locks */
-static int lone_busy;           /* that thread is inside an operation */
+_Atomic int ptrmap_shared = 1;  /* 0: one thread records, without locks */
+int ptrmap_lone_busy;           /* that thread is inside an operation */
 /* Set once the lone thread is out of the map for good: until then a thread
  * that finds `shared` set must not go in either (a third thread whose first
  * operation comes during the hand-over would work, locked, beside the lone
  * thread's unlocked operation). */
 static _Atomic int handed_over = 1;
-static atomic_flag sharing = ATOMIC_FLAG_INIT;      /* one hand-over at a time */
+atomic_flag ptrmap_sharing = ATOMIC_FLAG_INIT;      /* one hand-over at a time */
 
 static int membarrier_registered(void)
 {
@@ -169,7 +118,7 @@ static int membarrier_registered(void)
 static int owning;
 static _Atomic uint32_t map_ids;
 static MP_TLS uint32_t map_id;          /* the thread's, 0 until its first owned-mode operation */
-static int walking;                     /* a walk is under way: no shard gets an owner */
+int ptrmap_walking;                     /* a walk is under way: no shard gets an owner */
 
 /* 1 (ptrmap_init): a fork child's shards are zero and the tables made from
  * now on not inherited; 0: the child gets a copy, as of any memory (the
@@ -178,7 +127,7 @@ static int tables_unforked;
 
 void ptrmap_wipe_on_fork(int on)
 {
-    shards_wiped = madvise(shards, sizeof shards, on ? MADV_WIPEONFORK : MADV_KEEPONFORK) == 0 && on;
+    ptrmap_shards_wiped = madvise(ptrmap_shards, sizeof ptrmap_shards, on ? MADV_WIPEONFORK : MADV_KEEPONFORK) == 0 && on;
     tables_unforked = on;
 }
 
@@ -187,20 +136,20 @@ void ptrmap_init(int sparse_mode)
     sparse = sparse_mode;
     ptrmap_wipe_on_fork(1);
     owning = membarrier_registered();
-    if (owning) atomic_store(&shared, 0), atomic_store(&handed_over, 0);
+    if (owning) atomic_store(&ptrmap_shared, 0), atomic_store(&handed_over, 0);
 }
 
 void ptrmap_share(void)
 {
     if (atomic_load_explicit(&handed_over, memory_order_acquire)) return;
-    spin_lock(&sharing);
-    if (!atomic_load(&shared)) {
-        atomic_store(&shared, 1);
+    spin_lock(&ptrmap_sharing);
+    if (!atomic_load(&ptrmap_shared)) {
+        atomic_store(&ptrmap_shared, 1);
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-        while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
+        while (__atomic_load_n(&ptrmap_lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
     }
     atomic_store_explicit(&handed_over, 1, memory_order_release);
-    spin_unlock(&sharing);
+    spin_unlock(&ptrmap_sharing);
 }
 
 static uint32_t self_id(void)
@@ -213,7 +162,7 @@ static uint32_t self_id(void)
 static void shard_streak(struct shard *s, uint32_t me)
 {
     if (s->last != me) s->last = me, s->streak = 0;
-    if (++s->streak >= REOWN_STREAK && !walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
+    if (++s->streak >= REOWN_STREAK && !ptrmap_walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
 }
 
 /* Under the shard's lock, before a locked operation by thread `me`: a
@@ -230,7 +179,7 @@ static void shard_settle(struct shard *s, uint32_t me)
     }
     if ((o & ~WALKED) == me) return;    /* its owner's, during a walk: kept */
     if (o == 0) {
-        if (!walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
+        if (!ptrmap_walking) __atomic_store_n(&s->owner, me, __ATOMIC_RELEASE);
         return;
     }
     __atomic_store_n(&s->owner, SHARED, __ATOMIC_RELAXED);
@@ -253,12 +202,12 @@ static __attribute__((noinline)) enum how shard_lock(struct shard *s, uint32_t m
 /* The shard, locked unless the lone thread or its owner may go without. */
 static inline __attribute__((always_inline)) struct shard *shard_enter(uintptr_t ptr, enum how *how)
 {
-    struct shard *s = &shards[SHARD_OF(ptr)];
-    if (likely(!atomic_load_explicit(&shared, RELAXED))) {
-        STORE(lone_busy, 1);
+    struct shard *s = &ptrmap_shards[SHARD_OF(ptr)];
+    if (likely(!atomic_load_explicit(&ptrmap_shared, RELAXED))) {
+        STORE(ptrmap_lone_busy, 1);
         atomic_signal_fence(memory_order_seq_cst);  /* ptrmap_share's membarrier orders the rest */
-        if (likely(!atomic_load_explicit(&shared, RELAXED))) return *how = LONE, s;
-        STORE(lone_busy, 0);
+        if (likely(!atomic_load_explicit(&ptrmap_shared, RELAXED))) return *how = LONE, s;
+        STORE(ptrmap_lone_busy, 0);
     }
     uint32_t me = self_id();
     if (likely(LOAD(s->owner) == me)) {
@@ -273,7 +222,7 @@ static inline __attribute__((always_inline)) struct shard *shard_enter(uintptr_t
 
 static inline void shard_leave(struct shard *s, enum how how)
 {
-    if (how == LONE) __atomic_store_n(&lone_busy, 0, __ATOMIC_RELEASE);
+    if (how == LONE) __atomic_store_n(&ptrmap_lone_busy, 0, __ATOMIC_RELEASE);
     else if (how == OWNED) __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
     else spin_unlock(&s->lock);
 }
@@ -319,30 +268,30 @@ static int grow(struct shard *s)
  * size; past NBIG live huge blocks, a size is lost (reads back as BIG_SIZE). */
 static void big_put(uintptr_t ptr, uint64_t size)
 {
-    spin_lock(&big_lock);
+    spin_lock(&ptrmap_big_lock);
     int at = -1;
     for (int i = 0; i < NBIG; i++) {
-        if (big_blocks[i].ptr == ptr) {
+        if (ptrmap_big_blocks[i].ptr == ptr) {
             at = i;
             break;
         }
-        if (!big_blocks[i].ptr && at < 0) at = i;
+        if (!ptrmap_big_blocks[i].ptr && at < 0) at = i;
     }
-    if (at >= 0) big_blocks[at].ptr = ptr, big_blocks[at].size = size;
-    spin_unlock(&big_lock);
+    if (at >= 0) ptrmap_big_blocks[at].ptr = ptr, ptrmap_big_blocks[at].size = size;
+    spin_unlock(&ptrmap_big_lock);
 }
 
 static uint64_t big_take(uintptr_t ptr)
 {
     uint64_t size = BIG_SIZE;
-    spin_lock(&big_lock);
+    spin_lock(&ptrmap_big_lock);
     for (int i = 0; i < NBIG; i++)
-        if (big_blocks[i].ptr == ptr) {
-            size = big_blocks[i].size;
-            big_blocks[i].ptr = 0;
+        if (ptrmap_big_blocks[i].ptr == ptr) {
+            size = ptrmap_big_blocks[i].size;
+            ptrmap_big_blocks[i].ptr = 0;
             break;
         }
-    spin_unlock(&big_lock);
+    spin_unlock(&ptrmap_big_lock);
     return size;
 }
 
@@ -357,7 +306,7 @@ static uint64_t big_take(uintptr_t ptr)
 void ptrmap_prefetch(uintptr_t ptr)
 {
     if (unlikely(!MAPPABLE(ptr))) return;
-    struct shard *s = &shards[SHARD_OF(ptr)];
+    struct shard *s = &ptrmap_shards[SHARD_OF(ptr)];
     struct entry *table = __atomic_load_n(&s->table, __ATOMIC_RELAXED);
     uint32_t cap = __atomic_load_n(&s->cap, __ATOMIC_RELAXED);
     if (table && cap) __builtin_prefetch(&table[home(key_of(ptr), cap)], 1);
@@ -435,145 +384,23 @@ int ptrmap_remove(uintptr_t ptr, uint32_t *slot, uint64_t *size)
  * again for membarrier (or locking from now on if that fails). */
 void ptrmap_reset(int fork_child)
 {
-    lone_busy = 0;
-    if (owning && !membarrier_registered()) owning = 0, atomic_store(&shared, 1);
-    walking = 0;
-    atomic_store(&handed_over, atomic_load(&shared));
-    atomic_flag_clear(&sharing);        /* a fork during a hand-over: the child has one thread */
+    ptrmap_lone_busy = 0;
+    if (owning && !membarrier_registered()) owning = 0, atomic_store(&ptrmap_shared, 1);
+    ptrmap_walking = 0;
+    atomic_store(&handed_over, atomic_load(&ptrmap_shared));
+    atomic_flag_clear(&ptrmap_sharing);        /* a fork during a hand-over: the child has one thread */
     /* a fork child: the shards wiped (zero is empty), the tables not
      * there (or, where the advice failed, the parent's: left as they are) */
-    for (int i = 0; i < NSHARDS && !(fork_child && shards_wiped); i++) {
-        struct shard *s = &shards[i];
+    for (int i = 0; i < NSHARDS && !(fork_child && ptrmap_shards_wiped); i++) {
+        struct shard *s = &ptrmap_shards[i];
         if (!fork_child) mp_unmap(s->table, s->table ? (size_t)s->cap * sizeof *s->table : 0);
         s->table = NULL;
         s->cap = s->count = 0;
         s->owner = s->busy = s->last = s->streak = 0;
         atomic_flag_clear(&s->lock);
     }
-    memset(big_blocks, 0, sizeof big_blocks);
+    memset(ptrmap_big_blocks, 0, sizeof ptrmap_big_blocks);
     memset(ptrmap_filter, 0, sizeof ptrmap_filter);
     atomic_store(&unmappable, 0);
-    atomic_flag_clear(&big_lock);
-}
-
-static int walk_forced;
-
-/* The end of an attach session: every table unmapped and the shards'
- * and the filter's pages given back, with no operation under way (the
- * walk's drain, then every lock). Zero is the empty map, its locks free:
- * a hook reached afterwards (through a copy of its address) starts a
- * table again, a free finds nothing. */
-static void pages_zero(void *p, size_t n, int anonymous)
-{
-    uintptr_t lo = ((uintptr_t)p + PAGE_SIZE - 1) & ~(uintptr_t)(PAGE_SIZE - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(PAGE_SIZE - 1);
-    if (!anonymous || hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0) lo = hi = (uintptr_t)p + n;
-    memset(p, 0, lo - (uintptr_t)p);
-    memset((void *)hi, 0, (uintptr_t)p + n - hi);
-}
-
-void ptrmap_release(void)
-{
-    ptrmap_walk_begin();
-    ptrmap_lock_all();
-    for (int i = 0; i < NSHARDS; i++)
-        if (shards[i].table) mp_unmap(shards[i].table, (size_t)shards[i].cap * sizeof *shards[i].table);
-    memset(big_blocks, 0, sizeof big_blocks);
-    pages_zero(ptrmap_filter, sizeof ptrmap_filter, 1);
-    walking = 0;
-    /* the shards' own pages (anonymous where the fork advice took) */
-    if (shards_wiped && madvise(shards, sizeof shards, MADV_DONTNEED) == 0) {
-        spin_unlock(&big_lock);
-    } else {
-        for (int i = 0; i < NSHARDS; i++) {
-            struct shard *s = &shards[i];
-            s->table = NULL, s->cap = s->count = 0, s->owner = s->busy = s->last = s->streak = 0;
-            spin_unlock(&s->lock);
-        }
-        spin_unlock(&big_lock);
-    }
-    if (walk_forced) walk_forced = 0, atomic_store(&shared, 0);
-    spin_unlock(&sharing);
-}
-
-/* ------------------------------------------------------------ the flush's walk */
-
-/* The walk of every live block (cold.c) reads shard by shard under the
- * shard's lock while the program goes on. The lone thread and the shards'
- * owners take no lock: for the walk they are switched to locking, as a
- * hand-over does (an owner's shards marked WALKED, one membarrier for all),
- * and back after (a second thread's hand-over waits for the walk on
- * `sharing`). */
-void ptrmap_walk_begin(void)
-{
-    spin_lock(&sharing);
-    int marked = 0;
-    for (int i = 0; i < NSHARDS; i++) {
-        struct shard *s = &shards[i];
-        spin_lock(&s->lock);
-        uint32_t o = LOAD(s->owner);
-        if (o && o != SHARED) __atomic_store_n(&s->owner, o | WALKED, __ATOMIC_RELAXED), marked = 1;
-        walking = 1;
-        spin_unlock(&s->lock);
-    }
-    if (!atomic_load(&shared)) walk_forced = 1, atomic_store(&shared, 1);
-    if (walk_forced || marked) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-    while (__atomic_load_n(&lone_busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
-    for (int i = 0; i < NSHARDS; i++)
-        while (__atomic_load_n(&shards[i].busy, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
-}
-
-/* The lone thread may still be in a locked operation: it holds that
- * shard's lock, which nobody else wants any more. */
-void ptrmap_walk_end(void)
-{
-    for (int i = 0; i < NSHARDS; i++) {
-        struct shard *s = &shards[i];
-        spin_lock(&s->lock);
-        uint32_t o = LOAD(s->owner);
-        if (o != SHARED && (o & WALKED)) __atomic_store_n(&s->owner, o & ~WALKED, __ATOMIC_RELEASE);
-        walking = 0;
-        spin_unlock(&s->lock);
-    }
-    if (walk_forced) walk_forced = 0, atomic_store(&shared, 0);
-    spin_unlock(&sharing);
-}
-
-/* Shard `i`'s blocks into out (when they fit in cap); returns how many it
- * holds. Between walk_begin and walk_end. */
-size_t ptrmap_shard_copy(unsigned i, struct ptrmap_block *out, size_t cap)
-{
-    struct shard *s = &shards[i];
-    spin_lock(&s->lock);
-    size_t n = s->count;
-    if (n <= cap && s->table) {
-        size_t k = 0;
-        for (uint32_t j = 0; j < s->cap; j++) {
-            const struct entry *e = &s->table[j];
-            if (!e->slot) continue;
-            uintptr_t p = address_of(e->key, s);
-            uint64_t size = e->size;
-            if (size == BIG_SIZE) {     /* lock order: a shard, then big_lock (nobody holds them the other way) */
-                spin_lock(&big_lock);
-                for (int b = 0; b < NBIG; b++)
-                    if (big_blocks[b].ptr == p) size = big_blocks[b].size;
-                spin_unlock(&big_lock);
-            }
-            out[k++] = (struct ptrmap_block){ p, size, e->slot };
-        }
-    }
-    spin_unlock(&s->lock);
-    return n;
-}
-
-void ptrmap_lock_all(void)
-{
-    for (int i = 0; i < NSHARDS; i++) spin_lock(&shards[i].lock);
-    spin_lock(&big_lock);
-}
-
-void ptrmap_unlock_all(void)
-{
-    spin_unlock(&big_lock);
-    for (int i = 0; i < NSHARDS; i++) spin_unlock(&shards[i].lock);
+    atomic_flag_clear(&ptrmap_big_lock);
 }

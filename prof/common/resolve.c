@@ -5,7 +5,7 @@
  * inlined levels. Memory comes from malloc and is never freed: each
  * distinct string is kept once for the life of the process. */
 #define _GNU_SOURCE
-#include "resolve.h"
+#include "resolve_internal.h"
 #include "debugcache.h"
 #include "hash.h"
 #include "safeopen.h"
@@ -132,151 +132,6 @@ static int die_call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *
     return *line != 0;
 }
 
-/* ------------------------------------------------------------ debug info */
-
-char *resolve_debuginfo_path = ":.debug:/usr/lib/debug";
-
-/* Whether the ELF file at fd has the build-id `bits` (or either has none). */
-static int same_build_id(int fd, const unsigned char *bits, int len)
-{
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (!elf) return 0;
-    const void *other;
-    ssize_t n = dwelf_elf_gnu_build_id(elf, &other);
-    int same = len <= 0 || n <= 0 || (n == len && !memcmp(other, bits, (size_t)len));
-    elf_end(elf);
-    return same;
-}
-
-static int open_candidate(const char *path, const unsigned char *bits, int len, char **found)
-{
-    int fd = mp_open_regular(AT_FDCWD, path, 0, NULL);
-    if (fd < 0) return fd;      /* -2: there, but a FIFO, a device... */
-    if (!same_build_id(fd, bits, len) || !(*found = strdup(path))) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* The entries of an elfutils search path ("+" and "-" prefixes dropped):
- * the next one from *p into *entry, *len; 0 when there is none left. */
-static int path_entry(const char **p, const char **entry, int *len)
-{
-    if (!*p) return 0;
-    const char *end = strchr(*p, ':');
-    int n = end ? (int)(end - *p) : (int)strlen(*p);
-    *entry = *p;
-    if (n > 0 && (**entry == '+' || **entry == '-')) (*entry)++, n--;
-    *len = n;
-    *p = end ? end + 1 : NULL;
-    return 1;
-}
-
-/* A .gnu_debuglink file along the search path, as elfutils looks for it:
- * an empty entry is the module's directory, a relative one a directory
- * under it, an absolute one a tree that mirrors the module's directory. */
-static int find_by_debuglink(const char *path_list, const char *file_name, const char *link,
-                             const unsigned char *bits, int len, char **found)
-{
-    const char *slash = strrchr(file_name, '/');
-    if (!slash) return -1;
-    int dirlen = (int)(slash - file_name);
-    char base[300];     /* a file name (NAME_MAX) and ".debug" */
-    if (!link) {
-        snprintf(base, sizeof base, "%s.debug", slash + 1);
-        link = base;
-    }
-    const char *p = path_list, *e;
-    int n;
-    while (path_entry(&p, &e, &n)) {
-        char cand[8192];
-        if (n == 0) snprintf(cand, sizeof cand, "%.*s/%s", dirlen, file_name, link);
-        else if (*e == '/') snprintf(cand, sizeof cand, "%.*s%.*s/%s", n, e, dirlen, file_name, link);
-        else snprintf(cand, sizeof cand, "%.*s/%.*s/%s", dirlen, file_name, n, e, link);
-        if (strcmp(cand, file_name) != 0) {
-            int fd = open_candidate(cand, bits, len, found);
-            if (fd >= 0) return fd;
-        }
-    }
-    return -1;
-}
-
-/* A separate debug file by build-id along the search path, as elfutils
- * looks for it: DIR/.build-id/xx/yyyy.debug for each absolute entry. */
-static int find_by_build_id(const char *path_list, const unsigned char *bits, int len, char **found)
-{
-    if (len < 2) return -1;
-    char hex[2 * 64 + 1];
-    for (int i = 0; i < len && i < 64; i++) snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-    const char *p = path_list, *e;
-    int n, odd = 0;
-    while (path_entry(&p, &e, &n)) {
-        if (n == 0 || *e != '/') continue;
-        char cand[8192];
-        snprintf(cand, sizeof cand, "%.*s/.build-id/%.2s/%s.debug", n, e, hex, hex + 2);
-        int fd = open_candidate(cand, bits, len, found);
-        if (fd >= 0) return fd;
-        odd |= fd == -2;
-    }
-    return odd ? -2 : -1;
-}
-
-int resolve_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
-                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-                           char **debuginfo_file_name)
-{
-    const unsigned char *bits = NULL;
-    GElf_Addr vaddr;
-    int len = dwfl_module_build_id(mod, &bits, &vaddr);
-    const char *debugfile = NULL;
-    Dwarf_Addr dwbias = 0;
-    dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, &debugfile);
-    /* The module's own debug file is looked up here first: what
-     * dwfl_build_id_find_debuginfo finds it opens itself, and libdwfl would
-     * use that rather than the copy returned. libdwfl asks again for a dwz
-     * file, its debug ELF known then (dwbias set, as elfutils tells the two
-     * apart), which is left to it. */
-    int own = dwbias == (Dwarf_Addr)-1 && !debugfile, fd = -1;
-    if (own && (fd = find_by_build_id(resolve_debuginfo_path, bits, len, debuginfo_file_name)) >= 0)
-        return debugcache_use(fd, debuginfo_file_name);
-    /* libdwfl's lookup waits on a FIFO where ours found one (-2) */
-    fd = fd == -2 ? -1 : dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                                      debuglink_crc, debuginfo_file_name);
-    if (fd >= 0 || !file_name) return fd;
-    fd = find_by_debuglink(resolve_debuginfo_path, file_name, debuglink_file, bits, len, debuginfo_file_name);
-    return debugcache_use(fd, debuginfo_file_name);
-}
-
-int resolve_cache_module(const char *path, const char *build_id)
-{
-    unsigned char bits[64];
-    int len = 0;
-    for (; len < 64 && build_id[2 * len] && build_id[2 * len + 1]; len++) {
-        unsigned v;
-        if (sscanf(build_id + 2 * len, "%2x", &v) != 1) return -1;
-        bits[len] = (unsigned char)v;
-    }
-    if (len < 2 || build_id[2 * len]) return -1;
-    char *name = NULL;
-    int fd = find_by_build_id(resolve_debuginfo_path, bits, len, &name);
-    if (fd < 0) {
-        int mfd = mp_open_regular(AT_FDCWD, path, 0, NULL);     /* a profile's path: maybe a FIFO */
-        Elf *elf = mfd >= 0 ? elf_begin(mfd, ELF_C_READ_MMAP, NULL) : NULL;
-        GElf_Word crc;
-        const char *link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
-        if (link && same_build_id(mfd, bits, len))
-            fd = find_by_debuglink(resolve_debuginfo_path, path, link, bits, len, &name);
-        if (elf) elf_end(elf);
-        if (mfd >= 0) close(mfd);
-    }
-    if (fd >= 0) fd = debugcache_use(fd, &name);
-    free(name);
-    if (fd < 0) return -1;
-    close(fd);
-    return 0;
-}
-
 /* ------------------------------------------------------------ resolution */
 
 void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, GElf_Addr *bias)
@@ -294,225 +149,6 @@ void resolve_module(Dwfl_Module *mod, const char **path, const char **build_id, 
     *build_id = resolve_intern(hex);
 }
 
-/* ------------------------------------------------------------ symbols */
-
-/* The symbol naming an address (resolve.h), as dwfl_module_addrinfo names it, without
- * its scan of the whole symbol table per address (a quarter of a python3
- * flush; hours for a framework's 100k-symbol libraries and 100k
- * addresses). A module's symbols are sorted by address once; a lookup
- * finds by binary search the few that can matter (those containing the
- * address, and sizeless labels past the end of every sized symbol before
- * it), then applies libdwfl's choice to them in table order: global
- * symbols before local ones, the closest start, then the binding (global,
- * weak, local), then the smaller size, then the first; a sizeless symbol
- * only if no sized one contains the address and it is in the address's
- * section. Tables are keyed by the module's file (path, build-id), hold
- * module-relative addresses and outlive libdwfl sessions; within a session
- * a module finds its table through its user data slot (nothing else in
- * mallocprof uses it), not by formatting its build-id per address. */
-struct msym {
-    GElf_Addr lo, size;
-    GElf_Addr reach, reach_global;  /* largest end (start + size) of the symbols up to here */
-    uint32_t index;
-    uint8_t global;
-};
-
-struct scope_index;
-
-struct symtab {
-    const char *path, *build_id;    /* interned: the key */
-    struct msym *v;
-    size_t n;
-    int first_global;
-    struct scope_index **scopes;    /* the file's code scopes indexed so far (first_scope), by offset */
-    size_t scopes_mask, scopes_count;
-    struct symtab *next;
-};
-
-static struct symtab *symtabs;
-
-static int msym_cmp(const void *a, const void *b)
-{
-    const struct msym *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* v (in index order) sorted by (lo, index), as qsort with msym_cmp would:
- * a stable radix sort on lo, a byte a pass over the bytes lo uses (libc's
- * 10,000 symbols: 1 M instructions, qsort's 6.6 M, in every process);
- * qsort when the buffer cannot be had. */
-static void msym_sort(struct msym *v, size_t n)
-{
-    if (n < 2) return;
-    struct msym *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) {
-        qsort(v, n, sizeof *v, msym_cmp);
-        return;
-    }
-    GElf_Addr all = 0;
-    for (size_t i = 0; i < n; i++) all |= v[i].lo;
-    struct msym *from = v, *to = tmp;
-    for (unsigned shift = 0; shift < 64 && all >> shift; shift += 8) {
-        size_t count[257] = { 0 };
-        for (size_t i = 0; i < n; i++) count[((from[i].lo >> shift) & 0xff) + 1]++;
-        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
-        for (size_t i = 0; i < n; i++) to[count[(from[i].lo >> shift) & 0xff]++] = from[i];
-        struct msym *swap = from;
-        from = to;
-        to = swap;
-    }
-    if (from != v) memcpy(v, from, n * sizeof *v);
-    free(tmp);
-}
-
-static int binding_rank(unsigned char info)
-{
-    int b = GELF_ST_BIND(info);
-    return b == STB_GLOBAL ? 3 : b == STB_WEAK ? 2 : b == STB_LOCAL ? 1 : 0;
-}
-
-static const char *symbol_of(Dwfl_Module *mod, uint32_t index, GElf_Sym *sym, GElf_Addr *value, GElf_Word *shndx)
-{
-    return dwfl_module_getsym_info(mod, (int)index, sym, value, shndx, NULL, NULL);
-}
-
-static struct symtab *module_symtab(Dwfl_Module *mod, GElf_Addr bias)
-{
-    const char *path, *build_id;
-    GElf_Addr b;
-    resolve_module(mod, &path, &build_id, &b);
-    for (struct symtab *t = symtabs; t; t = t->next)
-        if (t->path == path && t->build_id == build_id) return t;
-    struct symtab *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
-    t->path = path;
-    t->build_id = build_id;
-    int n = dwfl_module_getsymtab(mod);
-    t->first_global = dwfl_module_getsymtab_first_global(mod);
-    if (n > 1 && t->first_global >= 0 && (t->v = malloc((size_t)n * sizeof *t->v))) {
-        for (int i = 1; i < n; i++) {
-            GElf_Sym sym;
-            GElf_Addr value;
-            GElf_Word shndx;
-            const char *name = symbol_of(mod, (uint32_t)i, &sym, &value, &shndx);
-            int type = GELF_ST_TYPE(sym.st_info);
-            if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
-                type == STT_FILE || type == STT_TLS || value < bias)
-                continue;
-            t->v[t->n++] = (struct msym){ .lo = value - bias, .size = sym.st_size, .index = (uint32_t)i,
-                                          .global = i >= (t->first_global ? t->first_global : 1) };
-        }
-        /* the table has room for every symbol, the undefined and section
-         * ones too: give the rest back (never written, so not resident: in
-         * the program's heap, the recorder's ledger would count it live) */
-        struct msym *fit = realloc(t->v, (t->n ? t->n : 1) * sizeof *t->v);
-        if (fit) t->v = fit;
-        msym_sort(t->v, t->n);
-        GElf_Addr reach = 0, reach_global = 0;
-        for (size_t i = 0; i < t->n; i++) {
-            struct msym *m = &t->v[i];
-            if (m->lo + m->size > reach) reach = m->lo + m->size;
-            if (m->global && m->lo + m->size > reach_global) reach_global = m->lo + m->size;
-            m->reach = reach;
-            m->reach_global = reach_global;
-        }
-    }
-    t->next = symtabs;
-    symtabs = t;
-    return t;
-}
-
-struct pick {
-    const char *name, *sizeless;
-    GElf_Sym sym;
-    GElf_Addr value, sizeless_value, min_label;
-};
-
-/* libdwfl's try_sym_value, for one candidate. */
-static void pick_try(struct pick *p, Dwfl_Module *mod, GElf_Addr addr, int addr_shndx, uint32_t index)
-{
-    GElf_Sym sym;
-    GElf_Addr value;
-    GElf_Word shndx;
-    const char *name = symbol_of(mod, index, &sym, &value, &shndx);
-    if (!name) return;
-    if (value + sym.st_size > p->min_label) p->min_label = value + sym.st_size;
-    if (!(sym.st_size == 0 || addr - value < sym.st_size)) return;
-    if (!p->name || p->value < value || binding_rank(p->sym.st_info) < binding_rank(sym.st_info)) {
-        if (sym.st_size != 0) {
-            p->name = name, p->sym = sym, p->value = value;
-        } else if (!p->name && value >= p->min_label && (int)shndx == addr_shndx) {
-            p->sizeless = name, p->sizeless_value = value;
-        }
-    } else if (sym.st_size != 0 && p->value == value &&
-               ((p->sym.st_size > sym.st_size && binding_rank(p->sym.st_info) <= binding_rank(sym.st_info)) ||
-                (p->sym.st_size >= sym.st_size && binding_rank(p->sym.st_info) < binding_rank(sym.st_info)))) {
-        p->name = name, p->sym = sym, p->value = value;
-    }
-}
-
-static int index_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The module's table (NULL: none, out of memory), its load bias in *bias:
- * the module's own user data slot remembers it for this session; a new
- * session finds it again by file. */
-static struct symtab *mod_symtab(Dwfl_Module *mod, GElf_Addr *bias)
-{
-    *bias = 0;
-    if (!dwfl_module_getelf(mod, bias)) return NULL;
-    void **slot = NULL;
-    dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL);
-    struct symtab *t = slot && *slot ? *slot : module_symtab(mod, *bias);
-    if (slot && t) *slot = t;
-    return t;
-}
-
-const char *resolve_symbol(Dwfl_Module *mod, GElf_Addr addr)
-{
-    GElf_Addr bias;
-    struct symtab *t = mod_symtab(mod, &bias);
-    if (!t || !t->n || addr < bias) return NULL;
-    GElf_Addr a = addr - bias;
-    size_t lo = 0, hi = t->n;           /* the last symbol starting at or below a */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (t->v[mid].lo <= a) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return NULL;
-    /* candidates: sized symbols containing a, sizeless ones past every end */
-    uint32_t cand[64];
-    int nc = 0;
-    GElf_Addr labels_from = t->v[lo - 1].reach;
-    for (size_t j = lo; j-- > 0 && nc < 64;) {
-        const struct msym *m = &t->v[j];
-        if (m->reach <= a && m->lo < labels_from) break;
-        if (m->size ? a - m->lo < m->size : m->lo >= labels_from) cand[nc++] = m->index;
-    }
-    if (!nc) return NULL;
-    qsort(cand, (size_t)nc, sizeof *cand, index_cmp);
-    int addr_shndx = -1;
-    GElf_Addr sa = addr;
-    GElf_Addr sbias;
-    Elf_Scn *scn = dwfl_module_address_section(mod, &sa, &sbias);
-    if (scn) addr_shndx = (int)elf_ndxscn(scn);
-    /* globals, then (if none) locals; min_label over the symbols of the passes run */
-    int first = t->first_global ? t->first_global : 1;
-    struct pick p = { .min_label = t->v[lo - 1].reach_global + bias };
-    for (int i = 0; i < nc; i++)
-        if ((int)cand[i] >= first) pick_try(&p, mod, addr, addr_shndx, cand[i]);
-    if (!p.name && t->first_global > 1 && (!p.sizeless || p.sizeless_value != addr)) {
-        p.min_label = t->v[lo - 1].reach + bias;
-        for (int i = 0; i < nc; i++)
-            if ((int)cand[i] < first) pick_try(&p, mod, addr, addr_shndx, cand[i]);
-    }
-    if (!p.name && p.sizeless && p.sizeless_value >= p.min_label) return p.sizeless;
-    return p.name;
-}
 
 /* ------------------------------------------------------------ code scopes */
 
@@ -729,7 +365,7 @@ int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
     Dwarf_Addr cubias, bias;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &cubias);
     Dwarf_Die scopes[RES_MAX_INLINE];
-    struct symtab *t = cu ? mod_symtab(mod, &bias) : NULL;
+    struct symtab *t = cu ? resolve_mod_symtab(mod, &bias) : NULL;
     /* the indexes are kept by file: not for a file without a build-id,
      * which another could replace at the same path */
     Dwarf *dw = t && t->build_id[0] ? dwfl_module_getdwarf(mod, &bias) : NULL;
@@ -770,13 +406,13 @@ int resolve_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *out)
  * sessions that used them are ended first. */
 void resolve_release(void)
 {
-    for (struct symtab *t = symtabs, *next; t; t = next) {
+    for (struct symtab *t = resolve_symtabs, *next; t; t = next) {
         next = t->next;
         for (size_t i = 0; t->scopes && i <= t->scopes_mask; i++)
             if (t->scopes[i]) free(t->scopes[i]->v), free(t->scopes[i]);
         free(t->scopes), free(t->v), free(t);
     }
-    symtabs = NULL;
+    resolve_symtabs = NULL;
     for (size_t i = 0; pool && i <= pool_mask; i++) free((char *)pool[i]);
     free(pool);
     pool = NULL, pool_mask = pool_count = 0;

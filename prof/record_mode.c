@@ -1,0 +1,69 @@
+/* The dispatch's state and its rare calls out of hot.h: which case the
+ * hot path takes (mp_hot_path, computed again after each change of its
+ * inputs), the clock poll of the allocations of a program without a
+ * background thread, a thread's first operation. Moved from record.c
+ * verbatim. */
+#include "hot.h"
+
+#include <errno.h>
+
+/* ------------------------------------------------------------ the hot path's case (record.h) */
+_Atomic int mp_hot_path = HOT_GENERAL;
+static _Atomic int thread_switched;     /* sticky: some thread's own switch was set */
+static _Atomic unsigned hot_updates;
+
+static int hot_path_now(void)
+{
+    if (mp_track_all || __atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED) <= 0 || atomic_load(&thread_switched))
+        return HOT_GENERAL;
+    if (mp_opt.stacks == STACKS_NONE || (mp_opt.stacks == STACKS_UNWIND && !atomic_load(&mp_active)))
+        return HOT_COUNT;
+    if (mp_opt.stacks == STACKS_UNWIND && mp_opt.sample && !atomic_load(&mp_threshold)) return HOT_SAMPLE;
+    return HOT_GENERAL;
+}
+
+/* Callers change an input first, then call this. Two updates at once: the
+ * one whose result may be stale (another began after it) computes again,
+ * so the last value stored is one computed after the last change. */
+void hot_path_update(void)
+{
+    for (;;) {
+        unsigned mine = atomic_fetch_add(&hot_updates, 1) + 1;
+        atomic_store(&mp_hot_path, hot_path_now());
+        if (atomic_load(&hot_updates) == mine) return;
+    }
+}
+
+void hot_path_thread_switch(void)
+{
+    atomic_store(&thread_switched, 1);
+    hot_path_update();
+}
+
+/* The points of memory over time without a background thread (lifecycle.c:
+ * a program of one thread in a cheap mode) are taken by its allocations,
+ * and with the thread, those it is late for (ticks.c): each thread looks
+ * at the clock every poll_every of its allocations, halved while they are
+ * sparser than half MP_TICK (down to each one), doubled while they come
+ * faster than an eighth of it (up to POLL_MAX: a clock read, about 20 ns,
+ * per 1024 allocations at most). */
+#define POLL_MAX 1024
+
+void record_poll(struct mp_thread *t)
+{
+    double now = mp_now(), tick = mp_opt.tick > 0 ? mp_opt.tick : 1, since = now - t->poll_time;
+    if (since > tick / 2) t->poll_every = t->poll_every > 1 ? t->poll_every / 2 : 1;
+    else if (since < tick / 8 && t->poll_every < POLL_MAX) t->poll_every = t->poll_every ? t->poll_every * 2 : 1;
+    t->poll_time = now;
+    t->poll = t->poll_every - 1;
+    ticks_take(now, background_running_now());
+}
+
+/* The thread's first operation: its record made. */
+struct mp_thread *record_thread_first(void)
+{
+    int saved = errno;
+    struct mp_thread *t = thread_self();
+    errno = saved;
+    return t;
+}
