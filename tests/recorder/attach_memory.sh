@@ -1,4 +1,7 @@
 #!/bin/bash
+# run: alone
+# (tests/run.sh: with another test beside it, one detach of 20 left 1,036 kB
+# once, over the 1 MB this test holds the C loop to)
 # mpquery record --pid: what a session leaves in the process after its
 # detach (issue 40). RssAnon from /proc/PID/status and Anonymous from
 # /proc/PID/smaps_rollup (two counts of the same pages), before the first
