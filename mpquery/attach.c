@@ -15,6 +15,7 @@
 #include "attach.h"
 #include "attach_mounts.h"
 #include "target_fs.h"
+#include "elf_dynsym.h"
 #include "seccomp_check.h"
 
 #include <elf.h>
@@ -165,44 +166,26 @@ int read_modules(pid_t pid, struct modules *m)
     return 0;
 }
 
-/* The values of dynamic symbols in an ELF file (0: none), in one read
- * of its symbol table; fd closed. */
-static void elf_symbols(int fd, const char *const *names, uint64_t *values, size_t n)
-{
-    memset(values, 0, n * sizeof *values);
-    if (fd < 0) return;
-    struct stat st;
-    const char *img = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(Elf64_Ehdr)
-                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (img == MAP_FAILED) return;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-    if (!memcmp(img, ELFMAG, SELFMAG) && eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= (uint64_t)st.st_size) {
-        const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-        for (int i = 0; i < eh->e_shnum; i++) {
-            if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
-            const Elf64_Sym *sym = (const Elf64_Sym *)(img + sh[i].sh_offset);
-            const char *str = img + sh[sh[i].sh_link].sh_offset;
-            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
-                if (!sym[k].st_value || sym[k].st_shndx == SHN_UNDEF) continue;
-                for (size_t j = 0; j < n; j++)
-                    if (!values[j] && !strcmp(str + sym[k].st_name, names[j])) values[j] = sym[k].st_value;
-            }
-        }
-    }
-    munmap((void *)img, (size_t)st.st_size);
-}
-
 /* ------------------------------------------------------------ the session */
+
+/* The first value of each of n names among a file's symbols (0: none). */
+struct wanted { const char *const *names; size_t n; uint64_t values[4]; };
+
+static void want_value(const char *name, const Elf64_Sym *sym, void *ctx)
+{
+    struct wanted *w = ctx;
+    for (size_t j = 0; j < w->n; j++)
+        if (!w->values[j] && !strcmp(name, w->names[j])) w->values[j] = sym->st_value;
+}
 
 /* dlopen, dlsym, dlerror and __errno_location in the process's libc. */
 void libc_functions(struct target *t)
 {
     static const char *const names[] = { "dlopen", "dlsym", "dlerror", "__errno_location" };
     uintptr_t *at[] = { &t->dlopen_, &t->dlsym_, &t->dlerror_, &t->errno_location };
-    uint64_t values[4];
-    elf_symbols(target_open_library(t->pid, t->m.libc), names, values, 4);
-    for (size_t i = 0; i < 4; i++) *at[i] = values[i] ? t->m.libc_base + values[i] : 0;
+    struct wanted w = { names, 4, { 0 } };
+    elf_each_dynsym(target_open_library(t->pid, t->m.libc), want_value, &w);
+    for (size_t i = 0; i < 4; i++) *at[i] = w.values[i] ? t->m.libc_base + w.values[i] : 0;
 }
 
 

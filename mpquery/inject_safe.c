@@ -11,6 +11,7 @@
  * the same later, is tried. */
 #define _GNU_SOURCE
 #include "inject.h"
+#include "elf_dynsym.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -143,7 +144,9 @@ int inject_stack_safe(pid_t pid, const struct user_regs_struct *r, const struct 
 /* libc's functions that take the allocator's or the loader's locks, from
  * its dynamic symbols (value and size), placed at base; fd (libc's file,
  * target_open_library's) closed. */
-size_t inject_lock_ranges(int fd, uintptr_t base, struct unsafe_range *out, size_t max)
+struct lock_ranges { uintptr_t base; struct unsafe_range *out; size_t n, max; };
+
+static void lock_range(const char *name, const Elf64_Sym *sym, void *ctx)
 {
     static const char *const names[] = {
         "malloc", "free", "calloc", "realloc", "reallocarray", "memalign", "posix_memalign", "aligned_alloc",
@@ -151,30 +154,19 @@ size_t inject_lock_ranges(int fd, uintptr_t base, struct unsafe_range *out, size
         "malloc_info", "mallopt", "dl_iterate_phdr", "dlopen", "dlmopen", "dlclose", "dlsym", "dlvsym", "dladdr",
         "dladdr1", "dlinfo", "fork", "_Fork", "__libc_dlopen_mode", "__libc_dlsym", "__libc_dlclose",
     };
-    size_t n = 0;
-    struct stat st;
-    if (fd < 0) return 0;
-    const char *img = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)sizeof(Elf64_Ehdr)
-                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (img == MAP_FAILED) return 0;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-    if (!memcmp(img, ELFMAG, SELFMAG) && eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) <= (uint64_t)st.st_size) {
-        const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-        for (int i = 0; i < eh->e_shnum; i++) {
-            if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
-            const Elf64_Sym *sym = (const Elf64_Sym *)(img + sh[i].sh_offset);
-            const char *str = img + sh[sh[i].sh_link].sh_offset;
-            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym && n < max; k++) {
-                if (!sym[k].st_value || !sym[k].st_size || ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC) continue;
-                for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-                    if (!strcmp(str + sym[k].st_name, names[j])) {
-                        out[n++] = (struct unsafe_range){ base + sym[k].st_value, base + sym[k].st_value + sym[k].st_size };
-                        break;
-                    }
-            }
+    struct lock_ranges *r = ctx;
+    if (r->n == r->max || !sym->st_size || ELF64_ST_TYPE(sym->st_info) != STT_FUNC) return;
+    for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+        if (!strcmp(name, names[j])) {
+            uintptr_t lo = r->base + sym->st_value;
+            r->out[r->n++] = (struct unsafe_range){ lo, lo + sym->st_size };
+            return;
         }
-    }
-    munmap((void *)img, (size_t)st.st_size);
-    return n;
+}
+
+size_t inject_lock_ranges(int fd, uintptr_t base, struct unsafe_range *out, size_t max)
+{
+    struct lock_ranges r = { base, out, 0, max };
+    elf_each_dynsym(fd, lock_range, &r);
+    return r.n;
 }
