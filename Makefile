@@ -345,3 +345,5 @@ $(B)/unit/mpq_%: tests/unit/mpq_%.c tests/unit/mpq_stubs.c tests/unit/check.h $(
 $(B)/unit/mpq_target_fs: mpquery/target_fs.c
 # (mpq_seccomp.c includes the two files of the seccomp check)
 $(B)/unit/mpq_seccomp: mpquery/seccomp_check.c mpquery/seccomp_calls.c
+# (mpq_elf_dynsym.c includes the reader it tests)
+$(B)/unit/mpq_elf_dynsym: mpquery/elf_dynsym.c

@@ -6,8 +6,9 @@
 # mpquery's containers (mpq_*): the id map (mpq_idmap), the string table
 # (mpq_strtab), top-N selection (mpq_top) and units (mpq_units); record --pid's
 # opening of a process's files through its root (mpq_target_fs), its seccomp
-# check's BPF interpreter and combination of filters (mpq_seccomp). Each program prints an "ok:" line per behaviour it checked
-# and stops at the first failed check, naming file:line and the expression.
+# check's BPF interpreter and combination of filters (mpq_seccomp), the
+# reader of a libc's dynamic symbols on hostile copies (mpq_elf_dynsym).
+# Each program prints an "ok:" line per behaviour it checked and stops at the first failed check, naming file:line and the expression.
 . "$(dirname "$0")/../lib/lib.sh"
 make -s -C "$ROOT" unit >make.log 2>&1 || { cat make.log; fail "make unit failed"; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
