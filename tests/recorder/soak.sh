@@ -1,9 +1,9 @@
-# Soak (SOAK_SECONDS, default 60) of a 2-thread allocation-heavy program with
+# Soak (SOAK_SECONDS, default 30) of a 2-thread allocation-heavy program with
 # MP_INTERVAL=1: the profiler's own memory is flat after warm-up, and each
 # interval snapshot writes only the rows that changed (the 16 busy
 # (stack, thread) pairs), so the database grows with what changed.
 . "$(dirname "$0")/../lib/lib.sh"
-S=${SOAK_SECONDS:-60}
+S=${SOAK_SECONDS:-30}
 MP_INTERVAL=1 profile a.db $B/tests/soak $S 2>err || fail "program failed"
 n=$(q a.db "SELECT count(*) FROM snapshot WHERE reason = 'interval'")
 [ "$n" -ge $((S - 2)) ] || fail "expected about $S interval snapshots, got $n"
