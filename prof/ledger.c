@@ -3,8 +3,9 @@
  * Ranges whose owner is known (the program's mappings, the profiler's, the
  * allocator's heaps and mmapped chunks, thread stacks, the modules' bss)
  * claim their part of a VMA; where a claim covers part of a VMA only (the
- * kernel merges adjacent anonymous mappings), its resident bytes are
- * counted page by page from /proc/self/pagemap. The rest of a VMA goes to
+ * kernel merges adjacent anonymous mappings), that VMA's resident bytes
+ * are counted page by page from /proc/self/pagemap, claims and rest alike.
+ * The rest of a VMA goes to
  * the line its kind says ([heap], [stack], a file: modules), an unclaimed
  * anonymous VMA to 'unexplained'. The heap's resident bytes are split by
  * the profiler's live bytes and mallinfo2(). Runs inside the flush; its
