@@ -3,8 +3,9 @@
  * Ranges whose owner is known (the program's mappings, the profiler's, the
  * allocator's heaps and mmapped chunks, thread stacks, the modules' bss)
  * claim their part of a VMA; where a claim covers part of a VMA only (the
- * kernel merges adjacent anonymous mappings), its resident bytes are
- * counted page by page from /proc/self/pagemap. The rest of a VMA goes to
+ * kernel merges adjacent anonymous mappings), that VMA's resident bytes
+ * are counted page by page from /proc/self/pagemap, claims and rest alike.
+ * The rest of a VMA goes to
  * the line its kind says ([heap], [stack], a file: modules), an unclaimed
  * anonymous VMA to 'unexplained'. The heap's resident bytes are split by
  * the profiler's live bytes and mallinfo2(). Runs inside the flush; its
@@ -399,29 +400,38 @@ static int gone(const struct vma *v)
 
 /* Each VMA's resident bytes to lines (bytes) and its size to sizes; heap
  * bytes (the arenas') go to L_FREE, split later. The rest of a VMA nobody
- * claimed: its line's size is what the claims left of it. */
+ * claimed: its line's size is what the claims left of it. A VMA claimed in
+ * part is counted from the page table alone, its claims and the rest, and
+ * its resident bytes are their sum: its Rss in smaps is of an earlier
+ * moment, and a page made resident since (a thread writing a table of the
+ * profiler's that the kernel merged with the program's 4 MiB chunk above
+ * it into one VMA) came off the last claim, the chunk's live bytes. */
 static void attribute(uint64_t bytes[NACC], uint64_t sizes[NACC])
 {
     size_t k = 0;
     for (size_t i = 0; i < L.nvmas; i++) {
         const struct vma *v = &L.vmas[i];
         if (gone(v)) continue;
-        bytes[L_RSS] += v->rss;
         while (k < L.nclaims && L.claims[k].hi <= v->lo) k++;
-        uint64_t claimed = 0, claimed_size = 0;
+        int part = k < L.nclaims && L.claims[k].lo < v->hi && (L.claims[k].lo > v->lo || L.claims[k].hi < v->hi);
+        int walk = part && v->rss && L.pagemap >= 0;
+        uint64_t claimed = 0, claimed_size = 0, rest = 0;
+        uintptr_t at = v->lo;
         for (size_t j = k; j < L.nclaims && L.claims[j].lo < v->hi; j++) {
             const struct claim *c = &L.claims[j];
             uintptr_t lo = c->lo > v->lo ? c->lo : v->lo, hi = c->hi < v->hi ? c->hi : v->hi;
-            uint64_t r = lo == v->lo && hi == v->hi ? v->rss : v->rss ? resident(lo, hi) : 0;
-            if (r > v->rss - claimed) r = v->rss - claimed;
+            uint64_t r = walk ? resident(lo, hi) : part ? 0 : v->rss;
+            rest += walk ? resident(at, lo) : 0;
             bytes[line_of_owner(c->owner, v)] += r;
             sizes[line_of_owner(c->owner, v)] += hi - lo;
-            claimed += r, claimed_size += hi - lo;
+            claimed += r, claimed_size += hi - lo, at = hi;
             if (hi == v->hi) break;
         }
-        enum line rest = line_of_owner(O_NONE, v);
-        bytes[rest] += v->rss - claimed;
-        if (rest == L_STACKS || rest == L_MODULES) sizes[rest] += v->hi - v->lo - claimed_size;
+        rest = walk ? rest + resident(at, v->hi) : v->rss - claimed;
+        bytes[L_RSS] += claimed + rest;
+        enum line rest_line = line_of_owner(O_NONE, v);
+        bytes[rest_line] += rest;
+        if (rest_line == L_STACKS || rest_line == L_MODULES) sizes[rest_line] += v->hi - v->lo - claimed_size;
     }
 }
 

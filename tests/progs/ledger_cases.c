@@ -5,9 +5,16 @@
  *   fork:      32 MiB block and 64 MiB mapping written, then a fork child
  *              that only reads them and exits (its own ledger)
  *   shared:    a MAP_SHARED|MAP_ANONYMOUS mapping of 16 MiB (8 touched) and
- *              a memfd mapping of 32 MiB (4 touched) */
+ *              a memfd mapping of 32 MiB (4 touched)
+ *   growing:   a 4 MiB block written whole, a 16 MiB mapping right below
+ *              its chunk (one VMA for the kernel) whose pages a thread
+ *              keeps touching, 5 snapshots labelled "growing" meanwhile */
 #define _GNU_SOURCE
+#include "mallocprof.h"
+
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +24,8 @@
 
 #define MiB (1024 * 1024)
 
-/* "NAME rss=KiB size=KiB" of the VMA holding p, from smaps */
-static void show(const char *name, uintptr_t a)
+/* "NAME rss=KiB size=KiB" of the VMA holding p, from smaps; its start */
+static unsigned long show(const char *name, uintptr_t a)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     char line[512];
@@ -34,6 +41,50 @@ static void show(const char *name, uintptr_t a)
     }
     if (f) fclose(f);
     fflush(stdout);
+    return lo;
+}
+
+static char *growing;
+static _Atomic int stop;
+
+/* a page of the mapping every 20 us, and again after a pass */
+static void *toucher(void *arg)
+{
+    (void)arg;
+    struct timespec pause = { 0, 20000 };
+    while (!stop) {
+        for (size_t i = 0; i < 16 * MiB && !stop; i += 4096) growing[i] = 1, nanosleep(&pause, NULL);
+        madvise(growing, 16 * MiB, MADV_DONTNEED);
+    }
+    return NULL;
+}
+
+/* The block's chunk (4 MiB and a page: glibc's header) goes into a hole of
+ * its size at the top of a reservation (the kernel's highest gap), the
+ * mapping takes the reservation's rest, right below the chunk */
+static int grow_beside(void)
+{
+    size_t chunk = 4 * MiB + 4096;
+    char *r = MAP_FAILED, *b = NULL;
+    for (int tries = 0; tries < 20 && b != r + 16 * MiB + 16; tries++) {
+        if (b) memset(b, 1, 4 * MiB), munmap(r, 16 * MiB);  /* b went to a higher gap: it stays there, written */
+        r = mmap(NULL, 16 * MiB + chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (r == MAP_FAILED || munmap(r + 16 * MiB, chunk)) return 2;
+        b = malloc(4 * MiB);
+    }
+    if (b != r + 16 * MiB + 16) return 3;
+    memset(b, 1, 4 * MiB);
+    growing = mmap(r, 16 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (growing != r) return 4;
+    growing[0] = 1;
+    show("both", (uintptr_t)b);
+    pthread_t t;
+    if (pthread_create(&t, NULL, toucher, NULL)) return 2;
+    struct timespec step = { 0, 50 * 1000 * 1000 };
+    for (int i = 0; i < 5; i++) nanosleep(&step, NULL), mp_snapshot("growing");
+    stop = 1;
+    pthread_join(t, NULL);
+    return b[7] == 1 ? 0 : 5;
 }
 
 int main(int argc, char **argv)
@@ -68,5 +119,6 @@ int main(int argc, char **argv)
         show("shared", (uintptr_t)s), show("memfd", (uintptr_t)f);
         return 0;
     }
+    if (!strcmp(mode, "growing")) return grow_beside();
     return 2;
 }
