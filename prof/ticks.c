@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static struct tick_point points[2 * TICK_POINTS];
@@ -74,7 +75,10 @@ uint64_t ticks_rss(void)
     char buf[128];
     int fd = mp_kept_fd_ours(KEPT_STATM);
     if (fd < 0) return atomic_load_explicit(&last, memory_order_relaxed);
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    /* the system call itself: pread is a cancellation point, and an
+     * allocating thread takes points it is late for (record_poll): a
+     * pending deferred cancel must not land inside its malloc */
+    ssize_t n = mp_raw_syscall(SYS_pread64, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
     if (n <= 0) return atomic_load_explicit(&last, memory_order_relaxed);
     buf[n] = 0;
     const char *p = buf;
