@@ -221,7 +221,7 @@ static int seize_safe(struct inject *in, const struct inject_where *w)
             continue;
         }
         if (ptrace(PTRACE_GETREGS, tid, 0, &in->regs) == 0 && safe_point(&in->regs, w->unsafe, w->nunsafe) &&
-            inject_stack_safe(in->pid, &in->regs, w))
+            inject_stack_safe(in->pid, tid, &in->regs, w))
             in->tid = tid, rc = 1;
         else
             ptrace(PTRACE_DETACH, tid, 0, 0);

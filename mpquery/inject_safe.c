@@ -1,5 +1,7 @@
 /* Whether a thread may be called into, judged on its whole stack (issue
- * 41): the innermost frame is inject.c's; here every word from the stack
+ * 41): the innermost frame is inject.c's; here its frames as its CFI
+ * unwinds them (inject_unwind.c), or where that cannot reach the outermost
+ * frame by CFI alone (code without it: a JIT's), every word from the stack
  * pointer up (256 KiB at most, within its mapping) is looked at. One that
  * is the return address of a call into the allocator's entry points, the
  * dynamic loader or the profiler makes the thread unsafe (a lock may be
@@ -73,9 +75,14 @@ static int in_ranges(uintptr_t a, const struct unsafe_range *u, size_t n)
     return 0;
 }
 
+int inject_in_locks(uintptr_t a, const struct inject_where *w)
+{
+    return in_ranges(a, w->locks, w->nlocks);
+}
+
 /* libc's signal return code (__restore_rt: mov $15, %rax; syscall), found
  * once a process. */
-static uintptr_t restorer(pid_t pid, const struct inject_where *w)
+uintptr_t inject_restorer(pid_t pid, const struct inject_where *w)
 {
     static pid_t for_pid;
     static uintptr_t at;
@@ -94,7 +101,7 @@ static uintptr_t restorer(pid_t pid, const struct inject_where *w)
  * kernel moved back there before saving the context). Which call it was
  * is not saved; one made inside the allocator or the loader leaves their
  * frames above it, which the scan finds. */
-static int context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
+int inject_context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
 {
     uint8_t insn[4] = { 0 };
     int in_call = inject_mem(pid, ip - 2, insn, 4, 0) == 0 &&
@@ -120,7 +127,7 @@ static int scan(pid_t pid, uintptr_t sp, const struct inject_where *w, uintptr_t
     for (size_t i = 0; safe && i < nw; i++) {
         if (rt && word[i] == rt && i + 1 + 5 + 17 < nw) {
             const uint64_t *mc = word + i + 1 + 5;          /* uc_flags, uc_link, uc_stack, then the registers */
-            safe = context_safe(pid, mc[16], w);
+            safe = inject_context_safe(pid, mc[16], w);
             if (mc[15] < sp || mc[15] >= sp + n) *next = mc[15];
         } else if (in_ranges(word[i], w->locks, w->nlocks) && after_call(pid, word[i])) {
             safe = 0;
@@ -130,9 +137,11 @@ static int scan(pid_t pid, uintptr_t sp, const struct inject_where *w, uintptr_t
     return safe;
 }
 
-int inject_stack_safe(pid_t pid, const struct user_regs_struct *r, const struct inject_where *w)
+int inject_stack_safe(pid_t pid, pid_t tid, const struct user_regs_struct *r, const struct inject_where *w)
 {
-    uintptr_t rt = restorer(pid, w), sp = r->rsp;
+    int known = inject_unwound_safe(pid, tid, w);
+    if (known >= 0) return known;
+    uintptr_t rt = inject_restorer(pid, w), sp = r->rsp;
     for (int i = 0; sp && i < MAX_CONTEXTS; i++) {
         uintptr_t next;
         if (!scan(pid, sp, w, rt, &next)) return 0;

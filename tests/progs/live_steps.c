@@ -23,13 +23,10 @@ static void pause_ms(long ms)
 }
 
 /* LIVE_STEPS_GATE: step s done; then, unless it was the last, wait for the
- * next one's go (no allocation: the counts stay those of the steps). The
- * path is static: record --pid judges a thread's safety on every word of
- * its stack, and a buffer there full of stale return addresses into malloc
- * would keep it unsafe while it waits here. */
+ * next one's go (no allocation: the counts stay those of the steps) */
 static void gate_step(const char *gate, int s, int last)
 {
-    static char path[4096];
+    char path[4096];
     snprintf(path, sizeof path, "%s/done.%d", gate, s);
     int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
     if (fd >= 0) close(fd);
