@@ -212,7 +212,11 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     uint32_t *items = xmalloc(t->n * sizeof *items);
     size_t n = 0, nstacks = 0;
     for (uint32_t i = 1; i < t->n; i++)
-        if (own[i].v[c->out.by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
+        if (own[i].v[c->out.by] != 0 && rep[i] != NONE) items[n++] = i;
+    for (uint32_t r = 0; r < q->p->nrecorded; r++) {   /* not nmerged: a merged stack may have no --by */
+        uint32_t i = q->stack_node[q->p->recorded[r]];
+        nstacks += i != NONE && rep[i] != NONE && own[i].v[c->out.by] != 0 && q->sel.stack_c[r].v[c->out.by] != 0;
+    }
     counters total;
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
@@ -455,6 +459,9 @@ int cmd_top(int argc, char **argv)
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
+        OPTION_NATIVE("Python stacks with every native frame: the interpreter's\n"
+                      "(its loop, calls, allocators) and what ran the code\n"
+                      "(default: Python first, see below)"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"
                          "shows only the function it is compiled in"),
         OPTION_MODULE("append ' [module]' to named frames (frames without a\n"
