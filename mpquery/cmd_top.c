@@ -96,6 +96,11 @@ static const char more[] =
 "first frame where they differ is added. --callers prints every frame of\n"
 "the stack under its row, with file:line where known.\n"
 "\n"
+"Python first: a stack with Python frames starts at its outermost one, and\n"
+"the interpreter's frames under it (those of the module that calls Python\n"
+"frames: libpython, python3.X) are folded into the frame they serve, as in\n"
+"every view but show; --native shows them all. Totals never change.\n"
+"\n"
 "--per-thread: the N largest rows of each thread, in a first column 'thread'\n"
 "named 'NAME (tid N)' (NAME after the rules' thread lines) or, for the\n"
 "threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
@@ -459,9 +464,8 @@ int cmd_top(int argc, char **argv)
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
-        OPTION_NATIVE("Python stacks with every native frame: the interpreter's\n"
-                      "(its loop, calls, allocators) and what ran the code\n"
-                      "(default: Python first, see below)"),
+        OPTION_NATIVE("Python stacks with every native frame, the interpreter's\n"
+                      "(default: Python first, see --help-all)"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"
                          "shows only the function it is compiled in"),
         OPTION_MODULE("append ' [module]' to named frames (frames without a\n"
