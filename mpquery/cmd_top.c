@@ -459,13 +459,11 @@ int cmd_top(int argc, char **argv)
           .help = "the program's own mappings by stack (mmap, mremap, brk),\n"
                   "by mapped bytes (see below)" },
         { .name = "all-counters", .flag = &a.all_counters, .value = 1,
-          .help = "text: every counter (default: the --by counter and ncalls;\n"
-                  "csv and json always have every counter)" },
+          .help = "text: every counter (default: --by's and ncalls)" },
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
-        OPTION_NATIVE("Python stacks with every native frame, the interpreter's\n"
-                      "(default: Python first, see --help-all)"),
+        OPTION_NATIVE("Python stacks with every frame (default: Python first)"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"
                          "shows only the function it is compiled in"),
         OPTION_MODULE("append ' [module]' to named frames (frames without a\n"
