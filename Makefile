@@ -297,7 +297,7 @@ tests-build: $(B)/tests/symbol_choice
 # to build/fuzz/crash-*. Needs clang and its runtime, installed here.
 FUZZ_PKGS    := clang libclang-rt-dev
 FUZZ_SECONDS ?= 300
-FUZZ_MPQ     := mpquery/rules.c mpquery/rules_regex.c mpquery/view.c mpquery/dtree.c mpquery/output.c mpquery/escape.c mpquery/util.c mpquery/names.c mpquery/units.c
+FUZZ_MPQ     := mpquery/rules.c mpquery/rules_regex.c mpquery/view.c mpquery/view_python.c mpquery/dtree.c mpquery/output.c mpquery/escape.c mpquery/util.c mpquery/names.c mpquery/units.c
 FUZZ_FLAGS   := -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 $(B)/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(FUZZ_MPQ) $(wildcard mpquery/*.h)

@@ -447,6 +447,7 @@ int cmd_check(int argc, char **argv)
           .help = "sampled profiles: growth allowed, in standard deviations\n"
                   "of the sampling noise (default 5)" },
         OPTIONS_FILTER,
+        OPTION_NATIVE("Python stacks with every native frame, for the filters\n(default: Python first, as mpquery top --help-all says)"),
         OPTION_RUN(HELP_RUN), OPTION_EXE(HELP_EXE),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         { .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",

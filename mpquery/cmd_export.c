@@ -167,6 +167,7 @@ int cmd_export(int argc, char **argv)
           .help = "massif: sites below PCT% of the heap are merged (default 1.0)" },
         OPTIONS_FILTER,
         OPTION_LINES("frames as 'function (file:line)' (speedscope, folded)"),
+        OPTION_NATIVE("Python stacks with every native frame (default: Python\nfirst, as mpquery top --help-all says)"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
         OPTION_MODULE("append ' [module]' to named frames (speedscope, folded)"),
         OPTIONS_SELECT("select samples as in mpquery top --help (massif: every\nsnapshot, no --snapshot)"),

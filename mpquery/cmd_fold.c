@@ -35,6 +35,7 @@ static const struct opt opts[] = {
     OPTION_BY("the value, a counter (default memtot):\n" COUNTER_HELP),
     OPTIONS_FILTER,
     OPTION_LINES("frames as 'function (file:line)'"),
+    OPTION_NATIVE("Python stacks with every native frame (default: Python\nfirst, as mpquery top --help-all says)"),
     OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
     OPTION_MODULE("append ' [module]' to named frames"),
     OPTIONS_SELECT("select samples as in mpquery top --help"),

@@ -383,6 +383,7 @@ static int live_main(int argc, char **argv, int (*pid_done)(void *ctx), void *ct
         { .name = "once", .flag = &once, .value = 1,
           .help = "print one frame to stdout and exit (scripts, tests)" },
         OPTIONS_FILTER,
+        OPTION_NATIVE("Python stacks with every native frame (default: Python\nfirst, as mpquery top --help-all says)"),
         OPTIONS_SELECT_EACH,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
                       "a bare NAME also finds filters/NAME.rules)"),

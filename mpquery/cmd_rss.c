@@ -67,7 +67,7 @@ static const struct opt opts[] = {
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text (default), csv or json" },
     { .name = "output", .letter = 'o', .arg = "FILE", .str = &out_arg, .help = "write to FILE instead of stdout" },
     OPTIONS_RULES("a rules file for the stacks' names (repeatable)"),
-    OPTIONS_DISPLAY("frames: with file:line; without inlined frames; by module"),
+    OPTIONS_DISPLAY("frames: with file:line; all of a Python stack's; without inlined\nframes; by module"),
     OPTION_DEPTH,
     OPTIONS_READABLE,
     { 0 },

@@ -96,6 +96,11 @@ static const char more[] =
 "first frame where they differ is added. --callers prints every frame of\n"
 "the stack under its row, with file:line where known.\n"
 "\n"
+"Python first: a stack with Python frames starts at its outermost one, and\n"
+"the interpreter's frames under it (those of the module that calls Python\n"
+"frames: libpython, python3.X) are folded into the frame they serve, as in\n"
+"every view but show; --native shows them all. Totals never change.\n"
+"\n"
 "--per-thread: the N largest rows of each thread, in a first column 'thread'\n"
 "named 'NAME (tid N)' (NAME after the rules' thread lines) or, for the\n"
 "threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
@@ -212,7 +217,11 @@ static void stack_rows(const struct listing *l, const struct query *q, const cou
     uint32_t *items = xmalloc(t->n * sizeof *items);
     size_t n = 0, nstacks = 0;
     for (uint32_t i = 1; i < t->n; i++)
-        if (own[i].v[c->out.by] != 0 && rep[i] != NONE) items[n++] = i, nstacks += nmerged[i];
+        if (own[i].v[c->out.by] != 0 && rep[i] != NONE) items[n++] = i;
+    for (uint32_t r = 0; r < q->p->nrecorded; r++) {   /* not nmerged: a merged stack may have no --by */
+        uint32_t i = q->stack_node[q->p->recorded[r]];
+        nstacks += i != NONE && rep[i] != NONE && own[i].v[c->out.by] != 0 && q->sel.stack_c[r].v[c->out.by] != 0;
+    }
     counters total;
     section_total(t, own, &total);
     if (c->out.format == FMT_TEXT) {
@@ -450,11 +459,11 @@ int cmd_top(int argc, char **argv)
           .help = "the program's own mappings by stack (mmap, mremap, brk),\n"
                   "by mapped bytes (see below)" },
         { .name = "all-counters", .flag = &a.all_counters, .value = 1,
-          .help = "text: every counter (default: the --by counter and ncalls;\n"
-                  "csv and json always have every counter)" },
+          .help = "text: every counter (default: --by's and ncalls)" },
         OPTIONS_FILTER,
         OPTION_DEPTH,
         OPTION_LINES("show frames as 'function (file:line)'"),
+        OPTION_NATIVE("Python stacks with every frame (default: Python first)"),
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0): each address\n"
                          "shows only the function it is compiled in"),
         OPTION_MODULE("append ' [module]' to named frames (frames without a\n"

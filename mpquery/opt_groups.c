@@ -34,6 +34,7 @@ int view_option(struct view_opts *o, const char *cmd, int id, const char *arg)
     case OPT_NO_INLINE: o->no_inline = 1; return 0;
     case OPT_LINES: o->lines = 1; return 0;
     case OPT_MODULE: o->module = 1; return 0;
+    case OPT_NATIVE: o->native = 1; return 0;
     case OPT_FILTER: return option_list_add(o->filter, &o->nfilter, cmd, "--filter", arg, "at most 64 of them");
     }
     return option_list_add(o->exclude, &o->nexclude, cmd, "--exclude", arg, "at most 64 of them");

@@ -11,6 +11,9 @@
  * root→leaf: the innermost `root` frame restarts the path, then the
  * outermost `prune` frame ends it, then `drop` frames are removed; with
  * --no-inline, inlined frames (inline_depth > 0) are skipped entirely.
+ * A stack with Python frames gets more of these flags, unless --native
+ * (view_python.c: a root on its outermost Python frame, the interpreter's
+ * frames below it dropped).
  * Filters (--filter, --exclude, leaks' suppressions) mark display nodes,
  * not stacks (t->left_out): a path is kept or left out whole, and the
  * listing (common.c) takes the counters of those left out aside to report
@@ -282,12 +285,13 @@ int view_build(const struct profile *p, const struct view_opts *o,
         t->label = xrealloc(t->label, t->cap * sizeof *t->label);
     }
     uint8_t *pruned = xcalloc(p->nstacks, 1);
+    uint8_t *python = o->native ? NULL : view_python_flags(p);
     for (size_t k = 0; k < p->nstacks; k++) {
         uint32_t s = p->stack_order[k];
         const struct stack *st = &p->stacks[s];
         uint32_t node = st->parent == NONE ? 0 : stack_node[st->parent];
         uint8_t was_pruned = st->parent == NONE ? 0 : pruned[st->parent];
-        unsigned fl = fflags[st->frame];
+        unsigned fl = fflags[st->frame] | (python ? python[s] : 0);
         if (fl & SKIP) {
             /* inherit */
         } else if (fl & RULE_ROOT) {
@@ -311,6 +315,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
     int rc = 0;
     if (o->nfilter || o->nexclude || o->suppress || o->builtin) rc = mark_left_out(t, o, err, errlen);
     free(pruned);
+    free(python);
     free(flabel);
     free(fflags);
     free(nm.fn_label);

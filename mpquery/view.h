@@ -1,8 +1,9 @@
 /* The display tree (view.c): the paths of frame labels after the rules,
- * as a trie onto which commands map the selected stacks; frame names for
- * people (names.c); and the display's options (--lines, --no-inline,
- * --module, --filter, --exclude), which parse_options parses into struct
- * view_opts (view_option). */
+ * as a trie onto which commands map the selected stacks, Python stacks
+ * shown Python first (view_python.c); frame names for people (names.c);
+ * and the display's options (--lines, --no-inline, --module, --native,
+ * --filter, --exclude), which parse_options parses into struct view_opts
+ * (view_option). */
 #ifndef MPQUERY_VIEW_H
 #define MPQUERY_VIEW_H
 
@@ -55,6 +56,7 @@ enum { LEFT_FILTERS = 1, LEFT_BUILTIN = 2 };
 struct view_opts {
     const struct ruleset *rules;
     int no_inline, lines, module;
+    int native;                             /* --native: every frame of a Python stack (view_python.c) */
     int collapse, no_signatures;            /* function names shortened after the rules (names.c):
                                                the rules' collapse-templates, no parameter lists */
     const char *filter[64]; size_t nfilter;     /* --filter / --exclude */
@@ -108,14 +110,20 @@ void frame_base_name(const struct profile *p, uint32_t frame, struct strbuf *out
 int frame_has_address(const struct profile *p, const struct frame *f);
 /* f is a Python frame (MP_PYTHON): its module is its .py file */
 int frame_is_python(const struct profile *p, const struct frame *f);
+/* view_python.c: per stack of p, the rule flags that show it Python
+ * first, added to its frame's: RULE_ROOT on the outermost Python frame of
+ * its path, RULE_DROP on a frame of the interpreter's modules below it;
+ * NULL (nothing to add) when p has no Python frame. */
+uint8_t *view_python_flags(const struct profile *p);
 
 /* ---------------------------------------------------------------- options */
 /* The display's options (an id's high byte is its group: options.h). */
-enum { OPT_NO_INLINE = 3 << 8, OPT_LINES, OPT_MODULE, OPT_FILTER, OPT_EXCLUDE };
+enum { OPT_NO_INLINE = 3 << 8, OPT_LINES, OPT_MODULE, OPT_FILTER, OPT_EXCLUDE, OPT_NATIVE };
 #define OPTION_LINES(h)     { .name = "lines", .id = OPT_LINES, .help = (h) }
 #define OPTION_NO_INLINE(h) { .name = "no-inline", .id = OPT_NO_INLINE, .help = (h) }
 #define OPTION_MODULE(h)    { .name = "module", .id = OPT_MODULE, .help = (h) }
-#define OPTIONS_DISPLAY(h)  OPTION_LINES(NULL), OPTION_NO_INLINE(NULL), OPTION_MODULE(h)
+#define OPTION_NATIVE(h)    { .name = "native", .id = OPT_NATIVE, .help = (h) }
+#define OPTIONS_DISPLAY(h)  OPTION_LINES(NULL), OPTION_NATIVE(NULL), OPTION_NO_INLINE(NULL), OPTION_MODULE(h)
 #define OPTIONS_FILTER \
     { .name = "filter", .id = OPT_FILTER, .arg = "RE", \
       .help = "keep only stacks with a frame matching RE (POSIX ERE, on\n" \

@@ -19,14 +19,16 @@ assert_eq "$(q a.db "SELECT ncalls, memtot, nfree, memlive FROM stack_totals WHE
                      AND path LIKE '%;PyEval_EvalCode;<module>;<listcomp>;_PyObject_MakeTpCall;%'")" \
     "300|30054750|300|0" "bytes: 300 objects of 100033..100332 bytes, freed"
 assert_eq "$(q a.db "SELECT count(*) FROM thread")" 5 "5 threads (main + 4)"
-# filters/cpython.rules on Debian's interpreter (python3.11, static functions
+# filters/cpython.rules with --native (every frame, mpquery/view_python.c:
+# by default the views fold the interpreter's frames themselves) on
+# Debian's interpreter (python3.11, static functions
 # unnamed): a stack starts where Python code runs, not at the frames of
 # start-up between _PyRun_SimpleFileObject and PyEval_EvalCode
 # (pyrun_file, run_mod, run_eval_code_obj: python3.11+0x... here)
-raw=$("$MPQ" fold a.db --no-default-rules)
+raw=$("$MPQ" fold a.db --no-default-rules --native)
 above=$(printf '%s\n' "$raw" | grep -o ';_PyRun_SimpleFileObject;[^;]*;[^;]*;[^;]*;PyEval_EvalCode;' | cut -d';' -f3 | sort -u)
 assert_match "$above" '^python3\.[0-9]+\+0x[0-9a-f]+$' "raw stacks: one unnamed frame (pyrun_file) under _PyRun_SimpleFileObject: $above"
-ruled=$("$MPQ" fold a.db --rules cpython)
+ruled=$("$MPQ" fold a.db --rules cpython --native)
 # (run_eval_code_obj's own pymalloc blocks, made before it evaluates, do
 # start there: pymalloc is seen since python.c)
 assert_eq "$(printf '%s\n' "$ruled" | grep -c -e "^$above;.*;<module>;" -e '^_start;' -e '^Py_BytesMain;' -e ';_PyEval_EvalFrameDefault;')" 0 \

@@ -5,7 +5,8 @@
 # show (text and csv), fold, flame and the exports (speedscope, pprof,
 # massif, folded) name them by function (and file:line where the view
 # has one), never py_names.py+0x… nor massif's 0x…: prefix; pprof gives
-# their locations no address and no mapping.
+# their locations no address and no mapping (the interpreter's frames are
+# folded: its mapping is there with --native).
 source "$(dirname "$0")/../lib/runtime.sh"
 source "$ROOT/tests/lib/views.sh"
 need python3 python3 /usr/bin/python3
@@ -43,4 +44,10 @@ assert_match "$(cat massif.txt)" " n1: [0-9]+ JSONDecoder\.raw_decode \(decoder\
 assert_eq "$(grep -E ' (JSONDecoder\.raw_decode|decode_all)$' pprof.txt | sort -u)" "0 - JSONDecoder.raw_decode
 0 - decode_all" "pprof: Python frames' locations without address or mapping"
 assert_eq "$(grep -c '^mapping .*\.py$' pprof.txt)" 0 "pprof: no mapping for a .py file"
-assert_match "$(grep -c '^mapping /usr/bin/python3\.11$' pprof.txt)" '^1$' "pprof: the interpreter's mapping"
+# Python first (mpquery/view_python.c): the interpreter's frames are
+# folded, the C scanner's (_json) stay; --native keeps the interpreter's
+assert_eq "$(grep '^mapping ' pprof.txt | sed 's,.*/,,')" "_json.cpython-311-x86_64-linux-gnu.so" \
+    "pprof: the mapping of the C scanner's module, not the interpreter's"
+"$MPQ" export a.db --native --filter '^JSONDecoder\.raw_decode$' --format pprof -o native.pb.gz -q || fail "export --native"
+$PY3 "$ROOT/tests/lib/pprof_locations.py" native.pb.gz >native.txt || fail "pprof_locations.py cannot read the --native pprof"
+assert_match "$(grep -c '^mapping /usr/bin/python3\.11$' native.txt)" '^1$' "pprof --native: the interpreter's mapping"
