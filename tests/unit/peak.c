@@ -1,4 +1,4 @@
-/* The peak (prof/peak.c, peak.h) with its readers (prof/readers.c), on the
+/* The peak (prof/core/peak.c, peak.h) with its readers (prof/core/readers.c), on the
  * real thread registry and slots (threads.c, slots.c):
  *  - copy on write on one thread: captures at exact points, a thread's
  *    counters and a slot read as at each epoch, saved by their first change
