@@ -259,23 +259,18 @@ extern MP_TLS sigjmp_buf *mp_recover;
         }                                                                    \
         mp_recover = outer_;                                                 \
     } while (0)
-void signals_hold(sigset_t *old);              /* around the profiler's own malloc calls */
+/* sigmask.c: signals held around the profiler's own malloc calls (and
+ * cancellation off); the fatal signal being handled stays deliverable */
+void signals_hold(sigset_t *old);
 void signals_release(const sigset_t *old);
-void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
+extern volatile sig_atomic_t mp_signal_dying;
 
-/* ------------------------------------------------------------ lifecycle.c */
+/* ------------------------------------------------------------ proc.c */
+/* The process as the lower layers read it; process/ sets it. */
 double mp_now(void);
 extern char mp_run_token[64];
 extern double mp_start_time;    /* when profiling of this process began */
-void background_after_fork_child(void);
-void fork_init(void);           /* fork.c: the atfork handlers */
-void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
-/* fork.c's handlers for a process made without fork (clone.c): before,
- * then after in the parent (child 0) or the child (1) */
-void fork_before(void);
-void fork_after(int child);
-long mp_raw_syscall(long n, long a, long b, long c, long d, long e, long f);   /* clone.c: errno set as syscall(2)'s */
-void mp_ensure_init(void);
+long mp_raw_syscall(long n, long a, long b, long c, long d, long e, long f);   /* errno set as syscall(2)'s */
 extern _Atomic int mp_initialized;
 extern pid_t mp_pid;            /* getpid() as of init or fork (not vfork) */
 /* getppid() then: the process's parent is the one that started it, even
@@ -285,6 +280,24 @@ extern pid_t mp_ppid;
 /* How the process is ending, for process.ended ("exit 0", "exec",
  * "signal SIGSEGV"), set just before its last snapshot; "" until then. */
 extern char mp_ended[32];
+/* 1 when the library was loaded into a running process (mpquery record
+ * --pid) rather than preloaded: dormant until mp_attach, between sessions
+ * after mp_detach. */
+extern int mp_attach_mode;
+struct dl_phdr_info;
+/* The address range [lo, hi) of an object's loadable segments (lo >= hi: none). */
+void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
+
+/* ------------------------------------------------------------ lifecycle.c */
+void background_after_fork_child(void);
+void fork_init(void);           /* fork.c: the atfork handlers */
+void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
+/* fork.c's handlers for a process made without fork (clone.c): before,
+ * then after in the parent (child 0) or the child (1) */
+void fork_before(void);
+void fork_after(int child);
+void mp_ensure_init(void);
 /* The last snapshot of a session that ends while the process goes on
  * (attach.c's detach: reason detach; clone.c's child about to leave
  * with the exit system call: reason exit): process.ended = how. */
@@ -296,10 +309,6 @@ void background_pause(int stop);    /* the profiler's thread stopped (1) or star
 void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
 
 /* ------------------------------------------------------------ attach.c, got.c */
-/* 1 when the library was loaded into a running process (mpquery record
- * --pid) rather than preloaded: dormant until mp_attach, between sessions
- * after mp_detach. */
-extern int mp_attach_mode;
 int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
 int attach_idle(void);             /* loaded by mpquery, no session under way: nothing to do */
 int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */

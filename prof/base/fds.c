@@ -204,14 +204,13 @@ static int find_libunwind(struct dl_phdr_info *info, size_t size, void *arg)
 
 MP_EXPORT int pipe2(int fds[2], int flags)
 {
-    static int (*real)(int[2], int);
-    if (!real) real = (int (*)(int[2], int))dlsym(RTLD_NEXT, "pipe2");
-    if (!real) {
+    HOOKS_READY();
+    if (!mp_next.pipe2) {
         errno = ENOSYS;
         return -1;
     }
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-    int rc = real(fds, flags);
+    int rc = mp_next.pipe2(fds, flags);
     if (rc != 0) return rc;
     if (!unwind_hi) dl_iterate_phdr(find_libunwind, (void *)(uintptr_t)&unw_backtrace);
     if (caller >= unwind_lo && caller < unwind_hi) {

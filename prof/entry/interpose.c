@@ -17,13 +17,10 @@
 #include <malloc.h>
 #include <string.h>
 
-struct mp_next mp_next;
-
 /* ------------------------------------------------------------ bootstrap */
 
 static char bootstrap[256 << 10] __attribute__((aligned(CACHE_LINE)));
 static size_t boot_used;
-static int resolving;
 
 static inline int is_boot(const void *p)
 {
@@ -43,23 +40,10 @@ static void *boot_alloc(size_t size)
     return bootstrap + at + 16;
 }
 
-/* The malloc family first (while it resolves, allocations are served from
- * the bootstrap buffer), then the rest. */
-void hooks_resolve(void)
-{
-    if (resolving || mp_next.sigaction) return;
-    resolving = 1;
-#define MP_HOOK_RESOLVE(name, ret, params) \
-    __atomic_store_n(&mp_next.name, (ret(*) params)dlsym(RTLD_NEXT, #name), __ATOMIC_RELEASE);
-    MP_HOOKS(MP_HOOK_RESOLVE)
-#undef MP_HOOK_RESOLVE
-    resolving = 0;
-}
-
 #define ENSURE_REAL(fallback)                                                 \
     do {                                                                      \
         if (unlikely(!mp_next.sigaction)) {                                   \
-            if (resolving) return fallback;                                   \
+            if (mp_hooks_resolving) return fallback;                          \
             hooks_resolve();                                                  \
         }                                                                     \
     } while (0)

@@ -23,7 +23,6 @@
 #include <link.h>
 #include <sqlite3.h>
 
-int mp_attach_mode;
 static int attached;
 static char settings[8192];
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -18,19 +18,6 @@
 #include <stdio.h>
 #include <sys/syscall.h>
 
-long mp_raw_syscall(long n, long a, long b, long c, long d, long e, long f)
-{
-    register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    if ((unsigned long)ret > -4096UL) {
-        errno = (int)-ret;
-        return -1;
-    }
-    return ret;
-}
-
 /* A new process this file handles: no shared memory, no shared
  * descriptor table, the caller's stack copied (none given). */
 static int a_process(unsigned long long flags, unsigned long long stack)

@@ -19,7 +19,6 @@
  * thread is inside the allocator or the profiler: a signal handler that
  * interrupted malloc and calls _exit (async-signal-safe) must not re-enter
  * the allocator in the middle of its call. */
-char mp_ended[32];
 /* The status given to exit() by the program (its calls reach ours), and
  * the one libc's exit was given, whoever called it (on_exit_status): a
  * return from main reaches libc's exit directly. -1: none. */

@@ -34,20 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-_Atomic int mp_initialized;
-pid_t mp_pid, mp_ppid;
-char mp_run_token[64];
-double mp_start_time;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t wakeup;
 static _Atomic int signal_pending;
-
-double mp_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ------------------------------------------------------------ background */
 
@@ -432,18 +421,16 @@ static int single_threaded_call(long (*call)(long, long), long a, long b)
 static long call_unshare(long flags, long unused)
 {
     (void)unused;
-    static int (*real)(int);
-    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "unshare");
-    if (!real) return errno = ENOSYS, -1;
-    return real((int)flags);
+    HOOKS_READY();
+    if (!mp_next.unshare) return errno = ENOSYS, -1;
+    return mp_next.unshare((int)flags);
 }
 
 static long call_setns(long fd, long nstype)
 {
-    static int (*real)(int, int);
-    if (!real) real = (int (*)(int, int))dlsym(RTLD_NEXT, "setns");
-    if (!real) return errno = ENOSYS, -1;
-    return real((int)fd, (int)nstype);
+    HOOKS_READY();
+    if (!mp_next.setns) return errno = ENOSYS, -1;
+    return mp_next.setns((int)fd, (int)nstype);
 }
 
 MP_EXPORT int unshare(int flags)

@@ -56,7 +56,7 @@ static struct {
 } state[NSIG];
 
 static MP_TLS int fatal_pending;
-static volatile sig_atomic_t dying;     /* the signal being handled, for the alarm */
+#define dying mp_signal_dying     /* the signal being handled, for the alarm (sigmask.c keeps it deliverable) */
 
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -129,8 +129,6 @@ static int is_fault(int sig, const siginfo_t *si)
     return si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL);
 }
 
-MP_TLS sigjmp_buf *mp_recover;
-
 /* A fault in a recoverable stretch of the profiler's (base.h); not one of a
  * program's handler that interrupted it (MP_IN_HANDLER): that is the program's. */
 static void recover_fault(int sig, const siginfo_t *si)
@@ -173,37 +171,6 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
     last_snapshot(sig);
     if (!is_fault(sig, si)) raise(sig);
     errno = saved_errno;
-}
-
-/* While the profiler itself calls the real malloc (an unwind rule, symbols,
- * the flush, init), the thread's signals wait: a program's handler that
- * allocates would otherwise re-enter glibc's malloc in the middle of the
- * profiler's own call (glibc's malloc is not async-signal-safe). Faults and
- * SIGABRT stay deliverable, and so do SIGALRM and the signal being handled
- * while a fatal signal's last snapshot is written (its time bound, and a
- * second Ctrl-C). */
-/* The profiler's own work on a program's thread (reading files, SQLite,
- * libdw) passes cancellation points (open, read, write, fcntl), though the
- * malloc or exit that started it is not one: a pending deferred cancel
- * would end the thread in the middle, holding the loader's lock or ours.
- * Cancellation is off from the outermost hold to its release. */
-static MP_TLS int hold_depth, hold_cancel_state;
-
-void signals_hold(sigset_t *old)
-{
-    if (hold_depth++ == 0) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &hold_cancel_state);
-    sigset_t set;
-    sigfillset(&set);
-    int keep[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) sigdelset(&set, keep[i]);
-    if (dying) sigdelset(&set, SIGALRM), sigdelset(&set, dying);
-    pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-void signals_release(const sigset_t *old)
-{
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-    if (--hold_depth == 0) pthread_setcancelstate(hold_cancel_state, NULL);
 }
 
 /* The thread's way out of the allocator or the profiler, with work left by

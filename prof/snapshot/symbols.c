@@ -207,18 +207,6 @@ static int mapped_file(uintptr_t addr, char *path, size_t size)
     return found;
 }
 
-void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
-{
-    *lo = UINTPTR_MAX, *hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < *lo) *lo = a;
-        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
-    }
-}
-
 /* Reports the loaded objects to a Dwfl from the loader's own list
  * (dl_iterate_phdr) with their exact load bias. /proc/self/maps would also
  * show the files libdw itself maps to read them, and after a dlclose and a

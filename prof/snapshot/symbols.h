@@ -16,9 +16,6 @@ int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
  * unloaded objects differ from `seen` (updated). NULL if it cannot be made. */
 #include <elfutils/libdwfl.h>
 Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2]);
-/* The address range [lo, hi) of an object's loadable segments (lo >= hi: none). */
-struct dl_phdr_info;
-void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */

@@ -1,12 +1,14 @@
 /* Every libc function the recorder interposes (and malloc_usable_size,
- * which it calls the next allocator's of and does not define), declared once: X(name,
- * return type, parameters). The definitions are where their work is
- * (interpose.c: the malloc family; lifecycle.c: threads; ending.c: exec, exit, _exit;
- * dlclose.c: dlclose; signals.c: sigaction, error; maps.c: mmap, mmap64,
- * munmap, mremap, brk, sbrk; fds.c: close, close_range, closefrom; clone.c: syscall,
+ * which it calls the next allocator's of and does not define), declared
+ * once: X(name, return type, parameters). The definitions are entry/'s
+ * and process/'s (interpose.c: the malloc family; lifecycle.c: threads,
+ * unshare, setns; ending.c: exec, exit, _exit; dlclose.c: dlclose;
+ * signals.c: sigaction, error; maps.c: mmap, mmap64, munmap, mremap, brk,
+ * sbrk; fds.c: close, close_range, closefrom, pipe2; clone.c: syscall,
  * clone; cold_pages.c: ioctl); mp_next holds each original, the next
  * definition in the lookup order (RTLD_NEXT), all resolved together by
- * hooks_resolve (interpose.c) at the first call of any of them. */
+ * hooks_resolve (hooks.c) at the first call of any of them: no hook looks
+ * itself up. */
 #ifndef MP_HOOKS_H
 #define MP_HOOKS_H
 
@@ -50,7 +52,10 @@
     X(closefrom, void, (int))                                                               \
     X(syscall, long, (long, ...))                                                           \
     X(clone, int, (int (*)(void *), void *, int, void *, ...))                              \
-    X(ioctl, int, (int, unsigned long, ...))
+    X(ioctl, int, (int, unsigned long, ...))                                                \
+    X(unshare, int, (int))                                                                  \
+    X(setns, int, (int, int))                                                               \
+    X(pipe2, int, (int[2], int))
 
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };
@@ -58,8 +63,10 @@ struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };
 extern struct mp_next mp_next;
 
 /* Resolves every original once (the malloc family first: dlsym may
- * allocate, served meanwhile from interpose.c's bootstrap buffer). */
+ * allocate, served meanwhile from interpose.c's bootstrap buffer, which
+ * mp_hooks_resolving tells it to use). */
 void hooks_resolve(void);
+extern int mp_hooks_resolving;
 #define HOOKS_READY() do { if (unlikely(!mp_next.sigaction)) hooks_resolve(); } while (0)
 
 #endif
