@@ -191,7 +191,10 @@ static inline void guard_give_errno(struct mp_guard *g)
  * MP_OUTSIDE): a fatal signal's last snapshot, the signal handlers' log. */
 #define PENDING_FATAL 1
 #define PENDING_HANDLER 2
-void mp_run_pending(void);      /* signals.c */
+/* The work's runner: process/signals.c's, installed before any of its
+ * handlers can leave work (they alone do), so that the guard, which every
+ * layer uses, calls nothing above it. */
+extern void (*mp_run_pending)(void);
 static inline void guard_leave(struct mp_guard *g)
 {
     atomic_signal_fence(memory_order_seq_cst);

@@ -1,7 +1,8 @@
 /* The originals of every interposed libc function (hooks.h), found once,
  * all together, at the first call of any hook. While the malloc family
  * resolves, dlsym's own allocations are served from entry/interpose.c's
- * bootstrap buffer (mp_hooks_resolving says so); nothing here allocates. */
+ * bootstrap buffer (mp_hooks_resolving says so); nothing here allocates.
+ * mp_probe_seen: entry/'s malloc saw process/'s probe (interpose_check). */
 #define _GNU_SOURCE
 #include "base.h"
 #include "hooks.h"
@@ -10,6 +11,7 @@
 
 struct mp_next mp_next;
 int mp_hooks_resolving;
+int mp_probe_seen;
 
 /* The malloc family first (while it resolves, allocations are served from
  * the bootstrap buffer), then the rest. */

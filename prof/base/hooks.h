@@ -67,6 +67,9 @@ extern struct mp_next mp_next;
  * mp_hooks_resolving tells it to use). */
 void hooks_resolve(void);
 extern int mp_hooks_resolving;
+/* 1 when the probe (MP_IN_PROBE: lifecycle.c interpose_check) reached
+ * this library's malloc: the program's malloc is ours. */
+extern int mp_probe_seen;
 #define HOOKS_READY() do { if (unlikely(!mp_next.sigaction)) hooks_resolve(); } while (0)
 
 #endif

@@ -1,8 +1,9 @@
 /* The process as the layers below process/ read it: the clock, its
  * identity (pid, parent, run token, start, how it ended), whether it is
- * initialized or attached, a loaded object's address range, and system
- * calls made without libc. process/ sets the values (init, fork, the end,
- * attach); nothing here calls up. */
+ * initialized or attached, the thread's guard state (mp_tls, base.h), a
+ * loaded object's address range, and system calls made without libc.
+ * process/ sets the values (init, fork, the end, attach); nothing here
+ * calls up. */
 #define _GNU_SOURCE
 #include "base.h"
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+MP_TLS struct mp_tls mp_tls;
 _Atomic int mp_initialized;
 pid_t mp_pid, mp_ppid;
 char mp_run_token[64];

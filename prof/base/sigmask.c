@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 MP_TLS sigjmp_buf *mp_recover;
+void (*mp_run_pending)(void);
 volatile sig_atomic_t mp_signal_dying;
 
 /* The profiler's own work on a program's thread (reading files, SQLite,

@@ -25,7 +25,7 @@ uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c:
 void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable);  /* another allocator's block */
 
 /* The allocator's size of a block it returned (malloc_usable_size).
- * glibc's own, once its probation is over (mp_glibc_sizes, interpose.c):
+ * glibc's own, once its probation is over (mp_glibc_sizes, block_sizes.c):
  * read from the chunk's header h, the size field in the word before the
  * block, flags in its low 3 bits, less the chunk's own words (two for an
  * mmapped chunk, IS_MMAPPED = 2; one otherwise, the next chunk's prev_size

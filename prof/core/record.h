@@ -485,8 +485,7 @@ void ticks_unlock(void);
 void ticks_after_fork_child(void);      /* a new process: its own points, from now */
 
 /* ------------------------------------------------------------ interpose.c */
-void interpose_sizes_init(void);    /* mp_glibc_sizes: glibc's block sizes read inline (hot.h) */
-void interpose_check(void);     /* says so when another library's malloc comes first */
+void block_sizes_init(void);    /* block_sizes.c, mp_glibc_sizes: glibc's block sizes read inline (hot.h) */
 
 #include "peak.h"       /* the peak: its copies, epochs and claims */
 

@@ -16,8 +16,6 @@
 
 #define MAX_THREADS 65536
 
-MP_TLS struct mp_tls mp_tls;
-
 static _Atomic(struct mp_thread *) threads;
 static struct mp_thread *_Atomic by_seq[MAX_THREADS];
 static _Atomic uint32_t nthreads, nalive;

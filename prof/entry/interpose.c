@@ -12,7 +12,6 @@
 #include "hot.h"
 
 #include <dlfcn.h>
-#include <gnu/libc-version.h>
 #include <errno.h>
 #include <malloc.h>
 #include <string.h>
@@ -68,7 +67,6 @@ static void *boot_alloc(size_t size)
 
 /* The thread is inside already: the profiler's own allocation, or one of a
  * signal handler that interrupted the allocator (logged, handler_log.c). */
-static int probe_seen;
 
 /* The profiler's own work's blocks (base.h mp_own_counting): their usable
  * bytes, for the ledger. Only on the pass-through path. */
@@ -81,7 +79,7 @@ static void own_count(void *p, int64_t sign)
 static inline void *passed(void *p, size_t size)
 {
     if (unlikely(mp_tls.in_profiler == MP_IN_HANDLER) && p) handler_alloc(p, size);
-    else if (unlikely(mp_tls.in_profiler == MP_IN_PROBE)) probe_seen = 1;
+    else if (unlikely(mp_tls.in_profiler == MP_IN_PROBE)) mp_probe_seen = 1;
     else if (mp_own_counting && p) own_count(p, 1);
     return p;
 }
@@ -219,71 +217,4 @@ MP_EXPORT void *pvalloc(size_t size)
 {
     ENSURE_REAL(NULL);
     ALLOCATE(mp_next.pvalloc(size), size);
-}
-
-/* ------------------------------------------------------------ block sizes */
-
-/* > 0: the next malloc is glibc's and its chunk headers read as
- * malloc_usable_size does (hot.h block_usable); 0: its call; < 0: glibc's,
- * on probation: the call, compared with the header's, for that many more
- * of the program's blocks (any difference: the call for good). Checked on
- * the program's own blocks, so that the heap is the one it would have had
- * (a block of our own freed at init would change where its blocks fall,
- * and the sizes realloc finds room for). */
-int mp_glibc_sizes;
-#define SIZES_PROBATION 1024
-
-size_t block_usable_call(void *p)
-{
-    size_t usable = mp_next.malloc_usable_size(p);
-    int left = __atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED);
-    if (left < 0) {
-        size_t h = ((const size_t *)p)[-1];
-        int agree = chunk_usable(h) == usable;
-        /* threads may race here: a lost count only lengthens the probation */
-        __atomic_store_n(&mp_glibc_sizes, !agree ? 0 : left == -1 ? 1 : left + 1, __ATOMIC_RELAXED);
-        if (!agree || left == -1) hot_path_update();   /* the probation's end */
-    }
-    return usable;
-}
-
-/* Called once at init, inside the profiler: glibc's malloc (the same
- * module as gnu_get_libc_version's, for malloc, free, realloc, memalign
- * and malloc_usable_size) goes on probation. */
-void interpose_sizes_init(void)
-{
-    Dl_info libc, a;
-    HOOKS_READY();
-    void *fns[] = { (void *)mp_next.malloc, (void *)mp_next.free, (void *)mp_next.realloc, (void *)mp_next.memalign,
-                    (void *)mp_next.malloc_usable_size };
-    if (sizeof(size_t) != 8 || !dladdr((void *)gnu_get_libc_version, &libc)) return;
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (!fns[i] || !dladdr(fns[i], &a) || a.dli_fbase != libc.dli_fbase) return;
-    __atomic_store_n(&mp_glibc_sizes, -SIZES_PROBATION, __ATOMIC_RELAXED);
-    hot_path_update();
-}
-
-/* ------------------------------------------------------------ checks */
-
-/* Another allocator preloaded before this library (LD_PRELOAD=libjemalloc.so
- * :libmallocprof.so) owns malloc: the program never calls ours. The malloc
- * the program's own calls reach is called once to see whether it is ours
- * (an executable that takes malloc's address exports a stub of its own,
- * which leads here all the same). */
-void interpose_check(void)
-{
-    void *(*owner)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
-    void (*owner_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
-    if (!owner || !owner_free) return;
-    struct mp_guard g = guard_enter(MP_IN_PROBE);
-    probe_seen = 0;
-    void *p = owner(1);
-    guard_set(MP_INSIDE);
-    owner_free(p);
-    guard_leave(&g);
-    if (probe_seen) return;
-    Dl_info info = { 0 };
-    const char *lib = dladdr((void *)owner, &info) && info.dli_fname ? info.dli_fname : "another library";
-    mp_log("warning", "malloc is defined by %s, loaded before libmallocprof.so: nothing will be recorded; "
-           "put libmallocprof.so first in LD_PRELOAD", lib);
 }

@@ -38,6 +38,29 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t wakeup;
 static _Atomic int signal_pending;
 
+/* Another allocator preloaded before this library (LD_PRELOAD=libjemalloc.so
+ * :libmallocprof.so) owns malloc: the program never calls ours. The malloc
+ * the program's own calls reach is called once to see whether it is ours
+ * (an executable that takes malloc's address exports a stub of its own,
+ * which leads here all the same). */
+static void interpose_check(void)
+{
+    void *(*owner)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+    void (*owner_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+    if (!owner || !owner_free) return;
+    struct mp_guard g = guard_enter(MP_IN_PROBE);
+    mp_probe_seen = 0;
+    void *p = owner(1);
+    guard_set(MP_INSIDE);
+    owner_free(p);
+    guard_leave(&g);
+    if (mp_probe_seen) return;
+    Dl_info info = { 0 };
+    const char *lib = dladdr((void *)owner, &info) && info.dli_fname ? info.dli_fname : "another library";
+    mp_log("warning", "malloc is defined by %s, loaded before libmallocprof.so: nothing will be recorded; "
+           "put libmallocprof.so first in LD_PRELOAD", lib);
+}
+
 /* ------------------------------------------------------------ background */
 
 /* The earlier of two times, 0 meaning none. */
@@ -350,7 +373,7 @@ void mp_ensure_init(void)
         mp_ns_load();               /* libdw, libunwind: our namespace (ns.c) */
         unwind_init();
         record_init();
-        interpose_sizes_init();
+        block_sizes_init();
         python_init();
         cold_init();
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());

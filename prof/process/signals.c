@@ -176,7 +176,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
 /* The thread's way out of the allocator or the profiler, with work left by
  * a signal: the handlers' log recorded (signals blocked), then a fatal
  * signal's last snapshot and death. */
-void mp_run_pending(void)
+static void run_pending(void)
 {
     sigset_t all, old;
     sigfillset(&all);
@@ -197,6 +197,7 @@ void mp_run_pending(void)
 
 static void manage(int sig, const struct sigaction *program)
 {
+    mp_run_pending = run_pending;      /* before its handler can leave work */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fatal;
@@ -231,6 +232,7 @@ static void on_program_signal(int sig, siginfo_t *si, void *ctx)
 
 static int wrap(int sig, const struct sigaction *act)
 {
+    mp_run_pending = run_pending;      /* before its handler can leave work */
     struct sigaction sa = *act;
     sa.sa_sigaction = on_program_signal;
     sa.sa_flags |= SA_SIGINFO;
