@@ -60,16 +60,18 @@
 #define MP_HOOK_FIELD(name, ret, params) ret (*name) params;
 struct mp_next { MP_HOOKS(MP_HOOK_FIELD) };
 #undef MP_HOOK_FIELD
-extern struct mp_next mp_next;
+/* hidden: the entry points reach it PC-relative, not through the GOT (a
+ * load less in every malloc and free than an extern default symbol) */
+extern struct mp_next mp_next __attribute__((visibility("hidden")));
 
 /* Resolves every original once (the malloc family first: dlsym may
  * allocate, served meanwhile from interpose.c's bootstrap buffer, which
  * mp_hooks_resolving tells it to use). */
 void hooks_resolve(void);
-extern int mp_hooks_resolving;
+extern int mp_hooks_resolving __attribute__((visibility("hidden")));
 /* 1 when the probe (MP_IN_PROBE: lifecycle.c interpose_check) reached
  * this library's malloc: the program's malloc is ours. */
-extern int mp_probe_seen;
+extern int mp_probe_seen __attribute__((visibility("hidden")));
 #define HOOKS_READY() do { if (unlikely(!mp_next.sigaction)) hooks_resolve(); } while (0)
 
 #endif

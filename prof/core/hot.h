@@ -31,7 +31,7 @@ void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable);  /
  * mmapped chunk, IS_MMAPPED = 2; one otherwise, the next chunk's prev_size
  * being the block's), exactly what malloc_usable_size computes for a block
  * in use (64-bit, no memory tagging), without its call. */
-extern int mp_glibc_sizes;
+extern int mp_glibc_sizes __attribute__((visibility("hidden")));    /* PC-relative in the entry points */
 size_t block_usable_call(void *p);
 static inline size_t chunk_usable(size_t h) { return (h & ~(size_t)7) - 8 - ((h & 2) << 2); }
 static inline size_t block_usable_glibc(void *p)
