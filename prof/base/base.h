@@ -1,8 +1,8 @@
 /* What every file of the recorder shares (never installed): the basic
  * macros and helpers, the options, the log, the arena, the guard that marks
  * a thread inside the profiler, signals and the process's life. The
- * recording path adds record.h, the symbol side symbols.h; internal.h is
- * all of them. Everything that runs inside malloc obeys: no call to the
+ * recording path adds record.h, the symbol side symbols.h (no umbrella
+ * header: a file includes its own layer's and those below). Everything that runs inside malloc obeys: no call to the
  * real malloc, no stdio, no lock held across the unwinder, and the
  * per-thread `mp_tls.in_profiler` flag set while the profiler runs so that any
  * allocation made on its behalf passes straight through. */

@@ -18,7 +18,7 @@
  *    thread writes while the program runs (ahead of the exit, intervals).
  *    Only the open itself takes a low number, for a moment. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "base.h"
 #include "hooks.h"
 
 #include <dlfcn.h>

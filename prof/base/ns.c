@@ -13,7 +13,7 @@
  * libraries are then shared with the program, as before); failing that,
  * each function returns 0 (no symbols, libunwind's stacks empty). */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "base.h"
 #include "ns.h"
 
 #include <dlfcn.h>

@@ -20,7 +20,7 @@
  * MP_UNWIND_CHECK=1 (debugging) compares each cfi capture with a full walk. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
-#include "internal.h"
+#include "record.h"
 #include "unwind_cfi.h"
 
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
  * thread's code runs, never on the allocation path), and the frame-pointer
  * walker (MP_UNWIND=fp), which needs nothing else. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "record.h"
 
 #include <pthread.h>
 #include <sys/resource.h>

@@ -3,7 +3,7 @@
  * retired (stacks_retire), so that whatever the loader maps there next is
  * a new frame, not the old one's. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 #include "hooks.h"
 
 #include <link.h>

@@ -13,7 +13,7 @@
  * block allocated outside the session and freed in it counts as an
  * unknown free. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 
 #include <dlfcn.h>
 #include <malloc.h>

@@ -12,7 +12,7 @@
  * re-created). The attached process's own forks between sessions stay the
  * program's alone (attach_idle). */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * caller; a program doing that calls the instruction itself). Anything
  * else passes through unchanged, errno included. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 #include "hooks.h"
 
 #include <errno.h>

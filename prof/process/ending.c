@@ -5,7 +5,7 @@
  * process.ended says how, with the status when one is known (main's
  * return value included: main_start). */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 #include "hooks.h"
 
 #include <dlfcn.h>

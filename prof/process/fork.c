@@ -2,7 +2,7 @@
  * starts consistent, and release them after; the child is a new process:
  * empty counters, no peak, the parent's blocks forgotten (their frees count
  * as "unknown"), only the forking thread; stacks stay interned. */
-#include "internal.h"
+#include "symbols.h"
 #include "maps.h"
 #include "cold.h"
 #include "python.h"

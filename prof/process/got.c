@@ -12,7 +12,7 @@
  * patches the modules a later dlopen brings. One lock (patch_lock) orders
  * patch, restore and the dlopen hook. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -11,7 +11,7 @@
  * and the end (ending.c: exit, _exit, main's return, exec) have files of
  * their own. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 #include "hooks.h"
 #include "cold.h"
 #include "python.h"

@@ -3,7 +3,7 @@
  * sums each stack over its threads, and names the frames with the flush's
  * symbolizer, under the flush's lock. */
 #define _GNU_SOURCE     /* qsort_r */
-#include "internal.h"
+#include "symbols.h"
 #include "mallocprof.h"
 
 #include <stdio.h>

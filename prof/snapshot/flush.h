@@ -12,7 +12,7 @@
 #ifndef MP_FLUSH_H
 #define MP_FLUSH_H
 
-#include "internal.h"
+#include "symbols.h"
 #include "format.h"
 
 #include <sqlite3.h>

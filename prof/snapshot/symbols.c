@@ -9,7 +9,7 @@
  * in a flush or in dlclose, with the profiler marked internal: its memory
  * comes from the real malloc and is never freed. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "symbols.h"
 #include "maps.h"
 #include "python.h"
 

@@ -16,7 +16,7 @@
  * spacing overdue (record_poll), and so does the flush's SQLite work
  * (flush.c). A program that neither allocates nor gets the CPU changes
  * nothing a point would show but its RSS. */
-#include "internal.h"
+#include "symbols.h"
 #include "maps.h"
 
 #include <fcntl.h>

@@ -39,10 +39,12 @@ upward references: 2, of which 2 allowed as listed exceptions" "the checker with
 # FILE NAME reason: the upward references still allowed
 cat > "$T/allow" <<'ALLOW'
 prof/base/arena.c record.h the arena's accounting reads the thread record's types (core); to go with record.h's split into per-layer type headers
-prof/base/internal.h symbols.h the umbrella header: to be removed (each file includes its layer's interface)
 prof/capture/python.c hot.h the Python frame reader takes the thread record (core) to keep its frames; the record's capture part belongs to capture
 prof/capture/python.c pymalloc_init pymalloc's wrappers (entry) are installed once the interpreter is found: to become a hook entry installs
 prof/capture/python.h record.h capture's types (the capture buffers) live in core's record.h: to split out
+prof/capture/unwind.c record.h capture's types (a thread's walk buffers, struct mp_thread) are in core's record.h: to split out
+prof/capture/unwind_stack.c record.h capture's types (a thread's stack bounds in struct mp_thread) are in core's record.h: to split out
+prof/capture/unwind_cfi.c symbols.h for mp_dwfl_session (below): goes with it
 prof/capture/unwind_cfi.c mp_dwfl_session the dwfl session is made in snapshot/symbols.c: it belongs to capture (issue 42)
 prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
 prof/core/record_mode.c background_running_now the clock poll asks whether process/'s thread is there: to become state process/ sets
