@@ -1,6 +1,6 @@
 /* The public API (mallocprof.h) as the preloaded library implements it; the
  * same symbols in libmallocprof_api.so do nothing. */
-#include "record.h"
+#include "symbols.h"
 #include "mallocprof.h"
 
 #include <string.h>
@@ -48,6 +48,11 @@ static void set_thread_active(int active)
 MP_EXPORT void mp_thread_activate(void) { set_thread_active(1); }
 MP_EXPORT void mp_thread_deactivate(void) { set_thread_active(0); }
 MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
+
+MP_EXPORT int mp_dump(int fd, const char *by, int n)
+{
+    return dump_write(fd, by, n, mp_ensure_init);
+}
 
 MP_EXPORT int mp_is_active(void)
 {

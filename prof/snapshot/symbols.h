@@ -33,4 +33,7 @@ void symbols_forget_retired(void);
 /* Every session ended and every address forgotten (a detach). */
 void symbols_release(void);
 
+/* dump.c: mp_dump's work; ensure_init the profiler's start (process/) */
+int dump_write(int fd, const char *by, int n, void (*ensure_init)(void));
+
 #endif

@@ -50,7 +50,6 @@ prof/core/record.c python_install pymalloc's late wrapping (entry) started from 
 prof/core/record_mode.c background_running_now the clock poll asks whether process/'s thread is there: to become state process/ sets
 prof/core/record_mode.c ticks_take the tick taken by an allocating thread: to become a hook process/ installs (issue 42)
 prof/core/threads.c mp_ensure_init a thread's first record starts the profiler (process/): to move up to entry (issue 42)
-prof/snapshot/dump.c mp_ensure_init mp_dump, an API entry point, lives in snapshot/: its entry half belongs to entry/api.c
 prof/snapshot/flush.c background_is_self the flush asks whether it runs on process/'s thread: to become state process/ sets
 ALLOW
 out=$($PY3 tests/lib/layers.py . build/obj "$T/allow" "$LIBC"); rc=$?
