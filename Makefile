@@ -14,10 +14,15 @@ PKGS    := libunwind sqlite3 libdw
 # Debian packages the build and the tests need (checked before building).
 DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++ libexpat1 libgmp10
 
-PROF_SRC := $(wildcard prof/*.c)
-PROF_SRC := $(filter-out prof/api_stub.c prof/ns_shim.c,$(PROF_SRC))
-COMMON_SRC := $(wildcard prof/common/*.c)
-COMMON_INC := -Iprof/common
+# The recorder's layers, each a folder, each calling only the ones below it
+# (docs/layout.md; tests/package/layers.sh holds the rule).
+LAYERS   := entry process snapshot core capture base
+PROF_SRC := $(foreach l,$(LAYERS),$(wildcard prof/$(l)/*.c))
+PROF_SRC := $(filter-out prof/entry/api_stub.c prof/base/ns_shim.c,$(PROF_SRC))
+PROF_H   := $(wildcard prof/*.h prof/*/*.h)
+PROF_INC := -Iprof $(foreach l,$(LAYERS),-Iprof/$(l))
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_INC := -Icommon
 MPQ_SRC  := $(wildcard mpquery/*.c)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -43,7 +48,7 @@ $(B)/schema_old.h: $(SCHEMA_OLD)
 	@mkdir -p $(B)
 	for f in $(SCHEMA_OLD); do sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; echo ','; done > $@.tmp
 	mv $@.tmp $@
-# Every table's columns with the version that added each (prof/format.h).
+# Every table's columns with the version that added each (common/format.h).
 $(B)/format_columns.h: schema/format.awk schema/profile.sql $(SCHEMA_OLD)
 	@mkdir -p $(B)
 	awk -f schema/format.awk $(SCHEMA_OLD) schema/profile.sql > $@.tmp
@@ -52,8 +57,8 @@ SCHEMA_H := $(B)/schema.h $(B)/schema_version.h $(B)/schema_old.h $(B)/format_co
 
 # The current schema's sqlite_master rows as this machine's SQLite makes
 # them, for dbguard.c (a process with the same library skips building them).
-$(B)/dbguard_gen: tools/dbguard_gen.c prof/common/dbguard.c prof/common/dbguard.h $(B)/schema.h $(B)/schema_old.h | deps
-	$(CC) $(CFLAGS) -Iprof/common -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)
+$(B)/dbguard_gen: tools/dbguard_gen.c common/dbguard.c common/dbguard.h $(B)/schema.h $(B)/schema_old.h | deps
+	$(CC) $(CFLAGS) $(COMMON_INC) -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)
 $(B)/schema_ref.h: $(B)/dbguard_gen
 	$< > $@.tmp
 	mv $@.tmp $@
@@ -66,15 +71,15 @@ $(B)/schema_version.h: schema/profile.sql
 	mv $@.tmp $@
 
 # ---------------------------------------------------------------- common
-# The code both programs use (prof/common/): symbol resolution (resolve.c:
+# The code both programs use (common/): symbol resolution (resolve.c:
 # the recorder's, and symbolize's), the checks of untrusted database files
 # (dbguard.c) and the MP_* table (optdefs.c: the recorder's settings, and
 # mpquery record's options). Compiled once, position-independent with
 # hidden symbols, into a static library that libmallocprof.so and mpquery
 # both link.
-COMMON_OBJ := $(patsubst prof/common/%.c,$(B)/obj/common/%.o,$(COMMON_SRC))
-COMMON_DEPS := $(wildcard prof/common/*.h) $(SCHEMA_H)
-$(B)/obj/common/%.o: prof/common/%.c $(COMMON_DEPS) | deps
+COMMON_OBJ := $(patsubst common/%.c,$(B)/obj/common/%.o,$(COMMON_SRC))
+COMMON_DEPS := $(wildcard common/*.h) $(SCHEMA_H)
+$(B)/obj/common/%.o: common/%.c $(COMMON_DEPS) | deps
 	@mkdir -p $(B)/obj/common
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
@@ -84,15 +89,15 @@ $(B)/libmpcommon.a: $(COMMON_OBJ)
 
 # ---------------------------------------------------------------- recorder
 PROF_OBJ := $(patsubst prof/%.c,$(B)/obj/prof/%.o,$(PROF_SRC))
-$(B)/obj/prof/%.o: prof/%.c $(wildcard prof/*.h) $(COMMON_DEPS) | deps
-	@mkdir -p $(B)/obj/prof
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
+$(B)/obj/prof/%.o: prof/%.c $(PROF_H) $(COMMON_DEPS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(PROF_INC) $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -c $< -o $@
 
-# The profiler's libraries stay out of the program's namespace (prof/ns.c):
+# The profiler's libraries stay out of the program's namespace (prof/base/ns.c):
 # SQLite is linked in from its archive, its symbols local; libdw, libelf
 # and libunwind (whose Debian archives are not position-independent) are
 # loaded by dlmopen into a namespace of their own through
-# libmallocprof_ns.so (prof/ns_shim.c), which libmallocprof.so carries
+# libmallocprof_ns.so (prof/base/ns_shim.c), which libmallocprof.so carries
 # (build/ns_image.o) and loads from a memfd. The recorder calls them
 # through stubs made from the symbols its objects use (tools/ns_stubs.sh).
 # ldd lists libc, libm and the loader only.
@@ -114,16 +119,16 @@ $(B)/libmallocprof.so: $(PROF_OBJ) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(B)/
 	$(CC) -shared -o $@ $^ $(PROF_LINK)
 	@if ldd $@ | grep -Eq 'lib(sqlite3|dw|elf|unwind|z|lzma|bz2)[.]'; then echo "$@: links a library of the profiler's namespace:" >&2; ldd $@ >&2; rm -f $@; exit 1; fi
 
-$(B)/libmallocprof_ns.so: prof/ns_shim.c prof/ns.h | deps
+$(B)/libmallocprof_ns.so: prof/base/ns_shim.c prof/base/ns.h | deps
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -o $@ $< -Wl,--no-undefined -Wl,--no-as-needed -ldw -lelf -lunwind
 
-$(B)/libmallocprof_api.so: prof/api_stub.c prof/mallocprof.h
+$(B)/libmallocprof_api.so: prof/entry/api_stub.c prof/mallocprof.h
 	@mkdir -p $(B)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
+	$(CC) $(CFLAGS) -Iprof -fPIC -shared -o $@ $< -Wl,-soname,libmallocprof_api.so
 
 # ---------------------------------------------------------------- mpquery
-# mpquery links the common library (prof/common/: symbolize's resolution,
+# mpquery links the common library (common/: symbolize's resolution,
 # the database checks, record's MP_* table).
 MPQ_OBJ  := $(patsubst mpquery/%.c,$(B)/obj/mpquery/%.o,$(MPQ_SRC))
 MPQ_PKGS := sqlite3 libdw zlib
@@ -185,13 +190,13 @@ asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) $(COMMON_INC) $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery \
 	    $(MPQ_SRC) $(COMMON_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm
 
-# The recorder with its invariants checked (MP_ASSERT, prof/base.h):
+# The recorder with its invariants checked (MP_ASSERT, prof/base/base.h):
 # tests/recorder/debug_build.sh runs the recorder's tests with it.
 debug: $(B)/debug/libmallocprof.so
-$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(wildcard prof/*.h) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o | deps
+$(B)/debug/libmallocprof.so: $(PROF_SRC) $(COMMON_SRC) $(PROF_H) $(COMMON_DEPS) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o | deps
 	@mkdir -p $(B)/debug
 	$(CC) -O1 -g -DMP_DEBUG -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer \
-	    $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(PROF_LINK)
+	    $(PROF_INC) $(COMMON_INC) -I$(B) $(PKG_CFLAGS) -shared -o $@ $(PROF_SRC) $(COMMON_SRC) $(B)/obj/ns_stubs.o $(B)/obj/ns_image.o $(PROF_LINK)
 
 # pkg-config files of the API library (mallocprof.h, -lmallocprof_api):
 # build/mallocprof.pc for programs built against this build tree
@@ -319,19 +324,19 @@ fuzz: $(B)/fuzz/fuzz_rules
 # instead (it stubs what they call).
 UNIT_MPQ_SRC := $(filter-out tests/unit/mpq_stubs.c,$(wildcard tests/unit/mpq_*.c))
 UNIT_SRC  := $(filter-out tests/unit/stubs.c tests/unit/mpq_%,$(wildcard tests/unit/*.c))
-UNIT_PROF := prof/ptrmap.c prof/ptrmap_walk.c prof/stacks.c prof/arena.c prof/node_map.c
-UNIT_PEAK := prof/peak.c prof/slots.c prof/threads.c prof/readers.c prof/arena.c
-UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG -Iprof $(COMMON_INC) $(shell pkg-config --cflags libdw)
+UNIT_PROF := prof/core/ptrmap.c prof/core/ptrmap_walk.c prof/core/stacks.c prof/base/arena.c prof/snapshot/node_map.c
+UNIT_PEAK := prof/core/peak.c prof/core/slots.c prof/core/threads.c prof/core/readers.c prof/base/arena.c
+UNIT_CC    = $(CC) -std=gnu11 $(WARN) $(ASAN) -DMP_DEBUG $(PROF_INC) $(COMMON_INC) $(shell pkg-config --cflags libdw)
 .PHONY: unit
 unit: $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC) $(UNIT_MPQ_SRC))
-$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PROF) $(wildcard prof/*.h) | deps
+$(B)/unit/%: tests/unit/%.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PROF) $(PROF_H) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PROF) -lpthread
-$(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PEAK) $(wildcard prof/*.h) | deps
+$(B)/unit/peak: tests/unit/peak.c tests/unit/stubs.c tests/unit/unit.h tests/unit/check.h $(UNIT_PEAK) $(PROF_H) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -o $@ $< tests/unit/stubs.c $(UNIT_PEAK) -lpthread
 # The schema check's built-in reference (tests/unit/dbguard_ref.c includes dbguard.c).
-$(B)/unit/dbguard_ref: tests/unit/dbguard_ref.c tests/unit/check.h prof/common/dbguard.c prof/common/dbguard.h $(SCHEMA_H) | deps
+$(B)/unit/dbguard_ref: tests/unit/dbguard_ref.c tests/unit/check.h common/dbguard.c common/dbguard.h $(SCHEMA_H) | deps
 	@mkdir -p $(B)/unit
 	$(UNIT_CC) -I$(B) -Itests/unit -o $@ $< $(shell pkg-config --libs sqlite3)
 # mpquery's unit tests (tests/unit/mpq_NAME.c: its id map, string table,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ns_stubs.sh LIBS -- OBJECTS > ns_stubs.S: the stubs by which the recorder
-# calls the libraries of its own namespace (prof/ns.c): one for every
+# calls the libraries of its own namespace (prof/base/ns.c): one for every
 # symbol the OBJECTS leave undefined that one of LIBS (shared libraries)
 # defines. A function's stub jumps through mp_ns_fn[i] (first to its lazy
 # entry, which calls mp_ns_resolve); a variable (only pointer-sized ones
@@ -31,7 +31,7 @@ $2 ~ /^[DdBbVR]$/ {
 { printf "ns_stubs.sh: %s: symbol type %s\n", $1, $2 > "/dev/stderr"; bad = 1 }
 END {
     if (bad) exit 1
-    print "/* Made by tools/ns_stubs.sh: the libraries of the profiler'"'"'s namespace (prof/ns.c). */"
+    print "/* Made by tools/ns_stubs.sh: the libraries of the profiler'"'"'s namespace (prof/base/ns.c). */"
     print "\t.text"
     for (i = 0; i < nf; i++) {
         printf "\t.p2align 4\n\t.globl %s\n\t.hidden %s\n\t.type %s, @function\n%s:\n\tjmp *mp_ns_fn+%d(%%rip)\n\t.size %s, .-%s\n",

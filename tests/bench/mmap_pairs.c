@@ -1,7 +1,7 @@
 /* mmap_pairs [N] [BYTES]: N mmap/munmap pairs of BYTES (default 1000000,
  * 65536) anonymous, untouched, from one call site; prints the mean
  * nanoseconds per pair, wall and CPU (the process's: steadier on a
- * loaded machine). What recording a mapping costs (prof/maps.c: the
+ * loaded machine). What recording a mapping costs (prof/snapshot/maps.c: the
  * stack, the table under its lock), run with and without the profiler. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 # preloaded programs often run as root with a user's HOME): nothing in it
 # is followed across a link, opened when not a regular file, or used,
 # written or removed when a directory or file is another user's or
-# writable by others (prof/common/debugcache.c). Planted by the user
+# writable by others (common/debugcache.c). Planted by the user
 # mp_test_other. Every run is bounded (SIGKILL), so a hang fails the test:
 # a FIFO at <build-id>.debug kept a preloaded program waiting at its first
 # flush with SIGTERM blocked.

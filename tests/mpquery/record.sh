@@ -3,7 +3,7 @@
 # prepended to an existing LD_PRELOAD; MP_* variables from options (MP_OUT
 # made absolute); PATH lookup; the command's exit status (128 + signal);
 # statically linked programs refused; --help documents every MP_* variable
-# of prof/options.c with the same default. Uses a stand-in library that
+# of prof/base/options.c with the same default. Uses a stand-in library that
 # records its environment, so it runs without the real recorder.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"

@@ -1,4 +1,4 @@
-# The debug-info cache (prof/common/debugcache.c): a compressed debug file
+# The debug-info cache (common/debugcache.c): a compressed debug file
 # (as Debian's -dbg/-dbgsym packages ship them) gets an uncompressed copy
 # named by build-id, made by `mpquery record` after its run; the recorder
 # reads the copy instead of inflating the file and writes nothing there

@@ -1,4 +1,4 @@
-/* resolve_symbol (prof/resolve.c: a sorted table per module) against
+/* resolve_symbol (common/resolve.c: a sorted table per module) against
  * libdwfl's dwfl_module_addrinfo (a scan of the whole table per address):
  * for the ELF files given, at five places in and around each of the first
  * 3000 function symbols (start, start + 1, middle, last byte, a few bytes

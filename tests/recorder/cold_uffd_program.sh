@@ -3,7 +3,7 @@
 # profiler write-protects the live blocks' mappings through a userfaultfd
 # of its own, and a VMA takes one: the program's UFFDIO_REGISTER on its
 # malloc'd buffer failed with EBUSY (issue 41 item 13). The program's
-# first UFFDIO_API withdraws the profiler's (prof/cold_pages.c): its
+# first UFFDIO_API withdraws the profiler's (prof/snapshot/cold_pages.c): its
 # register, fault and unregister go as without the profiler, one warning
 # says cold blocks end there.
 . "$(dirname "$0")/../lib/lib.sh"

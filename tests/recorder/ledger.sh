@@ -1,4 +1,4 @@
-# The ledger (prof/ledger.c) on tests/progs/ledger_mix.c, run with
+# The ledger (prof/snapshot/ledger.c) on tests/progs/ledger_mix.c, run with
 # MP_INTERVAL so that it has several snapshots: at each one (peaks aside)
 # the ten lines, adding up to the rss line, which is the kernel's RSS;
 # each line within 5 % of what the program did: heap live = its 1,000

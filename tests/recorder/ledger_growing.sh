@@ -1,4 +1,4 @@
-# The ledger (prof/ledger.c attribute) of a VMA claimed in part while a
+# The ledger (prof/snapshot/ledger.c attribute) of a VMA claimed in part while a
 # thread makes its pages resident (tests/progs/ledger_cases.c growing): a
 # 4 MiB block written whole, in one VMA with a 16 MiB mapping right below
 # its chunk that a thread keeps touching. 'heap live' is resident whole at

@@ -1,4 +1,4 @@
-# The ledger (prof/ledger.c, ledger_heap.c) of a program holding a 64 MiB
+# The ledger (prof/snapshot/ledger.c, ledger_heap.c) of a program holding a 64 MiB
 # block it never wrote (tests/progs/ledger_cases.c untouched): 'heap live'
 # is resident as much as the block is in the kernel's smaps (its chunk
 # header's page) and the program's few small blocks, not the profiler's

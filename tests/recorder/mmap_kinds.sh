@@ -1,4 +1,4 @@
-# The program's own mappings per stack (prof/maps.c): each mapping counts
+# The program's own mappings per stack (prof/snapshot/maps.c): each mapping counts
 # in the (stack, thread) row of its stack below a '[mmap]' leaf naming its
 # kind: nmap (mappings made), mapped (bytes mapped now), maxmapped, rss
 # (resident at the snapshot, /proc/self/pagemap). tests/progs/mmap_kinds.c

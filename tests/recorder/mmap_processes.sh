@@ -1,5 +1,5 @@
 # The program's own mappings across threads, processes and signals
-# (prof/maps.c), tests/progs/mmap_kinds.c: each thread's mappings are its
+# (prof/snapshot/maps.c), tests/progs/mmap_kinds.c: each thread's mappings are its
 # own rows; a fork child has its own process rows and forgets the
 # parent's mappings (as it does the parent's heap blocks: its munmap of
 # one is an unknown range, ignored); a signal handler's mmap is recorded

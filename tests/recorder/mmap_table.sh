@@ -1,4 +1,4 @@
-# The mapping table (prof/maps.c) at scale and under contention,
+# The mapping table (prof/snapshot/maps.c) at scale and under contention,
 # tests/progs/mmap_kinds.c: 1000 stacks mapping 8 KB twice each, every
 # other mapping unmapped (the tables grow; each row exact); four threads
 # mapping and unmapping 16 KB 10000 times each while a fifth allocates

@@ -61,7 +61,7 @@ assert_eq "$(q x.db 'SELECT ncalls, memtot, nfree FROM process_totals')" "$(q y.
 # live: the 12 leaked 64-byte blocks (72 bytes each) and glibc's 4 thread
 # vectors (calloc of 352 bytes, 360 each: 16 bytes for each module with
 # thread-local storage, libc, libmallocprof.so, and in the profiler's
-# namespace libc, libunwind, libdw and libelf; prof/ns.c)
+# namespace libc, libunwind, libdw and libelf; prof/base/ns.c)
 assert_eq "$(q x.db 'SELECT memlive FROM process_totals')" 2304 "MP_STACKS=none, four threads: live bytes"
 # mpquery info says which bytes the live figures are
 assert_match "$("$MPQ" info full.db)" "live bytes: requested sizes" "info: full capture counts requested bytes"

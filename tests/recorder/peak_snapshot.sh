@@ -60,7 +60,7 @@ assert_match "$("$MPQ" info p.db --bytes)" "3 +\+[0-9.]+s +peak +5001 +8000000 +
 MP_QUIET=1 profile t.db $P threads || fail "the program failed (threads)"
 assert_eq "$(q t.db "SELECT ncalls, memtot, nfree, memlive, maxlive FROM totals t JOIN peak_snapshot ps ON ps.id = t.snapshot
                      WHERE t.thread = 0")" "4005|5001408|0|5001408|5001408" \
-    "threads: the totals at the peak (glibc's 4 thread vectors of 352 bytes live too: prof/ns.c)"
+    "threads: the totals at the peak (glibc's 4 thread vectors of 352 bytes live too: prof/base/ns.c)"
 assert_eq "$("$MPQ" top t.db --snapshot peak --functions --by memlive --format csv | cut -d, -f1,5,15 | head -n 3)" \
     "self.ncalls,self.memlive,function
 4000,4000000,worker_hold

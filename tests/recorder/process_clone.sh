@@ -1,7 +1,7 @@
 # Children made without fork (tests/progs/raw_clone.c): the raw clone and
 # clone3 system calls and libc's clone() without CLONE_VM make processes
 # that no atfork handler sees; they were not recorded at all (issue 41
-# item 16). prof/clone.c runs the fork handlers around them: each child is
+# item 16). prof/process/clone.c runs the fork handlers around them: each child is
 # a process row of its own, the parent's child, with exactly its own
 # allocations and how it ended; the program's output and status unchanged.
 . "$(dirname "$0")/../lib/lib.sh"

@@ -3,7 +3,7 @@
 # std::string (-O2 -g: the CU's top level holds every declaration of those
 # headers, and each function the DIEs of everything inlined into it). The
 # code scopes containing an address are found through per-scope indexes
-# (prof/common/resolve.c, first_scope) instead of walking the DIEs: every
+# (common/resolve.c, first_scope) instead of walking the DIEs: every
 # return address's inline chain (file:line, innermost first) must be the
 # one addr2line -i gives for address - 1, and the functions' names ours.
 . "$(dirname "$0")/../lib/lib.sh"

@@ -4,7 +4,7 @@
 # allocation from new code (a 8 KiB capture buffer on the stack, libdw
 # computing an unwind rule), and `ulimit -s 128` crashed any program at
 # exit. Snapshots and unwind rules now run on stacks of the recorder's own
-# (prof/ownstack.c) and the capture buffers live in the thread's record:
+# (prof/base/ownstack.c) and the capture buffers live in the thread's record:
 # the hot path takes about 0.7 KiB of the program's stack.
 # tests/progs/small_stacks.c PLUGIN KB EXIT, each unwinder.
 . "$(dirname "$0")/../lib/lib.sh"

@@ -1,4 +1,4 @@
-# The profiler's libraries stay out of the program's namespace (prof/ns.c):
+# The profiler's libraries stay out of the program's namespace (prof/base/ns.c):
 # libmallocprof.so needs only libc, libm and the loader, and a program
 # loads, binds and allocates as it does alone. Three witnesses count the
 # malloc family: valgrind's memcheck ("total heap usage"), a counting
@@ -7,7 +7,7 @@
 # a segment of 2,304 bytes for each copy of its double buffer at the first
 # two dlopens; the profiler's namespace was that first dlopen, so a program
 # dlopening twice or more made one allocation fewer than alone, until
-# libmallocprof_ns.so took its namespace out of that table (prof/ns_shim.c):
+# libmallocprof_ns.so took its namespace out of that table (prof/base/ns_shim.c):
 # programs dlopening 1, 2 and 5 libraries allocate exactly as alone.
 source "$(dirname "$0")/../lib/runtime.sh"
 need valgrind valgrind /usr/bin/valgrind

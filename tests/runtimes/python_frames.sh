@@ -1,5 +1,5 @@
 #!/bin/bash
-# Python frames and pymalloc (issue 29, prof/python.c), without
+# Python frames and pymalloc (issue 29, prof/capture/python.c), without
 # PYTHONMALLOC: on Debian's python3.11 (static, stripped) the job of the
 # issue (tests/progs/runtimes/py_job.py) shows its functions and lines in
 # place of the evaluation loop, its small objects, 4 threads each in its own

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sampling counts pymalloc's blocks (issue 40, prof/pymalloc.c): Debian's
+# Sampling counts pymalloc's blocks (issue 40, prof/entry/pymalloc.c): Debian's
 # python3.11 keeps 300,000 bytes objects of pymalloc's 80-byte class
 # (tests/progs/runtimes/py_sampled.py) under full capture and under
 # MP_SAMPLE=16384. The sampled run's exact totals (calls, bytes, frees) are

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Python sub-interpreters (issue 41 item 15, prof/python.c): an allocation
+# Python sub-interpreters (issue 41 item 15, prof/capture/python.c): an allocation
 # made inside a script run by interp_run_string (_xxsubinterpreters's,
 # 3.13: _interpreters's) shows the sub-interpreter's
 # frames, then interp_run_string's native frames, then the calling

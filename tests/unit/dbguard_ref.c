@@ -1,4 +1,4 @@
-/* The schema check's built-in reference (prof/common/dbguard.c): the rows
+/* The schema check's built-in reference (common/dbguard.c): the rows
  * build/schema_ref.h holds are the ones this process's SQLite builds from
  * schema/profile.sql (so a process that takes them checks files exactly as
  * one that builds them), they are taken when the library is the build's,

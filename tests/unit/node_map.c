@@ -1,4 +1,4 @@
-/* The flush's node map (prof/node_map.c): (parent, frame) → id, the stack
+/* The flush's node map (prof/snapshot/node_map.c): (parent, frame) → id, the stack
  * tree's and flush_rows.c's rows. Exact: every key put is found with its
  * id, a key never put is absent (0), through growth by half and with room
  * reserved ahead (node_reserve: no growth while the reserved entries go

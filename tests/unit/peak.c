@@ -1,4 +1,4 @@
-/* The peak (prof/peak.c, peak.h) with its readers (prof/readers.c), on the
+/* The peak (prof/core/peak.c, peak.h) with its readers (prof/core/readers.c), on the
  * real thread registry and slots (threads.c, slots.c):
  *  - copy on write on one thread: captures at exact points, a thread's
  *    counters and a slot read as at each epoch, saved by their first change
@@ -27,7 +27,8 @@ struct mp_next mp_next;
 int mp_track_all = 1;
 _Atomic int mp_active = 1;
 _Atomic long mp_threshold;
-void mp_run_pending(void) {}
+void (*mp_run_pending)(void);
+MP_TLS struct mp_tls mp_tls;     /* base/proc.c's */
 void mp_ensure_init(void) {}
 void unwind_thread_init(struct mp_thread *t) { (void)t; }
 void ptrmap_share(void) {}

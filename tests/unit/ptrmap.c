@@ -1,4 +1,4 @@
-/* The pointer map (prof/ptrmap.c) on one thread: blocks round-trip their
+/* The pointer map (prof/core/ptrmap.c) on one thread: blocks round-trip their
  * (slot, size) exactly, absent addresses are not found, shards grow across
  * many resizes with exact counts and memory, colliding addresses stay apart,
  * the limits of the 12-byte entry, ptrmap_reset, ptrmap_release (a

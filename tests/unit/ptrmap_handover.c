@@ -1,5 +1,5 @@
 /* The pointer map's hand-over from lone-thread mode to locking
- * (prof/ptrmap.c, ptrmap_share), ITERATIONS times: each iteration is a
+ * (prof/core/ptrmap.c, ptrmap_share), ITERATIONS times: each iteration is a
  * forked child (the parent stays in lone-thread mode, ptrmap_reset keeps
  * it). In the child, the main thread (A) works in the map without locks
  * (checked: it goes through with every shard lock held); a second thread

@@ -1,4 +1,4 @@
-/* Stack interning (prof/stacks.c): the same addresses give the same id,
+/* Stack interning (prof/core/stacks.c): the same addresses give the same id,
  * stacks that share their outer frames share nodes, depths and parent links,
  * the [truncated] root node, stacks with equal hashes kept apart, 4 threads
  * interning the same 4096 stacks get one id per stack, and stacks_retire

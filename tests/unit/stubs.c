@@ -1,4 +1,4 @@
-/* What the unit tests link instead of prof/options.c: mp_opt all zero (no
+/* What the unit tests link instead of prof/base/options.c: mp_opt all zero (no
  * MP_MAX_MEMORY cap for arena.c), an mp_log that writes nothing but counts
  * its calls and keeps the last line, for the tests to check, and the
  * MP_DEBUG build's mp_assert_failed (says which invariant broke, aborts). */

@@ -6,7 +6,7 @@
 #define MP_UNIT_H
 
 #include "check.h"
-#include "internal.h"
+#include "symbols.h"
 
 /* stubs.c: mp_log counts its calls and keeps the last line. */
 extern int unit_log_count;
