@@ -39,13 +39,13 @@ case " $(echo $list) " in *" runtimes/"*) sh tests/lib/runtime_deps.sh ;; esac
 lanes=${TEST_LANES:-$(nproc 2>/dev/null || echo 1)}
 [ "$lanes" -gt 4 ] && lanes=4
 [ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
-# report TEST STATUS SECONDS [SUFFIX]: the test's line, its log's notes
+# report TEST STATUS SECONDS CPU [SUFFIX]: the test's line, its log's notes
 # (# and SKIP: lines), and the end of the log of a failure; counted
 report() {
     local t=$1 st=$2 log=build/testlogs/$1.log
     if [ "$st" = ok ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$t"); fi
-    printf '%-4s %-32s %6.2fs%s\n' "$st" "$t" "$3" "${4:-}"
-    times+=("$3 $t${4:-}")
+    printf '%-4s %-32s %6.2fs  cpu %6.2fs%s\n' "$st" "$t" "$3" "$4" "${5:-}"
+    times+=("$3 $4 $t${5:-}")
     [ -f "$log" ] && grep -e '^#' -e '^SKIP:' "$log" | sed 's/^/     /'
     if [ "$st" = FAIL ]; then tail -n 25 "$log" 2>/dev/null | sed 's/^/     | /'; fi
 }
@@ -68,42 +68,68 @@ start() {
         else
             echo "no test tests/$t.sh (names: FOLDER/NAME, NAME or FOLDER)" >"$log"
         fi
-        echo "$st $(echo "$(date +%s.%N) - $s" | bc)" >"build/testlogs/$t.status"
+        # wall seconds, and the CPU seconds of the test's processes (user
+        # and system, the children times reports): a loaded machine
+        # stretches the first, hardly the second
+        times >"build/testlogs/$t.times"    # (no pipe: a subshell's children are its own)
+        echo "$st $(echo "$(date +%s.%N) - $s" | bc) $(awk 'END { print cpu_s($1) + cpu_s($2) }
+            function cpu_s(x) { split(x, a, /[ms]/); return a[1] * 60 + a[2] }' "build/testlogs/$t.times")" >"build/testlogs/$t.status"
+        rm -f "build/testlogs/$t.times"
     ) &
     pids[$!]=$job
 }
-# finish: waits for one running job and reports it
+# finish: waits for one running job and reports it; its seconds go to
+# last[JOB] (build/testlogs/times: the order of the next run)
 finish() {
-    local pid job st secs
+    local pid job st secs cpu
     wait -n -p pid "${!pids[@]}"
     job=${pids[$pid]}; unset "pids[$pid]"
-    read -r st secs <"build/testlogs/${job#asan:}.status" 2>/dev/null || st=FAIL
+    read -r st secs cpu <"build/testlogs/${job#asan:}.status" 2>/dev/null || st=FAIL
     [ "$job" = mpquery/asan ] && asan_built=$st
-    if [ "$job" = "${job#asan:}" ]; then report "$job" "${st:-FAIL}" "${secs:-0}"
-    else report "${job#asan:}" "${st:-FAIL}" "${secs:-0}" " (ASan)"; fi
+    last[$job]=${secs:-0}
+    if [ "$job" = "${job#asan:}" ]; then report "$job" "${st:-FAIL}" "${secs:-0}" "${cpu:-0}"
+    else report "${job#asan:}" "${st:-FAIL}" "${secs:-0}" "${cpu:-0}" " (ASan)"; fi
 }
+# The jobs, longest first by the seconds each took in the runs before
+# (build/testlogs/times, "SECONDS JOB" a line; a new test counts 60 s):
+# the long ones start early, and the lanes end together. mpquery/asan
+# first: the ASan jobs ("asan:TEST") start once it has built.
+declare -A last=()
+[ -f build/testlogs/times ] && while read -r secs job; do last[$job]=$secs; done <build/testlogs/times
 alone=$(for t in $list; do grep -qx '# run: alone' "tests/$t.sh" 2>/dev/null && echo "$t"; done)
 queue=()
 printf '%s\n' $list | grep -qx mpquery/asan && queue+=(mpquery/asan)
-for t in $list; do
-    [ "$t" = mpquery/asan ] || printf '%s\n' $alone | grep -qx -- "$t" || queue+=("$t")
-done
-for t in $under_asan; do queue+=("asan:$t"); done
+queue+=($(for job in $list ${under_asan:+$(printf 'asan:%s\n' $under_asan)}; do
+    [ "$job" = mpquery/asan ] || printf '%s\n' $alone | grep -qx -- "$job" || echo "${last[$job]:-60} $job"
+done | sort -s -k1,1 -rn | cut -d' ' -f2))
 asan_built=
 for t in $alone; do start "$t"; finish; done
-for job in "${queue[@]}"; do
-    # the ASan tests wait for mpquery/asan's build
-    while [ "${job#asan:}" != "$job" ] && [ -z "$asan_built" ] && [ ${#pids[@]} -gt 0 ]; do finish; done
-    if [ "${job#asan:}" != "$job" ] && [ "$asan_built" != ok ]; then
-        report "${job#asan:}" FAIL 0 " (ASan: mpquery/asan failed)"; continue
-    fi
+# next: the first job of the queue that can start (an ASan job once
+# mpquery/asan has built), taken out of it; none: empty
+next() {
+    local i job
+    next=
+    for i in "${!queue[@]}"; do
+        job=${queue[$i]}
+        if [ "${job#asan:}" != "$job" ] && [ "$asan_built" != ok ]; then
+            [ -z "$asan_built" ] && continue
+            unset "queue[$i]"; report "${job#asan:}" FAIL 0 0 " (ASan: mpquery/asan failed)"; continue
+        fi
+        unset "queue[$i]"; next=$job; return
+    done
+}
+while [ ${#queue[@]} -gt 0 ]; do
     while [ ${#pids[@]} -ge "$lanes" ]; do finish; done
-    start "$job"
+    next
+    if [ -n "$next" ]; then start "$next"
+    elif [ ${#pids[@]} -gt 0 ]; then finish      # the ASan jobs wait for the build
+    fi
 done
 while [ ${#pids[@]} -gt 0 ]; do finish; done
+for job in "${!last[@]}"; do echo "${last[$job]} $job"; done | sort -k2 >build/testlogs/times
 if [ ${#times[@]} -gt 10 ]; then
-    echo "the ten slowest (seconds), of $(printf '%s\n' "${times[@]}" | awk '{ s += $1 } END { printf "%.0f", s }') s of tests in $(( $(date +%s) - suite_start )) s on $lanes lanes:"
-    printf '%s\n' "${times[@]}" | sort -rn | head -n 10 | awk '{ printf "  %8.2f  %s\n", $1, substr($0, index($0, " ") + 1) }'
+    echo "the ten slowest (seconds; the CPU seconds of its processes beside), of $(printf '%s\n' "${times[@]}" | awk '{ s += $1; c += $2 } END { printf "%.0f s (%.0f s of CPU)", s, c }') of tests in $(( $(date +%s) - suite_start )) s on $lanes lanes:"
+    printf '%s\n' "${times[@]}" | sort -rn | head -n 10 | awk '{ printf "  %8.2f  cpu %7.2f  %s\n", $1, $2, substr($0, index($0, $3)) }'
 fi
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed"
