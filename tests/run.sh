@@ -7,7 +7,10 @@
 #
 # The tests run in lanes, one per core (at most 4; TEST_LANES=N to choose):
 # each has a scratch directory, servers and ports of its own. A script with
-# a line "# run: alone" runs with no other test beside it (first).
+# a line "# run: alone" runs with no other test beside it (first); one
+# with "# run: waits" (mostly sleeps and timeouts) in a lane of waiting
+# tests beside those. Longest first, by tests/lib/times and the last run's
+# build/testlogs/times; each line has the test's wall and CPU seconds.
 # mpquery/asan builds mpquery with ASan/UBSan; where the list has it, the
 # mpquery/ and rules/ tests (but mpquery/scale) run with that build only,
 # once, each with its line marked (ASan).
@@ -90,13 +93,20 @@ finish() {
     if [ "$job" = "${job#asan:}" ]; then report "$job" "${st:-FAIL}" "${secs:-0}" "${cpu:-0}"
     else report "${job#asan:}" "${st:-FAIL}" "${secs:-0}" "${cpu:-0}" " (ASan)"; fi
 }
-# The jobs, longest first by the seconds each took in the runs before
-# (build/testlogs/times, "SECONDS JOB" a line; a new test counts 60 s):
-# the long ones start early, and the lanes end together. mpquery/asan
-# first: the ASan jobs ("asan:TEST") start once it has built.
+# The jobs, longest first by the seconds each took last (tests/lib/times,
+# "SECONDS JOB" a line, as measured in a whole run on 2 cores; a run's own
+# in build/testlogs/times replace them; a new test counts 60 s): the long
+# ones start early, and the lanes end together. mpquery/asan first: the
+# ASan jobs ("asan:TEST") start once it has built. A script with a line
+# "# run: waits" (it spends most of its time waiting: sleeps, timeouts, a
+# process it attaches to) runs in a lane of its own kind, up to as many
+# as the others beside them: it leaves the cores to the rest.
 declare -A last=()
-[ -f build/testlogs/times ] && while read -r secs job; do last[$job]=$secs; done <build/testlogs/times
-alone=$(for t in $list; do grep -qx '# run: alone' "tests/$t.sh" 2>/dev/null && echo "$t"; done)
+for f in tests/lib/times build/testlogs/times; do
+    [ -f $f ] && while read -r secs job; do last[$job]=$secs; done <$f
+done
+marked() { for t in $list; do grep -qx "# run: $1" "tests/$t.sh" 2>/dev/null && echo "$t"; done; }
+alone=$(marked alone) waits=$(marked waits)
 queue=()
 printf '%s\n' $list | grep -qx mpquery/asan && queue+=(mpquery/asan)
 queue+=($(for job in $list ${under_asan:+$(printf 'asan:%s\n' $under_asan)}; do
@@ -104,13 +114,19 @@ queue+=($(for job in $list ${under_asan:+$(printf 'asan:%s\n' $under_asan)}; do
 done | sort -s -k1,1 -rn | cut -d' ' -f2))
 asan_built=
 for t in $alone; do start "$t"; finish; done
-# next: the first job of the queue that can start (an ASan job once
-# mpquery/asan has built), taken out of it; none: empty
+# waiting JOB: its script waits more than it computes ("# run: waits")
+waiting() { printf '%s\n' $waits | grep -qx -- "${1#asan:}"; }
+# next: the first job of the queue that can start (a lane of its kind
+# free; an ASan job once mpquery/asan has built), taken out of it; none: empty
 next() {
-    local i job
+    local i job n_wait=0 n_cpu
+    for job in "${pids[@]}"; do waiting "$job" && n_wait=$((n_wait + 1)); done
+    n_cpu=$((${#pids[@]} - n_wait))
     next=
     for i in "${!queue[@]}"; do
         job=${queue[$i]}
+        if waiting "$job"; then [ $n_wait -lt "$lanes" ] || continue
+        else [ $n_cpu -lt "$lanes" ] || continue; fi
         if [ "${job#asan:}" != "$job" ] && [ "$asan_built" != ok ]; then
             [ -z "$asan_built" ] && continue
             unset "queue[$i]"; report "${job#asan:}" FAIL 0 0 " (ASan: mpquery/asan failed)"; continue
@@ -119,10 +135,9 @@ next() {
     done
 }
 while [ ${#queue[@]} -gt 0 ]; do
-    while [ ${#pids[@]} -ge "$lanes" ]; do finish; done
     next
     if [ -n "$next" ]; then start "$next"
-    elif [ ${#pids[@]} -gt 0 ]; then finish      # the ASan jobs wait for the build
+    elif [ ${#pids[@]} -gt 0 ]; then finish      # every lane busy, or the ASan jobs wait for the build
     fi
 done
 while [ ${#pids[@]} -gt 0 ]; do finish; done
