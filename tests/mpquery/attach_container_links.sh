@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # record --pid into a container (issue 41, item 1): mpquery, as root, never
 # follows a link the container's user planted in its /tmp and never
 # resolves a name there outside the container's root. The container: a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # record --pid where the process cannot write its profile (issue 41, item
 # 4): checked before attaching, as the process's user and through its root
 # (its mount namespace's mounts); refused in one line with a non-zero

@@ -1,3 +1,4 @@
+# run: waits
 # mpquery symbolize --debuginfod: DEBUGINFOD_TIMEOUT bounds the whole fetch
 # of a file, as users read it. A server on 127.0.0.1 (started and stopped
 # here) that answers 200 and then sends 10 bytes every 0.5 s: given up after

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # mpquery record --pid: a running process recorded for a while and let go.
 # A server-like program (not preloaded) answering requests at a steady
 # rate, attached for 2 s and detached 20 times in a row: it keeps

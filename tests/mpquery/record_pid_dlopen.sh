@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # mpquery record --pid and a program's own dlopen while attached: dlopen is
 # rebound so that the modules it brings are rebound too, yet the search for
 # a bare name stays the caller's (its DT_RUNPATH with $ORIGIN, here the only

@@ -1,3 +1,4 @@
+# run: waits
 # mpquery symbolize --debuginfod: a stripped library's debug file, served
 # by Debian's debuginfod by build-id, names its static function with
 # file:line afterwards (frames as many as before), into the cache; from the

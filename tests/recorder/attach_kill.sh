@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # mpquery record --pid ended by a signal during a call into the process
 # (issue 41 item 7). The target's main thread is called into while a
 # second thread holds the dynamic loader's lock for 2.5 s (a line "hold"),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # mpquery record --pid and a process under seccomp (issue 41 item 8): its
 # filters read (as root) and run over every system call an attach and a
 # session make; attached only when all pass, else refused in one line

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run: waits
 # mpquery record --pid and a process stopped (SIGSTOP) during its session
 # (issue 41 item 9). Stopped until after the session's end: record waits
 # 10 s for it, then sets the detach up to run when it continues and exits

@@ -1,3 +1,4 @@
+# run: waits
 # Memory over time without setup (table tick): the background thread
 # takes the process's totals and RSS every MP_TICK seconds (default 0.01),
 # keeps 100 to 200 evenly spaced points by dropping every other one and
