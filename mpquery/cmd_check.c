@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "load.h"
 #include "optdefs.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"
@@ -449,7 +450,7 @@ int cmd_check(int argc, char **argv)
         OPTIONS_FILTER,
         OPTION_RUN(HELP_RUN), OPTION_EXE(HELP_EXE),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
-        { .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
+        { OPTG_RULES, .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
           .help = "known leaks, as mpquery leaks takes them (repeatable)" },
         OPTIONS_READABLE,
         { .name = "format", .arg = "F", .str = &a.format, .help = "text (default), json or junit (JUnit XML)" },

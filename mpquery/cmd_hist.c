@@ -52,7 +52,7 @@ static const struct opt opts[] = {
               "recorder keeps no per-stack histogram there)" },
     OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
     OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
-    { .name = "lines", .id = OPT_LINES, .advanced = 1,
+    { OPTG_VIEW, .name = "lines", .id = OPT_LINES, .advanced = 1,
       .help = "accepted as by every listing command (hist shows no frames)" },
     OPTIONS_READABLE,
     OPTIONS_SERVER,

@@ -13,6 +13,7 @@
 #include "mpquery.h"
 #include "optdefs.h"
 #include "commands.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "record_db.h"
 #include "record_prog.h"

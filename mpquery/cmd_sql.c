@@ -4,6 +4,7 @@
  * run (sqlite3_stmt_readonly). */
 #include "mpquery.h"
 #include "commands.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 

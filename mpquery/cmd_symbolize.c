@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "debuginfod.h"
 #include "debugcache.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "safeopen.h"
 #include "symdb.h"

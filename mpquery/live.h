@@ -5,6 +5,7 @@
 #define MPQUERY_LIVE_H
 
 #include "mpquery.h"
+#include "opt_groups.h"
 #include "options.h"
 
 #include <stdio.h>

@@ -8,6 +8,7 @@
 #define MPQUERY_LOAD_H
 
 #include "mpquery.h"
+#include "opt_groups.h"
 #include "options.h"
 
 /* Loads path (errors reported: "mpquery: PATH: why"); peak_rows as

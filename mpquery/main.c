@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 #include "optdefs.h"          /* the MP_* settings, for the man page */
+#include "opt_groups.h"
 #include "options.h"
 
 #include <errno.h>
