@@ -35,6 +35,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+const char *const measure_name[NM] = { "calls", "bytes", "peak", "leaked" };
+
 /* The variance of a sampled stack's calls estimate n of mean size m:
  * n (1-p)/p <= n T/m, taken as the bound, as T S is for bytes. (1-p)/p
  * = 1/(e^(m/T) - 1) vanishes for a large m, where one big block beside

@@ -78,8 +78,6 @@ static const char more[] =
 "  mpquery check app.db --baseline main.db --max-growth 5\n"
 "  mpquery check app.db --max-peak 64M --max-leaked 0 --format junit -o mem.xml\n";
 
-const char *const measure_name[NM] = { "calls", "bytes", "peak", "leaked" };
-
 /* ---------------------------------------------------------------- loading */
 /* The largest MP_SAMPLE of the profile's processes (bytes; 0: none),
  * read with the recorder's own parser (64K is 65536). */
