@@ -10,6 +10,7 @@
  * it. */
 #define _GNU_SOURCE
 #include "mpquery.h"
+#include "profile.h"
 #include "attach_session.h"
 #include "record_db.h"
 #include "attach.h"

@@ -31,6 +31,7 @@
  * windows of both sides are added to the peak's floor. */
 #include "check.h"
 #include "mpquery.h"
+#include "profile.h"
 
 #include <math.h>
 #include <stdlib.h>

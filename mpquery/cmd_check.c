@@ -10,6 +10,7 @@
  * The noise each growth must pass (sampling, run-to-run floors, the peak
  * snapshot's window): check_measures.c. */
 #include "mpquery.h"
+#include "profile.h"
 #include "check.h"
 #include "hists.h"
 #include "commands.h"

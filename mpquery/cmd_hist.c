@@ -7,6 +7,7 @@
  * table's changed rows at every snapshot but the peak's (version 3): the
  * loader reads both (PROFILE_HISTS), from files or a --server store. */
 #include "mpquery.h"
+#include "profile.h"
 #include "format.h"
 #include "hists.h"
 #include "load.h"

@@ -8,6 +8,7 @@
 #include "info.h"
 #include "load.h"
 #include "mpquery.h"
+#include "profile.h"
 #include "optdefs.h"
 
 #include <stdlib.h>

@@ -13,6 +13,7 @@
  * snapshots or more (coldage >= N, MP_COLD), by cold bytes (memcold);
  * the filters and suppressions apply alike. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "listing.h"
 #include "load.h"

@@ -17,6 +17,7 @@
  * reads the copy at leisure (live_file.c). */
 #include "optdefs.h"
 #include "mpquery.h"
+#include "counters.h"
 #include "commands.h"
 #include "listing.h"
 #include "load.h"

@@ -11,6 +11,7 @@
  * warnings and errors still print. With --pid, a running process is
  * recorded from now instead (attach.c). */
 #include "mpquery.h"
+#include "profile.h"
 #include "optdefs.h"
 #include "commands.h"
 #include "opt_groups.h"

@@ -6,6 +6,7 @@
  * live bytes at that snapshot; mappings: their resident bytes). Text for
  * people, csv and json. A profile without a ledger is an error (exit 2). */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "format.h"
 #include "ledger.h"

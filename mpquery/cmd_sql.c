@@ -3,6 +3,7 @@
  * opened read-only and statements that would write are refused before they
  * run (sqlite3_stmt_readonly). */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "opt_groups.h"
 #include "options.h"

@@ -16,6 +16,7 @@
  * finds it through find_debuginfo; a module whose file could not be
  * fetched is left as it is (no frame of it written). */
 #include "mpquery.h"
+#include "profile.h"
 #include "resolve.h"
 #include "commands.h"
 #include "debuginfod.h"

@@ -14,6 +14,7 @@
  * stacks have those 0 and, as mapping stacks without --mmap (heap
  * counters 0), are not listed. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "info.h"
 #include "listing.h"

@@ -11,6 +11,7 @@
  * children -n leaves out one "(K more)" node, so that this holds for what
  * is printed too. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "listing.h"
 #include "load.h"

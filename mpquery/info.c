@@ -5,6 +5,7 @@
  * largest snapshot id <= the selected one. */
 #include "info.h"
 #include "mpquery.h"
+#include "profile.h"
 #include "optdefs.h"
 #include "output.h"
 #include "select.h"

@@ -6,6 +6,7 @@
 #define MPQUERY_INFO_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "procs.h"
 
 struct pid_node { size_t first, nimages; uint32_t depth; };

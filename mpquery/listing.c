@@ -5,6 +5,7 @@
  * report share (orders, the lines on what was left out or truncated, the
  * stack column). */
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "hists.h"
 #include "load.h"

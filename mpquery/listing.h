@@ -8,6 +8,7 @@
 #define MPQUERY_LISTING_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "load.h"
 #include "opt_groups.h"
 #include "options.h"

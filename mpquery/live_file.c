@@ -3,6 +3,7 @@
  * rollback journal, so the shared lock is taken only to copy the file
  * (profile_copy_committed); the copy is read at leisure. */
 #include "mpquery.h"
+#include "profile.h"
 #include "live.h"
 
 #include <errno.h>

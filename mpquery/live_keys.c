@@ -3,6 +3,7 @@
  * help line (checked as --filter is), q quit. Each changes struct live
  * only; the screen's loop draws again. */
 #include "mpquery.h"
+#include "profile.h"
 #include "live.h"
 #include "rules.h"
 

@@ -8,6 +8,7 @@
 #define MPQUERY_LOAD_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "opt_groups.h"
 #include "options.h"
 

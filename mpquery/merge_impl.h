@@ -6,6 +6,7 @@
 #define MPQUERY_MERGE_IMPL_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "merge.h"
 #include "tempfile.h"
 #include "format.h"         /* the tables' columns */

@@ -8,6 +8,7 @@
  * What the output's options decide is applied here too: text for people
  * (output_readable, the terminal's width and pager) and -q (status_line). */
 #include "mpquery.h"
+#include "counters.h"
 #include "opt_groups.h"
 #include "options.h"
 #include "output.h"

@@ -7,6 +7,7 @@
 #define MPQUERY_OPT_GROUPS_H
 
 #include "mpquery.h"
+#include "counters.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

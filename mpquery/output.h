@@ -10,6 +10,7 @@
 
 #include "escape.h"
 #include "mpquery.h"
+#include "counters.h"
 #include "options.h"
 
 struct view_opts;

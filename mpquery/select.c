@@ -15,6 +15,7 @@
  * live, so that every later count is of leaking stacks. The selection's
  * options (select.h) are parsed here too, diff's per-side ones with them. */
 #include "mpquery.h"
+#include "profile.h"
 #include "opt_groups.h"
 #include "options.h"
 #include "procs.h"

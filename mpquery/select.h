@@ -9,6 +9,7 @@
 #include <regex.h>
 
 #include "mpquery.h"
+#include "profile.h"
 #include "options.h"
 
 struct ruleset;

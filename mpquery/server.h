@@ -6,6 +6,7 @@
 #define MPQUERY_SERVER_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "options.h"
 
 struct server_opts {

@@ -7,6 +7,7 @@
 #define MPQUERY_VIEW_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "options.h"
 
 struct ruleset;
