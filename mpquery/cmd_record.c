@@ -15,7 +15,6 @@
 #include "optdefs.h"
 #include "commands.h"
 #include "opt_groups.h"
-#include "options.h"
 #include "record_db.h"
 #include "record_prog.h"
 #include "output.h"
