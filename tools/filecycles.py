@@ -9,16 +9,18 @@
 import glob, os, subprocess, sys
 
 def graph(folder):
-    defs, uses, files = {}, {}, []
-    for o in sorted(glob.glob(os.path.join(folder, '*.o'))):
-        f = os.path.basename(o)[:-2] + '.c'
-        files.append(f)
-        out = subprocess.run(['nm', o], capture_output=True, text=True, check=True).stdout
-        for p in (line.split() for line in out.splitlines()):
-            if len(p) == 2 and p[0] == 'U':
-                uses.setdefault(f, set()).add(p[1])
-            elif len(p) == 3 and p[1] in 'TDBRGSVW':
-                defs[p[2]] = f
+    defs, uses = {}, {}
+    objs = sorted(glob.glob(os.path.join(folder, '*.o')))
+    files = [os.path.basename(o)[:-2] + '.c' for o in objs]
+    # one nm for every object (-A: each line "path.o:[value] type name")
+    out = subprocess.run(['nm', '-A'] + objs, capture_output=True, text=True, check=True).stdout if objs else ''
+    for line in out.splitlines():
+        at = line.index('.o:') + 2
+        f, p = os.path.basename(line[:at])[:-2] + '.c', line[at + 1:].split()
+        if len(p) == 2 and p[0] == 'U':
+            uses.setdefault(f, set()).add(p[1])
+        elif len(p) == 3 and p[1] in 'TDBRGSVW':
+            defs[p[2]] = f
     edges = {f: {} for f in files}
     for f, syms in uses.items():
         for s in syms:
