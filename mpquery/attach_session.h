@@ -1,5 +1,6 @@
-/* mpquery record --pid's parts shared by attach.c (the process, its
- * modules, the files) and attach_session.c (the calls into it). */
+/* mpquery record --pid's parts shared by attach.c (the checks, the
+ * files), attach_session.c (the calls into it) and attach_proc.c (what is
+ * read of the process, below both). */
 #ifndef MPQ_ATTACH_SESSION_H
 #define MPQ_ATTACH_SESSION_H
 
@@ -23,7 +24,7 @@ struct target {
     size_t nlocks;
 };
 
-/* attach.c */
+/* attach_proc.c: what is read of the process */
 void status_field(pid_t pid, const char *name, char *out, size_t size);
 void process_name(pid_t pid, char *out, size_t size);
 const char *ptrace_scope(void);

@@ -7,6 +7,8 @@
 #define MPQUERY_CHECK_H
 
 #include "mpquery.h"
+#include "profile.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "select.h"
 #include "view.h"

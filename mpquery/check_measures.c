@@ -31,9 +31,12 @@
  * windows of both sides are added to the peak's floor. */
 #include "check.h"
 #include "mpquery.h"
+#include "profile.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+const char *const measure_name[NM] = { "calls", "bytes", "peak", "leaked" };
 
 /* The variance of a sampled stack's calls estimate n of mean size m:
  * n (1-p)/p <= n T/m, taken as the bound, as T S is for bytes. (1-p)/p

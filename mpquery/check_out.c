@@ -4,6 +4,7 @@
  * testcase per limit and per kind and measure of growth). The same
  * findings in all three: the writers only format. */
 #include "mpquery.h"
+#include "counters.h"
 #include "check.h"
 #include "listing.h"
 #include "output.h"

@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+const char *const ch_table_name[CH_NTABLES] = {
+    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
+    "mp_stack_hist", "mp_run",
+};
+
 static const char ch_schema_sql[] =
 #include "clickhouse_schema.h"
 ;

@@ -16,10 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const ch_table_name[CH_NTABLES] = {
-    "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
-    "mp_stack_hist", "mp_run",
-};
 /* ---------------------------------------------------------------- content addresses */
 /* v as `bytes` bytes, little-endian */
 static inline uint64_t fnv_le(uint64_t h, uint64_t v, int bytes)

@@ -6,6 +6,7 @@
 #define MPQUERY_CHSTORE_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "http.h"
 
 /* The frame's id in the store: FNV-1a 64 over (module path, NUL, build

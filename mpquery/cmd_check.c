@@ -10,11 +10,13 @@
  * The noise each growth must pass (sampling, run-to-run floors, the peak
  * snapshot's window): check_measures.c. */
 #include "mpquery.h"
+#include "profile.h"
 #include "check.h"
 #include "hists.h"
 #include "commands.h"
 #include "load.h"
 #include "optdefs.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"
@@ -76,8 +78,6 @@ static const char more[] =
 "example:\n"
 "  mpquery check app.db --baseline main.db --max-growth 5\n"
 "  mpquery check app.db --max-peak 64M --max-leaked 0 --format junit -o mem.xml\n";
-
-const char *const measure_name[NM] = { "calls", "bytes", "peak", "leaked" };
 
 /* ---------------------------------------------------------------- loading */
 /* The largest MP_SAMPLE of the profile's processes (bytes; 0: none),
@@ -450,7 +450,7 @@ int cmd_check(int argc, char **argv)
         OPTION_NATIVE("Python stacks with every native frame, for the filters\n(default: Python first, as mpquery top --help-all says)"),
         OPTION_RUN(HELP_RUN), OPTION_EXE(HELP_EXE),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
-        { .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
+        { OPTG_RULES, .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
           .help = "known leaks, as mpquery leaks takes them (repeatable)" },
         OPTIONS_READABLE,
         { .name = "format", .arg = "F", .str = &a.format, .help = "text (default), json or junit (JUnit XML)" },

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"
@@ -455,23 +456,23 @@ int cmd_diff(int argc, char **argv)
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
-        { .name = "a-run", .arg = "N", .str = &side[0][0], .help = NULL },
-        { .name = "a-pid", .arg = "PID", .str = &side[0][1], .help = NULL },
-        { .name = "a-thread", .arg = "T", .str = &side[0][2], .help = NULL },
-        { .name = "a-snapshot", .arg = "S", .str = &side[0][3],
+        { .name = "a-run", .place = PLACE_SELECT, .arg = "N", .str = &side[0][0], .help = NULL },
+        { .name = "a-pid", .place = PLACE_SELECT, .arg = "PID", .str = &side[0][1], .help = NULL },
+        { .name = "a-thread", .place = PLACE_SELECT, .arg = "T", .str = &side[0][2], .help = NULL },
+        { .name = "a-snapshot", .place = PLACE_SELECT, .arg = "S", .str = &side[0][3],
           .help = "select in profile A only (over the options above)" },
-        { .name = "b-run", .arg = "N", .str = &side[1][0], .help = NULL },
-        { .name = "b-pid", .arg = "PID", .str = &side[1][1], .help = NULL },
-        { .name = "b-thread", .arg = "T", .str = &side[1][2], .help = NULL },
-        { .name = "b-snapshot", .arg = "S", .str = &side[1][3],
+        { .name = "b-run", .place = PLACE_SELECT, .arg = "N", .str = &side[1][0], .help = NULL },
+        { .name = "b-pid", .place = PLACE_SELECT, .arg = "PID", .str = &side[1][1], .help = NULL },
+        { .name = "b-thread", .place = PLACE_SELECT, .arg = "T", .str = &side[1][2], .help = NULL },
+        { .name = "b-snapshot", .place = PLACE_SELECT, .arg = "S", .str = &side[1][3],
           .help = "select in profile B only; the same values as --run,\n"
                   "--pid, --thread and --snapshot (labels, peak...)" },
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
         OPTIONS_SERVER,
-        { .name = "a-where", .arg = "SQL", .str = (char **)&c.server.side_where[0], .help = NULL },
-        { .name = "b-where", .arg = "SQL", .str = (char **)&c.server.side_where[1],
+        { .name = "a-where", .place = PLACE_SERVER, .advanced = 1, .arg = "SQL", .str = (char **)&c.server.side_where[0], .help = NULL },
+        { .name = "b-where", .place = PLACE_SERVER, .advanced = 1, .arg = "SQL", .str = (char **)&c.server.side_where[1],
           .help = "with --server: the runs of side A, of side B (as --where)" },
         { 0 }
     };

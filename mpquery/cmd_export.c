@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "rules.h"
 #include "select.h"

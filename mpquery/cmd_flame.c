@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

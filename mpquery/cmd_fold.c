@@ -6,6 +6,7 @@
  * path string is materialized twice. Frame names never break the format:
  * ';' becomes ':' and control characters (newline, tab, CR...) spaces. */
 #include "mpquery.h"
+#include "counters.h"
 #include "dtree.h"
 #include "listing.h"
 

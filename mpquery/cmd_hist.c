@@ -7,6 +7,7 @@
  * table's changed rows at every snapshot but the peak's (version 3): the
  * loader reads both (PROFILE_HISTS), from files or a --server store. */
 #include "mpquery.h"
+#include "profile.h"
 #include "format.h"
 #include "hists.h"
 #include "load.h"
@@ -52,7 +53,7 @@ static const struct opt opts[] = {
               "recorder keeps no per-stack histogram there)" },
     OPTION_BY("the bars' counter: ncalls, memtot (default), nlive or memlive"),
     OPTION_FORMAT("text (default), csv or json ({\"rows\": [{\"lo\", \"hi\", ...}]})"),
-    { .name = "lines", .id = OPT_LINES, .advanced = 1,
+    { OPTG_VIEW, .name = "lines", .id = OPT_LINES, .advanced = 1,
       .help = "accepted as by every listing command (hist shows no frames)" },
     OPTIONS_READABLE,
     OPTIONS_SERVER,

@@ -13,9 +13,11 @@
  * snapshots or more (coldage >= N, MP_COLD), by cold bytes (memcold);
  * the filters and suppressions apply alike. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"
@@ -295,7 +297,7 @@ int cmd_leaks(int argc, char **argv)
     const struct opt opts[] = {
         OPTION_LIMIT,
         OPTIONS_FILTER,
-        { .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
+        { OPTG_RULES, .name = "suppressions", .id = OPT_SUPPRESSIONS, .arg = "FILE",
           .help = "ignore the known leaks of a rules file (see below;\n"
                   "repeatable)" },
         { .name = "no-default-suppressions", .flag = &no_builtin, .value = 1,

@@ -6,6 +6,7 @@
 #include "mpquery.h"
 #include "commands.h"
 #include "merge.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "tempfile.h"
 

@@ -6,6 +6,7 @@
  * rows), and reported when committed: a line reported is a run stored. */
 #include "chstore.h"
 #include "hists.h"
+#include "opt_groups.h"
 #include "options.h"
 
 #include <limits.h>

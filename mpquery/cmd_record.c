@@ -11,9 +11,10 @@
  * warnings and errors still print. With --pid, a running process is
  * recorded from now instead (attach.c). */
 #include "mpquery.h"
+#include "profile.h"
 #include "optdefs.h"
 #include "commands.h"
-#include "options.h"
+#include "opt_groups.h"
 #include "record_db.h"
 #include "record_prog.h"
 #include "output.h"

@@ -174,7 +174,7 @@ int cmd_report(int argc, char **argv)
           .help = "write the page to FILE (default: stdout, when it is not\na terminal)" },
         { .name = "title", .arg = "TEXT", .str = &a.title,
           .help = "the page's title (default: 'mallocprof report: COMMAND')" },
-        { .letter = 'n', .id = OPT_LIMIT, .arg = "N", .help = "rows of each table (default 20, 0 = all)" },
+        { .parse = parse_output, .letter = 'n', .id = OPT_LIMIT, .arg = "N", .help = "rows of each table (default 20, 0 = all)" },
         OPTION_DEPTH,
         { .name = "min-width", .arg = "PX", .str = &a.min_width_arg,
           .help = "flame graphs: frames narrower than PX pixels are merged\n(default 0.5; mpquery flame's: 0.1)" },

@@ -6,11 +6,13 @@
  * live bytes at that snapshot; mappings: their resident bytes). Text for
  * people, csv and json. A profile without a ledger is an error (exit 2). */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "format.h"
 #include "ledger.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

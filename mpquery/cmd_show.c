@@ -7,8 +7,10 @@
  * a frame whose offset is no address (a tag, a mapping, a Python frame)
  * shows none. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

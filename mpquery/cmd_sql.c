@@ -3,7 +3,9 @@
  * opened read-only and statements that would write are refused before they
  * run (sqlite3_stmt_readonly). */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 

@@ -16,10 +16,12 @@
  * finds it through find_debuginfo; a module whose file could not be
  * fetched is left as it is (no frame of it written). */
 #include "mpquery.h"
+#include "profile.h"
 #include "resolve.h"
 #include "commands.h"
 #include "debuginfod.h"
 #include "debugcache.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "safeopen.h"
 #include "symdb.h"

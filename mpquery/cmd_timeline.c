@@ -9,6 +9,7 @@
 #include "timeline.h"
 #include "commands.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "select.h"

@@ -14,10 +14,12 @@
  * stacks have those 0 and, as mapping stacks without --mmap (heap
  * counters 0), are not listed. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "info.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

@@ -11,9 +11,11 @@
  * children -n leaves out one "(K more)" node, so that this holds for what
  * is printed too. */
 #include "mpquery.h"
+#include "profile.h"
 #include "commands.h"
 #include "listing.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

@@ -4,6 +4,7 @@
  * orders them. Its children lists, subtotals, tag scopes, per-function
  * sums, and its paths as text, JSON and fold lines. */
 #include "mpquery.h"
+#include "counters.h"
 #include "dtree.h"
 
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #define MPQUERY_EXPORT_H
 
 #include "mpquery.h"
+#include "counters.h"
 #include "listing.h"
 #include "view.h"
 

@@ -12,6 +12,7 @@
  * without printf. */
 #include "export.h"
 #include "listing.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "select.h"

@@ -6,6 +6,7 @@
 #define MPQUERY_FLAME_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "view.h"
 

@@ -8,7 +8,8 @@
  * ends at the request's deadline (MPQ_CH_TIMEOUT after it began), every
  * answer's body at MPQ_CH_ANSWER_MAX bytes; EINTR and partial writes are
  * resumed; SIGPIPE never fires (MSG_NOSIGNAL). Errors are one line naming
- * the URL. The answer is read by http_read.c, the URL parsed by http_url.c. */
+ * the URL. The answer is read by http_read.c, the URL parsed by http_url.c,
+ * both below this file, as http_conn.c (the waits, the error line) is. */
 #include "http_internal.h"
 
 #include <errno.h>
@@ -22,49 +23,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-__attribute__((format(printf, 5, 6)))
-int ch_fail(const struct ch *c, int code, char *err, size_t errlen, const char *fmt, ...)
-   {
-       int n = snprintf(err, errlen, "%s: ", c->url);
-    if (n < 0 || (size_t)n >= errlen) return code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-void ch_close(struct ch *c)
-{
-    if (c->fd >= 0) close(c->fd);
-    c->fd = -1;
-}
-
-/* Waits until fd is ready for events; 1 ready (revents in *got), 0 timed
- * out, -1 error (errno). */
-int ch_wait_fd(int fd, short events, int timeout_ms, short *got)
-{
-    struct pollfd p = { .fd = fd, .events = events };
-    int n;
-    while ((n = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR) {}
-    if (n > 0 && got) *got = p.revents;
-    return n;
-}
-
-/* What is left of the request's time, in ms (0: none; rounded up, so
- * that a wait ends after the deadline, never before). */
-int ch_left_ms(const struct ch *c)
-{
-    double left = (c->deadline - monotonic_seconds()) * 1000;
-    return left <= 0 ? 0 : left >= INT32_MAX ? INT32_MAX : (int)left + 1;
-}
-
-const char *ch_secs(int ms, char *buf, size_t n)
-{
-    snprintf(buf, n, ms % 1000 ? "%.1f s" : "%.0f s", ms / 1000.0);
-    return buf;
-}
 
 /* Connects to one address; 0, or errno (ETIMEDOUT when it took too long). */
 static int connect_addr(const struct ch *c, const struct addrinfo *a, int *out)

@@ -1,6 +1,8 @@
 /* What http.c (the connection, sending, a request), http_url.c (the URL
- * and the MPQ_CH_* settings), http_read.c (reading an answer) and tsv.c
- * share; never included outside them. Errors as http.h says: one line in
+ * and the MPQ_CH_* settings), http_read.c (reading an answer),
+ * http_conn.c (their bottom: waits, the error line) and tsv.c share;
+ * never included outside them. They call downward: http.c -> http_read.c,
+ * http_url.c -> http_conn.c. Errors as http.h says: one line in
  * err naming c->url, the code returned. */
 #ifndef MPQUERY_HTTP_INTERNAL_H
 #define MPQUERY_HTTP_INTERNAL_H

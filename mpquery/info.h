@@ -1,10 +1,12 @@
-/* What mpquery info's files share: cmd_info.c gathers (the totals at the
+/* What mpquery info's files share: info.c gathers (the totals at the
  * selected snapshot, the process tree) into struct info and has the words
- * for settings and endings; info_json.c and info_text.c only print it. */
+ * for settings and endings; info_json.c and info_text.c only print it;
+ * cmd_info.c, the command, calls both. */
 #ifndef MPQUERY_INFO_H
 #define MPQUERY_INFO_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "procs.h"
 
 struct pid_node { size_t first, nimages; uint32_t depth; };
@@ -32,6 +34,10 @@ struct info {
  * process's threads and snapshots tables, without --all. */
 enum { INFO_SECTIONS = 5, INFO_ROWS = 10 };
 
+/* in->p, in->sel (and human, all) set: the rest of in gathered; info_free
+ * frees it. */
+void info_gather(struct info *in);
+void info_free(struct info *in);
 /* The mappings' line of a process (c: its summed samples) or of the
  * totals, "5 mappings, 67.9 MiB mapped, 35.9 MiB resident" into buf; 0
  * when the profile has none (the line is then not shown). */

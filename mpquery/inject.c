@@ -155,10 +155,26 @@ static int remote_syscall(struct inject *in, long nr, const uint64_t a[4], uint6
 
 static int syscall_failed(uint64_t rc) { return rc > (uint64_t)-4096; }
 
-void inject_unmap(struct inject *in)
+/* The area unmapped by the stopped thread. */
+static void inject_unmap(struct inject *in)
 {
     uint64_t rc, mu[4] = { in->area, INJECT_AREA, 0, 0 };
     if (remote_syscall(in, SYS_munmap, mu, &rc) == 0 && rc == 0) in->area = 0;
+}
+
+void inject_resume(struct inject *in)
+{
+    if (!in->tid) return;
+    if (in->errno_addr) inject_mem(in->pid, in->errno_addr, &in->errno_value, sizeof in->errno_value, 1);
+    if (in->area) inject_unmap(in);
+    ptrace(PTRACE_SETREGS, in->tid, 0, &in->regs);
+    if (in->xstate_len) {
+        struct iovec iov = { in->xstate, in->xstate_len };
+        ptrace(PTRACE_SETREGSET, in->tid, (void *)NT_X86_XSTATE, &iov);
+    }
+    if (in->masked) ptrace(PTRACE_SETSIGMASK, in->tid, (void *)sizeof in->sigmask, &in->sigmask);
+    ptrace(PTRACE_DETACH, in->tid, 0, 0);
+    in->tid = 0;
 }
 
 /* The area mapped (read-write, its last page then the code, read and

@@ -75,8 +75,6 @@ int inject_arm(struct inject *in, uintptr_t fn, uintptr_t a0, char *err, size_t 
 int inject_read_string(pid_t pid, uintptr_t at, char *out, size_t size);
 /* Every register back, the area unmapped, the thread let go. */
 void inject_resume(struct inject *in);
-/* The area unmapped by the stopped thread (inject.c). */
-void inject_unmap(struct inject *in);
 
 /* inject_safe.c: no frame in w->locks on any stack of the thread (its
  * own, and those of the signal handlers it is in: each interrupted

@@ -2,7 +2,7 @@
  * into its code (inject_frame.c), waited for at their system calls; one
  * that does not return in time, while the process stays stopped
  * (SIGSTOP, kept stopped: PTRACE_LISTEN) or after a new ^C is left to
- * finish by itself, never cut short. The thread given back at the end. */
+ * finish by itself, never cut short. inject.c gives the thread back. */
 #define _GNU_SOURCE
 #include "inject.h"
 
@@ -164,19 +164,4 @@ int inject_arm(struct inject *in, uintptr_t fn, uintptr_t a0, char *err, size_t 
     in->tid = 0;
     in->left = 1;
     return 0;
-}
-
-void inject_resume(struct inject *in)
-{
-    if (!in->tid) return;
-    if (in->errno_addr) inject_mem(in->pid, in->errno_addr, &in->errno_value, sizeof in->errno_value, 1);
-    if (in->area) inject_unmap(in);
-    ptrace(PTRACE_SETREGS, in->tid, 0, &in->regs);
-    if (in->xstate_len) {
-        struct iovec iov = { in->xstate, in->xstate_len };
-        ptrace(PTRACE_SETREGSET, in->tid, (void *)NT_X86_XSTATE, &iov);
-    }
-    if (in->masked) ptrace(PTRACE_SETSIGMASK, in->tid, (void *)sizeof in->sigmask, &in->sigmask);
-    ptrace(PTRACE_DETACH, in->tid, 0, 0);
-    in->tid = 0;
 }

@@ -5,9 +5,11 @@
  * report share (orders, the lines on what was left out or truncated, the
  * stack column). */
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "hists.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"

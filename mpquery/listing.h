@@ -8,7 +8,9 @@
 #define MPQUERY_LISTING_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "load.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "select.h"

@@ -1,10 +1,14 @@
-/* mpquery live (cmd_live.c: the file, the terminal, the keys; live_draw.c:
+/* mpquery live (cmd_live.c: the options and the screen's loop, calling
+ * down to live_term.c: the terminal; live_keys.c: the keys; live_draw.c:
  * the frames; live_ended.c: how a process ended when the profile does not
- * say). What a frame shows and what the previous one did. */
+ * say; live_file.c: the file and its copy, at the bottom). What a frame
+ * shows and what the previous one did. */
 #ifndef MPQUERY_LIVE_H
 #define MPQUERY_LIVE_H
 
 #include "mpquery.h"
+#include "profile.h"
+#include "opt_groups.h"
 #include "options.h"
 
 #include <stdio.h>
@@ -49,8 +53,25 @@ struct live {
 void live_frame(struct live *v, FILE *errs);
 /* The rows drawn become the previous frame's. */
 void live_rows_done(struct live *v);
-/* 1 when the file changed since its last copy (a recorder committed). */
+/* live_file.c: 1 when the file changed since its last copy (a recorder
+ * committed); the copy brought up to date: 0, or -1 with v->status set. */
 int live_file_changed(const struct live *v);
+int live_refresh_copy(struct live *v);
+/* live_term.c: the terminal raw, on the alternate screen, the signals
+ * caught into a pipe (live_signal_fd: poll it); 0 or -1 (errno). Restored
+ * by live_restore_terminal (at exit too). */
+int live_enter_terminal(void);
+void live_restore_terminal(void);
+int live_signal_fd(void);
+/* The signals caught since the last call: 128 + N for SIGINT, SIGTERM or
+ * SIGHUP (N), 2 for SIGWINCH, else 0. */
+int live_signals_read(void);
+/* v->width, v->height: the terminal's now; off a terminal (--once) COLUMNS
+ * and LINES, else 80 x 24. */
+void live_screen_size(struct live *v);
+/* live_keys.c: the keys typed on stdin: -1 to quit (q, or the end of
+ * stdin), 1 to draw again, else 0. */
+int live_keys_read(struct live *v);
 /* How the process ended when its profile does not say (ended ""): as
  * record saw it (v->ended_pid, v->ended_how), else "killed (...)" when no
  * process of its pid, host and start runs any more; NULL: it runs (then

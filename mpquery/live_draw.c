@@ -2,6 +2,7 @@
  * sparkline, top's rows with their change since the previous frame, the
  * process tree, the help line. */
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "live.h"
 #include "load.h"

@@ -6,6 +6,7 @@
  * (live.h). Another host's processes, and those /proc does not show, are
  * left as they are: nothing can be told of them. */
 #include "mpquery.h"
+#include "profile.h"
 #include "live.h"
 
 #include <errno.h>

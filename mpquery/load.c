@@ -4,6 +4,7 @@
  * -o checked against all of them. Errors are reported ("mpquery: FILE:
  * what is wrong") and their exit code returned; only main exits. */
 #include "mpquery.h"
+#include "profile.h"
 #include "hists.h"
 #include "load.h"
 #include "merge.h"

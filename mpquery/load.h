@@ -8,6 +8,8 @@
 #define MPQUERY_LOAD_H
 
 #include "mpquery.h"
+#include "profile.h"
+#include "opt_groups.h"
 #include "options.h"
 
 /* Loads path (errors reported: "mpquery: PATH: why"); peak_rows as

@@ -2,9 +2,11 @@
  * lives in cmd_NAME.c, parses its own options and returns an exit code:
  * 0 success, 1 failed operation, 2 bad input or usage. */
 #include "mpquery.h"
+#include "counters.h"
 #include "commands.h"
 #include "schema_version.h"   /* SCHEMA_VERSION, from schema/profile.sql */
 #include "optdefs.h"          /* the MP_* settings, for the man page */
+#include "opt_groups.h"
 #include "options.h"
 
 #include <errno.h>

@@ -62,7 +62,7 @@ static uint32_t proc_key(struct merge *m, const char *token, int64_t pid, double
 
 /* The first pass: per process key, the copy with the most non-peak
  * snapshots. Also proves every input readable before anything is written. */
-int merge_choose_copies(struct merge *m, size_t input)
+static int merge_choose_copies(struct merge *m, size_t input)
 {
     static const char sql[] =
         "SELECT r.token, p.pid, p.start_time, p.id,"
@@ -379,7 +379,7 @@ static void copy_hists(struct merge *m, const struct input *in)
 }
 
 /* profile_load_more's callback: the input, loaded, into the output. */
-int merge_copy_input(void *ctx, sqlite3 *db, struct profile *p)
+static int merge_copy_input(void *ctx, sqlite3 *db, struct profile *p)
 {
     (void)db;
     struct merge *m = ctx;
@@ -402,3 +402,44 @@ int merge_copy_input(void *ctx, sqlite3 *db, struct profile *p)
     return m->rc;
 }
 
+int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, struct merge_stats *st, char *err,
+                size_t errlen)
+{
+    struct merge m = { .out_path = out, .err = err, .errlen = errlen, .inputs = inputs, .ninputs = n };
+    memset(st, 0, sizeof *st);
+    strtab_init(&m.proc_keys); strtab_init(&m.tokens); strtab_init(&m.modules);
+    strtab_init(&m.functions); strtab_init(&m.paths); strtab_init(&m.frame_keys);
+    idmap_init(&m.tag_frames, 16); idmap_init(&m.stacks, 1024); idmap_init(&m.stack_dups, 16);
+    m.files = xcalloc(n, sizeof *m.files);
+    for (size_t i = 0; i < n; i++) m.files[i].path = inputs[i];
+    for (size_t i = 0; i < n && !m.rc; i++) merge_choose_copies(&m, i);
+    if (!m.rc) merge_open_output(&m);
+    for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
+        struct profile *p;
+        char why[4400];
+        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS | PROFILE_LEDGER, &p, merge_copy_input, &m,
+                                   why, sizeof why);
+        if (rc) merge_fail(&m, rc, "%s: %s", inputs[m.cur], why);
+        profile_free(p);
+    }
+    if (!m.rc) merge_finish(&m, st);
+    merge_free(&m);
+    st->files = m.files;
+    st->nfiles = n;
+    if (m.rc) merge_stats_free(st);
+    return m.rc;
+}
+
+int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
+                    char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    struct strbuf prefix = { 0 };
+    sb_printf(&prefix, "%s/mpquery-", dir && *dir ? dir : "/tmp");
+    int rc = temp_create(prefix.s, path, err, errlen);
+    sb_free(&prefix);
+    if (rc) return rc;
+    rc = merge_build(inputs, n, *path, peak_rows, st, err, errlen);
+    if (rc) temp_forget(*path, 1);
+    return rc;
+}

@@ -4,6 +4,7 @@
 #define MPQUERY_MERGE_H
 
 #include "mpquery.h"
+#include "profile.h"
 
 /* What a merge wrote: per input, its runs (db_file: ids in the output),
  * and the output's runs (those in more than one input: runs_shared),

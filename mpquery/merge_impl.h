@@ -1,10 +1,12 @@
-/* What merge.c (the inputs mapped into the output's ids) and merge_out.c
- * (the output file: its statements, batches of rows and the last tables)
- * share. Private to those two files. */
+/* What merge.c (the inputs mapped into the output's ids, merge_build) and
+ * merge_out.c (the output file: its statements, batches of rows and the
+ * last tables) share. Private to those two files; merge.c calls
+ * merge_out.c, never the other way. */
 #ifndef MPQUERY_MERGE_IMPL_H
 #define MPQUERY_MERGE_IMPL_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "merge.h"
 #include "tempfile.h"
 #include "format.h"         /* the tables' columns */
@@ -77,10 +79,11 @@ void merge_put(struct merge *m, int table, const struct val *v);
 void merge_flush_all(struct merge *m);     /* the rows collected so far, of every table */
 /* Interns key into t; *created when it is new. Returns its id (0-based). */
 uint32_t merge_intern(struct strtab *t, const void *key, size_t len, int *created);
-/* The first pass over input i: per process key, the copy with the most
- * non-peak snapshots. */
-int merge_choose_copies(struct merge *m, size_t input);
-/* profile_load_more's callback: the input, loaded, into the output. */
-int merge_copy_input(void *ctx, sqlite3 *db, struct profile *p);
+/* merge_out.c's output file: opened with the schema and the statements of
+ * every table; finished with what waited for every input (runs numbered by
+ * start time, processes, frames; the files' run ids); freed. */
+int merge_open_output(struct merge *m);
+int merge_finish(struct merge *m, struct merge_stats *st);
+void merge_free(struct merge *m);
 
 #endif

@@ -99,7 +99,7 @@ static sqlite3_stmt *prepare_insert(struct merge *m, int table, int rows)
 /* The schema compiled in, written as the recorder writes it. (Rows arrive
  * mostly in the order of their keys: keeping the indexes as they come is
  * faster than building them at the end.) */
-static int open_output(struct merge *m)
+int merge_open_output(struct merge *m)
 {
     if (sqlite3_open_v2(m->out_path, &m->out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return merge_out_fail(m);
@@ -123,7 +123,7 @@ static int cmp_run(const void *a, const void *b, void *ctx)
 
 /* Runs numbered by start time, then what waited for them: processes,
  * frames; the files' run ids. */
-static int finish(struct merge *m, struct merge_stats *st)
+int merge_finish(struct merge *m, struct merge_stats *st)
 {
     size_t nruns = m->tokens.n;
     uint32_t *order = xmalloc(nruns * sizeof *order);
@@ -166,7 +166,7 @@ static int finish(struct merge *m, struct merge_stats *st)
     return m->rc;
 }
 
-static void merge_free(struct merge *m)
+void merge_free(struct merge *m)
 {
     for (int t = 0; m->ins && t < FT_N; t++) {
         sqlite3_finalize(m->ins[t].many);
@@ -181,34 +181,6 @@ static void merge_free(struct merge *m)
     arena_free(&m->text);
 }
 
-int merge_build(char *const *inputs, size_t n, const char *out, int peak_rows, struct merge_stats *st, char *err,
-                size_t errlen)
-{
-    struct merge m = { .out_path = out, .err = err, .errlen = errlen, .inputs = inputs, .ninputs = n };
-    memset(st, 0, sizeof *st);
-    strtab_init(&m.proc_keys); strtab_init(&m.tokens); strtab_init(&m.modules);
-    strtab_init(&m.functions); strtab_init(&m.paths); strtab_init(&m.frame_keys);
-    idmap_init(&m.tag_frames, 16); idmap_init(&m.stacks, 1024); idmap_init(&m.stack_dups, 16);
-    m.files = xcalloc(n, sizeof *m.files);
-    for (size_t i = 0; i < n; i++) m.files[i].path = inputs[i];
-    for (size_t i = 0; i < n && !m.rc; i++) merge_choose_copies(&m, i);
-    if (!m.rc) open_output(&m);
-    for (m.cur = 0; m.cur < n && !m.rc; m.cur++) {
-        struct profile *p;
-        char why[4400];
-        int rc = profile_load_more(inputs[m.cur], (peak_rows & PROFILE_PEAK_ROWS) | PROFILE_HISTS | PROFILE_LEDGER, &p, merge_copy_input, &m,
-                                   why, sizeof why);
-        if (rc) merge_fail(&m, rc, "%s: %s", inputs[m.cur], why);
-        profile_free(p);
-    }
-    if (!m.rc) finish(&m, st);
-    merge_free(&m);
-    st->files = m.files;
-    st->nfiles = n;
-    if (m.rc) merge_stats_free(st);
-    return m.rc;
-}
-
 void merge_stats_free(struct merge_stats *st)
 {
     for (size_t i = 0; i < st->nfiles; i++) {
@@ -218,18 +190,4 @@ void merge_stats_free(struct merge_stats *st)
     free(st->files);
     st->files = NULL;
     st->nfiles = 0;
-}
-
-int merge_temporary(char *const *inputs, size_t n, int peak_rows, const char **path, struct merge_stats *st,
-                    char *err, size_t errlen)
-{
-    const char *dir = getenv("TMPDIR");
-    struct strbuf prefix = { 0 };
-    sb_printf(&prefix, "%s/mpquery-", dir && *dir ? dir : "/tmp");
-    int rc = temp_create(prefix.s, path, err, errlen);
-    sb_free(&prefix);
-    if (rc) return rc;
-    rc = merge_build(inputs, n, *path, peak_rows, st, err, errlen);
-    if (rc) temp_forget(*path, 1);
-    return rc;
 }

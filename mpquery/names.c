@@ -27,6 +27,7 @@
  * a name without a space, so `(anonymous namespace)` and `name (file.py)`
  * stay. */
 #include "mpquery.h"
+#include "profile.h"
 #include "view.h"
 
 #include <stdlib.h>

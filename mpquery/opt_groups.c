@@ -1,17 +1,22 @@
-/* The parsers of the option groups declared in rules.h, view.h, output.h
- * and server.h (select.h's are in select.c): each takes one option of its
- * group, by id, into the group's struct, and reports a bad value as a
- * usage error (options.c's bad_value). Values are checked here, once;
- * the modules that read the structs trust them. What the output's options
- * decide is applied here too: text for people (output_readable, the
- * terminal's width and pager) and -q (status_line). */
+/* The option groups together (opt_groups.h): parse_options, the
+ * commands' way into options.c's table parser, with the groups' defaults
+ * and what they decide together; and the parsers of the groups declared
+ * in rules.h, view.h, output.h and server.h (select.h's are in select.c):
+ * each takes one option of its group, by id, into the group's struct, and
+ * reports a bad value as a usage error (options.c's bad_value). Values
+ * are checked here, once; the modules that read the structs trust them.
+ * What the output's options decide is applied here too: text for people
+ * (output_readable, the terminal's width and pager) and -q (status_line). */
 #include "mpquery.h"
+#include "counters.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "output.h"
 #include "rules.h"
 #include "server.h"
 #include "view.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,4 +154,66 @@ int server_option(struct server_opts *o, int id, const char *arg)
     }
     o->since = arg;
     return 0;
+}
+
+int parse_rules(struct common *c, const struct opt *o, const char *arg, int placed)
+{
+    (void)placed;
+    return rules_option(&c->rules, c->cmd, o->id, arg);
+}
+
+int parse_view(struct common *c, const struct opt *o, const char *arg, int placed)
+{
+    (void)placed;
+    return view_option(&c->view, c->cmd, o->id, arg);
+}
+
+int parse_output(struct common *c, const struct opt *o, const char *arg, int placed)
+{
+    (void)placed;
+    if (o->id == OPT_FORMAT) c->out.formats = o->help;     /* the formats it takes */
+    return output_option(&c->out, c->cmd, o->id, arg);
+}
+
+int parse_server(struct common *c, const struct opt *o, const char *arg, int placed)
+{
+    (void)placed;
+    return server_option(&c->server, o->id, arg);
+}
+
+/* --server reads a store, not files, and selects runs by their
+ * attributes: what selects processes, threads or snapshots of files does
+ * not apply (but --snapshot last or peak); its selection options need it. */
+static int server_options(struct common *c, int operands, int with_files)
+{
+    struct server_opts *s = &c->server;
+    if (!s->url) {
+        if (s->where || s->host || s->since || s->side_where[0] || s->side_where[1])
+            return usage_error(c->cmd, "--where, --host and --since select runs of --server URL");
+        return 0;
+    }
+    s->exe = c->sel.exe;        /* --exe: the store's runs of it (whole trees), not its processes */
+    c->sel.exe = NULL;
+    if (operands && !with_files) return usage_error(c->cmd, "--server reads the store, not files: no database file");
+    const struct select_opts *o = &c->sel;
+    const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid" : o->image ? "--image"
+                    : o->has_tid || o->thread_re ? "--thread" : o->per_thread ? "--per-thread or --group-threads"
+                    : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
+                    : NULL;     /* diff's --a-run... come after parsing: cmd_diff refuses them */
+    if (bad) return usage_error(c->cmd, "%s does not apply to --server (select runs with --where, --exe, --host, --since)", bad);
+    return 0;
+}
+
+int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
+{
+    memset(c, 0, sizeof *c);
+    c->cmd = d->cmd;
+    select_opts_init(&c->sel);
+    output_opts_init(&c->out);
+    int rc = parse_table(c, d, argc, argv, &c->operands_a);
+    if (rc != PARSE_OK) return rc;
+    if (d->readable) output_readable(&c->out, &c->view);
+    if ((rc = server_options(c, argc - optind, d->server_and_files))) return rc;
+    if (c->server.url && !d->server_and_files) return PARSE_OK;
+    return check_operands(d, argc);
 }

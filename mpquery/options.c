@@ -1,17 +1,14 @@
 /* Command options, git's parse-options way (options.h): each command
  * declares its options once, in one table (struct opt), which yields the
  * getopt_long array, the option lines of its --help (short, by use) and
- * --help-all, its man page section and its completion words. A group's
- * option goes to its module's parser (select.c, opt_groups.c); usage
- * errors are reported here, one line, "mpquery: CMD: what (see mpquery
- * CMD --help)", exit 2, an unknown option with the nearest names. */
+ * --help-all, its man page section and its completion words. An entry
+ * carries its parser and its place in --help: nothing here knows a group
+ * (opt_groups.c) or a command. Usage errors are reported here, one line,
+ * "mpquery: CMD: what (see mpquery CMD --help)", exit 2, an unknown option
+ * with the nearest names. */
 #include "mpquery.h"
+#include "escape.h"
 #include "options.h"
-#include "output.h"
-#include "rules.h"
-#include "select.h"
-#include "server.h"
-#include "view.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -26,14 +23,6 @@
 #define HELP_ALL_VALUE (LONG_ONLY - 2)
 /* --help: the column option texts start at, and the room for names */
 #define HELP_COLUMN 22
-
-static void common_init(struct common *c, const char *cmd)
-{
-    memset(c, 0, sizeof *c);
-    c->cmd = cmd;
-    select_opts_init(&c->sel);
-    output_opts_init(&c->out);
-}
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -126,20 +115,6 @@ int option_list_add(const char **list, size_t *n, const char *cmd, const char *o
 {
     if (*n == 64) return bad_value(cmd, opt, arg, expected);
     list[(*n)++] = arg;
-    return 0;
-}
-
-/* A group's option into its struct in c; 0, or 2 for a bad value
- * (reported). */
-static int group_option(struct common *c, int id, const char *arg)
-{
-    switch (OPT_GROUP(id)) {
-    case OPTG_SELECT: return select_option(&c->sel, c->cmd, id, arg);
-    case OPTG_RULES: return rules_option(&c->rules, c->cmd, id, arg);
-    case OPTG_VIEW: return view_option(&c->view, c->cmd, id, arg);
-    case OPTG_OUTPUT: return output_option(&c->out, c->cmd, id, arg);
-    case OPTG_SERVER: return server_option(&c->server, id, arg);
-    }
     return 0;
 }
 
@@ -252,40 +227,10 @@ static void print_words(const struct cmd_opts *d)
     printf("\";;\n");
 }
 
-/* --help's headings, by use, in the order printed: the command's own
- * options (and --by, -n) first, without a heading. */
-enum { PLACE_OWN, PLACE_SELECT, PLACE_DISPLAY, PLACE_OUTPUT, PLACE_RULES, PLACE_SERVER, NPLACES };
+/* --help's headings (PLACE_*, options.h), in the order printed: the
+ * command's own options (and --by, -n) first, without a heading. */
 static const char *const place_heading[NPLACES] = { "", "Selection", "Display", "Output", "Rules",
                                                     "ClickHouse (--server)" };
-
-/* Where an entry goes in --help, by its group's id, and whether only
- * --help-all lists it (*advanced): ClickHouse's options, and the rare
- * ones of every command. */
-static int help_place(const struct opt *o, int *advanced)
-{
-    *advanced = o->advanced;
-    switch (o->id) {
-    case OPT_NO_INLINE: case OPT_MODULE: case OPT_SIGNATURES: case OPT_NO_SIGNATURES: case OPT_FULL_NAMES:
-    case OPT_NO_DEFAULT_RULES: case OPT_GROUP_THREADS:
-        *advanced = 1;
-    }
-    /* diff's sides, --a-run ... --b-snapshot, and --a-where, --b-where of --server */
-    if (!o->id && o->name && (!strncmp(o->name, "a-", 2) || !strncmp(o->name, "b-", 2))) {
-        if (strcmp(o->name + 2, "where")) return PLACE_SELECT;
-        *advanced = 1;
-        return PLACE_SERVER;
-    }
-    switch (OPT_GROUP(o->id)) {
-    case OPTG_SELECT: return PLACE_SELECT;
-    case OPTG_RULES: return PLACE_RULES;
-    case OPTG_VIEW: return o->id == OPT_FILTER || o->id == OPT_EXCLUDE ? PLACE_SELECT : PLACE_DISPLAY;
-    case OPTG_SERVER: *advanced = 1; return PLACE_SERVER;
-    case OPTG_OUTPUT:
-        if (o->id == OPT_BY || o->id == OPT_LIMIT) return PLACE_OWN;
-        return o->id == OPT_FORMAT || o->id == OPT_NO_PAGER || o->id == OPT_QUIET ? PLACE_OUTPUT : PLACE_DISPLAY;
-    }
-    return PLACE_OWN;
-}
 
 /* The options of one heading: an entry without help text shares the line
  * of the next one, which places them; without all, the line leaves out
@@ -294,15 +239,14 @@ static size_t print_place(const struct cmd_opts *d, int place, int all)
 {
     struct strbuf names = { 0 };
     size_t hidden = 0;
-    int headed = 0, advanced;
+    int headed = 0;
     const struct opt *first = d->opts;
     for (const struct opt *o = d->opts; !table_end(o); o++) {
         if (!o->help) continue;
-        int here = help_place(o, &advanced) == place;
+        int here = o->place == place;
         names.len = 0;
         for (const struct opt *e = first; here && e <= o; e++) {
-            help_place(e, &advanced);
-            if (advanced && !all) hidden++;
+            if (e->advanced && !all) hidden++;
             else add_names(&names, e);
         }
         first = o + 1;
@@ -353,7 +297,7 @@ static void print_help(const struct cmd_opts *d, int all)
     for (const char *m = d->more; (m = strstr(m, "\nexample")); m++) ex = m + 1;
     if (ex) printf("\n%s", ex);
     int server = 0;
-    for (const struct opt *o = d->opts; !table_end(o); o++) server |= OPT_GROUP(o->id) == OPTG_SERVER;
+    for (const struct opt *o = d->opts; !table_end(o); o++) server |= o->place == PLACE_SERVER;
     if (hidden || *d->more)
         printf("\nmpquery %s --help-all: every option%s and the details\n", d->cmd,
                server ? " (ClickHouse's too)" : "");
@@ -378,27 +322,15 @@ static struct option *getopt_table(const struct cmd_opts *d, struct strbuf *shor
     return lo;
 }
 
-/* One option of the table: 0 or the exit code. */
-static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg)
+/* One option of the table: 0 or the exit code. placed: parse's. */
+static int take_option(struct common *c, const struct cmd_opts *d, const struct opt *o, char *arg, int placed)
 {
-    if (o->id == OPT_FORMAT) c->out.formats = o->help;     /* the formats it takes */
-    if (o->id) return group_option(c, o->id, arg);
+    if (o->parse) return o->parse(c, o, arg, placed);
     if (o->flag) *o->flag = o->value;
     else if (o->str) *o->str = arg ? arg : (char *)"";     /* "": an optional value left out */
-    else return d->own(d->ctx, o, arg);
+    else if (d->own) return d->own(d->ctx, o, arg);
+    else return usage_error(d->cmd, "option %s has no parser in mpquery's table (a bug)", o->name ? o->name : "-n");
     return 0;
-}
-
-/* With d->dashdash, where a selection option stood among the operands
- * (diff's A.db --run 1 B.db --run 2: select_sides_placed). */
-static int note_placed(struct common *c, int id, const char *arg, int operands)
-{
-    struct select_sides *s = &c->sides;
-    if (s->ngiven == sizeof s->given / sizeof s->given[0])
-        return usage_error(c->cmd, "too many selection options (at most %zu)", s->ngiven);
-    s->given[s->ngiven].id = id, s->given[s->ngiven].arg = arg;
-    s->given[s->ngiven++].operands = operands;
-    return PARSE_OK;
 }
 
 /* With d->dashdash, getopt returns operands in order (as option 1): those
@@ -426,9 +358,7 @@ static int next_options(struct common *c, const struct cmd_opts *d, int argc, ch
         }
         while (!table_end(&d->opts[i]) && getopt_value(d->opts, i) != opt) i++;
         if (table_end(&d->opts[i])) rc = bad_option(d, opt, argv);
-        else if ((rc = take_option(c, d, &d->opts[i], optarg)) == 0) rc = PARSE_OK;
-        if (rc == PARSE_OK && d->dashdash && OPT_GROUP(d->opts[i].id) == OPTG_SELECT)
-            rc = note_placed(c, d->opts[i].id, optarg, *nbefore);
+        else if ((rc = take_option(c, d, &d->opts[i], optarg, d->dashdash ? *nbefore : -1)) == 0) rc = PARSE_OK;
     }
     *dashdash = rc == PARSE_OK && optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")
                 && argv[optind - 1] != value;
@@ -444,47 +374,24 @@ static void gather_operands(char **argv, char **before, int nbefore)
     memcpy(argv + optind, before, (size_t)nbefore * sizeof *argv);
 }
 
-/* --server reads a store, not files, and selects runs by their
- * attributes: what selects processes, threads or snapshots of files does
- * not apply (but --snapshot last or peak); its selection options need it. */
-static int server_options(struct common *c, int operands, int with_files)
+int parse_table(struct common *c, const struct cmd_opts *d, int argc, char **argv, int *operands_a)
 {
-    struct server_opts *s = &c->server;
-    if (!s->url) {
-        if (s->where || s->host || s->since || s->side_where[0] || s->side_where[1])
-            return usage_error(c->cmd, "--where, --host and --since select runs of --server URL");
-        return 0;
-    }
-    s->exe = c->sel.exe;        /* --exe: the store's runs of it (whole trees), not its processes */
-    c->sel.exe = NULL;
-    if (operands && !with_files) return usage_error(c->cmd, "--server reads the store, not files: no database file");
-    const struct select_opts *o = &c->sel;
-    const char *bad = o->has_run || o->run_all ? "--run" : o->has_pid ? "--pid" : o->image ? "--image"
-                    : o->has_tid || o->thread_re ? "--thread" : o->per_thread ? "--per-thread or --group-threads"
-                    : o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK ? "--snapshot other than last or peak"
-                    : NULL;     /* diff's --a-run... come after parsing: cmd_diff refuses them */
-    if (bad) return usage_error(c->cmd, "%s does not apply to --server (select runs with --where, --exe, --host, --since)", bad);
-    return 0;
-}
-
-int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
-{
-    common_init(c, d->cmd);
     char **before = xmalloc((size_t)argc * sizeof *before);
     int nbefore = 0, dashdash = 0;
     int rc = next_options(c, d, argc, argv, before, &nbefore, &dashdash);
     if (rc == PARSE_OK && d->dashdash) {
         gather_operands(argv, before, nbefore);
-        c->operands_a = dashdash ? nbefore : -1;
+        *operands_a = dashdash ? nbefore : -1;
     }
     free(before);
-    if (rc != PARSE_OK) return rc;
-    if (d->readable) output_readable(&c->out, &c->view);
-    if ((rc = server_options(c, argc - optind, d->server_and_files))) return rc;
-    if (c->server.url && !d->server_and_files) return PARSE_OK;
+    return rc;
+}
+
+int check_operands(const struct cmd_opts *d, int argc)
+{
     int operands = argc - optind;
     if (operands < (d->operands ? d->operands : 1) && !(d->operands_optional && !operands))
-        return usage_error(c->cmd, "%s", d->missing);
-    if (d->operands && operands > d->operands) return usage_error(c->cmd, "too many arguments");
+        return usage_error(d->cmd, "%s", d->missing);
+    if (d->operands && operands > d->operands) return usage_error(d->cmd, "too many arguments");
     return PARSE_OK;
 }

@@ -9,6 +9,7 @@
  * (nothing from a profile goes there: the script reads the escaped
  * elements and attributes). */
 #include "mpquery.h"
+#include "counters.h"
 #include "escape.h"
 #include "output.h"
 

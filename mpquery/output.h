@@ -1,6 +1,5 @@
 /* Output (output.c): tables written as aligned text, CSV or JSON, a JSON
- * writer, and the one escaper per context (terminal text, JSON, CSV,
- * XML); the pager (pager.c); counters for people (units.c); and the
+ * writer (the one escaper per context: escape.h); the pager (pager.c); counters for people (units.c); and the
  * output's options (--format, --by, -n, --depth, text for people), which
  * parse_options parses into struct output_opts (output_option). */
 #ifndef MPQUERY_OUTPUT_H
@@ -9,7 +8,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "mpquery.h"
+#include "counters.h"
+#include "options.h"
 
 struct view_opts;
 
@@ -66,28 +68,6 @@ void json_break(struct json *w, int indent);
 void table_json_value(const struct table *t, struct json *w);
 /* Ends an object written to w->f with "key": the table, then a newline. */
 void json_rows_last(struct json *w, const char *key, const struct table *t);
-void json_string(FILE *f, const char *s, size_t n);
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-size_t utf8_seq_len(const char *s, size_t n);
-void json_string_sb(struct strbuf *sb, const char *s, size_t n);
-/* Text output (a terminal's): control characters (C0, DEL and C1) shown
- * as spaces, invalid UTF-8 as U+FFFD; to f, or appended to sb. */
-void text_clean(FILE *f, const char *s, size_t n);
-void text_clean_sb(struct strbuf *sb, const char *s, size_t n);
-/* printf to f, the whole text cleaned as text_clean does (error messages:
- * one line, whatever the strings in them). */
-void text_vprintf(FILE *f, const char *fmt, va_list ap);
-void text_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as XML (SVG, HTML) text or double-quoted attribute value: markup
- * escaped, control characters (C0, DEL, C1) as spaces, invalid UTF-8, U+FFFE and U+FFFF
- * as U+FFFD; at most max_chars characters (>= 3; longer text is cut and
- * ends with ".."), appended to sb. The one escaper of every SVG and HTML
- * mpquery writes. */
-void xml_escape(struct strbuf *sb, const char *s, size_t n, size_t max_chars);
-/* All of s, escaped so, to f. */
-void xml_write(FILE *f, const char *s);
-/* Characters of s: UTF-8 sequences, an invalid byte counting one. */
-size_t utf8_chars(const char *s, size_t n);
 /* The columns the text of columns 0..col-1 of tab takes on each line: their
  * widest cell, two spaces after each (a last column fitted to the rest of
  * the terminal: where.c's labels, hist's bars). */
@@ -95,7 +75,6 @@ size_t table_columns_before(const struct table *tab, size_t col);
 /* One line of text: cleaned, cut to width columns (code points; 0: whole)
  * ending in '…' when longer, then a newline. */
 void text_line(FILE *f, const char *s, size_t n, size_t width);
-void csv_field(FILE *f, const char *s, size_t n);
 
 /* ---------------------------------------------------------------- pager.c */
 /* The width of the terminal stdout is (COLUMNS when set, else the
@@ -126,7 +105,11 @@ char *fmt_size(int human, int64_t v, char *buf, size_t n);
 int counter_has_unit(int counter);
 
 /* ---------------------------------------------------------------- options */
-/* The output's options (an id's high byte is its group: options.h). */
+/* The output's options, each entry tagged OPTG_OUTPUT: parse_output parses
+ * it (options.h), --help lists it under Output (--by, -n: the command's own
+ * lines; the others of text for people: Display). */
+#define OPTG_OUTPUT .parse = parse_output, .place = PLACE_OUTPUT
+#define OPTG_DISPLAY .parse = parse_output, .place = PLACE_DISPLAY
 enum {
     OPT_FORMAT = 4 << 8, OPT_BY, OPT_LIMIT, OPT_DEPTH,
     OPT_FULL_NAMES, OPT_SIGNATURES, OPT_NO_SIGNATURES, OPT_BYTES, OPT_NO_PAGER, OPT_QUIET,
@@ -145,28 +128,28 @@ struct output_opts {
     int quiet;                              /* -q, --quiet: no status lines (status_line) */
     const char *formats;                    /* the --format entry's help: the formats it takes */
 };
-#define OPTION_BY(h)        { .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
-#define OPTION_LIMIT        { .name = "limit", .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
+#define OPTION_BY(h)        { .parse = parse_output, .name = "by", .id = OPT_BY, .arg = "COUNTER", .help = (h) }
+#define OPTION_LIMIT        { .parse = parse_output, .name = "limit", .letter = 'n', .id = OPT_LIMIT, .arg = "N", \
                               .help = "show N rows (default 20, 0 = all)" }
-#define OPTION_DEPTH        { .name = "depth", .id = OPT_DEPTH, .arg = "K", \
+#define OPTION_DEPTH        { OPTG_DISPLAY, .name = "depth", .id = OPT_DEPTH, .arg = "K", \
                               .help = "frames shown per stack, leaf first (default 5, 0 = all)" }
-#define OPTION_FORMAT(h)    { .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
+#define OPTION_FORMAT(h)    { OPTG_OUTPUT, .name = "format", .id = OPT_FORMAT, .arg = "F", .help = (h) }
 /* -q, --quiet: every command that says what it did (status_line) */
-#define OPTION_QUIET(h)     { .name = "quiet", .letter = 'q', .id = OPT_QUIET, .help = (h) }
+#define OPTION_QUIET(h)     { OPTG_OUTPUT, .name = "quiet", .letter = 'q', .id = OPT_QUIET, .help = (h) }
 #define OPTION_NO_PAGER \
-    { .name = "no-pager", .id = OPT_NO_PAGER, \
+    { OPTG_OUTPUT, .name = "no-pager", .id = OPT_NO_PAGER, \
       .help = "on a terminal, write directly instead of through $PAGER\n" \
               "(default: less -SFRX, when longer than the screen)" }
 /* text for people (commands with cmd_opts.readable) */
 #define OPTIONS_READABLE \
-    { .name = "full-names", .id = OPT_FULL_NAMES, \
+    { OPTG_DISPLAY, .name = "full-names", .id = OPT_FULL_NAMES, .advanced = 1, \
       .help = "text: C++ names whole (the rules' collapse-templates\n" \
               "makes template argument lists <\xe2\x80\xa6>)" }, \
-    { .name = "signatures", .id = OPT_SIGNATURES, \
+    { OPTG_DISPLAY, .name = "signatures", .id = OPT_SIGNATURES, .advanced = 1, \
       .help = "functions with their parameter lists (default: csv, json)" }, \
-    { .name = "no-signatures", .id = OPT_NO_SIGNATURES, \
+    { OPTG_DISPLAY, .name = "no-signatures", .id = OPT_NO_SIGNATURES, .advanced = 1, \
       .help = "functions without their parameter lists (default: text)" }, \
-    { .name = "bytes", .id = OPT_BYTES, \
+    { OPTG_DISPLAY, .name = "bytes", .id = OPT_BYTES, \
       .help = "text: sizes in bytes, times in ns (default: 1.21 MiB,\n" \
               "3.40 ms; csv and json always have raw numbers)" }, \
     OPTION_NO_PAGER
@@ -174,6 +157,9 @@ struct output_opts {
 void output_opts_init(struct output_opts *o);
 /* One of the options above into o; 0, or 2 for a bad value (reported). */
 int output_option(struct output_opts *o, const char *cmd, int id, const char *arg);
+/* The entries' parser: output_option into c->out (--format: the formats its
+ * entry's help names). */
+opt_parser parse_output;
 /* Text is for people: C++ names shortened (the rules' collapse-templates,
  * no parameter lists: into v), sizes in units, a terminal's width, a
  * pager (terminal_output); csv and json keep whole names and raw numbers

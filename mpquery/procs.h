@@ -5,6 +5,7 @@
 #define MPQUERY_PROCS_H
 
 #include "mpquery.h"
+#include "profile.h"
 
 /* qsort_r's comparison of process indexes (uint32_t, ctx the profile):
  * by start time, then by id. */

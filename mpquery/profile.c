@@ -9,6 +9,7 @@
  * checked: a truncated or corrupted file is an error message, never a
  * crash. (The sql command runs the user's own statement, read-only.) */
 #include "mpquery.h"
+#include "profile.h"
 #include "ledger.h"
 #include "profile_link.h"
 #include "symdb.h"

@@ -5,6 +5,7 @@
 #define MPQUERY_PROFILE_LINK_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "hists.h"
 #include "format.h"
 

@@ -5,6 +5,7 @@
  * rollback of a hot journal (recover: in place where this process may
  * write, else in a private copy). Every sqlite return is checked. */
 #include "mpquery.h"
+#include "profile.h"
 #include "tempfile.h"
 #include "dbguard.h"
 #include "schema_version.h"   /* SCHEMA_VERSION: schema/profile.sql's PRAGMA user_version */

@@ -3,6 +3,7 @@
  * row-by-row statements, apart from profile.c's one pass per table. Moved
  * from profile.c verbatim. */
 #include "mpquery.h"
+#include "profile.h"
 #include "symdb.h"
 
 #include <sqlite3.h>

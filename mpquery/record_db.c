@@ -6,6 +6,7 @@
  * recorder stores it in table run, and every process of the tree inherits
  * it. */
 #include "mpquery.h"
+#include "profile.h"
 #include "record_db.h"
 #include "debugcache.h"
 #include "resolve.h"

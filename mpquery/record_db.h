@@ -4,6 +4,7 @@
 #define MPQUERY_RECORD_DB_H
 
 #include "mpquery.h"
+#include "profile.h"
 
 /* Before record runs the program: the profile can be written there (an
  * existing file must be a mallocprof profile); 0 or the exit code, reported. */

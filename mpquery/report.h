@@ -7,6 +7,7 @@
 #define MPQUERY_REPORT_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "view.h"
 

@@ -5,6 +5,7 @@
 #ifndef MPQUERY_RULES_H
 #define MPQUERY_RULES_H
 
+#include "options.h"
 #include "util.h"
 
 /* NULL when glibc can compile re in bounded time, memory and stack and
@@ -38,7 +39,9 @@ void rules_apply_thread(const struct ruleset *rs, const char *name, size_t len, 
 void rules_free(struct ruleset *rs);
 
 /* ---------------------------------------------------------------- options */
-/* The rules' options (an id's high byte is its group: options.h). */
+/* The rules' options, each entry tagged OPTG_RULES: parse_rules parses it
+ * (options.h), --help lists it under Rules. */
+#define OPTG_RULES .parse = parse_rules, .place = PLACE_RULES
 enum { OPT_RULES = 2 << 8, OPT_NO_DEFAULT_RULES, OPT_SUPPRESSIONS };
 struct rules_opts {
     const char *files[64]; size_t nfiles;   /* --rules, after filters/default.rules */
@@ -48,9 +51,10 @@ struct rules_opts {
                                                --no-default-suppressions) */
 };
 #define OPTIONS_RULES(h) \
-    { .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
-    { .name = "no-default-rules", .id = OPT_NO_DEFAULT_RULES, .help = "do not apply filters/default.rules" }
+    { OPTG_RULES, .name = "rules", .id = OPT_RULES, .arg = "FILE", .help = (h) }, \
+    { OPTG_RULES, .name = "no-default-rules", .id = OPT_NO_DEFAULT_RULES, .advanced = 1, .help = "do not apply filters/default.rules" }
 /* One of the options above into o; 0, or 2 (reported) past 64 files. */
 int rules_option(struct rules_opts *o, const char *cmd, int id, const char *arg);
+opt_parser parse_rules;             /* the entries': rules_option into c->rules */
 
 #endif

@@ -15,6 +15,8 @@
  * live, so that every later count is of leaking stacks. The selection's
  * options (select.h) are parsed here too, diff's per-side ones with them. */
 #include "mpquery.h"
+#include "profile.h"
+#include "opt_groups.h"
 #include "options.h"
 #include "procs.h"
 #include "select.h"
@@ -412,6 +414,18 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
     if (select_parse_snapshot(arg, o))
         return bad_value(cmd, "--snapshot", arg,
                          "last, peak, a sequence number N >= 1, id:N or label:TEXT, TEXT not empty");
+    return 0;
+}
+
+int parse_select(struct common *c, const struct opt *o, const char *arg, int placed)
+{
+    int rc = select_option(&c->sel, c->cmd, o->id, arg);
+    if (rc || placed < 0) return rc;
+    struct select_sides *s = &c->sides;     /* where it stood among the operands */
+    if (s->ngiven == sizeof s->given / sizeof s->given[0])
+        return usage_error(c->cmd, "too many selection options (at most %zu)", s->ngiven);
+    s->given[s->ngiven].id = o->id, s->given[s->ngiven].arg = arg;
+    s->given[s->ngiven++].operands = placed;
     return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <regex.h>
 
 #include "mpquery.h"
+#include "profile.h"
+#include "options.h"
 
 struct ruleset;
 
@@ -81,18 +83,20 @@ size_t *group_rows(const struct profile *p, const struct selection *s, const str
 
 
 /* ---------------------------------------------------------------- options */
-/* The selection's options (an id's high byte is its group: options.h). */
+/* The selection's options, each entry tagged OPTG_SELECT: parse_select
+ * parses it (options.h), --help lists it under Selection. */
+#define OPTG_SELECT .parse = parse_select, .place = PLACE_SELECT
 enum {
     OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS, OPT_EXE, OPT_IMAGE,
 };
-#define OPTION_RUN(h)       { .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
-#define OPTION_PID(h)       { .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
-#define OPTION_THREAD(h)    { .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
-#define OPTION_SNAPSHOT(h)  { .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
+#define OPTION_RUN(h)       { OPTG_SELECT, .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
+#define OPTION_PID(h)       { OPTG_SELECT, .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
+#define OPTION_THREAD(h)    { OPTG_SELECT, .name = "thread", .id = OPT_THREAD, .arg = "TID|RE", .help = (h) }
+#define OPTION_SNAPSHOT(h)  { OPTG_SELECT, .name = "snapshot", .id = OPT_SNAPSHOT, .arg = "S", .help = (h) }
 /* A process row is one image: a pid that exec'd has a row per program it
  * ran, each its own --exe, numbered in the order they started (--image). */
-#define OPTION_EXE(h)       { .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
-#define OPTION_IMAGE(h)     { .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
+#define OPTION_EXE(h)       { OPTG_SELECT, .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
+#define OPTION_IMAGE(h)     { OPTG_SELECT, .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
 #define HELP_EXE            "only the processes of this program: NAME as info shows\n" \
                             "it (python3) or its file's (python3.11), PATH its path\n" \
                             "as recorded or started; --server: the runs of it"
@@ -114,8 +118,8 @@ enum {
                     "label:TEXT (each process's last snapshot with that label)")
 /* --per-thread, --group-threads (tree, top) */
 #define OPTIONS_PER_THREAD(h) \
-    { .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \
-    { .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", \
+    { OPTG_SELECT, .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \
+    { OPTG_SELECT, .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", .advanced = 1, \
       .help = "the threads whose whole name matches RE as one group,\n" \
               "named RE (repeatable; implies --per-thread)" }
 /* The defaults: the last run of each file, each process's last snapshot. */
@@ -123,6 +127,9 @@ void select_opts_init(struct select_opts *o);
 /* One of the options above into o; 0, or 2 for a bad value (reported as
  * "mpquery: CMD: bad value ..."). */
 int select_option(struct select_opts *o, const char *cmd, int id, const char *arg);
+/* The entries' parser: select_option into c->sel; with placed >= 0 (diff),
+ * where it stood noted in c->sides (select_sides_placed). */
+opt_parser parse_select;
 /* Whether a selection may name a peak snapshot (peak, N, id:N): its
  * profile must be loaded with the peak snapshots' rows. */
 int select_wants_peak(const struct select_opts *o);

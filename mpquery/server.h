@@ -6,6 +6,8 @@
 #define MPQUERY_SERVER_H
 
 #include "mpquery.h"
+#include "profile.h"
+#include "options.h"
 
 struct server_opts {
     const char *url;                    /* NULL: read files */
@@ -21,22 +23,25 @@ struct server_opts {
 int server_load(const struct server_opts *o, int side, int flags, struct profile **out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- options */
-/* The store's options (an id's high byte is its group: options.h). */
+/* The store's options, each entry tagged OPTG_SERVER: parse_server parses
+ * it (options.h), --help-all lists it under ClickHouse. */
+#define OPTG_SERVER .parse = parse_server, .place = PLACE_SERVER, .advanced = 1
 enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_HOST, OPT_SINCE };     /* --exe: the selection's (select.h) */
 #define OPTIONS_SERVER \
-    { .name = "server", .id = OPT_SERVER, .arg = "URL", \
+    { OPTG_SERVER, .name = "server", .id = OPT_SERVER, .arg = "URL", \
       .help = "read the runs of a ClickHouse store (mpquery push) at\n" \
               "URL (http://[user:password@]host[:port]/[?database=D])\n" \
               "instead of files: all its runs, or those selected below" }, \
-    { .name = "where", .id = OPT_WHERE, .arg = "SQL", \
+    { OPTG_SERVER, .name = "where", .id = OPT_WHERE, .arg = "SQL", \
       .help = "runs where this ClickHouse expression over mp_runs'\n" \
               "columns holds (token, start_time, pushed, source, host,\n" \
               "exe, cmdline, processes); read-only" }, \
-    { .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
-    { .name = "since", .id = OPT_SINCE, .arg = "TIME", \
+    { OPTG_SERVER, .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
+    { OPTG_SERVER, .name = "since", .id = OPT_SINCE, .arg = "TIME", \
       .help = "runs started at TIME or later: seconds since the epoch,\n" \
               "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h, 7d)" }
 /* One of the options above into o. */
 int server_option(struct server_opts *o, int id, const char *arg);
+opt_parser parse_server;            /* the entries': server_option into c->server */
 
 #endif

@@ -6,6 +6,7 @@
  * to a temporary file in its directory, renamed over it once complete and
  * on disk: a failed run leaves the old file, or none, never a part. */
 #include "mpquery.h"
+#include "counters.h"
 #include "options.h"
 #include "output.h"
 #include "tempfile.h"

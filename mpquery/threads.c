@@ -6,6 +6,7 @@
  * by it (malloc-tag's post-processing). Invariant: every selected thread
  * is in exactly one group, so groups add up to the selection. */
 #include "mpquery.h"
+#include "profile.h"
 #include "procs.h"
 #include "rules.h"
 #include "select.h"

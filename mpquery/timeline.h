@@ -9,6 +9,7 @@
 #define MPQUERY_TIMELINE_H
 
 #include "mpquery.h"
+#include "profile.h"
 #include "output.h"
 #include "select.h"
 

@@ -4,6 +4,7 @@
  * first step is written whole (1000 B, 999, 532 ns), so a small value is
  * never rounded. The counters' names are here too. */
 #include "mpquery.h"
+#include "counters.h"
 #include "output.h"
 
 #include <string.h>

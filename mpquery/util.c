@@ -4,7 +4,6 @@
  * string interning table, demangling and bounded top-k selection.
  * Hash tables keep their load factor below 1/2 and grow by doubling. */
 #include "mpquery.h"
-#include "output.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -38,28 +37,6 @@ char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);
-}
-
-int error(int code, const char *fmt, ...)
-{
-    va_list ap;
-    fflush(stdout);
-    fputs("mpquery: ", stderr);
-    va_start(ap, fmt);
-    text_vprintf(stderr, fmt, ap);      /* one line: no control character of a name gets through */
-    va_end(ap);
-    fputc('\n', stderr);
-    return code;
-}
-
-void warning(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("mpquery: warning: ", stderr);
-    va_start(ap, fmt);
-    text_vprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
 }
 
 /* ---------------------------------------------------------------- strbuf */

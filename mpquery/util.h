@@ -1,7 +1,7 @@
 /* mpquery's small containers and helpers (util.c): allocation that exits
  * on failure, growable strings, a bump allocator, an id map, interned
- * strings, bounded top-N selection, messages. Nothing here knows the
- * profile. */
+ * strings, bounded top-N selection; and messages (messages.c). Nothing
+ * here knows the profile. */
 #ifndef MPQUERY_UTIL_H
 #define MPQUERY_UTIL_H
 
@@ -30,7 +30,7 @@ uint32_t *none_array(size_t n);
 char *xstrdup(const char *s);
 /* CLOCK_MONOTONIC in seconds, for durations. */
 double monotonic_seconds(void);
-/* "mpquery: ..." on stderr; returns `code` so that commands can
+/* messages.c: "mpquery: ..." on stderr; returns `code` so that commands can
  * `return error(2, "%s: ...", path)`. */
 int error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

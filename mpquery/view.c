@@ -21,6 +21,7 @@
  * find the tag scopes, the leading tag labels of each path, whatever the
  * rules renamed them to. The tree once built is walked by dtree.c. */
 #include "mpquery.h"
+#include "profile.h"
 #include "dtree.h"
 #include "rules.h"
 #include "select.h"

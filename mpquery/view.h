@@ -8,6 +8,8 @@
 #define MPQUERY_VIEW_H
 
 #include "mpquery.h"
+#include "profile.h"
+#include "options.h"
 
 struct ruleset;
 struct selection;
@@ -117,18 +119,20 @@ int frame_is_python(const struct profile *p, const struct frame *f);
 uint8_t *view_python_flags(const struct profile *p);
 
 /* ---------------------------------------------------------------- options */
-/* The display's options (an id's high byte is its group: options.h). */
+/* The display's options, each entry tagged OPTG_VIEW: parse_view parses it
+ * (options.h), --help lists it under Display (--filter, --exclude: Selection). */
+#define OPTG_VIEW .parse = parse_view, .place = PLACE_DISPLAY
 enum { OPT_NO_INLINE = 3 << 8, OPT_LINES, OPT_MODULE, OPT_FILTER, OPT_EXCLUDE, OPT_NATIVE };
-#define OPTION_LINES(h)     { .name = "lines", .id = OPT_LINES, .help = (h) }
-#define OPTION_NO_INLINE(h) { .name = "no-inline", .id = OPT_NO_INLINE, .help = (h) }
-#define OPTION_MODULE(h)    { .name = "module", .id = OPT_MODULE, .help = (h) }
-#define OPTION_NATIVE(h)    { .name = "native", .id = OPT_NATIVE, .help = (h) }
+#define OPTION_LINES(h)     { OPTG_VIEW, .name = "lines", .id = OPT_LINES, .help = (h) }
+#define OPTION_NO_INLINE(h) { OPTG_VIEW, .name = "no-inline", .id = OPT_NO_INLINE, .advanced = 1, .help = (h) }
+#define OPTION_MODULE(h)    { OPTG_VIEW, .name = "module", .id = OPT_MODULE, .advanced = 1, .help = (h) }
+#define OPTION_NATIVE(h)    { OPTG_VIEW, .name = "native", .id = OPT_NATIVE, .help = (h) }
 #define OPTIONS_DISPLAY(h)  OPTION_LINES(NULL), OPTION_NATIVE(NULL), OPTION_NO_INLINE(NULL), OPTION_MODULE(h)
 #define OPTIONS_FILTER \
-    { .name = "filter", .id = OPT_FILTER, .arg = "RE", \
+    { .parse = parse_view, .place = PLACE_SELECT, .name = "filter", .id = OPT_FILTER, .arg = "RE", \
       .help = "keep only stacks with a frame matching RE (POSIX ERE, on\n" \
               "the names after rules; repeatable: any of them)" }, \
-    { .name = "exclude", .id = OPT_EXCLUDE, .arg = "RE", \
+    { .parse = parse_view, .place = PLACE_SELECT, .name = "exclude", .id = OPT_EXCLUDE, .arg = "RE", \
       .help = "drop stacks with a frame matching RE (repeatable)" }
 /* --functions, --self, --inclusive (top, diff): functions instead of
  * stacks (*functions = 1), with self or inclusive values (*inclusive) */
@@ -138,5 +142,6 @@ enum { OPT_NO_INLINE = 3 << 8, OPT_LINES, OPT_MODULE, OPT_FILTER, OPT_EXCLUDE, O
     { .name = "inclusive", .flag = (inclusive), .value = 1, .help = (h_inclusive) }
 /* One of the options above into o; 0, or 2 (reported) past 64 patterns. */
 int view_option(struct view_opts *o, const char *cmd, int id, const char *arg);
+opt_parser parse_view;              /* the entries': view_option into c->view */
 
 #endif

@@ -8,6 +8,7 @@
  * rows never read the same unless their paths are equal. Only these
  * labels leave frames out: paths, fold, flame and --callers keep them. */
 #include "mpquery.h"
+#include "profile.h"
 #include "listing.h"
 #include "output.h"
 #include "view.h"
