@@ -6,7 +6,9 @@
 #   fork N   N fork + waitpid (the child _exits at once): "fork <cpu s>",
 #            the parent's and the children's user + system time
 #   anon     "anon <RssAnon kB>"
-import os, sys, threading
+#   alloc    "alloc <file> <file>": the files of the functions that
+#            PyMem_Malloc and PyObject_Malloc call (PyMem_GetAllocator)
+import ctypes, os, sys, threading
 
 kept = []
 
@@ -32,6 +34,23 @@ def forks(n):
     b = os.times()
     return sum(b[:4]) - sum(a[:4])
 
+class Allocator(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_void_p) for n in ("ctx", "malloc", "calloc", "realloc", "free")]
+
+class DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p), ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+
+def allocators():
+    libc = ctypes.CDLL(None)
+    files = []
+    for domain in (1, 2):       # PYMEM_DOMAIN_MEM, PYMEM_DOMAIN_OBJ
+        a = Allocator()
+        ctypes.pythonapi.PyMem_GetAllocator(domain, ctypes.byref(a))
+        info = DlInfo()
+        libc.dladdr(ctypes.c_void_p(a.malloc), ctypes.byref(info))
+        files.append(os.path.basename(info.fname.decode()) if info.fname else "?")
+    return " ".join(files)
+
 def anon():
     with open("/proc/self/status") as f:
         for line in f:
@@ -47,16 +66,7 @@ for line in sys.stdin:
         print("ok", flush=True)
     elif cmd[0] == "fork":
         print("fork %.4f" % forks(int(cmd[1])), flush=True)
-    elif cmd[0] == "mallinfo":         # diagnosis: glibc's malloc_info on stderr
-        import ctypes
-        libc = ctypes.CDLL(None)
-        libc.fdopen.restype = ctypes.c_void_p
-        f = libc.fdopen(2, b"w")
-        libc.malloc_info(0, ctypes.c_void_p(f))
-        libc.fflush(ctypes.c_void_p(f))
-        print("ok", flush=True)
-    elif cmd[0] == "trim":             # diagnosis: glibc's malloc_trim
-        import ctypes
-        print("trim %d" % ctypes.CDLL(None).malloc_trim(0), flush=True)
+    elif cmd[0] == "alloc":
+        print("alloc " + allocators(), flush=True)
     elif cmd[0] == "anon":
         print("anon %d" % anon(), flush=True)
