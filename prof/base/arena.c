@@ -172,13 +172,31 @@ int mp_grow_mapped(void *pp, size_t *n, size_t need, size_t elem)
     return 0;
 }
 
+/* Every mapping arena_alloc made (its chunks, its large blocks), for
+ * arena_forget; past the table, a mapping stays for the process's life. */
+#define ARENA_MAPS 8192
+static struct own_range arena_maps[ARENA_MAPS];
+static size_t narena_maps;
+
+/* A mapping of `size` bytes for the arena, listed (under arena_lock). */
+static void *arena_map(size_t size, int capped)
+{
+    char *p = mp_map(size, capped);
+    if (p && narena_maps < ARENA_MAPS) arena_maps[narena_maps++] = (struct own_range){ (uintptr_t)p, (uintptr_t)p + size };
+    return p;
+}
+
 void *arena_alloc(size_t size, int capped)
 {
     size = (size + 63) & ~(size_t)63;   /* cache-line aligned: no false sharing */
-    if (size >= CHUNK / 4) return mp_map((size + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1), capped);
     spin_lock(&arena_lock);
+    if (size >= CHUNK / 4) {
+        void *p = arena_map((size + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1), capped);
+        spin_unlock(&arena_lock);
+        return p;
+    }
     if (!chunk_pos || (size_t)(chunk_end - chunk_pos) < size) {
-        char *c = mp_map(CHUNK, capped);
+        char *c = arena_map(CHUNK, capped);
         if (!c) {
             spin_unlock(&arena_lock);
             return NULL;
@@ -190,6 +208,21 @@ void *arena_alloc(size_t size, int capped)
     chunk_pos += size;
     spin_unlock(&arena_lock);
     return p;
+}
+
+/* The end of an attach session (attach.c), when nothing can reach a block
+ * of the arena any more (threads_forget: the records, slots, stack nodes,
+ * Python frames and the GOT's list are forgotten first): every mapping
+ * given back, MP_MAX_MEMORY's count with them. */
+void arena_forget(void)
+{
+    spin_lock(&arena_lock);
+    for (size_t i = 0; i < narena_maps; i++)
+        mp_unmap((void *)arena_maps[i].lo, arena_maps[i].hi - arena_maps[i].lo);
+    narena_maps = 0;
+    chunk_pos = chunk_end = NULL;
+    atomic_store(&exhausted, 0);
+    spin_unlock(&arena_lock);
 }
 
 uint64_t mp_memory_used(void)

@@ -96,6 +96,7 @@ void mp_log(const char *level, const char *fmt, ...)
  * MP_MAX_MEMORY is reached (the caller degrades: a new stack is counted as
  * "no stack"); uncapped for what exact totals need (threads). */
 void *arena_alloc(size_t size, int capped);
+void arena_forget(void);        /* a detach: every arena_alloc block given back (nothing may use one) */
 /* Raw mappings for tables that grow; capped = counts against MP_MAX_MEMORY
  * (everything but the pointer map). */
 void *mp_map(size_t size, int capped);
@@ -330,5 +331,6 @@ void tree_process_ended(void);      /* its last snapshot written: not waited for
 void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
 int got_patch(void);                /* every loaded module's allocator slots to our hooks */
 void got_restore(void);             /* and back */
+void got_forget(void);              /* after got_restore, before arena_forget: its list forgotten */
 
 #endif

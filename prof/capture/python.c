@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "hot.h"
 #include "python.h"
+#include "u64map.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -179,9 +180,7 @@ int python_walk(struct mp_thread *t, struct mp_hash *h)
         *h = before;
         t->py_n = 0;
         sigset_t faults;
-        sigemptyset(&faults);
-        sigaddset(&faults, SIGSEGV);
-        sigaddset(&faults, SIGBUS);
+        sigemptyset(&faults), sigaddset(&faults, SIGSEGV), sigaddset(&faults, SIGBUS);
         pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
         if (__atomic_exchange_n(&mp_py_on, 0, __ATOMIC_RELAXED))
             mp_log("warning", "Python frames: reading the interpreter's frames faulted: native frames only from now on");
@@ -194,53 +193,6 @@ int python_walk(struct mp_thread *t, struct mp_hash *h)
 }
 
 /* ------------------------------------------------------------ frames */
-
-/* Maps of 64-bit keys (0: empty, ~0: removed) to 32-bit values, open
- * addressing, under py_lock. */
-struct u64map { uint64_t *keys; uint32_t *vals; uint32_t mask, used; };
-#define REMOVED (~(uint64_t)0)
-
-static uint32_t map_home(const struct u64map *m, uint64_t key) { return (uint32_t)fib_hash(key, 32) & m->mask; }
-
-static uint32_t map_get(const struct u64map *m, uint64_t key)
-{
-    if (!m->keys) return 0;
-    for (uint32_t i = map_home(m, key); m->keys[i]; i = (i + 1) & m->mask)
-        if (m->keys[i] == key) return m->vals[i];
-    return 0;
-}
-
-static int map_grow(struct u64map *m)
-{
-    uint32_t cap = m->keys ? (m->mask + 1) * 2 : 1024;
-    struct u64map n = { mp_map((size_t)cap * 8, 1), mp_map((size_t)cap * 4, 1), cap - 1, 0 };
-    if (!n.keys || !n.vals) return -1;
-    for (uint32_t i = 0; m->keys && i <= m->mask; i++) {
-        if (!m->keys[i] || m->keys[i] == REMOVED) continue;
-        uint32_t j = map_home(&n, m->keys[i]);
-        while (n.keys[j]) j = (j + 1) & n.mask;
-        n.keys[j] = m->keys[i], n.vals[j] = m->vals[i], n.used++;
-    }
-    if (m->keys) mp_unmap(m->keys, (size_t)(m->mask + 1) * 8), mp_unmap(m->vals, (size_t)(m->mask + 1) * 4);
-    *m = n;
-    return 0;
-}
-
-static int map_put(struct u64map *m, uint64_t key, uint32_t val)
-{
-    if ((!m->keys || (m->used + 1) * 4 > (m->mask + 1) * 3) && map_grow(m)) return -1;
-    uint32_t i = map_home(m, key);
-    while (m->keys[i]) i = (i + 1) & m->mask;
-    m->keys[i] = key, m->vals[i] = val, m->used++;
-    return 0;
-}
-
-static void map_remove(struct u64map *m, uint64_t key)
-{
-    if (!m->keys) return;
-    for (uint32_t i = map_home(m, key); m->keys[i]; i = (i + 1) & m->mask)
-        if (m->keys[i] == key) m->keys[i] = REMOVED;
-}
 
 /* A code object's names, copied (it may die), and frames by id (1..). */
 struct py_code { const char *name, *file; };
@@ -430,6 +382,27 @@ static void code_dealloc_hook(void *code)
     spin_unlock(&py_lock);
     if (known) atomic_fetch_add_explicit(&py_epoch, 1, RELAXED);
     code_dealloc(code);
+}
+
+/* The end of an attach session (python.h): the frames' tables given back
+ * (their chunks and names are the arena's); frame ids start from 1 again. */
+void python_forget(void)
+{
+    spin_lock(&py_lock);
+    map_free(&codes), map_free(&by_offset), map_free(&by_line);
+    for (uint32_t c = 0; c <= ncodes / CHUNK || c <= nframes / CHUNK; c++) code_chunks[c] = NULL, frame_chunks[c] = NULL;
+    ncodes = 0, nframes = 0;
+    if (code_dealloc) atomic_store((_Atomic(destructor_fn) *)((char *)code_type + 48), code_dealloc);
+    spin_unlock(&py_lock);
+}
+
+/* A later attach session: the code objects' deaths seen again (a code
+ * object interned from now on), pymalloc wrapped again (full capture). */
+void python_session_start(void)
+{
+    if (code_dealloc && mp_py_on)
+        atomic_store((_Atomic(destructor_fn) *)((char *)code_type + 48), code_dealloc_hook);
+    pymalloc_session_start();
 }
 
 /* ------------------------------------------------------------ the GIL */

@@ -229,6 +229,10 @@ void threads_recycle_exited(void);      /* a detach: exited threads' records tak
  * back; threads_reopen: a new session's threads make records again. */
 int threads_quiesce(void);
 void threads_reopen(void);
+/* After a quiesce that took every record back: the registry emptied (1),
+ * else nothing done (0). Then slots_forget, stacks_forget, arena_forget
+ * give back the rest (attach.c's detach). */
+int threads_forget(void);
 void threads_after_fork_child(int others_gone);     /* 0: a new attach session, every thread goes on */
 
 /* slots.c: chunks of SLOT_CHUNK slots, then their sides (read inline:
@@ -253,6 +257,7 @@ uint32_t slot_limit(void);              /* slots are 1 .. slot_limit()-1 */
 uint32_t slot_new(struct mp_thread *t, uint32_t stack_id);         /* 0: none */
 uint32_t slot_of_stack(struct mp_thread *t, uint32_t stack_id);    /* the thread's, made on first use; 0: none */
 void slots_after_fork_child(void);
+void slots_forget(void);
 
 /* record.c (the hot path's dispatch and cheap modes: hot.h) */
 void record_init(void);
@@ -411,6 +416,7 @@ uint32_t stacks_count(void);            /* distinct stacks interned */
 void stacks_retire(uintptr_t lo, uintptr_t hi, uintptr_t (*rename)(uintptr_t));
 void stacks_lock_all(void);
 void stacks_unlock_all(void);
+void stacks_forget(void);
 
 /* Tags are pseudo return addresses: TAG_BASE + index into the tag names. */
 #define TAG_BASE ((uintptr_t)0xfffffffffff00000ull)

@@ -108,3 +108,13 @@ void slots_after_fork_child(void)
         s->thread_seq = (uint16_t)seq;
     }
 }
+
+/* The end of an attach session, nothing able to reach a slot any more
+ * (threads_forget): no chunk (their memory is the arena's, given back by
+ * arena_forget); the next session's slots start from chunk 0. */
+void slots_forget(void)
+{
+    uint32_t used = atomic_load(&slot_chunks_used);
+    for (uint32_t c = 0; c < used && c < MAX_SLOT_CHUNKS; c++) atomic_store(&mp_slot_chunks[c], NULL);
+    atomic_store(&slot_chunks_used, 0);
+}

@@ -244,6 +244,28 @@ void stacks_unlock_all(void)
     for (int i = 0; i < LEAF_SHARDS; i++) spin_unlock(&shards[i].lock);
 }
 
+/* The end of an attach session, nothing able to reach a node any more
+ * (threads_forget): the indexes unmapped, no node (the chunks are the
+ * arena's: arena_forget); the next session's stacks are numbered from 1.
+ * Tags stay (their pseudo addresses are no node's). */
+void stacks_forget(void)
+{
+    stacks_lock_all();
+    for (int i = 0; i < LEAF_SHARDS; i++) {
+        struct leaf_shard *sh = &shards[i];
+        if (sh->table) mp_unmap(sh->table, (size_t)(sh->mask + 1) * sizeof *sh->table);
+        sh->table = NULL, sh->mask = sh->count = 0;
+    }
+    if (children) mp_unmap(children, (size_t)(children_mask + 1) * sizeof *children);
+    children = NULL, children_mask = children_count = 0;
+    uint32_t n = atomic_load(&nnodes);
+    for (uint32_t c = 0; c <= n >> NODE_CHUNK_BITS && c < MAX_NODE_CHUNKS; c++) atomic_store(&node_chunks[c], NULL);
+    atomic_store(&nnodes, 0);
+    atomic_store(&nstacks, 0);
+    last_len = 0;
+    stacks_unlock_all();
+}
+
 /* ---------------------------------------------------------------- tags */
 
 #define MAX_TAG_NAMES 4096

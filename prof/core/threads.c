@@ -153,6 +153,7 @@ static struct mp_thread *thread_make(void)
 struct mp_thread *thread_self(void)
 {
     if (likely(mp_tls.self != NULL)) return mp_tls.self;
+    if (atomic_load_explicit(&closed, RELAXED)) return NULL;    /* between sessions: no shared write */
     atomic_fetch_add(&opening, 1);
     struct mp_thread *t = atomic_load(&closed) ? NULL : thread_make();
     atomic_fetch_sub(&opening, 1);
@@ -228,8 +229,11 @@ static int take_back(struct mp_thread *t, double until)
     return 1;
 }
 
+static int quiet;       /* the last threads_quiesce took every record back */
+
 int threads_quiesce(void)
 {
+    quiet = 0;
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0) return 0;
     double until = mp_now() + 0.2;
     atomic_store(&closed, 1);
@@ -239,9 +243,12 @@ int threads_quiesce(void)
     for (struct mp_thread *t = thread_list(); t; t = t->next)
         if (t != me) clear_self(t);
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-    int taken = 0;
+    int taken = 0, kept = 0;
     for (struct mp_thread *t = thread_list(); t; t = t->next)
-        if (t != me && !atomic_load(&t->exited)) taken += take_back(t, until);
+        if (t != me && !atomic_load(&t->exited)) {
+            int back = take_back(t, until);
+            taken += back, kept += !back;
+        }
     if (me) {       /* the caller's own too: it goes back to the program */
         mp_tls.self = NULL;
         spin_lock(&me->tls_lock);
@@ -251,7 +258,32 @@ int threads_quiesce(void)
         taken++;
     }
     threads_recycle_exited();
+    quiet = !kept;
     return taken;
+}
+
+/* After a threads_quiesce that took every record back (the detach, issue
+ * 40): no thread can reach a record, a counter slot or a stack node any
+ * more, so the registry is emptied (the records' own tables unmapped; the
+ * records themselves are arena memory, which arena_forget gives back) and
+ * the next session numbers its threads from 1. 0: some thread kept its
+ * record, and everything stays as it is. */
+int threads_forget(void)
+{
+    if (!quiet) return 0;
+    uint32_t n = atomic_load(&nthreads);
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        if (t->slot_keys) mp_unmap(t->slot_keys, (size_t)(t->slot_mask + 1) * 8);
+        struct stack_hist_table *h = atomic_load(&t->stack_hist);
+        if (h) mp_unmap(h, sizeof *h + (size_t)(h->mask + 1) * sizeof h->e[0]);
+    }
+    atomic_store(&threads, NULL);
+    memset(by_seq, 0, (size_t)(n < MAX_THREADS ? n + 1 : MAX_THREADS) * sizeof by_seq[0]);
+    atomic_store(&nthreads, 0);
+    atomic_store(&nalive, 0);
+    atomic_store(&nrecyclable, 0);
+    quiet = 0;
+    return 1;
 }
 
 void threads_reopen(void)

@@ -132,9 +132,17 @@ static inline void pool_check(void *p, size_t n)
 
 /* ------------------------------------------------------------ the wrappers */
 
+/* A detach asked for pymalloc's own allocators back (pymalloc_forget):
+ * the next wrapper called, by the GIL holder, puts them back. */
+static _Atomic int unwrap_wanted;
+static void unwrap(void);
+#define UNWRAP_DUE() \
+    if (unlikely(atomic_load_explicit(&unwrap_wanted, RELAXED))) unwrap()
+
 static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
 {
     if (unlikely(mp_tls.in_profiler)) return o->malloc(o->ctx, n);
+    UNWRAP_DUE();
     struct mp_guard g = guard_enter_call();
     void *p = o->malloc(o->ctx, n);
     pool_check(p, n);
@@ -146,6 +154,7 @@ static inline void *w_malloc(const PyMemAllocatorEx *o, size_t n)
 static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
 {
     if (unlikely(mp_tls.in_profiler)) return o->calloc(o->ctx, a, b);
+    UNWRAP_DUE();
     struct mp_guard g = guard_enter_call();
     void *p = o->calloc(o->ctx, a, b);
     pool_check(p, a * b);
@@ -157,6 +166,7 @@ static inline void *w_calloc(const PyMemAllocatorEx *o, size_t a, size_t b)
 static inline void *w_realloc(const PyMemAllocatorEx *o, void *old, size_t n)
 {
     if (unlikely(mp_tls.in_profiler)) return o->realloc(o->ctx, old, n);
+    UNWRAP_DUE();
     if (!old) {
         struct mp_guard g = guard_enter_call();
         void *p = o->realloc(o->ctx, NULL, n);
@@ -183,6 +193,7 @@ static inline void w_free(const PyMemAllocatorEx *o, void *p)
         o->free(o->ctx, p);
         return;
     }
+    UNWRAP_DUE();
     struct mp_guard g = guard_enter_call();
     record_free_by(p, py_usable);
     o->free(o->ctx, p);
@@ -224,8 +235,10 @@ static void arena_wrap_free(void *c, void *p, size_t n)
 
 /* Each domain and the arena allocator wrapped, unless it is already (the
  * wrappers of the start, still there). */
+static int wrapped;     /* wrap() ran: the wrappers may be installed */
 static void wrap(void)
 {
+    wrapped = 1;
     PyMemAllocatorEx cur, w = { NULL, m_mem, c_mem, r_mem, f_mem };
     get_allocator(PYMEM_DOMAIN_MEM, &cur);
     if (cur.malloc != m_mem) old_mem = cur, set_allocator(PYMEM_DOMAIN_MEM, &w);
@@ -274,4 +287,43 @@ void pymalloc_init(int started)
         mp_log("warning", "pymalloc: %s: its blocks are not counted in this mode (full capture counts them)",
                started ? "the interpreter started before the recorder" : "no memory for its pool map");
     if (mp_track_all || pool_top) atomic_store(&mp_py_waiting, 1);
+}
+
+/* ------------------------------------------------------------ the detach */
+
+/* pymalloc's own allocators back where the wrappers still are (a tracer
+ * that wrapped ours, tracemalloc, keeps calling them: they forward), by
+ * the GIL holder, as wrap(): no other thread uses the MEM and OBJ domains
+ * meanwhile. The wrappers forward to the allocators they replaced and
+ * ignore their ctx, so a block made through them is freed by its own
+ * allocator as any other, and a pair read half old, half new still works. */
+static void unwrap(void)
+{
+    if (!atomic_exchange(&unwrap_wanted, 0)) return;
+    PyMemAllocatorEx cur;
+    get_allocator(PYMEM_DOMAIN_MEM, &cur);
+    if (cur.malloc == m_mem) set_allocator(PYMEM_DOMAIN_MEM, &old_mem);
+    get_allocator(PYMEM_DOMAIN_OBJ, &cur);
+    if (cur.malloc == m_obj) set_allocator(PYMEM_DOMAIN_OBJ, &old_obj);
+    PyObjectArenaAllocator a;
+    get_arena(&a);
+    if (a.alloc == arena_wrap_alloc) set_arena(&old_arena);
+}
+
+/* The end of an attach session: the wrappers taken out now if the caller
+ * holds the GIL, else by the next call of one (from the GIL holder; an
+ * idle interpreter makes none, and pays nothing meanwhile). */
+void pymalloc_forget(void)
+{
+    if (!wrapped || !get_allocator || mp_attach_mode == 0) return;
+    atomic_store(&unwrap_wanted, 1);
+    if (python_gil_ready()) unwrap();
+}
+
+/* A later attach session: full capture wraps again once a GIL holder
+ * allocates (python_install); wrappers still installed are kept. */
+void pymalloc_session_start(void)
+{
+    atomic_store(&unwrap_wanted, 0);
+    if (mp_track_all && get_allocator) atomic_store(&mp_py_waiting, 1);
 }

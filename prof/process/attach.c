@@ -13,6 +13,7 @@
  * block allocated outside the session and freed in it counts as an
  * unknown free. */
 #define _GNU_SOURCE
+#include "python.h"
 #include "symbols.h"
 
 #include <dlfcn.h>
@@ -95,6 +96,7 @@ static void session_start(void)
     atomic_store(&mp_active, mp_opt.enabled);
     atomic_store(&mp_threshold, mp_opt.threshold);
     hot_path_update();
+    python_session_start();
     flush_check_output(attach_run_start());
     background_pause(0);
     guard_leave(&g);
@@ -137,9 +139,27 @@ MP_EXPORT int mp_attach(const char *text)
  * the heap's free pages (the profiler's blocks, freed, were in the
  * program's heap). */
 static int released_threads;     /* the last detach's, for a debugger */
+static int forgotten;            /* the last detach gave the tables back too */
+
+/* Once every record is taken back (threads_forget; a thread still inside
+ * keeps its record, and then everything stays), nothing can reach a slot,
+ * a stack node or a Python frame: the tables are unmapped and the arena's
+ * chunks given back; the next session starts from nothing. */
+static void recorder_forget(void)
+{
+    forgotten = threads_forget();
+    if (!forgotten) return;
+    slots_forget();
+    stacks_forget();
+    python_forget();
+    got_forget();
+    arena_forget();
+}
+
 static void session_release(void)
 {
     struct mp_guard g = guard_enter(MP_INSIDE);
+    pymalloc_forget();
     flush_lock();
     symbols_release();
     flush_unlock();
@@ -147,6 +167,7 @@ static void session_release(void)
     unwind_release();
     ptrmap_release();
     released_threads = threads_quiesce();
+    recorder_forget();
     sqlite3_shutdown();         /* SQLite's own state (the page cache's, the VFS's): no connection is open */
     malloc_trim(0);
     guard_leave(&g);

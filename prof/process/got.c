@@ -188,6 +188,15 @@ void got_restore(void)
     pthread_mutex_unlock(&patch_lock);
 }
 
+/* The end of an attach session, after got_restore: the list of slots is
+ * the arena's, which arena_forget gives back; the next patch makes one. */
+void got_forget(void)
+{
+    pthread_mutex_lock(&patch_lock);
+    if (!npatches) patches = NULL, patches_cap = 0;
+    pthread_mutex_unlock(&patch_lock);
+}
+
 /* dlopen's search for a bare name starts from its caller's paths (DT_RPATH,
  * LD_LIBRARY_PATH, DT_RUNPATH, with $ORIGIN the caller's directory), and
  * the caller of the real dlopen is now this library. The caller's own list,
