@@ -80,15 +80,11 @@ void inject_resume(struct inject *in);
  * own, and those of the signal handlers it is in: each interrupted
  * context checked as the innermost). 1: safe. */
 int inject_stack_safe(pid_t pid, pid_t tid, const struct user_regs_struct *r, const struct inject_where *w);
-/* An interrupted context's ip is safe (in no unsafe range but at a system
- * call's edge in libc, in no lock range); a an address in w->locks. */
-int inject_context_safe(pid_t pid, uint64_t ip, const struct inject_where *w);
-int inject_in_locks(uintptr_t a, const struct inject_where *w);
-/* libc's signal return code (__restore_rt), or 0. */
-uintptr_t inject_restorer(pid_t pid, const struct inject_where *w);
-/* inject_unwind.c: the stopped thread tid's frames by CFI: 1 safe, 0 not
- * (a caller in w->locks, an interrupted context unsafe), -1 not known. */
-int inject_unwound_safe(pid_t pid, pid_t tid, const struct inject_where *w);
+/* inject_unwind.c: the stopped thread tid's frames by CFI, innermost
+ * first, into out: how many, or -1 where they are not known (a frame
+ * without CFI, more than max). */
+struct inject_frame_pc { uintptr_t pc; int activation; };
+int inject_unwound(pid_t pid, pid_t tid, struct inject_frame_pc *out, int max);
 /* The first address of len bytes equal to pattern in [lo, hi) of the
  * process, or 0. */
 uintptr_t inject_find_code(pid_t pid, uintptr_t lo, uintptr_t hi, const void *pattern, size_t len);

@@ -75,14 +75,10 @@ static int in_ranges(uintptr_t a, const struct unsafe_range *u, size_t n)
     return 0;
 }
 
-int inject_in_locks(uintptr_t a, const struct inject_where *w)
-{
-    return in_ranges(a, w->locks, w->nlocks);
-}
 
 /* libc's signal return code (__restore_rt: mov $15, %rax; syscall), found
  * once a process. */
-uintptr_t inject_restorer(pid_t pid, const struct inject_where *w)
+static uintptr_t restorer(pid_t pid, const struct inject_where *w)
 {
     static pid_t for_pid;
     static uintptr_t at;
@@ -101,7 +97,7 @@ uintptr_t inject_restorer(pid_t pid, const struct inject_where *w)
  * kernel moved back there before saving the context). Which call it was
  * is not saved; one made inside the allocator or the loader leaves their
  * frames above it, which the scan finds. */
-int inject_context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
+static int context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
 {
     uint8_t insn[4] = { 0 };
     int in_call = inject_mem(pid, ip - 2, insn, 4, 0) == 0 &&
@@ -127,7 +123,7 @@ static int scan(pid_t pid, uintptr_t sp, const struct inject_where *w, uintptr_t
     for (size_t i = 0; safe && i < nw; i++) {
         if (rt && word[i] == rt && i + 1 + 5 + 17 < nw) {
             const uint64_t *mc = word + i + 1 + 5;          /* uc_flags, uc_link, uc_stack, then the registers */
-            safe = inject_context_safe(pid, mc[16], w);
+            safe = context_safe(pid, mc[16], w);
             if (mc[15] < sp || mc[15] >= sp + n) *next = mc[15];
         } else if (in_ranges(word[i], w->locks, w->nlocks) && after_call(pid, word[i])) {
             safe = 0;
@@ -137,11 +133,27 @@ static int scan(pid_t pid, uintptr_t sp, const struct inject_where *w, uintptr_t
     return safe;
 }
 
+/* The frames CFI unwound: every caller's return address (pc - 1 is in its
+ * call) outside the locks; every activation past the innermost (libc's
+ * signal return code aside: the frame a handler returns to) an
+ * interrupted context, judged as one. */
+static int frames_safe(pid_t pid, const struct inject_frame_pc *f, int n, const struct inject_where *w)
+{
+    uintptr_t rt = restorer(pid, w);
+    for (int i = 1; i < n; i++) {
+        if (f[i].activation && f[i].pc == rt) continue;
+        if (f[i].activation ? !context_safe(pid, f[i].pc, w) : in_ranges(f[i].pc - 1, w->locks, w->nlocks))
+            return 0;
+    }
+    return 1;
+}
+
 int inject_stack_safe(pid_t pid, pid_t tid, const struct user_regs_struct *r, const struct inject_where *w)
 {
-    int known = inject_unwound_safe(pid, tid, w);
-    if (known >= 0) return known;
-    uintptr_t rt = inject_restorer(pid, w), sp = r->rsp;
+    static struct inject_frame_pc frames[4096];
+    int n = inject_unwound(pid, tid, frames, 4096);
+    if (n >= 0) return frames_safe(pid, frames, n, w);
+    uintptr_t rt = restorer(pid, w), sp = r->rsp;
     for (int i = 0; sp && i < MAX_CONTEXTS; i++) {
         uintptr_t next;
         if (!scan(pid, sp, w, rt, &next)) return 0;

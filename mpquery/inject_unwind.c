@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_FRAMES 4096
-
 static pid_t open_pid;
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
@@ -60,10 +58,8 @@ static Dwfl *session(pid_t pid)
 
 struct walk {
     Dwfl *dwfl;
-    uintptr_t restorer;
-    pid_t pid;
-    const struct inject_where *w;
-    int n, safe, guessed;
+    struct inject_frame_pc *out;
+    int n, max, guessed;
 };
 
 /* The module's own CFI covers a (x86-64's libdwfl otherwise guesses the
@@ -84,26 +80,19 @@ static int frame(Dwfl_Frame *state, void *arg)
     struct walk *k = arg;
     Dwarf_Addr pc;
     bool activation;
-    if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+    if (k->n == k->max || !dwfl_frame_pc(state, &pc, &activation)) return k->guessed = 1, DWARF_CB_ABORT;
     if (!has_cfi(k->dwfl, activation ? pc : pc - 1)) return k->guessed = 1, DWARF_CB_ABORT;
-    if (k->n++ > 0 && !(activation && pc == k->restorer)) {
-        /* a caller's return address (pc - 1 is in its call); an
-         * activation past the innermost (libc's signal return code aside:
-         * the frame a handler returns to) is a context a signal interrupted */
-        if (activation ? !inject_context_safe(k->pid, pc, k->w) : inject_in_locks(pc - 1, k->w))
-            return k->safe = 0, DWARF_CB_ABORT;
-    }
-    return k->n < MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+    k->out[k->n++] = (struct inject_frame_pc){ pc, activation };
+    return DWARF_CB_OK;
 }
 
-int inject_unwound_safe(pid_t pid, pid_t tid, const struct inject_where *w)
+int inject_unwound(pid_t pid, pid_t tid, struct inject_frame_pc *out, int max)
 {
     Dwfl *dwfl = session(pid);
     if (!dwfl) return -1;
-    struct walk k = { dwfl, inject_restorer(pid, w), pid, w, 0, 1, 0 };
+    struct walk k = { dwfl, out, 0, max, 0 };
     int rc = dwfl_getthread_frames(dwfl, tid, frame, &k);
-    if (!k.safe) return 0;
-    /* 1 only when the outermost frame was reached, every step by CFI;
-     * else (no CFI, too deep, libdwfl could not go on) not known */
-    return rc == 0 && !k.guessed ? 1 : -1;
+    /* known only when the outermost frame was reached, every step by CFI;
+     * else (no CFI, too deep, libdwfl could not go on) not */
+    return rc == 0 && !k.guessed ? k.n : -1;
 }
