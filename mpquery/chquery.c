@@ -472,7 +472,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
     p->aggregate = 1;
-    struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
+    struct build b = { .l = { .p = p, .err = err, .errlen = errlen, .window = o->win_since || o->win_until } };
     strtab_init(&b.modules);
     strtab_init(&b.names);
     strtab_init(&b.files);

@@ -21,6 +21,7 @@
 
 static const char usage[] =
 "usage: mpquery flame DB... [options]\n"
+"       mpquery flame --server URL [--where SQL] [options]\n"
 "\n"
 "An interactive flame graph as one SVG file (its JavaScript and CSS inline,\n"
 "nothing loaded from the network): a frame per function of the paths after\n"
@@ -84,6 +85,7 @@ int cmd_flame(int argc, char **argv)
         OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTION_QUIET("no line saying what it wrote"),
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "flame", .usage = usage, .more = more, .opts = opts,

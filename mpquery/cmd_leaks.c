@@ -27,6 +27,7 @@
 
 static const char usage[] =
 "usage: mpquery leaks DB... [options]\n"
+"       mpquery leaks --server URL [--where SQL] [options]\n"
 "\n"
 "Blocks never freed: what is still allocated at the selected snapshot (each\n"
 "process's last, at exit, by default), by stack after rules, largest first.\n"
@@ -318,6 +319,7 @@ int cmd_leaks(int argc, char **argv)
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "leaks", .usage = usage, .more = more, .opts = opts,
