@@ -31,29 +31,6 @@ static const int counter_of_col[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, N
 enum { NCOLS = sizeof counter_of_col / sizeof *counter_of_col };
 #define counter_col(i) counter_name[counter_of_col[i]]
 
-/* A window's end as a condition on a snapshot's time: +S from its run's
- * first process's start (t0), or a time; none: every snapshot (until)
- * or none (since). The same sums of doubles as the files' (window.c). */
-static void window_end_sql(const char *arg, int none, struct strbuf *q)
-{
-    struct when w;
-    if (!arg || when_parse(arg, 1, &w)) sb_printf(q, "%d", none);
-    else sb_printf(q, "time <= %s%.17g", w.rel ? "t0 + " : "", w.t);
-}
-
-/* Per (run, process): the snapshots at the window's ends (useq, sseq;
- * 0: none), the last at or before each, peak snapshots aside. */
-static void window_sql(const struct server_opts *o, const char *R, struct strbuf *q)
-{
-    sb_puts(q, " ALL INNER JOIN (SELECT run, process, maxIf(seq, ");
-    window_end_sql(o->win_until, 1, q);
-    sb_puts(q, ") AS useq, maxIf(seq, ");
-    window_end_sql(o->win_since, 0, q);
-    sb_printf(q, ") AS sseq FROM mp_snapshot ALL INNER JOIN (SELECT run, min(start_time) AS t0 FROM mp_process"
-                 " WHERE run IN (%s) GROUP BY run) USING (run) WHERE run IN (%s) AND reason != 'peak'"
-                 " GROUP BY run, process) USING (run, process)", R, R);
-}
-
 /* Per distinct stack of the selection: its counters combined (summed, or
  * the largest: counter_is_max) over runs,
  * processes and threads at each process's selected snapshot (the last,
@@ -82,7 +59,7 @@ static void stacks_sql(const struct server *s, const struct server_opts *o, int 
     if (peak)
         sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
                      " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
-    if (win) window_sql(o, R, q);
+    if (win) ch_window_sql(o, R, q);
     sb_printf(q, " WHERE run IN (%s) AND ", R);
     const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
                         " AND reason != 'peak')";

@@ -90,6 +90,29 @@ static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, c
     return 0;
 }
 
+/* A window's end as a condition on a snapshot's time: +S from its run's
+ * first process's start (t0), or a time; none: every snapshot (until)
+ * or none (since). The same sums of doubles as the files' (window.c). */
+static void window_end_sql(const char *arg, int none, struct strbuf *q)
+{
+    struct when w;
+    if (!arg || when_parse(arg, 1, &w)) sb_printf(q, "%d", none);
+    else sb_printf(q, "time <= %s%.17g", w.rel ? "t0 + " : "", w.t);
+}
+
+/* Per (run, process): the snapshots at the window's ends (useq, sseq;
+ * 0: none), the last at or before each, peak snapshots aside. */
+void ch_window_sql(const struct server_opts *o, const char *R, struct strbuf *q)
+{
+    sb_puts(q, " ALL INNER JOIN (SELECT run, process, maxIf(seq, ");
+    window_end_sql(o->win_until, 1, q);
+    sb_puts(q, ") AS useq, maxIf(seq, ");
+    window_end_sql(o->win_since, 0, q);
+    sb_printf(q, ") AS sseq FROM mp_snapshot ALL INNER JOIN (SELECT run, min(start_time) AS t0 FROM mp_process"
+                 " WHERE run IN (%s) GROUP BY run) USING (run) WHERE run IN (%s) AND reason != 'peak'"
+                 " GROUP BY run, process) USING (run, process)", R, R);
+}
+
 /* ---------------------------------------------------------------- answers */
 /* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
  * not have `want` fields. */

@@ -52,7 +52,7 @@ static const char more[] =
 "\n"
 "--since and --until: only the allocations made in that window (the\n"
 "counters at its until snapshot less those at its since one; see mpquery\n"
-"top --help, Time windows).\n"
+"top --help-all, Time windows).\n"
 "Each side its own: --a-since, --a-until, --b-since, --b-until (with\n"
 "--server too: --a-since 2h --a-until 1h --b-since 1h, what grew in the\n"
 "last hour against the hour before).\n"
@@ -373,7 +373,6 @@ static int split_sides(const struct common *c, int argc, char **argv, struct dbf
 }
 
 enum { NSIDE = 6 };     /* --a-run ... --a-until */
-
 /* Each side's files, or with --server its SQL; then the --a-... and
  * --b-... selections (side[k]: run, pid, thread, snapshot) over the
  * options both sides take. */
@@ -435,12 +434,17 @@ static int diff_run(struct common *c, struct diff_args *a, char *side[2][NSIDE],
     return rc ? rc : a->rc;
 }
 
+/* A side's own selection options, --X-run ... --X-until, into s[0..NSIDE). */
+#define SIDE_OPTS(X, s, h) \
+    { .name = X "-run", .arg = "N", .str = &(s)[0] }, { .name = X "-pid", .arg = "PID", .str = &(s)[1] }, \
+    { .name = X "-thread", .arg = "T", .str = &(s)[2] }, { .name = X "-snapshot", .arg = "S", .str = &(s)[3] }, \
+    { .name = X "-since", .arg = "TIME", .str = &(s)[4] }, { .name = X "-until", .arg = "TIME", .str = &(s)[5], .help = h }
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
     struct diff_args a = { 0 };
-    char *side[2][NSIDE] = { { 0 } };   /* --a-run, --a-pid, --a-thread, --a-snapshot, --a-since,
-                                           --a-until; --b-... */
+    char *side[2][NSIDE] = { { 0 } };   /* --a-run ... --a-until; --b-... */
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_HELP),
         OPTION_LIMIT,
@@ -467,23 +471,11 @@ int cmd_diff(int argc, char **argv)
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
         OPTIONS_WINDOW,
-        { .name = "a-run", .arg = "N", .str = &side[0][0], .help = NULL },
-        { .name = "a-pid", .arg = "PID", .str = &side[0][1], .help = NULL },
-        { .name = "a-thread", .arg = "T", .str = &side[0][2], .help = NULL },
-        { .name = "a-snapshot", .arg = "S", .str = &side[0][3], .help = NULL },
-        { .name = "a-since", .arg = "TIME", .str = &side[0][4], .help = NULL },
-        { .name = "a-until", .arg = "TIME", .str = &side[0][5],
-          .help = "select in profile A only (over the options above)" },
-        { .name = "b-run", .arg = "N", .str = &side[1][0], .help = NULL },
-        { .name = "b-pid", .arg = "PID", .str = &side[1][1], .help = NULL },
-        { .name = "b-thread", .arg = "T", .str = &side[1][2], .help = NULL },
-        { .name = "b-snapshot", .arg = "S", .str = &side[1][3], .help = NULL },
-        { .name = "b-since", .arg = "TIME", .str = &side[1][4], .help = NULL },
-        { .name = "b-until", .arg = "TIME", .str = &side[1][5],
-          .help = "select in profile B only; the same values as --run,\n"
+        SIDE_OPTS("a", side[0], "select in profile A only (over the options above)"),
+        SIDE_OPTS("b", side[1], "select in profile B only; the same values as --run,\n"
                   "--pid, --thread, --snapshot (labels, peak...), --since\n"
                   "and --until (with --server too: --a-since 2h --a-until\n"
-                  "1h --b-since 1h)" },
+                  "1h --b-since 1h)"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),

@@ -35,7 +35,7 @@ static const char more[] =
 "\n"
 "--since and --until: only the allocations made in that window (the\n"
 "counters at its until snapshot less those at its since one; see mpquery\n"
-"top --help, Time windows).\n"
+"top --help-all, Time windows).\n"
 "A stack whose --by counter fell in the window (memlive: more freed than\n"
 "allocated) has no width: mpquery diff --flame shows decreases.\n"
 "In a browser: click a frame to zoom into it (an ancestor or 'Reset zoom' to\n"

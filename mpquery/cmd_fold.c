@@ -23,7 +23,7 @@ static const char more[] =
 "\n"
 "--since and --until: only the allocations made in that window (the\n"
 "counters at its until snapshot less those at its since one; see mpquery\n"
-"top --help, Time windows).\n"
+"top --help-all, Time windows).\n"
 "In frame names ';' is written as ':' and control characters as spaces.\n"
 "A stack whose frames were all dropped by rules is written as '[no frames]'.\n"
 "--format csv: 'path,COUNTER' rows (the path as folded); json:\n"

@@ -40,7 +40,7 @@ static const char more[] =
 "\n"
 "--since and --until: only the allocations made in that window (the\n"
 "counters at its until snapshot less those at its since one; see mpquery\n"
-"top --help, Time windows).\n"
+"top --help-all, Time windows).\n"
 "In a window a leak is a stack whose blocks or bytes live grew in it.\n"
 "A suppressions file is a rules file (see filters/README.md) of known leaks:\n"
 "a stack is ignored when a frame of its path (the names as shown, after the\n"

@@ -39,7 +39,7 @@ static const char more[] =
 "memtot, memlive, maxlive, the stacks' live bytes) less its value at the\n"
 "process's snapshot at --since (the last at or before it): the last row\n"
 "of a process is what top with the same window totals (see mpquery top\n"
-"--help, Time windows); rss and mapped as they were.\n"
+"--help-all, Time windows); rss and mapped as they were.\n"
 "\n"
 "Formats: a table (text, to a terminal or a pipe alike); an SVG plot with\n"
 "-o FILE.svg or --format svg (panels of live bytes, resident bytes when\n"

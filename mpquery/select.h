@@ -148,10 +148,11 @@ enum {
     { .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME", \
       .help = "only the allocations made between these times: counters\n" \
               "at the last snapshot at or before --until less those at\n" \
-              "the last at or before --since (see 'Time windows' below);\n" \
-              "TIME: +S (seconds from the run's start, as info and\n" \
-              "timeline print times: +1.5), seconds since the epoch,\n" \
-              "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h)" }
+              "the last at or before --since (mpquery top --help-all:\n" \
+              "Time windows); TIME: +S (seconds from the run's start,\n" \
+              "as info and timeline print times: +1.5), seconds since\n" \
+              "the epoch, YYYY-MM-DD[ HH:MM[:SS]] (local time) or an\n" \
+              "age (30m, 2h)" }
 #define HELP_WINDOW \
 "Time windows (--since, --until): the allocations made between the two\n" \
 "times, from each process's snapshots: its counters at the last snapshot\n" \
