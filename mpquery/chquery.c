@@ -17,6 +17,7 @@
 #include "chstore.h"
 #include "profile_link.h"
 #include "schema_version.h"
+#include "select.h"
 #include "server.h"
 
 #include <ctype.h>
@@ -35,9 +36,10 @@ enum { NCOLS = sizeof counter_of_col / sizeof *counter_of_col };
  * processes and threads at each process's selected snapshot (the last,
  * or with peak its peak, by the rules of schema/profile.sql), and its
  * frames. */
-static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
+static void stacks_sql(const struct server *s, const struct server_opts *o, int peak, struct strbuf *q)
 {
     const char *R = s->runs.s;
+    int win = o->win_since || o->win_until;
     sb_puts(q, "SELECT a.stack, ");
     for (int i = 0; i < NCOLS; i++) sb_printf(q, "a.s_%s, ", counter_col(i));
     sb_puts(q, "b.frames FROM (SELECT stack");
@@ -45,11 +47,19 @@ static void stacks_sql(const struct server *s, int peak, struct strbuf *q)
         sb_printf(q, ", %s(v_%s) AS s_%s", counter_is_max(counter_of_col[i]) ? "max" : "sum", counter_col(i),
                   counter_col(i));
     sb_puts(q, " FROM (SELECT stack");
-    for (int i = 0; i < NCOLS; i++) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_col(i), counter_col(i));
+    for (int i = 0; i < NCOLS; i++) {
+        if (!win) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_col(i), counter_col(i));
+        else if (counter_is_max(counter_of_col[i]))
+            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) AS v_%s", counter_col(i), counter_col(i));
+        else
+            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) - argMaxIf(%s, seq, seq <= sseq) AS v_%s",
+                      counter_col(i), counter_col(i), counter_col(i));
+    }
     sb_puts(q, " FROM mp_sample");
     if (peak)
         sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
                      " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
+    if (win) ch_window_sql(o, R, q);
     sb_printf(q, " WHERE run IN (%s) AND ", R);
     const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
                         " AND reason != 'peak')";
@@ -386,10 +396,11 @@ static int load_frames(struct server *s, struct build *b)
 
 /* The stacks' rows: their paths into the stack tree, their sums into
  * raw samples of the one thread (converted once the tree is linked). */
-static int load_stacks(struct server *s, struct build *b, int peak, struct raw_sample **raws, size_t *nraws)
+static int load_stacks(struct server *s, const struct server_opts *o, struct build *b, int peak,
+                       struct raw_sample **raws, size_t *nraws)
 {
     struct strbuf q = { 0 };
-    stacks_sql(s, peak, &q);
+    stacks_sql(s, o, peak, &q);
     int rc = ch_ask(s, &q), got;
     sb_free(&q);
     if (rc) return rc;
@@ -438,7 +449,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     p->path = keep(p, s.ch.url ? s.ch.url : o->url);    /* with the password masked (ch_open) */
     p->version = SCHEMA_VERSION;
     p->aggregate = 1;
-    struct build b = { .l = { .p = p, .err = err, .errlen = errlen } };
+    struct build b = { .l = { .p = p, .err = err, .errlen = errlen, .window = o->win_since || o->win_until } };
     strtab_init(&b.modules);
     strtab_init(&b.names);
     strtab_init(&b.files);
@@ -453,7 +464,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     if (!rc) rc = load_runs(&s, &b);
     if (!rc) rc = pick_home(&b, peak, err, errlen);
     if (!rc) rc = load_frames(&s, &b);
-    if (!rc) rc = load_stacks(&s, &b, peak, &raws, &nraws);
+    if (!rc) rc = load_stacks(&s, o, &b, peak, &raws, &nraws);
     if (!rc) rc = link_rows(&b, raws, nraws);
     if (!rc && (flags & PROFILE_HISTS)) rc = each_run_row(&s, &b, CH_HIST, hist_row);
     free(raws);

@@ -42,5 +42,8 @@ int ch_malformed(struct server *s, const char *what);
 /* The server of o, its selection's SQL for side (0, 1; -1: no side). */
 int ch_server_open(struct server *s, const struct server_opts *o, int side, char *err, size_t errlen);
 void ch_server_close(struct server *s);
+/* A time window's join (chselect.c): per (run, process) of runs R, the
+ * snapshots at its ends, useq and sseq (0: none), as window.c finds them. */
+void ch_window_sql(const struct server_opts *o, const char *R, struct strbuf *q);
 
 #endif

@@ -4,6 +4,7 @@
  * TabSeparated answers read row by row. */
 #include "optdefs.h"
 #include "chquery.h"
+#include "select.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,36 +38,6 @@ static int where_check(const char *w, char *err, size_t errlen)
         snprintf(err, errlen, "--where '%s': %s", w, q ? "unclosed quote" : "unbalanced parentheses");
         return EXIT_BAD_INPUT;
     }
-    return 0;
-}
-
-/* --since: seconds since the epoch, a date "YYYY-MM-DD[ HH:MM[:SS]]" in
- * local time (as info shows them), or an age before now (a duration:
- * 90s, 30m, 2h, 1d). */
-static int parse_since(const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end != arg && *end == 0 && v >= 0) { *out = v; return 0; }
-    double age;
-    if (end != arg && !mp_parse_duration(arg, &age)) {      /* 90s, 2h, 1d: the one duration syntax */
-        *out = (double)time(NULL) - age;
-        return 0;
-    }
-    struct tm tm = { 0 };
-    int n = 0, y, mo, d, h = 0, mi = 0, s = 0;
-    if (sscanf(arg, "%d-%d-%d%n", &y, &mo, &d, &n) != 3) return -1;
-    const char *rest = arg + n;
-    if (*rest) {
-        int m = 0;
-        if (sscanf(rest, " %d:%d%n", &h, &mi, &m) != 2) return -1;
-        rest += m;
-        if (*rest && (sscanf(rest, ":%d%n", &s, &m) != 1 || rest[m])) return -1;
-    }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
-    tm = (struct tm){ .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi,
-                      .tm_sec = s, .tm_isdst = -1 };
-    *out = (double)mktime(&tm);
     return 0;
 }
 
@@ -108,15 +79,38 @@ static int runs_sql(const struct server_opts *o, int side, struct strbuf *sql, c
         ch_quote(sql, o->host);
     }
     if (o->since) {
-        double t;
-        if (parse_since(o->since, &t)) {
+        struct when w;
+        if (when_parse(o->since, 0, &w)) {
             snprintf(err, errlen, "--since '%s': not a time (seconds since the epoch, YYYY-MM-DD[ HH:MM[:SS]] "
                      "or an age such as 2h, 7d)", o->since);
             return EXIT_BAD_INPUT;
         }
-        sb_printf(sql, " AND start_time >= %.17g", t);
+        sb_printf(sql, " AND start_time >= %.17g", w.t);
     }
     return 0;
+}
+
+/* A window's end as a condition on a snapshot's time: +S from its run's
+ * first process's start (t0), or a time; none: every snapshot (until)
+ * or none (since). The same sums of doubles as the files' (window.c). */
+static void window_end_sql(const char *arg, int none, struct strbuf *q)
+{
+    struct when w;
+    if (!arg || when_parse(arg, 1, &w)) sb_printf(q, "%d", none);
+    else sb_printf(q, "time <= %s%.17g", w.rel ? "t0 + " : "", w.t);
+}
+
+/* Per (run, process): the snapshots at the window's ends (useq, sseq;
+ * 0: none), the last at or before each, peak snapshots aside. */
+void ch_window_sql(const struct server_opts *o, const char *R, struct strbuf *q)
+{
+    sb_puts(q, " ALL INNER JOIN (SELECT run, process, maxIf(seq, ");
+    window_end_sql(o->win_until, 1, q);
+    sb_puts(q, ") AS useq, maxIf(seq, ");
+    window_end_sql(o->win_since, 0, q);
+    sb_printf(q, ") AS sseq FROM mp_snapshot ALL INNER JOIN (SELECT run, min(start_time) AS t0 FROM mp_process"
+                 " WHERE run IN (%s) GROUP BY run) USING (run) WHERE run IN (%s) AND reason != 'peak'"
+                 " GROUP BY run, process) USING (run, process)", R, R);
 }
 
 /* ---------------------------------------------------------------- answers */

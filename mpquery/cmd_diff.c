@@ -51,6 +51,12 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--since and --until: only the allocations made in that window (the\n"
+"counters at its until snapshot less those at its since one; see mpquery\n"
+"top --help-all, Time windows).\n"
+"Each side its own: --a-since, --a-until, --b-since, --b-until (with\n"
+"--server too: --a-since 2h --a-until 1h --b-since 1h, what grew in the\n"
+"last hour against the hour before).\n"
 "--filter and --exclude apply to both profiles. What they leave out is said\n"
 "after the table: 'ignored M stacks (N calls, B bytes) in a, M2 stacks (...)\n"
 "in b with F filters' (csv and --fold: on stderr; json: the rows are then in\n"
@@ -156,9 +162,9 @@ static void legend(const struct listing *l, const struct diff_args *d, struct st
         if (sv->url) {
             sb_printf(sb, "%s%c: %s%s", k ? ", " : "", 'a' + k, sv->side_where[k] ? "runs where " : "every run",
                       sv->side_where[k] ? sv->side_where[k] : "");
-            continue;
+        } else {
+            sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
         }
-        sb_printf(sb, "%s%c: %s", k ? ", " : "", 'a' + k, l->q[k].p->path);
         for (size_t i = 0; i < d->sel->nargs[k]; i++)
             sb_printf(sb, " --%s%s %s", d->sel->args[k][i].placed ? "" : k ? "b-" : "a-",
                       select_option_name(d->sel->args[k][i].id), d->sel->args[k][i].arg);
@@ -367,28 +373,31 @@ static int split_sides(const struct common *c, int argc, char **argv, struct dbf
     return 0;
 }
 
+enum { NSIDE = 6 };     /* --a-run ... --a-until */
 /* Each side's files, or with --server its SQL; then the --a-... and
  * --b-... selections (side[k]: run, pid, thread, snapshot) over the
  * options both sides take. */
-static int diff_sides(struct common *c, char *side[2][4], int argc, char **argv, struct dbfiles sides[2])
+static int diff_sides(struct common *c, char *side[2][NSIDE], int argc, char **argv, struct dbfiles sides[2])
 {
-    static const int side_id[4] = { OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT };
-    int rc;
+    static const int side_id[NSIDE] = { OPT_RUN, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_WIN_SINCE, OPT_WIN_UNTIL };
+    int rc, windows = 0;
+    for (int k = 0; k < 2; k++) windows += side[k][4] || side[k][5];
     if (c->server.url) {
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < 4; i++)
                 if (side[k][i])
                     return usage_error(c->cmd, "--a-run, --b-pid... do not apply to --server "
-                                               "(use --a-where, --b-where)");
-        if (!c->server.side_where[0] && !c->server.side_where[1])
-            return usage_error(c->cmd, "--server needs --a-where or --b-where (or both): the runs of each side");
+                                               "(use --a-where, --b-where, --a-since...)");
+        if (!c->server.side_where[0] && !c->server.side_where[1] && !windows)
+            return usage_error(c->cmd, "--server needs --a-where, --b-where, --a-since, --a-until, --b-since or "
+                                       "--b-until: what each side is");
     } else if ((rc = split_sides(c, argc, argv, sides))) {
         return rc;
     } else if (c->operands_a < 0 && (rc = select_sides_placed(&c->sides, &c->sel, c->cmd))) {
         return rc;          /* A.db --run 1 B.db --run 2 */
     }
     for (int k = 0; k < 2; k++)
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < NSIDE; i++)
             if (side[k][i] && (rc = select_side_option(&c->sides, c->cmd, k, side_id[i], side[k][i]))) return rc;
     select_sides_apply(&c->sides, &c->sel);
     return 0;
@@ -414,7 +423,7 @@ static int diff_modes(struct common *c, struct diff_args *a)
 }
 
 /* After the options: the two sides read, compared, printed. */
-static int diff_run(struct common *c, struct diff_args *a, char *side[2][4], int argc, char **argv)
+static int diff_run(struct common *c, struct diff_args *a, char *side[2][NSIDE], int argc, char **argv)
 {
     struct dbfiles sides[2] = { { 0 }, { 0 } };
     int rc;
@@ -426,11 +435,20 @@ static int diff_run(struct common *c, struct diff_args *a, char *side[2][4], int
     return rc ? rc : a->rc;
 }
 
+/* A side's own selection options, --X-run ... --X-until, into s[0..NSIDE). */
+#define SIDE_OPTS(X, s, h) \
+    { .name = X "-run", .place = PLACE_SELECT, .arg = "N", .str = &(s)[0] }, \
+    { .name = X "-pid", .place = PLACE_SELECT, .arg = "PID", .str = &(s)[1] }, \
+    { .name = X "-thread", .place = PLACE_SELECT, .arg = "T", .str = &(s)[2] }, \
+    { .name = X "-snapshot", .place = PLACE_SELECT, .arg = "S", .str = &(s)[3] }, \
+    { .name = X "-since", .place = PLACE_SELECT, .arg = "TIME", .str = &(s)[4] }, \
+    { .name = X "-until", .place = PLACE_SELECT, .arg = "TIME", .str = &(s)[5], .help = h }
+
 int cmd_diff(int argc, char **argv)
 {
     struct common c;
     struct diff_args a = { 0 };
-    char *side[2][4] = { { 0 } };       /* --a-run, --a-pid, --a-thread, --a-snapshot; --b-... */
+    char *side[2][NSIDE] = { { 0 } };   /* --a-run ... --a-until; --b-... */
     const struct opt opts[] = {
         OPTION_BY("compare this counter (default memtot):\n" COUNTER_HELP),
         OPTION_LIMIT,
@@ -456,21 +474,16 @@ int cmd_diff(int argc, char **argv)
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
-        { .name = "a-run", .place = PLACE_SELECT, .arg = "N", .str = &side[0][0], .help = NULL },
-        { .name = "a-pid", .place = PLACE_SELECT, .arg = "PID", .str = &side[0][1], .help = NULL },
-        { .name = "a-thread", .place = PLACE_SELECT, .arg = "T", .str = &side[0][2], .help = NULL },
-        { .name = "a-snapshot", .place = PLACE_SELECT, .arg = "S", .str = &side[0][3],
-          .help = "select in profile A only (over the options above)" },
-        { .name = "b-run", .place = PLACE_SELECT, .arg = "N", .str = &side[1][0], .help = NULL },
-        { .name = "b-pid", .place = PLACE_SELECT, .arg = "PID", .str = &side[1][1], .help = NULL },
-        { .name = "b-thread", .place = PLACE_SELECT, .arg = "T", .str = &side[1][2], .help = NULL },
-        { .name = "b-snapshot", .place = PLACE_SELECT, .arg = "S", .str = &side[1][3],
-          .help = "select in profile B only; the same values as --run,\n"
-                  "--pid, --thread and --snapshot (labels, peak...)" },
+        OPTIONS_WINDOW,
+        SIDE_OPTS("a", side[0], "select in profile A only (over the options above)"),
+        SIDE_OPTS("b", side[1], "select in profile B only; the same values as --run,\n"
+                  "--pid, --thread, --snapshot (labels, peak...), --since\n"
+                  "and --until (with --server too: --a-since 2h --a-until\n"
+                  "1h --b-since 1h)"),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
-        OPTIONS_SERVER,
+        OPTIONS_SERVER_STORE,
         { .name = "a-where", .place = PLACE_SERVER, .advanced = 1, .arg = "SQL", .str = (char **)&c.server.side_where[0], .help = NULL },
         { .name = "b-where", .place = PLACE_SERVER, .advanced = 1, .arg = "SQL", .str = (char **)&c.server.side_where[1],
           .help = "with --server: the runs of side A, of side B (as --where)" },

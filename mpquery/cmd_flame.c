@@ -22,6 +22,7 @@
 
 static const char usage[] =
 "usage: mpquery flame DB... [options]\n"
+"       mpquery flame --server URL [--where SQL] [options]\n"
 "\n"
 "An interactive flame graph as one SVG file (its JavaScript and CSS inline,\n"
 "nothing loaded from the network): a frame per function of the paths after\n"
@@ -33,6 +34,11 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--since and --until: only the allocations made in that window (the\n"
+"counters at its until snapshot less those at its since one; see mpquery\n"
+"top --help-all, Time windows).\n"
+"A stack whose --by counter fell in the window (memlive: more freed than\n"
+"allocated) has no width: mpquery diff --flame shows decreases.\n"
 "In a browser: click a frame to zoom into it (an ancestor or 'Reset zoom' to\n"
 "go back); 'Search', Ctrl-F or F3 highlights the frames whose name matches a\n"
 "JavaScript regular expression and shows the share of the total they cover.\n"
@@ -78,8 +84,10 @@ int cmd_flame(int argc, char **argv)
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
         OPTION_MODULE("append ' [module]' to named frames"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
+        OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTION_QUIET("no line saying what it wrote"),
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "flame", .usage = usage, .more = more, .opts = opts,

@@ -22,6 +22,9 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--since and --until: only the allocations made in that window (the\n"
+"counters at its until snapshot less those at its since one; see mpquery\n"
+"top --help-all, Time windows).\n"
 "In frame names ';' is written as ':' and control characters as spaces.\n"
 "A stack whose frames were all dropped by rules is written as '[no frames]'.\n"
 "--format csv: 'path,COUNTER' rows (the path as folded); json:\n"
@@ -40,9 +43,10 @@ static const struct opt opts[] = {
     OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
     OPTION_MODULE("append ' [module]' to named frames"),
     OPTIONS_SELECT("select samples as in mpquery top --help"),
+    OPTIONS_WINDOW,
     OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
     OPTION_FORMAT("text (default), csv or json"),
-    OPTIONS_SERVER,
+    OPTIONS_SERVER_STORE,
     { 0 }
 };
 

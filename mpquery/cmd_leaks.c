@@ -29,6 +29,7 @@
 
 static const char usage[] =
 "usage: mpquery leaks DB... [options]\n"
+"       mpquery leaks --server URL [--where SQL] [options]\n"
 "\n"
 "Blocks never freed: what is still allocated at the selected snapshot (each\n"
 "process's last, at exit, by default), by stack after rules, largest first.\n"
@@ -39,6 +40,10 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--since and --until: only the allocations made in that window (the\n"
+"counters at its until snapshot less those at its since one; see mpquery\n"
+"top --help-all, Time windows).\n"
+"In a window a leak is a stack whose blocks or bytes live grew in it.\n"
 "A suppressions file is a rules file (see filters/README.md) of known leaks:\n"
 "a stack is ignored when a frame of its path (the names as shown, after the\n"
 "rules) is marked by one of the file's drop, prune or root rules, which here\n"
@@ -312,9 +317,11 @@ int cmd_leaks(int argc, char **argv)
         OPTION_DEPTH,
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
+        OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "leaks", .usage = usage, .more = more, .opts = opts,

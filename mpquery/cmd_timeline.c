@@ -36,6 +36,12 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+"--since and --until: the points in that window, each counter (ncalls,\n"
+"memtot, memlive, maxlive, the stacks' live bytes) less its value at the\n"
+"process's snapshot at --since (the last at or before it): the last row\n"
+"of a process is what top with the same window totals (see mpquery top\n"
+"--help-all, Time windows); rss and mapped as they were.\n"
+"\n"
 "Formats: a table (text, to a terminal or a pipe alike); an SVG plot with\n"
 "-o FILE.svg or --format svg (panels of live bytes, resident bytes when\n"
 "ticks measured them, bytes allocated, calls); csv and json have one row a\n"
@@ -53,6 +59,7 @@ static char *format_arg, *out_arg, *stacks_arg;
 
 static const struct opt opts[] = {
     OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
+    OPTIONS_WINDOW,
     { .name = "stacks", .arg = "N", .str = &stacks_arg,
       .help = "also the N stacks that held the most at the peak (top\n"
                                     "--snapshot peak --by memlive's first N)" },
@@ -108,6 +115,7 @@ int cmd_timeline(int argc, char **argv)
     if ((rc = load_profiles(&files, 1, &p))) return rc;      /* the peaks' rows: the stacks held at the peak */
     struct selection sel;
     struct timeline tl = { .p = p };
+    c.sel.window_quiet = out == OUT_CSV || out == OUT_JSON || mpquery_quiet;
     if (!(rc = select_or_report(&c, p, &sel))) {
         timeline_build(&tl, p, &sel, (size_t)nstacks);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);

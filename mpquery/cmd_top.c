@@ -47,6 +47,8 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
+HELP_WINDOW
+"\n"
 "Columns (text): the --by counter, '%' its share of the total of every row\n"
 "(listed or not), and ncalls; --all-counters (and csv, json) every counter:\n"
 "ncalls (allocations), memtot (bytes allocated), nfree (of these, freed),\n"
@@ -471,13 +473,14 @@ int cmd_top(int argc, char **argv)
         OPTION_MODULE("append ' [module]' to named frames (frames without a\n"
                       "name always show as module+0xOFFSET)"),
         OPTIONS_SELECT_EACH,
+        OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
                       "a bare NAME also finds filters/NAME.rules)"),
         OPTIONS_PER_THREAD("the largest rows of each thread, in a first column\n"
                            "'thread' (see below)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
-        OPTIONS_SERVER,
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "top", .usage = usage, .more = more, .opts = opts,

@@ -29,7 +29,9 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
     int rc = load_selected(c, f, c->sides.on || c->server.side_where[0] || c->server.side_where[1] ? (int)i : -1,
                            (c->peak_rows || select_wants_peak(o) ? PROFILE_PEAK_ROWS : 0) | c->profile_flags, &q->p);
     if (rc) return rc;
-    rc = select_apply(q->p, c->sides.on ? &c->sides.sel[i] : &c->sel, &q->sel, err, sizeof err);
+    struct select_opts so = *o;
+    so.window_quiet = c->out.format == FMT_CSV || c->out.format == FMT_JSON || mpquery_quiet;
+    rc = select_apply(q->p, &so, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);
     q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
     if ((rc = view_build(q->p, &c->view, t, q->stack_node, err, sizeof err)))

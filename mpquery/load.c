@@ -66,7 +66,9 @@ int load_selected(const struct common *c, const struct dbfiles *f, int side, int
     if (!c->server.url) return load_profiles(f, peak_rows, p);
     char err[4400];
     const struct select_opts *o = side >= 0 && c->sides.on ? &c->sides.sel[side] : &c->sel;
-    int rc = server_load(&c->server, side, (o->snap_kind == SNAP_PEAK) | (peak_rows & PROFILE_HISTS), p, err, sizeof err);
+    struct server_opts so = c->server;
+    so.win_since = o->since, so.win_until = o->until;
+    int rc = server_load(&so, side, (o->snap_kind == SNAP_PEAK) | (peak_rows & PROFILE_HISTS), p, err, sizeof err);
     return rc ? error(rc, "%s", err) : 0;
 }
 

@@ -93,7 +93,9 @@ void convert_sample(struct loader *l, const void *raw, void *stored)
     char row[96];
     snprintf(row, sizeof row, "snapshot %lld stack %lld thread %lld", (long long)r->snapshot, (long long)r->stack,
              (long long)r->thread);
-    if (check_counters(l, &s->c, sizeof stored_counters / sizeof *stored_counters, 1, "sample", row)) {
+    counters neg = s->c;        /* a store's window: differences, a fall below 0 as in range as a rise */
+    for (int k = 0; l->window && k < NSTACK_COUNTERS; k++) neg.v[k] = neg.v[k] < 0 ? -neg.v[k] : neg.v[k];
+    if (check_counters(l, &neg, sizeof stored_counters / sizeof *stored_counters, !l->window, "sample", row)) {
         l->bad_ref = 1;
         return;
     }

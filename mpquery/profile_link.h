@@ -41,6 +41,8 @@ struct loader {
     struct raw_tick *rticks; size_t nticks;
     int bad_ref;                /* a sample with a dangling reference or a corrupt value was seen */
     int flags;                  /* PROFILE_PEAK_ROWS, PROFILE_HISTS (hists.h) */
+    int window;                 /* a store's sums over a time window (chquery.c): samples'
+                                   counters are differences, below 0 too */
 };
 
 /* profile_open_db (profile_open.c), telling the file's format version. */

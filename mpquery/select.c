@@ -271,6 +271,22 @@ static void sum_latest(const struct profile *p, struct selection *s, const uint8
     idmap_free(&latest);
 }
 
+/* The counters of the rows at each selected process's snapshot into
+ * s->stack_c (and s->rows, keep_rows). */
+static void sum_selected(const struct profile *p, struct selection *s, int keep_rows)
+{
+    if (one_snapshot_each(p, s)) {
+        size_t cap = 0;
+        for (size_t i = 0; i < p->nsamples; i++)
+            if (qualifies(p, s, s->thread_ok, &p->samples[i])) {
+                counters_add(&s->stack_c[p->samples[i].rec], &p->samples[i].c);
+                if (keep_rows) keep_row(s, (uint32_t)i, &cap);
+            }
+    } else {
+        sum_latest(p, s, s->thread_ok, keep_rows);
+    }
+}
+
 /* s->thread_ok: the threads of the selected processes that --thread names. */
 static int select_threads(const struct profile *p, const struct select_opts *o,
                           struct selection *s, char *err, size_t errlen)
@@ -309,16 +325,22 @@ int select_apply(const struct profile *p, const struct select_opts *o,
         return rc;
     }
 
-    const uint8_t *thread_ok = s->thread_ok;
-    if (one_snapshot_each(p, s)) {
-        size_t cap = 0;
-        for (size_t i = 0; i < p->nsamples; i++)
-            if (qualifies(p, s, thread_ok, &p->samples[i])) {
-                counters_add(&s->stack_c[p->samples[i].rec], &p->samples[i].c);
-                if (o->keep_rows) keep_row(s, (uint32_t)i, &cap);
-            }
-    } else {
-        sum_latest(p, s, thread_ok, o->keep_rows);
+    if ((o->since || o->until) && (rc = window_select(p, o, s, err, errlen))) {
+        selection_free(s);
+        return rc;
+    }
+    sum_selected(p, s, o->keep_rows);
+    if (s->proc_since && !p->aggregate) {      /* a window: less the counters at its since snapshots */
+        counters *at_until = s->stack_c;
+        uint32_t *until = s->proc_snapshot;
+        s->stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *s->stack_c);
+        s->proc_snapshot = s->proc_since;
+        sum_selected(p, s, 0);
+        for (size_t i = 0; i < p->nrecorded; i++)
+            for (int k = 0; k < NSTACK_COUNTERS; k++)
+                if (!counter_is_max(k)) at_until[i].v[k] = sat_add(at_until[i].v[k], -s->stack_c[i].v[k]);
+        free(s->stack_c);
+        s->stack_c = at_until, s->proc_snapshot = until;
     }
     if (o->live_only)
         for (size_t i = 0; i < p->nrecorded; i++)
@@ -331,6 +353,7 @@ void selection_free(struct selection *s)
 {
     free(s->run_on);
     free(s->proc_snapshot);
+    free(s->proc_since);
     free(s->stack_c);
     free(s->thread_ok);
     free(s->thread_name);
@@ -404,6 +427,13 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
         o->exe = arg;
         return 0;
     case OPT_THREAD: return thread_option(o, cmd, arg);
+    case OPT_WIN_SINCE: case OPT_WIN_UNTIL: {
+        struct when w;
+        const char *name = id == OPT_WIN_SINCE ? "--since" : "--until";
+        if (when_parse(arg, 1, &w)) return bad_value(cmd, name, arg, WHEN_EXPECTED);
+        *(id == OPT_WIN_SINCE ? &o->since : &o->until) = arg;
+        return 0;
+    }
     case OPT_PER_THREAD: o->per_thread = o->keep_rows = 1; return 0;
     case OPT_GROUP_THREADS:
         if (check_pattern(cmd, "--group-threads", arg)) return EXIT_BAD_INPUT;
@@ -438,6 +468,8 @@ const char *select_option_name(int id)
     case OPT_EXE: return "exe";
     case OPT_THREAD: return "thread";
     case OPT_SNAPSHOT: return "snapshot";
+    case OPT_WIN_SINCE: return "since";
+    case OPT_WIN_UNTIL: return "until";
     }
     return "?";
 }

@@ -29,6 +29,9 @@ struct select_opts {
     int keep_rows;              /* fill selection.rows (--per-thread views) */
     int per_thread;             /* --per-thread (implied by --group-threads; sets keep_rows) */
     const char *thread_groups[64]; size_t nthread_groups;   /* --group-threads */
+    const char *since, *until;  /* --since, --until as typed (window.c): the allocations made
+                                   between them; NULL: from the start, to the end */
+    int window_quiet;           /* no line on stderr on the window's snapshots (csv, json) */
 };
 struct selection {
     uint8_t *run_on;            /* per run: selected */
@@ -42,6 +45,9 @@ struct selection {
     struct arena names;         /* their text */
     uint32_t *rows; size_t nrows; /* keep_rows: the sample rows summed into stack_c, one per
                                    (stack, thread); live_only does not apply to them */
+    uint32_t *proc_since;       /* --since, --until: per process, its snapshot at since (NONE:
+                                   its start; stack_c is then the counters at proc_snapshot,
+                                   the one at until, minus those at proc_since) */
 };
 int select_parse_snapshot(const char *arg, struct select_opts *o);
 int select_apply(const struct profile *p, const struct select_opts *o,
@@ -49,6 +55,29 @@ int select_apply(const struct profile *p, const struct select_opts *o,
 void selection_free(struct selection *s);
 /* The process totals row (thread = whole process) of a snapshot, or NULL. */
 const struct total *snapshot_total(const struct profile *p, uint32_t snapshot);
+
+/* ---------------------------------------------------------------- window.c */
+/* A time of --since or --until: seconds from the start of its run (+S:
+ * the start of the run's first process, from which info and timeline
+ * count), or seconds since the epoch (a number, a local date
+ * YYYY-MM-DD[ HH:MM[:SS]], an age such as 2h: now less it). */
+struct when { int rel; double t; };
+/* 0, or -1 when arg is none of these (rel_ok 0: +S refused too). */
+int when_parse(const char *arg, int rel_ok, struct when *w);
+#define WHEN_EXPECTED "+S (seconds from the run's start: +1.5, +90s), seconds since the epoch, " \
+                      "YYYY-MM-DD[ HH:MM[:SS]] or an age such as 30m, 2h, 7d"
+/* The window of o (o->since or o->until set) over the selected processes
+ * of s: per process, its snapshot at until (the last, peak snapshots
+ * aside, at or before it: into s->proc_snapshot, NONE when none) and at
+ * since (s->proc_since); the profile of a store (p->aggregate) keeps its
+ * sums' snapshot, its store applied the window. A window with no
+ * snapshot of a selected process in it is refused; else, unless
+ * o->window_quiet, one line on stderr says which snapshots it used.
+ * 0, or EXIT_BAD_INPUT with err set. */
+int window_select(const struct profile *p, const struct select_opts *o, struct selection *s, char *err,
+                  size_t errlen);
+/* The run's start in +S's sense: its first process's start. */
+double window_run_start(const struct profile *p, uint32_t run);
 
 /* ---------------------------------------------------------------- threads.c */
 /* --thread and --group-threads patterns: POSIX ERE matched against the
@@ -88,6 +117,7 @@ size_t *group_rows(const struct profile *p, const struct selection *s, const str
 #define OPTG_SELECT .parse = parse_select, .place = PLACE_SELECT
 enum {
     OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS, OPT_EXE, OPT_IMAGE,
+    OPT_WIN_SINCE, OPT_WIN_UNTIL,
 };
 #define OPTION_RUN(h)       { OPTG_SELECT, .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
 #define OPTION_PID(h)       { OPTG_SELECT, .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
@@ -116,6 +146,34 @@ enum {
                     "were highest), N (the last snapshot with seq <= N in\n" \
                     "each process), id:N (that snapshot's process only) or\n" \
                     "label:TEXT (each process's last snapshot with that label)")
+/* --since, --until: the allocations made in a time window (window.c) */
+#define OPTIONS_WINDOW \
+    { OPTG_SELECT, .name = "since", .id = OPT_WIN_SINCE, .arg = "TIME", .help = NULL }, \
+    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME", \
+      .help = "only the allocations made between these times: counters\n" \
+              "at the last snapshot at or before --until less those at\n" \
+              "the last at or before --since (mpquery top --help-all:\n" \
+              "Time windows); TIME: +S (seconds from the run's start,\n" \
+              "as info and timeline print times: +1.5), seconds since\n" \
+              "the epoch, YYYY-MM-DD[ HH:MM[:SS]] (local time) or an\n" \
+              "age (30m, 2h)" }
+#define HELP_WINDOW \
+"Time windows (--since, --until): the allocations made between the two\n" \
+"times, from each process's snapshots: its counters at the last snapshot\n" \
+"at or before --until (default: its last) less those at the last at or\n" \
+"before --since (default: none, its start), peak snapshots aside. So every\n" \
+"counter is its change over the window: ncalls, memtot, nfree, ntemp,\n" \
+"time and nmap count what happened in it (calls and bytes allocated,\n" \
+"blocks freed); memlive, nlive, mapped, rss and memcold are their growth,\n" \
+"which is what the window's allocations still held at its end when the\n" \
+"stack freed none of its older blocks in it (it held nothing at --since,\n" \
+"or nfree is 0), and else that less the older bytes freed (a lower bound,\n" \
+"below 0 when more was freed than allocated); maxlive and maxmapped how\n" \
+"much their peak rose; coldage its value at --until. A snapshot holds only\n" \
+"the rows that changed since the one before, so no time between two\n" \
+"snapshots can be read: a line on stderr (text) says which snapshots the\n" \
+"window's ends were read at, and a window with no snapshot in it is\n" \
+"refused. Record with MP_INTERVAL (or mp_snapshot calls) for fine windows.\n"
 /* --per-thread, --group-threads (tree, top) */
 #define OPTIONS_PER_THREAD(h) \
     { OPTG_SELECT, .name = "per-thread", .id = OPT_PER_THREAD, .help = (h) }, \

@@ -14,6 +14,8 @@ struct server_opts {
     const char *where, *exe, *host, *since;     /* which runs (both sides of a diff); exe:
                                                    --exe, the selection's (parse_options) */
     const char *side_where[2];          /* diff: --a-where, --b-where */
+    const char *win_since, *win_until;  /* the selection's window (select_opts since, until:
+                                           load_selected): the allocations made in it */
 };
 /* The selected runs of the store: their processes, threads, snapshots and
  * totals as they are, and the counters of every distinct stack summed over
@@ -27,7 +29,13 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
  * it (options.h), --help-all lists it under ClickHouse. */
 #define OPTG_SERVER .parse = parse_server, .place = PLACE_SERVER, .advanced = 1
 enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_HOST, OPT_SINCE };     /* --exe: the selection's (select.h) */
-#define OPTIONS_SERVER \
+/* the commands that read a time window (OPTIONS_WINDOW) take the store
+ * without its --since (runs started since) */
+#define OPTIONS_SERVER OPTIONS_SERVER_STORE, \
+    { OPTG_SERVER, .name = "since", .id = OPT_SINCE, .arg = "TIME", \
+      .help = "runs started at TIME or later: seconds since the epoch,\n" \
+              "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h, 7d)" }
+#define OPTIONS_SERVER_STORE \
     { OPTG_SERVER, .name = "server", .id = OPT_SERVER, .arg = "URL", \
       .help = "read the runs of a ClickHouse store (mpquery push) at\n" \
               "URL (http://[user:password@]host[:port]/[?database=D])\n" \
@@ -36,10 +44,7 @@ enum { OPT_SERVER = 5 << 8, OPT_WHERE, OPT_HOST, OPT_SINCE };     /* --exe: the 
       .help = "runs where this ClickHouse expression over mp_runs'\n" \
               "columns holds (token, start_time, pushed, source, host,\n" \
               "exe, cmdline, processes); read-only" }, \
-    { OPTG_SERVER, .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }, \
-    { OPTG_SERVER, .name = "since", .id = OPT_SINCE, .arg = "TIME", \
-      .help = "runs started at TIME or later: seconds since the epoch,\n" \
-              "YYYY-MM-DD[ HH:MM[:SS]] (local time) or an age (30m, 2h, 7d)" }
+    { OPTG_SERVER, .name = "host", .id = OPT_HOST, .arg = "NAME", .help = "runs on this host" }
 /* One of the options above into o. */
 int server_option(struct server_opts *o, int id, const char *arg);
 opt_parser parse_server;            /* the entries': server_option into c->server */

@@ -230,6 +230,39 @@ static void tree_points(struct timeline *tl)
     free(order), free(proc_of), free(share), free(rss), free(mapped), free(ended);
 }
 
+/* A window (sel->proc_since, select.h): each process's points from its
+ * snapshot at since (NONE: its start) to its snapshot at until, each
+ * counter and stack less its value at the first (rss and mapped as they
+ * are): its last point is what top totals over the same window. */
+static void window_points(struct timeline *tl, const struct selection *sel)
+{
+    const struct profile *p = tl->p;
+    int64_t *base_live = xmalloc((tl->nstacks + 1) * sizeof *base_live);
+    size_t n = 0;
+    for (size_t k = 0; k < tl->nprocs; k++) {
+        uint32_t from = sel->proc_since[tl->procs[k]], to = sel->proc_snapshot[tl->procs[k]];
+        double lo = from == NONE ? -1e300 : p->snapshots[from].time - tl->t0, hi = p->snapshots[to].time - tl->t0;
+        int64_t base[NT] = { 0 };
+        memset(base_live, 0, (tl->nstacks + 1) * sizeof *base_live);
+        for (size_t i = tl->first[k]; from != NONE && i < tl->first[k] + tl->count[k]; i++)
+            if (!tl->pts[i].tick && tl->pts[i].seq == p->snapshots[from].seq) {
+                memcpy(base, tl->pts[i].v, sizeof base);
+                memcpy(base_live, tl->pts[i].stack_live, tl->nstacks * sizeof *base_live);
+            }
+        size_t first = n;
+        for (size_t i = tl->first[k]; i < tl->first[k] + tl->count[k]; i++) {
+            struct point pt = tl->pts[i];
+            if (pt.t < lo || pt.t > hi) { free(pt.stack_live); continue; }
+            for (int c = 0; c < T_RSS; c++) pt.v[c] -= base[c];
+            for (size_t s = 0; s < tl->nstacks; s++) pt.stack_live[s] -= base_live[s];
+            tl->pts[n++] = pt;
+        }
+        tl->first[k] = first, tl->count[k] = n - first;
+    }
+    tl->npts = n;
+    free(base_live);
+}
+
 /* Each process's peak snapshot (its latest of reason 'peak'): when, and
  * its totals. */
 static void peak_points(struct timeline *tl)
@@ -258,8 +291,9 @@ void timeline_build(struct timeline *tl, const struct profile *p, const struct s
     tl->peak = xcalloc(tl->nprocs + 1, sizeof *tl->peak);
     pick_stacks(tl, nstacks);
     process_points(tl);
+    if (sel->proc_since) window_points(tl, sel);
     tree_points(tl);
-    peak_points(tl);
+    if (!sel->proc_since) peak_points(tl);      /* a window: no peak marks */
 }
 
 void timeline_free(struct timeline *tl)

@@ -5,7 +5,9 @@
 # peak_mix, threads_cross_free) answer every command byte for byte as the
 # files do with --run all: functions self and inclusive, per stack (ids
 # aside), fold, csv and json, the peak snapshot, filters and rules, info;
-# --exe, --where, --host and --since select what the files hold, and diff
+# --exe, --where and --host select what the files hold, --since the
+# allocations made since a time as in the files (tests/mpquery/
+# clickhouse_window.sh: windows inside runs), and diff
 # --a-where/--b-where is diff of the files; known values come back exactly;
 # runs pushed later (a forked child and MP_TIME=1; 50-70 processes that
 # fork and exec) join the answers, pushing again changes nothing; bad
@@ -45,12 +47,12 @@ expect_fail 2 '^mpquery: fold: --run does not apply to --server' "$MPQ" fold --r
 expect_fail 2 '^mpquery: top: --thread does not apply to --server' "$MPQ" top --thread 1 --server "$U1"
 expect_fail 2 '^mpquery: top: --per-thread or --group-threads does not apply to --server' "$MPQ" top --per-thread --server "$U1"
 expect_fail 2 '^mpquery: top: --snapshot other than last or peak does not apply to --server' "$MPQ" top --snapshot label:before --server "$U1"
-expect_fail 2 '^mpquery: diff: --server needs --a-where or --b-where' "$MPQ" diff --server "$U1" --where 1
+expect_fail 2 '^mpquery: diff: --server needs --a-where, --b-where, --a-since' "$MPQ" diff --server "$U1" --where 1
 expect_fail 2 "^mpquery: --where '1; DROP TABLE mp_run': ';' is not allowed" "$MPQ" top --server "$U1" --where '1; DROP TABLE mp_run'
 expect_fail 2 "^mpquery: --where '1\) OR \(1': unbalanced parentheses$" "$MPQ" top --server "$U1" --where '1) OR (1'
 expect_fail 2 "^mpquery: --where 'token = .x': unclosed quote$" "$MPQ" top --server "$U1" --where "token = 'x"
 expect_fail 2 "^mpquery: --where 'token = .x. -- c': '-' is not allowed" "$MPQ" top --server "$U1" --where "token = 'x' -- c"
-expect_fail 2 "^mpquery: --since 'yesterday': not a time" "$MPQ" top --server "$U1" --since yesterday
+expect_fail 2 "^mpquery: top: bad value 'yesterday' for --since \\(expected \\+S" "$MPQ" top --server "$U1" --since yesterday
 expect_fail 1 '^mpquery: http://127\.0\.0\.1:1/: cannot connect to 127\.0\.0\.1 port 1: Connection refused$' "$MPQ" top --server "$U1"
 
 ch_start
@@ -160,16 +162,20 @@ cmp_sel "--where on token = t.db" "t.db" --where "token IN ('t-tags', 't-req')" 
 cmp_sel "--where on cmdline and processes = t.db's second run" "t.db --run 2" --where "cmdline LIKE '%request_loop' AND processes = 1" -- top --functions -n 0
 cmp_sel "--where with ; -- /* # inside a string = every run" "$FILES" --where "token != 'x;--/*#'" -- fold
 cmp_sel "--host $(hostname) = every run" "$FILES" --host "$(hostname)" -- top --functions -n 0
-cmp_sel "--since before the runs (seconds) = every run" "$FILES" --since "$t_before" -- fold
-cmp_sel "--since between t-a1 and t-a2 = the files but a.db" "b.db t.db p.db x.db" --since "$t_mid" -- top --functions -n 0
-cmp_sel "--since 1d = every run" "$FILES" --since 1d -- fold
-cmp_sel "--exe and --since together = b.db" "b.db" --exe alloc_functions --since "$t_mid" -- fold
+# --since: the allocations made since then, as the files' same window reads them
+same "--since before the runs (seconds) = every run" "$("$MPQ" fold --server "$CH_URL" --since "$t_before" 2>/dev/null; echo "exit $?")" "$(out fold $FILES --run all)"
+same "--since between t-a1 and t-a2 = the files' window" "$(out top --functions -n 0 --server "$CH_URL" --since "$t_mid")" \
+    "$(out top --functions -n 0 $FILES --run all --since "$t_mid")"
+same "--since between t-a1 and t-a2 = the files but a.db (ended before)" "$("$MPQ" fold --server "$CH_URL" --since "$t_mid" 2>/dev/null; echo "exit $?")" \
+    "$(out fold b.db t.db p.db x.db --run all)"
+same "--since 1d = every run" "$("$MPQ" fold --server "$CH_URL" --since 1d 2>/dev/null; echo "exit $?")" "$(out fold $FILES --run all)"
+same "--exe and --since together = b.db" "$("$MPQ" fold --server "$CH_URL" --exe alloc_functions --since "$t_mid" 2>/dev/null; echo "exit $?")" "$(out fold b.db)"
 # local time: a date as date(1) writes it in a zone 9 h from UTC
 day=$(TZ=JST-9 date -d "@${t_before%.*}" '+%Y-%m-%d %H:%M:%S')
-same "--since '$day' (TZ=JST-9) = every run" "$(TZ=JST-9 out fold --server "$CH_URL" --since "$day")" "$(out fold $FILES --run all)"
+same "--since '$day' (TZ=JST-9) = every run" "$(TZ=JST-9 "$MPQ" fold --server "$CH_URL" --since "$day" 2>/dev/null; echo "exit $?")" "$(out fold $FILES --run all)"
 later=$(TZ=JST-9 date -d '+1 hour' '+%Y-%m-%d %H:%M')
-expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches the selection" env TZ=JST-9 "$MPQ" fold --server "$CH_URL" --since "$later"
-expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches the selection" "$MPQ" top --server "$CH_URL" --since "$(($(date +%s) + 3600))"
+expect_fail 2 "^mpquery: ${CH_URL//./\\.}: window [^ ]*\\.\\.end s: no snapshot in it" env TZ=JST-9 "$MPQ" fold --server "$CH_URL" --since "$later"
+expect_fail 2 "^mpquery: ${CH_URL//./\\.}: window [^ ]*\\.\\.end s: no snapshot in it" "$MPQ" top --server "$CH_URL" --since "$(($(date +%s) + 3600))"
 expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches the selection" "$MPQ" top --server "$CH_URL" --host no-such-host
 expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches the selection" "$MPQ" info --server "$CH_URL" --exe functions
 expect_fail 2 "^mpquery: ${CH_URL//./\\.}: no run in the store matches the selection" "$MPQ" top --server "$CH_URL" --exe "x' OR '1' = '1"
