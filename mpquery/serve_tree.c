@@ -1,0 +1,328 @@
+/* mpquery serve's tree views (serve.h), in the view's child: the display
+ * tree top and fold build (listing_run, the same options parsed by the
+ * same parsers), then /tree: one node's children with the inclusive and
+ * self figures of every counter; /bottomup: the same over the tree of
+ * paths leaf first; /callers?function=F: F's callers (paths from F up)
+ * and callees (from F down), F at its innermost place on each path;
+ * /flame: the flame graph (serve_flame.c) of the tree or, reverse=1, of
+ * the leaf-first one. A node is named in the URL by its path: root-first
+ * names as fold writes them (';' as ':') separated by ';'. */
+#include "mpquery.h"
+#include "dtree.h"
+#include "listing.h"
+#include "options.h"
+#include "serve.h"
+#include "view.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- trees */
+enum { LEAF_FIRST, CALLERS, CALLEES };
+
+/* The paths of t with a value (own), rebuilt into out (dtree_init'ed)
+ * leaf first, or from label f up (CALLERS) or down (CALLEES) on the paths
+ * through f; their values into *out_own. */
+static void reroot(const struct dtree *t, const counters *own, int mode, uint32_t f, struct dtree *out,
+                   counters **out_own)
+{
+    size_t cap = 1024;
+    counters *o = xcalloc(cap, sizeof *o);
+    uint32_t *buf = xmalloc(STACK_DEPTH_MAX * sizeof *buf);
+    for (uint32_t n = 1; n < t->n; n++) {
+        if (counters_zero(&own[n])) continue;
+        size_t d = 0, at = 0;
+        for (uint32_t x = n; x != 0 && d < STACK_DEPTH_MAX; x = t->parent[x]) buf[d++] = t->label[x];
+        if (mode != LEAF_FIRST) {
+            while (at < d && buf[at] != f) at++;
+            if (at == d) continue;
+        }
+        uint32_t cur = 0;
+        for (size_t i = 0; i < (mode == CALLEES ? at + 1 : d - at); i++) {
+            uint32_t l = mode == CALLEES ? buf[at - i] : buf[at + i];
+            cur = dtree_child(out, cur, strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]));
+        }
+        if (out->n > cap) {
+            o = xrealloc(o, 2 * out->cap * sizeof *o);
+            memset(o + cap, 0, (2 * out->cap - cap) * sizeof *o);
+            cap = 2 * out->cap;
+        }
+        counters_add(&o[cur], &own[n]);
+    }
+    free(buf);
+    *out_own = o;
+}
+
+/* The node named by path in t (children built), or as far as it goes. */
+static uint32_t node_of(struct dtree *t, const char *path)
+{
+    if (!t->children_ready) dtree_children(t, 1);
+    uint32_t cur = 0;
+    struct strbuf e = { 0 };
+    while (path && *path) {
+        const char *semi = strchr(path, ';');
+        size_t len = semi ? (size_t)(semi - path) : strlen(path);
+        uint32_t found = NONE;
+        for (uint32_t i = t->child_start[cur]; i < t->child_start[cur + 1] && found == NONE; i++) {
+            uint32_t c = t->child_list[i];
+            e.len = 0;
+            fold_escape(t->labels.str[t->label[c]], t->labels.len[t->label[c]], &e);
+            if (e.len == len && !memcmp(e.s, path, len)) found = c;
+        }
+        if (found == NONE) break;
+        cur = found;
+        path = semi ? semi + 1 : NULL;
+    }
+    sb_free(&e);
+    return cur;
+}
+
+/* The URL parameter "KEY=PATH" of node n (root-first, encoded). */
+static void path_param(struct strbuf *sb, const struct dtree *t, uint32_t n, const char *key)
+{
+    struct strbuf p = { 0 };
+    dtree_fold_path(t, n, &p);
+    sb_printf(sb, "%s=", key);
+    url_encode(sb, p.s ? p.s : "");
+    sb_free(&p);
+}
+
+/* ---------------------------------------------------------------- the table */
+struct tree_page {
+    const struct serve_req *r;
+    const struct listing *l;
+    const char *view;           /* the path of the view, for links */
+    const char *extra;          /* parameters links keep (callers: function=F) */
+    int callees;                /* a node links to its function's callers page */
+    int k[NSTACK_COUNTERS], nk; /* the counters shown */
+};
+
+static int cmp_by(const void *a, const void *b, void *ctx)
+{
+    const int64_t *v = ctx;
+    int64_t x = v[*(const uint32_t *)a], y = v[*(const uint32_t *)b];
+    return (x < y) - (x > y);
+}
+
+/* A link to node n of t in the view ("all" for the root). */
+static void node_link(struct strbuf *sb, const struct tree_page *g, const struct dtree *t, uint32_t n)
+{
+    struct strbuf x = { 0 };
+    if (g->callees && n != 0) {
+        sb_puts(&x, "function=");
+        url_encode(&x, t->labels.str[t->label[n]]);
+    } else {
+        if (g->extra) sb_printf(&x, "%s&", g->extra);
+        path_param(&x, t, n, "path");
+    }
+    sb_puts(sb, "<a href=\"");
+    serve_link(sb, g->r, g->view, x.s);
+    sb_puts(sb, "\">");
+    if (n == 0) sb_puts(sb, "all");
+    else xml_escape(sb, t->labels.str[t->label[n]], t->labels.len[t->label[n]], 300);
+    sb_puts(sb, "</a>");
+    sb_free(&x);
+}
+
+static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree *t, uint32_t n,
+                const counters *sub, const counters *own, int current)
+{
+    sb_printf(sb, "<tr%s>", current ? " class=cur" : "");
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)sub[n].v[g->k[i]]);
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)own[n].v[g->k[i]]);
+    sb_puts(sb, "<td class=name>");
+    node_link(sb, g, t, n);
+    if (n != 0) {
+        struct strbuf x = { 0 };
+        sb_puts(&x, "function=");
+        url_encode(&x, t->labels.str[t->label[n]]);
+        sb_puts(sb, " <a class=aside href=\"");
+        serve_link(sb, g->r, "/callers", x.s);
+        sb_puts(sb, "\">callers</a>");
+        sb_free(&x);
+    }
+    sb_puts(sb, "</td></tr>\n");
+}
+
+/* Node at's ancestors as links, then a table of it and its children,
+ * largest by the --by counter first, at most n=N (default 100). */
+static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtree *t, const counters *own,
+                       uint32_t at)
+{
+    int by = g->l->c->out.by;
+    counters *sub = xmalloc(t->n * sizeof *sub);
+    dtree_subtotals(t, own, sub);
+    uint32_t chain[256];
+    size_t depth = 0;
+    for (uint32_t x = at; x != 0 && depth < 256; x = t->parent[x]) chain[depth++] = x;
+    sb_puts(sb, "<p class=crumbs>");
+    node_link(sb, g, t, 0);
+    while (depth--) sb_puts(sb, " &gt; "), node_link(sb, g, t, chain[depth]);
+    sb_puts(sb, "</p>\n<table class=t><tr>");
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<th>%s</th>", counter_name[g->k[i]]);
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<th>self %s</th>", counter_name[g->k[i]]);
+    sb_puts(sb, "<th>function</th></tr>\n");
+    row(sb, g, t, at, sub, own, 1);
+    if (!t->children_ready) dtree_children(t, 1);
+    uint32_t a = t->child_start[at], b = t->child_start[at + 1], nc = b - a;
+    uint32_t *kids = xmalloc((nc + 1) * sizeof *kids);
+    int64_t *v = xmalloc(t->n * sizeof *v);
+    for (uint32_t i = 0; i < nc; i++) kids[i] = t->child_list[a + i], v[kids[i]] = sub[kids[i]].v[by];
+    qsort_r(kids, nc, sizeof *kids, cmp_by, v);
+    const char *np = serve_param(g->r, "n");
+    size_t limit = np ? (size_t)atol(np) : 100, shown = 0;
+    for (uint32_t i = 0; i < nc && (limit == 0 || shown < limit); i++)
+        if (!counters_zero(&sub[kids[i]])) row(sb, g, t, kids[i], sub, own, 0), shown++;
+    sb_puts(sb, "</table>\n");
+    if (shown < nc) sb_printf(sb, "<p class=note>%zu of %u children shown (n=N for more)</p>\n", shown, nc);
+    free(kids);
+    free(v);
+    free(sub);
+}
+
+/* ---------------------------------------------------------------- the views */
+static uint32_t label_of(const struct dtree *t, const char *name)
+{
+    size_t len = strlen(name);
+    for (uint32_t l = 0; l < t->labels.n; l++)
+        if (t->labels.len[l] == len && !memcmp(t->labels.str[l], name, len)) return l;
+    return NONE;
+}
+
+/* /callers: F's callers as a tree (expanding by path), then its callees. */
+static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *l)
+{
+    const char *f = serve_param(g->r, "function");
+    uint32_t fl = f ? label_of(&l->t, f) : NONE;
+    if (fl == NONE) {
+        if (!f) return error(EXIT_BAD_INPUT, "callers: which function? (function=NAME)");
+        return error(EXIT_BAD_INPUT, "callers: no frame named '%s' in the selection (after rules)", f);
+    }
+    struct strbuf x = { 0 };
+    sb_puts(&x, "function=");
+    url_encode(&x, f);
+    g->extra = x.s;
+    for (int mode = CALLERS; mode <= CALLEES; mode++) {
+        struct dtree t;
+        counters *own;
+        dtree_init(&t);
+        reroot(&l->t, l->own[0], mode, fl, &t, &own);
+        sb_puts(sb, mode == CALLERS ? "<h2>callers (from the function up to the root)</h2>\n"
+                                    : "<h2>callees (from the function down to the allocation)</h2>\n");
+        g->callees = mode == CALLEES;
+        tree_table(sb, g, &t, own, mode == CALLERS ? node_of(&t, serve_param(g->r, "path")) : 0);
+        dtree_free(&t);
+        free(own);
+    }
+    sb_free(&x);
+    return 0;
+}
+
+/* The flame graph's links (flame or icicle, reversed or not, zoom out)
+ * and its search form, which keeps every other parameter. */
+static void flame_controls(const struct serve_req *r)
+{
+    static const char *const toggles[][3] = { { "icicle", "icicle", "flame" }, { "reverse", "reversed", "callers first" } };
+    struct strbuf sb = { 0 }, x = { 0 };
+    sb_puts(&sb, "<p class=controls>");
+    for (size_t i = 0; i < 2; i++) {
+        x.len = 0;
+        sb_add(&x, "", 0);
+        for (size_t j = 0; j < r->nparams; j++) {
+            const char *k = r->params[j].key;
+            if (!strcmp(k, "token") || !strcmp(k, toggles[i][0]) || !strcmp(k, "zoom") || !r->params[j].value[0] ||
+                !strcmp(k, "by") || !strcmp(k, "filter") || !strcmp(k, "exclude") || !strcmp(k, "thread") ||
+                !strcmp(k, "pid") || !strcmp(k, "exe") || !strcmp(k, "rules") || !strcmp(k, "snapshot") ||
+                !strcmp(k, "since") || !strcmp(k, "until") || !strcmp(k, "depth"))
+                continue;
+            sb_printf(&x, "%s=", k), url_encode(&x, r->params[j].value), sb_putc(&x, '&');
+        }
+        if (!serve_param(r, toggles[i][0])) sb_printf(&x, "%s=1", toggles[i][0]);
+        sb_puts(&sb, "<a class=toggle href=\"");
+        serve_link(&sb, r, "/flame", x.s);
+        sb_printf(&sb, "\">%s</a> ", serve_param(r, toggles[i][0]) ? toggles[i][2] : toggles[i][1]);
+    }
+    sb_puts(&sb, "</p>\n<form class=search method=get action=\"/flame\">");
+    for (size_t j = 0; j < r->nparams; j++) {
+        if (!strcmp(r->params[j].key, "search") || !r->params[j].value[0]) continue;
+        sb_puts(&sb, "<input type=hidden name=\"");
+        xml_escape(&sb, r->params[j].key, strlen(r->params[j].key), 100);
+        sb_puts(&sb, "\" value=\"");
+        xml_escape(&sb, r->params[j].value, strlen(r->params[j].value), (size_t)-1);
+        sb_puts(&sb, "\">");
+    }
+    const char *q = serve_param(r, "search");
+    sb_puts(&sb, "<input name=search placeholder=\"search (ERE)\" value=\"");
+    if (q) xml_escape(&sb, q, strlen(q), (size_t)-1);
+    sb_puts(&sb, "\"><button>search</button></form>\n");
+    fwrite(sb.s, 1, sb.len, stdout);
+    sb_free(&sb);
+    sb_free(&x);
+}
+
+static int flame_page(struct tree_page *g, struct listing *l)
+{
+    flame_controls(g->r);
+    const struct serve_req *r = g->r;
+    int rev = serve_param(r, "reverse") != NULL, by = l->c->out.by;
+    struct dtree rt, *t = &l->t;
+    counters *own = l->own[0];
+    if (rev) {
+        dtree_init(&rt);
+        reroot(&l->t, l->own[0], LEAF_FIRST, NONE, &rt, &own);
+        t = &rt;
+    }
+    uint32_t zoom = node_of(t, serve_param(r, "zoom"));
+    int rc = serve_flame(t, own, by, zoom, serve_param(r, "search"), serve_param(r, "icicle") != NULL);
+    if (rev) {
+        dtree_free(&rt);
+        free(own);
+    }
+    return rc;
+}
+
+static void print(struct listing *l, void *ctx)
+{
+    struct tree_page *g = ctx;
+    g->l = l;
+    g->nk = counter_list(shown_counters(l->q[0].p) & (COUNTER_BIT(TIME) - 1), g->k);
+    struct strbuf sb = { 0 };
+    int rc = 0;
+    if (!strcmp(g->view, "/flame")) rc = flame_page(g, l);
+    else if (!strcmp(g->view, "/callers")) rc = callers_page(&sb, g, l);
+    else if (!strcmp(g->view, "/tree")) tree_table(&sb, g, &l->t, l->own[0], node_of(&l->t, serve_param(g->r, "path")));
+    else {
+        struct dtree t;
+        counters *own;
+        dtree_init(&t);
+        reroot(&l->t, l->own[0], LEAF_FIRST, NONE, &t, &own);
+        tree_table(&sb, g, &t, own, node_of(&t, serve_param(g->r, "path")));
+        dtree_free(&t);
+        free(own);
+    }
+    if (sb.len) fwrite(sb.s, 1, sb.len, stdout);
+    sb_free(&sb);
+    if (rc) exit(rc);
+    listing_ignored_line(l, stderr);
+}
+
+int serve_tree_view(void *ctx, int argc, char **argv)
+{
+    struct common c;
+    const struct opt opts[] = {
+        OPTION_BY("the counter (default memtot)"),
+        OPTIONS_FILTER,
+        OPTIONS_SELECT("select samples as in mpquery top --help"),
+        OPTIONS_RULES("a rules file"),
+        OPTIONS_SERVER,
+        { 0 }
+    };
+    const struct cmd_opts d = { .cmd = argv[0], .usage = "", .more = "", .opts = opts, .missing = "missing DB" };
+    int rc = parse_options(&c, &d, argc, argv);
+    if (rc != PARSE_OK) return rc;
+    struct tree_page g = { .r = ctx };
+    g.view = g.r->path;
+    struct dbfiles files = dbfiles_of(argc, argv, optind);
+    return listing_run(&c, &files, 1, print, &g);
+}
