@@ -171,11 +171,14 @@ static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtre
     for (uint32_t i = 0; i < nc; i++) kids[i] = t->child_list[a + i], v[kids[i]] = sub[kids[i]].v[by];
     qsort_r(kids, nc, sizeof *kids, cmp_by, v);
     const char *np = serve_param(g->r, "n");
-    size_t limit = np ? (size_t)atol(np) : 100, shown = 0;
-    for (uint32_t i = 0; i < nc && (limit == 0 || shown < limit); i++)
-        if (!counters_zero(&sub[kids[i]])) row(sb, g, t, kids[i], sub, own, 0), shown++;
+    size_t limit = np ? (size_t)atol(np) : 100, shown = 0, some = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        if (counters_zero(&sub[kids[i]])) continue;
+        some++;
+        if (limit == 0 || shown < limit) row(sb, g, t, kids[i], sub, own, 0), shown++;
+    }
     sb_puts(sb, "</table>\n");
-    if (shown < nc) sb_printf(sb, "<p class=note>%zu of %u children shown (n=N for more)</p>\n", shown, nc);
+    if (shown < some) sb_printf(sb, "<p class=note>%zu of %zu children shown (n=N for more)</p>\n", shown, some);
     free(kids);
     free(v);
     free(sub);
@@ -211,7 +214,8 @@ static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *
         sb_puts(sb, mode == CALLERS ? "<h2>callers (from the function up to the root)</h2>\n"
                                     : "<h2>callees (from the function down to the allocation)</h2>\n");
         g->callees = mode == CALLEES;
-        tree_table(sb, g, &t, own, mode == CALLERS ? node_of(&t, serve_param(g->r, "path")) : 0);
+        uint32_t at = mode == CALLERS ? node_of(&t, serve_param(g->r, "path")) : 0;
+        tree_table(sb, g, &t, own, at == 0 && t.n > 1 ? 1 : at);       /* node 1: F, where every path starts */
         dtree_free(&t);
         free(own);
     }
@@ -318,7 +322,8 @@ int serve_tree_view(void *ctx, int argc, char **argv)
         OPTIONS_SERVER,
         { 0 }
     };
-    const struct cmd_opts d = { .cmd = argv[0], .usage = "", .more = "", .opts = opts, .missing = "missing DB" };
+    /* its options are top's: their messages name top (see mpquery top --help) */
+    const struct cmd_opts d = { .cmd = "top", .usage = "", .more = "", .opts = opts, .missing = "missing DB" };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     struct tree_page g = { .r = ctx };
