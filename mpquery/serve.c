@@ -153,6 +153,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         sb_puts(&body, "403: this page needs the token of the URL mpquery serve printed\n");
         return respond(conn, 403, &body, "text/plain; charset=utf-8");
     }
+    serve_cache_refresh(s->dbs, s->ndbs);
     struct params p = { 0 };
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &p);
     struct serve_req r = { .path = url, .params = p.v, .nparams = p.n, .token = s->token,

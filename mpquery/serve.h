@@ -32,6 +32,9 @@ void serve_view(const struct serve_req *r, struct serve_out *out);
  * stderr into err; returns its exit code (1 when it died, said in err). */
 int serve_run(int (*fn)(void *ctx, int argc, char **argv), void *ctx, int argc, char **argv,
               struct strbuf *out, struct strbuf *err);
+/* serve_cache.c: the profile of dbs loaded in the server, again when a
+ * file changed, for the next views' children (load.h's load_preloaded). */
+void serve_cache_refresh(char *const *dbs, size_t n);
 /* The exit code of a view that refuses what it was asked (HTTP 403). */
 enum { SERVE_FORBIDDEN = 77 };
 

@@ -29,7 +29,7 @@ static void reroot(const struct dtree *t, const counters *own, int mode, uint32_
 {
     size_t cap = 1024;
     counters *o = xcalloc(cap, sizeof *o);
-    uint32_t *buf = xmalloc(STACK_DEPTH_MAX * sizeof *buf);
+    uint32_t *buf = xmalloc(STACK_DEPTH_MAX * sizeof *buf), *map = none_array(t->labels.n);
     for (uint32_t n = 1; n < t->n; n++) {
         if (counters_zero(&own[n])) continue;
         size_t d = 0, at = 0;
@@ -41,7 +41,8 @@ static void reroot(const struct dtree *t, const counters *own, int mode, uint32_
         uint32_t cur = 0;
         for (size_t i = 0; i < (mode == CALLEES ? at + 1 : d - at); i++) {
             uint32_t l = mode == CALLEES ? buf[at - i] : buf[at + i];
-            cur = dtree_child(out, cur, strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]));
+            if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
+            cur = dtree_child(out, cur, map[l]);
         }
         if (out->n > cap) {
             o = xrealloc(o, 2 * out->cap * sizeof *o);
@@ -51,7 +52,57 @@ static void reroot(const struct dtree *t, const counters *own, int mode, uint32_
         counters_add(&o[cur], &own[n]);
     }
     free(buf);
+    free(map);
     *out_own = o;
+}
+
+/* The part of the leaf-first tree of t that /bottomup shows: the chain of
+ * nodes path names (leaf-first names, as fold writes them), the last one
+ * *at, and its children, into out, with their inclusive and self values
+ * (incl, self: sized out->n), from one pass over t's paths that stops
+ * where a path leaves the chain: a view does not build the whole tree. */
+static void bottomup_part(const struct dtree *t, const counters *own, const char *path, struct dtree *out,
+                          counters **incl, counters **self, uint32_t *at)
+{
+    size_t k = 0, nl = t->labels.n;
+    uint8_t *match = NULL;              /* match[i * nl + label]: label is path's component i */
+    uint32_t end = 0;
+    struct strbuf e = { 0 };
+    for (const char *p = path; p && *p; k++) {
+        const char *semi = strchr(p, ';');
+        size_t len = semi ? (size_t)(semi - p) : strlen(p);
+        match = xrealloc(match, (k + 1) * nl);
+        for (uint32_t l = 0; l < nl; l++) {
+            e.len = 0;
+            fold_escape(t->labels.str[l], t->labels.len[l], &e);
+            match[k * nl + l] = e.len == len && !memcmp(e.s, p, len);
+        }
+        end = dtree_child(out, end, strtab_intern(&out->labels, p, len));
+        p = semi ? semi + 1 : NULL;
+    }
+    sb_free(&e);
+    uint32_t *map = none_array(nl);
+    counters *in = xcalloc(out->n + t->labels.n + 1, sizeof *in), *se = xcalloc(out->n + t->labels.n + 1, sizeof *se);
+    for (uint32_t n = 1; n < t->n; n++) {
+        if (counters_zero(&own[n])) continue;
+        uint32_t x = n;
+        size_t i = 0;
+        for (; i < k && x != 0 && match[i * nl + t->label[x]]; i++) x = t->parent[x];
+        if (i < k) continue;
+        counters_add(&in[end], &own[n]);
+        if (x == 0) {
+            counters_add(&se[end], &own[n]);
+            continue;
+        }
+        uint32_t l = t->label[x];
+        if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
+        uint32_t c = dtree_child(out, end, map[l]);
+        counters_add(&in[c], &own[n]);
+        if (t->parent[x] == 0) counters_add(&se[c], &own[n]);
+    }
+    free(map);
+    free(match);
+    *incl = in, *self = se, *at = end;
 }
 
 /* The node named by path in t (children built), or as far as it goes. */
@@ -148,11 +199,12 @@ static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree
 /* Node at's ancestors as links, then a table of it and its children,
  * largest by the --by counter first, at most n=N (default 100). */
 static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtree *t, const counters *own,
-                       uint32_t at)
+                       const counters *incl, uint32_t at)
 {
     int by = g->l->c->out.by;
     counters *sub = xmalloc(t->n * sizeof *sub);
-    dtree_subtotals(t, own, sub);
+    if (incl) memcpy(sub, incl, t->n * sizeof *sub);
+    else dtree_subtotals(t, own, sub);
     uint32_t chain[256];
     size_t depth = 0;
     for (uint32_t x = at; x != 0 && depth < 256; x = t->parent[x]) chain[depth++] = x;
@@ -215,7 +267,7 @@ static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *
                                     : "<h2>callees (from the function down to the allocation)</h2>\n");
         g->callees = mode == CALLEES;
         uint32_t at = mode == CALLERS ? node_of(&t, serve_param(g->r, "path")) : 0;
-        tree_table(sb, g, &t, own, at == 0 && t.n > 1 ? 1 : at);       /* node 1: F, where every path starts */
+        tree_table(sb, g, &t, own, NULL, at == 0 && t.n > 1 ? 1 : at);       /* node 1: F, where every path starts */
         dtree_free(&t);
         free(own);
     }
@@ -265,6 +317,19 @@ static void flame_controls(const struct serve_req *r)
     sb_free(&x);
 }
 
+static void bottomup_page(struct strbuf *sb, struct tree_page *g, struct listing *l)
+{
+    struct dtree t;
+    counters *incl, *self;
+    uint32_t at;
+    dtree_init(&t);
+    bottomup_part(&l->t, l->own[0], serve_param(g->r, "path"), &t, &incl, &self, &at);
+    tree_table(sb, g, &t, self, incl, at);
+    dtree_free(&t);
+    free(incl);
+    free(self);
+}
+
 static int flame_page(struct tree_page *g, struct listing *l)
 {
     flame_controls(g->r);
@@ -295,16 +360,9 @@ static void print(struct listing *l, void *ctx)
     int rc = 0;
     if (!strcmp(g->view, "/flame")) rc = flame_page(g, l);
     else if (!strcmp(g->view, "/callers")) rc = callers_page(&sb, g, l);
-    else if (!strcmp(g->view, "/tree")) tree_table(&sb, g, &l->t, l->own[0], node_of(&l->t, serve_param(g->r, "path")));
-    else {
-        struct dtree t;
-        counters *own;
-        dtree_init(&t);
-        reroot(&l->t, l->own[0], LEAF_FIRST, NONE, &t, &own);
-        tree_table(&sb, g, &t, own, node_of(&t, serve_param(g->r, "path")));
-        dtree_free(&t);
-        free(own);
-    }
+    else if (!strcmp(g->view, "/tree"))
+        tree_table(&sb, g, &l->t, l->own[0], NULL, node_of(&l->t, serve_param(g->r, "path")));
+    else bottomup_page(&sb, g, l);
     if (sb.len) fwrite(sb.s, 1, sb.len, stdout);
     sb_free(&sb);
     if (rc) exit(rc);
