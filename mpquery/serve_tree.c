@@ -146,6 +146,7 @@ struct tree_page {
     const char *view;           /* the path of the view, for links */
     const char *extra;          /* parameters links keep (callers: function=F) */
     int callees;                /* a node links to its function's callers page */
+    uint32_t *label_frame;      /* per label of l->t: a frame of it with a file, or NONE */
     int k[NSTACK_COUNTERS], nk; /* the counters shown */
 };
 
@@ -176,6 +177,47 @@ static void node_link(struct strbuf *sb, const struct tree_page *g, const struct
     sb_free(&x);
 }
 
+/* Per label of l's tree, a frame of it whose file is known (the first
+ * stack's), for the rows' links to /source. */
+static uint32_t *label_frames(const struct listing *l)
+{
+    const struct profile *p = l->q[0].p;
+    uint32_t *lf = none_array(l->t.labels.n + 1);
+    for (size_t s = 0; s < p->nstacks; s++) {
+        uint32_t node = l->q[0].stack_node[s];
+        if (node == NONE || node == 0 || node >= l->t.n) continue;
+        const struct frame *f = &p->frames[p->stacks[s].frame];
+        if (lf[l->t.label[node]] == NONE && f->file != NONE && p->files[f->file]) lf[l->t.label[node]] = p->stacks[s].frame;
+    }
+    return lf;
+}
+
+/* " file:line", a link to /source, when node n's function has a frame
+ * whose file is known. */
+static void source_link(struct strbuf *sb, const struct tree_page *g, const struct dtree *t, uint32_t n)
+{
+    if (n == 0) return;
+    struct dtree *base = (struct dtree *)&g->l->t;
+    size_t nl = base->labels.n;
+    uint32_t l = strtab_intern(&base->labels, t->labels.str[t->label[n]], t->labels.len[t->label[n]]);
+    if (l >= nl || g->label_frame[l] == NONE) return;
+    const struct profile *p = g->l->q[0].p;
+    const struct frame *f = &p->frames[g->label_frame[l]];
+    const char *file = p->files[f->file];
+    struct strbuf x = { 0 };
+    sb_puts(&x, "file=");
+    url_encode(&x, file);
+    if (f->line > 0) sb_printf(&x, "&line=%d", f->line);
+    sb_puts(sb, " <a class=aside href=\"");
+    serve_link(sb, g->r, "/source", x.s);
+    sb_puts(sb, "\">");
+    const char *base_name = path_basename(file);
+    xml_escape(sb, base_name, strlen(base_name), 200);
+    if (f->line > 0) sb_printf(sb, ":%d", f->line);
+    sb_puts(sb, "</a>");
+    sb_free(&x);
+}
+
 static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree *t, uint32_t n,
                 const counters *sub, const counters *own, int current)
 {
@@ -193,6 +235,7 @@ static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree
         sb_puts(sb, "\">callers</a>");
         sb_free(&x);
     }
+    source_link(sb, g, t, n);
     sb_puts(sb, "</td></tr>\n");
 }
 
@@ -356,6 +399,7 @@ static void print(struct listing *l, void *ctx)
     struct tree_page *g = ctx;
     g->l = l;
     g->nk = counter_list(shown_counters(l->q[0].p) & (COUNTER_BIT(TIME) - 1), g->k);
+    g->label_frame = label_frames(l);
     struct strbuf sb = { 0 };
     int rc = 0;
     if (!strcmp(g->view, "/flame")) rc = flame_page(g, l);
@@ -365,6 +409,7 @@ static void print(struct listing *l, void *ctx)
     else bottomup_page(&sb, g, l);
     if (sb.len) fwrite(sb.s, 1, sb.len, stdout);
     sb_free(&sb);
+    free(g->label_frame);
     if (rc) exit(rc);
     listing_ignored_line(l, stderr);
 }

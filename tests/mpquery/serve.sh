@@ -75,7 +75,7 @@ get /tree >/dev/null
 assert_eq "$(rows | sed -n 2p | cut -d'|' -f2,15)" "$sum|all" "/tree: the total memtot = the sum of top's rows"
 get /bottomup >/dev/null
 "$MPQ" top basic.db --format csv --functions -n 0 | awk -F, 'NR > 1 { print $1 "|" $2 "|" $15 }' | sort >top.txt
-rows | awk -F'|' 'NR > 2 { print $1 "|" $2 "|" $15 }' | sed 's/ callers$//' | sort >bu.txt
+rows | awk -F'|' 'NR > 2 { print $1 "|" $2 "|" $15 }' | sed 's/ callers.*$//' | sort >bu.txt
 assert_eq "$(cat bu.txt)" "$(cat top.txt)" "/bottomup: each leaf function's ncalls and memtot = top --functions' self"
 get /tree 'path=main%3Bparse(std%3A%3Astring%20const%26)' >/dev/null
 assert_eq "$(rows | sed -n 2p | cut -d'|' -f1,2,9)" "8|5300|5100" \
@@ -90,7 +90,7 @@ assert_match "$(cat page.html)" 'matched <b class=matched>5300</b> \(63.57%\)' "
 get /flame 'zoom=main%3Bload' >/dev/null
 assert_match "$(cat page.html)" 'memtot of the graph: <b>1000</b> \(11.99% of all\)' "/flame?zoom=main;load: load's 1000 bytes"
 get /callers 'function=helper' >/dev/null
-assert_match "$(rows | tr '\n' '#')" '#10\|1000\|[^#]*\|load callers#' "/callers?function=helper: load calls it, 10 calls, 1000 bytes"
+assert_match "$(rows | tr '\n' '#')" '#10\|1000\|[^#]*\|load callers main.cc:40#' "/callers?function=helper: load calls it, 10 calls, 1000 bytes"
 
 # a parameter is the option: a bad value gets the command's message, 400
 assert_eq "$(get /tree by=bogus)" 400 "/tree?by=bogus: 400"
@@ -153,4 +153,14 @@ enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]
 assert_eq "$(get /source "file=$enc&line=1")" 200 "/source of alloc_functions.c"
 grep -qF 'do_leak' page.html || fail "/source: alloc_functions.c's lines are not shown"
 echo "  ok: /source shows alloc_functions.c"
+get /tree path=main >/dev/null
+link=$(grep -o 'href="/source[^"]*">alloc_functions.c:[0-9]*' page.html | head -n 1 | sed 's/^href="//; s/&amp;/\&/g')
+line=${link##*:}
+link=${link%%\"*}
+[ -n "$link" ] || fail "/tree: no link from a row to its source"
+assert_eq "$(curl -s -o page.html -w '%{http_code}' "$BASE$link")" 200 "/tree: a row's link to alloc_functions.c:$line"
+assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>(\d+)</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1, 2)[0]))')" \
+  "$line" "/source: line $line marked"
+assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>\d+</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1)))')" \
+  "$(sed -n "${line}p" "$src")" "/source: the marked line is line $line of the file"
 kill -TERM $SPID; wait $SPID
