@@ -54,9 +54,9 @@ struct serve_argv { char **v; size_t n, cap; };
 void argv_add(struct serve_argv *a, const char *s);
 void argv_state(struct serve_argv *a, const struct serve_req *r, int mask);
 void argv_free(struct serve_argv *a);
-/* The CSV text csv (a command's --format csv) as an HTML table; cells of
- * column link_col (or -1) link to /callers?function=CELL. */
-void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, int link_col);
+/* The CSV text csv (a command's --format csv) as an HTML table; the cells
+ * of the column named link (or NULL) link to /callers?function=CELL. */
+void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, const char *link);
 
 /* s[0..n) as HTML text, its lines kept (for <pre>), each escaped. */
 void serve_lines(struct strbuf *sb, const char *s, size_t n);

@@ -107,15 +107,17 @@ static int numeric(const char *s)
     return 1;
 }
 
-void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, int link_col)
+void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, const char *link)
 {
     struct strbuf f = { 0 };
+    int link_col = -1;
     sb_puts(sb, "<table class=t>\n");
     for (int row = 0; *csv; row++) {
         sb_puts(sb, "<tr>");
         int end = 0;
         for (int col = 0; !end; col++) {
             csv_next(&csv, &f, &end);
+            if (row == 0 && link && !strcmp(f.s, link)) link_col = col;
             const char *tag = row == 0 ? "th" : "td";
             sb_printf(sb, "<%s%s>", tag, row && numeric(f.s) ? " class=n" : "");
             if (row && col == link_col && f.len) {

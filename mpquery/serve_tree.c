@@ -288,13 +288,51 @@ static uint32_t label_of(const struct dtree *t, const char *name)
     return NONE;
 }
 
+/* /callers without a function: the functions, largest inclusive value
+ * first (at most n=N, 100), each a link to its callers. */
+static void function_list(struct strbuf *sb, struct tree_page *g, struct listing *l)
+{
+    struct dtree *t = &l->t;
+    size_t nl = t->labels.n, n = 0;
+    int by = l->c->out.by;
+    counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
+    dtree_functions(t, l->own[0], self, incl);
+    uint32_t *items = xmalloc((nl + 1) * sizeof *items);
+    int64_t *v = xmalloc((nl + 1) * sizeof *v);
+    for (uint32_t i = 0; i < nl; i++)
+        if ((v[i] = incl[i].v[by]) != 0) items[n++] = i;
+    qsort_r(items, n, sizeof *items, cmp_by, v);
+    const char *np = serve_param(g->r, "n");
+    size_t limit = np ? (size_t)atol(np) : 100;
+    sb_printf(sb, "<p class=note>Choose a function: its callers and callees (%zu functions by inclusive %s).</p>\n"
+                  "<table class=t><tr><th>inclusive %s</th><th>self %s</th><th>function</th></tr>\n",
+              n, counter_name[by], counter_name[by], counter_name[by]);
+    for (size_t i = 0; i < n && (limit == 0 || i < limit); i++) {
+        struct strbuf x = { 0 };
+        sb_puts(&x, "function=");
+        url_encode(&x, t->labels.str[items[i]]);
+        sb_printf(sb, "<tr><td class=n>%lld</td><td class=n>%lld</td><td><a href=\"", (long long)v[items[i]],
+                  (long long)self[items[i]].v[by]);
+        serve_link(sb, g->r, "/callers", x.s);
+        sb_puts(sb, "\">");
+        xml_escape(sb, t->labels.str[items[i]], t->labels.len[items[i]], 300);
+        sb_puts(sb, "</a></td></tr>\n");
+        sb_free(&x);
+    }
+    sb_puts(sb, "</table>\n");
+    free(self), free(incl), free(items), free(v);
+}
+
 /* /callers: F's callers as a tree (expanding by path), then its callees. */
 static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *l)
 {
     const char *f = serve_param(g->r, "function");
     uint32_t fl = f ? label_of(&l->t, f) : NONE;
+    if (!f) {
+        function_list(sb, g, l);
+        return 0;
+    }
     if (fl == NONE) {
-        if (!f) return error(EXIT_BAD_INPUT, "callers: which function? (function=NAME)");
         return error(EXIT_BAD_INPUT, "callers: no frame named '%s' in the selection (after rules)", f);
     }
     struct strbuf x = { 0 };

@@ -27,7 +27,7 @@ struct view {
     view_fn *fn;
     const char *cmd, *args;     /* a command's view: its name and fixed options (spaces between) */
     int mask;                   /* the state parameters it takes (P_*) */
-    int link_col;               /* csv: the column of function names, or -1 */
+    const char *link;           /* csv: the column of function names, or NULL */
     int limit;                  /* takes -n (n=N, default 100) */
 };
 
@@ -91,7 +91,7 @@ static void csv_view(const struct view *v, const struct serve_req *r, struct str
     command_argv(v, r, &a, "--format=csv");
     int rc = serve_run(command_main, NULL, (int)a.n, a.v, &out, &err);
     *status = serve_child_status(rc, &err, body);
-    if (rc == 0) csv_table(body, r, out.s ? out.s : "", v->link_col);
+    if (rc == 0) csv_table(body, r, out.s ? out.s : "", v->link);
     const char *n = serve_param(r, "n");
     long shown = n ? atol(n) : 100;
     if (rc == 0 && v->limit && shown > 0) {
@@ -156,20 +156,20 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
-    { "/", "overview", plot_view, "info", NULL, SP_SELECT & ~SP_SNAPSHOT, -1, 0 },
-    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE, -1, 0 },
-    { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, -1, 0 },
-    { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, -1, 0 },
-    { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, -1, 0 },
-    { "/callers", "callers", tree_view, NULL, NULL, TREE_STATE, -1, 0 },
-    { "/peak", "peak", csv_view, "top", "--snapshot=peak --by=memlive", SP_ALL & ~SP_SNAPSHOT, -1, 1 },
-    { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), -1, 1 },
-    { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, 6, 1 },
-    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT, -1, 0 },
-    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, -1, 1 },
-    { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, 9, 0 },
-    { "/source", "source", tree_view, NULL, NULL, 0, -1, 0 },
-    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, -1, 1 },
+    { "/", "overview", plot_view, "info", NULL, SP_SELECT & ~SP_SNAPSHOT, NULL, 0 },
+    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE, NULL, 0 },
+    { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/callers", "callers", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/peak", "peak", csv_view, "top", "--snapshot=peak --by=memlive", SP_ALL & ~SP_SNAPSHOT, NULL, 1 },
+    { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
+    { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
+    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT, NULL, 0 },
+    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, NULL, 1 },
+    { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
+    { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
+    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 1 },
 };
 static const size_t nviews = sizeof views / sizeof *views;
 
@@ -202,7 +202,7 @@ static void page_end(struct strbuf *sb)
 /* /timeline.svg: timeline's SVG as it writes it. */
 static void timeline_svg(const struct serve_req *r, struct serve_out *o)
 {
-    static const struct view v = { "/timeline", "timeline", NULL, "timeline", NULL, SP_PID | SP_EXE, -1, 0 };
+    static const struct view v = { "/timeline", "timeline", NULL, "timeline", NULL, SP_PID | SP_EXE, NULL, 0 };
     struct serve_argv a = { 0 };
     struct strbuf err = { 0 };
     command_argv(&v, r, &a, "--format=svg");

@@ -59,7 +59,7 @@ for v in $VIEWS /callers; do
     assert_eq "$code" 403 "$v with another token"
 done
 assert_eq "$(get /nothing)" 404 "an unknown path: 404"
-for v in / /timeline /flame /tree /bottomup /leaks /temporaries /hist /threads /source /diff; do
+for v in / /timeline /flame /tree /bottomup /callers /leaks /temporaries /hist /threads /source /diff; do
     assert_eq "$(get $v)" 200 "$v"
     grep -q '</html>' page.html || fail "$v: the page is cut"
     grep -Eq '(src|href)="(https?:)?//' page.html && fail "$v: refers to another site"
@@ -89,6 +89,9 @@ get /flame 'search=parse' >/dev/null
 assert_match "$(cat page.html)" 'matched <b class=matched>5300</b> \(63.57%\)' "/flame?search=parse: 5300 of 8337 matched"
 get /flame 'zoom=main%3Bload' >/dev/null
 assert_match "$(cat page.html)" 'memtot of the graph: <b>1000</b> \(11.99% of all\)' "/flame?zoom=main;load: load's 1000 bytes"
+get /callers >/dev/null
+assert_eq "$(rows | sed -n 2,3p)" "8337|0|main
+5300|5300|parse(std::string const&)" "/callers without a function: the functions by inclusive memtot (top --functions')"
 get /callers 'function=helper' >/dev/null
 assert_match "$(rows | tr '\n' '#')" '#10\|1000\|[^#]*\|load callers main.cc:40#' "/callers?function=helper: load calls it, 10 calls, 1000 bytes"
 
