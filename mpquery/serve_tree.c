@@ -56,49 +56,66 @@ static void reroot(const struct dtree *t, const counters *own, int mode, uint32_
     *out_own = o;
 }
 
-/* The part of the leaf-first tree of t that /bottomup shows: the chain of
- * nodes path names (leaf-first names, as fold writes them), the last one
- * *at, and its children, into out, with their inclusive and self values
- * (incl, self: sized out->n), from one pass over t's paths that stops
- * where a path leaves the chain: a view does not build the whole tree. */
-static void bottomup_part(const struct dtree *t, const counters *own, const char *path, struct dtree *out,
-                          counters **incl, counters **self, uint32_t *at)
+/* Path's components (names as fold writes them, ';' between) as a chain of
+ * nodes of out from its root; per component i and label l of t,
+ * match[i * nl + l]: l is component i. Returns how many; *end: the last. */
+static size_t chain_of(const struct dtree *t, const char *path, struct dtree *out, uint8_t **match, uint32_t *end)
 {
     size_t k = 0, nl = t->labels.n;
-    uint8_t *match = NULL;              /* match[i * nl + label]: label is path's component i */
-    uint32_t end = 0;
     struct strbuf e = { 0 };
+    *end = 0;
     for (const char *p = path; p && *p; k++) {
         const char *semi = strchr(p, ';');
         size_t len = semi ? (size_t)(semi - p) : strlen(p);
-        match = xrealloc(match, (k + 1) * nl);
+        *match = xrealloc(*match, (k + 1) * nl);
         for (uint32_t l = 0; l < nl; l++) {
             e.len = 0;
             fold_escape(t->labels.str[l], t->labels.len[l], &e);
-            match[k * nl + l] = e.len == len && !memcmp(e.s, p, len);
+            (*match)[k * nl + l] = e.len == len && !memcmp(e.s, p, len);
         }
-        end = dtree_child(out, end, strtab_intern(&out->labels, p, len));
+        *end = dtree_child(out, *end, strtab_intern(&out->labels, p, len));
         p = semi ? semi + 1 : NULL;
     }
     sb_free(&e);
-    uint32_t *map = none_array(nl);
-    counters *in = xcalloc(out->n + t->labels.n + 1, sizeof *in), *se = xcalloc(out->n + t->labels.n + 1, sizeof *se);
+    return k;
+}
+
+/* The part of a rerooted tree of t (reroot's modes) that a table shows:
+ * the chain of nodes path names, the last one *at, and its children,
+ * into out, with their inclusive and self values (incl, self: sized
+ * out->n), from one pass over t's paths that stops where a path leaves
+ * the chain: a view does not build the whole tree. CALLERS: path starts
+ * with f's name; CALLEES: the chain is f, its children what f calls. */
+static void tree_part(const struct dtree *t, const counters *own, int mode, uint32_t f, const char *path,
+                      struct dtree *out, counters **incl, counters **self, uint32_t *at)
+{
+    uint8_t *match = NULL;
+    uint32_t end, nl = (uint32_t)t->labels.n, *map = none_array(nl);
+    size_t k = chain_of(t, path, out, &match, &end);
+    counters *in = xcalloc(out->n + nl + 1, sizeof *in), *se = xcalloc(out->n + nl + 1, sizeof *se);
     for (uint32_t n = 1; n < t->n; n++) {
         if (counters_zero(&own[n])) continue;
-        uint32_t x = n;
-        size_t i = 0;
-        for (; i < k && x != 0 && match[i * nl + t->label[x]]; i++) x = t->parent[x];
-        if (i < k) continue;
+        uint32_t x = n, below = NONE, c;
+        while (mode != LEAF_FIRST && x != 0 && t->label[x] != f) below = x, x = t->parent[x];
+        if (mode != LEAF_FIRST && x == 0) continue;
+        if (mode == CALLEES) {
+            c = below;                  /* what f calls on this path (NONE: f allocated) */
+        } else {
+            size_t i = 0;
+            for (; i < k && x != 0 && match[i * nl + t->label[x]]; i++) x = t->parent[x];
+            if (i < k) continue;
+            c = x == 0 ? NONE : x;      /* the next frame up (NONE: the path ends here) */
+        }
         counters_add(&in[end], &own[n]);
-        if (x == 0) {
+        if (c == NONE) {
             counters_add(&se[end], &own[n]);
             continue;
         }
-        uint32_t l = t->label[x];
+        uint32_t l = t->label[c];
         if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
-        uint32_t c = dtree_child(out, end, map[l]);
-        counters_add(&in[c], &own[n]);
-        if (t->parent[x] == 0) counters_add(&se[c], &own[n]);
+        uint32_t cn = dtree_child(out, end, map[l]);
+        counters_add(&in[cn], &own[n]);
+        if (mode == CALLEES ? c == n : t->parent[c] == 0) counters_add(&se[cn], &own[n]);
     }
     free(map);
     free(match);
@@ -339,19 +356,23 @@ static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *
     sb_puts(&x, "function=");
     url_encode(&x, f);
     g->extra = x.s;
+    struct strbuf fp = { 0 };
+    fold_escape(f, strlen(f), &fp);
     for (int mode = CALLERS; mode <= CALLEES; mode++) {
         struct dtree t;
-        counters *own;
+        counters *incl, *self;
+        uint32_t at;
+        const char *path = mode == CALLERS ? serve_param(g->r, "path") : NULL;
         dtree_init(&t);
-        reroot(&l->t, l->own[0], mode, fl, &t, &own);
+        tree_part(&l->t, l->own[0], mode, fl, path ? path : fp.s, &t, &incl, &self, &at);
         sb_puts(sb, mode == CALLERS ? "<h2>callers (from the function up to the root)</h2>\n"
                                     : "<h2>callees (from the function down to the allocation)</h2>\n");
         g->callees = mode == CALLEES;
-        uint32_t at = mode == CALLERS ? node_of(&t, serve_param(g->r, "path")) : 0;
-        tree_table(sb, g, &t, own, NULL, at == 0 && t.n > 1 ? 1 : at);       /* node 1: F, where every path starts */
+        tree_table(sb, g, &t, self, incl, at);
         dtree_free(&t);
-        free(own);
+        free(incl), free(self);
     }
+    sb_free(&fp);
     sb_free(&x);
     return 0;
 }
@@ -404,7 +425,7 @@ static void bottomup_page(struct strbuf *sb, struct tree_page *g, struct listing
     counters *incl, *self;
     uint32_t at;
     dtree_init(&t);
-    bottomup_part(&l->t, l->own[0], serve_param(g->r, "path"), &t, &incl, &self, &at);
+    tree_part(&l->t, l->own[0], LEAF_FIRST, NONE, serve_param(g->r, "path"), &t, &incl, &self, &at);
     tree_table(sb, g, &t, self, incl, at);
     dtree_free(&t);
     free(incl);
