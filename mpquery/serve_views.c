@@ -86,6 +86,11 @@ static void csv_view(const struct view *v, const struct serve_req *r, struct str
                       "last database).</p>\n");
         return;
     }
+    if (!strcmp(v->cmd, "diff")) {
+        sb_puts(body, "<p><img class=plot alt=\"the differential flame graph\" src=\"");
+        serve_link(body, r, "/diff.svg", NULL);
+        sb_puts(body, "\"></p>\n");
+    }
     struct serve_argv a = { 0 };
     struct strbuf out = { 0 }, err = { 0 };
     command_argv(v, r, &a, "--format=csv");
@@ -199,13 +204,18 @@ static void page_end(struct strbuf *sb)
     sb_puts(sb, "</script></body></html>\n");
 }
 
-/* /timeline.svg: timeline's SVG as it writes it. */
-static void timeline_svg(const struct serve_req *r, struct serve_out *o)
+/* The pictures the pages show as images (their scripts do not run):
+ * timeline's plot, diff's differential flame graph, as they write them. */
+static const struct view pictures[] = {
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg", SP_PID | SP_EXE, NULL, 0 },
+    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
+};
+
+static void picture(const struct view *v, const struct serve_req *r, struct serve_out *o)
 {
-    static const struct view v = { "/timeline", "timeline", NULL, "timeline", NULL, SP_PID | SP_EXE, NULL, 0 };
     struct serve_argv a = { 0 };
     struct strbuf err = { 0 };
-    command_argv(&v, r, &a, "--format=svg");
+    command_argv(v, r, &a, NULL);
     int rc = serve_run(command_main, NULL, (int)a.n, a.v, &o->body, &err);
     if (rc) {
         o->body.len = 0;
@@ -220,10 +230,11 @@ static void timeline_svg(const struct serve_req *r, struct serve_out *o)
 
 void serve_view(const struct serve_req *r, struct serve_out *o)
 {
-    if (!strcmp(r->path, "/timeline.svg")) {
-        timeline_svg(r, o);
-        return;
-    }
+    for (size_t i = 0; i < sizeof pictures / sizeof *pictures; i++)
+        if (!strcmp(r->path, pictures[i].path)) {
+            picture(&pictures[i], r, o);
+            return;
+        }
     for (size_t i = 0; i < nviews; i++) {
         if (strcmp(r->path, views[i].path)) continue;
         struct strbuf body = { 0 };

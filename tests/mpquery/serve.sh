@@ -167,3 +167,12 @@ assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr cl
 assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>\d+</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1)))')" \
   "$(sed -n "${line}p" "$src")" "/source: the marked line is line $line of the file"
 kill -TERM $SPID; wait $SPID
+
+# two profiles: /diff is diff's table and its differential flame graph
+start two basic.db af.db
+assert_eq "$(get /diff)" 200 "/diff of two profiles"
+assert_eq "$(rows | sed -n 1,2p)" "a|b|delta|ratio|where
+0|100000|100000||do_malloc < main" "/diff: diff's rows (af.db's do_malloc is new)"
+assert_eq "$(get /diff.svg)" 200 "/diff.svg"
+grep -q 'class="flame"' page.html || fail "/diff.svg is not diff --flame's graph"
+kill -TERM $SPID; wait $SPID
