@@ -45,6 +45,8 @@ void url_encode(struct strbuf *sb, const char *s);
  * by, filter, ..., until), then the ones in extra ("k=v&k=v", encoded),
  * HTML-escaped for an attribute. */
 void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra);
+/* key is a state parameter (one serve_link keeps). */
+int serve_is_state(const char *key);
 /* The argv of a command over r's state: argv[0] cmd, the options (each
  * "--NAME=VALUE") of the state parameters in mask, the databases. */
 enum { SP_BY = 1, SP_SNAPSHOT = 2, SP_FILTER = 4, SP_EXCLUDE = 8, SP_THREAD = 16, SP_PID = 32, SP_EXE = 64,

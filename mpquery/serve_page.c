@@ -41,6 +41,8 @@ static int state_index(const char *key)
     return -1;
 }
 
+int serve_is_state(const char *key) { return state_index(key) >= 0; }
+
 void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra)
 {
     struct strbuf u = { 0 };

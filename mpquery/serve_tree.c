@@ -377,29 +377,37 @@ static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *
     return 0;
 }
 
-/* The flame graph's links (flame or icicle, reversed or not, zoom out)
- * and its search form, which keeps every other parameter. */
+/* A flag parameter: given and not "0". */
+static int flag(const struct serve_req *r, const char *key, int deflt)
+{
+    const char *v = serve_param(r, key);
+    return v ? strcmp(v, "0") != 0 : deflt;
+}
+
+/* The flame graph's links (flame or icicle, reversed or not: a link
+ * sets the parameter to the other value, and keeps the view's others;
+ * reversing drops the zoom, a path of the other tree) and its search
+ * form, which keeps every other parameter. */
 static void flame_controls(const struct serve_req *r)
 {
-    static const char *const toggles[][3] = { { "icicle", "icicle", "flame" }, { "reverse", "reversed", "callers first" } };
+    static const char *const toggles[][3] = { { "icicle", "root at the bottom", "root at the top" },
+                                              { "reverse", "callers first (reversed)", "callees first" } };
     struct strbuf sb = { 0 }, x = { 0 };
     sb_puts(&sb, "<p class=controls>");
     for (size_t i = 0; i < 2; i++) {
+        int on = flag(r, toggles[i][0], i == 0);
         x.len = 0;
-        sb_add(&x, "", 0);
+        sb_printf(&x, "%s=%d", toggles[i][0], !on);
         for (size_t j = 0; j < r->nparams; j++) {
             const char *k = r->params[j].key;
-            if (!strcmp(k, "token") || !strcmp(k, toggles[i][0]) || !strcmp(k, "zoom") || !r->params[j].value[0] ||
-                !strcmp(k, "by") || !strcmp(k, "filter") || !strcmp(k, "exclude") || !strcmp(k, "thread") ||
-                !strcmp(k, "pid") || !strcmp(k, "exe") || !strcmp(k, "rules") || !strcmp(k, "snapshot") ||
-                !strcmp(k, "since") || !strcmp(k, "until") || !strcmp(k, "depth"))
+            if (!strcmp(k, "token") || !strcmp(k, toggles[i][0]) || (i == 1 && !strcmp(k, "zoom")) ||
+                !r->params[j].value[0] || serve_is_state(k))
                 continue;
-            sb_printf(&x, "%s=", k), url_encode(&x, r->params[j].value), sb_putc(&x, '&');
+            sb_printf(&x, "&%s=", k), url_encode(&x, r->params[j].value);
         }
-        if (!serve_param(r, toggles[i][0])) sb_printf(&x, "%s=1", toggles[i][0]);
         sb_puts(&sb, "<a class=toggle href=\"");
         serve_link(&sb, r, "/flame", x.s);
-        sb_printf(&sb, "\">%s</a> ", serve_param(r, toggles[i][0]) ? toggles[i][2] : toggles[i][1]);
+        sb_printf(&sb, "\">%s</a> ", toggles[i][on ? 1 : 2]);
     }
     sb_puts(&sb, "</p>\n<form class=search method=get action=\"/flame\">");
     for (size_t j = 0; j < r->nparams; j++) {
@@ -436,7 +444,7 @@ static int flame_page(struct tree_page *g, struct listing *l)
 {
     flame_controls(g->r);
     const struct serve_req *r = g->r;
-    int rev = serve_param(r, "reverse") != NULL, by = l->c->out.by;
+    int rev = flag(r, "reverse", 0), by = l->c->out.by;
     struct dtree rt, *t = &l->t;
     counters *own = l->own[0];
     if (rev) {
@@ -445,7 +453,7 @@ static int flame_page(struct tree_page *g, struct listing *l)
         t = &rt;
     }
     uint32_t zoom = node_of(t, serve_param(r, "zoom"));
-    int rc = serve_flame(t, own, by, zoom, serve_param(r, "search"), serve_param(r, "icicle") != NULL);
+    int rc = serve_flame(t, own, by, zoom, serve_param(r, "search"), flag(r, "icicle", 1));
     if (rev) {
         dtree_free(&rt);
         free(own);

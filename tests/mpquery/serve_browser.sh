@@ -46,7 +46,7 @@ cat >views.txt <<'EOF'
 /||alloc_functions|memtot
 /timeline||memlive
 /flame||main|do_malloc|memtot of the graph
-/flame|icicle=1&reverse=1|do_calloc|main
+/flame|icicle=0&reverse=1|do_calloc|main
 /tree|path=main|do_realloc|do_posix_memalign
 /bottomup||do_malloc|do_aligned_alloc
 /callers|function=do_leak|callers|callees|main
