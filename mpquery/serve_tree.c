@@ -22,25 +22,17 @@
 enum { LEAF_FIRST, CALLERS, CALLEES };
 
 /* The paths of t with a value (own), rebuilt into out (dtree_init'ed)
- * leaf first, or from label f up (CALLERS) or down (CALLEES) on the paths
- * through f; their values into *out_own. */
-static void reroot(const struct dtree *t, const counters *own, int mode, uint32_t f, struct dtree *out,
-                   counters **out_own)
+ * leaf first (the reversed flame graph); their values into *out_own. */
+static void reroot(const struct dtree *t, const counters *own, struct dtree *out, counters **out_own)
 {
     size_t cap = 1024;
     counters *o = xcalloc(cap, sizeof *o);
-    uint32_t *buf = xmalloc(STACK_DEPTH_MAX * sizeof *buf), *map = none_array(t->labels.n);
+    uint32_t *map = none_array(t->labels.n);
     for (uint32_t n = 1; n < t->n; n++) {
         if (counters_zero(&own[n])) continue;
-        size_t d = 0, at = 0;
-        for (uint32_t x = n; x != 0 && d < STACK_DEPTH_MAX; x = t->parent[x]) buf[d++] = t->label[x];
-        if (mode != LEAF_FIRST) {
-            while (at < d && buf[at] != f) at++;
-            if (at == d) continue;
-        }
         uint32_t cur = 0;
-        for (size_t i = 0; i < (mode == CALLEES ? at + 1 : d - at); i++) {
-            uint32_t l = mode == CALLEES ? buf[at - i] : buf[at + i];
+        for (uint32_t x = n; x != 0; x = t->parent[x]) {
+            uint32_t l = t->label[x];
             if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
             cur = dtree_child(out, cur, map[l]);
         }
@@ -51,7 +43,6 @@ static void reroot(const struct dtree *t, const counters *own, int mode, uint32_
         }
         counters_add(&o[cur], &own[n]);
     }
-    free(buf);
     free(map);
     *out_own = o;
 }
@@ -449,7 +440,7 @@ static int flame_page(struct tree_page *g, struct listing *l)
     counters *own = l->own[0];
     if (rev) {
         dtree_init(&rt);
-        reroot(&l->t, l->own[0], LEAF_FIRST, NONE, &rt, &own);
+        reroot(&l->t, l->own[0], &rt, &own);
         t = &rt;
     }
     uint32_t zoom = node_of(t, serve_param(r, "zoom"));
