@@ -212,16 +212,19 @@ static int make_token(char *out)
     return 0;
 }
 
-/* xdg-open URL, its output discarded; failing to is not an error. */
+/* xdg-open URL, its output discarded, in a grandchild (no zombie left
+ * while the server runs); failing to is not an error. */
 static void open_browser(const char *url)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        if (fork() != 0) _exit(0);
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) dup2(null, 1), dup2(null, 2);
         execlp("xdg-open", "xdg-open", url, (char *)NULL);
         _exit(127);
     }
+    if (pid > 0) waitpid(pid, NULL, 0);
 }
 
 /* Requests until SIGINT or SIGTERM (sfd, a signalfd); 0, or 1. */
