@@ -71,10 +71,10 @@ static size_t chain_of(const struct dtree *t, const char *path, struct dtree *ou
     return k;
 }
 
-/* The part of a rerooted tree of t (reroot's modes) that a table shows:
- * the chain of nodes path names, the last one *at, and its children,
- * into out, with their inclusive and self values (incl, self: sized
- * out->n), from one pass over t's paths that stops where a path leaves
+/* The part of a rerooted tree of t that a table shows: the chain of
+ * nodes path names, the last one *at, and its children, into out, with
+ * their inclusive values and self ones (the node's frame allocated: the
+ * leaf of the paths counted) (incl, self: sized out->n), from one pass over t's paths that stops where a path leaves
  * the chain: a view does not build the whole tree. CALLERS: path starts
  * with f's name; CALLEES: the chain is f, its children what f calls. */
 static void tree_part(const struct dtree *t, const counters *own, int mode, uint32_t f, const char *path,
@@ -86,27 +86,26 @@ static void tree_part(const struct dtree *t, const counters *own, int mode, uint
     counters *in = xcalloc(out->n + nl + 1, sizeof *in), *se = xcalloc(out->n + nl + 1, sizeof *se);
     for (uint32_t n = 1; n < t->n; n++) {
         if (counters_zero(&own[n])) continue;
-        uint32_t x = n, below = NONE, c;
+        uint32_t x = n, below = NONE, last = NONE, c;     /* last: t's node of end */
         while (mode != LEAF_FIRST && x != 0 && t->label[x] != f) below = x, x = t->parent[x];
         if (mode != LEAF_FIRST && x == 0) continue;
         if (mode == CALLEES) {
-            c = below;                  /* what f calls on this path (NONE: f allocated) */
+            c = below, last = x;        /* what f calls on this path (NONE: f allocated) */
         } else {
             size_t i = 0;
-            for (; i < k && x != 0 && match[i * nl + t->label[x]]; i++) x = t->parent[x];
+            for (; i < k && x != 0 && match[i * nl + t->label[x]]; i++) last = x, x = t->parent[x];
             if (i < k) continue;
             c = x == 0 ? NONE : x;      /* the next frame up (NONE: the path ends here) */
         }
+        /* self: the node's frame is the path's leaf (it allocated) */
         counters_add(&in[end], &own[n]);
-        if (c == NONE) {
-            counters_add(&se[end], &own[n]);
-            continue;
-        }
+        if (last == n) counters_add(&se[end], &own[n]);
+        if (c == NONE) continue;
         uint32_t l = t->label[c];
         if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
         uint32_t cn = dtree_child(out, end, map[l]);
         counters_add(&in[cn], &own[n]);
-        if (mode == CALLEES ? c == n : t->parent[c] == 0) counters_add(&se[cn], &own[n]);
+        if (c == n) counters_add(&se[cn], &own[n]);
     }
     free(map);
     free(match);

@@ -74,9 +74,10 @@ sum=$("$MPQ" top basic.db --format csv -n 0 | awk -F, 'NR > 1 { s += $2 } END { 
 get /tree >/dev/null
 assert_eq "$(rows | sed -n 2p | cut -d'|' -f2,15)" "$sum|all" "/tree: the total memtot = the sum of top's rows"
 get /bottomup >/dev/null
-"$MPQ" top basic.db --format csv --functions -n 0 | awk -F, 'NR > 1 { print $1 "|" $2 "|" $15 }' | sort >top.txt
-rows | awk -F'|' 'NR > 2 { print $1 "|" $2 "|" $15 }' | sed 's/ callers.*$//' | sort >bu.txt
-assert_eq "$(cat bu.txt)" "$(cat top.txt)" "/bottomup: each leaf function's ncalls and memtot = top --functions' self"
+"$MPQ" top basic.db --format csv --functions -n 0 | awk -F, 'NR > 1 { print $1 "|" $2 "|" $2 "|" $15 }' | sort >top.txt
+rows | awk -F'|' 'NR > 2 { print $1 "|" $2 "|" $9 "|" $15 }' | sed 's/ callers.*$//' | sort >bu.txt
+assert_eq "$(cat bu.txt)" "$(cat top.txt)" \
+  "/bottomup: each leaf function's ncalls, memtot and self memtot = top --functions' self"
 get /tree 'path=main%3Bparse(std%3A%3Astring%20const%26)' >/dev/null
 assert_eq "$(rows | sed -n 2p | cut -d'|' -f1,2,9)" "8|5300|5100" \
   "/tree at main;parse: inclusive ncalls, memtot (top --functions' inclusive) and self memtot"
