@@ -70,18 +70,24 @@ void serve_state_form(struct strbuf *sb, const struct serve_req *r);
 int serve_child_status(int rc, const struct strbuf *err, struct strbuf *body);
 
 /* ---------------------------------------------------------------- serve_tree.c */
+struct dtree;
 /* /tree, /bottomup, /callers, /flame: the display tree of the profile as
  * fold and top build it (listing_run), with the view's own parameters:
  * path (a node, root-first names separated by ';' as fold writes them),
  * function (callers), zoom, search, reverse, icicle (flame). */
 int serve_tree_view(void *ctx, int argc, char **argv);
+/* The node of t named by path (root-first names as fold writes them, ';'
+ * between; t's child lists built), or as far as the names go. */
+uint32_t serve_node_of(struct dtree *t, const char *path);
 /* ---------------------------------------------------------------- serve_flame.c */
-struct dtree;
-/* The flame graph of t (own: per node, k: the counter) as an SVG into
- * stdout, from node zoom (ancestors drawn full width), frames narrower
- * than 1/1000 of it left out; search: an ERE (or NULL) whose matching
- * frames are marked, with the share they hold. */
-int serve_flame(const struct dtree *t, const counters *own, int k, uint32_t zoom, const char *search, int icicle);
+struct listing;
+/* /flame over l's tree (reverse=1: the leaf-first one, built as wide as
+ * it is drawn): its links, its search form and the graph, from the node
+ * zoom= names (its ancestors drawn full width), frames narrower than
+ * 1/1000 of it left out; search=RE marks the frames that match and says
+ * the share they hold; icicle=0 puts the root at the bottom. 0, or 2
+ * (reported) for a bad search. */
+int serve_flame_page(const struct serve_req *r, struct listing *l);
 /* ---------------------------------------------------------------- serve_source.c */
 /* /source?file=F&line=N: the lines around N of F, only when F is a file
  * the profile's frames name (else SERVE_FORBIDDEN). */

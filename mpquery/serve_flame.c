@@ -1,12 +1,17 @@
-/* mpquery serve's flame graph (serve.h): an SVG of the frames of a tree
- * at least 1/1000 of the zoomed node's width (breadth first, so that a
- * cut falls on the deepest frames: at most MAX_FRAMES), the zoomed
- * node's ancestors as full-width bars; root at the bottom (flame) or the
- * top (icicle=1). Clicking a frame zooms to it: serve.js puts its path,
- * from the frames' data-p (the parent's index) and data-name (its name as
- * fold writes it), in the URL's zoom. search=RE marks the frames whose
- * name matches and says the share of the width under them. */
+/* mpquery serve's /flame (serve.h): its page (the links, the search
+ * form; reverse=1 over the leaf-first tree, built level by level only as
+ * wide as it is drawn) and the graph, an SVG of the frames of a tree at
+ * least 1/1000 of the zoomed node's width (breadth first, so that a cut
+ * falls on the deepest frames: at most MAX_FRAMES), the zoomed node's
+ * ancestors as full-width bars; the root at the top (icicle, as mpquery
+ * flame draws) or, icicle=0, at the bottom. Clicking a frame zooms to it:
+ * serve.js puts its path, from the frames' data-p (the parent's index)
+ * and data-name (its name as fold writes it), in the URL's zoom. search=RE
+ * marks the frames whose name matches and says the share of the width
+ * under them. */
 #include "mpquery.h"
+#include "dtree.h"
+#include "listing.h"
 #include "output.h"
 #include "serve.h"
 #include "view.h"
@@ -124,7 +129,7 @@ static void heading(const struct dtree *t, const int64_t *sub, const counters *o
     printf("</p>\n");
 }
 
-int serve_flame(const struct dtree *ct, const counters *own, int k, uint32_t zoom, const char *search, int icicle)
+static int flame(const struct dtree *ct, const counters *own, int k, uint32_t zoom, const char *search, int icicle)
 {
     struct dtree *t = (struct dtree *)ct;       /* only its child lists are built */
     int rc = 0;
@@ -156,4 +161,129 @@ int serve_flame(const struct dtree *ct, const counters *own, int k, uint32_t zoo
     sb_free(&sb);
     free(it), free(sub), free(m);
     return 0;
+}
+
+/* ---------------------------------------------------------------- the page */
+/* The paths of t with a value of counter k (own), rebuilt into out
+ * (dtree_init'ed) leaf first, for the reversed flame graph, their values
+ * into *out_own: one level a round, each path going on only while its
+ * node holds at least 1/1000 of the total (the graph does not draw
+ * narrower frames; min: that width, -1: 1/1000 of the whole), its value
+ * hung on the last node it reached. */
+static void reroot(const struct dtree *t, const counters *own, int k, int64_t min, struct dtree *out,
+                   counters **out_own)
+{
+    uint32_t *map = none_array(t->labels.n), *alive = xmalloc(t->n * sizeof *alive);
+    uint32_t *at = xmalloc(t->n * sizeof *at), *cur = xmalloc(t->n * sizeof *cur);
+    size_t n_alive = 0, cap = 1024;
+    int64_t total = 0, *sub = xcalloc(cap, sizeof *sub);
+    for (uint32_t n = 1; n < t->n; n++)
+        if (own[n].v[k] > 0) alive[n_alive] = n, at[n] = n, cur[n] = 0, n_alive++, total = sat_add(total, own[n].v[k]);
+    if (min < 0) min = total / 1000;
+    while (n_alive) {
+        for (size_t i = 0; i < n_alive; i++) {
+            uint32_t n = alive[i], l = t->label[at[n]];
+            if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
+            cur[n] = dtree_child(out, cur[n], map[l]);
+            if (out->n > cap) {
+                sub = xrealloc(sub, 2 * out->cap * sizeof *sub);
+                memset(sub + cap, 0, (2 * out->cap - cap) * sizeof *sub);
+                cap = 2 * out->cap;
+            }
+            sub[cur[n]] = sat_add(sub[cur[n]], own[n].v[k]);
+            at[n] = t->parent[at[n]];
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < n_alive; i++)
+            if (at[alive[i]] != 0 && sub[cur[alive[i]]] >= min) alive[m++] = alive[i];
+        n_alive = m;
+    }
+    counters *o = xcalloc(out->n, sizeof *o);
+    for (uint32_t n = 1; n < t->n; n++)
+        if (own[n].v[k] > 0) counters_add(&o[cur[n]], &own[n]);
+    free(map), free(alive), free(at), free(cur), free(sub);
+    *out_own = o;
+}
+
+/* A flag parameter: given and not "0". */
+static int flag(const struct serve_req *r, const char *key, int deflt)
+{
+    const char *v = serve_param(r, key);
+    return v ? strcmp(v, "0") != 0 : deflt;
+}
+
+/* The flame graph's links (flame or icicle, reversed or not: a link
+ * sets the parameter to the other value, and keeps the view's others;
+ * reversing drops the zoom, a path of the other tree) and its search
+ * form, which keeps every other parameter. */
+static void flame_controls(const struct serve_req *r)
+{
+    static const char *const toggles[][3] = { { "icicle", "root at the bottom", "root at the top" },
+                                              { "reverse", "callers first (reversed)", "callees first" } };
+    struct strbuf sb = { 0 }, x = { 0 };
+    sb_puts(&sb, "<p class=controls>");
+    for (size_t i = 0; i < 2; i++) {
+        int on = flag(r, toggles[i][0], i == 0);
+        x.len = 0;
+        sb_printf(&x, "%s=%d", toggles[i][0], !on);
+        for (size_t j = 0; j < r->nparams; j++) {
+            const char *k = r->params[j].key;
+            if (!strcmp(k, "token") || !strcmp(k, toggles[i][0]) || (i == 1 && !strcmp(k, "zoom")) ||
+                !r->params[j].value[0] || serve_is_state(k))
+                continue;
+            sb_printf(&x, "&%s=", k), url_encode(&x, r->params[j].value);
+        }
+        sb_puts(&sb, "<a class=toggle href=\"");
+        serve_link(&sb, r, "/flame", x.s);
+        sb_printf(&sb, "\">%s</a> ", toggles[i][on ? 1 : 2]);
+    }
+    sb_puts(&sb, "</p>\n<form class=search method=get action=\"/flame\">");
+    for (size_t j = 0; j < r->nparams; j++) {
+        if (!strcmp(r->params[j].key, "search") || !r->params[j].value[0]) continue;
+        sb_puts(&sb, "<input type=hidden name=\"");
+        xml_escape(&sb, r->params[j].key, strlen(r->params[j].key), 100);
+        sb_puts(&sb, "\" value=\"");
+        xml_escape(&sb, r->params[j].value, strlen(r->params[j].value), (size_t)-1);
+        sb_puts(&sb, "\">");
+    }
+    const char *q = serve_param(r, "search");
+    sb_puts(&sb, "<input name=search placeholder=\"search (ERE)\" value=\"");
+    if (q) xml_escape(&sb, q, strlen(q), (size_t)-1);
+    sb_puts(&sb, "\"><button>search</button></form>\n");
+    fwrite(sb.s, 1, sb.len, stdout);
+    sb_free(&sb);
+    sb_free(&x);
+}
+
+int serve_flame_page(const struct serve_req *r, struct listing *l)
+{
+    flame_controls(r);
+    int rev = flag(r, "reverse", 0), by = l->c->out.by;
+    struct dtree rt, *t = &l->t;
+    counters *own = l->own[0];
+    uint32_t zoom;
+    /* reversed: built as wide as the graph draws; zoomed, again as wide as
+     * the zoomed frame's graph; with a search whole (the share matched
+     * counts the paths to their end) */
+    if (rev) {
+        dtree_init(&rt);
+        reroot(&l->t, l->own[0], by, serve_param(r, "search") ? 0 : -1, &rt, &own);
+        t = &rt;
+        if (!serve_param(r, "search") && (zoom = serve_node_of(t, serve_param(r, "zoom"))) != 0) {
+            int64_t *sub = xmalloc(t->n * sizeof *sub);
+            dtree_subtotal_of(t, own, by, sub);
+            int64_t min = sub[zoom] / 1000;
+            free(sub);
+            dtree_free(&rt), free(own);
+            dtree_init(&rt);
+            reroot(&l->t, l->own[0], by, min, &rt, &own);
+        }
+    }
+    zoom = serve_node_of(t, serve_param(r, "zoom"));
+    int rc = flame(t, own, by, zoom, serve_param(r, "search"), flag(r, "icicle", 1));
+    if (rev) {
+        dtree_free(&rt);
+        free(own);
+    }
+    return rc;
 }

@@ -21,32 +21,6 @@
 /* ---------------------------------------------------------------- trees */
 enum { LEAF_FIRST, CALLERS, CALLEES };
 
-/* The paths of t with a value (own), rebuilt into out (dtree_init'ed)
- * leaf first (the reversed flame graph); their values into *out_own. */
-static void reroot(const struct dtree *t, const counters *own, struct dtree *out, counters **out_own)
-{
-    size_t cap = 1024;
-    counters *o = xcalloc(cap, sizeof *o);
-    uint32_t *map = none_array(t->labels.n);
-    for (uint32_t n = 1; n < t->n; n++) {
-        if (counters_zero(&own[n])) continue;
-        uint32_t cur = 0;
-        for (uint32_t x = n; x != 0; x = t->parent[x]) {
-            uint32_t l = t->label[x];
-            if (map[l] == NONE) map[l] = strtab_intern(&out->labels, t->labels.str[l], t->labels.len[l]);
-            cur = dtree_child(out, cur, map[l]);
-        }
-        if (out->n > cap) {
-            o = xrealloc(o, 2 * out->cap * sizeof *o);
-            memset(o + cap, 0, (2 * out->cap - cap) * sizeof *o);
-            cap = 2 * out->cap;
-        }
-        counters_add(&o[cur], &own[n]);
-    }
-    free(map);
-    *out_own = o;
-}
-
 /* Path's components (names as fold writes them, ';' between) as a chain of
  * nodes of out from its root; per component i and label l of t,
  * match[i * nl + l]: l is component i. Returns how many; *end: the last. */
@@ -113,7 +87,7 @@ static void tree_part(const struct dtree *t, const counters *own, int mode, uint
 }
 
 /* The node named by path in t (children built), or as far as it goes. */
-static uint32_t node_of(struct dtree *t, const char *path)
+uint32_t serve_node_of(struct dtree *t, const char *path)
 {
     if (!t->children_ready) dtree_children(t, 1);
     uint32_t cur = 0;
@@ -367,56 +341,6 @@ static int callers_page(struct strbuf *sb, struct tree_page *g, struct listing *
     return 0;
 }
 
-/* A flag parameter: given and not "0". */
-static int flag(const struct serve_req *r, const char *key, int deflt)
-{
-    const char *v = serve_param(r, key);
-    return v ? strcmp(v, "0") != 0 : deflt;
-}
-
-/* The flame graph's links (flame or icicle, reversed or not: a link
- * sets the parameter to the other value, and keeps the view's others;
- * reversing drops the zoom, a path of the other tree) and its search
- * form, which keeps every other parameter. */
-static void flame_controls(const struct serve_req *r)
-{
-    static const char *const toggles[][3] = { { "icicle", "root at the bottom", "root at the top" },
-                                              { "reverse", "callers first (reversed)", "callees first" } };
-    struct strbuf sb = { 0 }, x = { 0 };
-    sb_puts(&sb, "<p class=controls>");
-    for (size_t i = 0; i < 2; i++) {
-        int on = flag(r, toggles[i][0], i == 0);
-        x.len = 0;
-        sb_printf(&x, "%s=%d", toggles[i][0], !on);
-        for (size_t j = 0; j < r->nparams; j++) {
-            const char *k = r->params[j].key;
-            if (!strcmp(k, "token") || !strcmp(k, toggles[i][0]) || (i == 1 && !strcmp(k, "zoom")) ||
-                !r->params[j].value[0] || serve_is_state(k))
-                continue;
-            sb_printf(&x, "&%s=", k), url_encode(&x, r->params[j].value);
-        }
-        sb_puts(&sb, "<a class=toggle href=\"");
-        serve_link(&sb, r, "/flame", x.s);
-        sb_printf(&sb, "\">%s</a> ", toggles[i][on ? 1 : 2]);
-    }
-    sb_puts(&sb, "</p>\n<form class=search method=get action=\"/flame\">");
-    for (size_t j = 0; j < r->nparams; j++) {
-        if (!strcmp(r->params[j].key, "search") || !r->params[j].value[0]) continue;
-        sb_puts(&sb, "<input type=hidden name=\"");
-        xml_escape(&sb, r->params[j].key, strlen(r->params[j].key), 100);
-        sb_puts(&sb, "\" value=\"");
-        xml_escape(&sb, r->params[j].value, strlen(r->params[j].value), (size_t)-1);
-        sb_puts(&sb, "\">");
-    }
-    const char *q = serve_param(r, "search");
-    sb_puts(&sb, "<input name=search placeholder=\"search (ERE)\" value=\"");
-    if (q) xml_escape(&sb, q, strlen(q), (size_t)-1);
-    sb_puts(&sb, "\"><button>search</button></form>\n");
-    fwrite(sb.s, 1, sb.len, stdout);
-    sb_free(&sb);
-    sb_free(&x);
-}
-
 static void bottomup_page(struct strbuf *sb, struct tree_page *g, struct listing *l)
 {
     struct dtree t;
@@ -430,27 +354,6 @@ static void bottomup_page(struct strbuf *sb, struct tree_page *g, struct listing
     free(self);
 }
 
-static int flame_page(struct tree_page *g, struct listing *l)
-{
-    flame_controls(g->r);
-    const struct serve_req *r = g->r;
-    int rev = flag(r, "reverse", 0), by = l->c->out.by;
-    struct dtree rt, *t = &l->t;
-    counters *own = l->own[0];
-    if (rev) {
-        dtree_init(&rt);
-        reroot(&l->t, l->own[0], &rt, &own);
-        t = &rt;
-    }
-    uint32_t zoom = node_of(t, serve_param(r, "zoom"));
-    int rc = serve_flame(t, own, by, zoom, serve_param(r, "search"), flag(r, "icicle", 1));
-    if (rev) {
-        dtree_free(&rt);
-        free(own);
-    }
-    return rc;
-}
-
 static void print(struct listing *l, void *ctx)
 {
     struct tree_page *g = ctx;
@@ -459,10 +362,10 @@ static void print(struct listing *l, void *ctx)
     g->label_frame = label_frames(l);
     struct strbuf sb = { 0 };
     int rc = 0;
-    if (!strcmp(g->view, "/flame")) rc = flame_page(g, l);
+    if (!strcmp(g->view, "/flame")) rc = serve_flame_page(g->r, l);
     else if (!strcmp(g->view, "/callers")) rc = callers_page(&sb, g, l);
     else if (!strcmp(g->view, "/tree"))
-        tree_table(&sb, g, &l->t, l->own[0], NULL, node_of(&l->t, serve_param(g->r, "path")));
+        tree_table(&sb, g, &l->t, l->own[0], NULL, serve_node_of(&l->t, serve_param(g->r, "path")));
     else bottomup_page(&sb, g, l);
     if (sb.len) fwrite(sb.s, 1, sb.len, stdout);
     sb_free(&sb);
