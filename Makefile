@@ -12,7 +12,8 @@ PKGS    := libunwind sqlite3 libdw
 , := ,
 
 # Debian packages the build and the tests need (checked before building).
-DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++ libexpat1 libgmp10
+DEB_PKGS := libunwind-dev libsqlite3-dev libdw-dev libelf-dev zlib1g-dev pkg-config sqlite3 binutils g++ libexpat1 libgmp10 \
+            libmicrohttpd-dev
 
 # The recorder's layers, each a folder, each calling only the ones below it
 # (docs/layout.md; tests/package/layers.sh holds the rule).
@@ -40,6 +41,12 @@ $(B)/schema.h: schema/profile.sql
 # The ClickHouse store's statements (mpquery push).
 $(B)/clickhouse_schema.h: schema/clickhouse.sql
 	$(SQL_TO_C)
+# mpquery serve's CSS and script, built into its pages (serve_views.c).
+$(B)/serve_css.h: mpquery/serve.css
+	$(SQL_TO_C)
+$(B)/serve_js.h: mpquery/serve.js
+	$(SQL_TO_C)
+SERVE_H := $(B)/serve_css.h $(B)/serve_js.h
 
 # The older format versions' schemas, as dbguard.c checks files against
 # them: one string literal each, followed by a comma.
@@ -129,11 +136,12 @@ $(B)/libmallocprof_api.so: prof/entry/api_stub.c prof/mallocprof.h
 
 # ---------------------------------------------------------------- mpquery
 # mpquery links the common library (common/: symbolize's resolution,
-# the database checks, record's MP_* table).
+# the database checks, record's MP_* table), and libmicrohttpd (serve).
 MPQ_OBJ  := $(patsubst mpquery/%.c,$(B)/obj/mpquery/%.o,$(MPQ_SRC))
-MPQ_PKGS := sqlite3 libdw zlib
+MPQ_PKGS := sqlite3 libdw zlib libmicrohttpd
 MPQ_DEPS := $(wildcard mpquery/*.h) $(COMMON_DEPS)
 $(B)/obj/mpquery/chschema.o: $(B)/clickhouse_schema.h
+$(B)/obj/mpquery/serve_views.o: $(SERVE_H)
 $(B)/obj/mpquery/%.o: mpquery/%.c $(MPQ_DEPS) | deps
 	@mkdir -p $(B)/obj/mpquery
 	$(CC) $(CFLAGS) -I$(B) $(COMMON_INC) $(shell pkg-config --cflags $(MPQ_PKGS)) -c $< -o $@
@@ -183,9 +191,10 @@ test: all
 bench: all
 	@bash tests/bench/run.sh
 	@bash tests/bench/scale.sh
+	@bash tests/bench/serve.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h
+asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h $(SERVE_H)
 	@mkdir -p $(B)/asan
 	$(CC) -std=gnu11 $(WARN) $(ASAN) -I$(B) $(COMMON_INC) $(shell pkg-config --cflags sqlite3) -o $(B)/asan/mpquery \
 	    $(MPQ_SRC) $(COMMON_SRC) $(shell pkg-config --libs $(MPQ_PKGS)) -lstdc++ -lm

@@ -24,6 +24,7 @@ int cmd_flame(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_live(int argc, char **argv);

@@ -22,6 +22,10 @@ int load_profile(const char *path, int peak_rows, struct profile **p);
 struct dbfiles { char *const *paths; size_t n; };
 struct dbfiles dbfiles_of(int argc, char **argv, int first);     /* argv[first..argc) */
 int load_profiles(const struct dbfiles *f, int peak_rows, struct profile **p);
+/* When set (mpquery serve: the profile its server loaded once, while the
+ * files are unchanged), what load_profiles returns for f and peak_rows's
+ * flags instead of loading, or NULL: load. */
+extern struct profile *(*load_preloaded)(const struct dbfiles *f, int peak_rows);
 /* The profile a command reads: side's runs of the store with --server
  * (side -1: no diff), else the files (load_profiles). */
 int load_selected(const struct common *c, const struct dbfiles *f, int side, int peak_rows, struct profile **p);

@@ -35,6 +35,7 @@ static const struct command {
     { "live", cmd_live, "a full-screen view of a profile being written, redrawn as it grows", 1 },
     { "timeline", cmd_timeline, "memory over time from the snapshots (SVG plot, table)", 1 },
     { "report", cmd_report, "the profile as one HTML page: summary, plots, flame graphs, tables", 1 },
+    { "serve", cmd_serve, "explore the profile in the browser: a local web server of every view", 1 },
     { "tree", cmd_tree, "the tree of tag scopes (or functions): self and total per node", 1 },
     { "show", cmd_show, "one stack in full, like a backtrace", 1 },
     { "merge", cmd_merge, "several profiles into one database", 1 },

@@ -1,0 +1,252 @@
+/* mpquery serve's views by path (serve.h): the table of views, the page
+ * around each (the links to every view, the state form, the CSS and the
+ * script built into the binary from serve.css and serve.js), and the
+ * views that are a command's output: its CSV as a table, its text as
+ * text, timeline's SVG as an image. Each runs the command itself
+ * (cmd_top, cmd_leaks ...) in a child with an argv made of the request's
+ * parameters, so that they mean what the options mean. */
+#include "mpquery.h"
+#include "commands.h"
+#include "output.h"
+#include "serve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char css[] =
+#include "serve_css.h"
+    ;
+static const char js[] =
+#include "serve_js.h"
+    ;
+
+struct view;
+typedef void view_fn(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status);
+struct view {
+    const char *path, *title;
+    view_fn *fn;
+    const char *cmd, *args;     /* a command's view: its name and fixed options (spaces between) */
+    int mask;                   /* the state parameters it takes (P_*) */
+    const char *link;           /* csv: the column of function names, or NULL */
+    int limit;                  /* takes -n (n=N, default 100) */
+};
+
+/* ---------------------------------------------------------------- commands */
+static const struct { const char *name; int (*fn)(int argc, char **argv); } cmds[] = {
+    { "info", cmd_info }, { "top", cmd_top }, { "leaks", cmd_leaks }, { "hist", cmd_hist },
+    { "rss", cmd_rss }, { "timeline", cmd_timeline }, { "diff", cmd_diff },
+};
+
+static int command_main(void *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (!strcmp(argv[0], cmds[i].name)) return cmds[i].fn(argc, argv);
+    return EXIT_FAILED;
+}
+
+/* The databases (diff: the first and the last), then NULL: after the
+ * options, all of them "--NAME=VALUE" (no "--": it splits diff's operands). */
+static void argv_dbs(struct serve_argv *a, const struct serve_req *r, int diff)
+{
+    if (diff) {
+        argv_add(a, r->dbs[0]);
+        argv_add(a, r->dbs[r->ndbs - 1]);
+    } else
+        for (size_t i = 0; i < r->ndbs; i++) argv_add(a, r->dbs[i]);
+    char **e = array_push((void **)&a->v, &a->n, &a->cap, sizeof *a->v);
+    *e = NULL;
+    a->n--;
+}
+
+/* v's command: its fixed options, format, the state's, -n, the databases. */
+static void command_argv(const struct view *v, const struct serve_req *r, struct serve_argv *a, const char *format)
+{
+    argv_add(a, v->cmd);
+    char *fixed = xstrdup(v->args ? v->args : "");
+    for (char *save, *w = strtok_r(fixed, " ", &save); w; w = strtok_r(NULL, " ", &save)) argv_add(a, w);
+    free(fixed);
+    if (format) argv_add(a, format);
+    argv_state(a, r, v->mask);
+    if (v->limit) {
+        const char *n = serve_param(r, "n");
+        struct strbuf sb = { 0 };
+        sb_printf(&sb, "-n%s", n ? n : "100");
+        argv_add(a, sb.s);
+        sb_free(&sb);
+    }
+    argv_dbs(a, r, !strcmp(v->cmd, "diff"));
+}
+
+/* A command's CSV as a table, then a link to twice the rows. */
+static void csv_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
+{
+    if (!strcmp(v->cmd, "diff") && r->ndbs < 2) {
+        sb_puts(body, "<p class=note>The diff compares two profiles: mpquery serve A.db B.db (the first and the "
+                      "last database).</p>\n");
+        return;
+    }
+    if (!strcmp(v->cmd, "diff")) {
+        sb_puts(body, "<p><img class=plot alt=\"the differential flame graph\" src=\"");
+        serve_link(body, r, "/diff.svg", NULL);
+        sb_puts(body, "\"></p>\n");
+    }
+    struct serve_argv a = { 0 };
+    struct strbuf out = { 0 }, err = { 0 };
+    command_argv(v, r, &a, "--format=csv");
+    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &out, &err);
+    *status = serve_child_status(rc, &err, body);
+    if (rc == 0) csv_table(body, r, out.s ? out.s : "", v->link);
+    const char *n = serve_param(r, "n");
+    long shown = n ? atol(n) : 100;
+    if (rc == 0 && v->limit && shown > 0) {
+        struct strbuf x = { 0 };
+        sb_printf(&x, "n=%ld", 2 * shown);
+        sb_puts(body, "<p><a class=more href=\"");
+        serve_link(body, r, v->path, x.s);
+        sb_printf(body, "\">show up to %ld rows</a></p>\n", 2 * shown);
+        sb_free(&x);
+    }
+    argv_free(&a);
+    sb_free(&out);
+    sb_free(&err);
+}
+
+/* A command's text as it prints it. */
+static void text_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
+{
+    struct serve_argv a = { 0 };
+    struct strbuf out = { 0 }, err = { 0 };
+    command_argv(v, r, &a, NULL);
+    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &out, &err);
+    *status = serve_child_status(rc, &err, body);
+    if (rc == 0 && out.len) {
+        sb_puts(body, "<pre class=text>");
+        serve_lines(body, out.s, out.len);
+        sb_puts(body, "</pre>\n");
+    }
+    argv_free(&a);
+    sb_free(&out);
+    sb_free(&err);
+}
+
+/* The timeline's plot (/timeline.svg, an image: its script does not run),
+ * then the command's view. */
+static void plot_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
+{
+    sb_puts(body, "<p><img class=plot alt=\"memory over time\" src=\"");
+    serve_link(body, r, "/timeline.svg", NULL);
+    sb_puts(body, "\"></p>\n");
+    if (!strcmp(v->cmd, "timeline")) csv_view(v, r, body, status);
+    else text_view(v, r, body, status);
+}
+
+/* /flame, /tree, /bottomup, /callers and /source: a child of their own
+ * over the state (serve_tree.c, serve_source.c). */
+static void tree_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
+{
+    struct serve_argv a = { 0 };
+    struct strbuf out = { 0 }, err = { 0 };
+    argv_add(&a, v->path + 1);
+    argv_state(&a, r, v->mask);
+    argv_dbs(&a, r, 0);
+    int rc = serve_run(strcmp(v->path, "/source") ? serve_tree_view : serve_source_view, (void *)r, (int)a.n, a.v,
+                       &out, &err);
+    *status = serve_child_status(rc, &err, body);
+    if (rc == 0) sb_add(body, out.s ? out.s : "", out.len);
+    argv_free(&a);
+    sb_free(&out);
+    sb_free(&err);
+}
+
+#define TREE_STATE (SP_ALL & ~SP_DEPTH)
+const struct view views[] = {
+    { "/", "overview", plot_view, "info", NULL, SP_SELECT & ~SP_SNAPSHOT, NULL, 0 },
+    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE, NULL, 0 },
+    { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/callers", "callers", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/peak", "peak", csv_view, "top", "--snapshot=peak --by=memlive", SP_ALL & ~SP_SNAPSHOT, NULL, 1 },
+    { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
+    { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
+    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT, NULL, 0 },
+    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, NULL, 1 },
+    { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
+    { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
+    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 1 },
+};
+static const size_t nviews = sizeof views / sizeof *views;
+
+static void page_start(struct strbuf *sb, const struct serve_req *r, const char *title)
+{
+    sb_puts(sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>");
+    xml_escape(sb, title, strlen(title), 200);
+    sb_puts(sb, " \xc2\xb7 mpquery serve</title><style>");
+    sb_puts(sb, css);
+    sb_puts(sb, "</style></head>\n<body><header><nav>");
+    for (size_t i = 0; i < nviews; i++) {
+        sb_printf(sb, "<a%s href=\"", !strcmp(views[i].path, r->path) ? " class=cur" : "");
+        serve_link(sb, r, views[i].path, NULL);
+        sb_printf(sb, "\">%s</a> ", views[i].title);
+    }
+    sb_puts(sb, "</nav>\n");
+    serve_state_form(sb, r);
+    sb_puts(sb, "</header>\n<main><h1>");
+    xml_escape(sb, title, strlen(title), 200);
+    sb_puts(sb, "</h1>\n");
+}
+
+static void page_end(struct strbuf *sb)
+{
+    sb_puts(sb, "</main>\n<script>");
+    sb_puts(sb, js);
+    sb_puts(sb, "</script></body></html>\n");
+}
+
+/* The pictures the pages show as images (their scripts do not run):
+ * timeline's plot, diff's differential flame graph, as they write them. */
+static const struct view pictures[] = {
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg", SP_PID | SP_EXE, NULL, 0 },
+    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
+};
+
+static void picture(const struct view *v, const struct serve_req *r, struct serve_out *o)
+{
+    struct serve_argv a = { 0 };
+    struct strbuf err = { 0 };
+    command_argv(v, r, &a, NULL);
+    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &o->body, &err);
+    if (rc) {
+        o->body.len = 0;
+        sb_add(&o->body, err.s ? err.s : "", err.len);
+        o->status = serve_child_status(rc, &(struct strbuf){ 0 }, &o->body);
+        o->type = "text/plain; charset=utf-8";
+    } else
+        o->type = "image/svg+xml";
+    argv_free(&a);
+    sb_free(&err);
+}
+
+void serve_view(const struct serve_req *r, struct serve_out *o)
+{
+    for (size_t i = 0; i < sizeof pictures / sizeof *pictures; i++)
+        if (!strcmp(r->path, pictures[i].path)) {
+            picture(&pictures[i], r, o);
+            return;
+        }
+    for (size_t i = 0; i < nviews; i++) {
+        if (strcmp(r->path, views[i].path)) continue;
+        struct strbuf body = { 0 };
+        o->status = 200;
+        views[i].fn(&views[i], r, &body, &o->status);
+        page_start(&o->body, r, views[i].title);
+        sb_add(&o->body, body.s ? body.s : "", body.len);
+        page_end(&o->body);
+        sb_free(&body);
+        return;
+    }
+    o->status = 404;
+    o->type = "text/plain; charset=utf-8";
+    sb_puts(&o->body, "404: no such view\n");
+}

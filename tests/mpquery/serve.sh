@@ -1,0 +1,181 @@
+#!/bin/bash
+# mpquery serve: the one line it prints (a URL on 127.0.0.1 with a token),
+# every view answering with the token and 403 without it (or with another),
+# the figures of /tree and /bottomup equal to top's CSV on the basic
+# fixture, a parameter meaning what the option means (a bad one: the
+# command's own message, HTTP 400), hostile names escaped in every view,
+# /source only for files the profile's frames name, a recorded program's
+# functions and source, SIGTERM and SIGINT (exit 0, the port free again),
+# bad --port and --bind (one line, exit 2), a port in use (exit 1).
+source "$(dirname "$0")/../lib/lib.sh"
+source "$ROOT/tests/lib/fixtures.sh"
+fixture basic >/dev/null
+command -v curl >/dev/null || sh "$ROOT/tests/lib/deps.sh" curl >/dev/null 2>&1 || fail "no curl"
+
+# start NAME ARGS...: mpquery serve ARGS in the background; sets SPID and
+# URL (its line), BASE (http://host:port), TOK
+start() {
+    local name=$1; shift
+    "$MPQ" serve "$@" >"$name.url" 2>"$name.err" &
+    SPID=$!
+    on_exit "kill $SPID 2>/dev/null"
+    for _ in $(seq 200); do
+        [ -s "$name.url" ] && break
+        kill -0 $SPID 2>/dev/null || fail "serve $* exited: $(cat "$name.err")"
+        sleep 0.1
+    done
+    URL=$(cat "$name.url")
+    [[ $URL =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{32}$ ]] || fail "serve's line is not the URL: [$URL]"
+    BASE=${URL%/\?token=*}
+    TOK=${URL#*token=}
+}
+# get PATH [QUERY]: the page into page.html, its HTTP status printed
+get() { curl -s -o page.html -w '%{http_code}' "$BASE$1?token=$TOK${2:+&$2}"; }
+# rows: page.html's table rows, cells joined by '|' (text as shown)
+rows() {
+    python3 -c 'import html.parser, sys
+class P(html.parser.HTMLParser):
+    row = None
+    def handle_starttag(self, t, a):
+        if t == "tr": self.row = []
+        elif t in ("td", "th") and self.row is not None: self.row.append("")
+    def handle_endtag(self, t):
+        if t == "tr" and self.row is not None: print("|".join(c.strip() for c in self.row)); self.row = None
+    def handle_data(self, d):
+        if self.row: self.row[-1] += d
+P().feed(open("page.html").read())'
+}
+# err: the error shown in page.html (pre.err), as text
+err() { python3 -c 'import html, re; m = re.search(r"<pre class=err>(.*?)</pre>", open("page.html").read(), re.S); print(html.unescape(m.group(1)).strip() if m else "")'; }
+
+start basic basic.db
+assert_eq "$(wc -l <basic.url)" 1 "serve prints one line"
+VIEWS="/ /timeline /flame /tree /bottomup /peak /leaks /temporaries /hist /rss /threads /source /diff"
+for v in $VIEWS /callers; do
+    code=$(curl -s -o page.html -w '%{http_code}' "$BASE$v")
+    assert_eq "$code" 403 "$v without the token"
+    code=$(curl -s -o page.html -w '%{http_code}' "$BASE$v?token=${TOK%?}0")
+    [ "${TOK: -1}" = 0 ] && code=$(curl -s -o page.html -w '%{http_code}' "$BASE$v?token=${TOK%?}1")
+    assert_eq "$code" 403 "$v with another token"
+done
+assert_eq "$(get /nothing)" 404 "an unknown path: 404"
+for v in / /timeline /flame /tree /bottomup /callers /leaks /temporaries /hist /threads /source /diff; do
+    assert_eq "$(get $v)" 200 "$v"
+    grep -q '</html>' page.html || fail "$v: the page is cut"
+    grep -Eq '(src|href)="(https?:)?//' page.html && fail "$v: refers to another site"
+done
+assert_eq "$(get /timeline.svg)" 200 "the timeline's plot"
+head -c 200 page.html | grep -q '<svg' || fail "/timeline.svg is not an SVG"
+
+# the figures: /tree's root is every stack's sum (top's CSV rows), /bottomup's
+# rows each function's self value (top --functions), /tree's node its
+# inclusive one
+sum=$("$MPQ" top basic.db --format csv -n 0 | awk -F, 'NR > 1 { s += $2 } END { print s }')
+get /tree >/dev/null
+assert_eq "$(rows | sed -n 2p | cut -d'|' -f2,15)" "$sum|all" "/tree: the total memtot = the sum of top's rows"
+get /bottomup >/dev/null
+"$MPQ" top basic.db --format csv --functions -n 0 | awk -F, 'NR > 1 { print $1 "|" $2 "|" $2 "|" $15 }' | sort >top.txt
+rows | awk -F'|' 'NR > 2 { print $1 "|" $2 "|" $9 "|" $15 }' | sed 's/ callers.*$//' | sort >bu.txt
+assert_eq "$(cat bu.txt)" "$(cat top.txt)" \
+  "/bottomup: each leaf function's ncalls, memtot and self memtot = top --functions' self"
+get /tree 'path=main%3Bparse(std%3A%3Astring%20const%26)' >/dev/null
+assert_eq "$(rows | sed -n 2p | cut -d'|' -f1,2,9)" "8|5300|5100" \
+  "/tree at main;parse: inclusive ncalls, memtot (top --functions' inclusive) and self memtot"
+assert_eq "$("$MPQ" top basic.db --format csv --functions | grep '^8,5300' | cut -d, -f8,9)" "8,5300" "top --functions' inclusive of parse"
+get /tree 'by=ncalls&thread=101' >/dev/null
+assert_eq "$(rows | sed -n 2p | cut -d'|' -f1,2)" \
+  "$("$MPQ" top basic.db --format csv -n 0 --thread 101 | awk -F, 'NR > 1 { c += $1; m += $2 } END { print c "|" m }')" \
+  "/tree?thread=101: top --thread 101's sums"
+get /flame 'search=parse' >/dev/null
+assert_match "$(cat page.html)" 'matched <b class=matched>5300</b> \(63.57%\)' "/flame?search=parse: 5300 of 8337 matched"
+get /flame 'zoom=main%3Bload' >/dev/null
+assert_match "$(cat page.html)" 'memtot of the graph: <b>1000</b> \(11.99% of all\)' "/flame?zoom=main;load: load's 1000 bytes"
+get /callers >/dev/null
+assert_eq "$(rows | sed -n 2,3p)" "8337|0|main
+5300|5300|parse(std::string const&)" "/callers without a function: the functions by inclusive memtot (top --functions')"
+get /callers 'function=helper' >/dev/null
+assert_match "$(rows | tr '\n' '#')" '#10\|1000\|[^#]*\|load callers main.cc:40#' "/callers?function=helper: load calls it, 10 calls, 1000 bytes"
+
+# a parameter is the option: a bad value gets the command's message, 400
+assert_eq "$(get /tree by=bogus)" 400 "/tree?by=bogus: 400"
+assert_eq "$(err)" "$("$MPQ" top basic.db --by bogus 2>&1)" "top's message of --by bogus"
+assert_eq "$(get /leaks 'filter=(')" 400 "/leaks?filter=(: 400"
+assert_eq "$(err)" "$("$MPQ" leaks basic.db --filter '(' 2>&1)" "leaks' message of --filter ("
+assert_eq "$(get /flame 'search=(')" 400 "/flame?search=(: 400"
+assert_match "$(err)" "^mpquery: flame: bad value '\(' for search \(expected a POSIX ERE: " "/flame: the search's error"
+assert_eq "$(get /peak)" 400 "/peak on a profile without a peak snapshot: 400"
+assert_eq "$(err)" "$("$MPQ" top basic.db --snapshot peak 2>&1)" "/peak: top --snapshot peak's message"
+assert_eq "$(get /source file=/etc/passwd)" 403 "/source of a file no frame names: 403"
+assert_eq "$(get /source 'file=/src/app/../../etc/passwd')" 403 "/source of a path through the profile's directory: 403"
+assert_eq "$(get /source file=/src/app/main.cc)" 200 "/source of a file the frames name"
+assert_match "$(cat page.html)" 'not readable here' "/source: the file is not on this machine: its path alone"
+
+# the server stops on SIGTERM: exit 0, the port free again
+port=${BASE##*:}
+kill -TERM $SPID
+wait $SPID; rc=$?
+assert_eq "$rc" 0 "SIGTERM: exit 0"
+curl -s -o /dev/null "$BASE/?token=$TOK" && fail "the server still answers after SIGTERM"
+"$MPQ" serve basic.db --port "$port" >again.url 2>again.err &
+SPID=$!
+on_exit "kill $SPID 2>/dev/null"
+for _ in $(seq 100); do [ -s again.url ] && break; sleep 0.1; done
+assert_match "$(cat again.url)" "^http://127.0.0.1:$port/\\?token=" "--port $port: the port is free again, and taken"
+expect_fail 1 "^mpquery: serve: cannot listen on 127.0.0.1 port $port: Address already in use$" "$MPQ" serve basic.db --port "$port"
+kill -INT $SPID
+wait $SPID; rc=$?
+assert_eq "$rc" 0 "SIGINT: exit 0"
+
+expect_fail 2 "^mpquery: serve: bad value 'x' for --port \(expected a port number, 1 to 65535\)" "$MPQ" serve basic.db --port x
+expect_fail 2 "^mpquery: serve: bad value '70000' for --port" "$MPQ" serve basic.db --port 70000
+expect_fail 2 "^mpquery: serve: bad value 'localhost:1' for --bind \(expected an IPv4 or IPv6 address" "$MPQ" serve basic.db --bind localhost:1
+expect_fail 2 "^mpquery: serve: missing DB" "$MPQ" serve
+expect_fail 2 "^mpquery: nothing.db: No such file or directory" "$MPQ" serve nothing.db
+
+# hostile names: markup and a script's end in frames, a name in the URL
+printf '%s\n' $'100,1000,0,100,100\tmain\t</script><script>alert(1)</script>' $'5,50,0,5,5\tmain\t<img src=x onerror=alert(2)>' \
+    | stacks_db hostile.db
+start hostile hostile.db
+for v in /flame /tree /bottomup /temporaries /leaks /threads; do
+    get $v >/dev/null
+    grep -qiE '<script>alert|<img src=x' page.html && fail "$v: a frame's name is markup in the page"
+done
+get /bottomup >/dev/null
+grep -qF '&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;' page.html || fail "/bottomup: the hostile name is not shown escaped"
+echo "  ok: hostile frame names escaped in /flame, /tree, /bottomup, /temporaries, /leaks, /threads"
+assert_eq "$(get /callers 'function=%3Cscript%3Ealert(3)%3C%2Fscript%3E')" 400 "/callers of a function that is not there: 400"
+grep -qF '<script>alert(3)' page.html && fail "/callers: the function= of the URL is markup in the page"
+assert_match "$(err)" "no frame named '<script>alert\(3\)</script>'" "/callers: the name of the URL shown as text"
+kill -TERM $SPID; wait $SPID
+
+# a recorded program: its functions, and its source file (named by its frames)
+profile af.db "$B/tests/alloc_functions" >/dev/null 2>&1
+start af af.db
+get /bottomup >/dev/null
+for f in do_malloc do_calloc do_realloc do_leak; do grep -q ">$f</a>" page.html || fail "/bottomup: no $f"; done
+echo "  ok: alloc_functions' functions in /bottomup"
+src=$ROOT/tests/progs/alloc_functions.c
+enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$src")
+assert_eq "$(get /source "file=$enc&line=1")" 200 "/source of alloc_functions.c"
+grep -qF 'do_leak' page.html || fail "/source: alloc_functions.c's lines are not shown"
+echo "  ok: /source shows alloc_functions.c"
+get /tree path=main >/dev/null
+link=$(grep -o 'href="/source[^"]*">alloc_functions.c:[0-9]*' page.html | head -n 1 | sed 's/^href="//; s/&amp;/\&/g')
+line=${link##*:}
+link=${link%%\"*}
+[ -n "$link" ] || fail "/tree: no link from a row to its source"
+assert_eq "$(curl -s -o page.html -w '%{http_code}' "$BASE$link")" 200 "/tree: a row's link to alloc_functions.c:$line"
+assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>(\d+)</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1, 2)[0]))')" \
+  "$line" "/source: line $line marked"
+assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>\d+</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1)))')" \
+  "$(sed -n "${line}p" "$src")" "/source: the marked line is line $line of the file"
+kill -TERM $SPID; wait $SPID
+
+# two profiles: /diff is diff's table and its differential flame graph
+start two basic.db af.db
+assert_eq "$(get /diff)" 200 "/diff of two profiles"
+assert_eq "$(rows | sed -n 1,2p)" "a|b|delta|ratio|where
+0|100000|100000||do_malloc < main" "/diff: diff's rows (af.db's do_malloc is new)"
+assert_eq "$(get /diff.svg)" 200 "/diff.svg"
+grep -q 'class="flame"' page.html || fail "/diff.svg is not diff --flame's graph"
+kill -TERM $SPID; wait $SPID
