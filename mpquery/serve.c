@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "options.h"
 #include "serve.h"
+#include "opt_groups.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

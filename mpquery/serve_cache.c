@@ -11,6 +11,7 @@
 #include "ledger.h"
 #include "load.h"
 #include "serve.h"
+#include "opt_groups.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

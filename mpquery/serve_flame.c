@@ -14,6 +14,7 @@
 #include "listing.h"
 #include "output.h"
 #include "serve.h"
+#include "opt_groups.h"
 #include "view.h"
 
 #include <regex.h>

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "output.h"
 #include "serve.h"
+#include "opt_groups.h"
 
 #include <stdlib.h>
 #include <string.h>

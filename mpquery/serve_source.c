@@ -8,6 +8,7 @@
 #include "load.h"
 #include "output.h"
 #include "serve.h"
+#include "opt_groups.h"
 
 #include <errno.h>
 #include <stdlib.h>

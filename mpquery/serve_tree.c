@@ -12,6 +12,7 @@
 #include "listing.h"
 #include "options.h"
 #include "serve.h"
+#include "opt_groups.h"
 #include "view.h"
 
 #include <stdlib.h>
@@ -382,7 +383,8 @@ int serve_tree_view(void *ctx, int argc, char **argv)
         OPTIONS_FILTER,
         OPTIONS_SELECT("select samples as in mpquery top --help"),
         OPTIONS_RULES("a rules file"),
-        OPTIONS_SERVER,
+        OPTIONS_WINDOW,
+        OPTIONS_SERVER_STORE,
         { 0 }
     };
     /* its options are top's: their messages name top (see mpquery top --help) */

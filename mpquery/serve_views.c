@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "output.h"
 #include "serve.h"
+#include "opt_groups.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +163,7 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
     { "/", "overview", plot_view, "info", NULL, SP_SELECT & ~SP_SNAPSHOT, NULL, 0 },
-    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE, NULL, 0 },
+    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
@@ -174,7 +175,7 @@ const struct view views[] = {
     { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
-    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 1 },
+    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES | SP_SINCE | SP_UNTIL, NULL, 1 },
 };
 static const size_t nviews = sizeof views / sizeof *views;
 
@@ -207,7 +208,7 @@ static void page_end(struct strbuf *sb)
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg", SP_PID | SP_EXE, NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg", SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
 };
 
