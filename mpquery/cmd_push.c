@@ -91,7 +91,7 @@ static const struct opt opts[] = {
 
 static const struct cmd_opts push_opts = {
     .cmd = "push", .usage = usage, .more = more, .opts = opts,
-    .missing = "needs a URL and at least one database"
+    .missing = "needs a URL and at least one database (--follow: a directory or file)"
 };
 
 struct extent { uint32_t processes, snapshots; };

@@ -58,7 +58,7 @@ static void on_signal(int sig)
  * and temporary files. */
 static int skipped_name(const char *name)
 {
-    static const char *const ends[] = { "-journal", "-wal", "-shm", ".tmp" };
+    static const char *const ends[] = { "-journal", "-wal", "-shm", ".tmp", ".new", ".check" };
     size_t n = strlen(name);
     if (name[0] == '.') return 1;
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
@@ -141,7 +141,7 @@ static void rescan(struct follower *F, double now)
             if (f->doubt || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && pid_gone(f))) mark(f, now);
             continue;
         }
-        if (!f->finished && f->shipped >= 0)
+        if (!f->finished && f->shipped > 0)
             warning("push: %s: removed before it was stored whole (snapshots up to id %lld stored)", f->path,
                     (long long)f->shipped);
         unlink(f->state);

@@ -285,8 +285,9 @@ static int send_batch(struct agent *a, struct ffile *f, struct ch_source *s, str
 
 /* ---------------------------------------------------------------- the end */
 /* Every process ended: its last snapshot says how, or it ran on this host
- * and its pid is gone (killed); the others of this host into f->pids. */
-static int ended(const struct profile *p, struct ffile *f)
+ * and its pid is gone (killed; *by_pid set); the others of this host into
+ * f->pids. */
+static int ended(const struct profile *p, struct ffile *f, int *by_pid)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -296,7 +297,7 @@ static int ended(const struct profile *p, struct ffile *f)
         const struct process *pr = &p->procs[i];
         if (*pr->ended) continue;
         int here = !strcmp(pr->host, host);
-        if (here && kill((pid_t)pr->pid, 0) != 0 && errno == ESRCH) continue;
+        if (here && kill((pid_t)pr->pid, 0) != 0 && errno == ESRCH) { *by_pid = 1; continue; }
         all = 0;
         if (here) {
             f->pids = xrealloc(f->pids, (f->npids + 1) * sizeof *f->pids);
@@ -355,11 +356,22 @@ static void remove_finished(struct agent *a, struct ffile *f)
     if (!a->o->quiet) fprintf(stderr, "mpquery: push: %s: removed (stored whole)\n", f->path);
 }
 
-/* Stored whole: when its processes ended, the final rows, then f is finished. */
-static int finish(struct agent *a, struct ffile *f, const struct ch_source *s)
+/* The file is as it was (st) before it was copied. */
+static int unchanged(const char *path, const struct stat *st)
+{
+    struct stat now;
+    return stat(path, &now) == 0 && now.st_ino == st->st_ino && now.st_size == st->st_size &&
+           now.st_mtim.tv_sec == st->st_mtim.tv_sec && now.st_mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Stored whole: when its processes ended, the final rows, then f is
+ * finished. A pid gone counts once the file is still as it was copied (st):
+ * a process commits its last snapshot, then exits, maybe after the copy. */
+static int finish(struct agent *a, struct ffile *f, const struct ch_source *s, const struct stat *st)
 {
     const struct profile *p = s->p;
-    f->waiting = !ended(p, f);
+    int by_pid = 0;
+    f->waiting = !ended(p, f, &by_pid) || (by_pid && !unchanged(f->path, st));
     if (f->waiting) return 0;
     int rc = final_rows(a, f, s);
     if (rc) return rc;
@@ -373,7 +385,7 @@ static int finish(struct agent *a, struct ffile *f, const struct ch_source *s)
 }
 
 /* p, the committed state of f: its next batch sent, or its end. */
-static int ship_profile(struct agent *a, struct ffile *f, const struct profile *p)
+static int ship_profile(struct agent *a, struct ffile *f, const struct profile *p, const struct stat *st)
 {
     struct ch_source s;
     ch_source_init(&s, p, f->path);
@@ -394,7 +406,7 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
         f->doubt = 0;
         a->snapshots += b.n;
         if (b.n) f->shipped = b.last, state_save(f);
-        if (!b.more) rc = finish(a, f, &s);
+        if (!b.more) rc = finish(a, f, &s, st);
     }
     free(b.skip); free(b.skip_process); free(b.skip_thread); free(b.in_run);
     ch_source_free(&s);
@@ -427,7 +439,7 @@ int follow_ship(struct agent *a, struct ffile *f)
         return EXIT_BAD_INPUT;
     }
     f->said = 0;
-    rc = ship_profile(a, f, p);
+    rc = ship_profile(a, f, p, &st);
     if (!rc) f->size = st.st_size, f->mtime_ns = mtime;
     profile_free(p);
     return rc;
