@@ -3,9 +3,9 @@
  * (follow.c: watching, retrying, stopping; follow_ship.c: one file's new
  * rows, its position kept durably).
  *
- * Invariants: a followed run is one load whose id is a function of its
- * MP_RUN token (follow_run_id), so every agent and every restart writes
- * to the same load; a row is stored once per (load, process, snapshot)
+ * Invariants: a followed file's run is one load whose id is a function
+ * of its MP_RUN token, host and first pid (follow_run_id), so every agent
+ * and every restart writes to the same load; a row is stored once per (load, process, snapshot)
  * and table, however often it is sent: the rows of snapshots whose id is
  * at most ffile.shipped are stored, and past it, when the agent cannot be
  * sure (a start, a failed request), it asks the store which (process,
@@ -58,7 +58,10 @@ enum { FOLLOW_MORE = 3 };               /* follow_ship: more to send (a batch wa
 int follow_ship(struct agent *a, struct ffile *f);
 /* f's state file name, and its position read from it (none: from 0). */
 void follow_state_load(struct agent *a, struct ffile *f);
-/* The load of a followed run: FNV-1a 64 of "mpquery push --follow", NUL, token. */
-uint64_t follow_run_id(const char *token);
+/* The load of run r of a followed file: FNV-1a 64 of ("mpquery push
+ * --follow", NUL, token, NUL, host, NUL, the decimal pid of its first
+ * process in the file): one per file of a run (MP_OUT=%e-%p.db splits a
+ * run that forks over files), the same for every agent and restart. */
+uint64_t follow_run_id(const struct profile *p, uint32_t r);
 
 #endif

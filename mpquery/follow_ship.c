@@ -23,10 +23,18 @@
  * then one block: ClickHouse's max_insert_block_size is 1,048,576 rows). */
 enum { BATCH_ROWS = 400000 };
 
-uint64_t follow_run_id(const char *token)
+uint64_t follow_run_id(const struct profile *p, uint32_t r)
 {
     static const char what[] = "mpquery push --follow";
-    return fnv1a_more(fnv1a_more(FNV_BASIS, what, sizeof what), token, strlen(token));
+    const struct process *first = NULL;
+    for (size_t i = 0; i < p->nprocs && !first; i++)
+        if (p->procs[i].run == r) first = &p->procs[i];
+    char pid[32];
+    snprintf(pid, sizeof pid, "%lld", first ? (long long)first->pid : -1LL);
+    uint64_t h = fnv1a_more(FNV_BASIS, what, sizeof what);
+    h = fnv1a_more(h, p->runs[r].token, strlen(p->runs[r].token) + 1);
+    h = fnv1a_more(h, first ? first->host : "", strlen(first ? first->host : "") + 1);
+    return fnv1a_more(h, pid, strlen(pid));
 }
 
 /* The key of a load's process (kind 1, its number), thread (2) or mp_run row (0) in ffile.stored. */
@@ -101,6 +109,7 @@ struct batch {
     uint16_t *skip;                     /* per snapshot: ch_source.skip_snapshot */
     unsigned char *skip_process, *skip_thread;
     uint8_t *in_run;                    /* per run: it has snapshots in the batch */
+    uint64_t *load;                     /* per run: its load (follow_run_id) */
     int64_t last;                       /* the largest id sent */
     size_t n, more;                     /* snapshots sent; past the batch */
 };
@@ -137,6 +146,8 @@ static void choose(const struct profile *p, const struct ffile *f, struct batch 
     b->n = k, b->more = npend - k;
     b->skip = xmalloc((p->nsnapshots + 1) * sizeof *b->skip);
     b->in_run = xcalloc(p->nruns + 1, 1);
+    b->load = xmalloc((p->nruns + 1) * sizeof *b->load);
+    for (uint32_t r = 0; r < p->nruns; r++) b->load[r] = follow_run_id(p, r);
     for (size_t i = 0; i < p->nsnapshots; i++) {
         int64_t id = p->snapshots[i].id;
         b->skip[i] = id > f->shipped && id <= b->last ? 0 : 0xffff;
@@ -157,14 +168,14 @@ static void choose_rows(const struct profile *p, const struct ffile *f, const st
     for (size_t i = 0; i < p->nsnapshots; i++)
         if (!b->skip[i]) alive[p->snapshots[i].process] = 1;
     for (size_t i = 0; i < p->nprocs; i++) {
-        uint64_t load = follow_run_id(p->runs[p->procs[i].run].token);
+        uint64_t load = b->load[p->procs[i].run];
         int stored = is_stored(f, follow_key(load, 1, s->pnum[i]));
         b->skip_process[i] = stored || !alive[i];
         alive[i] |= (unsigned char)stored;
     }
     for (size_t i = 0; i < p->nthreads; i++) {
         uint32_t pr = p->threads[i].process;
-        uint64_t load = follow_run_id(p->runs[p->procs[pr].run].token);
+        uint64_t load = b->load[p->procs[pr].run];
         b->skip_thread[i] = !alive[pr] || is_stored(f, follow_key(load, 2, s->tnum[i]));
     }
     free(alive);
@@ -212,7 +223,7 @@ static void snapshot_row(void *ctx, uint64_t x, uint64_t y)
 static int ask_load(struct agent *a, struct ffile *f, const struct ch_source *s, uint32_t r, struct batch *b)
 {
     const struct profile *p = s->p;
-    struct asked q = { .f = f, .load = follow_run_id(p->runs[r].token), .skip = b->skip };
+    struct asked q = { .f = f, .load = b->load[r], .skip = b->skip };
     struct idmap at;
     idmap_init(&at, 64);
     struct strbuf cond = { 0 }, sql = { 0 };
@@ -263,7 +274,7 @@ static int send_batch(struct agent *a, struct ffile *f, struct ch_source *s, str
     for (uint32_t r = 0; r < p->nruns && !rc; r++) {
         if (!b->in_run[r]) continue;
         struct ch_load load;
-        s->run_id = follow_run_id(p->runs[r].token);
+        s->run_id = b->load[r];
         s->no_run_row = is_stored(f, follow_key(s->run_id, 0, 0));
         rc = ch_write_run(&w, s, r, &load, a->err, sizeof a->err);
         rows += load.rows + load.dict_rows;
@@ -273,13 +284,13 @@ static int send_batch(struct agent *a, struct ffile *f, struct ch_source *s, str
     if (rc) return rc;
     a->rows += rows;
     for (size_t i = 0; i < p->nprocs; i++) {
-        uint64_t load = follow_run_id(p->runs[p->procs[i].run].token);
+        uint64_t load = b->load[p->procs[i].run];
         if (b->in_run[p->procs[i].run]) set_stored(f, follow_key(load, 0, 0));
         if (!b->skip_process[i]) set_stored(f, follow_key(load, 1, s->pnum[i]));
     }
     for (size_t i = 0; i < p->nthreads; i++)
         if (!b->skip_thread[i])
-            set_stored(f, follow_key(follow_run_id(p->runs[p->procs[p->threads[i].process].run].token), 2, s->tnum[i]));
+            set_stored(f, follow_key(b->load[p->procs[p->threads[i].process].run], 2, s->tnum[i]));
     return 0;
 }
 
@@ -309,14 +320,14 @@ static int ended(const struct profile *p, struct ffile *f, int *by_pid)
 
 /* The rows that change at the end: each stored process's end, each
  * load's counts in mp_run (its rows as a push of the file writes them). */
-static int final_rows(struct agent *a, const struct ffile *f, const struct ch_source *s)
+static int final_rows(struct agent *a, const struct ffile *f, const struct ch_source *s, const struct batch *b)
 {
     const struct profile *p = s->p;
     struct strbuf sql = { 0 }, out = { 0 };
     int rc = 0;
     for (size_t i = 0; i < p->nprocs && !rc; i++) {
         const struct process *pr = &p->procs[i];
-        uint64_t load = follow_run_id(p->runs[pr->run].token);
+        uint64_t load = b->load[pr->run];
         if (!is_stored(f, follow_key(load, 1, s->pnum[i]))) continue;
         sql.len = 0;
         sb_printf(&sql, "ALTER TABLE mp_process UPDATE end_time = %.17g, ended = ", pr->end_time < 0 ? -1 : pr->end_time);
@@ -325,7 +336,7 @@ static int final_rows(struct agent *a, const struct ffile *f, const struct ch_so
         rc = ch_query(&a->c, sql.s, 0, &out, a->err, sizeof a->err);
     }
     for (uint32_t r = 0; r < p->nruns && !rc; r++) {
-        uint64_t load = follow_run_id(p->runs[r].token), procs = 0, snaps = 0, rows = 0;
+        uint64_t load = b->load[r], procs = 0, snaps = 0, rows = 0;
         if (!is_stored(f, follow_key(load, 0, 0))) continue;
         for (size_t i = 0; i < p->nprocs; i++) procs += p->procs[i].run == r;
         for (size_t i = 0; i < p->nthreads; i++) rows += p->procs[p->threads[i].process].run == r;
@@ -367,13 +378,14 @@ static int unchanged(const char *path, const struct stat *st)
 /* Stored whole: when its processes ended, the final rows, then f is
  * finished. A pid gone counts once the file is still as it was copied (st):
  * a process commits its last snapshot, then exits, maybe after the copy. */
-static int finish(struct agent *a, struct ffile *f, const struct ch_source *s, const struct stat *st)
+static int finish(struct agent *a, struct ffile *f, const struct ch_source *s, const struct batch *b,
+                  const struct stat *st)
 {
     const struct profile *p = s->p;
     int by_pid = 0;
     f->waiting = !ended(p, f, &by_pid) || (by_pid && !unchanged(f->path, st));
     if (f->waiting) return 0;
-    int rc = final_rows(a, f, s);
+    int rc = final_rows(a, f, s, b);
     if (rc) return rc;
     f->finished = 1;
     state_save(f);
@@ -406,9 +418,9 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
         f->doubt = 0;
         a->snapshots += b.n;
         if (b.n) f->shipped = b.last, state_save(f);
-        if (!b.more) rc = finish(a, f, &s, st);
+        if (!b.more) rc = finish(a, f, &s, &b, st);
     }
-    free(b.skip); free(b.skip_process); free(b.skip_thread); free(b.in_run);
+    free(b.skip); free(b.skip_process); free(b.skip_thread); free(b.in_run); free(b.load);
     ch_source_free(&s);
     return rc ? rc : b.more ? FOLLOW_MORE : 0;
 }

@@ -20,8 +20,9 @@
 --     one with the most (processes, snapshots), ties (two pushes that
 --     raced) the smaller run id, so every reader sees each token once.
 --   * A followed run (mpquery push --follow: the snapshots of a running
---     program stored as they are committed) is one load whose id is
---     FNV-1a 64 of ("mpquery push --follow", NUL, token) (mpquery/follow_ship.c),
+--     program stored as they are committed) is one load per file whose id
+--     is FNV-1a 64 of ("mpquery push --follow", NUL, token, NUL, host, NUL,
+--     the decimal pid of its first process in the file) (mpquery/follow_ship.c),
 --     the same for every agent and every restart. Its mp_run row goes with
 --     its first snapshot, and each snapshot's rows are stored once per
 --     (run, process, seq) and table: ClickHouse 18.16 has no insert
