@@ -138,7 +138,7 @@ static void rescan(struct follower *F, double now)
         struct stat st;
         if (stat(f->path, &st) == 0) {
             int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-            if (f->doubt || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && pid_gone(f))) mark(f, now);
+            if ((f->doubt && !f->said) || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && pid_gone(f))) mark(f, now);
             continue;
         }
         if (!f->finished && f->shipped > 0)
@@ -246,11 +246,19 @@ static int add_roots(struct follower *F)
     return 0;
 }
 
-/* The state directory, made when missing; 0 or EXIT_BAD_INPUT (said). */
+/* The state directory, made when missing (its parents too); 0 or
+ * EXIT_BAD_INPUT (said). */
 static int state_dir(const char *dir)
 {
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return error(EXIT_BAD_INPUT, "push: --state %s: cannot make it (%s)", dir, strerror(errno));
+    char *d = xstrdup(dir);
+    int e = 0;
+    for (char *s = d + 1; !e && (s = strchr(s, '/')); *s++ = '/') {
+        *s = 0;
+        if (mkdir(d, 0700) != 0 && errno != EEXIST) e = errno;
+    }
+    if (!e && mkdir(d, 0700) != 0 && errno != EEXIST) e = errno;
+    free(d);
+    if (e) return error(EXIT_BAD_INPUT, "push: --state %s: cannot make it (%s)", dir, strerror(e));
     if (access(dir, W_OK | X_OK) != 0)
         return error(EXIT_BAD_INPUT, "push: --state %s: cannot write there (%s)", dir, strerror(errno));
     return 0;
