@@ -405,8 +405,10 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
     choose(p, f, &b);
     choose_rows(p, f, &s, &b);
     int rc = 0;
-    for (uint32_t r = 0; r < p->nruns && b.n && f->doubt && !rc; r++)
-        if (b.in_run[r]) rc = ask_load(a, f, &s, r, &b);
+    /* in doubt, what the store has: of the batch's runs, or of every run
+     * when nothing is left to send (the end needs the rows stored) */
+    for (uint32_t r = 0; r < p->nruns && f->doubt && !rc; r++)
+        if (b.in_run[r] || !b.n) rc = ask_load(a, f, &s, r, &b);
     if (!rc && b.n) {
         free(b.skip_process), free(b.skip_thread);
         choose_rows(p, f, &s, &b);      /* with what the store said */
