@@ -27,7 +27,7 @@ fail() { die "$@"; }
 cd "$T" || die "cannot enter $T"
 ch_start >ch.log || die "clickhouse-server did not start"
 mkdir prof st
-"$MPQ" push --follow prof --server "$CH_URL" --state st -q 2>agent.err &
+TMPDIR=$T "$MPQ" push --follow prof --server "$CH_URL" --state st -q 2>agent.err &
 AG=$!
 record() {  # record INTERVAL STEPS MS: one program into prof/, in the background
     LD_PRELOAD=$LIB MP_QUIET=1 MP_OUT=prof/%e-%p.db MP_INTERVAL=$1 "$P" "$2" "$3" >/dev/null 2>&1 &

@@ -24,7 +24,8 @@ mkdir prof st
 AGENT= runs=
 agent() {   # agent LOG [ARGS...]: starts the agent on prof/
     local log=$1; shift
-    "$MPQ" push --follow prof --server "$CH_URL" --state st "$@" 2>"$log" &
+    # its copies in $T: a SIGKILLed agent leaves its copy behind
+    TMPDIR=$T "$MPQ" push --follow prof --server "$CH_URL" --state st "$@" 2>"$log" &
     AGENT=$!
 }
 on_exit '[ -n "$AGENT" ] && kill -KILL $AGENT 2>/dev/null; for p in $(jobs -p); do kill -KILL $p 2>/dev/null; done'
