@@ -192,6 +192,7 @@ bench: all
 	@bash tests/bench/run.sh
 	@bash tests/bench/scale.sh
 	@bash tests/bench/serve.sh
+	@bash tests/bench/follow.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h $(SERVE_H)

@@ -180,10 +180,14 @@ static int row_done(struct ch_writer *w, int t, char *err, size_t errlen)
     return t != CH_RUN && w->buf[t].len >= w->chunk ? send_table(w, t, err, errlen) : 0;
 }
 
+/* mp_snapshot's rows after the other tables' (push --follow: a snapshot of a running process is whole) */
+static const int commit_order[CH_NTABLES] = { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_TOTALS, CH_SAMPLE,
+                                              CH_HIST, CH_STACK_HIST, CH_SNAPSHOT, CH_RUN };
+
 int ch_commit(struct ch_writer *w, char *err, size_t errlen)
 {
     int rc = 0;
-    for (int t = 0; t < CH_NTABLES && !rc; t++) rc = send_table(w, t, err, errlen);
+    for (int t = 0; t < CH_NTABLES && !rc; t++) rc = send_table(w, commit_order[t], err, errlen);
     if (!rc) w->uncommitted = 0;
     return rc;
 }
@@ -269,6 +273,9 @@ void ch_source_free(struct ch_source *s)
 }
 
 /* ---------------------------------------------------------------- a run's rows */
+/* The store has snapshot sn's rows in table t (ch_source.skip_snapshot). */
+#define stored(s, sn, t) ((s)->skip_snapshot && ((s)->skip_snapshot[sn] & (1u << (t))))
+
 /* Bytes built so far, sent or not. */
 static uint64_t built(const struct ch_writer *w)
 {
@@ -290,6 +297,7 @@ static int process_rows(struct ch_writer *w, const struct ch_source *s, uint32_t
         if (pr->run != r) continue;
         if (*first == NONE) *first = (uint32_t)i;
         load->processes++;
+        if (s->skip_process && s->skip_process[i]) continue;
         u64(o, load->run); u32(o, s->pnum[i]); i64(o, pr->pid); i64(o, pr->ppid);
         str(o, pr->exe); str(o, pr->cmdline); str(o, pr->host);
         f64(o, pr->start_time); f64(o, pr->end_time < 0 ? -1 : pr->end_time);
@@ -298,7 +306,7 @@ static int process_rows(struct ch_writer *w, const struct ch_source *s, uint32_t
     }
     for (size_t i = 0; i < p->nthreads && !rc; i++) {
         const struct thread *t = &p->threads[i];
-        if (p->procs[t->process].run != r) continue;
+        if (p->procs[t->process].run != r || (s->skip_thread && s->skip_thread[i])) continue;
         u64(o, load->run); u32(o, s->pnum[t->process]); u32(o, s->tnum[i]);
         i64(o, t->seq); i64(o, t->tid); str(o, t->name);
         rc = row_done(w, CH_THREAD, err, errlen);
@@ -307,6 +315,7 @@ static int process_rows(struct ch_writer *w, const struct ch_source *s, uint32_t
         const struct snapshot *sn = &p->snapshots[i];
         if (p->procs[sn->process].run != r) continue;
         load->snapshots += !sn->peak;
+        if (stored(s, (uint32_t)i, CH_SNAPSHOT)) continue;
         u64(o, load->run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
         f64(o, sn->time); str(o, sn->reason); str(o, sn->label); i64(o, sn->profiler_memory);
         rc = row_done(w, CH_SNAPSHOT, err, errlen);
@@ -322,6 +331,7 @@ static int totals_rows(struct ch_writer *w, const struct ch_source *s, uint32_t 
     int rc = 0;
     for (uint32_t k = s->total_start[r]; k < s->total_start[r + 1] && !rc; k++) {
         const struct total *t = &p->totals[s->total_order[k]];
+        if (stored(s, t->snapshot, CH_TOTALS)) continue;
         const struct snapshot *sn = &p->snapshots[t->snapshot];
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
         u32(o, t->thread == NONE ? 0 : s->tnum[t->thread]);
@@ -353,6 +363,7 @@ static int sample_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uin
     int rc = 0;
     for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1] && !rc; k++) {
         const struct sample *sa = &p->samples[s->sample_order[k]];
+        if (stored(s, sa->snapshot, CH_SAMPLE)) continue;
         const struct snapshot *sn = &p->snapshots[sa->snapshot];
         use_stack(s, r, sa->stack, u);
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
@@ -376,6 +387,7 @@ static int hist_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint6
     int rc = 0;
     for (uint32_t k = s->hist_start[r]; k < s->hist_start[r + 1] && !rc; k++) {
         const struct hist_row *h = &p->hists[s->hist_order[k]];
+        if (stored(s, h->snapshot, CH_HIST)) continue;
         const struct snapshot *sn = &p->snapshots[h->snapshot];
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq); i64(o, h->lo);
         for (int c = 0; c < NH; c++) i64(o, h->v[c]);
@@ -383,6 +395,7 @@ static int hist_rows(struct ch_writer *w, struct ch_source *s, uint32_t r, uint6
     }
     for (uint32_t k = s->shist_start[r]; k < s->shist_start[r + 1] && !rc; k++) {
         const struct stack_hist_row *h = &p->stack_hists[s->shist_order[k]];
+        if (stored(s, h->snapshot, CH_STACK_HIST)) continue;
         const struct snapshot *sn = &p->snapshots[h->snapshot];
         use_stack(s, r, h->stack, u);
         u64(o, run); u32(o, s->pnum[sn->process]); u32(o, (uint64_t)sn->seq);
@@ -453,7 +466,7 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     const struct profile *p = s->p;
     uint64_t before = built(w), rows_before = 0, rows_after = 0;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_before += w->sent[t] + w->buffered[t];
-    *load = (struct ch_load){ .run = random_run_id() };
+    *load = (struct ch_load){ .run = s->run_id ? s->run_id : random_run_id() };
     uint32_t first = NONE;
     struct used used = { 0 };
     int rc = process_rows(w, s, r, load, &first, err, errlen);
@@ -465,6 +478,10 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     if (rc) return rc;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_after += w->sent[t] + w->buffered[t];
     load->rows = rows_after - rows_before;
+    if (s->no_run_row) {
+        w->uncommitted += built(w) - before;
+        return 0;
+    }
     /* the commit marker, held until ch_commit */
     const struct process *pr = first == NONE ? NULL : &p->procs[first];
     struct ch_row *o = &w->row;

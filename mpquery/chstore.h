@@ -67,6 +67,15 @@ struct ch_source {
     uint32_t *shist_order, *shist_start;    /* stack_hist rows alike */
     uint32_t *pnum, *tnum;              /* per process, thread: its number in its load (from 1) */
     uint32_t *stack_mark;               /* per stack: 1 + the last run that used it */
+    /* push --follow (follow_ship.c): the load's id when not 0 (else 64
+     * random bits), and the rows left out because the store has them
+     * (NULL: none): per snapshot the tables (1 << CH_*) that hold its rows,
+     * per process and per thread 1 when its row is stored; no_run_row:
+     * the load's mp_run row is stored. */
+    uint64_t run_id;
+    const uint16_t *skip_snapshot;
+    const unsigned char *skip_process, *skip_thread;
+    int no_run_row;
 };
 void ch_source_init(struct ch_source *s, const struct profile *p, const char *source);
 void ch_source_free(struct ch_source *s);
@@ -84,8 +93,9 @@ struct ch_load {
  * any table whose buffer is full; 0, or the exit code with err set. */
 int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch_load *load,
                  char *err, size_t errlen);
-/* Sends every buffered row, then the mp_run rows: the runs built since
- * the last commit are stored. */
+/* Sends every buffered row, mp_snapshot's after the other tables' of
+ * rows, then the mp_run rows: the runs built since the last commit are
+ * stored. */
 int ch_commit(struct ch_writer *w, char *err, size_t errlen);
 
 

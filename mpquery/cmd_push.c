@@ -5,6 +5,7 @@
  * Runs are committed in batches (their mp_run rows after all their other
  * rows), and reported when committed: a line reported is a run stored. */
 #include "chstore.h"
+#include "follow.h"
 #include "hists.h"
 #include "opt_groups.h"
 #include "options.h"
@@ -22,6 +23,7 @@ enum { CHUNK = 8 << 20, BATCH = 64 << 20, BATCH_RUNS = 1000 };
 
 static const char usage[] =
 "usage: mpquery push URL DB... [-q] [--dry-run]\n"
+"       mpquery push --follow DIR|FILE... --server URL [--state DIR] [--remove-shipped]\n"
 "\n"
 "Stores the runs of profile databases in a ClickHouse server, for\n"
 "mpquery top|fold|diff|info --server URL. The tables (schema/clickhouse.sql)\n"
@@ -44,28 +46,53 @@ static const char usage[] =
 "stored\") as it is stored, then \"pushed R runs (K already stored) from N\n"
 "files: X rows in T s (Y rows/s, Z runs/s)\". A file that is not a profile\n"
 "is reported and skipped (exit 2 at the end); a server error stops the push\n"
-"(exit 1).\n"
+"(exit 1). The URL may come as --server URL too.\n"
+"\n"
+"--follow: an agent that watches directories (each profile in them, new ones\n"
+"too: MP_OUT=DIR/%e-%p.db) and files, and stores each new snapshot a second\n"
+"or so after the recorder commits it, until SIGINT or SIGTERM. A followed\n"
+"run is one load (its id made of its token), each row stored once however\n"
+"often it is sent: the position in each file is kept in --state DIR (a file\n"
+"per profile, replaced atomically), and after a start or a failed request\n"
+"the agent asks the store what it has before sending. While the server\n"
+"fails it retries (backoff up to 10 s) and says so once, then that it\n"
+"answers again. Once a profile is stored whole and its processes ended\n"
+"(their last snapshot says how, or their pid is gone), the process ends and\n"
+"mp_run's counts are updated (ALTER TABLE UPDATE), and --remove-shipped\n"
+"removes the file. docs/mpquery-push.service runs it under systemd.\n"
 "\n";
 
 static const char more[] =
 "\n"
 "examples:\n"
 "  mpquery push http://localhost:8123/ nightly/*.db\n"
-"  mpquery push 'http://ci:secret@clickhouse:8123/?database=profiles' app.db\n";
+"  mpquery push 'http://ci:secret@clickhouse:8123/?database=profiles' app.db\n"
+"  mpquery push --follow /var/lib/mallocprof --server http://localhost:8123/ --remove-shipped\n";
 
 static int quiet, dry_run;         /* quiet: -q (c.out.quiet) */
+static int follow, remove_shipped;
+static char *server_url, *state_dir;
 
 static const struct opt opts[] = {
     OPTION_QUIET("no line per run (the last line stays)"),
     { .name = "dry-run", .flag = &dry_run, .value = 1,
       .help = "build the rows and report them, write nothing (the\n"
               "server is still asked which runs it has)" },
+    { .name = "server", .arg = "URL", .str = &server_url, .help = "the server (instead of the first operand)" },
+    { .name = "follow", .flag = &follow, .value = 1,
+      .help = "the operands are directories and files to watch: store\n"
+              "each new snapshot as it comes, until SIGINT or SIGTERM" },
+    { .name = "state", .arg = "DIR", .str = &state_dir,
+      .help = "--follow: where the position in each file is kept\n"
+              "(default $STATE_DIRECTORY, else ~/.local/state/mpquery-push)" },
+    { .name = "remove-shipped", .flag = &remove_shipped, .value = 1,
+      .help = "--follow: remove each profile once stored whole and ended" },
     { 0 }
 };
 
 static const struct cmd_opts push_opts = {
     .cmd = "push", .usage = usage, .more = more, .opts = opts,
-    .missing = "needs a URL and at least one database"
+    .missing = "needs a URL and at least one database (--follow: a directory or file)"
 };
 
 struct extent { uint32_t processes, snapshots; };
@@ -218,16 +245,36 @@ static int push_file(struct push *x, const char *path)
     return rc;
 }
 
+/* push --follow: the agent (follow.c), its state where systemd keeps it */
+static int follow_main(const char *url, int n, char **paths)
+{
+    struct strbuf dir = { 0 };
+    const char *sd = getenv("STATE_DIRECTORY"), *home = getenv("HOME");
+    if (state_dir) sb_puts(&dir, state_dir);
+    else if (sd && *sd) sb_add(&dir, sd, strcspn(sd, ":"));
+    else sb_printf(&dir, "%s/.local/state/mpquery-push", home && *home ? home : ".");
+    struct follow_opts o = { .url = url, .state_dir = dir.s, .paths = paths, .npaths = n,
+                             .remove_shipped = remove_shipped, .quiet = quiet };
+    int rc = push_follow(&o);
+    sb_free(&dir);
+    return rc;
+}
+
 int cmd_push(int argc, char **argv)
 {
     struct common c;
     int rc = parse_options(&c, &push_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
     quiet = c.out.quiet;
-    if (argc - optind < 2) return usage_error("push", "needs a URL and at least one database");
+    const char *url = server_url ? server_url : optind < argc ? argv[optind++] : NULL;
+    if (!url || optind >= argc)
+        return usage_error("push", follow ? "needs a URL and at least one directory or file to follow"
+                                          : "needs a URL and at least one database");
+    if (follow) return follow_main(url, argc - optind, argv + optind);
+    if (remove_shipped || state_dir) return usage_error("push", "--remove-shipped and --state go with --follow");
     double start = monotonic_seconds();
     struct push x = { 0 };
-    rc = ch_open(&x.c, argv[optind], x.err, sizeof x.err);
+    rc = ch_open(&x.c, url, x.err, sizeof x.err);
     if (!rc && !dry_run) rc = ch_create_schema(&x.c, x.err, sizeof x.err);
     if (rc) {
         ch_close(&x.c);
@@ -236,7 +283,7 @@ int cmd_push(int argc, char **argv)
     ch_writer_init(&x.w, &x.c, CHUNK, dry_run);
     strtab_init(&x.tokens);
     int bad_file = 0;
-    for (int i = optind + 1; i < argc && !rc; i++) {
+    for (int i = optind; i < argc && !rc; i++) {
         rc = push_file(&x, argv[i]);
         if (rc == EXIT_BAD_INPUT) { bad_file = rc; rc = 0; }     /* not a profile: the next file */
     }

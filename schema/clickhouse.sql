@@ -19,6 +19,22 @@
 --     that copy is a new load. View mp_runs shows one load per token, the
 --     one with the most (processes, snapshots), ties (two pushes that
 --     raced) the smaller run id, so every reader sees each token once.
+--   * A followed run (mpquery push --follow: the snapshots of a running
+--     program stored as they are committed) is one load per file whose id
+--     is FNV-1a 64 of ("mpquery push --follow", NUL, token, NUL, host, NUL,
+--     the decimal pid of its first process in the file) (mpquery/follow_ship.c),
+--     the same for every agent and every restart. Its mp_run row goes with
+--     its first snapshot, and each snapshot's rows are stored once per
+--     (run, process, seq) and table: ClickHouse 18.16 has no insert
+--     deduplication token for MergeTree, so the agent keeps its position
+--     (the last snapshot stored) and, when it cannot be sure (a start, a
+--     request that failed), asks each table which (process, seq) it holds
+--     before sending; a table's rows of a batch go in one INSERT (one
+--     block: stored whole or not at all) and a snapshot's mp_snapshot row
+--     after its rows in the others. Its mp_process rows (end_time, ended)
+--     and its mp_run counts (processes, snapshots, rows) are those of its
+--     first snapshot until its processes end, then updated (ALTER TABLE
+--     UPDATE).
 --   * Frames and stacks are content-addressed, so that runs from any file
 --     share them: frame = FNV-1a 64 of (module path, build id, offset,
 --     inline depth), of ('[tag]', name) for a [tag] frame; stack = FNV-1a 64
