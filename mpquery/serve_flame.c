@@ -27,6 +27,30 @@
 
 struct item { uint32_t node, parent_item; double x, w; int depth; };
 
+/* The node named by path in t (children built), or as far as it goes. */
+uint32_t serve_node_of(struct dtree *t, const char *path)
+{
+    if (!t->children_ready) dtree_children(t, 1);
+    uint32_t cur = 0;
+    struct strbuf e = { 0 };
+    while (path && *path) {
+        const char *semi = strchr(path, ';');
+        size_t len = semi ? (size_t)(semi - path) : strlen(path);
+        uint32_t found = NONE;
+        for (uint32_t i = t->child_start[cur]; i < t->child_start[cur + 1] && found == NONE; i++) {
+            uint32_t c = t->child_list[i];
+            e.len = 0;
+            fold_escape(t->labels.str[t->label[c]], t->labels.len[t->label[c]], &e);
+            if (e.len == len && !memcmp(e.s, path, len)) found = c;
+        }
+        if (found == NONE) break;
+        cur = found;
+        path = semi ? semi + 1 : NULL;
+    }
+    sb_free(&e);
+    return cur;
+}
+
 /* Frames matching search, per node: the path down to it has a match. */
 static uint8_t *matches(const struct dtree *t, const char *search, int *rc)
 {

@@ -87,30 +87,6 @@ static void tree_part(const struct dtree *t, const counters *own, int mode, uint
     *incl = in, *self = se, *at = end;
 }
 
-/* The node named by path in t (children built), or as far as it goes. */
-uint32_t serve_node_of(struct dtree *t, const char *path)
-{
-    if (!t->children_ready) dtree_children(t, 1);
-    uint32_t cur = 0;
-    struct strbuf e = { 0 };
-    while (path && *path) {
-        const char *semi = strchr(path, ';');
-        size_t len = semi ? (size_t)(semi - path) : strlen(path);
-        uint32_t found = NONE;
-        for (uint32_t i = t->child_start[cur]; i < t->child_start[cur + 1] && found == NONE; i++) {
-            uint32_t c = t->child_list[i];
-            e.len = 0;
-            fold_escape(t->labels.str[t->label[c]], t->labels.len[t->label[c]], &e);
-            if (e.len == len && !memcmp(e.s, path, len)) found = c;
-        }
-        if (found == NONE) break;
-        cur = found;
-        path = semi ? semi + 1 : NULL;
-    }
-    sb_free(&e);
-    return cur;
-}
-
 /* The URL parameter "KEY=PATH" of node n (root-first, encoded). */
 static void path_param(struct strbuf *sb, const struct dtree *t, uint32_t n, const char *key)
 {
