@@ -20,9 +20,10 @@ static MP_TLS struct mp_guard fork_guard;   /* the forking thread's, from prepar
  * (what the detach gave back stays given back). */
 static MP_TLS int fork_idle;
 
-static void fork_prepare(void)
+/* Everything a fork must find still: the thread's guard and signals held,
+ * the recorder's locks taken. */
+static void lock_all(void)
 {
-    if ((fork_idle = attach_idle())) return;
     fork_guard = guard_enter(MP_INSIDE);
     fork_guard.err = -1;        /* errno is fork's own (its failure's, in the parent) */
     signals_hold(&fork_mask);
@@ -34,6 +35,11 @@ static void fork_prepare(void)
     python_lock();
     stacks_lock_all();
     ptrmap_lock_all();
+}
+
+static void fork_prepare(void)
+{
+    if (!(fork_idle = attach_idle())) lock_all();
 }
 
 static void fork_parent(void)
@@ -85,9 +91,13 @@ static void fork_child(void)
 /* A new attach session (attach.c): the counters of a new process, every
  * block before it forgotten (their frees count as unknown), every thread
  * going on; the same locks taken as for a fork. */
+/* A session's start (attach.c), before the session counts as attached:
+ * attach_idle() still says so, but this must lock what it unlocks (and hold
+ * the signals it releases) all the same. */
 void fork_new_session(void)
 {
-    fork_prepare();
+    fork_idle = 0;
+    lock_all();
     mp_start_time = mp_now();
     stacks_unlock_all();
     python_unlock();
