@@ -28,11 +28,14 @@ same() {
     local args=() x
     for x in "$@"; do [ "$x" = PH ] || args+=("$x"); done
     local s f
-    # csv rows end in stack,stacks,where: the store numbers its stacks anew
+    # csv rows end in stack,stacks,where, text rows have a stack column
+    # before the where: the store numbers its stacks anew
     s=$("$MPQ" "${args[@]}" --server "$CH_URL" --exe "$exe" 2>&1; echo "exit $?")
     f=$("$MPQ" "${args[@]}" "$file" 2>&1; echo "exit $?")
-    s=$(printf '%s\n' "$s" | sed -E 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/')
-    f=$(printf '%s\n' "$f" | sed -E 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/')
+    s=$(printf '%s\n' "$s" | sed -E -e 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/' \
+        -e 's/^( *[^ ]+ +[^ ]+( [KMGT]iB| B)? +[^ ]+ +)[0-9]+(\+[0-9]+)? /\1ID /')
+    f=$(printf '%s\n' "$f" | sed -E -e 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/' \
+        -e 's/^( *[^ ]+ +[^ ]+( [KMGT]iB| B)? +[^ ]+ +)[0-9]+(\+[0-9]+)? /\1ID /')
     [ "$s" == "$f" ] || fail "$what: --server differs from the file (< file, > server):
 $(diff <(printf '%s\n' "$f") <(printf '%s\n' "$s"))"
     [ "${s##*$'\n'}" == "exit 0" ] || fail "$what: did not succeed: $s"
