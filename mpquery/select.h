@@ -126,10 +126,9 @@ enum {
 /* A process row is one image: a pid that exec'd has a row per program it
  * ran, each its own --exe, numbered in the order they started (--image). */
 #define OPTION_EXE(h)       { OPTG_SELECT, .name = "exe", .id = OPT_EXE, .arg = "NAME|PATH", .help = (h) }
-#define OPTION_IMAGE(h)     { OPTG_SELECT, .name = "image", .id = OPT_IMAGE, .arg = "N", .help = (h) }
+#define OPTION_IMAGE(h)     { OPTG_SELECT, .name = "image", .id = OPT_IMAGE, .arg = "N", .advanced = 1, .help = (h) }
 #define HELP_EXE            "only the processes of this program: NAME as info shows\n" \
-                            "it (python3) or its file's (python3.11), PATH its path\n" \
-                            "as recorded or started; --server: the runs of it"
+                            "it (python3, python3.11) or PATH; --server: its runs"
 #define HELP_IMAGE          "with --pid: only the N-th program that pid ran (1 =\n" \
                             "before its first exec; mpquery info lists them)"
 #define HELP_RUN            "which run: N (its id, as info lists it), latest (default:\n" \
@@ -150,13 +149,8 @@ enum {
 #define OPTIONS_WINDOW \
     { OPTG_SELECT, .name = "since", .id = OPT_WIN_SINCE, .arg = "TIME", .help = NULL }, \
     { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME", \
-      .help = "only the allocations made between these times: counters\n" \
-              "at the last snapshot at or before --until less those at\n" \
-              "the last at or before --since (mpquery top --help-all:\n" \
-              "Time windows); TIME: +S (seconds from the run's start,\n" \
-              "as info and timeline print times: +1.5), seconds since\n" \
-              "the epoch, YYYY-MM-DD[ HH:MM[:SS]] (local time) or an\n" \
-              "age (30m, 2h)" }
+      .help = "only the allocations made between these times (+1.5: from\n" \
+              "the run's start; epoch, date, age: --help-all, Time windows)" }
 #define HELP_WINDOW \
 "Time windows (--since, --until): the allocations made between the two\n" \
 "times, from each process's snapshots: its counters at the last snapshot\n" \

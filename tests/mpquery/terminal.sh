@@ -221,7 +221,7 @@ examples:
 mpquery merge --help-all: every option and the details" "merge --help"
 assert_eq "$("$MPQ" sql --help | wc -l) $("$MPQ" sql --help-all | wc -l)" "14 32" "sql --help and --help-all: lines"
 short=$("$MPQ" top --help) all=$("$MPQ" top --help-all)
-assert_eq "$(printf '%s\n' "$short" | grep -c -E -e '^ +--(server|where|host|since|user|database)' -e '^ClickHouse')" 0 \
+assert_eq "$(printf '%s\n' "$short" | grep -c -E -e '^ +--(server|where|host|user|database)' -e '^ClickHouse')" 0 \
   "top --help: no ClickHouse option"
 assert_eq "$(printf '%s\n' "$short" | tail -1)" "mpquery top --help-all: every option (ClickHouse's too) and the details" \
   "top --help: its last line"
@@ -230,7 +230,7 @@ assert_eq "$(printf '%s\n' "$short" | grep -E '^[A-Z][a-z]+( \(--server\))?:$' |
 assert_eq "$(printf '%s\n' "$all" | grep -E '^[A-Z][a-zA-Z]+( \(--server\))?:$' | tr '\n' ' ')" \
   "Selection: Display: Output: Rules: ClickHouse (--server): " "top --help-all: ClickHouse's heading too"
 [ "$(printf '%s\n' "$short" | wc -l)" -le 60 ] || fail "top --help: $(printf '%s\n' "$short" | wc -l) lines"
-for o in --server --where --since --module --no-inline --signatures --no-default-rules --group-threads; do
+for o in --server --where --image --module --no-inline --signatures --no-default-rules --group-threads; do
     printf '%s\n' "$short" | grep -q -E -- "^ +(-[a-z], )?$o\b" && fail "top --help lists $o"
     printf '%s\n' "$all" | grep -q -E -- "^ +(-[a-z], )?$o\b" || fail "top --help-all does not list $o"
 done
