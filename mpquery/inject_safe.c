@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define SCAN_MAX (256u << 10)
@@ -97,11 +98,32 @@ static uintptr_t restorer(pid_t pid, const struct inject_where *w)
  * kernel moved back there before saving the context). Which call it was
  * is not saved; one made inside the allocator or the loader leaves their
  * frames above it, which the scan finds. */
+/* The system call a context stands at the edge of, when the code shows
+ * it: `mov $NR, %eax` just before the syscall instruction; else -1. */
+static long edge_call(const uint8_t *b, int at)
+{
+    if (at >= 5 && b[at - 5] == 0xb8) return (long)(b[at - 4] | b[at - 3] << 8 | b[at - 2] << 16 | (uint32_t)b[at - 1] << 24);
+    if (at >= 2 && b[at - 2] == 0x31 && b[at - 1] == 0xc0) return 0;       /* xor %eax, %eax */
+    return -1;
+}
+
+/* The allocator's own calls (sysmalloc, systrim, heap growth and trim):
+ * a context at their edge may be inside the allocator with its arena
+ * locked even where no frame of an entry point is left (free tail-calls
+ * its worker). */
+static int allocator_call(long nr)
+{
+    return nr == SYS_brk || nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mremap || nr == SYS_madvise ||
+           nr == SYS_mprotect;
+}
+
 static int context_safe(pid_t pid, uint64_t ip, const struct inject_where *w)
 {
-    uint8_t insn[4] = { 0 };
-    int in_call = inject_mem(pid, ip - 2, insn, 4, 0) == 0 &&
-                  ((insn[0] == 0x0f && insn[1] == 0x05) || (insn[2] == 0x0f && insn[3] == 0x05));
+    uint8_t b[11] = { 0 };      /* ip - 9 .. ip + 2 */
+    if (inject_mem(pid, ip - 9, b, sizeof b, 0) != 0) return 0;
+    int after = b[7] == 0x0f && b[8] == 0x05, at = b[9] == 0x0f && b[10] == 0x05;
+    int in_call = after || at;
+    if (in_call && allocator_call(edge_call(b, after ? 7 : 9))) return 0;
     for (size_t i = 0; i < w->nunsafe; i++)
         if (ip >= (w->unsafe[i].lo & ~(uintptr_t)1) && ip < w->unsafe[i].hi && !(in_call && (w->unsafe[i].lo & 1)))
             return 0;
