@@ -185,22 +185,11 @@ else
 fi
 
 # ---------------------------------------------------------------- pprof
-NPM=$B/npm
+source "$ROOT/tests/lib/npm.sh"
 PINS="speedscope@1.25.0 ajv-cli@5.0.0 ajv-formats@3.0.1 pprof-format@2.3.2"
-npm_ready() {
-    command -v node >/dev/null || return 1
-    for pin in $PINS; do
-        [ "$(node -p "require('$NPM/node_modules/${pin%@*}/package.json').version" 2>/dev/null)" = "${pin##*@}" ] || return 1
-    done
-}
-if ! npm_ready; then      # one install at a time (the tests run in lanes)
-    exec 8>"${TMPDIR:-/tmp}/mallocprof-npm.lock" && flock 8
-    npm_ready || { { command -v npm || sh "$ROOT/tests/lib/deps.sh" nodejs npm; } >npm.log 2>&1 \
-        && npm install --prefix "$NPM" --no-audit --no-fund --save-exact $PINS >>npm.log 2>&1; }
-    exec 8>&-
-fi
+npm_pins $PINS
 have_npm=1
-npm_ready || { have_npm=0; echo "SKIP: npm packages ($PINS) not installed: $(tail -n 1 npm.log)"; }
+npm_ready $PINS || { have_npm=0; echo "SKIP: npm packages ($PINS) not installed: $(tail -n 1 npm.log)"; }
 
 # pprof FILE: sample types, the default, the totals of each, the
 # functions, each location's lines (innermost first) and the mappings

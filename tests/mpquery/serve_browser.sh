@@ -11,21 +11,10 @@
 # Skipped (a SKIP line) when chromium or the npm package cannot be installed.
 source "$(dirname "$0")/../lib/lib.sh"
 
-NPM=$B/npm
+source "$ROOT/tests/lib/npm.sh"
 PINS="puppeteer-core@23.11.1"
-npm_ready() {
-    command -v node >/dev/null || return 1
-    for pin in $PINS; do
-        [ "$(node -p "require('$NPM/node_modules/${pin%@*}/package.json').version" 2>/dev/null)" = "${pin##*@}" ] || return 1
-    done
-}
-if ! npm_ready; then      # one install at a time (the tests run in lanes)
-    exec 8>"${TMPDIR:-/tmp}/mallocprof-npm.lock" && flock 8
-    npm_ready || { { command -v npm || sh "$ROOT/tests/lib/deps.sh" nodejs npm; } >npm.log 2>&1 \
-        && npm install --prefix "$NPM" --no-audit --no-fund --save-exact $PINS >>npm.log 2>&1; }
-    exec 8>&-
-fi
-npm_ready || { echo "SKIP: npm packages ($PINS) not installed: $(tail -n 1 npm.log)"; exit 0; }
+npm_pins $PINS
+npm_ready $PINS || { echo "SKIP: npm packages ($PINS) not installed: $(tail -n 1 npm.log)"; exit 0; }
 if ! sh "$ROOT/tests/lib/deps.sh" chromium >deps.log 2>&1 || ! command -v chromium >/dev/null; then
     echo "SKIP: chromium not installed: $(tail -n 1 deps.log)"
     exit 0
