@@ -110,7 +110,10 @@ $(B)/obj/prof/%.o: prof/%.c $(PROF_H) $(COMMON_DEPS) | deps
 # ldd lists libc, libm and the loader only.
 NS_LIBS  = $(foreach l,dw elf unwind,$(shell $(CC) -print-file-name=lib$(l).so))
 SQLITE_A = $(shell $(CC) -print-file-name=libsqlite3.a)
-PROF_LINK = -Wl,-z,nodelete -Wl,--no-undefined -Wl,--exclude-libs,libsqlite3.a $(SQLITE_A) -ldl -lpthread -lm
+# --wrap: this library's own calls of the malloc family go to its own heap
+# (prof/base/ownheap.c), never to the program's allocator.
+PROF_WRAP = $(foreach f,malloc free calloc realloc reallocarray posix_memalign memalign aligned_alloc malloc_usable_size strdup strndup,-Wl,--wrap=$(f))
+PROF_LINK = $(PROF_WRAP) -Wl,-z,nodelete -Wl,--no-undefined -Wl,--exclude-libs,libsqlite3.a $(SQLITE_A) -ldl -lpthread -lm
 $(B)/ns_stubs.S: tools/ns_stubs.sh $(PROF_OBJ) $(B)/libmpcommon.a
 	sh tools/ns_stubs.sh $(NS_LIBS) -- $(PROF_OBJ) $(B)/libmpcommon.a > $@.tmp
 	mv $@.tmp $@

@@ -172,6 +172,14 @@ int mp_grow_mapped(void *pp, size_t *n, size_t need, size_t elem)
     return 0;
 }
 
+/* What mp_grow_mapped grew, given back: *pp NULL, *n 0. */
+void mp_ungrow_mapped(void *pp, size_t *n, size_t elem)
+{
+    mp_unmap(*(void **)pp, (*n * elem + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1));
+    *(void **)pp = NULL;
+    *n = 0;
+}
+
 /* Every mapping arena_alloc made (its chunks, its large blocks), for
  * arena_forget; past the table, a mapping stays for the process's life. */
 #define ARENA_MAPS 8192

@@ -97,11 +97,17 @@ void mp_log(const char *level, const char *fmt, ...)
  * "no stack"); uncapped for what exact totals need (threads). */
 void *arena_alloc(size_t size, int capped);
 void arena_forget(void);        /* a detach: every arena_alloc block given back (nothing may use one) */
+/* The profiler's own heap (ownheap.c): this library's malloc family
+ * (the linker's --wrap), the namespace's; never the program's allocator. */
+void ownheap_lock_all(void);    /* fork.c: around a fork */
+void ownheap_unlock_all(void);
+void ownheap_trim(void);        /* a detach: the spans with no live block unmapped */
 /* Raw mappings for tables that grow; capped = counts against MP_MAX_MEMORY
  * (everything but the pointer map). */
 void *mp_map(size_t size, int capped);
 void mp_unmap(void *p, size_t size);
 int mp_grow_mapped(void *pp, size_t *n, size_t need, size_t elem);     /* grow_array's, in mappings of ours */
+void mp_ungrow_mapped(void *pp, size_t *n, size_t elem);               /* its mapping given back */
 void *mp_map_unforked(size_t size);     /* not inherited by a fork child (MADV_DONTFORK) */
 void mp_arena_after_fork_child(void);   /* its locks free, the unforked mappings forgotten */
 /* The profiler's own mappings: the system calls themselves, never through

@@ -169,7 +169,7 @@ static void session_release(void)
     released_threads = threads_quiesce();
     recorder_forget();
     sqlite3_shutdown();         /* SQLite's own state (the page cache's, the VFS's): no connection is open */
-    malloc_trim(0);
+    ownheap_trim();
     guard_leave(&g);
 }
 

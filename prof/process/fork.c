@@ -35,6 +35,7 @@ static void lock_all(void)
     python_lock();
     stacks_lock_all();
     ptrmap_lock_all();
+    ownheap_lock_all();
 }
 
 static void fork_prepare(void)
@@ -45,6 +46,7 @@ static void fork_prepare(void)
 static void fork_parent(void)
 {
     if (fork_idle) return;
+    ownheap_unlock_all();
     ptrmap_unlock_all();
     stacks_unlock_all();
     python_unlock();
@@ -72,6 +74,7 @@ static void counters_after_fork_child(int others_gone)
 static void fork_child(void)
 {
     if (fork_idle) return;
+    ownheap_unlock_all();
     mp_arena_after_fork_child();
     mp_kept_open_all();     /* a /proc/self file reads the process that opened it */
     mp_start_time = mp_now();
@@ -99,6 +102,7 @@ void fork_new_session(void)
     fork_idle = 0;
     lock_all();
     mp_start_time = mp_now();
+    ownheap_unlock_all();
     stacks_unlock_all();
     python_unlock();
     unwind_unlock();

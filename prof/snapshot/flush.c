@@ -266,6 +266,7 @@ void flush_release(void)
     flush_lock();
     forget_database();
     own_stack_release(&flush_stack);
+    ledger_release();
     flush_unlock();
 }
 

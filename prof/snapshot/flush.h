@@ -99,6 +99,7 @@ void maps_rows_forget(void);            /* another database, or a fork child */
  * calls no mallinfo2. */
 int ledger_write(struct writer *w, int64_t snapshot, int fatal);
 double ledger_time(void);      /* seconds the latest ledger took */
+void ledger_release(void);      /* the end of an attach session: its buffers unmapped */
 
 /* ------------------------------------------------------------ flush_process.c */
 

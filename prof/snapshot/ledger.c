@@ -5,12 +5,11 @@
  * claim their part of a VMA; where a claim covers part of a VMA only (the
  * kernel merges adjacent anonymous mappings), that VMA's resident bytes
  * are counted page by page from /proc/self/pagemap, claims and rest alike.
- * The rest of a VMA goes to
- * the line its kind says ([heap], [stack], a file: modules), an unclaimed
- * anonymous VMA to 'unexplained'. The heap's resident bytes are split by
- * the profiler's live bytes and mallinfo2(). Runs inside the flush; its
- * buffers are mappings of the profiler's (mp_grow_mapped), not the heap it
- * measures. The lines always add up to the 'rss' line. */
+ * The rest of a VMA goes to the line its kind says ([heap], [stack], a
+ * file: modules), an unclaimed anonymous VMA to 'unexplained'. The heap's
+ * resident bytes are split by the profiler's live bytes and mallinfo2().
+ * Runs inside the flush, its buffers in mappings of the profiler's
+ * (mp_grow_mapped). The lines always add up to the 'rss' line. */
 #define _GNU_SOURCE
 #include "ledger_heap.h"
 
@@ -37,23 +36,27 @@ enum owner { O_MMAP_ANON, O_MMAP_FILE, O_PROFILER, O_HEAP, O_CHUNK, O_OWN_CHUNK,
 
 struct vma {
     uintptr_t lo, hi;
-    uint64_t rss;
-    char r, w;
-    char kind;          /* 'h' [heap], 's' [stack], 'f' a file, 'a' anonymous, 'o' other ([vdso]...) */
-    uint64_t offset;
+    uint64_t rss, offset;
+    char r, w, kind;    /* kind: 'h' [heap], 's' [stack], 'f' a file, 'a' anonymous, 'o' other ([vdso]...) */
     char *path;         /* into the smaps text */
 };
 struct claim { uintptr_t lo, hi; enum owner owner; };
 
 static struct {
     char *text;
-    size_t ntext, text_cap;
     struct vma *vmas;
-    size_t nvmas, vmas_cap;
     struct claim *claims;
-    size_t nclaims, claims_cap;
+    size_t ntext, text_cap, nvmas, vmas_cap, nclaims, claims_cap;
     int pagemap, mem;           /* kept files (fds.c), taken once per ledger (account) */
 } L;
+
+void ledger_release(void)      /* the end of an attach session (flush_release) */
+{
+    mp_ungrow_mapped(&L.text, &L.text_cap, 1);
+    mp_ungrow_mapped(&L.vmas, &L.vmas_cap, sizeof *L.vmas);
+    mp_ungrow_mapped(&L.claims, &L.claims_cap, sizeof *L.claims);
+    L.ntext = L.nvmas = L.nclaims = 0;
+}
 
 /* ------------------------------------------------------------ smaps */
 

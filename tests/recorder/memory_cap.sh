@@ -9,7 +9,9 @@ assert_eq "$(q a.db 'SELECT ncalls, memtot, nfree, memlive FROM process_totals')
 stacked=$(q a.db "SELECT sum(ncalls) FROM last_sample")
 nostack=$(q a.db "SELECT ncalls_nostack FROM process_totals")
 assert_eq "$((stacked + nostack))" 131072 "stacked + overflow = all"
-[ "$nostack" -gt 0 ] && [ "$stacked" -gt 10000 ] || fail "expected both stacked ($stacked) and overflow ($nostack)"
+# (the cap counts the profiler's heap too, SQLite's and libdw's blocks, in
+# mappings of its own since prof/base/ownheap.c: 8,191 stacks fit in 16M)
+[ "$nostack" -gt 0 ] && [ "$stacked" -gt 4000 ] || fail "expected both stacked ($stacked) and overflow ($nostack)"
 mem=$(q a.db "SELECT profiler_memory FROM snapshot")
 echo "# profiler memory at the cap: $mem bytes for $stacked stacks"
 MP_MAX_MEMORY=4G profile b.db $B/tests/many_paths 17 2>/dev/null
