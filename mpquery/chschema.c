@@ -1,10 +1,12 @@
 /* mallocprof's store on ClickHouse: schema/clickhouse.sql's statements
  * (compiled in, each idempotent) and each table's columns as push writes
  * and --server reads them, made from the profile format's tables
- * (prof/format.h); ch_create_schema checks the store has them. */
+ * (prof/format.h); ch_create_schema checks the store has them, and the
+ * store's version (view mp_version) against this mpquery's. */
 #include "chstore.h"
 #include "format.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *const ch_table_name[CH_NTABLES] = {
@@ -134,10 +136,34 @@ static int check_columns(struct ch *c, char *err, size_t errlen)
     return rc;
 }
 
+/* ---------------------------------------------------------------- the version */
+/* This mpquery's store version: the number clickhouse.sql's view mp_version
+ * says, so that the file is its one definition. */
+static const char version_sql[] = "CREATE VIEW IF NOT EXISTS mp_version AS SELECT toUInt32(";
+
+int ch_schema_version(void)
+{
+    const char *v = strstr(ch_schema_sql, version_sql);
+    return v ? atoi(v + sizeof version_sql - 1) : 0;
+}
+
+int ch_check_version(struct ch *c, char *err, size_t errlen)
+{
+    struct strbuf out = { 0 };
+    int rc = ch_query(c, "SELECT version FROM mp_version", 1, &out, err, errlen);
+    long version = rc ? 1 : strtol(out.s ? out.s : "", NULL, 10);
+    sb_free(&out);
+    if (rc && c->exception_code != 60) return rc;   /* 60, no such view: a store from before versions */
+    if (version >= 1 && version <= ch_schema_version()) return 0;
+    snprintf(err, errlen, "%s: the store is of version %ld, this mpquery reads versions 1 to %d (upgrade mpquery)",
+             c->url, version, ch_schema_version());
+    return EXIT_FAILED;
+}
+
 int ch_create_schema(struct ch *c, char *err, size_t errlen)
 {
     struct strbuf stmt = { 0 }, out = { 0 };
-    int rc = 0;
+    int rc = ch_check_version(c, err, errlen);
     /* statements end at a line holding only ';' */
     for (const char *s = ch_schema_sql; *s && !rc;) {
         const char *end = strstr(s, "\n;\n");

@@ -5,6 +5,7 @@
  * answers read row by row. */
 #include "optdefs.h"
 #include "chquery.h"
+#include "chstore.h"
 #include "select.h"
 
 #include <stdio.h>
@@ -270,6 +271,7 @@ int ch_server_open(struct server *s, const struct server_opts *o, int side, char
     s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
     int rc = runs_sql(o, side, &s->runs, err, errlen);
     if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
+    if (!rc) rc = ch_check_version(&s->ch, err, errlen);
     return rc;
 }
 

@@ -17,10 +17,17 @@ uint64_t ch_frame_id(const struct profile *p, uint32_t frame);
  * outermost first. */
 uint64_t ch_stack_id(const uint64_t *frames, size_t n);
 
-/* Runs schema/clickhouse.sql's statements (each idempotent), then checks
- * that the store's columns have the types push writes (a store of
- * another schema is an error naming the column). */
+/* Checks the store's version (ch_check_version), runs
+ * schema/clickhouse.sql's statements (each idempotent), then checks that
+ * the store's columns have the types push writes (a store of another
+ * schema is an error naming the column). */
 int ch_create_schema(struct ch *c, char *err, size_t errlen);
+/* The store's version (view mp_version; none: 1, a store from before
+ * versions) is one this mpquery reads, 1 to ch_schema_version(): 0, else
+ * EXIT_FAILED with err "URL: the store is of version N, ...". push and
+ * --server both check it. */
+int ch_check_version(struct ch *c, char *err, size_t errlen);
+int ch_schema_version(void);
 
 /* The tables a push writes, in the order it sends them: mp_run last. */
 enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST, CH_RUN,

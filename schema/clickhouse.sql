@@ -64,6 +64,15 @@
 -- &distributed_product_mode=global&insert_distributed_sync=1. The dictionaries mp_frame and mp_stack can be sharded
 -- by frame and stack instead; any() per key then works as it does here.
 
+-- The store's version, checked as a profile's PRAGMA user_version is: push
+-- and --server refuse a store of a later version than theirs ("the store
+-- is of version 3, this mpquery reads versions 1 to 2"), whose tables may
+-- mean what they do not know. A store without this view was made before
+-- versions (version 1: the same tables) and gets it with the next push;
+-- raise the number with any change an older mpquery would misread.
+-- (mpquery reads its own version from this statement: chschema.c.)
+CREATE VIEW IF NOT EXISTS mp_version AS SELECT toUInt32(2) AS version
+;
 CREATE TABLE IF NOT EXISTS mp_run (
     run         UInt64,     -- the load
     token       String,     -- MP_RUN: the run's identity across files and pushes
