@@ -271,7 +271,8 @@ int ch_server_open(struct server *s, const struct server_opts *o, int side, char
     s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
     int rc = runs_sql(o, side, &s->runs, err, errlen);
     if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
-    if (!rc) rc = ch_check_version(&s->ch, err, errlen);
+    long version;
+    if (!rc) rc = ch_check_version(&s->ch, &version, err, errlen);
     return rc;
 }
 
