@@ -1,4 +1,4 @@
-/* --group in the listings whose table compares profiles (diff, leaks):
+/* --group in the tables of diff and leaks:
  * the groups of every profile of a listing matched by name (one group per
  * host, executable or pid, select.h's thread_groups_by_key), in name
  * order, and per group each profile's counters per display node, from

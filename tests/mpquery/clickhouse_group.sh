@@ -3,7 +3,7 @@
 # (tests/lib/clickhouse.sh): the fleet fixture (three processes on two
 # hosts, two executables) and the exec fixture (one pid running three
 # programs) pushed into it; ClickHouse sums each stack per group key
-# (host, pid, or executable and argv[0]) and top and diff answer as
+# (host, pid, or executable and argv[0]) and top, leaks and diff answer as
 # over the same files (stack ids aside), with time windows too, and diff
 # --server --a-since 2h --a-until T --b-since T --group exe.
 source "$(dirname "$0")/../lib/lib.sh"
@@ -21,8 +21,12 @@ same() {
     local s f
     s=$("$MPQ" "$@" --server "$CH_URL" 2>&1; echo "exit $?")
     f=$("$MPQ" "$@" fleet.db exec.db --run all 2>&1; echo "exit $?")
-    s=$(printf '%s\n' "$s" | sed -E -e 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/' -e 's/^(.*[0-9]\.[0-9] +)[0-9]+(\+[0-9]+)? /\1ID /')
-    f=$(printf '%s\n' "$f" | sed -E -e 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/' -e 's/^(.*[0-9]\.[0-9] +)[0-9]+(\+[0-9]+)? /\1ID /')
+    # the store numbers its stacks anew: csv's stack column, text's after
+    # top's % or leaks' bytes
+    local ids=(-e 's/,[0-9]+,([0-9]+),([^,]*)$/,ID,\1,\2/' -e 's/^(.*[0-9]\.[0-9] +)[0-9]+(\+[0-9]+)? /\1ID /'
+               -e 's/(B +)[0-9]+(\+[0-9]+)? +([^ ]+ <)/\1ID \3/')
+    s=$(printf '%s\n' "$s" | sed -E "${ids[@]}")
+    f=$(printf '%s\n' "$f" | sed -E "${ids[@]}")
     [ "$s" == "$f" ] || fail "$what: --server differs from the files (< files, > server):
 $(diff <(printf '%s\n' "$f") <(printf '%s\n' "$s"))"
     [ "${s##*$'\n'}" == "exit 0" ] || fail "$what: did not succeed: $s"
@@ -33,6 +37,8 @@ for g in host exe pid; do
     same "top --group $g, text" top --group $g --by memlive
 done
 same "top --group exe --functions" top --group exe --functions --format csv
+same "leaks --group exe" leaks --group exe
+same "leaks --group pid, csv" leaks --group pid --format csv
 same "top --group pid --by maxlive" top --group pid --by maxlive --format csv
 assert_eq "$("$MPQ" top --server "$CH_URL" --group exe --format csv | cut -d, -f1,3)" \
 "exe,memtot

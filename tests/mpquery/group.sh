@@ -2,7 +2,7 @@
 # --group host|exe|pid splits a table by the processes' host, executable or
 # pid (select.h's groups, the same mechanism as --per-thread's): top (a
 # first column named by the kind, groups by their total, largest first),
-# tree (a tree per group), diff (groups by name); with a time window too
+# tree (a tree per group), diff and leaks (groups by name); with a time window too
 # (each row's change over it). On the fleet fixture: api pid 10 and db pid
 # 11 on web1, api pid 20 on web2, snapshots at +1, +2, +3 s.
 source "$(dirname "$0")/../lib/lib.sh"
@@ -75,6 +75,17 @@ web2,1,25
 web1,0,0
 web1,1,13" "tree --group host: a tree per host"
 
+assert_eq "$("$MPQ" leaks fleet.db --group exe)" \
+"exe  blocks     bytes  stack  where
+api       2  1.95 KiB  3      put < main
+api      15  1.46 KiB  2      get < main
+db        3      30 B  3      put < main
+20 leaked blocks (3.45 KiB) in 2 stacks (3 rows)" "leaks --group exe: each group's leaks, the summary of all (stacks counted once)"
+assert_eq "$("$MPQ" leaks fleet.db --group pid --since +1.5 --format csv 2>/dev/null)" \
+"pid,blocks,bytes,stack,stacks,where
+10,4,400,2,1,get < main
+11,2,20,3,1,put < main" "leaks --group pid --since +1.5: what each process's window left live"
+expect_fail 2 "^mpquery: leaks: --callers does not combine with --group" "$MPQ" leaks fleet.db --group exe --callers
 expect_fail 2 "^mpquery: top: bad value 'foo' for --group \(expected host, exe or pid\)" "$MPQ" top fleet.db --group foo
 expect_fail 2 "^mpquery: top: --group does not combine with --per-thread" "$MPQ" top fleet.db --group exe --per-thread
 expect_fail 2 "^mpquery: diff: --group splits tables: not with --fold or --flame" \
