@@ -26,65 +26,8 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- the aggregate profile */
-static const int counter_of_col[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME, NMAP, MAPPED,
-                                      MAXMAPPED, RSS, MEMCOLD, COLDAGE };
-enum { NCOLS = sizeof counter_of_col / sizeof *counter_of_col };
-#define counter_col(i) counter_name[counter_of_col[i]]
-
-/* Per distinct stack of the selection: its counters combined (summed, or
- * the largest: counter_is_max) over runs,
- * processes and threads at each process's selected snapshot (the last,
- * or with peak its peak, by the rules of schema/profile.sql), and its
- * frames. */
-static void stacks_sql(const struct server *s, const struct server_opts *o, int peak, struct strbuf *q)
-{
-    const char *R = s->runs.s;
-    int win = o->win_since || o->win_until;
-    sb_puts(q, "SELECT a.stack, ");
-    for (int i = 0; i < NCOLS; i++) sb_printf(q, "a.s_%s, ", counter_col(i));
-    sb_puts(q, "b.frames FROM (SELECT stack");
-    for (int i = 0; i < NCOLS; i++)
-        sb_printf(q, ", %s(v_%s) AS s_%s", counter_is_max(counter_of_col[i]) ? "max" : "sum", counter_col(i),
-                  counter_col(i));
-    sb_puts(q, " FROM (SELECT stack");
-    for (int i = 0; i < NCOLS; i++) {
-        if (!win) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_col(i), counter_col(i));
-        else if (counter_is_max(counter_of_col[i]))
-            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) AS v_%s", counter_col(i), counter_col(i));
-        else
-            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) - argMaxIf(%s, seq, seq <= sseq) AS v_%s",
-                      counter_col(i), counter_col(i), counter_col(i));
-    }
-    sb_puts(q, " FROM mp_sample");
-    if (peak)
-        sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
-                     " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
-    if (win) ch_window_sql(o, R, q);
-    sb_printf(q, " WHERE run IN (%s) AND ", R);
-    const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
-                        " AND reason != 'peak')";
-    if (peak) sb_puts(q, "(seq = pseq OR (seq < pseq AND ");
-    sb_printf(q, chain, R);
-    if (peak) sb_puts(q, "))");
-    sb_puts(q, " GROUP BY run, process, stack, thread) GROUP BY stack) AS a ALL LEFT JOIN"
-               " (SELECT stack, any(frames) AS frames FROM mp_stack");
-    sb_printf(q, " WHERE stack IN (SELECT stack FROM mp_sample WHERE run IN (%s)) GROUP BY stack) AS b USING stack"
-                 " ORDER BY a.stack FORMAT TabSeparated", R);
-}
-
-/* Its frames: the symbolized copy when pushes disagree, its function,
- * file and line taken together (one push's). (The joins are ALL: current
- * ClickHouse releases make ANY INNER JOIN keep one row per key of both
- * sides.) */
-static void frames_sql(const struct server *s, struct strbuf *q)
-{
-    sb_printf(q, "SELECT frame, module, build_id, offset, inline_depth, tupleElement(sym, 1), tupleElement(sym, 2),"
-                 " tupleElement(sym, 3) FROM (SELECT frame, any(module) AS module, any(build_id) AS build_id,"
-                 " any(offset) AS offset, any(inline_depth) AS inline_depth,"
-                 " argMax(tuple(function, file, line), tuple(length(function), length(file))) AS sym"
-                 " FROM mp_frame WHERE frame IN (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
-                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame) FORMAT TabSeparated", s->runs.s);
-}
+#define NCOLS CH_NCOUNTERS
+#define counter_of_col ch_counter_of_col
 
 /* Parses "[1,2,3]" into ids. */
 static int parse_array(const char *s, uint64_t **ids, size_t *n, size_t *cap)
@@ -110,8 +53,9 @@ struct build {
     struct idmap frame_index;               /* frame hash → index in l.rframes */
     struct idmap nodes;                     /* (parent id << 32 | frame id) → stack id */
     struct idmap run_index, proc_id, thread_id, snapshot_id;
-    int64_t home_snapshot, home_thread;     /* where the stacks' sums hang (pick_home) */
-    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules, hists; } cap;
+    struct strtab home_key;                 /* per --group key (one, "", without) where its */
+    int64_t *home_snapshot, *home_thread;   /* sums hang (pick_homes) */
+    struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules, hists, homes; } cap;
 };
 
 static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
@@ -360,23 +304,41 @@ static int load_runs(struct server *s, struct build *b)
     return each_run_row(s, b, CH_TOTALS, total_row);
 }
 
-/* Where the sums hang: the first process that has the selected kind of
- * snapshot (its last, or its peak), at that snapshot, on its first
- * thread. Selections then take them as they take a file's rows. */
-static int pick_home(struct build *b, int peak, char *err, size_t errlen)
+/* Where the sums hang: per --group key (without: for all), the first
+ * process of it that has the selected kind of snapshot (its last, or its
+ * peak), at that snapshot, on its first thread. Selections then take them
+ * as they take a file's rows, and --group's views find them in their
+ * group. */
+static int64_t last_of_kind(const struct loader *l, size_t i, int peak)
+{
+    size_t j = i;
+    for (size_t k = i + 1; k < l->nsnapshots && l->rsnapshots[k].process == l->rsnapshots[i].process; k++)
+        if ((strcmp(l->rsnapshots[k].s.reason, "peak") == 0) == peak) j = k;
+    return l->rsnapshots[j].s.id;
+}
+
+static int pick_homes(struct build *b, int peak, int by, char *err, size_t errlen)
 {
     const struct loader *l = &b->l;
-    for (size_t i = 0; i < l->nsnapshots && !b->home_snapshot; i++) {
+    struct strbuf key = { 0 };
+    sb_puts(&key, "");
+    for (size_t i = 0; i < l->nsnapshots; i++) {
         const struct raw_snapshot *sn = &l->rsnapshots[i];
-        if ((strcmp(sn->s.reason, "peak") == 0) != peak) continue;
-        size_t j = i;     /* the last of its kind in this process */
-        for (size_t k = i + 1; k < l->nsnapshots && l->rsnapshots[k].process == sn->process; k++)
-            if ((strcmp(l->rsnapshots[k].s.reason, "peak") == 0) == peak) j = k;
-        for (size_t t = 0; t < l->nthreads && !b->home_thread; t++)
-            if (l->rthreads[t].process == sn->process) b->home_thread = l->rthreads[t].t.id;
-        if (b->home_thread) b->home_snapshot = l->rsnapshots[j].s.id;
+        if ((strcmp(sn->s.reason, "peak") == 0) != peak || sn->process == NONE) continue;
+        if (by) group_key(&b->l.p->procs[sn->process - 1], by, &key);
+        if (strtab_find(&b->home_key, key.s, key.len) != NONE) continue;
+        int64_t thread = 0;
+        for (size_t t = 0; t < l->nthreads && !thread; t++)
+            if (l->rthreads[t].process == sn->process) thread = l->rthreads[t].t.id;
+        if (!thread) continue;
+        size_t k = strtab_intern(&b->home_key, key.s, key.len);
+        b->home_snapshot = array_grow(b->home_snapshot, k, &b->cap.homes, sizeof *b->home_snapshot);
+        b->home_thread = xrealloc(b->home_thread, b->cap.homes * sizeof *b->home_thread);
+        b->home_snapshot[k] = last_of_kind(l, i, peak);
+        b->home_thread[k] = thread;
     }
-    if (b->home_snapshot) return 0;
+    sb_free(&key);
+    if (b->home_key.n) return 0;
     snprintf(err, errlen, "%s: no %s in the selected runs", b->l.p->path, peak ? "peak snapshot (recorded before format version 3?)"
                                                              : "process with a snapshot and a thread");
     return EXIT_BAD_INPUT;
@@ -385,7 +347,7 @@ static int pick_home(struct build *b, int peak, char *err, size_t errlen)
 static int load_frames(struct server *s, struct build *b)
 {
     struct strbuf q = { 0 };
-    frames_sql(s, &q);
+    ch_frames_sql(s, &q);
     int rc = each_row(s, b, &q, 8, "frames", add_frame);
     sb_free(&q);
     if (rc) return rc;
@@ -395,20 +357,21 @@ static int load_frames(struct server *s, struct build *b)
 }
 
 /* The stacks' rows: their paths into the stack tree, their sums into
- * raw samples of the one thread (converted once the tree is linked). */
+ * raw samples of their home's thread (converted once the tree is linked). */
 static int load_stacks(struct server *s, const struct server_opts *o, struct build *b, int peak,
                        struct raw_sample **raws, size_t *nraws)
 {
     struct strbuf q = { 0 };
-    stacks_sql(s, o, peak, &q);
+    ch_stacks_sql(s, o, peak, &q);
     int rc = ch_ask(s, &q), got;
     sb_free(&q);
     if (rc) return rc;
     uint64_t *path = NULL;
-    size_t n, cap = 0, cap_raws = 0;
-    while ((got = ch_next_row(&s->rows, 2 + NCOLS)) == 1) {
-        if (parse_array(s->rows.f[1 + NCOLS].s, &path, &n, &cap) || n == 0) { got = -1; break; }
-        int64_t node = 0;
+    size_t n, cap = 0, cap_raws = 0, g = o->group_by != 0;
+    while ((got = ch_next_row(&s->rows, 2 + g + NCOLS)) == 1) {
+        if (parse_array(s->rows.f[1 + g + NCOLS].s, &path, &n, &cap) || n == 0) { got = -1; break; }
+        uint32_t home = strtab_find(&b->home_key, g ? s->rows.f[1].s : "", g ? s->rows.f[1].len : 0);
+        int64_t node = home == NONE ? -1 : 0;
         for (size_t i = 0; i < n && node >= 0; i++) {
             uint32_t f = idmap_get(&b->frame_index, path[i]);
             node = f == NONE ? -1 : stack_node(b, node, f);
@@ -416,8 +379,8 @@ static int load_stacks(struct server *s, const struct server_opts *o, struct bui
         if (node < 0) { got = -1; break; }
         *raws = array_grow(*raws, *nraws, &cap_raws, sizeof **raws);
         struct raw_sample *raw = &(*raws)[(*nraws)++];
-        *raw = (struct raw_sample){ .snapshot = b->home_snapshot, .stack = node, .thread = b->home_thread };
-        for (int i = 0; i < NCOLS; i++) raw->c.v[counter_of_col[i]] = i64(&s->rows, 1 + (size_t)i);
+        *raw = (struct raw_sample){ .snapshot = b->home_snapshot[home], .stack = node, .thread = b->home_thread[home] };
+        for (int i = 0; i < NCOLS; i++) raw->c.v[counter_of_col[i]] = i64(&s->rows, 1 + g + (size_t)i);
     }
     free(path);
     return got < 0 ? ch_malformed(s, "stacks") : 0;
@@ -453,6 +416,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     strtab_init(&b.modules);
     strtab_init(&b.names);
     strtab_init(&b.files);
+    strtab_init(&b.home_key);
     idmap_init(&b.frame_index, 1024);
     idmap_init(&b.nodes, 1024);
     idmap_init(&b.run_index, 64);
@@ -462,7 +426,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     struct raw_sample *raws = NULL;
     size_t nraws = 0;
     if (!rc) rc = load_runs(&s, &b);
-    if (!rc) rc = pick_home(&b, peak, err, errlen);
+    if (!rc) rc = pick_homes(&b, peak, o->group_by, err, errlen);
     if (!rc) rc = load_frames(&s, &b);
     if (!rc) rc = load_stacks(&s, o, &b, peak, &raws, &nraws);
     if (!rc) rc = link_rows(&b, raws, nraws);
@@ -472,6 +436,9 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     strtab_free(&b.modules);
     strtab_free(&b.names);
     strtab_free(&b.files);
+    strtab_free(&b.home_key);
+    free(b.home_snapshot);
+    free(b.home_thread);
     idmap_free(&b.frame_index);
     idmap_free(&b.nodes);
     idmap_free(&b.run_index);

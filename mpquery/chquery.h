@@ -12,7 +12,7 @@
 /* The rows of a TabSeparated answer, field by field. */
 struct rows {
     const char *cur, *end;
-    struct strbuf f[16];             /* the widest answer: a stack, its 13 counters, its frames */
+    struct strbuf f[16];             /* the widest answer: a stack, its --group key, 13 counters, frames */
     size_t n;
 };
 
@@ -45,5 +45,17 @@ void ch_server_close(struct server *s);
 /* A time window's join (chselect.c): per (run, process) of runs R, the
  * snapshots at its ends, useq and sseq (0: none), as window.c finds them. */
 void ch_window_sql(const struct server_opts *o, const char *R, struct strbuf *q);
+/* The counters of mp_sample's columns, in their order. */
+enum { CH_NCOUNTERS = 13 };
+extern const int ch_counter_of_col[CH_NCOUNTERS];
+/* Per distinct stack of the selection (and --group key, o->group_by: a
+ * field after the stack): its counters combined (summed, or the largest:
+ * counter_is_max) over runs, processes and threads at each process's
+ * selected snapshot (the last, or with peak its peak, by the rules of
+ * schema/profile.sql; with a window their change over it), and its
+ * frames. */
+void ch_stacks_sql(const struct server *s, const struct server_opts *o, int peak, struct strbuf *q);
+/* The frames of those stacks, one row each (chquery.c's add_frame). */
+void ch_frames_sql(const struct server *s, struct strbuf *q);
 
 #endif

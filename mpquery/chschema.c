@@ -1,11 +1,14 @@
 /* mallocprof's store on ClickHouse: schema/clickhouse.sql's statements
  * (compiled in, each idempotent) and each table's columns as push writes
  * and --server reads them, made from the profile format's tables
- * (prof/format.h); ch_create_schema checks the store has them. */
+ * (prof/format.h); ch_create_schema checks the store has them, and the
+ * store's version (view mp_version) against this mpquery's. */
 #include "chstore.h"
 #include "format.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *const ch_table_name[CH_NTABLES] = {
     "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
@@ -134,15 +137,99 @@ static int check_columns(struct ch *c, char *err, size_t errlen)
     return rc;
 }
 
+/* ---------------------------------------------------------------- the version */
+/* This mpquery's store version: the number clickhouse.sql's view mp_version
+ * says, so that the file is its one definition. */
+static const char version_sql[] = "CREATE VIEW IF NOT EXISTS mp_version AS SELECT toUInt32(";
+
+int ch_schema_version(void)
+{
+    const char *v = strstr(ch_schema_sql, version_sql);
+    return v ? atoi(v + sizeof version_sql - 1) : 0;
+}
+
+/* The store's version: its view's number; without the view 1 when it has
+ * tables (a store from before versions), 0 when it has none (new). */
+static int store_version(struct ch *c, long *version, char *err, size_t errlen)
+{
+    struct strbuf out = { 0 };
+    int rc = ch_query(c, "SELECT version FROM mp_version", 1, &out, err, errlen);
+    if (!rc) *version = strtol(out.s ? out.s : "", NULL, 10);
+    if (rc && c->exception_code == 60) {        /* no such view */
+        out.len = 0;
+        rc = ch_query(c, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'mp_run'",
+                      1, &out, err, errlen);
+        *version = !rc && out.s && out.s[0] != '0';
+    }
+    sb_free(&out);
+    return rc;
+}
+
+int ch_check_version(struct ch *c, long *version, char *err, size_t errlen)
+{
+    int rc = store_version(c, version, err, errlen);
+    if (rc || *version <= ch_schema_version()) return rc;
+    snprintf(err, errlen, "%s: the store is of version %ld, this mpquery reads versions 1 to %d (upgrade mpquery)",
+             c->url, *version, ch_schema_version());
+    return EXIT_FAILED;
+}
+
+/* ---------------------------------------------------------------- --ttl */
+/* The active partitions of table t of the runs started before day cutoff. */
+static int expired(struct ch *c, int t, long cutoff, struct strbuf *out, char *err, size_t errlen)
+{
+    struct strbuf sql = { 0 };
+    sb_printf(&sql, "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = '%s'"
+                    " AND active AND toInt64OrZero(partition) < %ld ORDER BY partition", ch_table_name[t], cutoff);
+    out->len = 0;
+    int rc = ch_query(c, sql.s, 1, out, err, errlen);
+    sb_free(&sql);
+    return rc;
+}
+
+int ch_drop_expired(struct ch *c, long days, long *runs, char *err, size_t errlen)
+{
+    static const int tables[] = { CH_RUN, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST,
+                                  CH_STACK_HIST };     /* mp_run first: readers see no part of a dropped run */
+    long version, cutoff = (long)(time(NULL) / 86400) - days;
+    int rc = ch_check_version(c, &version, err, errlen);
+    if (!rc && version < 2) {
+        snprintf(err, errlen, "%s: --ttl: the store is of version 1, not partitioned by day (made before "
+                 "version 2): nothing dropped", c->url);
+        return EXIT_FAILED;
+    }
+    struct strbuf out = { 0 }, sql = { 0 };
+    sb_printf(&sql, "SELECT count() FROM mp_run WHERE bitShiftRight(run, 48) < %ld", cutoff);
+    if (!rc) rc = ch_query(c, sql.s, 1, &out, err, errlen);
+    *runs = rc ? 0 : strtol(out.s ? out.s : "", NULL, 10);
+    for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++) {
+        if ((rc = expired(c, tables[i], cutoff, &out, err, errlen))) break;
+        for (const char *part = out.s ? out.s : ""; *part && !rc; part += strcspn(part, "\n") + 1) {
+            sql.len = 0;
+            sb_printf(&sql, "ALTER TABLE %s DROP PARTITION %ld", ch_table_name[tables[i]], strtol(part, NULL, 10));
+            struct strbuf ignored = { 0 };
+            rc = ch_query(c, sql.s, 0, &ignored, err, errlen);
+            sb_free(&ignored);
+        }
+    }
+    sb_free(&out);
+    sb_free(&sql);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- creating it */
 int ch_create_schema(struct ch *c, char *err, size_t errlen)
 {
     struct strbuf stmt = { 0 }, out = { 0 };
-    int rc = 0;
-    /* statements end at a line holding only ';' */
+    long version;
+    int rc = ch_check_version(c, &version, err, errlen);
+    /* statements end at a line holding only ';'; a store of version 1 stays
+     * so (its tables are not partitioned by day): no view */
     for (const char *s = ch_schema_sql; *s && !rc;) {
         const char *end = strstr(s, "\n;\n");
         size_t n = end ? (size_t)(end - s) : strlen(s);
-        if (has_sql(s, n)) {
+        const char *view = strstr(s, version_sql);
+        if (has_sql(s, n) && !(version == 1 && view && view < s + n)) {
             stmt.len = 0;
             sb_add(&stmt, s, n);
             out.len = 0;

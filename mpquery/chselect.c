@@ -1,9 +1,11 @@
 /* --server URL, the selection: the runs of the store that --where, --exe,
  * --host and --since choose (a subquery over mp_runs, each expression
- * checked to be one), the queries that go with readonly=1, and their
- * TabSeparated answers read row by row. */
+ * checked to be one), the queries of the stacks' sums (per --group key
+ * too) and their frames, sent with readonly=1, and their TabSeparated
+ * answers read row by row. */
 #include "optdefs.h"
 #include "chquery.h"
+#include "chstore.h"
 #include "select.h"
 
 #include <stdio.h>
@@ -113,6 +115,83 @@ void ch_window_sql(const struct server_opts *o, const char *R, struct strbuf *q)
                  " GROUP BY run, process) USING (run, process)", R, R);
 }
 
+/* ---------------------------------------------------------------- the sums */
+const int ch_counter_of_col[CH_NCOUNTERS] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, NTEMP, TIME, NMAP, MAPPED,
+                                              MAXMAPPED, RSS, MEMCOLD, COLDAGE };
+#define counter_col(i) counter_name[ch_counter_of_col[i]]
+
+/* --group's key of a process, as group_key (threads.c) makes it: its
+ * host, its pid, or its executable and argv[0] (no space in it, so the
+ * space between them is unambiguous). */
+static const char *group_key_sql(int by)
+{
+    return by == GROUP_HOST ? "host" : by == GROUP_PID ? "toString(pid)"
+                                                        : "concat(exe, ' ', splitByChar(' ', cmdline)[1])";
+}
+
+/* Per (run, process, stack, thread) the row at the selected snapshot, or
+ * its change over the window (useq, sseq: ch_window_sql). */
+static void rows_sql(const struct server_opts *o, const char *R, int peak, struct strbuf *q)
+{
+    int win = o->win_since || o->win_until;
+    sb_puts(q, "SELECT run, process, stack");
+    for (int i = 0; i < CH_NCOUNTERS; i++) {
+        if (!win) sb_printf(q, ", argMax(%s, seq) AS v_%s", counter_col(i), counter_col(i));
+        else if (counter_is_max(ch_counter_of_col[i]))
+            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) AS v_%s", counter_col(i), counter_col(i));
+        else
+            sb_printf(q, ", argMaxIf(%s, seq, seq <= useq) - argMaxIf(%s, seq, seq <= sseq) AS v_%s",
+                      counter_col(i), counter_col(i), counter_col(i));
+    }
+    sb_puts(q, " FROM mp_sample");
+    if (peak)
+        sb_printf(q, " ALL INNER JOIN (SELECT run, process, max(seq) AS pseq FROM mp_snapshot"
+                     " WHERE run IN (%s) AND reason = 'peak' GROUP BY run, process) USING (run, process)", R);
+    if (win) ch_window_sql(o, R, q);
+    sb_printf(q, " WHERE run IN (%s) AND ", R);
+    const char *chain = "(run, process, seq) IN (SELECT run, process, seq FROM mp_snapshot WHERE run IN (%s)"
+                        " AND reason != 'peak')";
+    if (peak) sb_puts(q, "(seq = pseq OR (seq < pseq AND ");
+    sb_printf(q, chain, R);
+    if (peak) sb_puts(q, "))");
+    sb_puts(q, " GROUP BY run, process, stack, thread");
+}
+
+void ch_stacks_sql(const struct server *s, const struct server_opts *o, int peak, struct strbuf *q)
+{
+    const char *R = s->runs.s;
+    sb_printf(q, "SELECT a.stack, %s", o->group_by ? "a.g, " : "");
+    for (int i = 0; i < CH_NCOUNTERS; i++) sb_printf(q, "a.s_%s, ", counter_col(i));
+    sb_printf(q, "b.frames FROM (SELECT stack%s", o->group_by ? ", g" : "");
+    for (int i = 0; i < CH_NCOUNTERS; i++)
+        sb_printf(q, ", %s(v_%s) AS s_%s", counter_is_max(ch_counter_of_col[i]) ? "max" : "sum", counter_col(i),
+                  counter_col(i));
+    sb_puts(q, " FROM (");
+    rows_sql(o, R, peak, q);
+    sb_puts(q, ")");
+    if (o->group_by)
+        sb_printf(q, " ALL INNER JOIN (SELECT run, process, %s AS g FROM mp_process WHERE run IN (%s))"
+                     " USING (run, process)", group_key_sql(o->group_by), R);
+    sb_printf(q, " GROUP BY stack%s) AS a ALL LEFT JOIN (SELECT stack, any(frames) AS frames FROM mp_stack",
+              o->group_by ? ", g" : "");
+    sb_printf(q, " WHERE stack IN (SELECT stack FROM mp_sample WHERE run IN (%s)) GROUP BY stack) AS b USING stack"
+                 " ORDER BY a.stack%s FORMAT TabSeparated", R, o->group_by ? ", a.g" : "");
+}
+
+/* Its frames: the symbolized copy when pushes disagree, its function,
+ * file and line taken together (one push's). (The joins are ALL: current
+ * ClickHouse releases make ANY INNER JOIN keep one row per key of both
+ * sides.) */
+void ch_frames_sql(const struct server *s, struct strbuf *q)
+{
+    sb_printf(q, "SELECT frame, module, build_id, offset, inline_depth, tupleElement(sym, 1), tupleElement(sym, 2),"
+                 " tupleElement(sym, 3) FROM (SELECT frame, any(module) AS module, any(build_id) AS build_id,"
+                 " any(offset) AS offset, any(inline_depth) AS inline_depth,"
+                 " argMax(tuple(function, file, line), tuple(length(function), length(file))) AS sym"
+                 " FROM mp_frame WHERE frame IN (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
+                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame) FORMAT TabSeparated", s->runs.s);
+}
+
 /* ---------------------------------------------------------------- answers */
 /* The next row into r->f[0..n); 1, or 0 at the end; -1 when a row does
  * not have `want` fields. */
@@ -192,6 +271,8 @@ int ch_server_open(struct server *s, const struct server_opts *o, int side, char
     s->what = side == 0 ? "side A's selection" : side == 1 ? "side B's selection" : "the selection";
     int rc = runs_sql(o, side, &s->runs, err, errlen);
     if (!rc) rc = ch_open(&s->ch, o->url, err, errlen);
+    long version;
+    if (!rc) rc = ch_check_version(&s->ch, &version, err, errlen);
     return rc;
 }
 

@@ -466,7 +466,7 @@ int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch
     const struct profile *p = s->p;
     uint64_t before = built(w), rows_before = 0, rows_after = 0;
     for (int t = CH_PROCESS; t <= CH_SAMPLE; t++) rows_before += w->sent[t] + w->buffered[t];
-    *load = (struct ch_load){ .run = s->run_id ? s->run_id : random_run_id() };
+    *load = (struct ch_load){ .run = s->run_id ? s->run_id : ch_day_run(random_run_id(), p->runs[r].start_time) };
     uint32_t first = NONE;
     struct used used = { 0 };
     int rc = process_rows(w, s, r, load, &first, err, errlen);

@@ -17,10 +17,29 @@ uint64_t ch_frame_id(const struct profile *p, uint32_t frame);
  * outermost first. */
 uint64_t ch_stack_id(const uint64_t *frames, size_t n);
 
-/* Runs schema/clickhouse.sql's statements (each idempotent), then checks
- * that the store's columns have the types push writes (a store of
- * another schema is an error naming the column). */
+/* Checks the store's version (ch_check_version), runs
+ * schema/clickhouse.sql's statements (each idempotent), then checks that
+ * the store's columns have the types push writes (a store of another
+ * schema is an error naming the column). */
 int ch_create_schema(struct ch *c, char *err, size_t errlen);
+/* The store's version into *version (view mp_version; without it 1 for a
+ * store from before versions, 0 for none) is one this mpquery reads, at
+ * most ch_schema_version(): 0, else EXIT_FAILED with err "URL: the store
+ * is of version N, ...". push and --server both check it. */
+int ch_check_version(struct ch *c, long *version, char *err, size_t errlen);
+/* push --ttl DAYS: drops the partitions of the runs started more than
+ * DAYS days ago (UTC days), mp_run's first; *runs: how many runs. A store
+ * of version 1 (not partitioned) is an error. 0 or EXIT_FAILED. */
+int ch_drop_expired(struct ch *c, long days, long *runs, char *err, size_t errlen);
+int ch_schema_version(void);
+/* A load's id: the day its run started (UTC, days since the epoch) in its
+ * top 16 bits, by which the store is partitioned (schema/clickhouse.sql),
+ * then 48 bits of bits (random, or a followed run's hash). */
+static inline uint64_t ch_day_run(uint64_t bits, double start_time)
+{
+    double day = start_time > 0 ? start_time / 86400 : 0;
+    return (uint64_t)(day < 65535 ? day : 65535) << 48 | (bits & 0xffffffffffffULL);
+}
 
 /* The tables a push writes, in the order it sends them: mp_run last. */
 enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST, CH_RUN,

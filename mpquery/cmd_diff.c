@@ -7,6 +7,7 @@
  * flamegraph.pl's differential mode (the difffolded.pl format), --flame a
  * differential flame graph (flame.c): B's widths, coloured by the change
  * of each frame's subtree. */
+#include "diff.h"
 #include "dtree.h"
 #include "flame.h"
 #include "commands.h"
@@ -104,27 +105,6 @@ static int cmp_delta(uint32_t x, uint32_t y, void *ctx)
     return cmp_paths(d->t, x, y);
 }
 
-struct fold_ctx { const int64_t *a, *b; int format; struct json w; };
-
-static void emit_fold(uint32_t node, const char *path, size_t len, void *ctx)
-{
-    struct fold_ctx *x = ctx;
-    if (!x->a[node] && !x->b[node]) return;
-    if (x->format == FMT_CSV) {
-        csv_field(stdout, path, len);
-        printf(",%lld,%lld\n", (long long)x->a[node], (long long)x->b[node]);
-    } else if (x->format == FMT_JSON) {
-        json_open(&x->w, '{');
-        json_key(&x->w, "path"), json_strn(&x->w, path, len);
-        json_key(&x->w, "a"), json_int(&x->w, x->a[node]);
-        json_key(&x->w, "b"), json_int(&x->w, x->b[node]);
-        json_close(&x->w, '}');
-    } else {
-        fwrite(path, 1, len, stdout);
-        printf(" %lld %lld\n", (long long)x->a[node], (long long)x->b[node]);
-    }
-}
-
 /* ---------------------------------------------------------------- text's columns */
 /* A side's name in text's column heads: its file's name when it is one
  * file, short, and not the other side's; else "a" and "b", which the
@@ -205,14 +185,12 @@ static void total_row(struct table *tab, const struct listing *l, int64_t ta, in
 }
 
 /* The profiles' totals: every node's own. */
-static void profile_totals(const struct listing *l, int64_t *ta, int64_t *tb)
+static void profile_totals(const struct listing *l, counters *const *own, int64_t *total)
 {
-    const struct common *c = l->c;
-    *ta = *tb = 0;
-    for (size_t i = 0; i < l->t.n; i++) {
-        *ta = counter_combine(c->out.by, *ta, l->own[0][i].v[c->out.by]);
-        *tb = counter_combine(c->out.by, *tb, l->own[1][i].v[c->out.by]);
-    }
+    int by = l->c->out.by;
+    total[0] = total[1] = 0;
+    for (size_t i = 0; i < l->t.n; i++)
+        for (int k = 0; k < 2; k++) total[k] = counter_combine(by, total[k], own[k][i].v[by]);
 }
 
 /* A row's A, B, delta and ratio cells. */
@@ -225,10 +203,15 @@ static void delta_cells(struct table *tab, const struct common *c, int64_t a, in
     else table_null(tab);
 }
 
-/* Rows sorted by |b - a|, larger first; text starts with the totals row
- * and leaves out unchanged rows unless --all. */
-static void print_rows(const struct listing *l, const struct diff_args *d, const int64_t *a, const int64_t *b,
-                       size_t nitems)
+/* The table of rows (text: one per group with a value, --group) and its
+ * rows' display nodes (text's where column; NONE: a totals row). */
+struct diff_table { struct table tab; uint32_t *row_node; size_t nrow, cap; int grouped; char head[2][64]; };
+
+/* A group's rows (group NULL: the table's only ones) sorted by |b - a|,
+ * larger first; text starts with its totals row (ta, tb) and leaves out
+ * unchanged rows unless --all. */
+static void print_rows(const struct listing *l, const struct diff_args *d, const char *group, const int64_t *a,
+                       const int64_t *b, size_t nitems, const int64_t *total, struct diff_table *dt)
 {
     const struct common *c = l->c;
     const struct dtree *t = &l->t;
@@ -241,119 +224,133 @@ static void print_rows(const struct listing *l, const struct diff_args *d, const
         if (text && !d->all && a[i] == b[i]) unchanged++;
         else items[n++] = i;
     }
-    int64_t ta, tb;
-    profile_totals(l, &ta, &tb);
     struct diff_ctx ctx = { a, b, t, functions };
     size_t changed = n;
     n = select_top(items, n, (size_t)c->out.limit, cmp_delta, &ctx);
-    char head[2][64];
-    column_heads(l, d, head);
-    const char *const cols[] = { head[0], head[1], "delta", "ratio", functions ? "function" : "where" };
-    struct table tab;
-    table_init(&tab, 5, cols);
-    tab.width = c->out.width;
-    /* per table row its display node for the where labels (text); the total row none */
-    uint32_t *row_node = xmalloc((n + 1) * sizeof *row_node);
-    size_t nrow = 0;
-    if (text) total_row(&tab, l, ta, tb, nrows, unchanged, changed - n, functions), row_node[nrow++] = NONE;
+    dt->row_node = array_grow(dt->row_node, dt->nrow + n + 1, &dt->cap, sizeof *dt->row_node);
+    if (text && (nrows || !group)) {
+        if (group) table_str(&dt->tab, group);
+        total_row(&dt->tab, l, total[0], total[1], nrows, unchanged, changed - n, functions);
+        dt->row_node[dt->nrow++] = NONE;
+    }
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < n; i++) {
         uint32_t k = items[i];
-        delta_cells(&tab, c, a[k], b[k]);
+        if (group) table_str(&dt->tab, group);
+        delta_cells(&dt->tab, c, a[k], b[k]);
         if (functions) {
-            table_strn(&tab, t->labels.str[k], t->labels.len[k]);
+            table_strn(&dt->tab, t->labels.str[k], t->labels.len[k]);
         } else if (text) {
-            table_str(&tab, "");        /* where_labels below: the rows told apart, fitted */
-            row_node[nrow++] = k;
+            table_str(&dt->tab, "");    /* where_labels below: the rows told apart, fitted */
+            dt->row_node[dt->nrow++] = k;
         } else {
             dtree_short_path(t, k, 0, " < ", &sb);
-            table_str(&tab, sb.s);
+            table_str(&dt->tab, sb.s);
         }
     }
-    if (text && !functions) table_where_column(&tab, 4, t, row_node, listing_depth(c));
-    free(row_node);
-    if (text && !sides_named(c, d)) {
-        if (c->out.pager) pager_start();
-        sb.len = 0;
-        legend(l, d, &sb);
-        text_line(stdout, sb.s, sb.len, c->out.width);
-    }
-    listing_print(l, &tab);
-    table_free(&tab);
     sb_free(&sb);
     free(items);
 }
 
+/* The table's columns, and at its end the where column, the legend (text)
+ * and the table printed. */
+static void table_start(const struct listing *l, const struct diff_args *d, struct diff_table *dt)
+{
+    memset(dt, 0, sizeof *dt);
+    column_heads(l, d, dt->head);
+    const char *const cols[] = { group_by_name[l->c->sel.group_by], dt->head[0], dt->head[1], "delta", "ratio",
+                                 d->functions ? "function" : "where" };
+    dt->grouped = l->c->sel.group_by != 0;
+    table_init(&dt->tab, 5 + (size_t)dt->grouped, cols + !dt->grouped);
+    dt->tab.width = l->c->out.width;
+}
+
+static void table_end(const struct listing *l, const struct diff_args *d, struct diff_table *dt)
+{
+    const struct common *c = l->c;
+    int text = c->out.format == FMT_TEXT;
+    if (text && !d->functions)
+        table_where_column(&dt->tab, 4 + (size_t)dt->grouped, &l->t, dt->row_node, listing_depth(c));
+    if (text && !sides_named(c, d)) {
+        struct strbuf sb = { 0 };
+        if (c->out.pager) pager_start();
+        legend(l, d, &sb);
+        text_line(stdout, sb.s, sb.len, c->out.width);
+        sb_free(&sb);
+    }
+    listing_print(l, &dt->tab);
+    table_free(&dt->tab);
+    free(dt->row_node);
+}
+
 /* The compared value of each profile per function (self or inclusive). */
-static void function_values(struct listing *l, int inclusive, int64_t *value[2])
+static void function_values(struct listing *l, counters *const *own, int inclusive, int64_t *value[2])
 {
     size_t nl = l->t.labels.n;
     counters *self = xmalloc(nl * sizeof *self), *incl = xmalloc(nl * sizeof *incl);
     for (size_t i = 0; i < 2; i++) {
         memset(self, 0, nl * sizeof *self);
         memset(incl, 0, nl * sizeof *incl);
-        dtree_functions(&l->t, l->own[i], self, incl);
+        dtree_functions(&l->t, own[i], self, incl);
         for (size_t k = 0; k < nl; k++) value[i][k] = (inclusive ? incl : self)[k].v[l->c->out.by];
     }
     free(self);
     free(incl);
 }
 
-/* --fold: subtrees where both profiles are zero are not walked. */
-static void print_fold(struct listing *l, const int64_t *a, const int64_t *b)
+/* The values compared (per node, or per function) of own[0], own[1]. */
+static void values_of(struct listing *l, const struct diff_args *d, counters *const *own, int64_t **value)
 {
-    struct dtree *t = &l->t;
-    int by = l->c->out.by;
-    int64_t *keep = xmalloc(t->n * sizeof *keep), *subb = xmalloc(t->n * sizeof *subb);
-    dtree_subtotal_of(t, l->own[0], by, keep);
-    dtree_subtotal_of(t, l->own[1], by, subb);
-    for (size_t n = 0; n < t->n; n++) keep[n] = keep[n] || subb[n];
-    struct fold_ctx fx = { a, b, l->c->out.format, { 0 } };
-    if (fx.format == FMT_CSV) printf("path,a,b\n");
-    if (fx.format == FMT_JSON) fold_json_start(&fx.w, stdout, counter_name[by]);
-    fold_walk(t, keep, emit_fold, &fx);
-    if (fx.format == FMT_JSON) fold_json_end(&fx.w);
-    free(keep);
-    free(subb);
-    listing_ignored_line(l, stderr);
+    if (d->functions) {
+        function_values(l, own, d->inclusive, value);
+        return;
+    }
+    for (size_t n = 0; n < l->t.n; n++) {
+        value[0][n] = own[0][n].v[l->c->out.by];
+        value[1][n] = own[1][n].v[l->c->out.by];
+    }
 }
 
-/* --flame: widths from b, colours from a to b, per subtree. */
-static void print_flame(struct listing *l, struct diff_args *d)
+/* --group: the table's rows group by group (listing_group.c). */
+static void print_groups(struct listing *l, const struct diff_args *d, int64_t **value, size_t nitems,
+                         struct diff_table *dt)
 {
-    struct dtree *t = &l->t;
-    counters *suba = xmalloc(t->n * sizeof *suba), *subb = xmalloc(t->n * sizeof *subb);
-    dtree_subtotals(t, l->own[0], suba);
-    dtree_subtotals(t, l->own[1], subb);
-    struct strbuf source = { 0 };
-    sb_printf(&source, "%s \xe2\x86\x92 %s", l->q[0].p->path, l->q[1].p->path);
-    const struct flame_graph g = { .t = t, .sub = subb, .base = suba, .by = l->c->out.by, .source = source.s };
-    listing_ignored_line(l, stderr);
-    d->rc = flame_write(&g, &d->f);         /* "wrote ..." the last line */
-    sb_free(&source);
-    free(suba);
-    free(subb);
+    struct listing_groups lg;
+    listing_groups_make(l, &lg);
+    counters *own[2] = { xmalloc((l->t.n + 1) * sizeof *own[0]), xmalloc((l->t.n + 1) * sizeof *own[1]) };
+    int64_t total[2];
+    for (size_t k = 0; k < lg.n; k++) {
+        listing_group_own(l, &lg, k, own);
+        values_of(l, d, own, value);
+        profile_totals(l, own, total);
+        print_rows(l, d, lg.name[k], value[0], value[1], nitems, total, dt);
+    }
+    free(own[0]);
+    free(own[1]);
+    listing_groups_free(&lg);
 }
 
 static void print(struct listing *l, void *arg)
 {
     struct diff_args *d = arg;
     if (d->flame) {
-        print_flame(l, d);
+        d->rc = diff_flame(l, &d->f);
         return;
     }
     size_t nitems = d->functions ? l->t.labels.n : l->t.n;
     int64_t *value[2] = { xmalloc(nitems * sizeof (int64_t)), xmalloc(nitems * sizeof (int64_t)) };
-    if (d->functions) {
-        function_values(l, d->inclusive, value);
+    struct diff_table dt;
+    if (!d->fold) table_start(l, d, &dt);
+    if (!d->fold && l->c->sel.group_by) {
+        print_groups(l, d, value, nitems, &dt);
     } else {
-        for (size_t n = 0; n < nitems; n++) {
-            value[0][n] = l->own[0][n].v[l->c->out.by];
-            value[1][n] = l->own[1][n].v[l->c->out.by];
-        }
+        int64_t total[2];
+        values_of(l, d, l->own, value);
+        profile_totals(l, l->own, total);
+        if (d->fold) diff_fold(l, value[0], value[1]);
+        else print_rows(l, d, NULL, value[0], value[1], nitems, total, &dt);
     }
-    if (d->fold) print_fold(l, value[0], value[1]);
-    else print_rows(l, d, value[0], value[1], nitems);
+    if (!d->fold) table_end(l, d, &dt);
     free(value[0]);
     free(value[1]);
 }
@@ -408,6 +405,8 @@ static int diff_sides(struct common *c, char *side[2][NSIDE], int argc, char **a
 static int diff_modes(struct common *c, struct diff_args *a)
 {
     if (a->fold && a->functions) return usage_error(c->cmd, "--fold and --functions do not combine");
+    if ((a->fold || a->flame) && c->sel.group_by)
+        return usage_error(c->cmd, "--group splits tables: not with --fold or --flame");
     if (a->flame && (a->fold || a->functions))
         return usage_error(c->cmd, "--flame does not combine with --fold or --functions");
     if (!a->flame && (a->f.out || a->f.orientation || a->f.title || a->f.width_arg || a->f.min_width_arg))
@@ -475,6 +474,7 @@ int cmd_diff(int argc, char **argv)
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples in BOTH profiles, as in mpquery top --help"),
         OPTIONS_WINDOW,
+        OPTION_GROUP(0),
         SIDE_OPTS("a", side[0], "select in profile A only (over the options above)"),
         SIDE_OPTS("b", side[1], "select in profile B only; the same values as --run,\n"
                   "--pid, --thread, --snapshot (labels, peak...), --since\n"

@@ -46,9 +46,15 @@ static const char more[] =
 "milliseconds since the process started (--time-unit B: bytes allocated so\n"
 "far); its heap is the live bytes of the selected stacks. What --filter and\n"
 "--exclude leave out is said on stderr, as fold says it.\n"
+"--since and --until (not massif): the allocations made in that window, as\n"
+"in mpquery top --help-all (Time windows); pprof's time_nanos and\n"
+"duration_nanos are then the window's, from its since snapshot (or the\n"
+"processes' start) to its until snapshot, for Pyroscope's and Parca's\n"
+"timelines.\n"
 "\n"
 "example:\n"
-"  mpquery export app.db --format pprof -o app.pb.gz && go tool pprof -top app.pb.gz\n";
+"  mpquery export app.db --format pprof -o app.pb.gz && go tool pprof -top app.pb.gz\n"
+"  mpquery export app.db --format pprof --since 1h -o last-hour.pb.gz\n";
 
 enum { EXPORT_SPEEDSCOPE, EXPORT_PPROF, EXPORT_MASSIF, EXPORT_FOLDED };
 static const char *const format_name[] = { "speedscope", "pprof", "massif", "folded" };
@@ -131,8 +137,8 @@ static int check_options(struct common *c, struct export_args *a)
         return usage_error(c->cmd, "--lines and --module go with --format speedscope or folded");
     if (massif_only && a->format != EXPORT_MASSIF)
         return usage_error(c->cmd, "%s goes with --format massif", massif_only);
-    if (a->format == EXPORT_MASSIF && c->sel.snap_kind != SNAP_LAST)
-        return usage_error(c->cmd, "--format massif writes every snapshot: no --snapshot");
+    if (a->format == EXPORT_MASSIF && (c->sel.snap_kind != SNAP_LAST || c->sel.since || c->sel.until))
+        return usage_error(c->cmd, "--format massif writes every snapshot: no --snapshot, --since or --until");
     if (a->time_unit_arg && strcmp(a->time_unit_arg, "ms") && strcmp(a->time_unit_arg, "B"))
         return usage_error(c->cmd, "bad value '%s' for --time-unit (expected ms or B)", a->time_unit_arg);
     a->o.time_bytes = a->time_unit_arg && !strcmp(a->time_unit_arg, "B");
@@ -172,6 +178,7 @@ int cmd_export(int argc, char **argv)
         OPTION_NO_INLINE("hide inlined frames (inline_depth > 0)"),
         OPTION_MODULE("append ' [module]' to named frames (speedscope, folded)"),
         OPTIONS_SELECT("select samples as in mpquery top --help (massif: every\nsnapshot, no --snapshot)"),
+        OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTION_QUIET("with -o, no line saying what it wrote"),
         { 0 }

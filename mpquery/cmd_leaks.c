@@ -96,6 +96,8 @@ struct leaks {
     size_t n, shown;                    /* rows, rows shown */
     size_t stacks;                      /* recorded stacks in the rows */
     int64_t blocks, bytes, cold_bytes;
+    const counters *own;                /* per node: what is listed (a --group group's) */
+    const char *group;                  /* --group: the group's name, the rows' first cell */
 };
 
 /* A row: a leak (live blocks or bytes), or with --cold, live blocks cold
@@ -110,7 +112,7 @@ static int listed(const struct leaks *k, const counters *c)
 static void find_leaks(const struct listing *l, struct leaks *k)
 {
     const struct dtree *t = &l->t;
-    const counters *own = l->own[0];
+    const counters *own = k->own;
     k->rep = xmalloc(t->n * sizeof *k->rep);
     k->nmerged = xmalloc(t->n * sizeof *k->nmerged);
     node_stacks(&l->q[0], t, MEMLIVE, k->rep, k->nmerged);
@@ -128,28 +130,40 @@ static void find_leaks(const struct listing *l, struct leaks *k)
 }
 
 /* text: blocks, bytes, stack ("ID+N"), where; csv: stack and stacks apart;
- * json: stack, blocks, bytes, frames (as top's). */
+ * json: stack, blocks, bytes, frames (as top's); --group: the group first. */
 /* --cold: the counters memcold, coldage, memlive instead of blocks, bytes. */
+static const int leak_counters[] = { NLIVE, MEMLIVE }, cold_counters[] = { MEMCOLD, COLDAGE, MEMLIVE };
+
 static void leak_table(const struct listing *l, const struct leaks *k, struct table *tab)
 {
-    static const char *const text_cols[] = { "blocks", "bytes", "stack", "where" };
-    static const char *const csv_cols[] = { "blocks", "bytes", "stack", "stacks", "where" };
-    static const char *const json_cols[] = { "stack", "blocks", "bytes", "frames" };
-    static const char *const cold_text_cols[] = { "memcold", "coldage", "memlive", "stack", "where" };
-    static const char *const cold_csv_cols[] = { "memcold", "coldage", "memlive", "stack", "stacks", "where" };
-    static const char *const cold_json_cols[] = { "stack", "memcold", "coldage", "memlive", "frames" };
-    static const int leak_counters[] = { NLIVE, MEMLIVE }, cold_counters[] = { MEMCOLD, COLDAGE, MEMLIVE };
+    static const char *const text_cols[] = { "group", "blocks", "bytes", "stack", "where" };
+    static const char *const csv_cols[] = { "group", "blocks", "bytes", "stack", "stacks", "where" };
+    static const char *const json_cols[] = { "group", "stack", "blocks", "bytes", "frames" };
+    static const char *const cold_text_cols[] = { "group", "memcold", "coldage", "memlive", "stack", "where" };
+    static const char *const cold_csv_cols[] = { "group", "memcold", "coldage", "memlive", "stack", "stacks", "where" };
+    static const char *const cold_json_cols[] = { "group", "stack", "memcold", "coldage", "memlive", "frames" };
+    int format = l->c->out.format, g = l->c->sel.group_by != 0;
+    size_t n = (size_t)(k->cold ? 3 : 2) + (format == FMT_CSV ? 3 : 2) + (size_t)g;
+    const char *const *cols = format == FMT_CSV ? (k->cold ? cold_csv_cols : csv_cols)
+                            : format == FMT_JSON ? (k->cold ? cold_json_cols : json_cols)
+                            : k->cold ? cold_text_cols : text_cols;
+    const char *all[8];
+    memcpy(all, cols + !g, n * sizeof *all);
+    if (g) all[0] = group_by_name[l->c->sel.group_by];
+    table_init(tab, n, all);
+}
+
+static void leak_rows(const struct listing *l, const struct leaks *k, struct table *tab)
+{
     const int *counter = k->cold ? cold_counters : leak_counters;
     int ncounters = k->cold ? 3 : 2;
     int format = l->c->out.format;
-    if (format == FMT_CSV) table_init(tab, (size_t)ncounters + 3, k->cold ? cold_csv_cols : csv_cols);
-    else if (format == FMT_JSON) table_init(tab, (size_t)ncounters + 2, k->cold ? cold_json_cols : json_cols);
-    else table_init(tab, (size_t)ncounters + 2, k->cold ? cold_text_cols : text_cols);
     struct strbuf sb = { 0 };
     for (size_t i = 0; i < k->shown; i++) {
         uint32_t node = k->items[i];
-        const counters *c = &l->own[0][node];
+        const counters *c = &k->own[node];
         int64_t id = l->q[0].p->stacks[k->rep[node]].id;
+        if (k->group) table_str(tab, k->group);
         if (format == FMT_JSON) {
             table_int(tab, id);
             for (int j = 0; j < ncounters; j++) table_int(tab, c->v[counter[j]]);
@@ -167,6 +181,36 @@ static void leak_table(const struct listing *l, const struct leaks *k, struct ta
         table_str(tab, sb.s);
     }
     sb_free(&sb);
+}
+
+/* --group: each group's leaks (listing_group.c), its rows in the table,
+ * into k the rows shown (items) and the sums of all: the rows of every
+ * group (n), the distinct stacks in them. */
+static void group_leaks(const struct listing *l, struct leaks *k, struct table *tab)
+{
+    struct listing_groups lg;
+    listing_groups_make(l, &lg);
+    counters *own = xmalloc((l->t.n + 1) * sizeof *own);
+    uint8_t *seen = xcalloc(l->t.n + 1, 1);     /* a stack leaking in several groups counts once */
+    size_t cap = 0;
+    for (size_t i = 0; i < lg.n; i++) {
+        listing_group_own(l, &lg, i, &own);
+        struct leaks g = { .cold = k->cold, .own = own, .group = lg.name[i] };
+        find_leaks(l, &g);
+        leak_rows(l, &g, tab);
+        k->items = array_grow(k->items, k->shown + g.shown, &cap, sizeof *k->items);
+        memcpy(k->items + k->shown, g.items, g.shown * sizeof *g.items);
+        for (size_t j = 0; j < g.n; j++)
+            if (!seen[g.items[j]]++) k->stacks += g.nmerged[g.items[j]];
+        k->n += g.n, k->shown += g.shown;
+        k->blocks = sat_add(k->blocks, g.blocks);
+        k->bytes = sat_add(k->bytes, g.bytes);
+        k->cold_bytes = sat_add(k->cold_bytes, g.cold_bytes);
+        free(g.items), free(g.rep), free(g.nmerged);
+    }
+    free(own);
+    free(seen);
+    listing_groups_free(&lg);
 }
 
 /* "ignored M stacks (L blocks, X) with F filters", after what is already
@@ -273,8 +317,14 @@ static void print(struct listing *l, void *arg)
         return;
     }
     struct table tab;
-    find_leaks(l, &k);
     leak_table(l, &k, &tab);
+    k.own = l->own[0];
+    if (l->c->sel.group_by) {
+        group_leaks(l, &k, &tab);
+    } else {
+        find_leaks(l, &k);
+        leak_rows(l, &k, &tab);
+    }
     if (l->c->out.format == FMT_JSON) {
         print_json(l, &k, &tab);
     } else if (l->c->out.format == FMT_CSV) {
@@ -318,6 +368,7 @@ int cmd_leaks(int argc, char **argv)
         OPTIONS_DISPLAY("frame display, as in mpquery top --help"),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
         OPTIONS_WINDOW,
+        OPTION_GROUP(0),
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable)"),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
@@ -329,6 +380,7 @@ int cmd_leaks(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     if (callers && (rc = listing_callers_check(&c, 0))) return rc;
+    if (callers && c.sel.group_by) return usage_error("leaks", "--callers does not combine with --group");
     struct leaks k = { .callers = callers };
     if (cold_arg && !*cold_arg) k.cold = 3;
     else if (cold_arg && (parse_int64(cold_arg, &k.cold) || k.cold < 1 || k.cold > 1000000000))

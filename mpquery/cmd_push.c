@@ -67,11 +67,19 @@ static const char more[] =
 "examples:\n"
 "  mpquery push http://localhost:8123/ nightly/*.db\n"
 "  mpquery push 'http://ci:secret@clickhouse:8123/?database=profiles' app.db\n"
-"  mpquery push --follow /var/lib/mallocprof --server http://localhost:8123/ --remove-shipped\n";
+"  mpquery push --follow /var/lib/mallocprof --server http://localhost:8123/ --remove-shipped\n"
+"  mpquery push --follow /var/lib/mallocprof --server http://localhost:8123/ --ttl 30d\n"
+"\n"
+"--ttl DAYS: the store's tables are partitioned by the day their runs\n"
+"started (UTC); the partitions of the days more than DAYS days back are\n"
+"dropped, mp_run's first, so a run goes whole (its snapshots hold only what\n"
+"changed: a row-age TTL would leave runs that answer wrongly). A store made\n"
+"before version 2 (not partitioned) refuses it.\n";
 
 static int quiet, dry_run;         /* quiet: -q (c.out.quiet) */
 static int follow, remove_shipped;
-static char *server_url, *state_dir;
+static char *server_url, *state_dir, *ttl_arg;
+static long ttl_days;
 
 static const struct opt opts[] = {
     OPTION_QUIET("no line per run (the last line stays)"),
@@ -87,6 +95,9 @@ static const struct opt opts[] = {
               "(default $STATE_DIRECTORY, else ~/.local/state/mpquery-push)" },
     { .name = "remove-shipped", .flag = &remove_shipped, .value = 1,
       .help = "--follow: remove each profile once stored whole and ended" },
+    { .name = "ttl", .arg = "DAYS", .str = &ttl_arg,
+      .help = "drop the store's runs started more than DAYS days ago (30d),\n"
+              "whole, after the push (--follow: at its start, then hourly)" },
     { 0 }
 };
 
@@ -245,6 +256,16 @@ static int push_file(struct push *x, const char *path)
     return rc;
 }
 
+/* --ttl: the runs started more than ttl_days days ago dropped. */
+static int expire(struct push *x)
+{
+    long runs;
+    int rc = ch_drop_expired(&x->c, ttl_days, &runs, x->err, sizeof x->err);
+    if (rc) return error(rc, "%s", x->err);
+    fprintf(stderr, "mpquery: push: --ttl %ldd: dropped %ld runs\n", ttl_days, runs);     /* -q too: a summary */
+    return 0;
+}
+
 /* push --follow: the agent (follow.c), its state where systemd keeps it */
 static int follow_main(const char *url, int n, char **paths)
 {
@@ -254,7 +275,7 @@ static int follow_main(const char *url, int n, char **paths)
     else if (sd && *sd) sb_add(&dir, sd, strcspn(sd, ":"));
     else sb_printf(&dir, "%s/.local/state/mpquery-push", home && *home ? home : ".");
     struct follow_opts o = { .url = url, .state_dir = dir.s, .paths = paths, .npaths = n,
-                             .remove_shipped = remove_shipped, .quiet = quiet };
+                             .remove_shipped = remove_shipped, .quiet = quiet, .ttl_days = ttl_days };
     int rc = push_follow(&o);
     sb_free(&dir);
     return rc;
@@ -270,6 +291,12 @@ int cmd_push(int argc, char **argv)
     if (!url || optind >= argc)
         return usage_error("push", follow ? "needs a URL and at least one directory or file to follow"
                                           : "needs a URL and at least one database");
+    if (ttl_arg) {
+        char *end;
+        ttl_days = strtol(ttl_arg, &end, 10);
+        if (end == ttl_arg || (*end && strcmp(end, "d")) || ttl_days < 1 || ttl_days > 36500)
+            return usage_error("push", "bad value '%s' for --ttl (expected days, 1 to 36500: 30d)", ttl_arg);
+    }
     if (follow) return follow_main(url, argc - optind, argv + optind);
     if (remove_shipped || state_dir) return usage_error("push", "--remove-shipped and --state go with --follow");
     double start = monotonic_seconds();
@@ -288,6 +315,7 @@ int cmd_push(int argc, char **argv)
         if (rc == EXIT_BAD_INPUT) { bad_file = rc; rc = 0; }     /* not a profile: the next file */
     }
     if (!rc) rc = commit(&x);
+    if (!rc && ttl_days && !dry_run) rc = expire(&x);
     for (size_t i = 0; i < x.nruns; i++) free(x.runs[i].token);    /* not stored: not reported */
     if (!rc) {
         double t = monotonic_seconds() - start;

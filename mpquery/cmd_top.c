@@ -110,6 +110,7 @@ HELP_WINDOW
 "threads merged by --group-threads RE, 'RE'; threads (groups) in the order\n"
 "of their total of the --by counter, largest first; each row's counters\n"
 "are its thread's (group's) alone, and so are the totals row and '%'.\n"
+HELP_GROUP
 "\n"
 "--filter and --exclude test the frame names as shown (after rules). What\n"
 "they leave out is said after the table: 'ignored M stacks (N calls, B\n"
@@ -163,7 +164,7 @@ static void table_start(struct table *tab, const struct common *c, const char *c
 {
     const char *all[2 * NSTACK_COUNTERS + 8];
     size_t k = 0;
-    if (c->sel.per_thread) all[k++] = "thread";
+    if (c->sel.per_thread || c->sel.group_by) all[k++] = group_by_name[c->sel.group_by];
     memcpy(all + k, cols, n * sizeof *cols);
     table_init(tab, k + n, all);
 }
@@ -334,18 +335,18 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
     const uint8_t *left_out = l->t.left_out;
     struct thread_groups g;
     char err[512];
-    if (thread_groups_by_name(p, &q->sel, c->sel.thread_groups, c->sel.nthread_groups, &g, err, sizeof err)) {
+    if (thread_groups_of(p, &q->sel, &c->sel, &g, err, sizeof err)) {
         error(EXIT_BAD_INPUT, "top: %s", err);      /* options.c compiled them already */
         return;
     }
     uint32_t *rows = xmalloc((q->sel.nrows + 1) * sizeof *rows);
-    size_t *start = group_rows(p, &q->sel, &g, rows);
+    size_t *start = group_rows(&q->sel, &g, rows);
     counters *total = xcalloc(g.n + 1, sizeof *total);
     uint32_t *order = xmalloc((g.n + 1) * sizeof *order);
     size_t n = 0;
     for (uint32_t k = 0; k < g.n; k++) {
         for (size_t i = start[k]; i < start[k + 1]; i++) {
-            const struct sample *sa = &p->samples[rows[i]];
+            const struct sample *sa = &q->sel.samples[rows[i]];
             if (!left_out || !left_out[q->stack_node[sa->stack]]) counters_add(&total[k], &sa->c);
         }
         if (total[k].v[c->out.by] != 0) order[n++] = k;
@@ -358,7 +359,7 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
     for (size_t j = 0; j < n; j++) {
         uint32_t k = order[j];
         for (size_t i = start[k]; i < start[k + 1]; i++) {
-            const struct sample *sa = &p->samples[rows[i]];
+            const struct sample *sa = &q->sel.samples[rows[i]];
             uint32_t node = q->stack_node[sa->stack];
             if (left_out && left_out[node]) continue;
             counters_add(&own[node], &sa->c);
@@ -366,7 +367,7 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
         }
         section(l, &gq, own, g.name[k], tab, a);
         for (size_t i = start[k]; i < start[k + 1]; i++) {
-            const struct sample *sa = &p->samples[rows[i]];
+            const struct sample *sa = &q->sel.samples[rows[i]];
             memset(&own[q->stack_node[sa->stack]], 0, sizeof *own);
             memset(&stack_c[sa->rec], 0, sizeof *stack_c);
         }
@@ -432,7 +433,7 @@ static void print(struct listing *l, void *arg)
     struct table tab;
     table_start(&tab, c, cols, ncols);
     tab.width = c->out.width;
-    if (c->sel.per_thread) per_thread(l, &tab, a);
+    if (c->sel.per_thread || c->sel.group_by) per_thread(l, &tab, a);
     else section(l, &l->q[0], l->own[0], NULL, &tab, a);
     if (c->out.format == FMT_TEXT && !a->functions)
         table_where_column(&tab, tab.ncols - 1, &l->t, a->row_node, listing_depth(c));
@@ -476,8 +477,8 @@ int cmd_top(int argc, char **argv)
         OPTIONS_WINDOW,
         OPTIONS_RULES("apply a rules file after filters/default.rules (repeatable;\n"
                       "a bare NAME also finds filters/NAME.rules)"),
-        OPTIONS_PER_THREAD("the largest rows of each thread, in a first column\n"
-                           "'thread' (see below)"),
+        OPTIONS_PER_THREAD("each thread's largest rows, in a first column 'thread'"),
+        OPTION_GROUP(0),
         OPTIONS_READABLE,
         OPTION_FORMAT("text (default), csv or json"),
         OPTIONS_SERVER_STORE,

@@ -366,10 +366,9 @@ static void build_groups(struct builder *b, const struct listing *l, const struc
                          const uint32_t *node_of, struct root *roots, size_t *nroots)
 {
     const struct query *q = &l->q[0];
-    const struct profile *p = q->p;
     const struct dtree *t = b->t;
     uint32_t *rows = xmalloc((q->sel.nrows + 1) * sizeof *rows);
-    size_t *start = group_rows(p, &q->sel, g, rows);
+    size_t *start = group_rows(&q->sel, g, rows);
     counters *own = xmalloc(t->n * sizeof *own), *sub = xmalloc(t->n * sizeof *sub);
     b->own = own;
     b->sub = sub;
@@ -377,7 +376,7 @@ static void build_groups(struct builder *b, const struct listing *l, const struc
     for (size_t k = 0; k < g->n; k++) {
         memset(own, 0, t->n * sizeof *own);
         for (size_t i = start[k]; i < start[k + 1]; i++) {
-            const struct sample *sa = &p->samples[rows[i]];
+            const struct sample *sa = &q->sel.samples[rows[i]];
             uint32_t dn = q->stack_node[sa->stack];
             if (dn == NONE || (l->t.left_out && l->t.left_out[dn])) continue;
             counters_add(&own[node_of[dn]], &sa->c);
@@ -401,9 +400,9 @@ static void print(struct listing *l, void *arg)
     const struct query *q = &l->q[0];
     struct thread_groups g;
     char err[512];
-    if (!c->sel.per_thread) {
+    if (!c->sel.per_thread && !c->sel.group_by) {
         thread_groups_by_process(q->p, &q->sel, &g);
-    } else if (thread_groups_by_name(q->p, &q->sel, c->sel.thread_groups, c->sel.nthread_groups, &g, err, sizeof err)) {
+    } else if (thread_groups_of(q->p, &q->sel, &c->sel, &g, err, sizeof err)) {
         error(EXIT_BAD_INPUT, "tree: %s", err);   /* options.c compiled them already */
         return;
     }
@@ -469,6 +468,7 @@ int cmd_tree(int argc, char **argv)
                   "function is the leaf after rules)" },
         OPTIONS_PER_THREAD("a tree per thread (default: per process), named\n"
                            "'NAME (tid N)' (NAME after the rules' thread lines)"),
+        OPTION_GROUP(0),
         { .name = "limit", .letter = 'n', .arg = "N", .str = &a.limit_arg,
           .help = "at most N children per node, the largest; the others are\n"
                   "one '(K more)' node (default 0 = all)" },

@@ -310,17 +310,19 @@ static void write_mappings(struct pprof *x)
     free(module_of);
 }
 
-/* time_nanos, duration_nanos: from the first selected process's start to
- * the last selected snapshot. */
+/* time_nanos, duration_nanos: from the first selected process's start
+ * (a window: its snapshot at --since, when it has one) to the last
+ * selected snapshot (a window: at --until). */
 static void write_times(struct pprof *x, const struct query *q)
 {
     const struct profile *p = x->p;
     double start = 0, end = 0;
     int any = 0;
     for (size_t i = 0; i < p->nprocs; i++) {
-        uint32_t sn = q->sel.proc_snapshot[i];
+        uint32_t sn = q->sel.proc_snapshot[i], since = q->sel.proc_since ? q->sel.proc_since[i] : NONE;
         if (sn == NONE) continue;
-        if (!any || p->procs[i].start_time < start) start = p->procs[i].start_time;
+        double from = since != NONE ? p->snapshots[since].time : p->procs[i].start_time;
+        if (!any || from < start) start = from;
         if (!any || p->snapshots[sn].time > end) end = p->snapshots[sn].time;
         any = 1;
     }

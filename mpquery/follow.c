@@ -38,6 +38,7 @@ struct follower {
     int ifd, sig[2];                    /* inotify; the signals' pipe */
     int up, said;                       /* the server answers; its failure was said */
     double down_since, retry_at, backoff;
+    double ttl_due;                     /* --ttl: when to drop the expired runs next */
 };
 
 static int sig_fd = -1;
@@ -178,6 +179,21 @@ static void connect_server(struct follower *F, double now)
     F->up = 1, F->said = 0, F->backoff = BACKOFF_FIRST;
 }
 
+/* --ttl: the runs started more than ttl_days days ago dropped, at the
+ * first connection and then every hour; a failure said, tried again in an
+ * hour (the server's: its backoff). */
+static void expire(struct follower *F, double now)
+{
+    struct agent *a = &F->a;
+    long runs;
+    F->ttl_due = now + 3600;
+    int rc = ch_drop_expired(&a->c, a->o->ttl_days, &runs, a->err, sizeof a->err);
+    if (rc && a->c.status == 0) server_failed(F, now);
+    else if (rc) fprintf(stderr, "mpquery: push: %s\n", a->err);
+    else if (runs && !a->o->quiet)
+        fprintf(stderr, "mpquery: push: --ttl %ldd: dropped %ld runs\n", a->o->ttl_days, runs);
+}
+
 /* Each file due: its new snapshots stored. */
 static void ship_due(struct follower *F, double now)
 {
@@ -298,6 +314,7 @@ int push_follow(const struct follow_opts *o)
         double now = monotonic_seconds();
         if (now >= next_scan) rescan(&F, now), next_scan = now + SCAN;
         if (!F.up && now >= F.retry_at) connect_server(&F, now);
+        if (F.up && o->ttl_days && now >= F.ttl_due) expire(&F, now);
         if (F.up) ship_due(&F, monotonic_seconds());
         if (!stopping) wait_for(&F, next_scan);
     }

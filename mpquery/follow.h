@@ -23,6 +23,7 @@ struct follow_opts {
     const char *url, *state_dir;
     char **paths; int npaths;           /* directories and files followed */
     int remove_shipped, quiet;
+    long ttl_days;                      /* --ttl: drop the runs started before (0: never) */
 };
 /* Runs the agent until SIGINT or SIGTERM; the exit code. */
 int push_follow(const struct follow_opts *o);
@@ -61,7 +62,8 @@ void follow_state_load(struct agent *a, struct ffile *f);
 /* The load of run r of a followed file: FNV-1a 64 of ("mpquery push
  * --follow", NUL, token, NUL, host, NUL, the decimal pid of its first
  * process in the file): one per file of a run (MP_OUT=%e-%p.db splits a
- * run that forks over files), the same for every agent and restart. */
+ * run that forks over files), the same for every agent and restart; its
+ * top 16 bits then the run's start day (ch_day_run). */
 uint64_t follow_run_id(const struct profile *p, uint32_t r);
 
 #endif

@@ -34,7 +34,7 @@ uint64_t follow_run_id(const struct profile *p, uint32_t r)
     uint64_t h = fnv1a_more(FNV_BASIS, what, sizeof what);
     h = fnv1a_more(h, p->runs[r].token, strlen(p->runs[r].token) + 1);
     h = fnv1a_more(h, first ? first->host : "", strlen(first ? first->host : "") + 1);
-    return fnv1a_more(h, pid, strlen(pid));
+    return ch_day_run(fnv1a_more(h, pid, strlen(pid)), p->runs[r].start_time);
 }
 
 /* The key of a load's process (kind 1, its number), thread (2) or mp_run row (0) in ffile.stored. */

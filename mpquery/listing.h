@@ -47,6 +47,19 @@ struct order_ctx { const counters *c; const struct profile *p; const uint32_t *r
 int order_stack(uint32_t a, uint32_t b, void *ctx);
 int order_function(uint32_t a, uint32_t b, void *ctx);
 int order_leak(uint32_t a, uint32_t b, void *ctx);
+/* --group's groups over the profiles of a listing (listing_group.c):
+ * matched by name, in name order; per group, listing_group_own puts each
+ * profile's counters per node of l->t into own[i] (sized l->t.n), zero
+ * where the filters left a path out, or leaks' live_only dropped its
+ * stack. */
+struct listing_groups {
+    size_t n; const char **name; struct arena text;
+    struct thread_groups g[2];
+    uint32_t *rows[2]; size_t *start[2];    /* per profile: its rows by group (group_rows) */
+};
+void listing_groups_make(const struct listing *l, struct listing_groups *lg);
+void listing_group_own(const struct listing *l, const struct listing_groups *lg, size_t k, counters **own);
+void listing_groups_free(struct listing_groups *lg);
 /* Runs that for profiles[0..n) (n <= 2), then print; 0 or the exit code. */
 int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);

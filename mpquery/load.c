@@ -70,7 +70,7 @@ int load_selected(const struct common *c, const struct dbfiles *f, int side, int
     char err[4400];
     const struct select_opts *o = side >= 0 && c->sides.on ? &c->sides.sel[side] : &c->sel;
     struct server_opts so = c->server;
-    so.win_since = o->since, so.win_until = o->until;
+    so.win_since = o->since, so.win_until = o->until, so.group_by = o->group_by;
     int rc = server_load(&so, side, (o->snap_kind == SNAP_PEAK) | (peak_rows & PROFILE_HISTS), p, err, sizeof err);
     return rc ? error(rc, "%s", err) : 0;
 }

@@ -187,6 +187,8 @@ int parse_server(struct common *c, const struct opt *o, const char *arg, int pla
 static int server_options(struct common *c, int operands, int with_files)
 {
     struct server_opts *s = &c->server;
+    if (c->sel.group_by && c->sel.per_thread)
+        return usage_error(c->cmd, "--group does not combine with --per-thread or --group-threads");
     if (!s->url) {
         if (s->where || s->host || s->since || s->side_where[0] || s->side_where[1])
             return usage_error(c->cmd, "--where, --host and --since select runs of --server URL");

@@ -287,6 +287,53 @@ static void sum_selected(const struct profile *p, struct selection *s, int keep_
     }
 }
 
+/* The kept rows (at until) less the rows of the same (stack, thread) at
+ * since (the latest there: rows are cumulative), into s->row_change, so
+ * that per-group views sum each row's change over the window. */
+static void rows_less_since(const struct profile *p, struct selection *s, uint32_t *until, size_t nuntil)
+{
+    struct idmap at_since;
+    idmap_init(&at_since, s->nrows + 1);
+    int created;
+    for (size_t i = 0; i < s->nrows; i++) {
+        const struct sample *sa = &p->samples[s->rows[i]];
+        *idmap_put(&at_since, (uint64_t)sa->thread << 32 | sa->stack, &created) = s->rows[i];
+    }
+    s->row_change = xmalloc((nuntil + 1) * sizeof *s->row_change);
+    for (size_t i = 0; i < nuntil; i++) {
+        struct sample *ch = &s->row_change[i];
+        *ch = p->samples[until[i]];
+        uint32_t j = idmap_get(&at_since, (uint64_t)ch->thread << 32 | ch->stack);
+        for (int k = 0; j != NONE && k < NSTACK_COUNTERS; k++)
+            if (!counter_is_max(k)) ch->c.v[k] = sat_add(ch->c.v[k], -p->samples[j].c.v[k]);
+        until[i] = (uint32_t)i;
+    }
+    idmap_free(&at_since);
+    free(s->rows);
+    s->rows = until, s->nrows = nuntil;
+    s->samples = s->row_change;
+}
+
+/* A window of a file: the counters (and kept rows) at its until
+ * snapshots less those at its since snapshots. */
+static void window_less_since(const struct profile *p, struct selection *s, int keep_rows)
+{
+    counters *at_until = s->stack_c;
+    uint32_t *until = s->proc_snapshot, *until_rows = s->rows;
+    size_t nuntil = s->nrows;
+    s->rows = NULL, s->nrows = 0;
+    s->stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *s->stack_c);
+    s->proc_snapshot = s->proc_since;
+    sum_selected(p, s, keep_rows);
+    for (size_t i = 0; i < p->nrecorded; i++)
+        for (int k = 0; k < NSTACK_COUNTERS; k++)
+            if (!counter_is_max(k)) at_until[i].v[k] = sat_add(at_until[i].v[k], -s->stack_c[i].v[k]);
+    free(s->stack_c);
+    s->stack_c = at_until, s->proc_snapshot = until;
+    if (keep_rows) rows_less_since(p, s, until_rows, nuntil);
+    else free(until_rows);
+}
+
 /* s->thread_ok: the threads of the selected processes that --thread names. */
 static int select_threads(const struct profile *p, const struct select_opts *o,
                           struct selection *s, char *err, size_t errlen)
@@ -329,19 +376,9 @@ int select_apply(const struct profile *p, const struct select_opts *o,
         selection_free(s);
         return rc;
     }
+    s->samples = p->samples;
     sum_selected(p, s, o->keep_rows);
-    if (s->proc_since && !p->aggregate) {      /* a window: less the counters at its since snapshots */
-        counters *at_until = s->stack_c;
-        uint32_t *until = s->proc_snapshot;
-        s->stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *s->stack_c);
-        s->proc_snapshot = s->proc_since;
-        sum_selected(p, s, 0);
-        for (size_t i = 0; i < p->nrecorded; i++)
-            for (int k = 0; k < NSTACK_COUNTERS; k++)
-                if (!counter_is_max(k)) at_until[i].v[k] = sat_add(at_until[i].v[k], -s->stack_c[i].v[k]);
-        free(s->stack_c);
-        s->stack_c = at_until, s->proc_snapshot = until;
-    }
+    if (s->proc_since && !p->aggregate) window_less_since(p, s, o->keep_rows);
     if (o->live_only)
         for (size_t i = 0; i < p->nrecorded; i++)
             if (s->stack_c[i].v[NLIVE] <= 0 && s->stack_c[i].v[MEMLIVE] <= 0)
@@ -359,6 +396,7 @@ void selection_free(struct selection *s)
     free(s->thread_name);
     arena_free(&s->names);
     free(s->rows);
+    free(s->row_change);
     memset(s, 0, sizeof *s);
 }
 

@@ -29,6 +29,7 @@ struct select_opts {
     int keep_rows;              /* fill selection.rows (--per-thread views) */
     int per_thread;             /* --per-thread (implied by --group-threads; sets keep_rows) */
     const char *thread_groups[64]; size_t nthread_groups;   /* --group-threads */
+    int group_by;               /* --group: GROUP_HOST, _EXE, _PID (sets keep_rows); 0: none */
     const char *since, *until;  /* --since, --until as typed (window.c): the allocations made
                                    between them; NULL: from the start, to the end */
     int window_quiet;           /* no line on stderr on the window's snapshots (csv, json) */
@@ -45,6 +46,9 @@ struct selection {
     struct arena names;         /* their text */
     uint32_t *rows; size_t nrows; /* keep_rows: the sample rows summed into stack_c, one per
                                    (stack, thread); live_only does not apply to them */
+    const struct sample *samples; /* what rows index: p->samples, or with a window of a file
+                                   (row_change, owned) each row's change over it */
+    struct sample *row_change;
     uint32_t *proc_since;       /* --since, --until: per process, its snapshot at since (NONE:
                                    its start; stack_c is then the counters at proc_snapshot,
                                    the one at until, minus those at proc_since) */
@@ -105,10 +109,21 @@ void thread_groups_by_process(const struct profile *p, const struct selection *s
 int thread_groups_by_name(const struct profile *p, const struct selection *s, const char *const *patterns,
                           size_t npatterns, struct thread_groups *g, char *err, size_t errlen);
 void thread_groups_free(struct thread_groups *g);
+/* --group: the processes' host, executable (its name as info shows it)
+ * or pid; a group per value, named by it. */
+enum { GROUP_NONE, GROUP_HOST, GROUP_EXE, GROUP_PID };
+extern const char *const group_by_name[];      /* "thread" (none: --per-thread), "host", "exe", "pid" */
+void thread_groups_by_key(const struct profile *p, const struct selection *s, int by, struct thread_groups *g);
+/* The groups of a per-group view: --group's, else --per-thread's. */
+int thread_groups_of(const struct profile *p, const struct selection *s, const struct select_opts *o,
+                     struct thread_groups *g, char *err, size_t errlen);
+/* A process's key for --group (what the store groups by too, chquery.c):
+ * its host, its pid, or its executable's path and argv[0] (its name's
+ * sources: procs_name_of) after a space; into sb. */
+void group_key(const struct process *pr, int by, struct strbuf *sb);
 /* s->rows (keep_rows) ordered by group into rows (sized s->nrows); returns
  * the start of each group's rows (g->n + 1 entries, malloc'd). */
-size_t *group_rows(const struct profile *p, const struct selection *s, const struct thread_groups *g,
-                   uint32_t *rows);
+size_t *group_rows(const struct selection *s, const struct thread_groups *g, uint32_t *rows);
 
 
 /* ---------------------------------------------------------------- options */
@@ -117,7 +132,7 @@ size_t *group_rows(const struct profile *p, const struct selection *s, const str
 #define OPTG_SELECT .parse = parse_select, .place = PLACE_SELECT
 enum {
     OPT_RUN = 1 << 8, OPT_PID, OPT_THREAD, OPT_SNAPSHOT, OPT_PER_THREAD, OPT_GROUP_THREADS, OPT_EXE, OPT_IMAGE,
-    OPT_WIN_SINCE, OPT_WIN_UNTIL,
+    OPT_WIN_SINCE, OPT_WIN_UNTIL, OPT_GROUP,
 };
 #define OPTION_RUN(h)       { OPTG_SELECT, .name = "run", .id = OPT_RUN, .arg = "N|latest|all", .help = (h) }
 #define OPTION_PID(h)       { OPTG_SELECT, .name = "pid", .id = OPT_PID, .arg = "PID", .help = (h) }
@@ -174,6 +189,16 @@ enum {
     { OPTG_SELECT, .name = "group-threads", .id = OPT_GROUP_THREADS, .arg = "RE", .advanced = 1, \
       .help = "the threads whose whole name matches RE as one group,\n" \
               "named RE (repeatable; implies --per-thread)" }
+/* --group host|exe|pid: a table per group, in one (top: a first column) */
+#define OPTION_GROUP(adv) \
+    { OPTG_SELECT, .name = "group", .id = OPT_GROUP, .arg = "BY", .advanced = (adv), \
+      .help = "split the table by the processes' host, exe or pid" }
+#define HELP_GROUP \
+"--group host|exe|pid splits the table by the processes' host, executable\n" \
+"(its name as info shows it) or pid, on files and on --server alike: a\n" \
+"first column with the group's value, groups in the order of their total\n" \
+"of the --by counter, largest first, each row's counters (and the totals\n" \
+"row and '%') the group's alone; with a window (--since, --until) too.\n"
 /* The defaults: the last run of each file, each process's last snapshot. */
 void select_opts_init(struct select_opts *o);
 /* One of the options above into o; 0, or 2 for a bad value (reported as

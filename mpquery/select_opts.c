@@ -78,6 +78,10 @@ int select_option(struct select_opts *o, const char *cmd, int id, const char *ar
         return 0;
     }
     case OPT_PER_THREAD: o->per_thread = o->keep_rows = 1; return 0;
+    case OPT_GROUP:
+        for (int k = GROUP_HOST; k <= GROUP_PID; k++)
+            if (!strcmp(arg, group_by_name[k])) return o->group_by = k, o->keep_rows = 1, 0;
+        return bad_value(cmd, "--group", arg, "host, exe or pid");
     case OPT_GROUP_THREADS:
         if (check_pattern(cmd, "--group-threads", arg)) return EXIT_BAD_INPUT;
         o->per_thread = o->keep_rows = 1;
@@ -113,6 +117,7 @@ const char *select_option_name(int id)
     case OPT_SNAPSHOT: return "snapshot";
     case OPT_WIN_SINCE: return "since";
     case OPT_WIN_UNTIL: return "until";
+    case OPT_GROUP: return "group";
     }
     return "?";
 }

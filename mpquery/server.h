@@ -16,6 +16,7 @@ struct server_opts {
     const char *side_where[2];          /* diff: --a-where, --b-where */
     const char *win_since, *win_until;  /* the selection's window (select_opts since, until:
                                            load_selected): the allocations made in it */
+    int group_by;                       /* the selection's --group: sums per key (select.h) */
 };
 /* The selected runs of the store: their processes, threads, snapshots and
  * totals as they are, and the counters of every distinct stack summed over

@@ -3,7 +3,8 @@
  * name after the rules' `thread replace` lines), and the groups of
  * --per-thread views: one per process, or one per thread with the threads
  * whose names match a --group-threads pattern merged into one group named
- * by it (malloc-tag's post-processing). Invariant: every selected thread
+ * by it (malloc-tag's post-processing), or (--group) one per host,
+ * executable or pid of their processes. Invariant: every selected thread
  * is in exactly one group, so groups add up to the selection. */
 #include "mpquery.h"
 #include "profile.h"
@@ -126,6 +127,56 @@ int thread_groups_by_name(const struct profile *p, const struct selection *s, co
     return 0;
 }
 
+const char *const group_by_name[] = { "thread", "host", "exe", "pid" };
+
+void group_key(const struct process *pr, int by, struct strbuf *sb)
+{
+    sb->len = 0;
+    sb_puts(sb, "");
+    if (by == GROUP_HOST) sb_puts(sb, pr->host ? pr->host : "");
+    else if (by == GROUP_PID) sb_printf(sb, "%lld", (long long)pr->pid);
+    else {
+        const char *cmdline = pr->cmdline ? pr->cmdline : "";
+        sb_printf(sb, "%s %.*s", pr->exe, (int)strcspn(cmdline, " "), cmdline);
+    }
+}
+
+/* Groups by their name: processes of one key have one name, and keys of
+ * one name (a store's homes, chquery.c) make one group. */
+void thread_groups_by_key(const struct profile *p, const struct selection *s, int by, struct thread_groups *g)
+{
+    memset(g, 0, sizeof *g);
+    g->group_of = none_array(p->nthreads);
+    uint32_t *proc_group = none_array(p->nprocs);
+    struct strtab names;
+    strtab_init(&names);
+    char pid[32];
+    for (size_t t = 0; t < p->nthreads; t++) {
+        if (!s->thread_ok[t]) continue;
+        uint32_t pr = p->threads[t].process;
+        if (proc_group[pr] == NONE) {
+            const struct process *x = &p->procs[pr];
+            snprintf(pid, sizeof pid, "%lld", (long long)x->pid);
+            const char *name = by == GROUP_HOST ? x->host : by == GROUP_PID ? pid : procs_name(x);
+            uint32_t k = strtab_intern(&names, name, strlen(name));
+            proc_group[pr] = k == g->n ? new_group(g, name) : k;
+        }
+        g->group_of[t] = proc_group[pr];
+    }
+    strtab_free(&names);
+    free(proc_group);
+}
+
+int thread_groups_of(const struct profile *p, const struct selection *s, const struct select_opts *o,
+                     struct thread_groups *g, char *err, size_t errlen)
+{
+    if (o->group_by) {
+        thread_groups_by_key(p, s, o->group_by, g);
+        return 0;
+    }
+    return thread_groups_by_name(p, s, o->thread_groups, o->nthread_groups, g, err, errlen);
+}
+
 void thread_groups_free(struct thread_groups *g)
 {
     free(g->group_of);
@@ -134,19 +185,18 @@ void thread_groups_free(struct thread_groups *g)
     memset(g, 0, sizeof *g);
 }
 
-size_t *group_rows(const struct profile *p, const struct selection *s, const struct thread_groups *g,
-                   uint32_t *rows)
+size_t *group_rows(const struct selection *s, const struct thread_groups *g, uint32_t *rows)
 {
     size_t *start = xcalloc(g->n + 1, sizeof *start);
     for (size_t i = 0; i < s->nrows; i++) {
-        uint32_t grp = g->group_of[p->samples[s->rows[i]].thread];
+        uint32_t grp = g->group_of[s->samples[s->rows[i]].thread];
         if (grp != NONE) start[grp + 1]++;
     }
     for (size_t k = 0; k < g->n; k++) start[k + 1] += start[k];
     size_t *fill = xmalloc((g->n + 1) * sizeof *fill);
     memcpy(fill, start, (g->n + 1) * sizeof *fill);
     for (size_t i = 0; i < s->nrows; i++) {
-        uint32_t grp = g->group_of[p->samples[s->rows[i]].thread];
+        uint32_t grp = g->group_of[s->samples[s->rows[i]].thread];
         if (grp != NONE) rows[fill[grp]++] = s->rows[i];
     }
     free(fill);

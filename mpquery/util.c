@@ -247,6 +247,16 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t len)
     return id;
 }
 
+uint32_t strtab_find(const struct strtab *t, const char *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    size_t mask = t->nslots - 1, i = h & mask;
+    for (uint32_t id; (id = t->slots[i]) != NONE; i = (i + 1) & mask)
+        if (t->hash[id] == h && t->len[id] == len && !memcmp(t->str[id], s, len))
+            return id;
+    return NONE;
+}
+
 void strtab_free(struct strtab *t)
 {
     free(t->str);

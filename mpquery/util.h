@@ -67,6 +67,7 @@ struct strtab {
 };
 void strtab_init(struct strtab *t);
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t len);
+uint32_t strtab_find(const struct strtab *t, const char *s, size_t len);     /* its id, or NONE */
 void strtab_free(struct strtab *t);
 
 uint64_t hash_bytes(const void *p, size_t n);

@@ -154,9 +154,6 @@ int window_select(const struct profile *p, const struct select_opts *o, struct s
     if (o->snap_kind != SNAP_LAST)
         return snprintf(err, errlen, "--since and --until do not combine with --snapshot (the window's ends "
                                      "name its snapshots)"), EXIT_BAD_INPUT;
-    if (o->per_thread || o->keep_rows)
-        return snprintf(err, errlen, "--since and --until do not combine with --per-thread or --group-threads"),
-               EXIT_BAD_INPUT;
     if (o->since && o->until && ws.rel == wu.rel && ws.t > wu.t)
         return snprintf(err, errlen, "--since %s is after --until %s", o->since, o->until), EXIT_BAD_INPUT;
     struct seen w = { .lo = 1e300, .hi = -1 };

@@ -6,8 +6,19 @@
 --
 -- Conventions
 --   * A load is one run (one MP_RUN token) pushed once: `run` is the load's
---     id, 64 random bits chosen by mpquery push, and the first column of the
---     key of every table of rows. A run's processes, threads and snapshots
+--     id, and the first column of the key of every table of rows. Its top
+--     16 bits are the day the run started (UTC, days since 1970-01-01:
+--     mpquery/chstore.c's ch_day_run), the other 48 random bits chosen by
+--     mpquery push (a followed run's: below). Every table of rows is
+--     partitioned by that day (PARTITION BY bitShiftRight(run, 48)), so a
+--     run's rows are in one partition, and `mpquery push --ttl 30d` drops
+--     the partitions of the runs started more than 30 days ago, whole runs
+--     only: a snapshot's rows hold only what changed since the one before,
+--     so a row-age TTL would leave runs that answer wrongly (ClickHouse
+--     18.16 has no TTL clause either; it came with 19.6). The ORDER BY
+--     keys are those of the queries: a run's rows per (process, stack,
+--     thread) in seq order for the snapshot and window sums (argMax over
+--     seq), (run, process) for the joins of processes (--group, windows). A run's processes, threads and snapshots
 --     are numbered within the load (process and thread from 1, in the
 --     order of their ids in the file; thread 0 in mp_totals is the whole
 --     process; snapshots keep their seq).
@@ -22,7 +33,8 @@
 --   * A followed run (mpquery push --follow: the snapshots of a running
 --     program stored as they are committed) is one load per file whose id
 --     is FNV-1a 64 of ("mpquery push --follow", NUL, token, NUL, host, NUL,
---     the decimal pid of its first process in the file) (mpquery/follow_ship.c),
+--     the decimal pid of its first process in the file), its top 16 bits
+--     then the run's start day (mpquery/follow_ship.c),
 --     the same for every agent and every restart. Its mp_run row goes with
 --     its first snapshot, and each snapshot's rows are stored once per
 --     (run, process, seq) and table: ClickHouse 18.16 has no insert
@@ -64,6 +76,17 @@
 -- &distributed_product_mode=global&insert_distributed_sync=1. The dictionaries mp_frame and mp_stack can be sharded
 -- by frame and stack instead; any() per key then works as it does here.
 
+-- The store's version, checked as a profile's PRAGMA user_version is: push
+-- and --server refuse a store of a later version than theirs ("the store
+-- is of version 3, this mpquery reads versions 1 to 2"), whose tables may
+-- mean what they do not know. A store without this view was made before
+-- versions (version 1: the same tables, not partitioned by day, run ids
+-- all random) and stays so (readable, pushed to, but no --ttl); version 2
+-- is partitioned by day. Raise the number with any change an older
+-- mpquery would misread. The view is made with a new store only.
+-- (mpquery reads its own version from this statement: chschema.c.)
+CREATE VIEW IF NOT EXISTS mp_version AS SELECT toUInt32(2) AS version
+;
 CREATE TABLE IF NOT EXISTS mp_run (
     run         UInt64,     -- the load
     token       String,     -- MP_RUN: the run's identity across files and pushes
@@ -77,7 +100,7 @@ CREATE TABLE IF NOT EXISTS mp_run (
     snapshots   UInt32,     -- of its processes, peak snapshots aside
     rows        UInt64      -- the load's rows in mp_process, mp_thread, mp_snapshot, mp_totals
                             -- and mp_sample (count() WHERE run = R: the load is whole)
-) ENGINE = MergeTree() ORDER BY (token, run)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (token, run)
 ;
 -- The runs a reader sees: one load per token, the most complete.
 CREATE VIEW IF NOT EXISTS mp_runs AS
@@ -96,7 +119,7 @@ CREATE TABLE IF NOT EXISTS mp_process (
     end_time    Float64,    -- -1: no snapshot yet
     settings    String,
     ended       String
-) ENGINE = MergeTree() ORDER BY (run, process)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process)
 ;
 CREATE TABLE IF NOT EXISTS mp_thread (
     run         UInt64,
@@ -105,7 +128,7 @@ CREATE TABLE IF NOT EXISTS mp_thread (
     seq         Int64,
     tid         Int64,
     name        String
-) ENGINE = MergeTree() ORDER BY (run, thread)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, thread)
 ;
 CREATE TABLE IF NOT EXISTS mp_snapshot (
     run         UInt64,
@@ -115,7 +138,7 @@ CREATE TABLE IF NOT EXISTS mp_snapshot (
     reason      String,     -- exit | interval | api | signal | exec | peak
     label       String,
     profiler_memory Int64
-) ENGINE = MergeTree() ORDER BY (run, process, seq)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, seq)
 ;
 CREATE TABLE IF NOT EXISTS mp_sample (
     run         UInt64,
@@ -140,7 +163,7 @@ CREATE TABLE IF NOT EXISTS mp_sample (
     rss         Int64 DEFAULT 0,
     memcold     Int64 DEFAULT 0,
     coldage     Int64 DEFAULT 0
-) ENGINE = MergeTree() ORDER BY (run, process, stack, thread, seq)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, stack, thread, seq)
 ;
 CREATE TABLE IF NOT EXISTS mp_totals (
     run         UInt64,
@@ -155,7 +178,7 @@ CREATE TABLE IF NOT EXISTS mp_totals (
     ncalls_nostack Int64,
     memtot_nostack Int64,
     nfree_unknown  Int64
-) ENGINE = MergeTree() ORDER BY (run, process, seq, thread)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, seq, thread)
 ;
 CREATE TABLE IF NOT EXISTS mp_frame (
     frame       UInt64,
@@ -185,7 +208,7 @@ CREATE TABLE IF NOT EXISTS mp_hist (
     memtot      Int64,
     nlive       Int64,
     memlive     Int64
-) ENGINE = MergeTree() ORDER BY (run, process, seq, lo)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, seq, lo)
 ;
 CREATE TABLE IF NOT EXISTS mp_stack_hist (
     run         UInt64,
@@ -198,4 +221,4 @@ CREATE TABLE IF NOT EXISTS mp_stack_hist (
     memtot      Int64,
     nlive       Int64,
     memlive     Int64
-) ENGINE = MergeTree() ORDER BY (run, process, stack, thread, lo, seq)
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, stack, thread, lo, seq)

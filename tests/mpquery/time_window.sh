@@ -121,5 +121,11 @@ expect_fail 2 "^mpquery: top: bad value '2026-13-01' for --since" "$MPQ" top pha
 expect_fail 2 "^mpquery: diff: bad value 'x' for --a-since|^mpquery: diff: bad value 'x' for --since" "$MPQ" diff phases.db phases.db --a-since x
 expect_fail 2 "^mpquery: phases\.db: --since \+2 is after --until \+1$" "$MPQ" top phases.db --since +2 --until +1
 expect_fail 2 "^mpquery: phases\.db: --since and --until do not combine with --snapshot" "$MPQ" top phases.db --since +1 --snapshot 1
-expect_fail 2 "^mpquery: phases\.db: --since and --until do not combine with --per-thread" "$MPQ" top phases.db --since +1 --per-thread
+# --per-thread (and --group, tests/mpquery/group.sh): each (stack, thread)
+# row's change over the window, +0.5 (since +1: the peak aside) to the exit
+assert_eq "$("$MPQ" top phases.db --since +1 --per-thread --format csv | cut -d, -f1,3)" "thread,memtot
+main (tid 300),20000
+main (tid 300),200
+main (tid 300),50
+worker (tid 301),4000" "top --since +1 --per-thread: per thread, the window's rows"
 echo "PASS"
