@@ -92,7 +92,6 @@ void unwind_init(void)
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
     unwind_main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
-    if (atomic_load(&mp_active)) unwind_prepare(0);
 }
 
 /* libdw and libunwind, the profiler's namespace (ns.c), loaded before the

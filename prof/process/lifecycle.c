@@ -370,7 +370,8 @@ void mp_ensure_init(void)
         ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
-        unwind_init();              /* libdw, libunwind loaded when stacks are walked (unwind_prepare) */
+        unwind_init();
+        if (mp_opt.enabled) unwind_prepare(0);     /* libdw, libunwind: our namespace (ns.c), if stacks are walked */
         record_init();
         block_sizes_init();
         python_init();
