@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -208,11 +209,26 @@ static int output_problem(const char *out, char *why, size_t size)
  * (said_at_start). */
 static int first_of_run, output_known_bad;
 static pid_t run_root;          /* the run's first process (not its fork children) */
+
+/* The pid in the run's token, "HOST-PID-SECONDS" (lifecycle.c; a host
+ * name may hold '-'): the run's first process, whose exec'd images are
+ * its first process still. 0: another form (mpquery record's holds its
+ * own pid, which no recorded process has). */
+static pid_t token_pid(const char *token)
+{
+    const char *end = strrchr(token, '-'), *p = end;
+    while (p && p > token && p[-1] != '-') p--;
+    if (!p || p == token || p == end) return 0;
+    char *stop;
+    long pid = strtol(p, &stop, 10);
+    return stop == end && pid > 0 ? (pid_t)pid : 0;
+}
+
 void flush_check_output(int first)
 {
     char why[512];
     first_of_run = first;
-    run_root = first ? getpid() : 0;
+    run_root = first ? getpid() : token_pid(mp_run_token);
     if (!first || !output_problem(mp_opt.out, why, sizeof why)) return;
     output_known_bad = 1;
     mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
@@ -318,10 +334,10 @@ static int write_out(struct flush_call *c, int64_t *nrows, char *err, size_t err
 }
 
 /* MP_SYNC=0: the run's first process, at its last snapshot (exit, exec,
- * a fatal signal), puts the file on disk, its children's snapshots with
- * it (they are in the same file's pages), and the directory that names
- * it: a run that has ended is durable, at two fdatasync for the whole
- * run. mpquery record, whose program is not the run's first, does the
+ * a fatal signal; an exec'd image of it too), puts the file on disk,
+ * its children's snapshots with it (they are in the same file's pages),
+ * and the directory that names it: a run that has ended is durable, at
+ * two fdatasync for the whole run. mpquery record, whose program is not the run's first, does the
  * same after it (record_db.c). */
 static void run_synced(enum flush_reason reason)
 {

@@ -3,7 +3,8 @@
 # exit, then sh's). MP_SYNC=1: each write waits for the disk, three
 # fdatasync each (the journal, its directory, the file). MP_SYNC=0 (the
 # default): none of them, and sh, the run's first process, syncs the file
-# and its directory once as it ends: two in all, sh's. mpquery record
+# and its directory once as it ends: two in all, sh's (and again after
+# an exec: the exec'd image is the run's first process too). mpquery record
 # (whose program is not the run's first) makes those two itself after the
 # run. The profiles hold the same processes and snapshots either way.
 . "$(dirname "$0")/../lib/lib.sh"
@@ -27,6 +28,13 @@ for s in 0 1; do
     assert_eq "$(q s$s.db "SELECT group_concat(reason, ' ') FROM (SELECT reason FROM snapshot ORDER BY id)")" \
         "exit exit peak exit" "MP_SYNC=$s: the same snapshots"
 done
+
+# A run's first process that execs (env, a wrapper) is its first process
+# still: env's exec snapshot and sh's exit are synced, 2 + 2, by that pid.
+MP_QUIET=1 MP_OUT=$T/e.db strace -f -qq -e trace=fdatasync,fsync,execve -o trace_env \
+    -E LD_PRELOAD=$LIB env FOO=1 sh -c '/bin/true; :' >out 2>err; rc=$?
+assert_eq "$rc" 0 "env: exit status"
+assert_eq "$(syncs trace_env)" "$(exec_pid trace_env "$(command -v env)") 4" "env then sh: the run's first process syncs at its exec and its exit"
 
 # mpquery record: the recorded processes do not sync; record does, once.
 strace -f -qq -e trace=fdatasync,fsync,execve -o trace_rec "$MPQ" record -q -o rec.db -- sh -c '/bin/true; :' >out 2>err; rc=$?
