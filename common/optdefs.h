@@ -62,6 +62,9 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
     X(MP_FINAL, VAL_BOOL, "1", final, "--final", "0|1",                                            \
       "0 = no snapshot when the process ends (exit, exec, fatal signal): only those asked for "   \
       "(MP_INTERVAL, MP_SIGNAL, mp_snapshot)")                                                     \
+    X(MP_SYNC, VAL_BOOL, "0", sync, "--sync", "0|1",                                              \
+      "1 = each snapshot on disk before the program goes on (fdatasync, several ms each); 0 = "    \
+      "written without waiting, the file synced once as the run ends (its first process, record)") \
     X(MP_QUIET, VAL_BOOL, "0", quiet, "-q, --quiet", "",                                           \
       "1 = no 'mallocprof: info' lines on stderr (warnings and errors still); "                    \
       "mpquery record sets it unless --verbose, and -q also drops record's summary line")          \

@@ -84,10 +84,30 @@ int record_count(const char *path, const char *token, struct run_count *c, char 
     return rc;
 }
 
+/* MP_SYNC=0 (the default): the recorded processes wrote their snapshots
+ * without waiting for the disk, and none of them is the run's first (record
+ * gave them MP_RUN): record puts the run on disk once it ended, the file
+ * and the directory that names it (prof/README.md, MP_SYNC). */
+static void sync_run(const char *path)
+{
+    const char *sync = getenv("MP_SYNC");
+    if (sync && !strcmp(sync, "1")) return;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrdup(path) : xstrdup(".");
+    if (slash) dir[slash == path ? 1 : slash - path] = 0;
+    const char *paths[2] = { path, dir };
+    for (int i = 0; i < 2; i++) {
+        int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) fdatasync(fd), close(fd);
+    }
+    free(dir);
+}
+
 void record_report(const char *path, const char *token, const struct run_count *before, double seconds, int quiet)
 {
     char err[4400];
     struct run_count after;
+    sync_run(path);
     if (record_count(path, token, &after, err, sizeof err)) {
         warning("record: nothing can be read from %s after the run: %s", path, err);
         return;

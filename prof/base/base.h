@@ -72,6 +72,7 @@ struct mp_options {
     int debuginfo_cache;        /* MP_DEBUGINFO_CACHE: uncompressed copies (common/debugcache.h) */
     int fatal_timeout;          /* MP_FATAL_TIMEOUT seconds for the last snapshot */
     int final;                  /* MP_FINAL: snapshots when the process ends */
+    int sync;                   /* MP_SYNC: fdatasync each snapshot (flush.c) */
     int quiet;                  /* MP_QUIET: no info lines */
     int time;                   /* MP_TIME: the time counter */
     int mmap;                   /* MP_MMAP: the program's own mappings (maps.c) */

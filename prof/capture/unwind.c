@@ -22,6 +22,7 @@
 #define UNW_LOCAL_ONLY
 #include "record.h"
 #include "unwind_cfi.h"
+#include "ns.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -91,8 +92,30 @@ void unwind_init(void)
     dl_iterate_phdr(find_self, (void *)(uintptr_t)&unwind_init);
     unwind_main_stack_init();
     if (mp_opt.unwind == UNWIND_CFI) rules_init();
+}
+
+/* libdw and libunwind, the profiler's namespace (ns.c), loaded before the
+ * first stack is walked and never inside malloc (dlmopen there could find
+ * the loader's lock held by the allocating thread): at start when stacks
+ * are recorded from the start, else by mp_activate, mp_thread_activate or
+ * an attach session that records them. A process that records none
+ * (MP_STACKS=none or tags, MP_ENABLED=0 never activated) skips the load,
+ * 1-3 ms of its start; a snapshot that names addresses loads it then
+ * (its functions' stubs load on their first call, ns_stubs.S). any_mode:
+ * the program's first thread is about to start (lifecycle.c): the
+ * namespace's modules with thread-local storage (libc, libunwind, libdw,
+ * libelf) make each thread's vector 64 bytes larger, which the program's
+ * totals count, so they are there for every thread or none. */
+void unwind_prepare(int any_mode)
+{
+    static _Atomic int prepared;
+    if ((mp_opt.stacks != STACKS_UNWIND && !any_mode) || atomic_load(&prepared)) return;
+    struct mp_guard g = guard_enter(MP_INSIDE);     /* the loader's allocations are ours */
+    mp_ns_load();
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
+    atomic_store(&prepared, 1);
+    guard_leave(&g);
 }
 
 /* ------------------------------------------------------------ cfi rules */

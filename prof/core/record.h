@@ -385,6 +385,7 @@ static inline uint64_t hash_final(struct mp_hash h, int n, unsigned flags)
  * begin. */
 int unwind_capture(struct mp_thread *t, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h);
 void unwind_init(void);
+void unwind_prepare(int any_mode);   /* the namespace loaded before stacks are walked (unwind.c) */
 void unwind_thread_init(struct mp_thread *t);   /* inside malloc: no libc calls */
 void unwind_thread_start(void);                 /* a new thread, before its code runs */
 void unwind_main_stack_init(void);              /* unwind_stack.c: the main thread's bounds */

@@ -25,6 +25,7 @@ MP_EXPORT int mp_summary(struct mp_summary *out)
 MP_EXPORT void mp_activate(void)
 {
     mp_ensure_init();
+    unwind_prepare(0);
     atomic_store(&mp_active, 1);
     hot_path_update();
 }
@@ -45,7 +46,12 @@ static void set_thread_active(int active)
     guard_leave(&g);
 }
 
-MP_EXPORT void mp_thread_activate(void) { set_thread_active(1); }
+MP_EXPORT void mp_thread_activate(void)
+{
+    mp_ensure_init();
+    unwind_prepare(0);
+    set_thread_active(1);
+}
 MP_EXPORT void mp_thread_deactivate(void) { set_thread_active(0); }
 MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
 

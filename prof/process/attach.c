@@ -93,6 +93,7 @@ static void session_start(void)
     struct mp_guard g = guard_enter(MP_INSIDE);
     options_load_text(settings);
     fork_new_session();         /* the points of memory over time start again too */
+    if (mp_opt.enabled) unwind_prepare(0);      /* before the first stack */
     atomic_store(&mp_active, mp_opt.enabled);
     atomic_store(&mp_threshold, mp_opt.threshold);
     hot_path_update();

@@ -15,7 +15,6 @@
 #include "hooks.h"
 #include "cold.h"
 #include "python.h"
-#include "ns.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -234,6 +233,7 @@ static void *thread_start(void *p)
 MP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     HOOKS_READY();
+    if (atomic_load(&mp_initialized)) unwind_prepare(1);       /* before any thread's vector (unwind.c) */
     if (!atomic_load(&background_wanted) && atomic_load(&mp_initialized) && !atomic_exchange(&background_wanted, 1)) {
         struct mp_guard g = guard_enter(MP_INSIDE);
         start_background();         /* the program's second thread: then ours costs it nothing more */
@@ -370,8 +370,8 @@ void mp_ensure_init(void)
         ticks_start(mp_start_time);
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
-        mp_ns_load();               /* libdw, libunwind: our namespace (ns.c) */
         unwind_init();
+        if (mp_opt.enabled) unwind_prepare(0);     /* libdw, libunwind: our namespace (ns.c), if stacks are walked */
         record_init();
         block_sizes_init();
         python_init();

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -132,7 +133,11 @@ static int open_writer(struct writer *w, const char *path)
      * file (mpquery/cmd_live.c) */
     sqlite3_busy_timeout(w->db, 300 * 1000);
     sqlite3_progress_handler(w->db, 1000, tick_while_writing, NULL);
-    if (sql_exec(w, "PRAGMA synchronous = NORMAL") || sql_exec(w, "BEGIN IMMEDIATE")) return -1;
+    /* MP_SYNC=1: each commit waits for the disk (the journal, its
+     * directory, the file: three fdatasync, 5-25 ms on a busy disk, most
+     * of a short process's cost); 0: none, the run's end syncs (run_synced) */
+    if (sql_exec(w, mp_opt.sync ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = OFF") ||
+        sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);
     batch_init(&w->stacks, FT_stack, 1);
@@ -203,10 +208,27 @@ static int output_problem(const char *out, char *why, size_t size)
  * check nothing at start: only when a snapshot of theirs is lost
  * (said_at_start). */
 static int first_of_run, output_known_bad;
+static pid_t run_root;          /* the run's first process (not its fork children) */
+
+/* The pid in the run's token, "HOST-PID-SECONDS" (lifecycle.c; a host
+ * name may hold '-'): the run's first process, whose exec'd images are
+ * its first process still. 0: another form (mpquery record's holds its
+ * own pid, which no recorded process has). */
+static pid_t token_pid(const char *token)
+{
+    const char *end = strrchr(token, '-'), *p = end;
+    while (p && p > token && p[-1] != '-') p--;
+    if (!p || p == token || p == end) return 0;
+    char *stop;
+    long pid = strtol(p, &stop, 10);
+    return stop == end && pid > 0 ? (pid_t)pid : 0;
+}
+
 void flush_check_output(int first)
 {
     char why[512];
     first_of_run = first;
+    run_root = first ? getpid() : token_pid(mp_run_token);
     if (!first || !output_problem(mp_opt.out, why, sizeof why)) return;
     output_known_bad = 1;
     mp_log("error", "cannot write %s: %s; the program runs on, but its snapshots will be lost unless that "
@@ -312,6 +334,27 @@ static int write_out(struct flush_call *c, int64_t *nrows, char *err, size_t err
     return write_file(mp_opt.out, c, nrows, err, errsize);
 }
 
+/* MP_SYNC=0: the run's first process, at its last snapshot (exit, exec,
+ * a fatal signal; an exec'd image of it too), puts the file on disk,
+ * its children's snapshots with it (they are in the same file's pages),
+ * and the directory that names it: a run that has ended is durable, at
+ * two fdatasync for the whole run. mpquery record, whose program is not the run's first, does the
+ * same after it (record_db.c). */
+static void run_synced(enum flush_reason reason)
+{
+    if (mp_opt.sync || getpid() != run_root || (reason != FLUSH_EXIT && reason != FLUSH_EXEC && reason != FLUSH_FATAL))
+        return;
+    char dir[sizeof mp_opt.out];
+    snprintf(dir, sizeof dir, "%s", mp_opt.out);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[slash == dir] = 0;
+    const char *paths[2] = { mp_opt.out, slash ? dir : "." };
+    for (int i = 0; i < 2; i++) {
+        int fd = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0) fdatasync(fd), close(fd);
+    }
+}
+
 /* This thread's CPU time: the flush's own, whatever else runs meanwhile. */
 static double thread_cpu(void)
 {
@@ -336,6 +379,7 @@ static void flush_work(void *arg)
     int64_t nrows = 0;
     char err[512] = "out of memory in libdw while naming the addresses";
     int rc = symbols_lost ? -1 : write_out(c, &nrows, err, sizeof err);
+    if (!rc && !c->ahead) run_synced(c->reason);
     if (rc) {
         int efbig = !xfsz_before && xfsz_pending();    /* our write raised it: past the limit */
         if (efbig) {
