@@ -6,10 +6,10 @@
 # detach (issue 40). RssAnon from /proc/PID/status and Anonymous from
 # /proc/PID/smaps_rollup (two counts of the same pages), before the first
 # attach and after each detach; /proc/PID/maps after them. A small C loop,
-# attached 20 times: at most 1 MB more than before after any detach (0.95
-# to 1.0 MB measured: the profiler's thread's malloc arena, about 350 kB,
-# whose top glibc's malloc_trim does not trim; the stack tree, slots and
-# thread records; the library's data and its namespace's), no growth from
+# attached 20 times: at most 1 MB more than before after any detach (236
+# -> 688 kB measured: the library's data and bss and its namespace's, a few
+# blocks of the profiler's own heap; 0.95 to 1.0 MB before that heap, when
+# the profiler's thread took a glibc arena of the program's), no growth from
 # the 2nd session to the 20th but 128 kB (main: 1.0 MB after the first,
 # 1.4 MB after the 20th: the snapshot written on the program's thread left
 # SQLite's blocks between the program's in its heap), no mapping of a
@@ -18,11 +18,9 @@
 # profile). Four threads allocating hard, attached and detached 20 times:
 # their output and exit status unchanged. python3 -m http.server (a thread
 # per request), 20 sessions of 30 requests: its growth from the 10th to
-# the 20th under 3 MB (0.4 to 1.7 MB measured: new stacks, slots of
-# reused thread records; main: 2 to 4 MB a session), under 10 MB in all
-# (about 6 MB measured: the stack tree, the counter
-# slots and the thread records stay: mpquery/README.md), no data file
-# mapped.
+# the 20th under 3 MB (8 kB measured; 0.4 to 1.7 MB before the tables were
+# given back and the profiler had a heap of its own), under 10 MB in all
+# (568 kB measured; about 6 MB before), no data file mapped.
 source "$(dirname "$0")/../lib/lib.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "# not x86-64: record --pid is x86-64 only"; exit 0; }
