@@ -4,7 +4,8 @@
  * unwind_cfi.h, or R_NONE. Moved from unwind.c verbatim (rule_compute is
  * unwind_rule_compute; its session and the check's counts live here). */
 #define _GNU_SOURCE
-#include "symbols.h"     /* mp_dwfl_session (to move down: issue 42) */
+#include "base.h"
+#include "dwfl_session.h"
 #include "unwind_cfi.h"
 
 #include <dwarf.h>

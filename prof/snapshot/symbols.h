@@ -9,13 +9,7 @@
 /* Resolves addr into its inline chain, outermost first. The result stays
  * valid for the life of the process. Returns the number of frames (>= 1). */
 int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
-/* A libdwfl session (*d; the process's files, separate debug info found
- * along MP_DEBUGINFO_PATH) over the objects the loader has
- * loaded (dl_iterate_phdr, exact load biases), kept across calls so what was
- * read stays parsed, and re-reported when the loader's counts of loaded and
- * unloaded objects differ from `seen` (updated). NULL if it cannot be made. */
-#include <elfutils/libdwfl.h>
-Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2]);
+#include "dwfl_session.h"     /* mp_dwfl_session (capture) */
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */

@@ -45,8 +45,6 @@ prof/capture/python.c pymalloc_session_start a session's start wraps pymalloc's 
 prof/capture/python.h record.h capture's types (the capture buffers) live in core's record.h: to split out
 prof/capture/unwind.c record.h capture's types (a thread's walk buffers, struct mp_thread) are in core's record.h: to split out
 prof/capture/unwind_stack.c record.h capture's types (a thread's stack bounds in struct mp_thread) are in core's record.h: to split out
-prof/capture/unwind_cfi.c symbols.h for mp_dwfl_session (below): goes with it
-prof/capture/unwind_cfi.c mp_dwfl_session the dwfl session is made in snapshot/symbols.c: it belongs to capture (issue 42)
 prof/process/attach.c pymalloc_forget the detach gives Python its allocators back (entry's wrappers): pymalloc.c's domain state to split from its wrappers, down to capture
 prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
 prof/core/record_mode.c background_running_now the clock poll asks whether process/'s thread is there: to become state process/ sets

@@ -1,0 +1,150 @@
+/* The libdwfl session over the objects the loader has loaded: made for
+ * symbol resolution (snapshot/symbols.c) and for the cfi unwinder's rules
+ * (unwind_cfi.c), each keeping its own. */
+#define _GNU_SOURCE
+#include "dwfl_session.h"
+#include "base.h"
+#include "resolve.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+/* libdwfl keeps a descriptor per file until its session ends, then
+ * closes those numbers, which the program may have closed and reused
+ * meanwhile (a daemon closing every descriptor): a module's file is read
+ * into memory (mapped) and its descriptor closed at once; a debug file's
+ * descriptor is moved above the program's range (mp_fd_high). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                    Elf **elfp)
+{
+    int fd = dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
+    if (fd >= 0 && *elfp && elf_cntl(*elfp, ELF_C_FDREAD) == 0 && elf_cntl(*elfp, ELF_C_FDDONE) == 0) {
+        close(fd);
+        return -1;
+    }
+    return mp_fd_high(fd);
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                          char **debuginfo_file_name)
+{
+    return mp_fd_high(resolve_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                             debuginfo_file_name));
+}
+
+/* Debug info is found on this machine's disk only (resolve_find_debuginfo:
+ * never a debuginfod server, whatever DEBUGINFOD_URLS says). */
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = find_elf,
+    .find_debuginfo = find_debuginfo,
+    .debuginfo_path = &resolve_debuginfo_path,
+};
+
+/* The file mapped at addr, from /proc/self/maps, read with plain system
+ * calls (this can run inside malloc, for an unwind rule). For objects the
+ * loader knows by a relative name (dlopen("./plug.so"), LD_LIBRARY_PATH=.),
+ * which the process may have left by chdir since. */
+static int mapped_file(uintptr_t addr, char *path, size_t size)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char buf[8192];
+    size_t have = 0;
+    int found = -1;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+        if (n <= 0) break;
+        have += (size_t)n;
+        buf[have] = 0;
+        char *line = buf, *nl;
+        while (found < 0 && (nl = strchr(line, '\n'))) {
+            *nl = 0;
+            unsigned long lo, hi;
+            int at = 0;
+            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) == 2 && at > 0 &&
+                addr >= lo && addr < hi && line[at] == '/' && strlen(line + at) < size) {
+                strcpy(path, line + at);
+                found = 0;
+            }
+            line = nl + 1;
+        }
+        if (found == 0) break;
+        have = (size_t)(buf + have - line);
+        memmove(buf, line, have);
+        if (have == sizeof buf - 1) have = 0;      /* a line longer than the buffer: skip it */
+    }
+    close(fd);
+    return found;
+}
+
+/* Reports the loaded objects to a Dwfl from the loader's own list
+ * (dl_iterate_phdr) with their exact load bias. /proc/self/maps would also
+ * show the files libdw itself maps to read them, and after a dlclose and a
+ * new dlopen such a mapping can be taken for the library. */
+static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    Dwfl *d = arg;
+    const char *path = info->dlpi_name;
+    char exe[4096];
+    uintptr_t lo, hi;
+    object_range(info, &lo, &hi);
+    /* the program: /proc/self/exe, but when the loader was run as a
+     * command (ld.so ./prog: no interpreter base), that is the loader;
+     * the file mapped at the program's address then */
+    if ((!path || !*path) && !getauxval(AT_BASE) && lo < hi && mapped_file(lo, exe, sizeof exe) == 0) path = exe;
+    if (!path || !*path) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0) return 0;
+        exe[n] = 0;
+        path = exe;
+    }
+    char real[4096];
+    if (path[0] != '/') {               /* a relative name; the vDSO has no file */
+        if (lo >= hi || mapped_file(lo, real, sizeof real) != 0) return 0;
+        path = real;
+    }
+    /* an unchanged module (same name and range) is kept with what was read */
+    if (lo < hi) dwfl_report_module(d, path, lo & ~(uintptr_t)(PAGE_SIZE - 1), hi);
+    return 0;
+}
+
+static int report_loaded(Dwfl *d)
+{
+    dwfl_report_begin(d);
+    dl_iterate_phdr(report_object, d);
+    return dwfl_report_end(d, NULL, NULL);
+}
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *c = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        c[0] = info->dlpi_adds;
+        c[1] = info->dlpi_subs;
+    }
+    return 1;
+}
+
+Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2])
+{
+    unsigned long long c[2] = { 0, 0 };
+    dl_iterate_phdr(loader_counts, c);
+    int changed = c[0] != seen[0] || c[1] != seen[1];
+    seen[0] = c[0];
+    seen[1] = c[1];
+    if (!changed && *d) return *d;
+    resolve_debuginfo_path = mp_opt.debuginfo_path;
+    if (!*d && !(*d = dwfl_begin(&callbacks))) return NULL;
+    if (report_loaded(*d) != 0) {
+        dwfl_end(*d);
+        *d = NULL;
+        seen[0] = seen[1] = 0;
+    }
+    return *d;
+}
