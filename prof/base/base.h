@@ -9,6 +9,7 @@
 #ifndef MP_BASE_H
 #define MP_BASE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <errno.h>
 #include <stddef.h>
@@ -314,8 +315,15 @@ void mp_ensure_init(void);
  * with the exit system call: reason exit): process.ended = how. */
 void lifecycle_end_session(int detach, const char *how);
 void ending_init(void);             /* at init: quick_exit's snapshot (ending.c) */
-int background_running_now(void);  /* the profiler's thread is there (record_poll) */
-int background_is_self(void);      /* the caller is the profiler's thread (flush.c's points) */
+/* The profiler's thread (process/ sets it, 0: not running), read below as
+ * state: it is there (record_poll), the caller is it (flush.c's points). */
+extern _Atomic unsigned long mp_background;
+static inline int background_running_now(void) { return atomic_load_explicit(&mp_background, memory_order_relaxed) != 0; }
+static inline int background_is_self(void)
+{
+    unsigned long b = atomic_load(&mp_background);
+    return b && pthread_equal(pthread_self(), (pthread_t)b);
+}
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
 

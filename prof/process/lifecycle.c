@@ -90,14 +90,12 @@ static _Atomic int background_quit;
 static void (*_Atomic background_job)(void);
 static sem_t job_done;
 
-int background_running_now(void)
+/* The thread's state, and base's copy that the layers below read
+ * (background_is_self, background_running_now) */
+static void set_running(int on)
 {
-    return atomic_load_explicit(&background_running, memory_order_relaxed);
-}
-
-int background_is_self(void)
-{
-    return atomic_load(&background_running) && pthread_equal(pthread_self(), background);
+    atomic_store(&background_running, on);
+    atomic_store(&mp_background, on ? (unsigned long)background : 0);
 }
 
 static int background_eager(void)
@@ -122,7 +120,7 @@ static void *background_end_session(void)
 {
     attach_end_here();
     pthread_detach(pthread_self());
-    atomic_store(&background_running, 0);
+    set_running(0);
     return NULL;
 }
 
@@ -164,13 +162,13 @@ static void *background_main(void *arg)
  * without ticks, interval snapshots or a snapshot signal, there is none. */
 static void start_background(void)
 {
-    background_running = 0;
+    set_running(0);
     if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0 && !tree_watching())) return;
     atomic_store(&background_quit, 0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals go to the program's threads */
-    if (pthread_create(&background, NULL, background_main, NULL) == 0) background_running = 1;
+    if (pthread_create(&background, NULL, background_main, NULL) == 0) set_running(1);
     else mp_log("warning", "cannot start the profiler's thread; only the exit snapshot and its point of memory over "
                 "time will be written");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -188,7 +186,7 @@ void background_pause(int stop)
     atomic_store(&background_quit, 1);
     sem_post(&wakeup);
     pthread_join(background, NULL);
-    background_running = 0;
+    set_running(0);
 }
 
 /* job run by the profiler's thread, waited for; by the caller when

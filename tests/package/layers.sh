@@ -47,10 +47,8 @@ prof/capture/unwind.c record.h capture's types (a thread's walk buffers, struct 
 prof/capture/unwind_stack.c record.h capture's types (a thread's stack bounds in struct mp_thread) are in core's record.h: to split out
 prof/process/attach.c pymalloc_forget the detach gives Python its allocators back (entry's wrappers): pymalloc.c's domain state to split from its wrappers, down to capture
 prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
-prof/core/record_mode.c background_running_now the clock poll asks whether process/'s thread is there: to become state process/ sets
 prof/core/record_mode.c ticks_take the tick taken by an allocating thread: to become a hook process/ installs (issue 42)
 prof/core/threads.c mp_ensure_init a thread's first record starts the profiler (process/): to move up to entry (issue 42)
-prof/snapshot/flush.c background_is_self the flush asks whether it runs on process/'s thread: to become state process/ sets
 ALLOW
 out=$($PY3 tests/lib/layers.py . build/obj "$T/allow" "$LIBC"); rc=$?
 if [ $rc != 0 ]; then
