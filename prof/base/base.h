@@ -318,6 +318,10 @@ void ending_init(void);             /* at init: quick_exit's snapshot (ending.c)
 /* The profiler's thread (process/ sets it, 0: not running), read below as
  * state: it is there (record_poll), the caller is it (flush.c's points). */
 extern _Atomic unsigned long mp_background;
+/* A point of memory over time if one is due (snapshot/ticks.c's
+ * ticks_take, installed by process/ at init): the allocating threads'
+ * clock poll (core's record_poll) calls it, not up. */
+extern double (*mp_tick_hook)(double now, int overdue);
 static inline int background_running_now(void) { return atomic_load_explicit(&mp_background, memory_order_relaxed) != 0; }
 static inline int background_is_self(void)
 {

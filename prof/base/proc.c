@@ -15,6 +15,7 @@
 MP_TLS struct mp_tls mp_tls;
 _Atomic int mp_initialized;
 _Atomic unsigned long mp_background;
+double (*mp_tick_hook)(double now, int overdue);
 pid_t mp_pid, mp_ppid;
 char mp_run_token[64];
 double mp_start_time;

@@ -56,7 +56,8 @@ void record_poll(struct mp_thread *t)
     else if (since < tick / 8 && t->poll_every < POLL_MAX) t->poll_every = t->poll_every ? t->poll_every * 2 : 1;
     t->poll_time = now;
     t->poll = t->poll_every - 1;
-    ticks_take(now, background_running_now());
+    double (*take)(double, int) = mp_tick_hook;
+    if (take) take(now, background_running_now());
 }
 
 /* The thread's first operation: its record made. */

@@ -366,6 +366,7 @@ void mp_ensure_init(void)
         if (!mp_attach_mode) options_load();    /* attached: mp_attach loaded its settings */
         mp_kept_open_all();         /* in the program's thread (fds.c) */
         ticks_start(mp_start_time);
+        mp_tick_hook = ticks_take;  /* the allocating threads' clock poll (record_poll) */
         atomic_store(&mp_active, mp_opt.enabled);
         atomic_store(&mp_threshold, mp_opt.threshold);
         unwind_init();
