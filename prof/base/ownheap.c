@@ -15,8 +15,8 @@
  * (mp_map: the ledger counts them as the profiler's) and a span with no
  * live block is given back.
  *
- * Blocks up to 32 KiB come from 256 KiB spans of one size class each (40
- * classes, 4 per power of two); larger ones, and those with an alignment
+ * Blocks up to 32 KiB come from spans of one size class each (40
+ * classes, 4 per power of two; a span 16 to 256 KiB); larger ones, and those with an alignment
  * above 16, are mappings of their own. Every block has 16 bytes before it:
  * a tag (its address xor a secret of the process) by which a free tells the
  * profiler's blocks from the program's allocator's (glibc keeps its header
@@ -34,7 +34,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#define SPAN_SIZE (256u << 10)
+#define SPAN_MIN (16u << 10)
+#define SPAN_MAX (256u << 10)
 #define MAX_SMALL (32u << 10)
 #define NCLASS 40
 #define HDR 16
@@ -51,6 +52,7 @@ struct span {
 static struct klass {
     atomic_flag lock;
     struct span *room;          /* spans with a free block */
+    unsigned nspans;            /* mapped */
 } classes[NCLASS];
 
 static _Atomic uintptr_t secret;
@@ -125,12 +127,19 @@ static void list_remove(struct klass *k, struct span *s)
     s->listed = 0;
 }
 
+/* A class's first span holds 4 blocks (16 KiB at least), each next one
+ * twice the last, up to 256 KiB: a class with a block or two costs little
+ * address space (a program under RLIMIT_AS has little to spare). */
 static struct span *span_new(struct klass *k, unsigned c)
 {
-    struct span *s = mp_map(SPAN_SIZE, 0);
+    size_t first = (4 * (HDR + class_size(c)) + SPAN_HEAD + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
+    size_t size = (first < SPAN_MIN ? SPAN_MIN : first) << (k->nspans < 4 ? k->nspans : 4);
+    if (size > SPAN_MAX) size = first > SPAN_MAX ? first : SPAN_MAX;
+    struct span *s = mp_map(size, 0);
     if (!s) return NULL;
+    k->nspans++;
     s->bump = (char *)s + SPAN_HEAD;
-    s->end = (char *)s + SPAN_SIZE;
+    s->end = (char *)s + size;
     s->cls = c;
     list_add(k, s);
     return s;
@@ -168,9 +177,9 @@ static void small_free(char *p, struct span *s)
     s->used--;
     if (!s->listed) list_add(k, s);
     int release = !s->used && (k->room != s || s->next);
-    if (release) list_remove(k, s);
+    if (release) list_remove(k, s), k->nspans--;
     spin_unlock(&k->lock);
-    if (release) mp_unmap(s, SPAN_SIZE);
+    if (release) mp_unmap(s, (size_t)(s->end - (char *)s));
 }
 
 /* ------------------------------------------------------------ large blocks */
@@ -207,13 +216,16 @@ static void own_free(char *p)
     in_heap = 0;
 }
 
+/* NULL: the thread is inside already, or no mapping was to be had (a
+ * program under RLIMIT_AS): the caller falls back to the program's
+ * allocator, whose free blocks may still serve it (free tells the blocks
+ * apart by their tag). */
 static void *own_alloc(size_t n, size_t align)
 {
     if (unlikely(in_heap)) return NULL;
     in_heap = 1;
     void *p = align <= HDR && n <= MAX_SMALL ? small_alloc(n) : large_alloc(n, align);
     in_heap = 0;
-    if (!p) errno = ENOMEM;
     return p;
 }
 
@@ -221,8 +233,8 @@ static void *own_alloc(size_t n, size_t align)
 
 void *__wrap_malloc(size_t n)
 {
-    if (unlikely(in_heap)) return __real_malloc(n);
-    return own_alloc(n, HDR);
+    void *p = own_alloc(n, HDR);
+    return p ? p : __real_malloc(n);
 }
 
 void __wrap_free(void *p)
@@ -234,13 +246,13 @@ void __wrap_free(void *p)
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    if (unlikely(in_heap)) return __real_calloc(n, size);
     if (size && n > SIZE_MAX / size) {
         errno = ENOMEM;
         return NULL;
     }
     void *p = own_alloc(n * size, HDR);
-    if (p && n * size <= MAX_SMALL) memset(p, 0, n * size);     /* a new mapping is zero */
+    if (!p) return __real_calloc(n, size);
+    if (n * size <= MAX_SMALL) memset(p, 0, n * size);     /* a new mapping is zero */
     return p;
 }
 
@@ -255,7 +267,7 @@ void *__wrap_realloc(void *old, size_t n)
     size_t have = usable(old);
     if (n <= have && (n > MAX_SMALL || class_of(n) == class_of(have)) && n > have / 2) return old;
     void *p = own_alloc(n, HDR);
-    if (!p) return NULL;
+    if (!p && !(p = __real_malloc(n))) return NULL;
     memcpy(p, old, have < n ? have : n);
     own_free(old);
     return p;
@@ -273,9 +285,8 @@ void *__wrap_reallocarray(void *old, size_t n, size_t size)
 int __wrap_posix_memalign(void **out, size_t align, size_t n)
 {
     if (!align || (align & (align - 1)) || align % sizeof(void *)) return EINVAL;
-    if (unlikely(in_heap)) return __real_posix_memalign(out, align, n);
     void *p = own_alloc(n, align);
-    if (!p) return ENOMEM;
+    if (!p) return __real_posix_memalign(out, align, n);
     *out = p;
     return 0;
 }
@@ -355,7 +366,7 @@ void ownheap_trim(void)
         struct span *s = k->room;
         while (s) {
             struct span *next = s->next;
-            if (!s->used) list_remove(k, s), mp_unmap(s, SPAN_SIZE);
+            if (!s->used) list_remove(k, s), k->nspans--, mp_unmap(s, (size_t)(s->end - (char *)s));
             else span_shrink(s, HDR + class_size(c));
             s = next;
         }

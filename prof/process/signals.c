@@ -129,11 +129,15 @@ static int is_fault(int sig, const siginfo_t *si)
     return si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL);
 }
 
-/* A fault in a recoverable stretch of the profiler's (base.h); not one of a
- * program's handler that interrupted it (MP_IN_HANDLER): that is the program's. */
+/* A fault in a recoverable stretch of the profiler's (base.h), or an
+ * abort() the thread raised there (libdw asserts that a calloc it made
+ * succeeded: a program under RLIMIT_AS was killed by it; glibc's abort
+ * holds no lock while the handler runs); not one of a program's handler
+ * that interrupted it (MP_IN_HANDLER): that is the program's. */
 static void recover_fault(int sig, const siginfo_t *si)
 {
-    if (mp_recover && mp_tls.in_profiler == MP_INSIDE && is_fault(sig, si)) siglongjmp(*mp_recover, 2);
+    int aborted = sig == SIGABRT && si && si->si_code == SI_TKILL && si->si_pid == getpid();
+    if (mp_recover && mp_tls.in_profiler == MP_INSIDE && (is_fault(sig, si) || aborted)) siglongjmp(*mp_recover, 2);
 }
 
 /* libdw's out-of-memory path, and any other library's, calls error() to
