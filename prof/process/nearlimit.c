@@ -33,6 +33,13 @@
 #define LOOK_MIN 0.01
 #define LOOK_MAX 1.0
 #define GROWTH_MIN (1024.0 * 1024 * 1024)
+/* A snapshot needs memory of its own (SQLite, libdw: megabytes). Under
+ * RLIMIT_AS or RLIMIT_DATA, with less room than this left, it is not
+ * tried: it would fail, and what it took on the way could cost the exit
+ * snapshot the program, whose malloc fails there, still gets (ulimit -v
+ * 48000, tests/recorder/process_limits.sh: the exit snapshot lost 3 runs
+ * in 4). A cgroup's limit kills: there the snapshot is always tried. */
+#define ROOM_MIN (16u << 20)
 
 enum source { SRC_CGROUP, SRC_AS, SRC_DATA, NSRC };
 struct reading { uint64_t use, limit; };        /* limit 0: none */
@@ -307,7 +314,8 @@ double nearlimit_look(double now)
     for (int s = 0; s < NSRC; s++) {
         if (!r[s].limit) continue;
         unsigned k = reached(&r[s]);
-        if (k > passed[s] && (double)r[s].use / (double)r[s].limit > used)
+        int room = s == SRC_CGROUP || (r[s].use < r[s].limit && r[s].limit - r[s].use >= ROOM_MIN);
+        if (k > passed[s] && room && (double)r[s].use / (double)r[s].limit > used)
             most = s, used = (double)r[s].use / (double)r[s].limit;
         if (k > passed[s]) passed[s] = k;
         if (passed[s] < n) {
