@@ -11,9 +11,9 @@
  * each look reads them with pread and the rlimits with getrlimit, so a
  * limit changed while the program runs counts from the next look. A look
  * costs three or four system calls; looks come at most every LOOK_MIN
- * seconds, only as near as the memory could reach the next percentage
- * growing at GROWTH_MIN bytes a second (or twice its last growth), and at
- * least every LOOK_MAX. None without a limit at start, none once every
+ * seconds, only as near as the memory could get half way past the next
+ * percentage growing at GROWTH_MIN bytes a second (or twice its last
+ * growth), and at least every LOOK_MAX. None without a limit at start, none once every
  * percentage of every limit was reached (each is taken once a process; a
  * percentage passed before the process started is not a crossing: a
  * nearly full cgroup does not make each new process write a snapshot). */
@@ -294,10 +294,16 @@ static void take(const struct reading *r, enum source s)
     flush_snapshot(FLUSH_NEAR_LIMIT, label);
 }
 
-/* The seconds until the memory could reach the limit's next percentage. */
+/* The seconds until the memory could be half way from the limit's next
+ * percentage to the one after (or to the limit): a snapshot may come that
+ * late, still well before the next one is due. A process that stays just
+ * below a percentage is then looked at less often than every LOOK_MIN
+ * where that half way is more than GROWTH_MIN * LOOK_MIN bytes. */
 static double time_to_next(const struct reading *r, enum source s, double now)
 {
-    double need = (double)r->limit * mp_opt.near_limit[passed[s]] / 100 - (double)r->use;
+    unsigned next = mp_opt.near_limit[passed[s]];
+    unsigned after = passed[s] + 1 < MP_PERCENTS_MAX && mp_opt.near_limit[passed[s] + 1] ? mp_opt.near_limit[passed[s] + 1] : 100;
+    double need = (double)r->limit * (next + after) / 200 - (double)r->use;
     double growth = 2 * ((double)r->use - (double)last_use[s]) / (now - last_look + 1e-9);
     return need / (growth > GROWTH_MIN ? growth : GROWTH_MIN);
 }

@@ -2,9 +2,11 @@
 # first time the memory reaches 80, 90 and 95 % of one of the process's
 # limits, the background thread writes a snapshot (reason near-limit).
 #  - The real thing: a process in a memory cgroup (v1) of 200 MiB leaking
-#    1 MiB every 20 ms from one function is killed by the kernel's OOM
-#    killer (SIGKILL); its profile's last snapshot is a near-limit one and
-#    names that function holding >= 80 % of the limit. Needs root and a
+#    from one function, 120 MiB at once then 1 MiB every 40 ms (a snapshot
+#    of it takes 0.13-0.2 s here, most of it the ledger's; at 20 ms, 1 run
+#    in 6 had its 90 % snapshot still unwritten when killed), is killed by
+#    the kernel's OOM killer (SIGKILL); its profile's last snapshot is a
+#    near-limit one and names that function holding >= 80 % of the limit. Needs root and a
 #    cgroup v1 memory hierarchy where a child cgroup can be made: else
 #    that part is skipped (SKIP line), and the RLIMIT parts still test the
 #    snapshots.
@@ -31,7 +33,7 @@ if [ -n "$own" ] && mkdir "$CG" 2>/dev/null; then
     on_exit "rmdir $CG 2>/dev/null"
     echo $LIMIT > "$CG/memory.limit_in_bytes" || fail "cannot set $CG/memory.limit_in_bytes"
     [ -f "$CG/memory.memsw.limit_in_bytes" ] && echo $LIMIT > "$CG/memory.memsw.limit_in_bytes"    # no swapping instead
-    sh -c "echo \$\$ > $CG/cgroup.procs && exec env LD_PRELOAD=$LIB MP_OUT=$T/oom.db MP_QUIET=1 $P 20" 2>err
+    sh -c "echo \$\$ > $CG/cgroup.procs && exec env LD_PRELOAD=$LIB MP_OUT=$T/oom.db MP_QUIET=1 $P 40 120" 2>err
     assert_eq "$?" 137 "cgroup of 200 MiB: the leaking process is killed (SIGKILL)"
     kills=$(sed -n 's/^oom_kill //p' "$CG/memory.oom_control")
     [ -z "$kills" ] || assert_eq "$kills" 1 "cgroup of 200 MiB: by the OOM killer (memory.oom_control's oom_kill)"
@@ -100,7 +102,7 @@ for lim in "v 400000 RLIMIT_AS" "d 300000 RLIMIT_DATA"; do
     set -- $lim
     native=$(ulimit -$1 $2; $P 0 >/dev/null 2>&1; echo $?)
     assert_eq "$native" 3 "ulimit -$1 $2: the program's malloc fails"
-    rc=$(ulimit -$1 $2; LD_PRELOAD=$LIB MP_OUT=$T/$3.db MP_QUIET=1 $P 10 2>err; echo $?)
+    rc=$(ulimit -$1 $2; LD_PRELOAD=$LIB MP_OUT=$T/$3.db MP_QUIET=1 $P 10 150 2>err; echo $?)
     assert_eq "$rc" 3 "ulimit -$1 $2: the exit status is the program's own"
     assert_match "$(labels $3.db)" "^80% of $3 \($(($2 * 1024)) bytes\)(;9[05]% of $3 \($(($2 * 1024)) bytes\))*$" \
         "ulimit -$1 $2: near-limit snapshots at 80 % first, then 90 or 95 %"
