@@ -13,10 +13,12 @@
  * costs three or four system calls; looks come at most every LOOK_MIN
  * seconds, only as near as the memory could get half way past the next
  * percentage growing at GROWTH_MIN bytes a second (or twice its last
- * growth), and at least every LOOK_MAX. None without a limit at start, none once every
- * percentage of every limit was reached (each is taken once a process; a
- * percentage passed before the process started is not a crossing: a
- * nearly full cgroup does not make each new process write a snapshot). */
+ * growth), and at least every LOOK_MAX. None without a limit at start,
+ * none once every percentage of every limit was reached (each is taken
+ * once a process; a percentage passed before the process started is not
+ * a crossing: a nearly full cgroup does not make each new process write a
+ * snapshot). Only the background thread looks; `watching` is read by the
+ * threads that start it. */
 #define _GNU_SOURCE
 #include "base.h"
 #include "record.h"
@@ -45,7 +47,7 @@ enum source { SRC_CGROUP, SRC_AS, SRC_DATA, NSRC };
 struct reading { uint64_t use, limit; };        /* limit 0: none */
 
 static int cgroup_version;              /* 0: no cgroup limit watched */
-static int watching;
+static _Atomic int watching;
 static unsigned passed[NSRC];           /* the percentages each limit reached */
 static uint64_t last_use[NSRC];
 static double last_look, next_look;
@@ -163,7 +165,9 @@ static int64_t limit_at(int version, const char *dir)
  * read of mountinfo (70 us) then. */
 static void usual_place(int version, const char *cgroup, char *dir, size_t size)
 {
-    static const char *const where[3][2] = { { "" }, { "/sys/fs/cgroup/memory" }, { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" } };
+    static const char *const where[3][2] = {
+        { NULL }, { "/sys/fs/cgroup/memory" }, { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" },
+    };
     struct statfs fs;
     *dir = 0;
     for (int i = 0; i < 2 && where[version][i] && *cgroup; i++) {
@@ -183,14 +187,11 @@ static void cgroup_find(void)
     struct cgroups c = { "", "" };
     each_line("/proc/self/cgroup", cgroup_line, &c);
     struct mount_find m = { { "", c.v1, c.v2 }, { "", "", "" } };
-    usual_place(1, c.v1, m.dir[1], sizeof m.dir[1]);
-    usual_place(2, c.v2, m.dir[2], sizeof m.dir[2]);
-    if ((*c.v1 && !*m.dir[1]) || (*c.v2 && !*m.dir[2])) {
-        struct mount_find found = { { "", *m.dir[1] ? "" : c.v1, *m.dir[2] ? "" : c.v2 }, { "", "", "" } };
-        each_line("/proc/self/mountinfo", mount_line, &found);
-        for (int v = 1; v <= 2; v++)
-            if (*found.dir[v]) memcpy(m.dir[v], found.dir[v], sizeof m.dir[v]);
+    for (int v = 1; v <= 2; v++) {
+        usual_place(v, m.cgroup[v], m.dir[v], sizeof m.dir[v]);
+        if (*m.dir[v]) m.cgroup[v] = "";        /* found: mountinfo need not say */
     }
+    if (*m.cgroup[1] || *m.cgroup[2]) each_line("/proc/self/mountinfo", mount_line, &m);
     for (int v = 1; v <= 2; v++) {
         char path[1100];
         if (limit_at(v, m.dir[v]) <= 0) continue;
@@ -272,11 +273,13 @@ void nearlimit_init(void)
     cgroup_find();
     struct reading r[NSRC];
     read_now(r);
+    int any = 0;
     for (int s = 0; s < NSRC; s++) {
         passed[s] = reached(&r[s]);
         last_use[s] = r[s].use;
-        watching |= r[s].limit && passed[s] < npercents();
+        any |= r[s].limit && passed[s] < npercents();
     }
+    watching = any;
     last_look = next_look = mp_now();
 }
 
@@ -301,8 +304,8 @@ static void take(const struct reading *r, enum source s)
  * where that half way is more than GROWTH_MIN * LOOK_MIN bytes. */
 static double time_to_next(const struct reading *r, enum source s, double now)
 {
-    unsigned next = mp_opt.near_limit[passed[s]];
-    unsigned after = passed[s] + 1 < MP_PERCENTS_MAX && mp_opt.near_limit[passed[s] + 1] ? mp_opt.near_limit[passed[s] + 1] : 100;
+    unsigned i = passed[s], next = mp_opt.near_limit[i];
+    unsigned after = i + 1 < MP_PERCENTS_MAX && mp_opt.near_limit[i + 1] ? mp_opt.near_limit[i + 1] : 100;
     double need = (double)r->limit * (next + after) / 200 - (double)r->use;
     double growth = 2 * ((double)r->use - (double)last_use[s]) / (now - last_look + 1e-9);
     return need / (growth > GROWTH_MIN ? growth : GROWTH_MIN);
@@ -316,7 +319,7 @@ double nearlimit_look(double now)
     int most = -1;
     double wait = LOOK_MAX, used = 0;
     unsigned n = npercents();
-    watching = 0;
+    int still = 0;
     for (int s = 0; s < NSRC; s++) {
         if (!r[s].limit) continue;
         unsigned k = reached(&r[s]);
@@ -327,11 +330,12 @@ double nearlimit_look(double now)
         if (passed[s] < n) {
             double t = time_to_next(&r[s], s, now);
             if (t < wait) wait = t;
-            watching = 1;
+            still = 1;
         }
         last_use[s] = r[s].use;
     }
     last_look = now;
+    watching = still;
     if (most >= 0) take(&r[most], most);
     next_look = mp_now() + (wait < LOOK_MIN ? LOOK_MIN : wait);
     return watching ? next_look : 0;
