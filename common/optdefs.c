@@ -131,6 +131,32 @@ static int parse_ranged(const char *s, long lo, long hi, int *v)
     return 0;
 }
 
+/* "80,90,95": up to MP_PERCENTS_MAX whole percentages 1..99, in any
+ * order, stored ascending without repeats; "0" or "off": none. */
+static int parse_percents(const char *s, unsigned char *out)
+{
+    unsigned char v[MP_PERCENTS_MAX] = { 0 };
+    int n = 0;
+    if (!strcmp(s, "0") || !strcmp(s, "off")) return memcpy(out, v, sizeof v), 0;
+    for (const char *p = s;; p++) {
+        char num[4];
+        size_t len = strcspn(p, ",");
+        long x;
+        if (len == 0 || len >= sizeof num || n == MP_PERCENTS_MAX) return -1;
+        memcpy(num, p, len);
+        num[len] = 0;
+        if (parse_long(num, &x) || x < 1 || x > 99) return -1;
+        int i = n++;
+        for (; i > 0 && v[i - 1] > x; i--) v[i] = v[i - 1];     /* insertion: ascending */
+        if (i > 0 && v[i - 1] == x) return -1;                  /* said twice */
+        v[i] = (unsigned char)x;
+        p += len;
+        if (!*p) break;
+    }
+    memcpy(out, v, sizeof v);
+    return 0;
+}
+
 int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t size)
 {
     static const char *const unwinders[] = { [UNWIND_LIBUNWIND] = "libunwind", [UNWIND_FP] = "fp", [UNWIND_CFI] = "cfi" };
@@ -165,6 +191,7 @@ int mp_option_parse(enum mp_option_kind kind, const char *s, void *dst, size_t s
     case VAL_SIGNAL: return parse_signal(s, dst);
     case VAL_UNWIND: return parse_word(s, unwinders, 3, dst);
     case VAL_STACKS: return parse_word(s, stacks, 3, dst);
+    case VAL_PERCENTS: return size < MP_PERCENTS_MAX ? -1 : parse_percents(s, dst);
     }
     return -1;
 }

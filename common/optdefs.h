@@ -11,11 +11,13 @@
 
 /* What a value is, and where its parser (mp_option_parse) stores it:
  * PATH, TEXT: char[size]; SECONDS: double; LONG: long; SIZE, MEMORY:
- * uint64_t; DEPTH, BOOL, SIGNAL, UNWIND, TIMEOUT, STACKS: int. */
+ * uint64_t; DEPTH, BOOL, SIGNAL, UNWIND, TIMEOUT, STACKS: int; PERCENTS:
+ * unsigned char[MP_PERCENTS_MAX], ascending, 0 after the last. */
 enum mp_option_kind {
     VAL_PATH, VAL_TEXT, VAL_SECONDS, VAL_DEPTH, VAL_LONG, VAL_SIZE, VAL_BOOL,
-    VAL_SIGNAL, VAL_UNWIND, VAL_MEMORY, VAL_TIMEOUT, VAL_STACKS,
+    VAL_SIGNAL, VAL_UNWIND, VAL_MEMORY, VAL_TIMEOUT, VAL_STACKS, VAL_PERCENTS,
 };
+#define MP_PERCENTS_MAX 8                              /* VAL_PERCENTS: at most 8 of them */
 enum { UNWIND_LIBUNWIND, UNWIND_FP, UNWIND_CFI };      /* VAL_UNWIND values */
 enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
 
@@ -80,7 +82,10 @@ enum { STACKS_UNWIND, STACKS_TAGS, STACKS_NONE };      /* VAL_STACKS values */
       "(memcold) and for how many snapshots (coldage), per stack; full capture only")          \
     X(MP_PYTHON, VAL_BOOL, "1", python, "--python", "0|1",                                        \
       "0 = CPython's frames not read (native frames only) and pymalloc's blocks not counted; "     \
-      "1 (default) = both, when the program is CPython 3.11-3.13 or links its libpython")
+      "1 (default) = both, when the program is CPython 3.11-3.13 or links its libpython")          \
+    X(MP_NEAR_LIMIT, VAL_PERCENTS, "80,90,95", near_limit, "--near-limit", "P,P...",              \
+      "a snapshot (near-limit) when the memory first reaches each of these percentages (1..99) "   \
+      "of the process's limit: its memory cgroup's, RLIMIT_AS, RLIMIT_DATA; 0 or off = none")
 
 struct mp_option_def {
     const char *name, *deflt, *option, *arg, *help;

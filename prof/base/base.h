@@ -80,6 +80,7 @@ struct mp_options {
     int ledger;                 /* MP_LEDGER: the ledger at each snapshot (ledger.c) */
     int cold;                   /* MP_COLD: cold blocks (cold.c) */
     int python;                 /* MP_PYTHON: CPython frames and pymalloc (python.c) */
+    unsigned char near_limit[MP_PERCENTS_MAX];  /* MP_NEAR_LIMIT: ascending percentages, 0 after (nearlimit.c) */
     char settings[512];    /* "MP_DEPTH=128 ..." as stored in process.settings */
 };
 extern struct mp_options mp_opt;
@@ -227,8 +228,11 @@ int mp_fd_high(int fd);
  * (init, a new attach session, the fork child), and again at once when the
  * program closes their number (fds.c). mp_kept_fd: the descriptor, -1 if
  * the file cannot be opened. */
-enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, KEPT_MEM, NKEPT };
+enum mp_kept_file { KEPT_STATM, KEPT_PAGEMAP, KEPT_SMAPS, KEPT_MEM, KEPT_CG_USAGE, KEPT_CG_LIMIT, NKEPT };
 void mp_kept_open_all(void);
+/* The file a kept file without a fixed path is (the memory cgroup's:
+ * nearlimit.c), opened now; "": none. In the program's thread. */
+void mp_kept_path(enum mp_kept_file which, const char *path);
 int mp_kept_fd(enum mp_kept_file which);
 /* The descriptor if it is still ours, else -1 without opening anything:
  * for the points of memory over time, which the background thread takes
@@ -330,6 +334,10 @@ static inline int background_is_self(void)
 }
 void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
 void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
+/* nearlimit.c: snapshots as the memory nears the process's limits (MP_NEAR_LIMIT) */
+void nearlimit_init(void);          /* at init, in the program's thread: the limits found, the cgroup's files opened */
+int nearlimit_watching(void);       /* a limit to watch: the background thread has work */
+double nearlimit_look(double now);  /* the thread's look, a snapshot at a percentage reached; the next one's time (0: none) */
 
 /* ------------------------------------------------------------ attach.c, got.c */
 int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */

@@ -28,6 +28,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -58,7 +59,10 @@ static struct kept kept[NKEPT] = {
     [KEPT_PAGEMAP] = { "/proc/self/pagemap", -1, 0, 0 },
     [KEPT_SMAPS] = { "/proc/self/smaps", -1, 0, 0 },    /* the ledger: pread from 0 reads it anew */
     [KEPT_MEM] = { "/proc/self/mem", -1, 0, 0 },        /* the ledger's reads of our own memory */
+    [KEPT_CG_USAGE] = { "", -1, 0, 0 },         /* the memory cgroup's files (mp_kept_path) */
+    [KEPT_CG_LIMIT] = { "", -1, 0, 0 },
 };
+static char kept_paths[NKEPT][512];     /* the paths mp_kept_path gives */
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int kept_is_ours(const struct kept *k, int fd)
@@ -73,7 +77,7 @@ static void kept_reopen(struct kept *k, int forget)
 {
     int old = atomic_load(&k->fd);
     if (old >= 0 && !forget) close(old);
-    int fd = mp_fd_high(open(k->path, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    int fd = *k->path ? mp_fd_high(open(k->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) : -1;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) k->dev = st.st_dev, k->ino = st.st_ino;
     atomic_store(&k->fd, fd);
@@ -85,6 +89,17 @@ void mp_kept_open_all(void)
 {
     pthread_mutex_init(&kept_lock, NULL);       /* a fork child: held by a thread now gone */
     for (int i = 0; i < NKEPT; i++) kept_reopen(&kept[i], 0);
+}
+
+void mp_kept_path(enum mp_kept_file which, const char *path)
+{
+    struct kept *k = &kept[which];
+    if (strlen(path) >= sizeof kept_paths[which]) path = "";
+    int old = atomic_exchange(&k->fd, -1);     /* not ours when closed: close's kept_closed leaves it */
+    if (old >= 0) close(old);
+    strcpy(kept_paths[which], path);
+    k->path = kept_paths[which];
+    kept_reopen(k, 1);
 }
 
 int mp_kept_fd_ours(enum mp_kept_file which)

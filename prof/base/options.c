@@ -67,7 +67,8 @@ static const struct { void *dst; size_t size; } fields[] = { MP_OPTIONS(MP_OPTIO
 
 /* Each field has the type its kind's parser stores (strings: any size). */
 #define KIND_SIZE(k) ((k) == VAL_SECONDS ? sizeof(double) : (k) == VAL_LONG ? sizeof(long)          \
-                      : (k) == VAL_SIZE || (k) == VAL_MEMORY ? sizeof(uint64_t) : sizeof(int))
+                      : (k) == VAL_SIZE || (k) == VAL_MEMORY ? sizeof(uint64_t)                    \
+                      : (k) == VAL_PERCENTS ? MP_PERCENTS_MAX : sizeof(int))
 #define MP_OPTION_CHECK(name, kind, deflt, field, option, arg, help)                               \
     _Static_assert(kind == VAL_PATH || kind == VAL_TEXT || sizeof mp_opt.field == KIND_SIZE(kind), \
                    #name ": field type");

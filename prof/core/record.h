@@ -464,7 +464,8 @@ size_t ptrmap_shard_copy(unsigned shard, struct ptrmap_block *out, size_t cap); 
 void ptrmap_unlock_all(void);
 
 /* ------------------------------------------------------------ flush.c */
-enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC, FLUSH_FATAL, FLUSH_DETACH };
+enum flush_reason { FLUSH_EXIT, FLUSH_INTERVAL, FLUSH_API, FLUSH_SIGNAL, FLUSH_EXEC, FLUSH_FATAL, FLUSH_DETACH,
+                   FLUSH_NEAR_LIMIT };
 int flush_snapshot(enum flush_reason reason, const char *label);
 void flush_ahead(void);         /* the background thread: the stack tree written ahead, when large */
 void flush_lock(void);

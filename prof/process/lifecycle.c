@@ -134,7 +134,7 @@ static void *background_main(void *arg)
     double next = mp_opt.interval > 0 ? mp_now() + mp_opt.interval : 0;
     for (;;) {
         struct timespec ts;
-        double until = earliest(next, ticks_take(mp_now(), 0));
+        double until = earliest(earliest(next, ticks_take(mp_now(), 0)), nearlimit_look(mp_now()));
         if (!until) until = mp_now() + 3600;
         if (tree_watching()) until = earliest(until, mp_now() + 0.02);     /* attach_tree.c */
         ts.tv_sec = (time_t)until;
@@ -163,7 +163,9 @@ static void *background_main(void *arg)
 static void start_background(void)
 {
     set_running(0);
-    if (!background_wanted || (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0 && !tree_watching())) return;
+    if (!background_wanted ||
+        (mp_opt.interval <= 0 && !mp_opt.signal && mp_opt.tick <= 0 && !tree_watching() && !nearlimit_watching()))
+        return;
     atomic_store(&background_quit, 0);
     sigset_t all, old;
     sigfillset(&all);
@@ -365,6 +367,7 @@ void mp_ensure_init(void)
         mp_log_init();
         if (!mp_attach_mode) options_load();    /* attached: mp_attach loaded its settings */
         mp_kept_open_all();         /* in the program's thread (fds.c) */
+        nearlimit_init();
         ticks_start(mp_start_time);
         mp_tick_hook = ticks_take;  /* the allocating threads' clock poll (record_poll) */
         atomic_store(&mp_active, mp_opt.enabled);

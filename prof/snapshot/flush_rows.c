@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal", "detach" };
+const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec", "signal", "detach", "near-limit" };
 
 struct class_v { uint64_t ncalls, memtot, live_n, live_b; };      /* fixed point */
 /* A sample row's values: the slots' counters, and their cold blocks
