@@ -19,6 +19,15 @@ struct serve_req {
     struct serve_param *params; size_t nparams;
     const char *token;                  /* the server's, for links */
     char *const *dbs; size_t ndbs;      /* the databases served */
+    /* mpquery report's page (NULL in serve): the paths its sections show.
+     * A link to one of them, without parameters of its own, is to its
+     * section (#NAME); any other, to the section that says what mpquery
+     * serve shows more (#serve). Pictures are inline, tables and text cut
+     * at max_rows rows, flame graphs at flame_bytes bytes (frames
+     * narrower than flame_min pixels left out), without the controls. */
+    const char *const *in_page;
+    size_t max_rows, flame_bytes;
+    double flame_min;
 };
 /* The first value of key, or NULL (an empty value counts as none). */
 const char *serve_param(const struct serve_req *r, const char *key);
@@ -27,6 +36,16 @@ const char *serve_param(const struct serve_req *r, const char *key);
 struct serve_out { int status; struct strbuf body; const char *type; };
 /* The page for r: its view, or 404. */
 void serve_view(const struct serve_req *r, struct serve_out *out);
+/* The body of r's view (no page around it) into body, its HTTP status
+ * into *status; 0, or -1 when r->path is no view. */
+int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status);
+/* Runs mpquery top over r's state (every state parameter): its exit
+ * code, its messages in err; report's check of its options. */
+int serve_check(const struct serve_req *r, struct strbuf *err);
+/* The anchor of a view's section in a page ("overview" for /). */
+const char *serve_anchor(const char *path);
+/* serve.css, the pages' style (built into the binary). */
+extern const char serve_css[];
 
 /* Runs fn(ctx, argc, argv) in a child process, its stdout into out and its
  * stderr into err; returns its exit code (1 when it died, said in err). */
@@ -35,6 +54,9 @@ int serve_run(int (*fn)(void *ctx, int argc, char **argv), void *ctx, int argc, 
 /* serve_cache.c: the profile of dbs loaded in the server, again when a
  * file changed, for the next views' children (load.h's load_preloaded). */
 void serve_cache_refresh(char *const *dbs, size_t n);
+/* The profile loaded by serve_cache_refresh, or NULL. */
+struct profile;
+const struct profile *serve_cache_profile(void);
 /* The exit code of a view that refuses what it was asked (HTTP 403). */
 enum { SERVE_FORBIDDEN = 77 };
 

@@ -71,3 +71,5 @@ void serve_cache_refresh(char *const *dbs, size_t n)
     cache.p = load_quietly(dbs, n);
     if (cache.p) load_preloaded = preloaded;
 }
+
+const struct profile *serve_cache_profile(void) { return cache.p; }

@@ -44,8 +44,24 @@ static int state_index(const char *key)
 
 int serve_is_state(const char *key) { return state_index(key) >= 0; }
 
+const char *serve_anchor(const char *path) { return path[0] == '/' && path[1] ? path + 1 : "overview"; }
+
+/* In report's page: #NAME of path's section, when the page has it and the
+ * link asks nothing more; else #serve. */
+static void page_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra)
+{
+    const char *to = "serve";
+    for (const char *const *p = r->in_page; *p && !(extra && *extra); p++)
+        if (!strcmp(*p, path)) to = serve_anchor(path);
+    sb_printf(sb, "#%s", to);
+}
+
 void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra)
 {
+    if (r->in_page) {
+        page_link(sb, r, path, extra);
+        return;
+    }
     struct strbuf u = { 0 };
     sb_printf(&u, "%s?token=%s", path, r->token);
     for (size_t i = 0; i < r->nparams; i++) {
@@ -115,7 +131,14 @@ void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, co
     struct strbuf f = { 0 };
     int link_col = -1;
     sb_puts(sb, "<table class=t>\n");
+    size_t rows = 0;
     for (int row = 0; *csv; row++) {
+        if (row && r->max_rows && rows++ == r->max_rows) {
+            for (const char *p = csv; *p; p++) rows += *p == '\n';
+            sb_printf(sb, "<tr><td class=cut colspan=99>the first %zu rows of %zu: <a href=\"#serve\">mpquery serve"
+                          "</a> shows them all</td></tr>\n", r->max_rows, rows - 1);
+            break;
+        }
         sb_puts(sb, "<tr>");
         int end = 0;
         for (int col = 0; !end; col++) {
