@@ -61,9 +61,9 @@ struct report_args {
 };
 
 /* A section: a view of serve, its own parameters ("k=v&k=v", after the
- * state), its heading; optional: left out when its view fails (no peak
+ * state), its heading (NULL: from its id), its id; optional: left out when its view fails (no peak
  * snapshot, no ledger). */
-struct section { const char *path, *params, *heading; int optional; struct strbuf body; int status; };
+struct section { const char *path, *params, *heading, *id; int optional; struct strbuf body; int status; };
 
 struct page {
     struct section s[48];
@@ -72,35 +72,53 @@ struct page {
     size_t nbase;
 };
 
-static void add(struct page *pg, const char *path, const char *params, const char *heading, int optional)
+/* Section: its path, params, heading, id (NULL: none), optional. */
+static void add(struct page *pg, const char *path, const char *params, const char *heading, const char *id, int optional)
 {
     if (pg->n < sizeof pg->s / sizeof *pg->s)
-        pg->s[pg->n++] = (struct section){ path, params, heading, optional, { 0 }, 200 };
+        pg->s[pg->n++] = (struct section){ path, params, heading, id, optional, { 0 }, 200 };
 }
 
 /* The sections, in the page's order; the counters of p (NULL: not loaded). */
 static void plan(struct page *pg, const struct profile *p)
 {
-    static const char *const by[] = { "by=memtot", "by=ncalls", "by=memlive", "by=maxlive", "by=time", "by=mapped",
-                                      "by=memcold" };
-    size_t nby = 4;
-    int extra[3] = { p && p->has_time, p && p->has_mappings, p && p->has_cold };
-    const char *list[8];
-    for (size_t i = 0; i < 4; i++) list[i] = by[i];
-    for (size_t i = 0; i < 3; i++) if (extra[i]) list[nby++] = by[4 + i];
-    add(pg, "/", NULL, "Overview", 0);
-    add(pg, "/rss", NULL, "Resident memory", 1);
-    for (size_t i = 0; i < nby; i++) add(pg, "/flame", list[i], list[i] + 3, 0);
-    add(pg, "/flame", "by=memlive&snapshot=peak", "memlive at each process's peak", 1);
-    for (size_t i = 0; i < nby; i++) add(pg, "/top", list[i], list[i] + 3, 0);
-    add(pg, "/peak", NULL, "At each process's peak", 1);
-    for (size_t i = 0; i < nby; i++) add(pg, "/functions", list[i], list[i] + 3, 0);
-    add(pg, "/tree", NULL, "Top-down", 0);
-    add(pg, "/bottomup", NULL, "Bottom-up", 0);
-    add(pg, "/leaks", NULL, "Leaks", 0);
-    add(pg, "/temporaries", NULL, "Temporaries", 0);
-    add(pg, "/hist", NULL, "Sizes", 0);
-    add(pg, "/threads", NULL, "Threads", 0);
+    static const char *const by[][4] = {
+        { "by=memtot", "flame-memtot", "top-memtot", "functions-memtot-self" },
+        { "by=ncalls", "flame-ncalls", "top-ncalls", "functions-ncalls-self" },
+        { "by=memlive", "flame-memlive", "top-memlive", "functions-memlive-self" },
+        { "by=maxlive", "flame-maxlive", "top-maxlive", "functions-maxlive-self" },
+        { "by=time", "flame-time", "top-time", "functions-time-self" },
+        { "by=mapped", "flame-mapped", "top-mapped", "functions-mapped-self" },
+        { "by=memcold", "flame-memcold", "top-memcold", "functions-memcold-self" },
+    };
+    static const char *const incl[][2] = {
+        { "by=memtot&sort=inclusive", "functions-memtot-inclusive" },
+        { "by=ncalls&sort=inclusive", "functions-ncalls-inclusive" },
+        { "by=memlive&sort=inclusive", "functions-memlive-inclusive" },
+        { "by=maxlive&sort=inclusive", "functions-maxlive-inclusive" },
+        { "by=time&sort=inclusive", "functions-time-inclusive" },
+        { "by=mapped&sort=inclusive", "functions-mapped-inclusive" },
+        { "by=memcold&sort=inclusive", "functions-memcold-inclusive" },
+    };
+    size_t list[7], n = 0;
+    int has[7] = { 1, 1, 1, 1, p && p->has_time, p && p->has_mappings, p && p->has_cold };
+    for (size_t i = 0; i < 7; i++) if (has[i]) list[n++] = i;
+    add(pg, "/", NULL, "Overview", NULL, 0);
+    add(pg, "/rss", NULL, "Resident memory", NULL, 1);
+    for (size_t i = 0; i < n; i++) add(pg, "/flame", by[list[i]][0], NULL, by[list[i]][1], 0);
+    add(pg, "/flame", "by=memlive&snapshot=peak", "memlive at each process's peak", "flame-peak", 1);
+    for (size_t i = 0; i < n; i++) add(pg, "/top", by[list[i]][0], NULL, by[list[i]][2], 0);
+    add(pg, "/peak", NULL, "At each process's peak", NULL, 1);
+    for (size_t i = 0; i < n; i++) {
+        add(pg, "/functions", by[list[i]][0], NULL, by[list[i]][3], 0);
+        add(pg, "/functions", incl[list[i]][0], NULL, incl[list[i]][1], 0);
+    }
+    add(pg, "/tree", NULL, "Top-down", NULL, 0);
+    add(pg, "/bottomup", NULL, "Bottom-up", NULL, 0);
+    add(pg, "/leaks", NULL, "Leaks", NULL, 0);
+    add(pg, "/temporaries", NULL, "Temporaries", NULL, 0);
+    add(pg, "/hist", NULL, "Sizes", NULL, 0);
+    add(pg, "/threads", NULL, "Threads", NULL, 0);
 }
 
 static const char *group_heading(const char *path)
@@ -191,10 +209,15 @@ static void write_sections(FILE *f, const struct page *pg)
         if (!open || strcmp(open, s->path))
             fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", serve_anchor(s->path), group_heading(s->path));
         open = s->path;
-        const char *by = s->params && !strncmp(s->params, "by=", 3) ? s->params + 3 : NULL;
-        if (by && !strchr(by, '&')) fprintf(f, "<div id=\"%s-%s\">\n", serve_anchor(s->path), by);
+        if (s->id) fprintf(f, "<div id=\"%s\">\n", s->id);
         else fputs("<div>\n", f);
-        if (strcmp(s->heading, group_heading(s->path))) fprintf(f, "<h3>%s</h3>\n", s->heading);
+        if (!s->heading) {
+            /* a counter's: the id after the view's name, "memtot self" */
+            fputs("<h3>", f);
+            for (const char *c = strchr(s->id, '-') + 1; *c; c++) fputc(*c == '-' ? ' ' : *c, f);
+            fputs("</h3>\n", f);
+        } else if (strcmp(s->heading, group_heading(s->path)))
+            fprintf(f, "<h3>%s</h3>\n", s->heading);
         fwrite(s->body.s ? s->body.s : "", 1, s->body.len, f);
         fputs("</div>\n", f);
     }
@@ -239,6 +262,23 @@ static int write_page(const struct report_args *a, struct page *pg, struct serve
     return rc;
 }
 
+/* A view that failed: its message (the page's <pre class=err>, its
+ * text unescaped) on stderr; the exit code. */
+static int view_failed(const struct section *s)
+{
+    static const char *const ent[][2] = { { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" }, { "&#39;", "'" },
+                                          { "&amp;", "&" } };
+    const char *p = s->body.s ? strstr(s->body.s, "<pre class=err>") : NULL, *end = p ? strstr(p, "</pre>") : NULL;
+    if (!end) return error(EXIT_FAILED, "report: the %s view failed", s->path);
+    for (p += 15; p < end; p++) {
+        size_t k = 0;
+        while (k < 5 && strncmp(p, ent[k][0], strlen(ent[k][0]))) k++;
+        if (k < 5) fputs(ent[k][1], stderr), p += strlen(ent[k][0]) - 1;
+        else fputc(*p, stderr);
+    }
+    return s->status == 400 ? EXIT_BAD_INPUT : s->status == 403 ? EXIT_BAD_INPUT : EXIT_FAILED;
+}
+
 /* The page of r's state: its options checked (top's messages), the
  * sections rendered, written. */
 static int report(const struct report_args *a, struct serve_req *r)
@@ -261,12 +301,8 @@ static int report(const struct report_args *a, struct serve_req *r)
     sb_free(&err);
     plan(&pg, serve_cache_profile());
     render_all(&pg, r);
-    for (size_t i = 0; i < pg.n; i++) {
-        if (pg.s[i].status != 200 && !pg.s[i].optional && !rc) {
-            rc = pg.s[i].status == 400 ? EXIT_BAD_INPUT : EXIT_FAILED;
-            error(rc, "report: the %s view failed (its message is in the page)", pg.s[i].path);
-        }
-    }
+    for (size_t i = 0; i < pg.n && !rc; i++)
+        if (pg.s[i].status != 200 && !pg.s[i].optional) rc = view_failed(&pg.s[i]);
     if (!rc) rc = write_page(a, &pg, r);
     for (size_t i = 0; i < pg.n; i++) sb_free(&pg.s[i].body);
     return rc;
@@ -304,7 +340,7 @@ int cmd_report(int argc, char **argv)
     if (rc != PARSE_OK) return rc;
     int64_t rows = 20;
     if (a.rows_arg && (parse_int64(a.rows_arg, &rows) || rows < 1 || rows > MAX_ROWS))
-        return bad_value("report", "-n", a.rows_arg, "a count, 1 to 100 (mpquery serve shows every row)");
+        return bad_value("report", "-n", a.rows_arg, "a count, 1 to 100; mpquery serve shows every row");
     double min_width = 0.5;
     if (a.min_width_arg) {
         char *end;
