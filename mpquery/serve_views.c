@@ -233,7 +233,7 @@ const struct view views[] = {
     { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
     { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
     { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT & ~SP_THREAD, NULL, 0 },   /* per process */
-    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, NULL, 1 },
+    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE | SP_SNAPSHOT, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
     { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES | SP_SINCE | SP_UNTIL, NULL, 1 },
