@@ -53,7 +53,7 @@ static const char more[] =
 
 /* The state options (serve's parameters), in serve_page.c's order. */
 static const char *const state_keys[] = { "snapshot", "filter", "exclude", "thread", "pid", "exe", "rules",
-                                          "depth", "since", "until" };
+                                          "depth", "since", "until", "run" };
 #define NSTATE (sizeof state_keys / sizeof *state_keys)
 
 struct report_args {
@@ -331,6 +331,7 @@ int cmd_report(int argc, char **argv)
         { .name = "since", .arg = "TIME", .str = &a.state[8], .help = NULL },
         { .name = "until", .arg = "TIME", .str = &a.state[9],
           .help = "only the allocations made between these times (+1.5:\nfrom the run's start)" },
+        { .name = "run", .arg = "N|latest|all", .str = &a.state[10], .help = "which run (default: the latest)" },
         OPTION_QUIET("no line saying what it wrote"),
         { 0 }
     };

@@ -45,7 +45,7 @@ static const char more[] =
 "first rows (n=N), trees one node's children at a time, flame graphs the\n"
 "frames wider than 1/1000 of the graph. A page's parameters are the\n"
 "options of the same name (by, snapshot, filter, exclude, thread, pid, exe,\n"
-"rules, depth, since, until): a bad value is the command's own message.\n"
+"rules, depth, since, until, run): a bad value is the command's own message.\n"
 "/source shows only files the profile's frames name.\n"
 "\n"
 "example:\n"

@@ -72,8 +72,9 @@ int serve_is_state(const char *key);
 /* The argv of a command over r's state: argv[0] cmd, the options (each
  * "--NAME=VALUE") of the state parameters in mask, the databases. */
 enum { SP_BY = 1, SP_SNAPSHOT = 2, SP_FILTER = 4, SP_EXCLUDE = 8, SP_THREAD = 16, SP_PID = 32, SP_EXE = 64,
-       SP_RULES = 128, SP_DEPTH = 256, SP_SINCE = 512, SP_UNTIL = 1024, SP_SELECT = 2 + 16 + 32 + 64,
-       SP_ALL = 2047 };
+       SP_RULES = 128, SP_DEPTH = 256, SP_SINCE = 512, SP_UNTIL = 1024, SP_RUN = 2048,
+       SP_SELECT = 2 + 16 + 32 + 64 + 2048,
+       SP_ALL = 4095 };
 struct serve_argv { char **v; size_t n, cap; };
 void argv_add(struct serve_argv *a, const char *s);
 void argv_state(struct serve_argv *a, const struct serve_req *r, int mask);

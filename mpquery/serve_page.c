@@ -32,7 +32,7 @@ void url_encode(struct strbuf *sb, const char *s)
 /* The state parameters: each view keeps them, each is the option of its
  * name (argv_state), in the order of the P_* bits. */
 static const char *const state_names[] = { "by", "snapshot", "filter", "exclude", "thread", "pid", "exe",
-                                           "rules", "depth", "since", "until" };
+                                           "rules", "depth", "since", "until", "run" };
 #define NSTATE (sizeof state_names / sizeof *state_names)
 
 static int state_index(const char *key)

@@ -84,7 +84,7 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", SP_RUN | SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
 };
 
@@ -221,8 +221,8 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
-    { "/", "overview", plot_view, "info", NULL, SP_PID | SP_EXE, NULL, 0 },     /* info takes no --thread */
-    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/", "overview", plot_view, "info", NULL, SP_RUN | SP_PID | SP_EXE, NULL, 0 },     /* info takes no --thread */
+    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_RUN | SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
@@ -233,7 +233,7 @@ const struct view views[] = {
     { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
     { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
     { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT & ~SP_THREAD, NULL, 0 },   /* per process */
-    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE | SP_SNAPSHOT, NULL, 1 },
+    { "/rss", "RSS", csv_view, "rss", NULL, SP_RUN | SP_PID | SP_EXE | SP_SNAPSHOT, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
     { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES | SP_SINCE | SP_UNTIL, NULL, 1 },
