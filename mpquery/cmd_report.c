@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define REPORT_MAX (5u << 20)       /* the page's bound: 5 MiB */
@@ -150,19 +152,72 @@ static void render(struct page *pg, struct section *s, struct serve_req *r)
     free(own);
 }
 
+/* A section rendered in a child process of its own (which runs its
+ * view's child as serve does), its status and body into a memory file:
+ * JOBS at a time, as many as there are processors (at most 4). */
+struct job { pid_t pid; int fd; struct section *s; };
+
+static void job_collect(struct job *j)
+{
+    while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR) {}
+    char buf[65536];
+    off_t off = sizeof j->s->status;
+    ssize_t n;
+    if (pread(j->fd, &j->s->status, sizeof j->s->status, 0) != (ssize_t)sizeof j->s->status) j->s->status = 500;
+    while ((n = pread(j->fd, buf, sizeof buf, off)) > 0) sb_add(&j->s->body, buf, (size_t)n), off += n;
+    close(j->fd);
+}
+
+static void job_start(struct job *j, struct page *pg, struct section *s, struct serve_req *r)
+{
+    j->s = s;
+    j->fd = memfd_create("report-section", MFD_CLOEXEC);
+    fflush(stdout);
+    fflush(stderr);
+    j->pid = j->fd < 0 ? -1 : fork();
+    if (j->pid == 0) {
+        render(pg, s, r);
+        int ok = write(j->fd, &s->status, sizeof s->status) == (ssize_t)sizeof s->status &&
+                 (!s->body.len || write(j->fd, s->body.s, s->body.len) == (ssize_t)s->body.len);
+        _exit(ok ? 0 : 1);
+    }
+    if (j->pid < 0) {       /* no child: here, one after the other */
+        if (j->fd >= 0) close(j->fd);
+        render(pg, s, r);
+    }
+}
+
+/* The sections of one kind (flame graphs or not), JOBS at a time. */
+static void render_some(struct page *pg, struct serve_req *r, int flames)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t jobs = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus, running = 0;
+    struct job run[4];
+    for (size_t i = 0; i < pg->n; i++) {
+        int is_flame = !strcmp(pg->s[i].path, "/flame");
+        if (is_flame != flames) continue;
+        if (running == jobs) {
+            job_collect(&run[0]);
+            memmove(run, run + 1, --running * sizeof *run);
+        }
+        job_start(&run[running], pg, &pg->s[i], r);
+        if (run[running].pid > 0) running++;
+    }
+    for (size_t k = 0; k < running; k++) job_collect(&run[k]);
+}
+
 /* Every section; the flame graphs last, sharing what the others left. */
 static void render_all(struct page *pg, struct serve_req *r)
 {
     size_t used = SLACK, nflames = 0;
+    render_some(pg, r, 0);
     for (size_t i = 0; i < pg->n; i++) {
-        if (!strcmp(pg->s[i].path, "/flame")) { nflames++; continue; }
-        render(pg, &pg->s[i], r);
-        used += pg->s[i].body.len;
+        if (!strcmp(pg->s[i].path, "/flame")) nflames++;
+        else used += pg->s[i].body.len;
     }
     size_t left = used < REPORT_MAX ? REPORT_MAX - used : 0, share = nflames ? left / nflames : 0;
     r->flame_bytes = share > FLAME_MAX ? FLAME_MAX : share > 8192 ? share - 4096 : 4096;
-    for (size_t i = 0; i < pg->n; i++)
-        if (!strcmp(pg->s[i].path, "/flame")) render(pg, &pg->s[i], r);
+    render_some(pg, r, 1);
 }
 
 static int shown(const struct section *s) { return s->status == 200 || !s->optional; }
@@ -279,27 +334,20 @@ static int view_failed(const struct section *s)
     return s->status == 400 ? EXIT_BAD_INPUT : s->status == 403 ? EXIT_BAD_INPUT : EXIT_FAILED;
 }
 
-/* The page of r's state: its options checked (top's messages), the
- * sections rendered, written. */
+/* The page of r's state: the sections rendered, then written, or the
+ * first (in the page's order) that failed and was not optional: its
+ * message (its command's: a bad option, a snapshot the profile has not). */
 static int report(const struct report_args *a, struct serve_req *r)
 {
-    struct strbuf err = { 0 };
     struct page pg = { .n = 0 };
     char rows[32];
     snprintf(rows, sizeof rows, "%zu", r->max_rows);
     for (size_t k = 0; k < NSTATE; k++)
         if (a->state[k]) pg.params[pg.nbase++] = (struct serve_param){ state_keys[k], a->state[k] };
     pg.params[pg.nbase++] = (struct serve_param){ "n", rows };     /* the views' rows (tables, trees) */
-    r->path = "/top", r->params = pg.params, r->nparams = pg.nbase;
     serve_cache_refresh(r->dbs, r->ndbs);
-    int rc = serve_check(r, &err);
-    if (rc) {
-        fwrite(err.s ? err.s : "", 1, err.len, stderr);
-        sb_free(&err);
-        return rc;
-    }
-    sb_free(&err);
     plan(&pg, serve_cache_profile());
+    int rc = 0;
     render_all(&pg, r);
     for (size_t i = 0; i < pg.n && !rc; i++)
         if (pg.s[i].status != 200 && !pg.s[i].optional) rc = view_failed(&pg.s[i]);

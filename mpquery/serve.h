@@ -39,9 +39,6 @@ void serve_view(const struct serve_req *r, struct serve_out *out);
 /* The body of r's view (no page around it) into body, its HTTP status
  * into *status; 0, or -1 when r->path is no view. */
 int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status);
-/* Runs mpquery top over r's state (every state parameter): its exit
- * code, its messages in err; report's check of its options. */
-int serve_check(const struct serve_req *r, struct strbuf *err);
 /* The anchor of a view's section in a page ("overview" for /). */
 const char *serve_anchor(const char *path);
 /* serve.css, the pages' style (built into the binary). */

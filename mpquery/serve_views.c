@@ -267,18 +267,6 @@ static void page_end(struct strbuf *sb)
 }
 
 
-int serve_check(const struct serve_req *r, struct strbuf *err)
-{
-    const struct view top = { "/top", NULL, NULL, "top", "-n1", SP_ALL, NULL, 0 };
-    struct serve_argv a = { 0 };
-    struct strbuf out = { 0 };
-    command_argv(&top, r, &a, NULL);
-    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &out, err);
-    argv_free(&a);
-    sb_free(&out);
-    return rc;
-}
-
 int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status)
 {
     for (size_t i = 0; i < nviews; i++) {
