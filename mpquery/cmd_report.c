@@ -4,8 +4,8 @@
  * state, its links in the page (#NAME, or #serve for what only serve
  * shows), its pictures inline (data: URLs), nothing loaded from the
  * network: the file can be mailed or attached to a bug report. The page
- * is at most REPORT_MAX bytes: tables are cut at -n rows (at most
- * MAX_ROWS), and the flame graphs share what the rest leaves (breadth
+ * is at most REPORT_MAX bytes: tables are cut at -n rows (0: all) and
+ * share TABLES_MAX, and the flame graphs share what the rest leaves (breadth
  * first, the deepest frames cut), each saying so; the last section gives
  * the mpquery serve command that shows everything. */
 #include "mpquery.h"
@@ -21,13 +21,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define REPORT_MAX (5u << 20)       /* the page's bound: 5 MiB */
-#define MAX_ROWS 100
 #define FLAME_MAX (1u << 20)        /* a flame graph's frames at most */
+#define TABLES_MAX (REPORT_MAX / 2)  /* the sections but the flame graphs, at most */
+#define ROW_MIN 64                  /* a table row's bytes at least (-n 0: the rows asked for) */
 #define SLACK (64u << 10)           /* the page around the sections, a frame past each graph's share */
 
 static const char usage[] =
@@ -42,8 +41,9 @@ static const char usage[] =
 
 static const char more[] =
 "\n"
-"The page is at most 5 MiB: tables show their first -n rows (default 20,\n"
-"at most 100), flame graphs the frames at least --min-width pixels wide\n"
+"The page is at most 5 MiB: tables show their first -n rows (default 20;\n"
+"0: all, the tables sharing half the page), flame graphs the frames at\n"
+"least --min-width pixels wide\n"
 "(of 1200) within what the rest of the page leaves; each says what it cut.\n"
 "Its last section gives the mpquery serve command that shows everything\n"
 "(zoom, search, every row, the trees' deeper levels, callers, source).\n"
@@ -55,11 +55,14 @@ static const char more[] =
 
 /* The state options (serve's parameters), in serve_page.c's order. */
 static const char *const state_keys[] = { "snapshot", "filter", "exclude", "thread", "pid", "exe", "rules",
-                                          "depth", "since", "until", "run" };
+                                          "depth", "since", "until", "run", "image", "lines", "native",
+                                          "no-inline", "module", "no-default-rules" };
+#define NVALUED 12      /* the options with a value; the flags after */
 #define NSTATE (sizeof state_keys / sizeof *state_keys)
 
 struct report_args {
     char *out, *title, *rows_arg, *min_width_arg, *state[NSTATE];
+    int flag[NSTATE - NVALUED];
 };
 
 /* A section: a view of serve, its own parameters ("k=v&k=v", after the
@@ -152,64 +155,22 @@ static void render(struct page *pg, struct section *s, struct serve_req *r)
     free(own);
 }
 
-/* A section rendered in a child process of its own (which runs its
- * view's child as serve does), its status and body into a memory file:
- * JOBS at a time, as many as there are processors (at most 4). */
-struct job { pid_t pid; int fd; struct section *s; };
-
-static void job_collect(struct job *j)
-{
-    while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR) {}
-    char buf[65536];
-    off_t off = sizeof j->s->status;
-    ssize_t n;
-    if (pread(j->fd, &j->s->status, sizeof j->s->status, 0) != (ssize_t)sizeof j->s->status) j->s->status = 500;
-    while ((n = pread(j->fd, buf, sizeof buf, off)) > 0) sb_add(&j->s->body, buf, (size_t)n), off += n;
-    close(j->fd);
-}
-
-static void job_start(struct job *j, struct page *pg, struct section *s, struct serve_req *r)
-{
-    j->s = s;
-    j->fd = memfd_create("report-section", MFD_CLOEXEC);
-    fflush(stdout);
-    fflush(stderr);
-    j->pid = j->fd < 0 ? -1 : fork();
-    if (j->pid == 0) {
-        render(pg, s, r);
-        int ok = write(j->fd, &s->status, sizeof s->status) == (ssize_t)sizeof s->status &&
-                 (!s->body.len || write(j->fd, s->body.s, s->body.len) == (ssize_t)s->body.len);
-        _exit(ok ? 0 : 1);
-    }
-    if (j->pid < 0) {       /* no child: here, one after the other */
-        if (j->fd >= 0) close(j->fd);
-        render(pg, s, r);
-    }
-}
-
-/* The sections of one kind (flame graphs or not), JOBS at a time. */
+/* The sections of one kind (flame graphs or not), one after the other:
+ * in this process, over the profile and listings kept between them
+ * (serve_cache.c, listing_cache.c). */
 static void render_some(struct page *pg, struct serve_req *r, int flames)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t jobs = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus, running = 0;
-    struct job run[4];
-    for (size_t i = 0; i < pg->n; i++) {
-        int is_flame = !strcmp(pg->s[i].path, "/flame");
-        if (is_flame != flames) continue;
-        if (running == jobs) {
-            job_collect(&run[0]);
-            memmove(run, run + 1, --running * sizeof *run);
-        }
-        job_start(&run[running], pg, &pg->s[i], r);
-        if (run[running].pid > 0) running++;
-    }
-    for (size_t k = 0; k < running; k++) job_collect(&run[k]);
+    for (size_t i = 0; i < pg->n; i++)
+        if ((strcmp(pg->s[i].path, "/flame") == 0) == flames) render(pg, &pg->s[i], r);
 }
 
 /* Every section; the flame graphs last, sharing what the others left. */
 static void render_all(struct page *pg, struct serve_req *r)
 {
-    size_t used = SLACK, nflames = 0;
+    size_t used = SLACK, nflames = 0, ntables = 0;
+    for (size_t i = 0; i < pg->n; i++) ntables += strcmp(pg->s[i].path, "/flame") != 0;
+    r->table_bytes = TABLES_MAX / (ntables ? ntables : 1);
+    r->rows_cap = r->max_rows ? 0 : r->table_bytes / ROW_MIN;
     render_some(pg, r, 0);
     for (size_t i = 0; i < pg->n; i++) {
         if (!strcmp(pg->s[i].path, "/flame")) nflames++;
@@ -287,13 +248,16 @@ static void write_end(FILE *f, const struct serve_req *r)
         sb_puts(&sb, " ");
         xml_escape(&sb, r->dbs[i], strlen(r->dbs[i]), (size_t)-1);
     }
+    char rows[96];
+    if (r->max_rows) snprintf(rows, sizeof rows, "their first %zu rows", r->max_rows);
+    else snprintf(rows, sizeof rows, "every row within %zu KiB each", r->table_bytes >> 10);
     fprintf(f, "<section id=\"serve\">\n<h2>More in mpquery serve</h2>\n<p>This page is at most %u MiB: its tables "
-               "show their first %zu rows, its flame graphs the frames at least %.2f px wide within %zu KiB each "
+               "show %s, its flame graphs the frames at least %.2f px wide within %zu KiB each "
                "(the deepest cut first), the trees their first level. <code>mpquery serve</code> shows the same views "
                "over the whole profile, read on demand: every row, every frame (zoom, search, the reversed "
                "graph), the trees' deeper levels, a function's callers and callees, the source lines, time "
                "ranges, the diff of two profiles:</p>\n<pre class=\"cmd\">mpquery serve%s</pre>\n</section>\n"
-               "</main>\n</body>\n</html>\n", REPORT_MAX >> 20, r->max_rows, r->flame_min, r->flame_bytes >> 10, sb.s);
+               "</main>\n</body>\n</html>\n", REPORT_MAX >> 20, rows, r->flame_min, r->flame_bytes >> 10, sb.s);
     sb_free(&sb);
 }
 
@@ -365,7 +329,8 @@ int cmd_report(int argc, char **argv)
           .help = "write the page to FILE (default: stdout, when it is not\na terminal)" },
         { .name = "title", .arg = "TEXT", .str = &a.title,
           .help = "the page's title (default: 'mallocprof report: COMMAND')" },
-        { .name = "rows", .letter = 'n', .arg = "N", .str = &a.rows_arg, .help = "rows of each table (default 20, 1 to 100)" },
+        { .name = "rows", .letter = 'n', .arg = "N", .str = &a.rows_arg,
+          .help = "rows of each table (default 20, 0 = all, within the\npage's 5 MiB)" },
         { .name = "min-width", .arg = "PX", .str = &a.min_width_arg,
           .help = "flame graphs: frames narrower than PX pixels of 1200 are\nleft out (default 0.5)" },
         { .name = "snapshot", .arg = "S", .str = &a.state[0], .help = "the snapshot, as in mpquery top --help" },
@@ -380,6 +345,14 @@ int cmd_report(int argc, char **argv)
         { .name = "until", .arg = "TIME", .str = &a.state[9],
           .help = "only the allocations made between these times (+1.5:\nfrom the run's start)" },
         { .name = "run", .arg = "N|latest|all", .str = &a.state[10], .help = "which run (default: the latest)" },
+        { .name = "image", .arg = "N", .str = &a.state[11], .advanced = 1,
+          .help = "with --pid: only the N-th program that pid ran" },
+        { .name = "lines", .flag = &a.flag[0], .value = 1, .help = "frames as function:line" },
+        { .name = "native", .flag = &a.flag[1], .value = 1, .help = "every frame of a Python stack" },
+        { .name = "no-inline", .flag = &a.flag[2], .value = 1, .advanced = 1, .help = "inlined frames hidden" },
+        { .name = "module", .flag = &a.flag[3], .value = 1, .advanced = 1, .help = "frames as their module" },
+        { .name = "no-default-rules", .flag = &a.flag[4], .value = 1, .advanced = 1,
+          .help = "do not apply filters/default.rules" },
         OPTION_QUIET("no line saying what it wrote"),
         { 0 }
     };
@@ -388,8 +361,9 @@ int cmd_report(int argc, char **argv)
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t rows = 20;
-    if (a.rows_arg && (parse_int64(a.rows_arg, &rows) || rows < 1 || rows > MAX_ROWS))
-        return bad_value("report", "-n", a.rows_arg, "a count, 1 to 100; mpquery serve shows every row");
+    if (a.rows_arg && (parse_int64(a.rows_arg, &rows) || rows < 0))
+        return bad_value("report", "-n", a.rows_arg, "a count (0: all, within the page's 5 MiB)");
+    for (size_t k = NVALUED; k < NSTATE; k++) if (a.flag[k - NVALUED]) a.state[k] = "1";
     double min_width = 0.5;
     if (a.min_width_arg) {
         char *end;

@@ -1,6 +1,6 @@
 /* mpquery serve: a local web server over profiles (libmicrohttpd, driven
- * from this thread's select loop: one request at a time, each view run in
- * a child process by serve_run). It listens on 127.0.0.1 by default, on a
+ * from this thread's select loop: one request at a time, each view run
+ * by serve_run). It listens on 127.0.0.1 by default, on a
  * free port unless --port, prints one line, the URL with a random token
  * (getrandom), and answers 403 to any request without that token (compared
  * in constant time). SIGINT and SIGTERM stop it: the port is closed and

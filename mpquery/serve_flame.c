@@ -31,7 +31,7 @@ struct item { uint32_t node, parent_item; double x, w; int depth; };
 /* The node named by path in t (children built), or as far as it goes. */
 uint32_t serve_node_of(struct dtree *t, const char *path)
 {
-    if (!t->children_ready) dtree_children(t, 1);
+    if (t->children_ready < 2) dtree_children(t, 1);
     uint32_t cur = 0;
     struct strbuf e = { 0 };
     while (path && *path) {
@@ -116,7 +116,7 @@ static size_t layout(struct dtree *t, const int64_t *sub, uint32_t zoom, double 
     }
     for (int d = depth; d-- > 0;)
         it[n] = (struct item){ chain[d], n ? (uint32_t)(n - 1) : NONE, 0, WIDTH, depth - 1 - d }, n++;
-    if (!t->children_ready) dtree_children(t, 1);
+    if (t->children_ready < 2) dtree_children(t, 1);
     double scale = WIDTH / (double)sub[zoom];
     for (size_t q = n - 1; q < n; q++) {
         double x = it[q].x;

@@ -74,18 +74,22 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
     if (v->limit) {
         const char *n = serve_param(r, "n");
         struct strbuf sb = { 0 };
-        sb_printf(&sb, "-n%s", n ? n : "100");
+        if (n && !strcmp(n, "0") && r->rows_cap) sb_printf(&sb, "-n%zu", r->rows_cap);
+        else sb_printf(&sb, "-n%s", n ? n : "100");
         argv_add(a, sb.s);
         sb_free(&sb);
     }
     argv_dbs(a, r, !strcmp(v->cmd, "diff"));
 }
 
+#define PROC (SP_RUN | SP_PID | SP_IMAGE | SP_EXE)        /* the processes' selection */
+#define RULES (SP_RULES | SP_NO_DEFAULT_RULES)
+
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", SP_RUN | SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
-    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY, NULL, 0 },
 };
 
 static void picture(const struct view *v, const struct serve_req *r, struct serve_out *o)
@@ -221,8 +225,8 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
-    { "/", "overview", plot_view, "info", NULL, SP_RUN | SP_PID | SP_EXE, NULL, 0 },     /* info takes no --thread */
-    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_RUN | SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/", "overview", plot_view, "info", NULL, PROC, NULL, 0 },     /* info takes no --thread */
+    { "/timeline", "timeline", plot_view, "timeline", NULL, PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
@@ -233,10 +237,11 @@ const struct view views[] = {
     { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
     { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
     { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT & ~SP_THREAD, NULL, 0 },   /* per process */
-    { "/rss", "RSS", csv_view, "rss", NULL, SP_RUN | SP_PID | SP_EXE | SP_SNAPSHOT, NULL, 1 },
+    { "/rss", "RSS", csv_view, "rss", NULL, PROC | SP_SNAPSHOT | RULES | SP_DISPLAY, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
-    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES | SP_SINCE | SP_UNTIL, NULL, 1 },
+    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY | SP_SINCE | SP_UNTIL,
+      NULL, 1 },
 };
 static const size_t nviews = sizeof views / sizeof *views;
 

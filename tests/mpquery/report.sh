@@ -167,10 +167,29 @@ assert_eq "$(page ts.html flames | awk '{print $1, $4}' | grep -e memlive -e pea
 assert_eq "$(page child.html table top-memtot | sed 1d | cut -d'|' -f1,2 | paste -sd+ | tr '|' ' ')" "500 1000000" \
   "--pid CHILD --snapshot label:child: the child's 500 calls, 1000000 bytes"
 
+# -n 0: every row (within the page's bound); the selection and display
+# options are the views' own: each table is the command's with them
+"$MPQ" report basic.db -n 0 -o all.html -q || fail "report -n 0 failed"
+all=$(csv_rows top basic.db -n 0)
+[ "$(echo "$all" | wc -l)" -gt 3 ] || fail "basic.db has not more than 2 stacks: -n 0 cannot be told from -n 2"
+assert_eq "$(page all.html table top-memtot)" "$all" "-n 0: every stack, as top -n 0"
+assert_match "$(page all.html text serve)" "its tables show every row within [0-9]+ KiB each" "-n 0: the last section says the bound"
+for opt in --lines --module --no-inline --no-default-rules --native; do
+    "$MPQ" report basic.db $opt -o opt.html -q || fail "report $opt failed"
+    assert_eq "$(page opt.html table top-memtot)" "$(csv_rows top basic.db $opt -n 20)" "$opt: top's rows with $opt"
+    assert_eq "$(page opt.html table functions-ncalls-self)" "$(csv_rows top basic.db --functions --by ncalls $opt -n 20)" \
+      "$opt: top --functions' rows with $opt"
+done
+"$MPQ" report ts.db --pid "$child" --image 1 -o image.html -q || fail "report --pid --image failed"
+assert_eq "$(page image.html table top-memtot)" "$(csv_rows top ts.db --pid "$child" --image 1 -n 20)" \
+  "--pid CHILD --image 1: top's rows of that image"
+assert_match "$(page image.html text selection)" "pid $child .*image 1" "--image: the page's selection says it"
+expect_fail 2 "^mpquery: ts.db: --image 1 needs --pid" "$MPQ" report ts.db --image 1 -o x.html
+
 # errors: one line, exit 2 (1 for a file that cannot be written)
 expect_fail 2 "^mpquery: basic.db: no peak snapshot in the selected processes" "$MPQ" report basic.db --snapshot peak -o x.html
 expect_fail 2 "^mpquery: report: bad value 'x' for --min-width \(expected pixels, 0 to 1200\)" "$MPQ" report basic.db --min-width x
-expect_fail 2 "^mpquery: report: bad value '0' for -n \(expected a count, 1 to 100; mpquery serve shows every row\)" "$MPQ" report basic.db -n 0
+expect_fail 2 "^mpquery: report: bad value '-1' for -n \(expected a count \(0: all, within the page's 5 MiB\)\)" "$MPQ" report basic.db -n -1
 expect_fail 2 '^mpquery: report: missing DB' "$MPQ" report -o x.html
 expect_fail 2 '^mpquery: report: unknown option --by' "$MPQ" report basic.db --by ncalls
 expect_fail 2 '^mpquery: nope.db: No such file or directory$' "$MPQ" report nope.db -o x.html

@@ -2,7 +2,7 @@
 # A profile of 1 M distinct stacks (tests/lib/fixtures/big.sql): top,
 # fold and diff give exact results at that scale, flame a picture and
 # report a page within its bound (5 MiB: narrow frames left out, the
-# deepest cut). Their times are printed for
+# deepest cut; -n 0's tables cut where their share ends). Their times are printed for
 # information only (targets: top/fold <= 2 s, diff <= 4 s; `make bench`
 # measures them against the targets on a recorded profile): a timing
 # threshold in a test would flake on a shared machine.
@@ -44,3 +44,8 @@ assert_eq "$(python3 "$ROOT/tests/lib/report_page.py" report.html flames | awk '
   "report of 1 M stacks: a flame graph per counter, its root the total"
 [ "$(wc -c <report.html)" -le 5242880 ] || fail "report of 1 M stacks: $(wc -c <report.html) bytes, above its 5 MiB bound"
 echo "  ok: report of 1 M stacks within its 5 MiB bound"
+timed "report -n 0" all.html "$MPQ" report a.db -n 0
+[ "$(wc -c <all.html)" -le 5242880 ] || fail "report -n 0 of 1 M stacks: $(wc -c <all.html) bytes, above its 5 MiB bound"
+assert_match "$(python3 "$ROOT/tests/lib/report_page.py" all.html table top-memtot | tail -n 1)" \
+  "^the first [0-9]+ rows \(the page's size bound\): mpquery serve shows them all$" \
+  "report -n 0 of 1 M stacks: every row but for the bound, the table says where it cut"
