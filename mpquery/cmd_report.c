@@ -320,6 +320,19 @@ static int report(const struct report_args *a, struct serve_req *r)
     return rc;
 }
 
+/* -o FILE.html (or a pipe), not an input; the databases readable. */
+static int check_files(const struct common *c, const char *out, const struct dbfiles *files)
+{
+    static const struct output_kind html[] = { { "*.html", 0, "HTML" }, { "*.htm", 0, "HTML" }, { NULL } };
+    if (out && output_kind(c->cmd, out, html, 0) < 0) return 2;
+    if (!out && isatty(1))
+        return usage_error(c->cmd, "the page is HTML: write it to a file with -o FILE.html, or to a pipe");
+    int rc = check_output(c, out, files, 1);
+    for (size_t i = 0; !rc && i < files->n; i++)
+        if (access(files->paths[i], R_OK)) rc = error(EXIT_BAD_INPUT, "%s: %s", files->paths[i], strerror(errno));
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct common c;
@@ -371,14 +384,8 @@ int cmd_report(int argc, char **argv)
         if (end == a.min_width_arg || *end || !(min_width >= 0 && min_width <= 1200))
             return usage_error(c.cmd, "bad value '%s' for --min-width (expected pixels, 0 to 1200)", a.min_width_arg);
     }
-    static const struct output_kind html[] = { { "*.html", 0, "HTML" }, { "*.htm", 0, "HTML" }, { NULL } };
-    if (a.out && output_kind(c.cmd, a.out, html, 0) < 0) return 2;
-    if (!a.out && isatty(1))
-        return usage_error(c.cmd, "the page is HTML: write it to a file with -o FILE.html, or to a pipe");
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    if ((rc = check_output(&c, a.out, &files, 1))) return rc;
-    for (size_t i = 0; i < files.n; i++)
-        if (access(files.paths[i], R_OK)) return error(EXIT_BAD_INPUT, "%s: %s", files.paths[i], strerror(errno));
+    if ((rc = check_files(&c, a.out, &files))) return rc;
     static const char *const in_page[] = { "/", "/rss", "/flame", "/top", "/peak", "/functions", "/tree",
                                            "/bottomup", "/leaks", "/temporaries", "/hist", "/threads", NULL };
     struct serve_req r = { .token = "", .dbs = files.paths, .ndbs = files.n, .in_page = in_page,

@@ -130,19 +130,6 @@ void listing_functions(struct listing *l, const counters *own, counters **self, 
     if (*kept) l->memo->self = *self, l->memo->incl = *incl;
 }
 
-int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
-                void (*print)(struct listing *l, void *ctx), void *ctx)
-{
-    if (listing_cache_on && n == 1 && !c->sides.on && !c->server.url) return listing_cached(c, profiles, print, ctx);
-    struct listing l;
-    struct listing_rules lr;
-    int rc = listing_build(c, profiles, n, &l, &lr, NULL);
-    if (rc) return rc;
-    print(&l, ctx);
-    listing_free(&l, &lr);
-    return 0;
-}
-
 /* ---------------------------------------------------------------- orders */
 /* top's, leaks' and the report's: the larger value first; ties by the
  * lower stack id, by name for functions. */

@@ -1,4 +1,5 @@
-/* The listings kept in mpquery serve's and report's process (listing.h:
+/* listing_run (listing.h), and the listings kept in mpquery serve's and
+ * report's process (listing.h:
  * listing_cached), so that the views of one state build their listing,
  * display tree and rules once: each by its key, the text of every option
  * its building reads (files, selection, rules, filters, display), at most
@@ -173,5 +174,19 @@ int listing_cached(struct common *c, const struct dbfiles *profiles, void (*prin
     struct listing l = e->l;
     l.c = c;
     print(&l, ctx);
+    return 0;
+}
+
+/* listing.h: the listing kept (serve, report), or built for this command. */
+int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
+                void (*print)(struct listing *l, void *ctx), void *ctx)
+{
+    if (listing_cache_on && n == 1 && !c->sides.on && !c->server.url) return listing_cached(c, profiles, print, ctx);
+    struct listing l;
+    struct listing_rules lr;
+    int rc = listing_build(c, profiles, n, &l, &lr, NULL);
+    if (rc) return rc;
+    print(&l, ctx);
+    listing_free(&l, &lr);
     return 0;
 }
