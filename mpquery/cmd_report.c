@@ -203,7 +203,8 @@ static void write_head(FILE *f, const struct page *pg, const struct report_args 
         if (!a->state[k]) continue;
         sb.len = 0;
         xml_escape(&sb, a->state[k], strlen(a->state[k]), 400);
-        fprintf(f, " &middot; %s %s", state_keys[k], sb.s);
+        if (k >= NVALUED) fprintf(f, " &middot; --%s", state_keys[k]);      /* a flag */
+        else fprintf(f, " &middot; %s %s", state_keys[k], sb.s);
     }
     fprintf(f, " &middot; mpquery %s</p>\n<nav>", MPQ_VERSION);
     for (size_t i = 0; i < pg->n; i++)

@@ -17,6 +17,7 @@
 #include "opt_groups.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,13 @@ void serve_cache_refresh(char *const *dbs, size_t n)
     }
     load_preloaded = NULL;
     listing_cache_clear();
+    if (!listing_cache_on) {
+        /* the views' large blocks (a counter per node, per label) come
+         * and go: kept in the heap for the next view, not given back and
+         * faulted in (zeroed) again each time */
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
     listing_cache_on = 1;
     if (cache.p) cache.p->shared = 0, profile_free(cache.p);
     free(cache.st);

@@ -179,6 +179,7 @@ for opt in --lines --module --no-inline --no-default-rules --native; do
     assert_eq "$(page opt.html table top-memtot)" "$(csv_rows top basic.db $opt -n 20)" "$opt: top's rows with $opt"
     assert_eq "$(page opt.html table functions-ncalls-self)" "$(csv_rows top basic.db --functions --by ncalls $opt -n 20)" \
       "$opt: top --functions' rows with $opt"
+    assert_match "$(page opt.html text selection)" "^basic.db · $opt · mpquery" "$opt: the page's selection says it"
 done
 "$MPQ" report ts.db --pid "$child" --image 1 -o image.html -q || fail "report --pid --image failed"
 assert_eq "$(page image.html table top-memtot)" "$(csv_rows top ts.db --pid "$child" --image 1 -n 20)" \
