@@ -242,7 +242,7 @@ void serve_lines(struct strbuf *sb, const char *s, size_t n)
     }
 }
 
-/* A child's exit code as the page's status, its stderr shown: the error
+/* A view's exit code as the page's status, its stderr shown: the error
  * (status 400, 403, 500) or notes (what the filters left out). */
 int serve_child_status(int rc, const struct strbuf *err, struct strbuf *body)
 {

@@ -3,7 +3,7 @@
  * script built into the binary from serve.css and serve.js), and the
  * views that are a command's output: its CSV as a table, its text as
  * text, timeline's SVG as an image. Each runs the command itself
- * (cmd_top, cmd_leaks ...) in a child with an argv made of the request's
+ * (cmd_top, cmd_leaks ...) through serve_run with an argv made of the request's
  * parameters, so that they mean what the options mean. */
 #include "mpquery.h"
 #include "commands.h"
@@ -205,7 +205,7 @@ static void plot_view(const struct view *v, const struct serve_req *r, struct st
     else text_view(v, r, body, status);
 }
 
-/* /flame, /tree, /bottomup, /callers and /source: a child of their own
+/* /flame, /tree, /bottomup, /callers and /source: serve_run of their own
  * over the state (serve_tree.c, serve_source.c). */
 static void tree_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
