@@ -274,8 +274,9 @@ static void function_rows(struct listing *l, const counters *own, const char *th
     const struct common *c = l->c;
     struct dtree *t = &l->t;
     size_t nl = t->labels.n;
-    counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
-    dtree_functions(t, own, self, incl);
+    counters *self, *incl;
+    int kept;
+    listing_functions(l, own, &self, &incl, &kept);
     uint32_t *items = xmalloc(nl * sizeof *items);
     const counters *key = a->inclusive ? incl : self;
     size_t n = 0;
@@ -302,8 +303,7 @@ static void function_rows(struct listing *l, const counters *own, const char *th
         table_strn(tab, t->labels.str[l], t->labels.len[l]);
     }
     free(items);
-    free(self);
-    free(incl);
+    if (!kept) free(self), free(incl);
 }
 
 static void section(struct listing *l, const struct query *q, const counters *own, const char *thread,

@@ -101,6 +101,7 @@ static int label_cmp(const void *a, const void *b, void *ctx)
 
 void dtree_children(struct dtree *t, int sorted)
 {
+    if (t->children_ready >= (sorted ? 2u : 1u)) return;     /* built already (listing_cache.c: shared) */
     free(t->child_start);
     free(t->child_list);
     t->child_start = xcalloc(t->n + 1, sizeof *t->child_start);
@@ -116,7 +117,7 @@ void dtree_children(struct dtree *t, int sorted)
             uint32_t a = t->child_start[n], b = t->child_start[n + 1];
             if (b - a > 1) qsort_r(t->child_list + a, b - a, sizeof *t->child_list, label_cmp, t);
         }
-    t->children_ready = 1;
+    t->children_ready = sorted ? 2 : 1;
 }
 
 void dtree_functions(struct dtree *t, const counters *own, counters *self, counters *incl)

@@ -21,7 +21,8 @@
 
 /* Profile i of a listing: loaded, selected (with c->sel, or its side's
  * selection in a diff), mapped onto t; 0 or the exit code. */
-static int query_run(const struct common *c, const struct dbfiles *f, size_t i, struct dtree *t, struct query *q)
+static int query_run(const struct common *c, const struct dbfiles *f, size_t i, struct dtree *t, struct query *q,
+                     const struct listing_tree *from)
 {
     char err[512];
     memset(q, 0, sizeof *q);
@@ -33,6 +34,11 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
     so.window_quiet = c->out.format == FMT_CSV || c->out.format == FMT_JSON || mpquery_quiet;
     rc = select_apply(q->p, &so, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);
+    if (from) {
+        q->stack_node = from->stack_node;
+        *t = from->t;
+        return 0;
+    }
     q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
     if ((rc = view_build(q->p, &c->view, t, q->stack_node, err, sizeof err)))
         return error(rc, "%s: %s", c->cmd, err);
@@ -68,38 +74,60 @@ static void listing_filter(struct listing *l)
     }
 }
 
+struct listing_memo { counters *self, *incl; };
+
 /* Counters per node are summed once every profile is in the tree: the
  * second profile of a diff adds nodes. */
-int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
-                void (*print)(struct listing *l, void *ctx), void *ctx)
+int listing_build(struct common *c, const struct dbfiles *profiles, size_t n, struct listing *l,
+                  struct listing_rules *lr, const struct listing_tree *from)
 {
-    struct listing l = { .c = c, .n = n };
-    struct ruleset *rules, *suppress, *builtin;
-    int rc = load_rules(c, &rules);
+    *l = (struct listing){ .c = c, .n = n, .tree_kept = from != NULL };
+    int rc = load_rules(c, &lr->rules);
     if (rc) return rc;
-    if ((rc = load_suppressions(c, &suppress, &builtin))) {
-        rules_free(rules);
+    if ((rc = load_suppressions(c, &lr->suppress, &lr->builtin))) {
+        rules_free(lr->rules);
         return rc;
     }
-    l.nfilters = c->view.nfilter + c->view.nexclude + (suppress ? rules_count_marks(suppress) : 0);
-    dtree_init(&l.t);
-    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, &profiles[i], i, &l.t, &l.q[i]);
+    l->nfilters = c->view.nfilter + c->view.nexclude + (lr->suppress ? rules_count_marks(lr->suppress) : 0);
+    if (!from) dtree_init(&l->t);
+    for (size_t i = 0; i < n && !rc; i++) rc = query_run(c, &profiles[i], i, &l->t, &l->q[i], from);
     for (size_t i = 0; i < n && !rc; i++) {
-        l.own[i] = xcalloc(l.t.n, sizeof *l.own[i]);
-        view_accumulate(l.q[i].p, &l.q[i].sel, l.q[i].stack_node, l.own[i]);
+        l->own[i] = xcalloc(l->t.n, sizeof *l->own[i]);
+        view_accumulate(l->q[i].p, &l->q[i].sel, l->q[i].stack_node, l->own[i]);
     }
-    if (!rc && l.t.left_out) listing_filter(&l);
-    for (size_t i = 0; i < n && !rc; i++) count_truncated(l.q[i].p, &l.q[i].sel, &l.trunc[i]);
-    if (!rc) print(&l, ctx);
-    for (size_t i = 0; i < n; i++) {
-        free(l.own[i]);
-        query_free(&l.q[i]);
-    }
-    dtree_free(&l.t);
-    rules_free(rules);
-    rules_free(suppress);
-    rules_free(builtin);
+    if (!rc && l->t.left_out) listing_filter(l);
+    l->memo = xcalloc(1, sizeof *l->memo);
+    for (size_t i = 0; i < n && !rc; i++) count_truncated(l->q[i].p, &l->q[i].sel, &l->trunc[i]);
+    if (rc) listing_free(l, lr);
     return rc;
+}
+
+void listing_free(struct listing *l, struct listing_rules *lr)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->own[i]);
+        if (l->tree_kept) l->q[i].stack_node = NULL;
+        query_free(&l->q[i]);
+    }
+    if (!l->tree_kept) dtree_free(&l->t);
+    if (l->memo) free(l->memo->self), free(l->memo->incl), free(l->memo);
+    rules_free(lr->rules);
+    rules_free(lr->suppress);
+    rules_free(lr->builtin);
+    memset(l, 0, sizeof *l);
+}
+
+void listing_functions(struct listing *l, const counters *own, counters **self, counters **incl, int *kept)
+{
+    size_t nl = l->t.labels.n;
+    *kept = own == l->own[0] && l->memo;
+    if (*kept && l->memo->self) {
+        *self = l->memo->self, *incl = l->memo->incl;
+        return;
+    }
+    *self = xcalloc(nl, sizeof **self), *incl = xcalloc(nl, sizeof **incl);
+    dtree_functions(&l->t, own, *self, *incl);
+    if (*kept) l->memo->self = *self, l->memo->incl = *incl;
 }
 
 /* ---------------------------------------------------------------- orders */

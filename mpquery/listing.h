@@ -37,7 +37,14 @@ struct listing {
     struct left_out left[2];    /* per profile: by the filters */
     struct left_out suppressed[2];  /* per profile: by the built-in suppressions (leaks) */
     struct truncated trunc[2];  /* per profile */
+    struct listing_memo *memo;  /* what listing_functions computed once */
+    int tree_kept;              /* t and q[0].stack_node are another's (listing_build's from) */
 };
+/* Self and inclusive figures per label of l->t over own (dtree_functions):
+ * over l->own[0], computed once per listing and kept (*kept = 1: not the
+ * caller's to free; mpquery serve and report hand one listing to many
+ * views); over another own, new arrays (*kept = 0: the caller frees). */
+void listing_functions(struct listing *l, const counters *own, counters **self, counters **incl, int *kept);
 /* The orders of listings for select_top (top, leaks, the report): nodes
  * of t with their counters c (per node), rep (per node: the stack shown,
  * node_stacks) and the counter sorted by. Larger values first; ties by the
@@ -63,6 +70,28 @@ void listing_groups_free(struct listing_groups *lg);
 /* Runs that for profiles[0..n) (n <= 2), then print; 0 or the exit code. */
 int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
                 void (*print)(struct listing *l, void *ctx), void *ctx);
+/* listing_run's parts: the listing of profiles[0..n) built into l (0,
+ * or the exit code, reported, nothing kept), its rules into lr; freed.
+ * With from (one profile), its display tree and stack nodes are from's,
+ * not built (the same profile, rules, filters and display options):
+ * l->tree_kept, listing_free leaves them. */
+struct listing_rules { struct ruleset *rules, *suppress, *builtin; };
+struct listing_tree { struct dtree t; uint32_t *stack_node; };
+int listing_build(struct common *c, const struct dbfiles *profiles, size_t n, struct listing *l,
+                  struct listing_rules *lr, const struct listing_tree *from);
+void listing_free(struct listing *l, struct listing_rules *lr);
+/* listing_cache.c: when listing_cache_on (mpquery serve and report, whose
+ * views run in their process), listing_run of one profile (no diff, no
+ * --server) keeps the listings it builds, the rules and display tree with
+ * them, and hands each to the next command that asks for the same one:
+ * the same files, selection, rules, filters and display options (the
+ * listings of other selections share its display tree). Their messages
+ * (stderr) while it was built are said again to each. */
+extern int listing_cache_on;
+int listing_cached(struct common *c, const struct dbfiles *profiles, void (*print)(struct listing *l, void *ctx),
+                   void *ctx);
+/* Forgets every listing kept (the profile they were built from changed). */
+void listing_cache_clear(void);
 /* Prints a table of top or diff (through the pager with c->pager): with
  * filters, JSON is an object {"ignored": ..., "rows": [table]}, and text
  * (stdout) or csv (stderr) ends with the line of listing_ignored_line when

@@ -350,7 +350,7 @@ int profile_load(const char *path, struct profile **out, int flags, char *err, s
 
 void profile_free(struct profile *p)
 {
-    if (!p) return;
+    if (!p || p->shared) return;
     arena_free(&p->text);
     for (size_t i = 0; i < p->nsources; i++) {
         free(p->sources[i].runs);

@@ -101,6 +101,8 @@ struct profile {
     int has_cold;                       /* a process recorded with MP_COLD=1, or a cold row */
     int aggregate;                      /* --server: the samples are the runs' sums, hung on one
                                            process (chquery.c), not each process's own */
+    int shared;                         /* mpquery serve's and report's (serve_cache.c): the
+                                           commands that read it leave it (profile_free) */
 };
 /* The counters tables show: every one, but time when no process recorded
  * it, the mapping counters when no row is a mapping's, the cold ones when

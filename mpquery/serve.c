@@ -1,6 +1,6 @@
 /* mpquery serve: a local web server over profiles (libmicrohttpd, driven
- * from this thread's select loop: one request at a time, each view run in
- * a child process by serve_run). It listens on 127.0.0.1 by default, on a
+ * from this thread's select loop: one request at a time, each view run
+ * by serve_run). It listens on 127.0.0.1 by default, on a
  * free port unless --port, prints one line, the URL with a random token
  * (getrandom), and answers 403 to any request without that token (compared
  * in constant time). SIGINT and SIGTERM stop it: the port is closed and
@@ -44,8 +44,9 @@ static const char more[] =
 "Each page reads the databases when it is asked for: tables show their\n"
 "first rows (n=N), trees one node's children at a time, flame graphs the\n"
 "frames wider than 1/1000 of the graph. A page's parameters are the\n"
-"options of the same name (by, snapshot, filter, exclude, thread, pid, exe,\n"
-"rules, depth, since, until): a bad value is the command's own message.\n"
+"options of the same name (by, snapshot, filter, exclude, thread, pid,\n"
+"image, exe, rules, depth, since, until, run; lines, native, no-inline,\n"
+"module, no-default-rules =1): a bad value is the command's own message.\n"
 "/source shows only files the profile's frames name.\n"
 "\n"
 "example:\n"

@@ -1,7 +1,8 @@
 /* mpquery serve: the profile in the browser. serve.c is the server
- * (libmicrohttpd, the token, the signals); each request runs its view in
- * a child process (serve_run) that reads the database then, so nothing is
- * kept between requests and nothing proportional to the profile is sent:
+ * (libmicrohttpd, the token, the signals); each request runs its view's
+ * command in the server's process (serve_run) over the profile and the
+ * listings kept between requests (serve_cache.c, listing_cache.c), and
+ * nothing proportional to the profile is sent:
  * tables are limited (-n), trees expand one node at a time, flame graphs
  * draw the frames above a minimum width. A view's parameters are the
  * command-line options of the same name, given to the same parsers, so a
@@ -19,6 +20,17 @@ struct serve_req {
     struct serve_param *params; size_t nparams;
     const char *token;                  /* the server's, for links */
     char *const *dbs; size_t ndbs;      /* the databases served */
+    /* mpquery report's page (NULL in serve): the paths its sections show.
+     * A link to one of them, without parameters of its own, is to its
+     * section (#NAME); any other, to the section that says what mpquery
+     * serve shows more (#serve). Pictures are inline, tables and text cut
+     * at max_rows rows, flame graphs at flame_bytes bytes (frames
+     * narrower than flame_min pixels left out), without the controls. */
+    const char *const *in_page;
+    size_t max_rows, flame_bytes;
+    size_t table_bytes;                 /* a table at most (0: any), cut rows said */
+    size_t rows_cap;                    /* n=0's rows at most (0: all): what table_bytes holds */
+    double flame_min;
 };
 /* The first value of key, or NULL (an empty value counts as none). */
 const char *serve_param(const struct serve_req *r, const char *key);
@@ -27,14 +39,25 @@ const char *serve_param(const struct serve_req *r, const char *key);
 struct serve_out { int status; struct strbuf body; const char *type; };
 /* The page for r: its view, or 404. */
 void serve_view(const struct serve_req *r, struct serve_out *out);
+/* The body of r's view (no page around it) into body, its HTTP status
+ * into *status; 0, or -1 when r->path is no view. */
+int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status);
+/* The anchor of a view's section in a page ("overview" for /). */
+const char *serve_anchor(const char *path);
+/* serve.css, the pages' style (built into the binary). */
+extern const char serve_css[];
 
-/* Runs fn(ctx, argc, argv) in a child process, its stdout into out and its
- * stderr into err; returns its exit code (1 when it died, said in err). */
+/* Runs fn(ctx, argc, argv) here, its stdout into out and its stderr into
+ * err (memory files for its time); returns its exit code. */
 int serve_run(int (*fn)(void *ctx, int argc, char **argv), void *ctx, int argc, char **argv,
               struct strbuf *out, struct strbuf *err);
 /* serve_cache.c: the profile of dbs loaded in the server, again when a
- * file changed, for the next views' children (load.h's load_preloaded). */
+ * file changed, for the next views (load.h's load_preloaded; the
+ * listings kept, listing_cache.c, forgotten then). */
 void serve_cache_refresh(char *const *dbs, size_t n);
+/* The profile loaded by serve_cache_refresh, or NULL. */
+struct profile;
+const struct profile *serve_cache_profile(void);
 /* The exit code of a view that refuses what it was asked (HTTP 403). */
 enum { SERVE_FORBIDDEN = 77 };
 
@@ -50,8 +73,11 @@ int serve_is_state(const char *key);
 /* The argv of a command over r's state: argv[0] cmd, the options (each
  * "--NAME=VALUE") of the state parameters in mask, the databases. */
 enum { SP_BY = 1, SP_SNAPSHOT = 2, SP_FILTER = 4, SP_EXCLUDE = 8, SP_THREAD = 16, SP_PID = 32, SP_EXE = 64,
-       SP_RULES = 128, SP_DEPTH = 256, SP_SINCE = 512, SP_UNTIL = 1024, SP_SELECT = 2 + 16 + 32 + 64,
-       SP_ALL = 2047 };
+       SP_RULES = 128, SP_DEPTH = 256, SP_SINCE = 512, SP_UNTIL = 1024, SP_RUN = 2048, SP_IMAGE = 4096,
+       SP_LINES = 8192, SP_NATIVE = 16384, SP_NO_INLINE = 32768, SP_MODULE = 65536, SP_NO_DEFAULT_RULES = 131072,
+       SP_SELECT = 2 + 16 + 32 + 64 + 2048 + 4096,
+       SP_DISPLAY = SP_LINES | SP_NATIVE | SP_NO_INLINE | SP_MODULE,     /* lines ...: flags (value 1) */
+       SP_ALL = (1 << 18) - 1 };
 struct serve_argv { char **v; size_t n, cap; };
 void argv_add(struct serve_argv *a, const char *s);
 void argv_state(struct serve_argv *a, const struct serve_req *r, int mask);

@@ -1,19 +1,23 @@
-/* mpquery serve's profile, loaded once in the server and again only when
- * a database file changes (its size, time or inode: a profile being
- * written, a file replaced), so that a view's child, forked from the
- * server, starts with it loaded: load_profiles hands it to the child's
- * command (load_preloaded) instead of reading the files. Loaded with
- * every optional part (peak rows, histograms, the ledger), so that each
- * command finds what it asks for; a profile that cannot be loaded is not
- * kept, and each view then loads, and reports, by itself. */
+/* mpquery serve's and report's profile, loaded once in their process and
+ * again only when a database file changes (its size, time or inode: a
+ * profile being written, a file replaced), so that each view (run in the
+ * same process, serve_run) starts with it loaded: load_profiles hands it
+ * to the view's command (load_preloaded) instead of reading the files,
+ * marked shared: the commands read it and leave it (profile_free). The
+ * listings built from it (listing_cache.c) are forgotten with it. Loaded
+ * with every optional part (peak rows, histograms, the ledger), so that
+ * each command finds what it asks for; a profile that cannot be loaded is
+ * not kept, and each view then loads, and reports, by itself. */
 #include "mpquery.h"
 #include "hists.h"
 #include "ledger.h"
+#include "listing.h"
 #include "load.h"
 #include "serve.h"
 #include "opt_groups.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,9 +32,7 @@ static struct profile *preloaded(const struct dbfiles *f, int flags)
     if (!cache.p || (flags & ~ALL_PARTS) || f->n != cache.n) return NULL;
     for (size_t i = 0; i < f->n; i++)
         if (strcmp(f->paths[i], cache.dbs[i])) return NULL;
-    struct profile *p = cache.p;
-    cache.p = NULL;             /* the child's own copy: handed out once */
-    return p;
+    return cache.p;
 }
 
 static int same(const struct stat *a, const struct stat *b)
@@ -65,9 +67,20 @@ void serve_cache_refresh(char *const *dbs, size_t n)
         return;
     }
     load_preloaded = NULL;
-    if (cache.p) profile_free(cache.p);
+    listing_cache_clear();
+    if (!listing_cache_on) {
+        /* the views' large blocks (a counter per node, per label) come
+         * and go: kept in the heap for the next view, not given back and
+         * faulted in (zeroed) again each time */
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
+    listing_cache_on = 1;
+    if (cache.p) cache.p->shared = 0, profile_free(cache.p);
     free(cache.st);
     cache.st = now, cache.dbs = dbs, cache.n = n;
     cache.p = load_quietly(dbs, n);
-    if (cache.p) load_preloaded = preloaded;
+    if (cache.p) cache.p->shared = 1, load_preloaded = preloaded;
 }
+
+const struct profile *serve_cache_profile(void) { return cache.p; }

@@ -24,13 +24,14 @@
 #define MAX_FRAMES 6000
 #define WIDTH 1200.0
 #define ROW 17
+#define PAGE_TIP_CHARS 300  /* report's page: a frame's tooltip shows this much of its name */
 
 struct item { uint32_t node, parent_item; double x, w; int depth; };
 
 /* The node named by path in t (children built), or as far as it goes. */
 uint32_t serve_node_of(struct dtree *t, const char *path)
 {
-    if (!t->children_ready) dtree_children(t, 1);
+    if (t->children_ready < 2) dtree_children(t, 1);
     uint32_t cur = 0;
     struct strbuf e = { 0 };
     while (path && *path) {
@@ -71,19 +72,24 @@ static uint8_t *matches(const struct dtree *t, const char *search, int *rc)
 }
 
 static void frame(struct strbuf *sb, const struct dtree *t, const struct item *it, size_t i, int64_t v,
-                  int64_t total, int y, int marked)
+                  int64_t total, int y, int marked, int in_page)
 {
     const char *name = it->node ? t->labels.str[t->label[it->node]] : "all";
     size_t len = it->node ? t->labels.len[t->label[it->node]] : 3;
     uint32_t h = (uint32_t)hash_bytes(name, len);
-    sb_printf(sb, "<g class=\"f%s\" data-i=\"%zu\" data-p=\"%ld\" data-name=\"", marked ? " m" : "", i,
-              it->parent_item == NONE ? -1L : (long)it->parent_item);
-    struct strbuf e = { 0 };
-    if (it->node) fold_escape(name, len, &e);
-    xml_escape(sb, e.s ? e.s : "", e.len, (size_t)-1);
-    sb_free(&e);
-    sb_puts(sb, "\"><title>");
-    xml_escape(sb, name, len, 2000);
+    if (in_page) {
+        sb_puts(sb, "<g class=\"f\"><title>");
+        xml_escape(sb, name, len, PAGE_TIP_CHARS);
+    } else {
+        sb_printf(sb, "<g class=\"f%s\" data-i=\"%zu\" data-p=\"%ld\" data-name=\"", marked ? " m" : "", i,
+                  it->parent_item == NONE ? -1L : (long)it->parent_item);
+        struct strbuf e = { 0 };
+        if (it->node) fold_escape(name, len, &e);
+        xml_escape(sb, e.s ? e.s : "", e.len, (size_t)-1);
+        sb_free(&e);
+        sb_puts(sb, "\"><title>");
+        xml_escape(sb, name, len, 2000);
+    }
     sb_printf(sb, " (%lld, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"hsl(%u,80%%,%u%%)\"/>",
               (long long)v, total ? 100.0 * (double)v / (double)total : 0.0, it->x, y, it->w, ROW - 1,
               10 + h % 40, 55 + (h >> 8) % 15);
@@ -98,7 +104,7 @@ static void frame(struct strbuf *sb, const struct dtree *t, const struct item *i
 
 /* The items to draw: zoom's ancestors, zoom, then its descendants at
  * least min wide, breadth first. */
-static size_t layout(struct dtree *t, const int64_t *sub, uint32_t zoom, struct item **out, size_t *cut)
+static size_t layout(struct dtree *t, const int64_t *sub, uint32_t zoom, double min, struct item **out, size_t *cut)
 {
     size_t n = 0, cap = 256;
     struct item *it = xmalloc(cap * sizeof *it);
@@ -110,8 +116,8 @@ static size_t layout(struct dtree *t, const int64_t *sub, uint32_t zoom, struct 
     }
     for (int d = depth; d-- > 0;)
         it[n] = (struct item){ chain[d], n ? (uint32_t)(n - 1) : NONE, 0, WIDTH, depth - 1 - d }, n++;
-    if (!t->children_ready) dtree_children(t, 1);
-    double scale = WIDTH / (double)sub[zoom], min = WIDTH / 1000;
+    if (t->children_ready < 2) dtree_children(t, 1);
+    double scale = WIDTH / (double)sub[zoom];
     for (size_t q = n - 1; q < n; q++) {
         double x = it[q].x;
         for (uint32_t c = t->child_start[it[q].node]; c < t->child_start[it[q].node + 1]; c++) {
@@ -154,7 +160,41 @@ static void heading(const struct dtree *t, const int64_t *sub, const counters *o
     printf("</p>\n");
 }
 
-static int flame(const struct dtree *ct, const counters *own, int k, uint32_t zoom, const char *search, int icicle)
+/* The graph's SVG: its items, breadth first; in report's page at most
+ * r->flame_bytes of frames (the deepest cut). The root at the top
+ * (icicle) or at the bottom. */
+static void draw(const struct serve_req *r, const struct dtree *t, const struct item *it, size_t n, const int64_t *sub,
+                 uint32_t zoom, const uint8_t *m, int icicle, size_t cut)
+{
+    struct strbuf frames = { 0 };
+    size_t drawn = 0;
+    int maxd = 0;
+    for (int pass = icicle ? 1 : 0; pass < 2; pass++) {
+        /* the root at the bottom: a first pass finds the levels drawn */
+        int h = (maxd + 1) * ROW;
+        frames.len = 0;
+        for (drawn = 0; drawn < n && !(r->flame_bytes && frames.len > r->flame_bytes); drawn++) {
+            if (it[drawn].depth > maxd) maxd = it[drawn].depth;
+            int y = icicle ? it[drawn].depth * ROW : h - (it[drawn].depth + 1) * ROW;
+            frame(&frames, t, &it[drawn], drawn, sub[it[drawn].node], sub[zoom], y, m && m[it[drawn].node],
+                  r->in_page != NULL);
+        }
+    }
+    int h = (maxd + 1) * ROW;
+    printf("<svg class=flame viewBox=\"0 0 %.0f %d\" width=\"%.0f\" height=\"%d\">\n", WIDTH, h, WIDTH, h);
+    fwrite(frames.s, 1, frames.len, stdout);
+    printf("</svg>\n");
+    sb_free(&frames);
+    if (r->in_page)
+        printf("<p class=note>%zu frames: those at least %.2f px wide of %.0f%s. <a href=\"#serve\">mpquery serve</a> "
+               "zooms, searches and draws the rest.</p>\n", drawn, r->flame_min, WIDTH,
+               drawn < n || cut ? ", the deepest cut to keep the page small" : "");
+    else if (cut)
+        printf("<p class=note>%zu frames past the first %d not drawn: zoom in</p>\n", cut, MAX_FRAMES);
+}
+
+static int flame(const struct serve_req *r, const struct dtree *ct, const counters *own, int k, uint32_t zoom,
+                 const char *search, int icicle)
 {
     struct dtree *t = (struct dtree *)ct;       /* only its child lists are built */
     int rc = 0;
@@ -169,21 +209,8 @@ static int flame(const struct dtree *ct, const counters *own, int k, uint32_t zo
         return 0;
     }
     struct item *it;
-    size_t cut = 0, n = layout(t, sub, zoom, &it, &cut);
-    int maxd = 0;
-    for (size_t i = 0; i < n; i++) if (it[i].depth > maxd) maxd = it[i].depth;
-    int h = (maxd + 1) * ROW;
-    struct strbuf sb = { 0 };
-    sb_printf(&sb, "<svg class=flame viewBox=\"0 0 %.0f %d\" width=\"%.0f\" height=\"%d\">\n", WIDTH, h, WIDTH, h);
-    for (size_t i = 0; i < n; i++) {
-        int y = icicle ? it[i].depth * ROW : h - (it[i].depth + 1) * ROW;
-        frame(&sb, t, &it[i], i, sub[it[i].node], sub[zoom], y, m && m[it[i].node]);
-        if (sb.len > (1 << 20)) fwrite(sb.s, 1, sb.len, stdout), sb.len = 0;
-    }
-    sb_puts(&sb, "</svg>\n");
-    fwrite(sb.s, 1, sb.len, stdout);
-    if (cut) printf("<p class=note>%zu frames past the first %d not drawn: zoom in</p>\n", cut, MAX_FRAMES);
-    sb_free(&sb);
+    size_t cut = 0, n = layout(t, sub, zoom, r->in_page ? r->flame_min : WIDTH / 1000, &it, &cut);
+    draw(r, t, it, n, sub, zoom, m, icicle, cut);
     free(it), free(sub), free(m);
     return 0;
 }
@@ -282,7 +309,7 @@ static void flame_controls(const struct serve_req *r)
 
 int serve_flame_page(const struct serve_req *r, struct listing *l)
 {
-    flame_controls(r);
+    if (!r->in_page) flame_controls(r);
     int rev = flag(r, "reverse", 0), by = l->c->out.by;
     struct dtree rt, *t = &l->t;
     counters *own = l->own[0];
@@ -305,7 +332,7 @@ int serve_flame_page(const struct serve_req *r, struct listing *l)
         }
     }
     zoom = serve_node_of(t, serve_param(r, "zoom"));
-    int rc = flame(t, own, by, zoom, serve_param(r, "search"), flag(r, "icicle", 1));
+    int rc = flame(r, t, own, by, zoom, serve_param(r, "search"), flag(r, "icicle", 1));
     if (rev) {
         dtree_free(&rt);
         free(own);

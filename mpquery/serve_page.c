@@ -32,8 +32,10 @@ void url_encode(struct strbuf *sb, const char *s)
 /* The state parameters: each view keeps them, each is the option of its
  * name (argv_state), in the order of the P_* bits. */
 static const char *const state_names[] = { "by", "snapshot", "filter", "exclude", "thread", "pid", "exe",
-                                           "rules", "depth", "since", "until" };
+                                           "rules", "depth", "since", "until", "run", "image", "lines", "native",
+                                           "no-inline", "module", "no-default-rules" };
 #define NSTATE (sizeof state_names / sizeof *state_names)
+#define FIRST_FLAG 13       /* lines ...: options without a value, on unless empty or 0 */
 
 static int state_index(const char *key)
 {
@@ -44,8 +46,24 @@ static int state_index(const char *key)
 
 int serve_is_state(const char *key) { return state_index(key) >= 0; }
 
+const char *serve_anchor(const char *path) { return path[0] == '/' && path[1] ? path + 1 : "overview"; }
+
+/* In report's page: #NAME of path's section, when the page has it and the
+ * link asks nothing more; else #serve. */
+static void page_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra)
+{
+    const char *to = "serve";
+    for (const char *const *p = r->in_page; *p && !(extra && *extra); p++)
+        if (!strcmp(*p, path)) to = serve_anchor(path);
+    sb_printf(sb, "#%s", to);
+}
+
 void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra)
 {
+    if (r->in_page) {
+        page_link(sb, r, path, extra);
+        return;
+    }
     struct strbuf u = { 0 };
     sb_printf(&u, "%s?token=%s", path, r->token);
     for (size_t i = 0; i < r->nparams; i++) {
@@ -69,8 +87,10 @@ void argv_state(struct serve_argv *a, const struct serve_req *r, int mask)
     for (size_t i = 0; i < r->nparams; i++) {
         int k = state_index(r->params[i].key);
         if (k < 0 || !(mask & (1 << k)) || !r->params[i].value[0]) continue;
+        if (k >= FIRST_FLAG && !strcmp(r->params[i].value, "0")) continue;
         struct strbuf sb = { 0 };
-        sb_printf(&sb, "--%s=%s", r->params[i].key, r->params[i].value);
+        if (k >= FIRST_FLAG) sb_printf(&sb, "--%s", r->params[i].key);
+        else sb_printf(&sb, "--%s=%s", r->params[i].key, r->params[i].value);
         argv_add(a, sb.s);
         sb_free(&sb);
     }
@@ -110,35 +130,64 @@ static int numeric(const char *s)
     return 1;
 }
 
+/* The row that says where report's page cut a table: after shown rows
+ * of total (0: not known, -n 0's rows capped), at -n or the page's size
+ * bound. */
+static void cut_row(struct strbuf *sb, size_t shown, size_t total, int bound)
+{
+    sb_printf(sb, "<tr><td class=cut colspan=99>the first %zu rows", shown);
+    if (total) sb_printf(sb, " of %zu", total);
+    sb_printf(sb, "%s: <a href=\"#serve\">mpquery serve</a> shows them all</td></tr>\n",
+              bound ? " (the page's size bound)" : "");
+}
+
+/* Row row of the CSV at *csv (0: the header) as a table row. */
+static void csv_row(struct strbuf *sb, const struct serve_req *r, const char **csv, struct strbuf *f, int row,
+                    const char *link, int *link_col)
+{
+    sb_puts(sb, "<tr>");
+    int end = 0;
+    for (int col = 0; !end; col++) {
+        csv_next(csv, f, &end);
+        if (row == 0 && link && !strcmp(f->s, link)) *link_col = col;
+        const char *tag = row == 0 ? "th" : "td";
+        sb_printf(sb, "<%s%s>", tag, row && numeric(f->s) ? " class=n" : "");
+        if (row && col == *link_col && f->len) {
+            struct strbuf x = { 0 };
+            sb_puts(&x, "function=");
+            url_encode(&x, f->s);
+            sb_puts(sb, "<a href=\"");
+            serve_link(sb, r, "/callers", x.s);
+            sb_puts(sb, "\">");
+            xml_escape(sb, f->s, f->len, 400);
+            sb_puts(sb, "</a>");
+            sb_free(&x);
+        } else
+            xml_escape(sb, f->s, f->len, 400);
+        sb_printf(sb, "</%s>", tag);
+    }
+    sb_puts(sb, "</tr>\n");
+}
+
 void csv_table(struct strbuf *sb, const struct serve_req *r, const char *csv, const char *link)
 {
     struct strbuf f = { 0 };
-    int link_col = -1;
+    int link_col = -1, cut = 0;
     sb_puts(sb, "<table class=t>\n");
-    for (int row = 0; *csv; row++) {
-        sb_puts(sb, "<tr>");
-        int end = 0;
-        for (int col = 0; !end; col++) {
-            csv_next(&csv, &f, &end);
-            if (row == 0 && link && !strcmp(f.s, link)) link_col = col;
-            const char *tag = row == 0 ? "th" : "td";
-            sb_printf(sb, "<%s%s>", tag, row && numeric(f.s) ? " class=n" : "");
-            if (row && col == link_col && f.len) {
-                struct strbuf x = { 0 };
-                sb_puts(&x, "function=");
-                url_encode(&x, f.s);
-                sb_puts(sb, "<a href=\"");
-                serve_link(sb, r, "/callers", x.s);
-                sb_puts(sb, "\">");
-                xml_escape(sb, f.s, f.len, 400);
-                sb_puts(sb, "</a>");
-                sb_free(&x);
-            } else
-                xml_escape(sb, f.s, f.len, 400);
-            sb_printf(sb, "</%s>", tag);
+    size_t rows = 0, start = sb->len;
+    for (int row = 0; *csv && !cut; row++) {
+        int full = r->table_bytes && sb->len - start > r->table_bytes;
+        if (row && ((r->max_rows && rows == r->max_rows) || full)) {
+            size_t shown = rows;
+            for (const char *p = csv; *p; p++) rows += *p == '\n';
+            cut_row(sb, shown, full && r->rows_cap ? 0 : rows, full);
+            cut = 1;
+        } else {
+            rows += row > 0;
+            csv_row(sb, r, &csv, &f, row, link, &link_col);
         }
-        sb_puts(sb, "</tr>\n");
     }
+    if (!cut && r->rows_cap && rows == r->rows_cap) cut_row(sb, rows, 0, 1);
     sb_puts(sb, "</table>\n");
     sb_free(&f);
 }
@@ -168,7 +217,12 @@ void serve_state_form(struct strbuf *sb, const struct serve_req *r)
         sb_printf(sb, "<option%s>%s</option>", by && !strcmp(by, counter_choice[i]) ? " selected" : "",
                   counter_choice[i]);
     sb_puts(sb, "</select></label>");
-    for (size_t k = 1; k < NSTATE; k++) {
+    for (size_t k = FIRST_FLAG; k < NSTATE; k++) {
+        const char *v = serve_param(r, state_names[k]);
+        sb_printf(sb, "<label><input type=checkbox name=%s value=1%s>%s</label>", state_names[k],
+                  v && strcmp(v, "0") ? " checked" : "", state_names[k]);
+    }
+    for (size_t k = 1; k < FIRST_FLAG; k++) {
         const char *v = serve_param(r, state_names[k]);
         sb_printf(sb, "<label>%s <input name=%s size=8 value=\"", state_names[k], state_names[k]);
         if (v) xml_escape(sb, v, strlen(v), (size_t)-1);
@@ -188,7 +242,7 @@ void serve_lines(struct strbuf *sb, const char *s, size_t n)
     }
 }
 
-/* A child's exit code as the page's status, its stderr shown: the error
+/* A view's exit code as the page's status, its stderr shown: the error
  * (status 400, 403, 500) or notes (what the filters left out). */
 int serve_child_status(int rc, const struct strbuf *err, struct strbuf *body)
 {

@@ -1,4 +1,4 @@
-/* mpquery serve's tree views (serve.h), in the view's child: the display
+/* mpquery serve's tree views (serve.h), in serve's process: the display
  * tree top and fold build (listing_run, the same options parsed by the
  * same parsers), then /tree: one node's children with the inclusive and
  * self figures of every counter; /bottomup: the same over the tree of
@@ -106,6 +106,7 @@ struct tree_page {
     int callees;                /* a node links to its function's callers page */
     uint32_t *label_frame;      /* per label of l->t: a frame of it with a file, or NONE */
     int k[NSTACK_COUNTERS], nk; /* the counters shown */
+    int rc;                     /* the view's exit code (a bad search: 2) */
 };
 
 static int cmp_by(const void *a, const void *b, void *ctx)
@@ -217,7 +218,7 @@ static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtre
     for (int i = 0; i < g->nk; i++) sb_printf(sb, "<th>self %s</th>", counter_name[g->k[i]]);
     sb_puts(sb, "<th>function</th></tr>\n");
     row(sb, g, t, at, sub, own, 1);
-    if (!t->children_ready) dtree_children(t, 1);
+    if (t->children_ready < 2) dtree_children(t, 1);
     uint32_t a = t->child_start[at], b = t->child_start[at + 1], nc = b - a;
     uint32_t *kids = xmalloc((nc + 1) * sizeof *kids);
     int64_t *v = xmalloc(t->n * sizeof *v);
@@ -225,6 +226,7 @@ static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtre
     qsort_r(kids, nc, sizeof *kids, cmp_by, v);
     const char *np = serve_param(g->r, "n");
     size_t limit = np ? (size_t)atol(np) : 100, shown = 0, some = 0;
+    if (limit == 0) limit = g->r->rows_cap;     /* report -n 0: what its bound holds */
     for (uint32_t i = 0; i < nc; i++) {
         if (counters_zero(&sub[kids[i]])) continue;
         some++;
@@ -253,8 +255,9 @@ static void function_list(struct strbuf *sb, struct tree_page *g, struct listing
     struct dtree *t = &l->t;
     size_t nl = t->labels.n, n = 0;
     int by = l->c->out.by;
-    counters *self = xcalloc(nl, sizeof *self), *incl = xcalloc(nl, sizeof *incl);
-    dtree_functions(t, l->own[0], self, incl);
+    counters *self, *incl;
+    int kept;
+    listing_functions(l, l->own[0], &self, &incl, &kept);
     uint32_t *items = xmalloc((nl + 1) * sizeof *items);
     int64_t *v = xmalloc((nl + 1) * sizeof *v);
     for (uint32_t i = 0; i < nl; i++)
@@ -278,7 +281,8 @@ static void function_list(struct strbuf *sb, struct tree_page *g, struct listing
         sb_free(&x);
     }
     sb_puts(sb, "</table>\n");
-    free(self), free(incl), free(items), free(v);
+    if (!kept) free(self), free(incl);
+    free(items), free(v);
 }
 
 /* /callers: F's callers as a tree (expanding by path), then its callees. */
@@ -347,8 +351,8 @@ static void print(struct listing *l, void *ctx)
     if (sb.len) fwrite(sb.s, 1, sb.len, stdout);
     sb_free(&sb);
     free(g->label_frame);
-    if (rc) exit(rc);
-    listing_ignored_line(l, stderr);
+    g->rc = rc;
+    if (!rc) listing_ignored_line(l, stderr);
 }
 
 int serve_tree_view(void *ctx, int argc, char **argv)
@@ -357,6 +361,7 @@ int serve_tree_view(void *ctx, int argc, char **argv)
     const struct opt opts[] = {
         OPTION_BY("the counter (default memtot)"),
         OPTIONS_FILTER,
+        OPTIONS_DISPLAY(NULL),
         OPTIONS_SELECT("select samples as in mpquery top --help"),
         OPTIONS_RULES("a rules file"),
         OPTIONS_WINDOW,
@@ -370,5 +375,6 @@ int serve_tree_view(void *ctx, int argc, char **argv)
     struct tree_page g = { .r = ctx };
     g.view = g.r->path;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
-    return listing_run(&c, &files, 1, print, &g);
+    rc = listing_run(&c, &files, 1, print, &g);
+    return rc ? rc : g.rc;
 }

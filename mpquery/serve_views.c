@@ -3,7 +3,7 @@
  * script built into the binary from serve.css and serve.js), and the
  * views that are a command's output: its CSV as a table, its text as
  * text, timeline's SVG as an image. Each runs the command itself
- * (cmd_top, cmd_leaks ...) in a child with an argv made of the request's
+ * (cmd_top, cmd_leaks ...) through serve_run with an argv made of the request's
  * parameters, so that they mean what the options mean. */
 #include "mpquery.h"
 #include "commands.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char css[] =
+const char serve_css[] =
 #include "serve_css.h"
     ;
 static const char js[] =
@@ -68,15 +68,82 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
     for (char *save, *w = strtok_r(fixed, " ", &save); w; w = strtok_r(NULL, " ", &save)) argv_add(a, w);
     free(fixed);
     if (format) argv_add(a, format);
+    const char *sort = serve_param(r, "sort");
+    if (!strcmp(v->path, "/functions") && sort && !strcmp(sort, "inclusive")) argv_add(a, "--inclusive");
     argv_state(a, r, v->mask);
     if (v->limit) {
         const char *n = serve_param(r, "n");
         struct strbuf sb = { 0 };
-        sb_printf(&sb, "-n%s", n ? n : "100");
+        if (n && !strcmp(n, "0") && r->rows_cap) sb_printf(&sb, "-n%zu", r->rows_cap);
+        else sb_printf(&sb, "-n%s", n ? n : "100");
         argv_add(a, sb.s);
         sb_free(&sb);
     }
     argv_dbs(a, r, !strcmp(v->cmd, "diff"));
+}
+
+#define PROC (SP_RUN | SP_PID | SP_IMAGE | SP_EXE)        /* the processes' selection */
+#define RULES (SP_RULES | SP_NO_DEFAULT_RULES)
+
+/* The pictures the pages show as images (their scripts do not run):
+ * timeline's plot, diff's differential flame graph, as they write them. */
+static const struct view pictures[] = {
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY, NULL, 0 },
+};
+
+static void picture(const struct view *v, const struct serve_req *r, struct serve_out *o)
+{
+    struct serve_argv a = { 0 };
+    struct strbuf err = { 0 };
+    command_argv(v, r, &a, NULL);
+    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &o->body, &err);
+    if (rc) {
+        o->body.len = 0;
+        sb_add(&o->body, err.s ? err.s : "", err.len);
+        o->status = serve_child_status(rc, &(struct strbuf){ 0 }, &o->body);
+        o->type = "text/plain; charset=utf-8";
+    } else
+        o->type = "image/svg+xml";
+    argv_free(&a);
+    sb_free(&err);
+}
+
+/* s as base64 (RFC 4648), for a data: URL. */
+static void base64(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
+        sb_putc(sb, abc[v >> 18 & 63]);
+        sb_putc(sb, abc[v >> 12 & 63]);
+        sb_putc(sb, i + 1 < n ? abc[v >> 6 & 63] : '=');
+        sb_putc(sb, i + 2 < n ? abc[v & 63] : '=');
+    }
+}
+
+/* The picture at path as an image: in serve, a link to it (its own
+ * request); in report's page, inline (a data: URL), or nothing when its
+ * command fails (the view's table says why). */
+static void picture_img(struct strbuf *body, const struct serve_req *r, const char *path, const char *alt)
+{
+    struct serve_out o = { .status = 200 };
+    if (r->in_page) {
+        for (size_t i = 0; i < sizeof pictures / sizeof *pictures; i++)
+            if (!strcmp(path, pictures[i].path)) picture(&pictures[i], r, &o);
+        if (o.status != 200 || !o.body.len) {
+            sb_free(&o.body);
+            return;
+        }
+    }
+    sb_printf(body, "<p><img class=plot alt=\"%s\" src=\"", alt);
+    if (r->in_page) {
+        sb_puts(body, "data:image/svg+xml;base64,");
+        base64(body, (const unsigned char *)o.body.s, o.body.len);
+    } else
+        serve_link(body, r, path, NULL);
+    sb_puts(body, "\"></p>\n");
+    sb_free(&o.body);
 }
 
 /* A command's CSV as a table, then a link to twice the rows. */
@@ -87,11 +154,7 @@ static void csv_view(const struct view *v, const struct serve_req *r, struct str
                       "last database).</p>\n");
         return;
     }
-    if (!strcmp(v->cmd, "diff")) {
-        sb_puts(body, "<p><img class=plot alt=\"the differential flame graph\" src=\"");
-        serve_link(body, r, "/diff.svg", NULL);
-        sb_puts(body, "\"></p>\n");
-    }
+    if (!strcmp(v->cmd, "diff")) picture_img(body, r, "/diff.svg", "the differential flame graph");
     struct serve_argv a = { 0 };
     struct strbuf out = { 0 }, err = { 0 };
     command_argv(v, r, &a, "--format=csv");
@@ -100,7 +163,9 @@ static void csv_view(const struct view *v, const struct serve_req *r, struct str
     if (rc == 0) csv_table(body, r, out.s ? out.s : "", v->link);
     const char *n = serve_param(r, "n");
     long shown = n ? atol(n) : 100;
-    if (rc == 0 && v->limit && shown > 0) {
+    if (rc == 0 && v->limit && shown > 0 && r->in_page) {
+        sb_printf(body, "<p class=note>At most %ld rows: <a href=\"#serve\">mpquery serve</a> shows more.</p>\n", shown);
+    } else if (rc == 0 && v->limit && shown > 0) {
         struct strbuf x = { 0 };
         sb_printf(&x, "n=%ld", 2 * shown);
         sb_puts(body, "<p><a class=more href=\"");
@@ -135,14 +200,12 @@ static void text_view(const struct view *v, const struct serve_req *r, struct st
  * then the command's view. */
 static void plot_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
-    sb_puts(body, "<p><img class=plot alt=\"memory over time\" src=\"");
-    serve_link(body, r, "/timeline.svg", NULL);
-    sb_puts(body, "\"></p>\n");
+    picture_img(body, r, "/timeline.svg", "memory over time");
     if (!strcmp(v->cmd, "timeline")) csv_view(v, r, body, status);
     else text_view(v, r, body, status);
 }
 
-/* /flame, /tree, /bottomup, /callers and /source: a child of their own
+/* /flame, /tree, /bottomup, /callers and /source: serve_run of their own
  * over the state (serve_tree.c, serve_source.c). */
 static void tree_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
@@ -162,20 +225,23 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
-    { "/", "overview", plot_view, "info", NULL, SP_SELECT & ~SP_SNAPSHOT, NULL, 0 },
-    { "/timeline", "timeline", plot_view, "timeline", NULL, SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/", "overview", plot_view, "info", NULL, PROC, NULL, 0 },     /* info takes no --thread */
+    { "/timeline", "timeline", plot_view, "timeline", NULL, PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/bottomup", "bottom-up", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/callers", "callers", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
+    { "/top", "stacks", csv_view, "top", NULL, SP_ALL, NULL, 1 },
+    { "/functions", "functions", csv_view, "top", "--functions", SP_ALL, "function", 1 },  /* sort=inclusive */
     { "/peak", "peak", csv_view, "top", "--snapshot=peak --by=memlive", SP_ALL & ~SP_SNAPSHOT, NULL, 1 },
     { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
     { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
-    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT, NULL, 0 },
-    { "/rss", "RSS", csv_view, "rss", NULL, SP_PID | SP_EXE, NULL, 1 },
+    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT & ~SP_THREAD, NULL, 0 },   /* per process */
+    { "/rss", "RSS", csv_view, "rss", NULL, PROC | SP_SNAPSHOT | RULES | SP_DISPLAY, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
-    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES | SP_SINCE | SP_UNTIL, NULL, 1 },
+    { "/diff", "diff", csv_view, "diff", NULL, SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY | SP_SINCE | SP_UNTIL,
+      NULL, 1 },
 };
 static const size_t nviews = sizeof views / sizeof *views;
 
@@ -184,7 +250,7 @@ static void page_start(struct strbuf *sb, const struct serve_req *r, const char 
     sb_puts(sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>");
     xml_escape(sb, title, strlen(title), 200);
     sb_puts(sb, " \xc2\xb7 mpquery serve</title><style>");
-    sb_puts(sb, css);
+    sb_puts(sb, serve_css);
     sb_puts(sb, "</style></head>\n<body><header><nav>");
     for (size_t i = 0; i < nviews; i++) {
         sb_printf(sb, "<a%s href=\"", !strcmp(views[i].path, r->path) ? " class=cur" : "");
@@ -205,28 +271,16 @@ static void page_end(struct strbuf *sb)
     sb_puts(sb, "</script></body></html>\n");
 }
 
-/* The pictures the pages show as images (their scripts do not run):
- * timeline's plot, diff's differential flame graph, as they write them. */
-static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg", SP_PID | SP_EXE | SP_SINCE | SP_UNTIL, NULL, 0 },
-    { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | SP_RULES, NULL, 0 },
-};
 
-static void picture(const struct view *v, const struct serve_req *r, struct serve_out *o)
+int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status)
 {
-    struct serve_argv a = { 0 };
-    struct strbuf err = { 0 };
-    command_argv(v, r, &a, NULL);
-    int rc = serve_run(command_main, NULL, (int)a.n, a.v, &o->body, &err);
-    if (rc) {
-        o->body.len = 0;
-        sb_add(&o->body, err.s ? err.s : "", err.len);
-        o->status = serve_child_status(rc, &(struct strbuf){ 0 }, &o->body);
-        o->type = "text/plain; charset=utf-8";
-    } else
-        o->type = "image/svg+xml";
-    argv_free(&a);
-    sb_free(&err);
+    for (size_t i = 0; i < nviews; i++) {
+        if (strcmp(r->path, views[i].path)) continue;
+        *status = 200;
+        views[i].fn(&views[i], r, body, status);
+        return 0;
+    }
+    return -1;
 }
 
 void serve_view(const struct serve_req *r, struct serve_out *o)
@@ -236,12 +290,12 @@ void serve_view(const struct serve_req *r, struct serve_out *o)
             picture(&pictures[i], r, o);
             return;
         }
-    for (size_t i = 0; i < nviews; i++) {
-        if (strcmp(r->path, views[i].path)) continue;
-        struct strbuf body = { 0 };
-        o->status = 200;
-        views[i].fn(&views[i], r, &body, &o->status);
-        page_start(&o->body, r, views[i].title);
+    struct strbuf body = { 0 };
+    if (serve_view_body(r, &body, &o->status) == 0) {
+        const char *title = r->path;
+        for (size_t i = 0; i < nviews; i++)
+            if (!strcmp(r->path, views[i].path)) title = views[i].title;
+        page_start(&o->body, r, title);
         sb_add(&o->body, body.s ? body.s : "", body.len);
         page_end(&o->body);
         sb_free(&body);

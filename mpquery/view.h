@@ -30,7 +30,7 @@ struct dtree {
     uint32_t *parent, *label; size_t n, cap;
     struct idmap child;         /* (parent << 32 | label) → node */
     struct strtab labels;       /* label id → text */
-    uint32_t children_ready;    /* child_start / child_list built */
+    uint32_t children_ready;    /* child_start / child_list built: 1, 2 sorted by label */
     uint32_t *child_start, *child_list;
     /* with filters (view_build), per node: LEFT_BUILTIN when a frame of its
      * path is marked (drop, prune, root) by the built-in suppressions, else
@@ -87,6 +87,7 @@ void dtree_subtotal_of(const struct dtree *t, const counters *own, int k, int64_
 void dtree_tag_scopes(const struct dtree *t, struct dtree *scopes, uint32_t *scope_of);
 /* Self (leaf) and inclusive (stack counted once per function) per label. */
 void dtree_functions(struct dtree *t, const counters *own, counters *self, counters *incl);
+/* child_start, child_list (sorted: each node's by label), unless built so. */
 void dtree_children(struct dtree *t, int sorted);
 /* Leaf-first labels of a node joined by sep, at most depth frames
  * (0 = all), " < ..." style ellipsis when cut. */

@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
 """Reads a page of `mpquery report` (or chromium's --dump-dom of it) with
-python3's html.parser, for tests/mpquery/report.sh:
+python3's html.parser, for tests/mpquery/report.sh and others:
 
   report_page.py FILE refs            every reference the page makes to
                                       something outside it, one a line
-                                      (none: nothing printed)
+                                      (none: nothing printed; a data: URL
+                                      is inside the page)
   report_page.py FILE addresses       every network or file address in
                                       the file's text, even in names
   report_page.py FILE balance         element counts that differ between
                                       start and end tags
-  report_page.py FILE cards           the summary's cards: label|value|exact|note
-  report_page.py FILE rows GROUP TAB  a tab's table, a row a line, cells
-                                      joined by '|' as TEXT or TEXT=TITLE
-                                      when the cell has a tooltip (its
-                                      lines joined by ' / ')
-  report_page.py FILE table ID N      the N-th table (from 0) of a section
-  report_page.py FILE flames          per flame graph: its id prefix, frames,
-                                      the root's value, and the names of
-                                      the frames (in document order)
-  report_page.py FILE panes GROUP     per pane of a tab group: TAB shown|hidden
-  report_page.py FILE buttons GROUP   per tab button of a group: TAB on|off TEXT
+  report_page.py FILE table ID [N]    the N-th table (from 0) under the
+                                      element with that id, a row a line,
+                                      cells joined by '|'
+  report_page.py FILE flames          per flame graph: the id of its
+                                      section, its frames, the root's value
+                                      and the names of the frames (in
+                                      document order)
   report_page.py FILE text ID         the text of the element with that id
+  report_page.py FILE pre ID          the text of the <pre> under that id,
+                                      as it is
+  report_page.py FILE picture ID      the picture under that id (a data:
+                                      URL), decoded
+  report_page.py FILE ids             the ids of the sections and their
+                                      parts, in order
 """
 import re
 import sys
@@ -96,13 +99,17 @@ def refs(t):
     for n in t.root.iter():
         for k, v in n.attrs.items():
             v = v or ''
+            if k == 'src' and n.tag == 'img' and v.startswith('data:'):
+                continue
             if k in ('src', 'srcset', 'action', 'data', 'xlink:href', 'poster', 'background', 'formaction'):
                 out.append(f'{n.tag} {k}={v}')
             elif k == 'href' and not v.startswith('#'):
                 out.append(f'{n.tag} href={v}')
             elif k != 'title' and re.search(r'url\(|@import|https?:|javascript:', v):
                 out.append(f'{n.tag} {k}={v}')
-        if n.tag in ('link', 'img', 'iframe', 'frame', 'object', 'embed', 'image', 'use', 'audio', 'video',
+        if n.tag == 'img' and n.attrs.get('src', '').startswith('data:'):
+            pass
+        elif n.tag in ('link', 'img', 'iframe', 'frame', 'object', 'embed', 'image', 'use', 'audio', 'video',
                      'base', 'source', 'track', 'picture', 'foreignobject'):
             out.append(f'element {n.tag}')
         if n.tag in ('style', 'script'):
@@ -112,8 +119,7 @@ def refs(t):
 
 
 def cell(td):
-    text = ' '.join(td.text().split())
-    return f'{text}={" / ".join(td.attrs["title"].split(chr(10)))}' if 'title' in td.attrs else text
+    return ' '.join(td.text().split())
 
 
 def rows(table):
@@ -137,40 +143,29 @@ def main():
         for tag in sorted(set(t.starts) | set(t.ends)):
             if t.starts.get(tag, 0) != t.ends.get(tag, 0):
                 print(tag, t.starts.get(tag, 0), t.ends.get(tag, 0))
-    elif what == 'cards':
-        for c in t.root.iter('div'):
-            if c.has_class('card'):
-                parts = {d.attrs.get('class'): d for d in c.iter('div')}
-                v = parts.get('v')
-                print('|'.join([parts['k'].text(), v.text() if v else '', v.attrs.get('title', '') if v else '',
-                                parts['x'].text() if 'x' in parts else '']))
-    elif what == 'rows':
-        for p in t.root.iter('div'):
-            if p.has_class('pane') and p.attrs.get('data-group') == args[0] and p.attrs.get('data-tab') == args[1]:
-                for h in p.iter('h3'):
-                    print('#', h.text())
-                rows(next(p.iter('table')))
     elif what == 'table':
-        sec = [s for s in t.root.iter('section') if s.attrs.get('id') == args[0]][0]
-        rows(list(sec.iter('table'))[int(args[1])])
+        el = [n for n in t.root.iter() if n.attrs.get('id') == args[0]][0]
+        rows(list(el.iter('table'))[int(args[1]) if len(args) > 1 else 0])
     elif what == 'flames':
-        for svg in t.root.iter('svg'):
-            if not svg.has_class('flame'):
-                continue
-            group = [g for g in svg.iter('g') if g.has_class('frames')][0]
-            frames = [g for g in group.children if isinstance(g, Node) and g.tag == 'g']
-            names = [next(f.iter('title')).text().split('\n')[0] for f in frames]
-            print(svg.attrs.get('data-id-prefix'), len(frames), frames[0].attrs.get('data-v') if frames else '-',
-                  ','.join(names))
-    elif what == 'panes':
-        for p in t.root.iter('div'):
-            if p.has_class('pane') and p.attrs.get('data-group') == args[0]:
-                print(p.attrs['data-tab'], 'hidden' if 'hidden' in p.attrs else 'shown')
-    elif what == 'buttons':
-        for bar in t.root.iter('div'):
-            if bar.has_class('tabs') and bar.attrs.get('data-group') == args[0]:
-                for b in bar.iter('button'):
-                    print(b.attrs['data-tab'], 'on' if b.has_class('on') else 'off', b.text())
+        for div in t.root.iter('div'):
+            for svg in [c for c in div.children if isinstance(c, Node) and c.tag == 'svg' and c.has_class('flame')]:
+                frames = [g for g in svg.iter('g') if g.has_class('f')]
+                titles = [next(f.iter('title')).text() for f in frames]
+                root = re.match(r'.* \((-?[0-9]+), [0-9.]+%\)$', titles[0]).group(1) if titles else '-'
+                names = [re.sub(r' \(-?[0-9]+, [0-9.]+%\)$', '', x) for x in titles]
+                print(div.attrs.get('id'), len(frames), root, ','.join(names))
+    elif what == 'pre':
+        el = [n for n in t.root.iter() if n.attrs.get('id') == args[0]][0]
+        sys.stdout.write(next(el.iter('pre')).text())
+    elif what == 'picture':
+        import base64
+        el = [n for n in t.root.iter() if n.attrs.get('id') == args[0]][0]
+        src = next(el.iter('img')).attrs['src']
+        sys.stdout.write(base64.b64decode(src.split(',', 1)[1]).decode('utf-8'))
+    elif what == 'ids':
+        for n in t.root.iter():
+            if n.tag in ('section', 'div') and 'id' in n.attrs:
+                print(n.attrs['id'])
     elif what == 'text':
         for n in t.root.iter():
             if n.attrs.get('id') == args[0]:

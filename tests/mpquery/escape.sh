@@ -11,7 +11,7 @@
 #     error messages hold no control character, C1 or invalid UTF-8, and
 #     still show the names (escapes as spaces, bad bytes as U+FFFD);
 #   - report's page, timeline's and flame's SVG and diff --flame's, opened
-#     in headless chromium: no payload ran, the page's own script did, each
+#     in headless chromium: no payload ran, the SVGs' own scripts did, each
 #     SVG parsed, and the names are there as text (escaped in the file).
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
@@ -84,17 +84,17 @@ clean report.html "report's page"
 clean timeline.svg "timeline's SVG"
 # count TEXT FILE: occurrences
 count() { grep -o -F -- "$1" "$2" | wc -l; }
-# a label: in the page 5 times (the timeline's 3 panels' points, the
-# summary's command line and its process's tooltip), 3 in the SVG
+# a label: in the page twice (the overview's info text: its snapshots'
+# table and the command line; the plot is a data: URL), 3 in the SVG
 for l in "$l_img" "$l_script" "$l_attr" "$l_cdata"; do
     e=$(printf '%s' "$l" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')
-    assert_eq "$(count "$e" report.html) $(count "$e" timeline.svg)" "5 3" "escaped in the page and the SVG: ${e:0:40}..."
+    assert_eq "$(count "$e" report.html) $(count "$e" timeline.svg)" "2 3" "escaped in the page and the SVG: ${e:0:40}..."
 done
 assert_eq "$(count '&lt;i id=pwnt&gt; [7m' report.html)" 3 "the thread's name escaped in the page (its table, the command line twice)"
 e_tag='&lt;img src=x onerror=&quot;document.documentElement.id=&#39;pwnfn&#39;&quot;&gt; '$'\xef\xbf\xbd'
 e_tag=${e_tag//&#39;/\'}
 assert_eq "$(count "$e_tag" flame.svg) $(count "$e_tag" diff.svg)" "1 1" "the tag escaped in flame's and diff --flame's frame"
-assert_eq "$(grep -c '<script' report.html) $(grep -c '</script' report.html)" "1 1" "the page has its one script"
+assert_eq "$(grep -c '<script' report.html) $(grep -c '</script' report.html)" "0 0" "the page has no script"
 
 if ! sh "$ROOT/tests/lib/deps.sh" chromium >deps.log 2>&1 || ! command -v chromium >/dev/null; then
     echo "SKIP: chromium not installed: $(tail -n 1 deps.log)"
@@ -143,11 +143,11 @@ for r in json.loads(html.unescape(m.group(1))):
     open(r['src'] + '.text', 'w').write(r['text'])
 EOF
 assert_eq "$(cat frames.txt)" \
-"report.html root=html pwned=0 img=0 parsererror=0 scripts=1 title=mallocprof report: \"><i id=pwnexe> [31mx status=Interactive
+"report.html root=html pwned=0 img=1 parsererror=0 scripts=0 title=mallocprof report: \"><i id=pwnexe> [31mx status=
 timeline.svg root=svg pwned=0 img=0 parsererror=0 scripts=0 title= status=
 flame.svg root=svg pwned=0 img=0 parsererror=0 scripts=1 title= status=
 diff.svg root=svg pwned=0 img=0 parsererror=0 scripts=1 title= status=" \
-  "chromium: no payload ran, nothing of theirs made an element; the page's script ran; each SVG parsed"
+  "chromium: no payload ran, nothing of theirs made an element (the page's one img is its plot); each SVG parsed"
 for f in report.html timeline.svg; do
     for l in "$l_img" "$l_script" "$l_attr" "$l_cdata"; do
         grep -q -F -- "$l" $f.text || fail "chromium: $f does not show the label [$l] as text"

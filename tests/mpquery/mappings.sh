@@ -161,8 +161,9 @@ assert_eq "$("$MPQ" timeline basic.db --format csv | head -n 1)" "time,pid,seq,r
 
 echo "# report"
 "$MPQ" report maps.db -o r.html 2>/dev/null || fail "report failed"
-assert_match "$(cat r.html)" "title=\"the program's own mappings\">mapped<" "report: a view of the mappings"
-assert_match "$(cat r.html)" "title=\"live bytes not written since the previous snapshot\">memcold<" "and of the cold bytes"
+assert_eq "$(python3 "$ROOT/tests/lib/report_page.py" r.html ids | grep -e mapped -e memcold | paste -sd' ')" \
+  "flame-mapped flame-memcold top-mapped top-memcold functions-mapped-self functions-mapped-inclusive functions-memcold-self functions-memcold-inclusive" \
+  "report: a flame graph, stacks and functions of the mappings and of the cold bytes"
 assert_match "$(cat r.html)" "mmap anonymous" "their stacks"
 
 echo "# merge carries the columns"

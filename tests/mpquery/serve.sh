@@ -169,6 +169,16 @@ assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr cl
   "$line" "/source: line $line marked"
 assert_eq "$(python3 -c 'import html, re; print(html.unescape(re.search(r"<tr class=cur><td class=n>\d+</td><td><pre>(.*?)</pre>", open("page.html").read()).group(1)))')" \
   "$(sed -n "${line}p" "$src")" "/source: the marked line is line $line of the file"
+# the options without a value are parameters too (lines=1 ...), and the
+# listing kept for one state is not another's: /top, /top?lines=1, /top
+csvrows() { "$MPQ" "$@" --format csv | python3 -c 'import csv, sys; [print("|".join(r)) for r in csv.reader(sys.stdin)]'; }
+for q in "" lines=1 "" module=1 "lines=1&no-inline=1" no-default-rules=1; do
+    opts=$(echo "$q" | tr '&' '\n' | sed -n 's/^\(.*\)=1$/--\1/p' | tr '\n' ' ')
+    assert_eq "$(get /top "$q")" 200 "/top?$q"
+    assert_eq "$(rows)" "$(csvrows top af.db $opts -n 100)" "/top?$q: top $opts's rows"
+done
+get /top lines=1 >/dev/null
+[ "$(rows)" != "$(get /top >/dev/null; rows)" ] || fail "/top?lines=1 shows what /top shows: the test cannot tell"
 kill -TERM $SPID; wait $SPID
 
 # two profiles: /diff is diff's table and its differential flame graph

@@ -7,7 +7,10 @@
 # takes its zoom, the graph is then that frame's), zooms out by clicking
 # the root, submits the state form (by=ncalls: the URL and the figures
 # change), and takes a screenshot of each view into build/serve/, which
-# must not be blank. The server listens on 127.0.0.1 and is stopped here.
+# must not be blank; then opens mpquery report's file of the same profile
+# (serve's views in one page): not blank, its links all to its own
+# sections, a click on each of its nav's shows that section. The server
+# listens on 127.0.0.1 and is stopped here.
 # Skipped (a SKIP line) when chromium or the npm package cannot be installed.
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -21,6 +24,7 @@ if ! sh "$ROOT/tests/lib/deps.sh" chromium >deps.log 2>&1 || ! command -v chromi
 fi
 
 profile af.db "$B/tests/alloc_functions" >/dev/null 2>&1
+"$MPQ" report af.db -o af.html -q || fail "report failed"
 "$MPQ" serve af.db >url.txt 2>serve.err &
 SPID=$!
 on_exit "kill $SPID 2>/dev/null"
@@ -126,6 +130,29 @@ async function shot(page, file) {
   const by = await page.$eval('p.figures', e => e.innerText);
   if (!by.startsWith('ncalls of the graph')) throw new Error('by=ncalls: the graph says ' + by);
   console.log('ok form: ' + u.search.replace(/token=[0-9a-f]+/, 'token=T') + ' (' + by + ')');
+  // the report of the same profile (one file, serve's views): not blank,
+  // its plot drawn, every link to an element of the page, a click on each
+  // link of its nav (and on a table's 'mpquery serve') shows its target
+  await page.goto('file://' + process.cwd() + '/af.html', { waitUntil: 'load' });
+  const rtext = await page.evaluate(() => document.body.innerText);
+  for (const w of ['do_malloc', 'Flame graphs', 'memtot of the graph', 'mpquery serve af.db'])
+    if (!rtext.includes(w)) throw new Error('report: no "' + w + '" in the page');
+  const plot = await page.$eval('#overview img.plot', e => e.naturalWidth);
+  if (!(plot > 0)) throw new Error('report: its plot is not drawn');
+  await shot(page, shots + '/report.png');
+  const hrefs = await page.$$eval('a[href]', as => as.map(a => a.getAttribute('href')));
+  const broken = await page.evaluate(hs => hs.filter(h => !h.startsWith('#') || !document.getElementById(h.slice(1))), hrefs);
+  if (broken.length) throw new Error('report: links outside the page or to nothing: ' + broken.join(' '));
+  const nav = await page.$$eval('nav a', as => as.map(a => a.getAttribute('href')));
+  for (const h of nav.concat(['#serve'])) {
+    await page.click(h === '#serve' ? '#top-memtot a[href="#serve"]' : 'nav a[href="' + h + '"]');
+    const seen = await page.evaluate(h => {
+      const r = document.getElementById(h.slice(1)).getBoundingClientRect();
+      return location.hash === h && r.top < window.innerHeight && r.bottom > 0;
+    }, h);
+    if (!seen) throw new Error('report: a click on ' + h + ' does not show its section');
+  }
+  console.log('ok report: ' + hrefs.length + ' links, all in the page; ' + nav.length + ' nav links and a table\'s #serve show their sections -> report.png');
   if (errors.length) throw new Error('script errors: ' + errors.join('; '));
   await browser.close();
 })().catch(e => { console.error('FAIL: ' + e.message); process.exit(1); });

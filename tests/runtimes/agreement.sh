@@ -4,9 +4,10 @@
 # fact read from each command that prints it must be the same number.
 #   calls, bytes allocated: info's totals (less what has no stack), top's
 #     rows summed (csv), fold (folded export) summed, check --max-calls
-#     (passes at the figure, fails one below), the report's cards;
+#     (passes at the figure, fails one below), the report's overview
+#     (info's text) and its stacks (top's rows);
 #   the process peak: info (json) = check --max-peak's boundary = the
-#     report's peak card = timeline's highest maxlive = the database's
+#     report's overview (info's) = timeline's highest maxlive = the database's
 #     totals; what the peak snapshot holds: info's snapshot_bytes = top
 #     --snapshot peak --by memlive's rows summed;
 #   leaked: leaks' total = check --max-leaked's boundary;
@@ -54,9 +55,13 @@ agree() {
     assert_eq "$(sum_csv pk.csv memlive)" "$held" "$what: top --snapshot peak's rows hold what info says the peak snapshot holds"
     [ "$held" -le "$peak" ] || fail "$what: the peak snapshot holds $held, above the peak $peak"
     "$MPQ" report "$db" -o r.html 2>/dev/null || fail "$what: report failed"
-    assert_eq "$($PY3 "$ROOT/tests/lib/report_page.py" r.html cards | awk -F'|' '$1 == "peak live" || $1 == "allocations" || $1 == "bytes allocated" { print $1 "=" $3 }' | paste -sd ' ')" \
-        "allocations=$(json_get "$j" 'j["totals"]["ncalls"]') bytes allocated=$(json_get "$j" 'j["totals"]["memtot"]') peak live=$peak" \
-        "$what: the report's cards: info's calls, bytes and peak"
+    assert_eq "$($PY3 "$ROOT/tests/lib/report_page.py" r.html pre overview)" "$("$MPQ" info "$db")" \
+        "$what: the report's overview is info's text (its calls, bytes and peak)"
+    assert_eq "$($PY3 "$ROOT/tests/lib/report_page.py" r.html pre overview | sed -n 's/^  ncalls  \([0-9]*\) allocations.*/\1/p')" \
+        "$(json_get "$j" 'j["totals"]["ncalls"]')" "$what: the report's overview: info's calls"
+    assert_eq "$($PY3 "$ROOT/tests/lib/report_page.py" r.html table top-ncalls | sed -n 1,21p | cut -d'|' -f1-13)" \
+        "$(head -n 21 top.csv | $PY3 -c 'import csv, sys; [print("|".join(r[:13])) for r in csv.reader(sys.stdin)]')" \
+        "$what: the report's stacks by ncalls: top's first 20 rows (their counters and stack ids)"
     # leaked
     leaked=$("$MPQ" leaks "$db" --bytes | sed -n 's/^[0-9]* leaked blocks* (\([0-9]*\) bytes*) in .*/\1/p')
     [ -n "$leaked" ] || fail "$what: leaks printed no total"
