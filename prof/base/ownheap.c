@@ -16,14 +16,15 @@
  * live block is given back.
  *
  * Blocks up to 32 KiB come from spans of one size class each (40
- * classes, 4 per power of two; a span 16 to 256 KiB); larger ones, and those with an alignment
- * above 16, are mappings of their own. Every block has 16 bytes before it:
- * a tag (its address xor a secret of the process) by which a free tells the
- * profiler's blocks from the program's allocator's (glibc keeps its header
- * in those 16 bytes: always readable), then its span (small) or 1 (large:
- * the mapping's start and length 16 more bytes before). One spin lock a
- * class; a thread that is inside already (a signal handler of the
- * recorder's) is served by the program's allocator, as before. */
+ * classes, 4 per power of two; a span 16 to 256 KiB); larger ones, and
+ * those with an alignment above 16, are mappings of their own. A free
+ * tells the profiler's blocks from the program's allocator's by the page
+ * (a bit per page of the heap's mappings), then by the 16 bytes before the
+ * block: a tag (its address xor a secret of the process: 0 once freed),
+ * then its span (small) or 1 (large: the mapping's start and length 16
+ * more bytes before). One spin lock a class; a thread that is inside
+ * already (a signal handler of the recorder's), or a mapping refused (a
+ * program under RLIMIT_AS), is served by the program's allocator. */
 #define _GNU_SOURCE
 #include "base.h"
 
@@ -101,11 +102,63 @@ static inline void *tag(char *b, uintptr_t info)
     return p;
 }
 
-/* One of ours: the tag is there. */
+/* The pages of the heap's mappings, one bit each, in leaves of 4 GiB of
+ * address space made as needed: whether a pointer is one of ours is asked
+ * of them first, so that nothing is read of another allocator's block
+ * (jemalloc's or tcmalloc's have no header: the 16 bytes before one may be
+ * another mapping, or none). */
+#define LEAF_SHIFT 32
+#define LEAVES (1u << (47 - LEAF_SHIFT))
+#define LEAF_PAGES ((size_t)1 << (LEAF_SHIFT - 12))
+static _Atomic(_Atomic uint64_t *) leaves[LEAVES];
+
+static _Atomic uint64_t *leaf_of(uintptr_t a, int make)
+{
+    if ((a >> LEAF_SHIFT) >= LEAVES) return NULL;
+    _Atomic(_Atomic uint64_t *) *at = &leaves[a >> LEAF_SHIFT];
+    _Atomic uint64_t *leaf = atomic_load_explicit(at, memory_order_acquire), *none = NULL;
+    if (leaf || !make) return leaf;
+    leaf = mp_sys_mmap(NULL, LEAF_PAGES / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (leaf == MAP_FAILED) return NULL;
+    if (!atomic_compare_exchange_strong(at, &none, leaf)) mp_sys_munmap((void *)leaf, LEAF_PAGES / 8), leaf = none;
+    return leaf;
+}
+
+/* 0 if the pages could not be marked (no leaf to be had) */
+static int pages_mark(const void *p, size_t len, int on)
+{
+    for (uintptr_t a = (uintptr_t)p; a < (uintptr_t)p + len; a += PAGE_SIZE) {
+        _Atomic uint64_t *leaf = leaf_of(a, on);
+        size_t bit = (a >> 12) & (LEAF_PAGES - 1);
+        if (!leaf) return !on;
+        if (on) atomic_fetch_or_explicit(&leaf[bit / 64], (uint64_t)1 << (bit % 64), memory_order_release);
+        else atomic_fetch_and_explicit(&leaf[bit / 64], ~((uint64_t)1 << (bit % 64)), memory_order_release);
+    }
+    return 1;
+}
+
+/* One of ours: on a page of the heap's, its tag there (a freed block's is 0). */
 static inline int owned(const void *p)
 {
-    uintptr_t s = atomic_load_explicit(&secret, memory_order_relaxed);
-    return s && ((const uintptr_t *)p)[-2] == (s ^ (uintptr_t)p);
+    uintptr_t a = (uintptr_t)p, s = atomic_load_explicit(&secret, memory_order_relaxed);
+    _Atomic uint64_t *leaf = s ? leaf_of(a, 0) : NULL;
+    size_t bit = (a >> 12) & (LEAF_PAGES - 1);
+    if (!leaf || !((atomic_load_explicit(&leaf[bit / 64], memory_order_acquire) >> (bit % 64)) & 1)) return 0;
+    return ((const uintptr_t *)p)[-2] == (s ^ a);
+}
+
+/* A mapping of the heap's, its pages marked; given back unmarked. */
+static void *heap_map(size_t len)
+{
+    void *m = mp_map(len, 0);
+    if (m && !pages_mark(m, len, 1)) pages_mark(m, len, 0), mp_unmap(m, len), m = NULL;
+    return m;
+}
+
+static void heap_unmap(void *m, size_t len)
+{
+    pages_mark(m, len, 0);
+    mp_unmap(m, len);
 }
 
 /* ------------------------------------------------------------ spans */
@@ -135,7 +188,7 @@ static struct span *span_new(struct klass *k, unsigned c)
     size_t first = (4 * (HDR + class_size(c)) + SPAN_HEAD + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
     size_t size = (first < SPAN_MIN ? SPAN_MIN : first) << (k->nspans < 4 ? k->nspans : 4);
     if (size > SPAN_MAX) size = first > SPAN_MAX ? first : SPAN_MAX;
-    struct span *s = mp_map(size, 0);
+    struct span *s = heap_map(size);
     if (!s) return NULL;
     k->nspans++;
     s->bump = (char *)s + SPAN_HEAD;
@@ -179,7 +232,7 @@ static void small_free(char *p, struct span *s)
     int release = !s->used && (k->room != s || s->next);
     if (release) list_remove(k, s), k->nspans--;
     spin_unlock(&k->lock);
-    if (release) mp_unmap(s, (size_t)(s->end - (char *)s));
+    if (release) heap_unmap(s, (size_t)(s->end - (char *)s));
 }
 
 /* ------------------------------------------------------------ large blocks */
@@ -188,7 +241,7 @@ static void *large_alloc(size_t n, size_t align)
 {
     if (n > ((size_t)1 << 46)) return NULL;
     size_t len = (n + 2 * HDR + (align > HDR ? align : 0) + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
-    char *m = mp_map(len, 0);
+    char *m = heap_map(len);
     if (!m) return NULL;
     uintptr_t at = ((uintptr_t)m + 2 * HDR + align - 1) & ~(uintptr_t)(align - 1);
     uintptr_t *w = (uintptr_t *)at;
@@ -212,7 +265,7 @@ static void own_free(char *p)
     if (unlikely(in_heap)) return;
     in_heap = 1;
     if (!(w[-1] & 1)) small_free(p, (struct span *)w[-1]);
-    else w[-2] = 0, mp_unmap((void *)w[-4], w[-3]);
+    else w[-2] = 0, heap_unmap((void *)w[-4], w[-3]);
     in_heap = 0;
 }
 
@@ -366,7 +419,7 @@ void ownheap_trim(void)
         struct span *s = k->room;
         while (s) {
             struct span *next = s->next;
-            if (!s->used) list_remove(k, s), k->nspans--, mp_unmap(s, (size_t)(s->end - (char *)s));
+            if (!s->used) list_remove(k, s), k->nspans--, heap_unmap(s, (size_t)(s->end - (char *)s));
             else span_shrink(s, HDR + class_size(c));
             s = next;
         }
