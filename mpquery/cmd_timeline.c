@@ -40,7 +40,9 @@ static const char more[] =
 "memtot, memlive, maxlive, the stacks' live bytes) less its value at the\n"
 "process's snapshot at --since (the last at or before it): the last row\n"
 "of a process is what top with the same window totals (see mpquery top\n"
-"--help-all, Time windows); rss and mapped as they were.\n"
+"--help-all, Time windows); rss and mapped as they were. With\n"
+"--shade-window (svg only), the plot is of the whole run instead, the\n"
+"window shaded on every panel (mpquery serve's chart).\n"
 "\n"
 "Formats: a table (text, to a terminal or a pipe alike); an SVG plot with\n"
 "-o FILE.svg or --format svg (panels of live bytes, resident bytes when\n"
@@ -56,6 +58,7 @@ static const char more[] =
 "  mpquery timeline app.db --format csv\n";
 
 static char *format_arg, *out_arg, *stacks_arg;
+static int shade_window;
 
 static const struct opt opts[] = {
     OPTION_RUN(HELP_RUN), OPTION_PID(HELP_PID), OPTION_IMAGE(HELP_IMAGE), OPTION_EXE(HELP_EXE),
@@ -63,6 +66,9 @@ static const struct opt opts[] = {
     { .name = "stacks", .arg = "N", .str = &stacks_arg,
       .help = "also the N stacks that held the most at the peak (top\n"
                                     "--snapshot peak --by memlive's first N)" },
+    { .name = "shade-window", .flag = &shade_window, .value = 1,
+      .help = "svg: the whole run, --since..--until shaded (not the\n"
+                                    "window's points only)" },
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },
     { .name = "output", .letter = 'o', .arg = "FILE", .str = &out_arg, .help = "write to FILE instead of stdout" },
     OPTION_QUIET("with -o, no line saying what it wrote"),
@@ -93,12 +99,45 @@ static int out_of_options(void)
     return out;
 }
 
+/* The rows (text, csv or json) into f. */
+static void write_rows(FILE *f, const struct timeline *tl, int out, int human)
+{
+    struct table tab;
+    char (*names)[40] = xcalloc(tl->nstacks + 1, sizeof *names);
+    timeline_table(tl, &tab, names, human);
+    if (out == OUT_JSON) {
+        struct json w;
+        json_init(&w, f);
+        json_open(&w, '{');
+        json_rows_last(&w, "rows", &tab);
+    } else {
+        table_print(&tab, out == OUT_CSV ? FMT_CSV : FMT_TEXT, f);
+    }
+    table_free(&tab);
+    free(names);
+}
+
+/* --shade-window: o's window, times of the plot (from tl->t0), into so;
+ * 0, or EXIT_BAD_INPUT (said) for a bad window. */
+static int shade_of(const struct select_opts *o, const struct timeline *tl, struct timeline_svg *so)
+{
+    char err[512];
+    double since, until;
+    if (window_ends(tl->p, tl->p->procs[tl->procs[0]].run, o, &since, &until, err, sizeof err))
+        return error(EXIT_BAD_INPUT, "%s", err);
+    so->shade = 1;
+    so->shade_from = since < 0 ? -1 : since - tl->t0;
+    so->shade_to = until >= 1e300 ? 1e300 : until - tl->t0;
+    return 0;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
     struct common c;
     const struct cmd_opts d = { .cmd = "timeline", .usage = usage, .more = more, .opts = opts,
                                 .missing = "missing DB" };
     format_arg = out_arg = stacks_arg = NULL;
+    shade_window = 0;
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t nstacks = 0;
@@ -106,6 +145,7 @@ int cmd_timeline(int argc, char **argv)
         return usage_error("timeline", "--stacks %s: a count from 0 to 100", stacks_arg);
     int out = out_of_options();
     if (out < 0) return EXIT_BAD_INPUT;
+    if (shade_window && out != OUT_SVG) return usage_error("timeline", "--shade-window is for the svg plot");
     /* text for people once the format is known (svg, csv, json: whole lines, raw numbers) */
     c.out.format = out == OUT_TEXT ? FMT_TEXT : out == OUT_SVG ? FMT_SVG : out == OUT_CSV ? FMT_CSV : FMT_JSON;
     output_readable(&c.out, &c.view);
@@ -115,32 +155,21 @@ int cmd_timeline(int argc, char **argv)
     if ((rc = load_profiles(&files, 1, &p))) return rc;      /* the peaks' rows: the stacks held at the peak */
     struct selection sel;
     struct timeline tl = { .p = p };
+    struct timeline_svg so = { .peaks = 1 };
     c.sel.window_quiet = out == OUT_CSV || out == OUT_JSON || mpquery_quiet;
+    struct select_opts window = c.sel;
+    if (shade_window) c.sel.since = c.sel.until = NULL;     /* the whole run's points */
     if (!(rc = select_or_report(&c, p, &sel))) {
         timeline_build(&tl, p, &sel, (size_t)nstacks);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     }
+    if (!rc && shade_window && (window.since || window.until)) rc = shade_of(&window, &tl, &so);
     struct outfile of;
     if (!rc) rc = output_open(&of, out_arg, OUTPUT_FILE);
     if (!rc) {
         FILE *f = of.f;
-        if (out == OUT_SVG) {
-            timeline_svg(f, &tl, &(struct timeline_svg){ .peaks = 1 });
-        } else {
-            struct table tab;
-            char (*names)[40] = xcalloc(tl.nstacks + 1, sizeof *names);
-            timeline_table(&tl, &tab, names, c.out.human);
-            if (out == OUT_JSON) {
-                struct json w;
-                json_init(&w, f);
-                json_open(&w, '{');
-                json_rows_last(&w, "rows", &tab);
-            } else {
-                table_print(&tab, out == OUT_CSV ? FMT_CSV : FMT_TEXT, f);
-            }
-            table_free(&tab);
-            free(names);
-        }
+        if (out == OUT_SVG) timeline_svg(f, &tl, &so);
+        else write_rows(f, &tl, out, c.out.human);
         rc = output_close(&of, 0);
     }
     timeline_free(&tl);

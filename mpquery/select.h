@@ -80,6 +80,12 @@ int when_parse(const char *arg, int rel_ok, struct when *w);
  * 0, or EXIT_BAD_INPUT with err set. */
 int window_select(const struct profile *p, const struct select_opts *o, struct selection *s, char *err,
                   size_t errlen);
+/* The ends of o's window (o->since, o->until) as seconds since the
+ * epoch, +S from the start of run: *since -1 and *until 1e300 when not
+ * given; 0, or EXIT_BAD_INPUT with err set (as window_select's). For
+ * drawing the window over the whole run (timeline --shade-window). */
+int window_ends(const struct profile *p, uint32_t run, const struct select_opts *o, double *since, double *until,
+                char *err, size_t errlen);
 /* The run's start in +S's sense: its first process's start. */
 double window_run_start(const struct profile *p, uint32_t run);
 

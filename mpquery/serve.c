@@ -47,6 +47,8 @@ static const char more[] =
 "options of the same name (by, snapshot, filter, exclude, thread, pid,\n"
 "image, exe, rules, depth, since, until, run; lines, native, no-inline,\n"
 "module, no-default-rules =1): a bad value is the command's own message.\n"
+"A drag across the chart of memory over time (/, /timeline) chooses a time\n"
+"range (since, until: +S), shaded there, which every view's links keep.\n"
 "/source shows only files the profile's frames name.\n"
 "\n"
 "example:\n"

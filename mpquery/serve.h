@@ -68,6 +68,9 @@ void url_encode(struct strbuf *sb, const char *s);
  * by, filter, ..., until), then the ones in extra ("k=v&k=v", encoded),
  * HTML-escaped for an attribute. */
 void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, const char *extra);
+/* The time range of r (since, until) when it has one: a line that names
+ * it and links to the same view over the whole run (the other state kept). */
+void serve_range_bar(struct strbuf *sb, const struct serve_req *r);
 /* key is a state parameter (one serve_link keeps). */
 int serve_is_state(const char *key);
 /* The argv of a command over r's state: argv[0] cmd, the options (each

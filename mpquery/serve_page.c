@@ -76,6 +76,39 @@ void serve_link(struct strbuf *sb, const struct serve_req *r, const char *path, 
     sb_free(&u);
 }
 
+/* r's own URL without its time range: every parameter but since and
+ * until (those of the view too: function, zoom ...), escaped. */
+static void whole_run_link(struct strbuf *sb, const struct serve_req *r)
+{
+    struct strbuf u = { 0 };
+    sb_printf(&u, "%s?token=%s", r->path, r->token);
+    for (size_t i = 0; i < r->nparams; i++) {
+        const char *k = r->params[i].key;
+        if (!strcmp(k, "token") || !strcmp(k, "since") || !strcmp(k, "until") || !r->params[i].value[0]) continue;
+        sb_putc(&u, '&');
+        url_encode(&u, k);
+        sb_putc(&u, '=');
+        url_encode(&u, r->params[i].value);
+    }
+    xml_escape(sb, u.s, u.len, (size_t)-1);
+    sb_free(&u);
+}
+
+void serve_range_bar(struct strbuf *sb, const struct serve_req *r)
+{
+    const char *since = serve_param(r, "since"), *until = serve_param(r, "until");
+    if ((!since && !until) || r->in_page) return;
+    sb_puts(sb, "<p class=range>time range <b class=range>");
+    if (since) xml_escape(sb, since, strlen(since), 100);
+    else sb_puts(sb, "start");
+    sb_puts(sb, "..");
+    if (until) xml_escape(sb, until, strlen(until), 100);
+    else sb_puts(sb, "end");
+    sb_puts(sb, "</b>: the views show the allocations made in it \xc2\xb7 <a class=reset href=\"");
+    whole_run_link(sb, r);
+    sb_puts(sb, "\">the whole run</a></p>\n");
+}
+
 void argv_add(struct serve_argv *a, const char *s)
 {
     char **e = array_push((void **)&a->v, &a->n, &a->cap, sizeof *a->v);

@@ -88,7 +88,8 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3", PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3 --shade-window", PROC | SP_SINCE | SP_UNTIL,
+      NULL, 0 },
     { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY, NULL, 0 },
 };
 
@@ -196,11 +197,34 @@ static void text_view(const struct view *v, const struct serve_req *r, struct st
     sb_free(&err);
 }
 
-/* The timeline's plot (/timeline.svg, an image: its script does not run),
- * then the command's view. */
+/* In serve, the timeline's plot in the page (an inline SVG, timeline's
+ * own, every name escaped there): the whole run, the time range shaded,
+ * and its axis in data attributes for the script's drag (serve.js). When
+ * its command fails, its message (say: the view below does not). */
+static void plot_inline(struct strbuf *body, const struct serve_req *r, int say)
+{
+    struct serve_out o = { .status = 200 };
+    picture(&pictures[0], r, &o);
+    const char *svg = o.status == 200 && o.body.len ? strstr(o.body.s, "<svg") : NULL;
+    if (!svg && say && o.body.len) {
+        sb_puts(body, "<pre class=err>");
+        serve_lines(body, o.body.s, o.body.len);
+        sb_puts(body, "</pre>\n");
+    } else if (svg) {
+        sb_puts(body, "<div class=chart>");
+        sb_add(body, svg, o.body.len - (size_t)(svg - o.body.s));
+        sb_puts(body, "</div>\n<p class=hint>Drag across the chart to choose a time range: every view then shows "
+                      "the allocations made in it (or type since and until above).</p>\n");
+    }
+    sb_free(&o.body);
+}
+
+/* The timeline's plot (report's page: /timeline.svg, an image), then the
+ * command's view. */
 static void plot_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
-    picture_img(body, r, "/timeline.svg", "memory over time");
+    if (r->in_page) picture_img(body, r, "/timeline.svg", "memory over time");
+    else plot_inline(body, r, strcmp(v->cmd, "timeline") != 0);
     if (!strcmp(v->cmd, "timeline")) csv_view(v, r, body, status);
     else text_view(v, r, body, status);
 }
@@ -259,6 +283,7 @@ static void page_start(struct strbuf *sb, const struct serve_req *r, const char 
     }
     sb_puts(sb, "</nav>\n");
     serve_state_form(sb, r);
+    serve_range_bar(sb, r);
     sb_puts(sb, "</header>\n<main><h1>");
     xml_escape(sb, title, strlen(title), 200);
     sb_puts(sb, "</h1>\n");

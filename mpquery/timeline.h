@@ -89,7 +89,14 @@ struct timeline_svg {
     int peaks;                  /* mark each process's peak snapshot on the live bytes panel */
     const char *const *stack_names; /* per stack of tl->stacks, its name in "#ID NAME";
                                        NULL: the leaf's function as stored */
+    int shade;                  /* shade the time from shade_from to shade_to (seconds from tl->t0,
+                                   the plot's times; -1, 1e300: open) on every panel */
+    double shade_from, shade_to;
 };
+/* The root element also says, for a script, where its time axis is:
+ * data-plot-left and data-plot-width (its x, in the viewBox's units), data-tmax
+ * (the time at its right end) and data-run-offset (tl->t0 less the first
+ * process's run's start: a plot's time plus it is +S, as --since takes). */
 void timeline_svg(FILE *f, const struct timeline *tl, const struct timeline_svg *o);
 
 #endif

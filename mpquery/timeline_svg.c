@@ -193,10 +193,26 @@ static void svg_peak_mark(FILE *f, const struct point *pt, int sampled, double t
             y < y0 + 14 ? y + 16 : y - 8, left ? "end" : "start", text);
 }
 
+/* The shaded time (o->shade) on a panel whose top is y0, under its lines;
+ * its tooltip the times as +S (offset: the plot's time to it). */
+static void svg_shade(FILE *f, const struct timeline_svg *o, double tmax, double y0, double offset)
+{
+    double a = o->shade_from < 0 ? 0 : o->shade_from, b = o->shade_to > tmax ? tmax : o->shade_to;
+    if (!o->shade || a > tmax || b < 0 || b < a) return;
+    double w = (b - a) / tmax * PLOT_W;
+    fprintf(f, "<rect class=\"range\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" fill=\"#f0b400\""
+               " fill-opacity=\"0.3\"><title>the time range ", MARGIN_L + a / tmax * PLOT_W, y0, w < 1 ? 1 : w, PANEL_H);
+    if (o->shade_from < 0) fputs("start", f);
+    else fprintf(f, "%+.3f", o->shade_from + offset);
+    if (o->shade_to >= 1e300) fputs("..end", f);
+    else fprintf(f, "..%+.3f", o->shade_to + offset);
+    fputs(" s</title></rect>\n", f);
+}
+
 /* One panel: counter c of every series (stacks: on the live bytes panel
  * only), its axes scaled to the largest value shown. */
 static void svg_panel(FILE *f, const struct timeline *tl, const struct timeline_svg *o, const struct series *se,
-                      size_t ns, int c, int k, double tmax)
+                      size_t ns, int c, int k, double tmax, double offset)
 {
     static const char *const titles[NT] = { [T_MEMLIVE] = "live bytes (memlive)", [T_RSS] = "resident bytes (RSS)",
                                             [T_MEMTOT] = "bytes allocated (memtot)", [T_NCALLS] = "allocations (ncalls)" };
@@ -218,6 +234,7 @@ static void svg_panel(FILE *f, const struct timeline *tl, const struct timeline_
     fprintf(f, "<g class=\"panel\"><text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", MARGIN_L, y0 - 6, titles[c]);
     fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", MARGIN_L, y0,
             PLOT_W, PANEL_H);
+    svg_shade(f, o, tmax, y0, offset);
     for (int g = 0; g <= 4; g++) {
         char human[32];
         double y = y0 + PANEL_H - g * PANEL_H / 4.0;
@@ -343,14 +360,16 @@ void timeline_svg(FILE *f, const struct timeline *tl, const struct timeline_svg 
     if (!with_rss) panels[1] = T_MEMTOT, panels[2] = T_NCALLS, npanels = 3;     /* no tick: no RSS known */
     int width = PLOT_R + legend_width(se, ns), height = MARGIN_T + npanels * (PANEL_H + 60);
     if (MARGIN_T + 30 + (int)(ns + 2) * 18 > height) height = MARGIN_T + 30 + (int)(ns + 2) * 18;
+    double offset = tl->t0 - window_run_start(p, p->procs[tl->procs[0]].run);
     if (!o->in_page) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+    fprintf(f, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\""
+               " data-plot-left=\"%d\" data-plot-width=\"%d\" data-tmax=\"%.6f\" data-run-offset=\"%.6f\">\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"24\" font-size=\"16\">",
             o->in_page ? " class=\"timeline\"" : " xmlns=\"http://www.w3.org/2000/svg\"", width, height, width, height,
-            MARGIN_L);
+            MARGIN_L, PLOT_W, tmax, offset, MARGIN_L);
     xml_write(f, p->path);
     fprintf(f, ": memory over time</text>\n");
-    for (int k = 0; k < npanels; k++) svg_panel(f, tl, o, se, ns, panels[k], k, tmax);
+    for (int k = 0; k < npanels; k++) svg_panel(f, tl, o, se, ns, panels[k], k, tmax, offset);
     svg_legend(f, tl, o, se, ns);
     fprintf(f, "</svg>\n");
     free(names);

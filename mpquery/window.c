@@ -145,17 +145,41 @@ static void process_ends(const struct profile *p, uint32_t i, const struct selec
     w->from = *from, w->to = *to;
 }
 
-int window_select(const struct profile *p, const struct select_opts *o, struct selection *s, char *err,
-                  size_t errlen)
+/* o's --since and --until parsed into *ws, *wu: 0, or EXIT_BAD_INPUT
+ * with err set (not a time, with --snapshot, since after until). */
+static int window_parse(const struct select_opts *o, struct when *ws, struct when *wu, char *err, size_t errlen)
 {
-    struct when ws = { 0 }, wu = { 0 };
-    if ((o->since && when_parse(o->since, 1, &ws)) || (o->until && when_parse(o->until, 1, &wu)))
+    *ws = *wu = (struct when){ 0 };
+    if ((o->since && when_parse(o->since, 1, ws)) || (o->until && when_parse(o->until, 1, wu)))
         return snprintf(err, errlen, "--since/--until: not a time (%s)", WHEN_EXPECTED), EXIT_BAD_INPUT;
     if (o->snap_kind != SNAP_LAST)
         return snprintf(err, errlen, "--since and --until do not combine with --snapshot (the window's ends "
                                      "name its snapshots)"), EXIT_BAD_INPUT;
-    if (o->since && o->until && ws.rel == wu.rel && ws.t > wu.t)
+    if (o->since && o->until && ws->rel == wu->rel && ws->t > wu->t)
         return snprintf(err, errlen, "--since %s is after --until %s", o->since, o->until), EXIT_BAD_INPUT;
+    return 0;
+}
+
+int window_ends(const struct profile *p, uint32_t run, const struct select_opts *o, double *since, double *until,
+                char *err, size_t errlen)
+{
+    struct when ws, wu;
+    int rc = window_parse(o, &ws, &wu, err, errlen);
+    if (rc) return rc;
+    double t0 = window_run_start(p, run);
+    *since = o->since ? ws.t + (ws.rel ? t0 : 0) : -1;
+    *until = o->until ? wu.t + (wu.rel ? t0 : 0) : 1e300;
+    if (*since > *until)
+        return snprintf(err, errlen, "--since %s is after --until %s", o->since, o->until), EXIT_BAD_INPUT;
+    return 0;
+}
+
+int window_select(const struct profile *p, const struct select_opts *o, struct selection *s, char *err,
+                  size_t errlen)
+{
+    struct when ws, wu;
+    int rc = window_parse(o, &ws, &wu, err, errlen);
+    if (rc) return rc;
     struct seen w = { .lo = 1e300, .hi = -1 };
     s->proc_since = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *s->proc_since);
     for (uint32_t i = 0; i < p->nprocs; i++) {

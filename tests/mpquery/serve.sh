@@ -6,7 +6,8 @@
 # command's own message, HTTP 400), hostile names escaped in every view,
 # /source only for files the profile's frames name, a recorded program's
 # functions and source, SIGTERM and SIGINT (exit 0, the port free again),
-# bad --port and --bind (one line, exit 2), a port in use (exit 1).
+# bad --port and --bind (one line, exit 2), a port in use (exit 1); the
+# time range: the chart shaded, the links keeping it, the views following it.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
 fixture basic >/dev/null
@@ -179,6 +180,53 @@ for q in "" lines=1 "" module=1 "lines=1&no-inline=1" no-default-rules=1; do
 done
 get /top lines=1 >/dev/null
 [ "$(rows)" != "$(get /top >/dev/null; rows)" ] || fail "/top?lines=1 shows what /top shows: the test cannot tell"
+kill -TERM $SPID; wait $SPID
+
+# the time range (since, until): the chart in the overview's and the
+# timeline's page (timeline's SVG inline, its axis in data-*) is the whole
+# run with the range shaded on each panel; every nav link keeps the range;
+# the range's line links to the same view without it (the view's own
+# parameters kept); the views follow it (tests/progs/window_phases.c:
+# phase_a before snapshot a, phase_b between a and b, phase_c after b); a
+# hostile value shown as text
+MP_QUIET=1 profile wp.db "$B/tests/window_phases" || fail "window_phases failed"
+t0=$(q wp.db "SELECT start_time FROM process")
+at() { q wp.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
+mid=$(python3 -c 'import sys; print("%.3f" % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))' "$(at a)" "$(at b)")
+range="since=%2B0.000&until=%2B$mid"
+start wp wp.db
+phases() { grep -o 'phase_[abc]' page.html | sort -u | paste -sd' '; }
+get /flame >/dev/null
+assert_eq "$(phases)" "phase_a phase_b phase_c" "/flame, the whole run: every phase"
+assert_eq "$(get /flame "$range&zoom=main")" 200 "/flame over +0.000..+$mid"
+assert_eq "$(phases)" "phase_a" "/flame over +0.000..+$mid (between snapshots a and b): phase_a only"
+hrefs=$(grep -o '<nav>.*</nav>' page.html | grep -o 'href="[^"]*"')
+assert_eq "$(printf '%s\n' "$hrefs" | grep -vc "&amp;since=%2B0.000&amp;until=%2B$mid\"")" 0 \
+  "every nav link keeps the range ($(printf '%s\n' "$hrefs" | wc -l) links)"
+assert_eq "$(grep -o '<p class=range>.*</p>' page.html | sed "s/$TOK/T/")" \
+  "<p class=range>time range <b class=range>+0.000..+$mid</b>: the views show the allocations made in it · <a class=reset href=\"/flame?token=T&amp;zoom=main\">the whole run</a></p>" \
+  "the range's line: its ends, a link to the same view (zoom kept) over the whole run"
+get / >/dev/null
+assert_eq "$(grep -c '<rect class="range"' page.html) $(grep -c '<?xml' page.html)" "0 0" "/: no range, nothing shaded; the SVG inline"
+grep -q '<div class=chart><svg [^>]*data-plot-left="90" data-plot-width="640" data-tmax="[0-9.]*"' page.html \
+  || fail "/: the chart is not in the page with its axis"
+for v in / /timeline; do
+    assert_eq "$(get $v "$range")" 200 "$v over the range"
+    tmax=$(grep -o 'data-tmax="[0-9.]*"' page.html | grep -o '[0-9.]*')
+    want=$(python3 -c 'import sys; print("x=\"90.0\" y=\"60\" width=\"%.1f\"" % (float(sys.argv[1]) / float(sys.argv[2]) * 640))' "$mid" "$tmax")
+    assert_eq "$(grep -o '<rect class="range" [^>]*>' page.html | sed -n 's/.* \(x="[^"]*" y="60" width="[^"]*"\).*/\1/p')" "$want" \
+      "$v: the first panel shaded from 0 to +$mid s of $tmax"
+    assert_eq "$(grep -c '<rect class="range"' page.html)" "$(grep -c '<g class="panel">' page.html)" "$v: every panel shaded"
+done
+get /timeline.svg >/dev/null; grep -v 'class="range"' page.html >whole.svg
+get /timeline.svg "$range" >/dev/null; grep -v 'class="range"' page.html >ranged.svg
+cmp -s whole.svg ranged.svg || fail "/timeline.svg over the range is not the whole run's plot (but the shade)"
+assert_eq "$(get /flame 'since=%3Ci%20id%3Dpwn%3E')" 400 "a since that is no time: 400"
+assert_eq "$(grep -c '<i id=pwn>' page.html) $(grep -c '<b class=range>&lt;i id=pwn&gt;..end</b>' page.html)" "0 1" \
+  "a hostile since shown as text in the range's line"
+get / "since=%2B0.5&until=%2B0.1" >/dev/null
+assert_eq "$(err)" "mpquery: --since +0.5 is after --until +0.1" "/: the chart's refusal shown (info's text takes no range)"
+expect_fail 2 "^mpquery: timeline: --shade-window is for the svg plot" "$MPQ" timeline wp.db --shade-window
 kill -TERM $SPID; wait $SPID
 
 # two profiles: /diff is diff's table and its differential flame graph

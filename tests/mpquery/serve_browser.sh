@@ -9,8 +9,17 @@
 # change), and takes a screenshot of each view into build/serve/, which
 # must not be blank; then opens mpquery report's file of the same profile
 # (serve's views in one page): not blank, its links all to its own
-# sections, a click on each of its nav's shows that section. The server
-# listens on 127.0.0.1 and is stopped here.
+# sections, a click on each of its nav's shows that section. The time
+# range, on tests/progs/window_phases.c's profile (phase_a's blocks before
+# snapshot a, phase_b's between a and b, phase_c's after): a drag with the
+# mouse across the overview's chart, from near its start to between
+# snapshots a and b (x from the time axis as drawn), puts since and until
+# in the URL (+S, those times), shades that stretch of every panel, every
+# nav link keeps it, the flame graph then names phase_a and not phase_b
+# nor phase_c, and the range's "the whole run" link gives them back;
+# screenshots of the shaded chart (its pixels read back: shaded inside,
+# white outside) and of the flame graph. The servers listen on 127.0.0.1
+# and are stopped here.
 # Skipped (a SKIP line) when chromium or the npm package cannot be installed.
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -33,6 +42,16 @@ URL=$(cat url.txt)
 [[ $URL =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+$ ]] || fail "no URL from serve: $(cat serve.err)"
 SHOTS=$B/serve
 mkdir -p "$SHOTS"
+# the phases' profile, its own server; its snapshots' times (+S)
+MP_QUIET=1 profile wp.db "$B/tests/window_phases" || fail "window_phases failed"
+t0=$(q wp.db "SELECT start_time FROM process")
+at() { q wp.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
+"$MPQ" serve wp.db >wurl.txt 2>wserve.err &
+WPID=$!
+on_exit "kill $WPID 2>/dev/null"
+for _ in $(seq 200); do [ -s wurl.txt ] && break; sleep 0.1; done
+WURL=$(cat wurl.txt)
+[[ $WURL =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+$ ]] || fail "no URL from serve wp.db: $(cat wserve.err)"
 
 # VIEW|QUERY|TEXT...: a view, its query, what its page must say
 cat >views.txt <<'EOF'
@@ -53,8 +72,8 @@ cat >views.txt <<'EOF'
 /diff||The diff compares two profiles
 EOF
 
-timeout 120 node - "$URL" "$NPM" "$SHOTS" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
-const [url, npm, shots] = process.argv.slice(2);
+timeout 120 node - "$URL" "$NPM" "$SHOTS" "$WURL" "$(at a)" "$(at b)" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
+const [url, npm, shots, wurl, ta, tb] = process.argv.slice(2);
 const puppeteer = require(npm + '/node_modules/puppeteer-core');
 const fs = require('fs'), zlib = require('zlib');
 const base = new URL(url), token = base.searchParams.get('token');
@@ -87,6 +106,66 @@ function coloured(png) {
 async function shot(page, file) {
   const n = coloured(Buffer.from(await page.screenshot({ path: file })));
   if (n < 500) throw new Error(file + ' is blank below the header: ' + n + ' pixels not white');
+}
+// the time range on window_phases' server (wurl; snapshots a and b at
+// +ta, +tb): a drag across the overview's chart from +0.02 s to between a
+// and b, then the views
+async function timeRange(page, wurl, ta, tb, shots) {
+  const w = new URL(wurl), at = (path, q) => w.origin + path + '?token=' + w.searchParams.get('token') + (q ? '&' + q : '');
+  const text = () => page.evaluate(() => document.body.innerText);
+  const phases = t => ['phase_a', 'phase_b', 'phase_c'].filter(f => t.includes(f)).join(' ');
+  await page.goto(at('/flame'), { waitUntil: 'load' });
+  if (phases(await text()) !== 'phase_a phase_b phase_c') throw new Error('/flame of the whole run: ' + phases(await text()));
+  await page.goto(at('/'), { waitUntil: 'load' });
+  // the time axis as drawn: the first panel's tick labels ("0.00 s" ... its last), their centres
+  const axis = await page.evaluate(() => {
+    const panel = document.querySelector('div.chart svg g.panel');
+    const ticks = [...panel.querySelectorAll('text')].filter(t => /^[0-9.]+ s$/.test(t.textContent));
+    const mid = t => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; };
+    const frame = panel.querySelector('rect').getBoundingClientRect();
+    return { x0: mid(ticks[0]), x1: mid(ticks[ticks.length - 1]), t1: parseFloat(ticks[ticks.length - 1].textContent),
+             top: frame.top, bottom: frame.bottom, right: frame.right };
+  });
+  const xOf = t => axis.x0 + t / axis.t1 * (axis.x1 - axis.x0), y = (axis.top + axis.bottom) / 2;
+  const from = 0.02, to = (ta + tb) / 2, xa = xOf(from), xb = xOf(to);
+  await page.mouse.move(xa, y);
+  await page.mouse.down();
+  await page.mouse.move(xb, y, { steps: 8 });
+  const marks = await page.$$eval('div.chart svg rect.drag', ms => ms.length);
+  if (!marks) throw new Error('the drag is not shown on the chart');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.mouse.up()]);
+  const u = new URL(page.url()), since = u.searchParams.get('since'), until = u.searchParams.get('until');
+  if (!/^\+\d+\.\d{3}$/.test(since) || !/^\+\d+\.\d{3}$/.test(until)) throw new Error('the drag made ' + page.url());
+  if (Math.abs(+since - from) > 0.005 || Math.abs(+until - to) > 0.005 || !(+until > ta && +until < tb))
+    throw new Error('dragged +' + from.toFixed(3) + '..+' + to.toFixed(3) + ' (snapshots a +' + ta + ', b +' + tb +
+                    '), the URL says ' + since + '..' + until);
+  // shaded: a rect a panel, the first from where the mouse went down to where it went up
+  const shade = await page.$$eval('div.chart svg rect.range', rs => rs.map(r => { const b = r.getBoundingClientRect(); return [b.left, b.right, b.top]; }));
+  const panels = await page.$$eval('div.chart svg g.panel', ps => ps.length);
+  if (shade.length !== panels || Math.abs(shade[0][0] - xa) > 3 || Math.abs(shade[0][1] - xb) > 3)
+    throw new Error('the shade: ' + JSON.stringify(shade) + ' for a drag from x ' + xa + ' to ' + xb + ' over ' + panels + ' panels');
+  if (!(await text()).includes('time range ' + since + '..' + until)) throw new Error('the page does not name the range');
+  const navs = (await page.$$eval('nav a', as => as.map(a => a.href))).map(h => new URL(h));
+  const lost = navs.filter(n => n.searchParams.get('since') !== since || n.searchParams.get('until') !== until);
+  if (lost.length) throw new Error('nav links without the range: ' + lost.map(n => n.pathname).join(' '));
+  await shot(page, shots + '/overview-range.png');
+  // the screenshot's pixels, read back by png_pixels.py: inside the shade
+  // near the top of the first panel (no line there), and right of it
+  const py = Math.round(shade[0][2] + 4);
+  fs.writeFileSync('shade.txt', Math.round(xa + 4) + ',' + py + ' ' + Math.round(axis.right - 5) + ',' + py + '\n');
+  console.log('ok drag from x ' + xa.toFixed(0) + ' to ' + xb.toFixed(0) + ': since=' + since + '&until=' + until +
+              ', ' + shade.length + ' panels shaded, ' + navs.length + ' nav links keep it -> overview-range.png');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('nav a[href^="/flame?"]')]);
+  const flame = new URL(page.url());
+  if (flame.searchParams.get('since') !== since || flame.searchParams.get('until') !== until) throw new Error('/flame lost the range: ' + page.url());
+  if (phases(await text()) !== 'phase_a') throw new Error('/flame over ' + since + '..' + until + ': ' + phases(await text()));
+  await shot(page, shots + '/flame-range.png');
+  console.log('ok /flame over the range: phase_a only -> flame-range.png');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('p.range a.reset')]);
+  const back = new URL(page.url());
+  if (back.pathname !== '/flame' || back.searchParams.has('since') || back.searchParams.has('until')) throw new Error('the reset made ' + page.url());
+  if (phases(await text()) !== 'phase_a phase_b phase_c') throw new Error('/flame after the reset: ' + phases(await text()));
+  console.log('ok "the whole run": /flame without the range, every phase again');
 }
 (async () => {
   const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true,
@@ -130,6 +209,7 @@ async function shot(page, file) {
   const by = await page.$eval('p.figures', e => e.innerText);
   if (!by.startsWith('ncalls of the graph')) throw new Error('by=ncalls: the graph says ' + by);
   console.log('ok form: ' + u.search.replace(/token=[0-9a-f]+/, 'token=T') + ' (' + by + ')');
+  await timeRange(page, wurl, +ta, +tb, shots);
   // the report of the same profile (one file, serve's views): not blank,
   // its plot drawn, every link to an element of the page, a click on each
   // link of its nav (and on a table's 'mpquery serve') shows its target
@@ -164,6 +244,11 @@ pts=$(for y in $(seq 180 4 300); do printf '%d,%d ' 500 $y; done)
 n=$(python3 "$ROOT/tests/lib/png_pixels.py" "$SHOTS/flame.png" $pts | grep -c coloured)
 [ "$n" -gt 5 ] || fail "flame.png: no frame drawn at x=500 ($n coloured points)"
 echo "  ok: $(ls "$SHOTS"/*.png | wc -l) screenshots in build/serve/, none blank; flame.png's frames coloured ($n points)"
+assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" "$SHOTS/overview-range.png" $(cat shade.txt) | awk '{ print $2 }' | paste -sd' ')" \
+  "coloured white" "overview-range.png: shaded inside the range, white right of it ($(cat shade.txt))"
 kill -TERM $SPID
 wait $SPID
 assert_eq "$?" 0 "serve stopped by SIGTERM: exit 0"
+kill -TERM $WPID
+wait $WPID
+assert_eq "$?" 0 "serve wp.db stopped by SIGTERM: exit 0"
