@@ -65,8 +65,19 @@ static int find_process(struct writer *w)
     return 0;
 }
 
+/* process.settings: the effective values, and when full capture moved to
+ * sampling at MP_MAX_MEMORY, " MP_SAMPLED_FROM=S" (seconds after the start;
+ * mpquery info says it) */
+static const char *settings_text(char *buf, size_t size)
+{
+    if (!atomic_load(&mp_cap_sampled)) return mp_opt.settings;
+    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f", mp_opt.settings, mp_cap_sampled_from);
+    return buf;
+}
+
 int process_rows_write(struct writer *w, double now)
 {
+    char settings[sizeof mp_opt.settings + 64];
     if (!flush_ids.run) {
         sqlite3_stmt *st = prepare_insert(w, "INSERT OR IGNORE", FT_run, 1);
         if (!st) return -1;
@@ -100,7 +111,8 @@ int process_rows_write(struct writer *w, double now)
         sqlite3_bind_text(st, FORMAT_PARAM(process, host), host, -1, SQLITE_STATIC);
         sqlite3_bind_double(st, FORMAT_PARAM(process, start_time), mp_start_time);
         sqlite3_bind_double(st, FORMAT_PARAM(process, end_time), now);
-        sqlite3_bind_text(st, FORMAT_PARAM(process, settings), mp_opt.settings, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, settings), settings_text(settings, sizeof settings), -1,
+                          SQLITE_STATIC);
         sqlite3_bind_text(st, FORMAT_PARAM(process, ended), mp_ended, -1, SQLITE_STATIC);
         int rc = step_done(w, st);
         sqlite3_finalize(st);
@@ -108,11 +120,12 @@ int process_rows_write(struct writer *w, double now)
         flush_ids.process = sqlite3_last_insert_rowid(w->db);
         return 0;
     }
-    st = prepare(w, "UPDATE process SET end_time = ?, ended = ? WHERE id = ?");
+    st = prepare(w, "UPDATE process SET end_time = ?, ended = ?, settings = ? WHERE id = ?");
     if (!st) return -1;
     sqlite3_bind_double(st, 1, now);
     sqlite3_bind_text(st, 2, mp_ended, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, flush_ids.process);
+    sqlite3_bind_text(st, 3, settings_text(settings, sizeof settings), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, flush_ids.process);
     int rc = step_done(w, st);
     sqlite3_finalize(st);
     return rc;
