@@ -214,18 +214,7 @@ void hot_path_thread_switch(void);      /* a thread's own switch was set: HOT_GE
 extern int mp_track_all;
 extern _Atomic long mp_threshold;
 #define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
-/* MP_MAX_MEMORY reached (record_mode.c): full capture holds an eighth of
- * the cap back and, once the rest is used, samples (MP_SAMPLE's sampler,
- * its period in mp_opt.sample from then on) while every block stays in the
- * map, so the totals stay exact; a sampled block's map entry has
- * SLOT_WEIGHTED in its slot (its frees take its weight back). The cheap
- * modes count new stacks without a stack. Said once. */
-#define SLOT_WEIGHTED 0x80000000u
-#define CAP_SAMPLE ((uint64_t)512 << 10)
-void record_memory_full(void);          /* a stack got no memory */
-void record_memory_init(void);          /* record_init: the reserve, nothing said yet */
-extern _Atomic int mp_cap_sampled;      /* 1: full capture samples since mp_cap_sampled_from */
-extern double mp_cap_sampled_from;      /* seconds after mp_start_time */
+extern _Atomic int64_t mp_cap_sampled_us;  /* MP_MAX_MEMORY reached: full capture samples from (µs after start; -1: not) */
 
 /* threads.c: the registry */
 struct mp_thread *thread_self(void);    /* creates on first use */

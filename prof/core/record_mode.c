@@ -70,14 +70,13 @@ struct mp_thread *record_thread_first(void)
 }
 
 /* ------------------------------------------------------------ MP_MAX_MEMORY (record.h) */
-_Atomic int mp_cap_sampled;
-double mp_cap_sampled_from;
+_Atomic int64_t mp_cap_sampled_us = -1;
 static _Atomic int cap_said;
 
 void record_memory_init(void)
 {
     atomic_store(&cap_said, 0);
-    atomic_store(&mp_cap_sampled, 0);
+    atomic_store(&mp_cap_sampled_us, -1);
     mp_memory_reserve(mp_track_all ? mp_opt.max_memory / 8 : 0);
 }
 
@@ -94,12 +93,12 @@ void record_memory_full(void)
         return;
     }
     uint64_t period = mp_opt.sample ? mp_opt.sample : CAP_SAMPLE;
-    mp_cap_sampled_from = mp_now() - mp_start_time;
+    double from = mp_now() - mp_start_time;
     __atomic_store_n(&mp_opt.sample, period, __ATOMIC_RELEASE);
-    atomic_store(&mp_cap_sampled, 1);
+    atomic_store(&mp_cap_sampled_us, (int64_t)(from * 1e6));
     mp_memory_use_reserve();
     mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes, less the eighth kept for samples): from "
            "+%.3f s on it samples, one stack per %llu bytes allocated on average (%s); the totals stay exact",
-           cap, mp_cap_sampled_from, (unsigned long long)period,
+           cap, from, (unsigned long long)period,
            period == CAP_SAMPLE ? "512K, MP_SAMPLE being 0" : "MP_SAMPLE's");
 }

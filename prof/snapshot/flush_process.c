@@ -70,8 +70,9 @@ static int find_process(struct writer *w)
  * mpquery info says it) */
 static const char *settings_text(char *buf, size_t size)
 {
-    if (!atomic_load(&mp_cap_sampled)) return mp_opt.settings;
-    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f", mp_opt.settings, mp_cap_sampled_from);
+    int64_t us = atomic_load(&mp_cap_sampled_us);
+    if (us < 0) return mp_opt.settings;
+    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f", mp_opt.settings, (double)us / 1e6);
     return buf;
 }
 
