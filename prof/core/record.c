@@ -252,7 +252,7 @@ static inline void record_slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t
     STORE(s->live_n, s->live_n + lw);
     STORE(s->live_b, s->live_b + size * lw);
     uint64_t live = s->live_b - atomic_load_explicit(&s->freed_remote, RELAXED);
-    if (!mp_opt.sample && live > s->maxlive) STORE(s->maxlive, live);
+    if ((mp_track_all || !mp_opt.sample) && live > s->maxlive) STORE(s->maxlive, live);   /* sampled: slot_read's */
 }
 
 /* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread;
