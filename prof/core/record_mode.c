@@ -80,6 +80,14 @@ void record_memory_init(void)
     mp_memory_reserve(mp_track_all ? mp_opt.max_memory / 8 : 0);
 }
 
+/* A fork child samples from its start if its parent did; a new attach
+ * session (its settings loaded again) starts as the first did. */
+void record_memory_after_fork(int fork_child)
+{
+    if (!fork_child) record_memory_init();
+    else if (atomic_load(&mp_cap_sampled_us) >= 0) atomic_store(&mp_cap_sampled_us, 0);
+}
+
 /* Full capture: the sampler from now on (the thread that says it, and
  * any other, finishes its block as it began), the reserve given to its
  * stacks; the totals are unchanged, every block still in the map. */
