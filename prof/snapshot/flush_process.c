@@ -66,13 +66,14 @@ static int find_process(struct writer *w)
 }
 
 /* process.settings: the effective values, and when full capture moved to
- * sampling at MP_MAX_MEMORY, " MP_SAMPLED_FROM=S" (seconds after the start;
- * mpquery info says it) */
+ * sampling at MP_MAX_MEMORY, " MP_SAMPLED_FROM=S MP_SAMPLED_EVERY=BYTES"
+ * (seconds after the start, the period; mpquery info and check read them) */
 static const char *settings_text(char *buf, size_t size)
 {
     int64_t us = atomic_load(&mp_cap_sampled_us);
     if (us < 0) return mp_opt.settings;
-    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f", mp_opt.settings, (double)us / 1e6);
+    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f MP_SAMPLED_EVERY=%llu", mp_opt.settings, (double)us / 1e6,
+             (unsigned long long)mp_opt.sample);
     return buf;
 }
 

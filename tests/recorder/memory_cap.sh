@@ -26,7 +26,7 @@ assert_eq "$((full + sampled + nostack))" 131072 "full + sampled + not sampled =
 # the first allocation after the switch is sampled (the countdown starts at
 # 0); about 1 MB allocated after it: about 2 more
 [ "$sampled" -ge 1 ] || fail "no sampled stack after the switch"
-from=$(q a.db "SELECT settings FROM process" | sed -n 's/.* MP_SAMPLED_FROM=\([0-9.]*\)$/\1/p')
+from=$(q a.db "SELECT settings FROM process" | sed -n 's/.* MP_SAMPLED_FROM=\([0-9.]*\) MP_SAMPLED_EVERY=524288$/\1/p')
 [ -n "$from" ] || fail "no MP_SAMPLED_FROM in process.settings: $(q a.db 'SELECT settings FROM process')"
 info=$($MPQ info a.db) || fail "mpquery info"
 has "$info" "sampled from +$from s on (MP_MAX_MEMORY reached)" "info's line"
