@@ -32,6 +32,7 @@ info=$($MPQ info a.db) || fail "mpquery info"
 has "$info" "sampled from +$from s on (MP_MAX_MEMORY reached)" "info's line"
 has "$info" "totals: exact (sampled once MP_MAX_MEMORY was reached: the stacks' counters are estimates" "info's totals labelled"
 has "$info" "ncalls  131072 allocations ($nostack not sampled)" "info: the blocks not sampled"
+has "$($MPQ info a.db --format json)" "\"sampled_from\": $from," "info's JSON: sampled_from"
 top=$($MPQ top a.db) || fail "mpquery top"
 has "$top" "(estimated total, from samples: " "top's total labelled an estimate"
 mem=$(q a.db "SELECT profiler_memory FROM snapshot WHERE reason = 'exit'")
