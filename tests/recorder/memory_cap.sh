@@ -4,7 +4,8 @@
 # the map: the totals stay exact, sampled blocks get their stacks (with
 # their weights: estimates) from the eighth kept, what got no stack counts
 # without one, and the program runs on unchanged. The profile says when
-# (process.settings' MP_SAMPLED_FROM; mpquery info's line).
+# (process.settings' MP_SAMPLED_FROM; mpquery info's line). With 4 threads too
+# (intern_race), the totals are those of a run without the cap.
 . "$(dirname "$0")/../lib/lib.sh"
 # has TEXT STRING WHAT: STRING in TEXT, as written
 has() { printf '%s' "$1" | grep -qF -- "$2" || fail "$3: no [$2] in [$1]"; echo "  ok: $3"; }
@@ -41,3 +42,11 @@ MP_MAX_MEMORY=4G profile b.db $B/tests/many_paths 17 2>err
 assert_eq "$(grep -c warning err)" 0 "nothing said without the cap"
 assert_eq "$(q b.db "SELECT count(*), sum(ncalls) FROM last_sample")" "131072|131072" "without the cap: every path its stack"
 assert_eq "$(q b.db "SELECT settings LIKE '%MP_SAMPLED_FROM%' FROM process")" 0 "without the cap: no MP_SAMPLED_FROM"
+# 4 threads interning stacks at once (intern_race): under the cap, the
+# same exact totals as without it (and the line at most once)
+MP_MAX_MEMORY=16M profile r.db $B/tests/intern_race 2>err || fail "intern_race under the cap"
+[ "$(grep -c 'reached MP_MAX_MEMORY' err)" -le 1 ] || fail "said more than once: $(cat err)"
+MP_MAX_MEMORY=4G profile r2.db $B/tests/intern_race 2>/dev/null || fail "intern_race"
+totals="SELECT ncalls, memtot, nfree, memlive FROM process_totals"
+assert_eq "$(q r.db "$totals")" "$(q r2.db "$totals")" "4 threads: the totals as without the cap"
+echo "# intern_race under 16M: $(q r.db "SELECT count(*) FROM last_sample") rows, $(q r.db 'SELECT ncalls_nostack FROM process_totals') calls not sampled"
