@@ -35,6 +35,7 @@ void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable);  /
 void record_memory_full(void);          /* a stack got no memory */
 void record_memory_init(void);          /* record_init: the reserve, nothing said yet */
 void record_memory_after_fork(int fork_child);     /* threads_after_fork_child's; else a new attach session */
+extern _Atomic int64_t mp_cap_sampled_us;  /* sampling from (µs after start; -1: not): process.settings */
 
 /* The allocator's size of a block it returned (malloc_usable_size).
  * glibc's own, once its probation is over (mp_glibc_sizes, block_sizes.c):

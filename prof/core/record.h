@@ -214,7 +214,6 @@ void hot_path_thread_switch(void);      /* a thread's own switch was set: HOT_GE
 extern int mp_track_all;
 extern _Atomic long mp_threshold;
 #define WEIGHT_ONE 256          /* slot counters are fixed point: 8 fraction bits */
-extern _Atomic int64_t mp_cap_sampled_us;  /* MP_MAX_MEMORY reached: full capture samples from (µs after start; -1: not) */
 
 /* threads.c: the registry */
 struct mp_thread *thread_self(void);    /* creates on first use */

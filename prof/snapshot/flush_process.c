@@ -5,6 +5,7 @@
  * child starts them anew (process_rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
+#include "hot.h"       /* mp_cap_sampled_us */
 
 #include <fcntl.h>
 #include <stdio.h>
