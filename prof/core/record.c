@@ -262,7 +262,7 @@ static inline void record_slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t
  * clears last_block). */
 static inline void record_slot_free(struct mp_thread *t, uint32_t entry, uint64_t size, uintptr_t p)
 {
-    uint32_t idx = entry & ~SLOT_WEIGHTED;      /* a map entry's: its weight (record.h) */
+    uint32_t idx = entry & ~SLOT_WEIGHTED;      /* a map entry's: its weight (hot.h) */
     uint64_t w = !mp_track_all || (entry & SLOT_WEIGHTED) ? block_weight(size) : WEIGHT_ONE;
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);

@@ -69,7 +69,7 @@ struct mp_thread *record_thread_first(void)
     return t;
 }
 
-/* ------------------------------------------------------------ MP_MAX_MEMORY (record.h) */
+/* ------------------------------------------------------------ MP_MAX_MEMORY (hot.h) */
 _Atomic int64_t mp_cap_sampled_us = -1;
 static _Atomic int cap_said;
 
