@@ -80,18 +80,21 @@ static const char more[] =
 "  mpquery check app.db --max-peak 64M --max-leaked 0 --format junit -o mem.xml\n";
 
 /* ---------------------------------------------------------------- loading */
-/* The largest MP_SAMPLE of the profile's processes (bytes; 0: none),
- * read with the recorder's own parser (64K is 65536). */
+/* The largest MP_SAMPLE of the profile's processes (bytes; 0: none), or
+ * period of a process that sampled from MP_MAX_MEMORY on
+ * (MP_SAMPLED_EVERY), read with the recorder's own parser (64K is 65536). */
 static double profile_sample(const struct profile *p)
 {
     double t = 0;
-    for (size_t i = 0; i < p->nprocs; i++) {
-        char text[64];
-        uint64_t v;
-        if (!p->procs[i].settings || mp_setting_value(p->procs[i].settings, "MP_SAMPLE", text, sizeof text) ||
-            mp_parse_size(text, &v)) continue;
-        if ((double)v > t) t = (double)v;
-    }
+    static const char *const names[] = { "MP_SAMPLE", "MP_SAMPLED_EVERY" };
+    for (size_t i = 0; i < p->nprocs; i++)
+        for (size_t k = 0; k < 2; k++) {
+            char text[64];
+            uint64_t v;
+            if (!p->procs[i].settings || mp_setting_value(p->procs[i].settings, names[k], text, sizeof text) ||
+                mp_parse_size(text, &v)) continue;
+            if ((double)v > t) t = (double)v;
+        }
     return t;
 }
 

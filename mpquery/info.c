@@ -186,7 +186,14 @@ const char *const info_live_bytes_text[] = {
 
 int info_sampled(const char *settings)
 {
-    return setting_is(settings, "MP_SAMPLE", "0") == 0;
+    return setting_is(settings, "MP_SAMPLE", "0") == 0 || info_cap_sampled(settings) >= 0;
+}
+
+double info_cap_sampled(const char *settings)
+{
+    char text[64];
+    if (!settings || mp_setting_value(settings, "MP_SAMPLED_FROM", text, sizeof text)) return -1;
+    return strtod(text, NULL);
 }
 
 int info_any_sampled(const struct profile *p)

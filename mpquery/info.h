@@ -55,6 +55,9 @@ extern const char *const info_live_bytes_text[2];
 /* Whether a process sampled (MP_SAMPLE not 0): its stacks' counters are
  * estimates from samples, its totals exact; any process of p. */
 int info_sampled(const char *settings);
+/* Seconds after its start from which a process sampled because it reached
+ * MP_MAX_MEMORY in full capture (its settings' MP_SAMPLED_FROM); -1: not. */
+double info_cap_sampled(const char *settings);
 int info_any_sampled(const struct profile *p);
 /* process.ended in words; ended_text: as the database has it where that
  * says enough. Both may write into buf. */

@@ -178,6 +178,9 @@ static void json_process(struct json *w, const struct info *in, size_t k)
     json_key(w, "host"); json_str(w, pr->host);
     json_key(w, "settings"); json_str(w, pr->settings);
     json_key(w, "live_bytes"); json_str(w, info_live_bytes(pr->settings));
+    if (info_cap_sampled(pr->settings) >= 0) {      /* MP_MAX_MEMORY reached: seconds after its start */
+        json_key(w, "sampled_from"); json_fixed(w, info_cap_sampled(pr->settings), 3);
+    }
     json_key(w, "ended"); json_str(w, pr->ended);
     json_key(w, "start_time"); json_fixed(w, pr->start_time, 6);
     json_key(w, "end_time");

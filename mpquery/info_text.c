@@ -165,15 +165,32 @@ static void text_tree(const struct info *in)
     }
 }
 
+/* some process of the selection set MP_SAMPLE */
+static int info_any_sampled_by_setting(const struct info *in)
+{
+    for (size_t k = 0; k < in->norder; k++) {
+        const char *set = in->p->procs[in->order[k]].settings;
+        if (info_sampled(set) && info_cap_sampled(set) < 0) return 1;
+    }
+    return 0;
+}
+
 static void text_totals(const struct info *in)
 {
     const struct total *s = &in->sum;
     int h = in->human, sampled = 0;
     char a[32], b[32];
-    for (size_t k = 0; k < in->norder; k++) sampled |= info_sampled(in->p->procs[in->order[k]].settings);
+    int by_cap = 0;     /* sampled only from MP_MAX_MEMORY on */
+    for (size_t k = 0; k < in->norder; k++) {
+        const char *set = in->p->procs[in->order[k]].settings;
+        sampled |= info_sampled(set);
+        by_cap |= info_cap_sampled(set) >= 0;
+    }
+    by_cap = by_cap && !info_any_sampled_by_setting(in);
     /* sampled, a block without a stack is one not sampled */
     const char *nostack = sampled ? "not sampled" : "without a stack";
-    printf("\ntotals:%s\n", sampled ? " exact (MP_SAMPLE: the stacks' counters are estimates from the sampled blocks, "
+    printf("\ntotals:%s%s%s\n", sampled ? " exact (" : "", !sampled ? "" : by_cap ? "sampled once MP_MAX_MEMORY was "
+           "reached" : "MP_SAMPLE", sampled ? ": the stacks' counters are estimates from the sampled blocks, "
                                        "unbiased: their sums come near these totals, above or below)" : "");
     printf("  ncalls  %lld allocations (%lld %s)\n", (long long)s->c.v[NCALLS], (long long)s->ncalls_nostack, nostack);
     printf("  memtot  %s allocated (%s %s)\n", amount(MEMTOT, s->c.v[MEMTOT], h, a, sizeof a),
@@ -288,6 +305,9 @@ void info_print_text(const struct info *in)
         text_printf(stdout, "started %s on %s", when, pr->host);
         printf("\n  ");
         text_printf(stdout, "settings: %s", pr->settings);
+        if (info_cap_sampled(pr->settings) >= 0)
+            printf("\n  sampled from +%.3f s on (MP_MAX_MEMORY reached): the stacks' counters since are estimates "
+                   "from samples, the totals exact", info_cap_sampled(pr->settings));
         printf("\n  live bytes: %s\n  ", info_live_bytes_text[info_live_bytes(pr->settings)[0] == 'a']);
         text_printf(stdout, "ended: %s", info_ended_text(p, pr->ended, ended, sizeof ended));
         printf("\n");

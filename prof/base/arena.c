@@ -20,17 +20,29 @@ static char *chunk_pos, *chunk_end;
 static _Atomic uint64_t mapped_bytes;
 static _Atomic uint64_t unforked_bytes;     /* of them, mp_map_unforked's */
 static _Atomic int exhausted;
+static _Atomic uint64_t reserved;           /* of the cap, held back (mp_memory_reserve) */
+static _Atomic uint64_t share, share_used;  /* the reserve given (mp_memory_use_reserve), what it gave */
 static int mp_range_mark(enum range_owner o, void *p, size_t size);
 
 
+/* A capped request fits under the cap less the reserve, or once the
+ * reserve is given, in what is left of it (whatever the uncapped
+ * mappings, the pointer map and the heap, took meanwhile). */
+static int cap_allows(size_t size)
+{
+    if (atomic_load_explicit(&mapped_bytes, RELAXED) + size + atomic_load_explicit(&reserved, RELAXED) <=
+        mp_opt.max_memory)
+        return 1;
+    uint64_t given = atomic_load_explicit(&share, RELAXED);
+    if (!given || atomic_fetch_add(&share_used, size) + size <= given) return given != 0;
+    atomic_fetch_sub(&share_used, size);
+    return 0;
+}
+
 void *mp_map(size_t size, int capped)
 {
-    if (capped && mp_opt.max_memory &&
-        atomic_load_explicit(&mapped_bytes, RELAXED) + size > mp_opt.max_memory) {
-        if (!atomic_exchange(&exhausted, 1))
-            mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes): new stacks "
-                   "are counted without a stack from now on",
-                   (unsigned long long)mp_opt.max_memory);
+    if (capped && mp_opt.max_memory && !cap_allows(size)) {
+        atomic_store_explicit(&exhausted, 1, RELAXED);      /* the caller says it (record_memory_full) */
         return NULL;
     }
     void *p = mp_sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -251,6 +263,24 @@ int mp_sys_munmap(void *addr, size_t len)
 int mp_memory_exhausted(void)
 {
     return atomic_load_explicit(&exhausted, RELAXED);
+}
+
+/* Capped requests may use the cap less `bytes` (full capture holds back
+ * an eighth for the sampling it moves to: record_mode.c). */
+void mp_memory_reserve(uint64_t bytes)
+{
+    atomic_store(&reserved, bytes < mp_opt.max_memory ? bytes : 0);
+    atomic_store(&share, 0);
+    atomic_store(&share_used, 0);
+    atomic_store(&exhausted, 0);
+}
+
+/* The reserve given: capped requests may take that much more (what was
+ * refused may be asked again). */
+void mp_memory_use_reserve(void)
+{
+    atomic_store(&share, atomic_exchange(&reserved, 0));
+    atomic_store(&exhausted, 0);
 }
 
 /* spin_lock's slow path: pause while the lock is busy; after a while,

@@ -96,8 +96,9 @@ void mp_log(const char *level, const char *fmt, ...)
 
 /* ------------------------------------------------------------ arena.c */
 /* Zeroed memory from mmap, never returned. When capped, NULL once
- * MP_MAX_MEMORY is reached (the caller degrades: a new stack is counted as
- * "no stack"); uncapped for what exact totals need (threads). */
+ * MP_MAX_MEMORY (less what is reserved) is reached (the caller degrades:
+ * record_memory_full samples, or a new stack is counted as "no stack");
+ * uncapped for what exact totals need (threads). */
 void *arena_alloc(size_t size, int capped);
 void arena_forget(void);        /* a detach: every arena_alloc block given back (nothing may use one) */
 /* The profiler's own heap (ownheap.c): this library's malloc family
@@ -118,7 +119,9 @@ void mp_arena_after_fork_child(void);   /* its locks free, the unforked mappings
 void *mp_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int mp_sys_munmap(void *addr, size_t len);
 uint64_t mp_memory_used(void);
-int mp_memory_exhausted(void);
+int mp_memory_exhausted(void);             /* a capped request was refused */
+void mp_memory_reserve(uint64_t bytes);     /* capped requests leave `bytes` of the cap */
+void mp_memory_use_reserve(void);           /* ...until now: that much more, whatever else the cap holds */
 /* The profiler's own memory for the ledger (ledger.c): the ranges it
  * mapped (mp_map's, its own stacks), and the live bytes its internal work
  * (the flush: SQLite, libdw; the background thread) holds from the real

@@ -24,6 +24,19 @@ void record_sampled_free(struct mp_thread *t, void *p);
 uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf);     /* maps.c: a mapping's stack */
 void record_realloc_take_sized(void *old, struct mp_block *b, size_t usable);  /* another allocator's block */
 
+/* MP_MAX_MEMORY reached (record_mode.c): full capture holds an eighth of
+ * the cap back and, once the rest is used, samples (MP_SAMPLE's sampler,
+ * its period in mp_opt.sample from then on) while every block stays in the
+ * map, so the totals stay exact; a sampled block's map entry has
+ * SLOT_WEIGHTED in its slot (its frees take its weight back). The cheap
+ * modes count new stacks without a stack. Said once. */
+#define SLOT_WEIGHTED 0x80000000u
+#define CAP_SAMPLE ((uint64_t)512 << 10)
+void record_memory_full(void);          /* a stack got no memory */
+void record_memory_init(void);          /* record_init: the reserve, nothing said yet */
+void record_memory_after_fork(int fork_child);     /* threads_after_fork_child's; else a new attach session */
+extern _Atomic int64_t mp_cap_sampled_us;  /* sampling from (µs after start; -1: not): process.settings */
+
 /* The allocator's size of a block it returned (malloc_usable_size).
  * glibc's own, once its probation is over (mp_glibc_sizes, block_sizes.c):
  * read from the chunk's header h, the size field in the word before the

@@ -131,7 +131,7 @@ void slot_read(uint32_t idx, uint32_t e, struct slot_counts *out)
     int64_t nlive = (int64_t)(v.live_n - v.nfree_remote), live = (int64_t)(v.live_b - v.freed_remote);
     int64_t nfree = (int64_t)v.ncalls - nlive;
     uint64_t maxlive = v.maxlive;
-    if (mp_opt.sample) {
+    if (mp_opt.sample && !mp_track_all) {      /* full capture gone sampled (MP_MAX_MEMORY) keeps its own */
         struct slot_raw p = { 0 };      /* zeros before any capture */
         uint32_t latest = e ? e : peak_info().epoch;
         if (latest == e) p = v;

@@ -28,6 +28,7 @@ void record_init(void)
 {
     mp_track_all = !mp_opt.sample && mp_opt.stacks == STACKS_UNWIND && mp_opt.enabled;
     ptrmap_init(!mp_track_all);
+    record_memory_init();
     hot_path_update();
 }
 
@@ -124,12 +125,11 @@ static inline __attribute__((always_inline)) uint32_t stack_slot_here(struct mp_
     int m = n;
     const uintptr_t *stack = stack_python(t, ret_addrs, &m, flags, &final_hash);
     uint32_t id = stacks_intern(stack, m, flags, final_hash);
-    if (!id) return 0;
-    uint32_t slot = slot_of_stack(t, id);
+    uint32_t slot = id ? slot_of_stack(t, id) : 0;
     if (slot) {
         c[1] = c[0];
         c[0] = (struct mp_stack_cache){ hash, ret_addrs[0], shape, slot };
-    }
+    } else record_memory_full();
     return slot;
 }
 
@@ -196,6 +196,7 @@ uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf)
         stack = stack_python(t, ret_addrs, &n, flags, &hash);
     }
     uint32_t id = stacks_intern(stack, n, flags, hash);
+    if (!id) record_memory_full();
     time_leave(t);
     return id;
 }
@@ -251,7 +252,7 @@ static inline void record_slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t
     STORE(s->live_n, s->live_n + lw);
     STORE(s->live_b, s->live_b + size * lw);
     uint64_t live = s->live_b - atomic_load_explicit(&s->freed_remote, RELAXED);
-    if (!mp_opt.sample && live > s->maxlive) STORE(s->maxlive, live);
+    if ((mp_track_all || !mp_opt.sample) && live > s->maxlive) STORE(s->maxlive, live);   /* sampled: slot_read's */
 }
 
 /* A tracked block of slot idx freed by thread t (NULL: an unrecorded thread;
@@ -259,9 +260,10 @@ static inline void record_slot_alloc(struct mp_thread *t, uint32_t idx, uint64_t
  * latest allocation and the thread freed nothing since (heaptrack's
  * definition: the allocation is directly followed by its free; every free
  * clears last_block). */
-static inline void record_slot_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
+static inline void record_slot_free(struct mp_thread *t, uint32_t entry, uint64_t size, uintptr_t p)
 {
-    uint64_t w = block_weight(size);
+    uint32_t idx = entry & ~SLOT_WEIGHTED;      /* a map entry's: its weight (hot.h) */
+    uint64_t w = !mp_track_all || (entry & SLOT_WEIGHTED) ? block_weight(size) : WEIGHT_ONE;
     struct mp_slot *s = slot_at(idx);
     struct mp_slot_side *side = slot_side(idx);
     struct stack_hist_entry *e = t && s->stack_id ? other_class(t, side, idx, size) : NULL;
@@ -286,12 +288,12 @@ static inline void record_slot_free(struct mp_thread *t, uint32_t idx, uint64_t 
 
 /* With every block tracked: a free of slot idx's block counts for the
  * thread that allocated it. */
-static void tracked_free(struct mp_thread *t, uint32_t idx, uint64_t size, uintptr_t p)
+static void tracked_free(struct mp_thread *t, uint32_t entry, uint64_t size, uintptr_t p)
 {
     peak_touch_thread(t);
-    record_slot_free(t, idx, size, p);
+    record_slot_free(t, entry, size, p);
     record_hist_free(t, size);
-    struct mp_slot *s = slot_at(idx);
+    struct mp_slot *s = slot_at(entry & ~SLOT_WEIGHTED);
     if (s->thread_seq == t->seq) {
         STORE(t->c.nfree_local, t->c.nfree_local + 1);
         STORE(t->c.live, t->c.live - (int64_t)size);
@@ -352,14 +354,16 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
     if (unlikely(atomic_load_explicit(&mp_py_waiting, RELAXED))) python_install();
     time_enter(t);
     ptrmap_prefetch((uintptr_t)p);     /* its miss under the unwind */
-    uint32_t slot = stack_wanted(t, size) ? stack_slot_here(t, 1) : 0;
+    /* sample_hit: 1 until MP_MAX_MEMORY is reached (record_memory_full) */
+    uint32_t slot = stack_wanted(t, size) && sample_hit(t, size) ? stack_slot_here(t, 1) : 0;
+    uint64_t w = slot && unlikely(mp_opt.sample) ? block_weight(size) : WEIGHT_ONE;
     if (!slot) slot = t->nostack_slot;
     peak_touch_thread(t);
-    record_slot_alloc(t, slot, size, WEIGHT_ONE, WEIGHT_ONE);
+    record_slot_alloc(t, slot, size, w, w);
     record_thread_alloc(t, size, size, 1);
     t->last_block = (uintptr_t)p;
     MP_ASSERT(!slot || slot_at(slot)->thread_seq == t->seq);    /* a block goes in its own thread's slot */
-    ptrmap_insert((uintptr_t)p, slot, size);
+    ptrmap_insert((uintptr_t)p, w == WEIGHT_ONE ? slot : slot | SLOT_WEIGHTED, size);
     time_leave(t);
     errno = saved;
 }
@@ -368,7 +372,9 @@ void record_full_alloc(struct mp_thread *t, void *p, size_t size)
 static inline int map_take(const void *p, uint32_t *slot, uint64_t *size)
 {
     if (!ptrmap_remove((uintptr_t)p, slot, size)) return 0;
-    MP_ASSERT(*slot < slot_limit() && slot_at(*slot)->thread_seq);     /* a map entry names a live slot */
+    uint32_t idx = *slot & ~SLOT_WEIGHTED;
+    MP_ASSERT(idx < slot_limit() && slot_at(idx)->thread_seq);     /* a map entry names a live slot */
+    (void)idx;
     return 1;
 }
 

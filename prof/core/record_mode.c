@@ -1,8 +1,8 @@
 /* The dispatch's state and its rare calls out of hot.h: which case the
  * hot path takes (mp_hot_path, computed again after each change of its
  * inputs), the clock poll of the allocations of a program without a
- * background thread, a thread's first operation. Moved from record.c
- * verbatim. */
+ * background thread, a thread's first operation (moved from record.c
+ * verbatim); the move to sampling at MP_MAX_MEMORY. */
 #include "hot.h"
 
 #include <errno.h>
@@ -67,4 +67,46 @@ struct mp_thread *record_thread_first(void)
     struct mp_thread *t = thread_self();
     errno = saved;
     return t;
+}
+
+/* ------------------------------------------------------------ MP_MAX_MEMORY (hot.h) */
+_Atomic int64_t mp_cap_sampled_us = -1;
+static _Atomic int cap_said;
+
+void record_memory_init(void)
+{
+    atomic_store(&cap_said, 0);
+    atomic_store(&mp_cap_sampled_us, -1);
+    mp_memory_reserve(mp_track_all ? mp_opt.max_memory / 8 : 0);
+}
+
+/* A fork child samples from its start if its parent did; a new attach
+ * session (its settings loaded again) starts as the first did. */
+void record_memory_after_fork(int fork_child)
+{
+    if (!fork_child) record_memory_init();
+    else if (atomic_load(&mp_cap_sampled_us) >= 0) atomic_store(&mp_cap_sampled_us, 0);
+}
+
+/* Full capture: the sampler from now on (the thread that says it, and
+ * any other, finishes its block as it began), the reserve given to its
+ * stacks; the totals are unchanged, every block still in the map. */
+void record_memory_full(void)
+{
+    if (!mp_memory_exhausted() || atomic_exchange(&cap_said, 1)) return;
+    unsigned long long cap = (unsigned long long)mp_opt.max_memory;
+    if (!mp_track_all) {
+        mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes): new stacks are counted without a stack "
+               "from now on", cap);
+        return;
+    }
+    uint64_t period = mp_opt.sample ? mp_opt.sample : CAP_SAMPLE;
+    double from = mp_now() - mp_start_time;
+    __atomic_store_n(&mp_opt.sample, period, __ATOMIC_RELEASE);
+    atomic_store(&mp_cap_sampled_us, (int64_t)(from * 1e6));
+    mp_memory_use_reserve();
+    mp_log("warning", "the profiler reached MP_MAX_MEMORY (%llu bytes, less the eighth kept for samples): from "
+           "+%.3f s on it samples, one stack per %llu bytes allocated on average (%s); the totals stay exact",
+           cap, from, (unsigned long long)period,
+           period == CAP_SAMPLE ? "512K, MP_SAMPLE being 0" : "MP_SAMPLE's");
 }

@@ -174,6 +174,7 @@ struct mp_thread *thread_by_seq(uint32_t seq)
  * (their records stay, exited, with empty counters). */
 void threads_after_fork_child(int others_gone)
 {
+    record_memory_after_fork(others_gone);
     for (struct mp_thread *t = thread_list(); t; t = t->next) {
         memset(&t->c, 0, sizeof t->c);
         t->pending_live = 0;

@@ -5,6 +5,7 @@
  * child starts them anew (process_rows_forget). */
 #define _GNU_SOURCE
 #include "flush.h"
+#include "hot.h"       /* mp_cap_sampled_us */
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -65,8 +66,21 @@ static int find_process(struct writer *w)
     return 0;
 }
 
+/* process.settings: the effective values, and when full capture moved to
+ * sampling at MP_MAX_MEMORY, " MP_SAMPLED_FROM=S MP_SAMPLED_EVERY=BYTES"
+ * (seconds after the start, the period; mpquery info and check read them) */
+static const char *settings_text(char *buf, size_t size)
+{
+    int64_t us = atomic_load(&mp_cap_sampled_us);
+    if (us < 0) return mp_opt.settings;
+    snprintf(buf, size, "%s MP_SAMPLED_FROM=%.3f MP_SAMPLED_EVERY=%llu", mp_opt.settings, (double)us / 1e6,
+             (unsigned long long)mp_opt.sample);
+    return buf;
+}
+
 int process_rows_write(struct writer *w, double now)
 {
+    char settings[sizeof mp_opt.settings + 64];
     if (!flush_ids.run) {
         sqlite3_stmt *st = prepare_insert(w, "INSERT OR IGNORE", FT_run, 1);
         if (!st) return -1;
@@ -100,7 +114,8 @@ int process_rows_write(struct writer *w, double now)
         sqlite3_bind_text(st, FORMAT_PARAM(process, host), host, -1, SQLITE_STATIC);
         sqlite3_bind_double(st, FORMAT_PARAM(process, start_time), mp_start_time);
         sqlite3_bind_double(st, FORMAT_PARAM(process, end_time), now);
-        sqlite3_bind_text(st, FORMAT_PARAM(process, settings), mp_opt.settings, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, FORMAT_PARAM(process, settings), settings_text(settings, sizeof settings), -1,
+                          SQLITE_STATIC);
         sqlite3_bind_text(st, FORMAT_PARAM(process, ended), mp_ended, -1, SQLITE_STATIC);
         int rc = step_done(w, st);
         sqlite3_finalize(st);
@@ -108,11 +123,12 @@ int process_rows_write(struct writer *w, double now)
         flush_ids.process = sqlite3_last_insert_rowid(w->db);
         return 0;
     }
-    st = prepare(w, "UPDATE process SET end_time = ?, ended = ? WHERE id = ?");
+    st = prepare(w, "UPDATE process SET end_time = ?, ended = ?, settings = ? WHERE id = ?");
     if (!st) return -1;
     sqlite3_bind_double(st, 1, now);
     sqlite3_bind_text(st, 2, mp_ended, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, flush_ids.process);
+    sqlite3_bind_text(st, 3, settings_text(settings, sizeof settings), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, flush_ids.process);
     int rc = step_done(w, st);
     sqlite3_finalize(st);
     return rc;

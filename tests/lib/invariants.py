@@ -14,7 +14,7 @@ of a (stack, thread) at a snapshot is rebuilt as schema/profile.sql says):
     fall in: a peak is compared with the snapshots next to it that are not;
   - nfree <= ncalls and memlive <= memtot in every row;
   - with full capture (every block tracked: MP_SAMPLE=0, MP_STACKS=unwind,
-    MP_ENABLED=1), the rows add up to the snapshot's totals, for the
+    MP_ENABLED=1, and no MP_SAMPLED_FROM: MP_MAX_MEMORY not reached), the rows add up to the snapshot's totals, for the
     process and for each thread: ncalls - ncalls_nostack and memtot -
     memtot_nostack exactly; nfree and memlive exactly when nothing was
     recorded without a stack, else within what those allocations can
@@ -66,7 +66,7 @@ def settings_of(text):
 def full_capture(settings):
     s = settings_of(settings)
     return s.get("MP_SAMPLE", "0") == "0" and s.get("MP_STACKS", "unwind") == "unwind" \
-        and s.get("MP_ENABLED", "1") == "1"
+        and s.get("MP_ENABLED", "1") == "1" and "MP_SAMPLED_FROM" not in s
 
 
 def check_process(db, pid_row):

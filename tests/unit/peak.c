@@ -33,6 +33,7 @@ void mp_ensure_init(void) {}
 void unwind_thread_init(struct mp_thread *t) { (void)t; }
 void ptrmap_share(void) {}
 void time_in_profiler(int enter) { (void)enter; }
+void record_memory_after_fork(int fork_child) { (void)fork_child; }
 _Atomic unsigned mp_maps_gen;
 double mp_now(void)
 {
