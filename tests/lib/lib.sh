@@ -115,13 +115,17 @@ PY
 # Counters per leaf-most named function of the user's code, summed over the
 # latest samples: "function|ncalls|memtot|nfree|memlive".
 # The function is the first frame, from the leaf, whose name matches $2.
+# (stack_frames walked once, its matching frames kept: the view in a
+# correlated subquery was walked again for each sample, 63 s of CPU for
+# runtimes/python's 27,000 samples, 1.7 s this way.)
 by_function() {
-    q "$1" "SELECT f.function, SUM(s.ncalls), SUM(s.memtot), SUM(s.nfree), SUM(s.memlive)
+    q "$1" "WITH m AS MATERIALIZED (SELECT stack, depth, function FROM stack_frames WHERE function GLOB '$2'),
+                 leaf AS (SELECT stack, MIN(depth) AS depth FROM m GROUP BY stack)
+            SELECT m.function, SUM(s.ncalls), SUM(s.memtot), SUM(s.nfree), SUM(s.memlive)
             FROM last_sample s
-            JOIN stack_frames f ON f.stack = s.stack
-            WHERE f.depth = (SELECT MIN(depth) FROM stack_frames g
-                             WHERE g.stack = s.stack AND g.function GLOB '$2')
-            GROUP BY f.function ORDER BY f.function"
+            JOIN leaf l ON l.stack = s.stack
+            JOIN m ON m.stack = l.stack AND m.depth = l.depth
+            GROUP BY m.function ORDER BY m.function"
 }
 
 # stripped_prog: ./prog, the optimized inline test program stripped, its

@@ -98,3 +98,24 @@ has_allocations() {
     "$MPQ" top "$db" -n 5 >top.txt 2>&1 || { cat top.txt >&2; fail "mpquery top $db failed"; }
     assert_match "$(cat top.txt)" "[0-9]" "mpquery info and top read $db"
 }
+
+# recorded_once DB CMD...: DB, a copy of `mpquery record -q -o X -- CMD`
+# (stdin /dev/null, stdout dropped) made once for this recorder, this
+# mpquery, CMD and the files CMD names (build/recorded/HASH.db, under a
+# lock: tests run side by side; CMD runs in build/recorded/HASH.d): the
+# same clang++ -O2 compile and python3 json run are recorded by
+# runtimes/agreement and by the first full run of check_clang and check_real
+recorded_once() {
+    local db=$1 dir=$B/recorded key a; shift
+    key=$( { printf '%s\n' "$@"; for a in "$@"; do [ -f "$a" ] && cat "$a"; done; cat "$LIB" "$MPQ"; } |
+           md5sum | cut -c1-16)
+    mkdir -p "$dir/$key.d" || fail "cannot make $dir"
+    (
+        flock 9 || exit 1
+        [ -s "$dir/$key.db" ] && exit 0
+        rm -f "$dir/$key.tmp"
+        cd "$dir/$key.d" && timeout -k 5 300 "$MPQ" record -q -o "$dir/$key.tmp" -- "$@" </dev/null >/dev/null 2>"$dir/$key.err" &&
+            mv "$dir/$key.tmp" "$dir/$key.db"
+    ) 9>"$dir/$key.lock" || fail "the recorded run of $* failed: $(tail -3 "$dir/$key.err")"
+    cp "$dir/$key.db" "$db" || fail "cannot copy $dir/$key.db"
+}

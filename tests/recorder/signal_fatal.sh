@@ -55,13 +55,19 @@ assert_eq "$(q storm.db "SELECT count(*), count(DISTINCT label) FROM snapshot WH
 assert_eq "$(q storm.db "SELECT count(*) FROM totals t JOIN snapshot s ON s.id = t.snapshot WHERE t.thread = 0 AND s.reason = 'signal'
     AND t.nfree_unknown = 0 AND t.ncalls - t.nfree IN (101, 102) AND t.memlive = 6400 + 4096 + 32 * (t.ncalls - t.nfree - 101)")" 20 "each: exact totals (the kept blocks, stdout's buffer, the one in flight)"
 # a flush that cannot finish (another process holds the database's write lock): MP_FATAL_TIMEOUT bounds it
+# (the holder reads a fifo: the lock is let go when it is closed, not
+# after a sleep that the test waited for, 6 s of it, when it was a pipe)
 q lock.db "CREATE TABLE x(a)"
-(echo "BEGIN EXCLUSIVE;"; sleep 8) | sqlite3 lock.db & holder=$!
+mkfifo hold.in
+on_exit "exec 8>&-; rm -f $T/hold.in"     # a fifo: the profile check at the end opens every file
+sqlite3 lock.db < hold.in & holder=$!
+exec 8> hold.in
+echo "BEGIN EXCLUSIVE;" >&8
 sleep 0.5
 start=$(date +%s)
 prof=$(status env LD_PRELOAD=$LIB MP_OUT=$T/lock.db MP_FATAL_TIMEOUT=1 $P segv 2>/dev/null)
 took=$(( $(date +%s) - start ))
-kill $holder 2>/dev/null; wait $holder 2>/dev/null
+exec 8>&-; wait $holder 2>/dev/null; rm -f hold.in
 assert_eq "$prof" "signal 11 core" "locked database: still dies by SIGSEGV"
 [ $took -le 4 ] || fail "locked database: took $took s with MP_FATAL_TIMEOUT=1"
 echo "  ok: locked database: died after $took s"

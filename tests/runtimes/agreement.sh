@@ -77,7 +77,8 @@ agree() {
 }
 json_get_all() { $PY3 -c 'import json, sys; j = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
 
-"$MPQ" record -q -o py.db -- $PY3 "$ROOT/tests/bench/json_churn.py" 5000 2 >/dev/null || fail "python3 run failed"
+# (recorded once: check_real and check_clang's first full runs are these)
+recorded_once py.db "$PY3" "$ROOT/tests/bench/json_churn.py" 5000 2
 agree py.db python3
-"$MPQ" record -q -o cl.db -- /usr/bin/clang++-14 -std=c++17 -O2 -c "$ROOT/tests/progs/runtimes/templates.cc" -o t.o || fail "clang run failed"
+recorded_once cl.db /usr/bin/clang++-14 -std=c++17 -O2 -c "$ROOT/tests/progs/runtimes/templates.cc" -o t.o
 agree cl.db clang
