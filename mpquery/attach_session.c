@@ -26,6 +26,12 @@
  * profiler after all (prof/attach.c): let go, and tried again. */
 #define ATTACH_BUSY -5
 #define BUSY_TRIES 500
+/* mp_attach's -3: a session is on. A session that just ended may still be
+ * giving its tables back (a detach that ran when a stopped process
+ * continued): asked again for up to 3 s before it counts as another
+ * record's. */
+#define ATTACH_OTHER -3
+#define OTHER_TRIES 300
 
 static volatile sig_atomic_t interrupted;       /* how many of the signals came */
 static void on_signal(int sig) { (void)sig; interrupted++; }
@@ -112,11 +118,9 @@ static int start_in(struct target *t, struct inject *in, const char *lib, const 
     inject_resume(in);
     if (bad) return say_failure(t, "attach", err);
     switch ((int)rc) {
-    case 0: case ATTACH_BUSY: return (int)rc;
+    case 0: case ATTACH_BUSY: case ATTACH_OTHER: return (int)rc;
     case -2: return error(EXIT_FAILED, "record: process %d (%s) runs with libmallocprof.so preloaded: it is recorded "
                           "already", (int)t->pid, t->name);
-    case -3: return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
-                          (int)t->pid, t->name);
     default: return error(EXIT_FAILED, "record: process %d (%s): mp_attach failed (%d)", (int)t->pid, t->name, (int)rc);
     }
 }
@@ -132,7 +136,10 @@ static int start(struct target *t, const char *lib, const char *settings)
         where(t, &w, 1);
         if (inject_stop(&in, t->pid, &w, err, sizeof err)) return say_failure(t, "cannot stop a thread", err);
         int rc = start_in(t, &in, lib, settings);
-        if (rc != ATTACH_BUSY) return rc;
+        if (rc == ATTACH_OTHER && tries >= OTHER_TRIES)
+            return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
+                         (int)t->pid, t->name);
+        if (rc != ATTACH_BUSY && rc != ATTACH_OTHER) return rc;
         if (tries == BUSY_TRIES)
             return error(EXIT_FAILED, "record: process %d (%s): no thread came out of the profiler", (int)t->pid, t->name);
         pause_a_moment();

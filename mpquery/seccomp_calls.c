@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 
 #define CALL(name, ...) { #name, SYS_##name, { __VA_ARGS__ } }
@@ -80,6 +81,8 @@ const struct seccomp_call seccomp_needed[] = {
     CALL(membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED),
     CALL(process_vm_readv),
     CALL(prlimit64),
+    CALL(statfs),                   /* MP_NEAR_LIMIT: where the memory cgroup is mounted */
+    CALL(getrandom, 0, 0, GRND_NONBLOCK),  /* the profiler's heap: its tag's secret */
     CALL(getpid),
     CALL(getppid),
     CALL(geteuid),

@@ -45,7 +45,7 @@ static const int allowed[] = {
     SYS_sched_getaffinity, SYS_sched_yield, SYS_prctl, SYS_membarrier, SYS_process_vm_readv, SYS_openat,
     SYS_pread64, SYS_pwrite64, SYS_readlink, SYS_readlinkat, SYS_getcwd, SYS_fcntl, SYS_fdatasync, SYS_fsync,
     SYS_fchown, SYS_link, SYS_unlink, SYS_rename, SYS_memfd_create, SYS_pipe2, SYS_getrandom, SYS_ioctl,
-    SYS_getdents64, SYS_access, SYS_faccessat, SYS_statx, SYS_clone,
+    SYS_getdents64, SYS_access, SYS_faccessat, SYS_statx, SYS_statfs, SYS_fstatfs, SYS_clone,
 };
 
 static int install(struct sock_filter *code, size_t n)

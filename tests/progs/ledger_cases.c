@@ -65,11 +65,16 @@ static void *toucher(void *arg)
 static int grow_beside(void)
 {
     size_t chunk = 4 * MiB + 4096;
-    char *r = MAP_FAILED, *b = NULL;
-    for (int tries = 0; tries < 20 && b != r + 16 * MiB + 16; tries++) {
-        if (b) memset(b, 1, 4 * MiB), munmap(r, 16 * MiB);  /* b went to a higher gap: it stays there, written */
-        r = mmap(NULL, 16 * MiB + chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (r == MAP_FAILED || munmap(r + 16 * MiB, chunk)) return 2;
+    char *r = NULL, *b = NULL;
+    for (int tries = 0; tries < 20 && (!r || b != r + 16 * MiB + 16); tries++) {
+        if (b) memset(b, 1, 4 * MiB), munmap(r - 4096, 4096 + 16 * MiB);  /* b went to a higher gap: it stays there, written */
+        /* a page kept PROT_NONE below the mapping: it merges with the
+         * chunk above it, not with whatever lies below (a mapping of the
+         * profiler's, written: then the kernel merges only with that one) */
+        char *g = mmap(NULL, 4096 + 16 * MiB + chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (g == MAP_FAILED) return 2;
+        r = g + 4096;
+        if (munmap(r + 16 * MiB, chunk)) return 2;
         b = malloc(4 * MiB);
     }
     if (b != r + 16 * MiB + 16) return 3;
