@@ -55,7 +55,7 @@ static const char more[] =
 "  mpquery serve app.db --port 8080\n";
 
 /* ---------------------------------------------------------------- requests */
-struct server { char token[33]; char *const *dbs; size_t ndbs; };
+struct server { char token[33]; char *const *dbs; size_t ndbs; const char *url; };
 
 struct params { struct serve_param *v; size_t n, cap; };
 
@@ -111,11 +111,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         sb_puts(&body, "403: this page needs the token of the URL mpquery serve printed\n");
         return respond(conn, 403, &body, "text/plain; charset=utf-8");
     }
-    serve_cache_refresh(s->dbs, s->ndbs);
+    if (!s->url) serve_cache_refresh(s->dbs, s->ndbs);
     struct params p = { 0 };
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &p);
     struct serve_req r = { .path = url, .params = p.v, .nparams = p.n, .token = s->token,
-                           .dbs = s->dbs, .ndbs = s->ndbs };
+                           .dbs = s->dbs, .ndbs = s->ndbs, .server = s->url };
     struct serve_out out = { .status = 200, .type = "text/html; charset=utf-8" };
     serve_view(&r, &out);
     free(p.v);
@@ -244,24 +244,30 @@ static int start(struct server *s, const char *bind_addr, long port, int open)
 int cmd_serve(int argc, char **argv)
 {
     struct common c;
-    char *port_arg = NULL, *bind_arg = NULL;
+    char *port_arg = NULL, *bind_arg = NULL, *server_arg = NULL;
     int open = 0;
     const struct opt opts[] = {
         { .name = "port", .arg = "N", .str = &port_arg, .help = "listen on port N (default: a free one)" },
         { .name = "bind", .arg = "ADDR", .str = &bind_arg,
           .help = "listen on this address (default 127.0.0.1: this machine only)" },
         { .name = "open", .flag = &open, .value = 1, .help = "open the URL in the browser (xdg-open)" },
+        { .name = "server", .arg = "URL", .str = &server_arg,
+          .help = "a ClickHouse store's profiles (mpquery push) instead of files" },
         { 0 }
     };
     const struct cmd_opts d = { .cmd = "serve", .usage = usage, .more = more, .opts = opts,
-                                .missing = "missing DB" };
+                                .missing = "missing DB (or --server URL)", .operands_optional = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
     int64_t port = 0;
     if (port_arg && (parse_int64(port_arg, &port) || port < 1 || port > 65535))
         return bad_value("serve", "--port", port_arg, "a port number, 1 to 65535");
+    if (!server_arg == (optind == argc))
+        return usage_error("serve", server_arg ? "DB files or --server URL, not both" : "missing DB (or --server URL)");
+    if (server_arg && strncmp(server_arg, "http://", 7) && strncmp(server_arg, "https://", 8))
+        return bad_value("serve", "--server", server_arg, "a ClickHouse HTTP URL, e.g. http://127.0.0.1:8123");
     for (int i = optind; i < argc; i++)
         if (access(argv[i], R_OK)) return error(EXIT_BAD_INPUT, "%s: %s", argv[i], strerror(errno));
-    struct server s = { .dbs = argv + optind, .ndbs = (size_t)(argc - optind) };
+    struct server s = { .dbs = argv + optind, .ndbs = (size_t)(argc - optind), .url = server_arg };
     return start(&s, bind_arg ? bind_arg : "127.0.0.1", (long)port, open);
 }

@@ -20,6 +20,7 @@ struct serve_req {
     struct serve_param *params; size_t nparams;
     const char *token;                  /* the server's, for links */
     char *const *dbs; size_t ndbs;      /* the databases served */
+    const char *server;                 /* or a ClickHouse store's URL (serve --server) */
     /* mpquery report's page (NULL in serve): the paths its sections show.
      * A link to one of them, without parameters of its own, is to its
      * section (#NAME); any other, to the section that says what mpquery

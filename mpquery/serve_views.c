@@ -50,7 +50,12 @@ static int command_main(void *ctx, int argc, char **argv)
  * options, all of them "--NAME=VALUE" (no "--": it splits diff's operands). */
 static void argv_dbs(struct serve_argv *a, const struct serve_req *r, int diff)
 {
-    if (diff) {
+    if (r->server) {
+        struct strbuf sb = { 0 };
+        sb_printf(&sb, "--server=%s", r->server);
+        argv_add(a, sb.s);
+        sb_free(&sb);
+    } else if (diff) {
         argv_add(a, r->dbs[0]);
         argv_add(a, r->dbs[r->ndbs - 1]);
     } else
@@ -224,7 +229,7 @@ static void plot_inline(struct strbuf *body, const struct serve_req *r, int say)
 static void plot_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
     if (r->in_page) picture_img(body, r, "/timeline.svg", "memory over time");
-    else plot_inline(body, r, strcmp(v->cmd, "timeline") != 0);
+    else if (!r->server) plot_inline(body, r, strcmp(v->cmd, "timeline") != 0);
     if (!strcmp(v->cmd, "timeline")) csv_view(v, r, body, status);
     else text_view(v, r, body, status);
 }
@@ -297,11 +302,29 @@ static void page_end(struct strbuf *sb)
 }
 
 
+/* The views a ClickHouse store answers (serve --server): those of the
+ * commands that take --server; the others read a profile's files. */
+static int on_server(const struct view *v)
+{
+    static const char *const paths[] = { "/", "/flame", "/tree", "/bottomup", "/callers", "/top", "/functions",
+                                         "/peak", "/leaks", "/temporaries", "/hist" };
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        if (!strcmp(v->path, paths[i])) return 1;
+    return 0;
+}
+
 int serve_view_body(const struct serve_req *r, struct strbuf *body, int *status)
 {
     for (size_t i = 0; i < nviews; i++) {
         if (strcmp(r->path, views[i].path)) continue;
         *status = 200;
+        if (r->server && !on_server(&views[i])) {
+            *status = 400;
+            sb_puts(body, "<p class=note>This view reads a profile's files (mpquery serve DB...): a ClickHouse store "
+                          "answers the overview, flame graph, trees, callers, stacks, functions, peak, leaks, "
+                          "temporaries and histogram.</p>\n");
+            return 0;
+        }
         views[i].fn(&views[i], r, body, status);
         return 0;
     }
