@@ -76,9 +76,26 @@ static int64_t stack_at_peak(const struct timeline *tl, int s, size_t k)
     return tree - own + pk->stack_live[s];
 }
 
+/* The live bytes on a process's line (k) or the tree's (tree) at process
+ * k's peak snapshot: its value there; the tree's, its latest before with
+ * process k's share replaced by it (as stack_at_peak). */
+static int64_t live_at_peak(const struct timeline *tl, size_t k, int tree)
+{
+    const struct point *pk = &tl->peak[k];
+    if (!tree) return pk->v[T_MEMLIVE];
+    int64_t all = 0, own = 0;
+    for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree && tl->pts[i].t <= pk->t; i++)
+        all = tl->pts[i].v[T_MEMLIVE];
+    for (size_t i = tl->first[k]; i < tl->first[k] + tl->count[k] && tl->pts[i].t <= pk->t; i++)
+        own = tl->pts[i].v[T_MEMLIVE];
+    return all - own + pk->v[T_MEMLIVE];
+}
+
 /* A line's vertices in time order: a process's points or the tree's, of
  * counter c (RSS: where known) or of a stack's live bytes (the
- * snapshots', and each process's peak snapshot's); malloc'd, how many. */
+ * snapshots'); the live bytes through each process's peak snapshot too
+ * (its own line, the tree's, the stacks'), so that no line passes below
+ * the peak it marks; malloc'd, how many. */
 static size_t vertices(const struct timeline *tl, const struct series *se, int c, struct vertex **out)
 {
     size_t from = se->tree_points ? tl->tree_first : tl->first[se->proc];
@@ -90,8 +107,12 @@ static size_t vertices(const struct timeline *tl, const struct series *se, int c
         if (c == T_RSS && !pt->v[T_RSS]) continue;      /* not measured then */
         v[m++] = (struct vertex){ pt->t, se->stack >= 0 ? pt->stack_live[se->stack] : pt->v[c], pt, NONE };
     }
-    for (size_t k = 0; se->stack >= 0 && k < tl->nprocs; k++)
-        if (tl->peak[k].seq) v[m++] = (struct vertex){ tl->peak[k].t, stack_at_peak(tl, se->stack, k), &tl->peak[k], k };
+    for (size_t k = 0; k < tl->nprocs; k++) {
+        if (!tl->peak[k].seq) continue;
+        if (se->stack >= 0) v[m++] = (struct vertex){ tl->peak[k].t, stack_at_peak(tl, se->stack, k), &tl->peak[k], k };
+        else if (c == T_MEMLIVE && (se->tree_points || se->proc == k))
+            v[m++] = (struct vertex){ tl->peak[k].t, live_at_peak(tl, k, se->tree_points), &tl->peak[k], k };
+    }
     qsort(v, m, sizeof *v, by_vertex_time);
     *out = v;
     return m;

@@ -156,3 +156,25 @@ w = int(root.get('width'))
 assert w >= 730 + 42 + 7 * 91, w
 PY
 echo "  ok: the legend widens for a long name (cut after 90 characters, whole in its tooltip)"
+# A peak between two points (tests/progs/peak_phases: ticks at 2.87 MiB
+# and 0, its peak snapshot 7.77 MiB between them): the live bytes lines,
+# the process's and the tree's, pass through its peak snapshot, as the
+# stacks' do; before, they joined the ticks and the peak's diamond and
+# ring stood 5 MiB above every line.
+MP_QUIET=1 profile pp.db $B/tests/peak_phases >/dev/null || fail "peak_phases failed"
+"$MPQ" timeline pp.db -o pp.svg || fail "timeline -o pp.svg failed"
+python3 - pp.svg <<'PY' || fail "a live bytes line does not pass through the peak snapshot"
+import sys, xml.etree.ElementTree as E
+S = '{http://www.w3.org/2000/svg}'
+root = E.parse(sys.argv[1]).getroot()
+live = [g for g in root.iter(S + 'g') if g.get('class') == 'panel'][0]
+peaks = [p for p in live.iter(S + 'polygon') if p.get('class') == 'peak']
+assert peaks, 'no peak diamond'
+lines = [[tuple(map(float, xy.split(','))) for xy in l.get('points').split()] for l in live.iter(S + 'polyline')]
+for p in peaks:
+    pts = [tuple(map(float, xy.split(','))) for xy in p.get('points').split()]
+    cx, cy = sum(x for x, _ in pts) / 4, sum(y for _, y in pts) / 4
+    on = sum(1 for l in lines if any(abs(x - cx) < 0.15 and abs(y - cy) < 0.15 for x, y in l))
+    assert on >= 2, (cx, cy, on, len(lines))     # the process's line and the tree's
+PY
+echo "  ok: the live bytes lines pass through a peak between two points"
