@@ -34,24 +34,17 @@ fi
 
 profile af.db "$B/tests/alloc_functions" >/dev/null 2>&1
 "$MPQ" report af.db -o af.html -q || fail "report failed"
-"$MPQ" serve af.db >url.txt 2>serve.err &
-SPID=$!
-on_exit "kill $SPID 2>/dev/null"
-for _ in $(seq 200); do [ -s url.txt ] && break; sleep 0.1; done
-URL=$(cat url.txt)
-[[ $URL =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+$ ]] || fail "no URL from serve: $(cat serve.err)"
+source "$ROOT/tests/lib/serve.sh"
+start af af.db
+APID=$SPID AURL=$URL
 SHOTS=$B/serve
 mkdir -p "$SHOTS"
 # the phases' profile, its own server; its snapshots' times (+S)
 MP_QUIET=1 profile wp.db "$B/tests/window_phases" || fail "window_phases failed"
 t0=$(q wp.db "SELECT start_time FROM process")
 at() { q wp.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
-"$MPQ" serve wp.db >wurl.txt 2>wserve.err &
-WPID=$!
-on_exit "kill $WPID 2>/dev/null"
-for _ in $(seq 200); do [ -s wurl.txt ] && break; sleep 0.1; done
-WURL=$(cat wurl.txt)
-[[ $WURL =~ ^http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+$ ]] || fail "no URL from serve wp.db: $(cat wserve.err)"
+start wp wp.db
+WPID=$SPID WURL=$URL
 
 # VIEW|QUERY|TEXT...: a view, its query, what its page must say
 cat >views.txt <<'EOF'
@@ -72,7 +65,7 @@ cat >views.txt <<'EOF'
 /diff||The diff compares two profiles
 EOF
 
-timeout 120 node - "$URL" "$NPM" "$SHOTS" "$WURL" "$(at a)" "$(at b)" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
+timeout 120 node - "$AURL" "$NPM" "$SHOTS" "$WURL" "$(at a)" "$(at b)" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
 const [url, npm, shots, wurl, ta, tb] = process.argv.slice(2);
 const puppeteer = require(npm + '/node_modules/puppeteer-core');
 const fs = require('fs'), zlib = require('zlib');
@@ -246,8 +239,8 @@ n=$(python3 "$ROOT/tests/lib/png_pixels.py" "$SHOTS/flame.png" $pts | grep -c co
 echo "  ok: $(ls "$SHOTS"/*.png | wc -l) screenshots in build/serve/, none blank; flame.png's frames coloured ($n points)"
 assert_eq "$(python3 "$ROOT/tests/lib/png_pixels.py" "$SHOTS/overview-range.png" $(cat shade.txt) | awk '{ print $2 }' | paste -sd' ')" \
   "coloured white" "overview-range.png: shaded inside the range, white right of it ($(cat shade.txt))"
-kill -TERM $SPID
-wait $SPID
+kill -TERM $APID
+wait $APID
 assert_eq "$?" 0 "serve stopped by SIGTERM: exit 0"
 kill -TERM $WPID
 wait $WPID
