@@ -62,33 +62,25 @@ static int by_vertex_time(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
-/* Stack s's value on the tree's line at process k's peak snapshot: the
- * tree's value at its latest moment before, process k's share then
- * replaced by its value at the peak. */
-static int64_t stack_at_peak(const struct timeline *tl, int s, size_t k)
+/* Stack s's live bytes at a point, or the point's live bytes (s < 0). */
+static int64_t live_of(const struct point *pt, int s)
+{
+    return s >= 0 ? pt->stack_live[s] : pt->v[T_MEMLIVE];
+}
+
+/* The tree's line at process k's peak snapshot, of stack s's live bytes
+ * or all of them (s < 0): the tree's value at its latest moment before,
+ * process k's share then replaced by its value at the peak (a stack's
+ * share is the process's latest snapshot's: its ticks hold no stacks). */
+static int64_t tree_at_peak(const struct timeline *tl, int s, size_t k)
 {
     const struct point *pk = &tl->peak[k];
     int64_t tree = 0, own = 0;
     for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree && tl->pts[i].t <= pk->t; i++)
-        tree = tl->pts[i].stack_live[s];
+        tree = live_of(&tl->pts[i], s);
     for (size_t i = tl->first[k]; i < tl->first[k] + tl->count[k] && tl->pts[i].t <= pk->t; i++)
-        if (!tl->pts[i].tick) own = tl->pts[i].stack_live[s];
-    return tree - own + pk->stack_live[s];
-}
-
-/* The live bytes on a process's line (k) or the tree's (tree) at process
- * k's peak snapshot: its value there; the tree's, its latest before with
- * process k's share replaced by it (as stack_at_peak). */
-static int64_t live_at_peak(const struct timeline *tl, size_t k, int tree)
-{
-    const struct point *pk = &tl->peak[k];
-    if (!tree) return pk->v[T_MEMLIVE];
-    int64_t all = 0, own = 0;
-    for (size_t i = tl->tree_first; i < tl->tree_first + tl->ntree && tl->pts[i].t <= pk->t; i++)
-        all = tl->pts[i].v[T_MEMLIVE];
-    for (size_t i = tl->first[k]; i < tl->first[k] + tl->count[k] && tl->pts[i].t <= pk->t; i++)
-        own = tl->pts[i].v[T_MEMLIVE];
-    return all - own + pk->v[T_MEMLIVE];
+        if (s < 0 || !tl->pts[i].tick) own = live_of(&tl->pts[i], s);
+    return tree - own + live_of(pk, s);
 }
 
 /* A line's vertices in time order: a process's points or the tree's, of
@@ -109,9 +101,9 @@ static size_t vertices(const struct timeline *tl, const struct series *se, int c
     }
     for (size_t k = 0; k < tl->nprocs; k++) {
         if (!tl->peak[k].seq) continue;
-        if (se->stack >= 0) v[m++] = (struct vertex){ tl->peak[k].t, stack_at_peak(tl, se->stack, k), &tl->peak[k], k };
-        else if (c == T_MEMLIVE && (se->tree_points || se->proc == k))
-            v[m++] = (struct vertex){ tl->peak[k].t, live_at_peak(tl, k, se->tree_points), &tl->peak[k], k };
+        if (se->stack < 0 && (c != T_MEMLIVE || (!se->tree_points && se->proc != k))) continue;
+        int64_t at = se->stack >= 0 || se->tree_points ? tree_at_peak(tl, se->stack, k) : tl->peak[k].v[T_MEMLIVE];
+        v[m++] = (struct vertex){ tl->peak[k].t, at, &tl->peak[k], k };
     }
     qsort(v, m, sizeof *v, by_vertex_time);
     *out = v;
@@ -243,11 +235,13 @@ static void svg_panel(FILE *f, const struct timeline *tl, const struct timeline_
         for (size_t s = 0; c == T_MEMLIVE && s < tl->nstacks; s++)
             if ((double)tl->pts[i].stack_live[s] > vmax) vmax = (double)tl->pts[i].stack_live[s];
     }
-    for (size_t i = 0; o->peaks && c == T_MEMLIVE && i < tl->nprocs; i++)
-        if (tl->peak[i].seq && (double)tl->peak[i].v[c] > vmax) vmax = (double)tl->peak[i].v[c];
+    /* the lines through each peak snapshot: the process's, the tree's, the stacks' */
     for (size_t k = 0; c == T_MEMLIVE && k < tl->nprocs; k++)
-        for (size_t s = 0; tl->peak[k].seq && s < tl->nstacks; s++)
-            if ((double)stack_at_peak(tl, (int)s, k) > vmax) vmax = (double)stack_at_peak(tl, (int)s, k);
+        for (int s = -1; tl->peak[k].seq && s < (int)tl->nstacks; s++) {
+            double at = (double)tree_at_peak(tl, s, k);
+            if (at > vmax) vmax = at;
+            if (s < 0 && (double)tl->peak[k].v[c] > vmax) vmax = (double)tl->peak[k].v[c];
+        }
     int sampled = 0;
     const struct point *peak = c == T_MEMLIVE ? the_peak(tl, &sampled) : NULL;
     if (peak && (double)peak->v[c] > vmax) vmax = (double)peak->v[c];
