@@ -123,10 +123,11 @@ int mp_memory_exhausted(void);             /* a capped request was refused */
 void mp_memory_reserve(uint64_t bytes);     /* capped requests leave `bytes` of the cap */
 void mp_memory_use_reserve(void);           /* ...until now: that much more, whatever else the cap holds */
 /* The profiler's own memory for the ledger (ledger.c): the ranges it
- * mapped (mp_map's, its own stacks), and the live bytes its internal work
- * (the flush: SQLite, libdw; the background thread) holds from the real
- * malloc, counted on the pass-through path only where the thread counts
- * (mp_own_counting): the program's allocations are never counted here. */
+ * mapped (mp_map's: its heap, ownheap.c, among them; its own stacks), and
+ * the live bytes libc's own calls made for its internal work (the flush,
+ * the background thread) hold in the program's allocator, counted on the
+ * pass-through path only where the thread counts (mp_own_counting): the
+ * program's allocations are never counted here. */
 struct own_range { uintptr_t lo, hi; };
 enum range_owner { RANGES_PROFILER, RANGES_HEAP, RANGES_N };    /* HEAP: pymalloc's arenas (python.c) */
 void mp_range_add(enum range_owner o, void *p, size_t size);
@@ -306,6 +307,8 @@ extern int mp_attach_mode;
 struct dl_phdr_info;
 /* The address range [lo, hi) of an object's loadable segments (lo >= hi: none). */
 void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+/* proc.c: fn for each line of a file read into buf (no malloc, no stdio) */
+int mp_each_line(const char *path, char *buf, size_t size, int (*fn)(char *line, void *arg), void *arg);
 void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
 
 /* ------------------------------------------------------------ lifecycle.c */

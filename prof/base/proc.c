@@ -8,6 +8,9 @@
 #include "base.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <string.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <time.h>
@@ -55,4 +58,32 @@ void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
         if (a < *lo) *lo = a;
         if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
     }
+}
+
+/* fn(line, arg) for each line of the file at path, read in pieces into
+ * buf (size bytes; a line longer than that is skipped), until fn returns
+ * nonzero. Plain system calls: no malloc, no stdio (it runs inside malloc,
+ * for an unwind rule, and at init). -1 if the file cannot be opened. */
+int mp_each_line(const char *path, char *buf, size_t size, int (*fn)(char *line, void *arg), void *arg)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t have = 0;
+    int skipping = 0, done = 0;
+    ssize_t n;
+    while (!done && (n = read(fd, buf + have, size - 1 - have)) > 0) {
+        have += (size_t)n;
+        char *start = buf, *nl;
+        while (!done && (nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
+            *nl = 0;
+            done = !skipping && fn(start, arg);
+            skipping = 0;
+            start = nl + 1;
+        }
+        have -= (size_t)(start - buf);
+        memmove(buf, start, have);
+        if (have == size - 1) have = 0, skipping = 1;
+    }
+    close(fd);
+    return 0;
 }

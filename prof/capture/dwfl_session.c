@@ -49,37 +49,26 @@ static const Dwfl_Callbacks callbacks = {
  * calls (this can run inside malloc, for an unwind rule). For objects the
  * loader knows by a relative name (dlopen("./plug.so"), LD_LIBRARY_PATH=.),
  * which the process may have left by chdir since. */
+struct mapped { uintptr_t addr; char *path; size_t size; int found; };
+
+static int mapped_line(char *line, void *arg)
+{
+    struct mapped *m = arg;
+    unsigned long lo, hi;
+    int at = 0;
+    if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) != 2 || at <= 0 || m->addr < lo || m->addr >= hi ||
+        line[at] != '/' || strlen(line + at) >= m->size)
+        return 0;
+    strcpy(m->path, line + at);
+    return m->found = 1;
+}
+
 static int mapped_file(uintptr_t addr, char *path, size_t size)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
     char buf[8192];
-    size_t have = 0;
-    int found = -1;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-        if (n <= 0) break;
-        have += (size_t)n;
-        buf[have] = 0;
-        char *line = buf, *nl;
-        while (found < 0 && (nl = strchr(line, '\n'))) {
-            *nl = 0;
-            unsigned long lo, hi;
-            int at = 0;
-            if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) == 2 && at > 0 &&
-                addr >= lo && addr < hi && line[at] == '/' && strlen(line + at) < size) {
-                strcpy(path, line + at);
-                found = 0;
-            }
-            line = nl + 1;
-        }
-        if (found == 0) break;
-        have = (size_t)(buf + have - line);
-        memmove(buf, line, have);
-        if (have == sizeof buf - 1) have = 0;      /* a line longer than the buffer: skip it */
-    }
-    close(fd);
-    return found;
+    struct mapped m = { addr, path, size, 0 };
+    mp_each_line("/proc/self/maps", buf, sizeof buf, mapped_line, &m);
+    return m.found ? 0 : -1;
 }
 
 /* Reports the loaded objects to a Dwfl from the loader's own list

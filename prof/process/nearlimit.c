@@ -60,30 +60,11 @@ static const char *source_name(enum source s)
 
 /* ------------------------------------------------------------ finding the cgroup */
 
-/* fn(line, arg) for each line of a file (a line longer than the buffer is
- * skipped) until it returns 1. At init: no malloc, no stdio. */
+/* fn(line, arg) for each line of a file until it returns 1 (at init). */
 static void each_line(const char *path, int (*fn)(char *, void *), void *arg)
 {
     static char buf[8192];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    size_t have = 0;
-    int skipping = 0, done = 0;
-    ssize_t n;
-    while (!done && (n = read(fd, buf + have, sizeof buf - 1 - have)) > 0) {
-        have += (size_t)n;
-        char *start = buf, *nl;
-        while (!done && (nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
-            *nl = 0;
-            done = !skipping && fn(start, arg);
-            skipping = 0;
-            start = nl + 1;
-        }
-        have -= (size_t)(start - buf);
-        memmove(buf, start, have);
-        if (have == sizeof buf - 1) have = 0, skipping = 1;
-    }
-    close(fd);
+    mp_each_line(path, buf, sizeof buf, fn, arg);
 }
 
 static int has_word(const char *list, const char *word)

@@ -163,31 +163,24 @@ static int uffd_scan(uintptr_t start, uintptr_t end, uintptr_t first, uint8_t *w
     return 0;
 }
 
+struct meeting { uintptr_t start, end; };
+
+static int register_line(char *line, void *arg)
+{
+    const struct meeting *m = arg;
+    char *p;
+    uintptr_t lo = strtoul(line, &p, 16), hi = *p == '-' ? strtoul(p + 1, &p, 16) : 0;
+    if (lo < m->end && hi > m->start && p[0] == ' ' && p[2] == 'w' && p[4] == 'p') uffd_register(lo, hi);
+    return 0;
+}
+
 /* Every writable private mapping meeting [start, end), registered whole
  * (a part would split it in three). /proc/self/maps, read in pieces. */
 static void uffd_register_mappings(uintptr_t start, uintptr_t end)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
     static char buf[16384];
-    size_t have = 0;
-    for (;;) {
-        ssize_t got = read(fd, buf + have, sizeof buf - 1 - have);
-        if (got <= 0) break;
-        have += (size_t)got;
-        buf[have] = 0;
-        char *line = buf, *nl;
-        while ((nl = strchr(line, '\n'))) {
-            char *p;
-            uintptr_t lo = strtoul(line, &p, 16), hi = *p == '-' ? strtoul(p + 1, &p, 16) : 0;
-            if (lo < end && hi > start && p[0] == ' ' && p[2] == 'w' && p[4] == 'p') uffd_register(lo, hi);
-            line = nl + 1;
-        }
-        have -= (size_t)(line - buf);
-        memmove(buf, line, have);
-        if (have == sizeof buf - 1) have = 0;   /* a line longer than the buffer: skipped */
-    }
-    close(fd);
+    struct meeting m = { start, end };
+    mp_each_line("/proc/self/maps", buf, sizeof buf, register_line, &m);
 }
 
 /* A scan that fails at a mapping not registered (a heap grown since) has
