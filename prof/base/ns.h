@@ -1,7 +1,7 @@
 /* The profiler's libraries in a link-map namespace of their own (ns.c, the
  * loader; ns_shim.c, libmallocprof_ns.so, the first object there): what the
  * recorder hands the shim. The namespace's allocations are the recorder's
- * own (this library's malloc family, the guard as before), its
+ * own (the profiler's heap, ownheap.c: ns.c hands over the wrapped malloc family), its
  * dl_iterate_phdr lists the program's modules too (libunwind's unwinding), its
  * pipes go above the program's descriptors (fds.c), its thread keys are
  * the program's libc's (the namespace's libc has a table of its own, and

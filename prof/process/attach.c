@@ -17,7 +17,6 @@
 #include "symbols.h"
 
 #include <dlfcn.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <gnu/libc-version.h>
@@ -137,8 +136,7 @@ MP_EXPORT int mp_attach(const char *text)
  * pages, the pointer map; the threads' records, once no thread can reach
  * its own (threads_quiesce: a hook still under way as the slots were
  * restored, or reached through a copy of its address, finds none); then
- * the heap's free pages (the profiler's blocks, freed, were in the
- * program's heap). */
+ * the profiler's own heap's free spans and pages (ownheap.c). */
 static int released_threads;     /* the last detach's, for a debugger */
 static int forgotten;            /* the last detach gave the tables back too */
 
@@ -196,7 +194,7 @@ MP_EXPORT int mp_detach(void)
     if (!rc) {
         got_restore();
         tree_session_ending();              /* the children forked in the session end too */
-        background_run(session_end);        /* its allocations in that thread's arena (lifecycle.c) */
+        background_run(session_end);        /* on the profiler's thread (lifecycle.c) */
         background_pause(1);
         tree_session_wait(3);               /* for their last snapshots */
         session_release();

@@ -83,10 +83,9 @@ static double earliest(double a, double b)
 static pthread_t background;
 static _Atomic int background_running, background_wanted;
 static _Atomic int background_quit;
-/* A detach's last snapshot, written by this thread (background_run):
- * what it allocates meanwhile is in its own malloc arena, which
- * malloc_trim empties after, not in the program thread's heap, where
- * it would stay between the program's blocks (issue 40). */
+/* A detach's last snapshot, written by this thread (background_run), not
+ * by the thread that detaches (a program's thread, stopped in mpquery's
+ * injected call). */
 static void (*_Atomic background_job)(void);
 static sem_t job_done;
 

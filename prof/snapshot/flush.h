@@ -8,7 +8,7 @@
  *   flush_maps.c   the rows of the program's own mappings (maps.c)
  *   flush_process.c  the process's and its threads' rows
  * Everything runs under flush_lock with the profiler marked internal: SQLite,
- * libdw and these files allocate with the real malloc. */
+ * libdw and these files allocate from the profiler's heap (ownheap.c). */
 #ifndef MP_FLUSH_H
 #define MP_FLUSH_H
 

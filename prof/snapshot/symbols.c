@@ -7,7 +7,7 @@
  * info found by build-id or debuglink) and from DWARF for inlined frames;
  * line info is looked up at address - 1, the call instruction. Runs only
  * in a flush or in dlclose, with the profiler marked internal: its memory
- * comes from the real malloc and is never freed. */
+ * comes from the profiler's heap (ownheap.c) and is never freed. */
 #define _GNU_SOURCE
 #include "symbols.h"
 #include "maps.h"
@@ -20,9 +20,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 struct resolved {
