@@ -3,7 +3,8 @@
  * KiB) as the second source:
  *   untouched: a 64 MiB block never written, live at exit
  *   fork:      32 MiB block and 64 MiB mapping written, then a fork child
- *              that only reads them and exits (its own ledger)
+ *              that only reads them and exits (its own ledger); the child
+ *              shows each object's own pages (show_range)
  *   shared:    a MAP_SHARED|MAP_ANONYMOUS mapping of 16 MiB (8 touched) and
  *              a memfd mapping of 32 MiB (4 touched)
  *   growing:   a 4 MiB block written whole, a 16 MiB mapping right below
@@ -42,6 +43,43 @@ static unsigned long show(const char *name, uintptr_t a)
     if (f) fclose(f);
     fflush(stdout);
     return lo;
+}
+
+/* "NAME rss=KiB size=KiB" of [lo, hi) in the VMA holding it: smaps's Rss of
+ * the VMA less the pages resident in its parts outside the range (mincore),
+ * for an object the kernel merged with a neighbour (the profiler's heap span
+ * a fork child maps right below the mapping) */
+static void show_range(const char *name, uintptr_t lo, uintptr_t hi)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    unsigned long vlo = 0, vhi = 0, rss = 0;
+    int in = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long l, h;
+        if (sscanf(line, "%lx-%lx ", &l, &h) == 2 && strchr(line, '-') < strchr(line, ' ')) in = l <= lo && lo < h, vlo = l, vhi = h;
+        else if (in && !strncmp(line, "Rss:", 4)) {
+            rss = strtoul(line + 4, NULL, 10);
+            break;
+        }
+    }
+    if (f) fclose(f);
+    unsigned char v[4096];
+    uintptr_t outside[2][2] = { { vlo, lo }, { hi, vhi } };
+    for (int k = 0; k < 2; k++)
+        for (uintptr_t a = outside[k][0]; a < outside[k][1]; a += 4096 * sizeof v) {
+            size_t n = (outside[k][1] - a) / 4096 < sizeof v ? (outside[k][1] - a) / 4096 : sizeof v;
+            if (mincore((void *)a, n * 4096, v) == 0)
+                for (size_t i = 0; i < n; i++) rss -= (v[i] & 1) * 4;
+        }
+    printf("%s rss=%lu size=%lu\n", name, rss, (unsigned long)(hi - lo) / 1024);
+    fflush(stdout);
+}
+
+/* glibc's mmapped chunk of a block of n bytes: its header page, then the block */
+static void show_chunk(const char *name, uintptr_t b, size_t n)
+{
+    show_range(name, (b - 16) & ~(uintptr_t)4095, (b + n + 4095) & ~(uintptr_t)4095);
 }
 
 static char *growing;
@@ -97,7 +135,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "untouched")) {
         char *p = malloc(64 * MiB);
-        show("block", (uintptr_t)p);
+        show_chunk("block", (uintptr_t)p, 64 * MiB);
         return p == NULL;
     }
     if (!strcmp(mode, "fork")) {
@@ -108,7 +146,8 @@ int main(int argc, char **argv)
         pid_t c = fork();
         if (c == 0) {
             printf("child %d\n", (int)getpid());
-            show("child block", (uintptr_t)b), show("child mapping", (uintptr_t)m);
+            show_chunk("child block", (uintptr_t)b, 32 * MiB);
+            show_range("child mapping", (uintptr_t)m, (uintptr_t)m + 64 * MiB);
             exit(b[5] + m[7] == 3 ? 0 : 1);
         }
         int st;
