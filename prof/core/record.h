@@ -193,15 +193,15 @@ struct mp_thread {
 };
 
 extern _Atomic int mp_active;           /* process-wide switch */
-/* The hot path's common cases, told apart by one load per call (hot.h):
+/* The hot path's cases, told apart by one load per call (hot.h):
  * HOT_COUNT, the cheap modes' counters alone (no block can get a stack:
  * MP_STACKS=none, or unwind and switched off with no thread switched on its
  * own), HOT_SAMPLE, the same plus the sampling countdown (switched on, no
  * threshold, no thread's own switch), both with glibc's sizes read inline;
- * HOT_GENERAL: anything else (full capture included), decided in full.
+ * HOT_FULL: mp_track_all; HOT_GENERAL: the cheap modes' other cases.
  * hot_path_update recomputes it after any of its inputs changed (the
  * switches, the threshold, the sizes' probation, a session's settings). */
-enum { HOT_COUNT, HOT_SAMPLE, HOT_GENERAL };
+enum { HOT_COUNT, HOT_SAMPLE, HOT_FULL, HOT_GENERAL };
 extern _Atomic int mp_hot_path;
 void hot_path_update(void);
 void hot_path_thread_switch(void);      /* a thread's own switch was set: HOT_GENERAL from now on */

@@ -1,8 +1,9 @@
 /* The dispatch's state and its rare calls out of hot.h: which case the
  * hot path takes (mp_hot_path, computed again after each change of its
- * inputs), the clock poll of the allocations of a program without a
- * background thread, a thread's first operation (moved from record.c
- * verbatim); the move to sampling at MP_MAX_MEMORY. */
+ * inputs), the general path (every case the fast path leaves out, decided
+ * in full) and the fast path's late work, the clock poll of the
+ * allocations of a program without a background thread, a thread's first
+ * operation; the move to sampling at MP_MAX_MEMORY. */
 #include "hot.h"
 
 #include <errno.h>
@@ -14,8 +15,8 @@ static _Atomic unsigned hot_updates;
 
 static int hot_path_now(void)
 {
-    if (mp_track_all || __atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED) <= 0 || atomic_load(&thread_switched))
-        return HOT_GENERAL;
+    if (mp_track_all) return HOT_FULL;
+    if (__atomic_load_n(&mp_glibc_sizes, __ATOMIC_RELAXED) <= 0 || atomic_load(&thread_switched)) return HOT_GENERAL;
     if (mp_opt.stacks == STACKS_NONE || (mp_opt.stacks == STACKS_UNWIND && !atomic_load(&mp_active)))
         return HOT_COUNT;
     if (mp_opt.stacks == STACKS_UNWIND && mp_opt.sample && !atomic_load(&mp_threshold)) return HOT_SAMPLE;
@@ -67,6 +68,88 @@ struct mp_thread *record_thread_first(void)
     struct mp_thread *t = thread_self();
     errno = saved;
     return t;
+}
+
+/* ------------------------------------------------------------ the general path (hot.h) */
+
+/* The cheap modes, in general: whether the block may get a slot. */
+static inline int attribution_wanted(struct mp_thread *t, size_t size)
+{
+    return mp_opt.stacks == STACKS_TAGS ? t->ntags != 0
+         : mp_opt.stacks == STACKS_UNWIND && stack_wanted(t, size) && (!mp_opt.sample || sample_countdown(t, size));
+}
+
+/* The allocator's size of block p: `usable`'s, else malloc's, read
+ * inline (`glibc`: the mode implies glibc's sizes) or not. */
+MP_HOT size_t block_size_of(void *p, int glibc, usable_fn usable)
+{
+    return usable ? usable(p) : glibc ? block_usable_glibc(p) : block_usable(p);
+}
+
+/* The cheap modes' allocation (the thread known; `attribute`: the block
+ * may get a slot), the end of its operation (and of a realloc's that
+ * began before): attributed first, so that a capture the thread's
+ * counters start (record_thread_alloc) sees the block in its slot too. */
+MP_HOT void record_cheap_alloc(struct mp_thread *t, void *p, size_t size, int attribute, int glibc, usable_fn usable)
+{
+    if (attribute) record_attribute(t, p, size);
+    record_thread_alloc(t, size, block_size_of(p, glibc, usable), 0);
+    t->last_block = (uintptr_t)p;
+    peak_op_end_touched(t);
+}
+
+/* The cheap modes' free, before the real free (t NULL: a thread without a
+ * record), to the end of its operation. */
+MP_HOT void record_cheap_free(struct mp_thread *t, void *p, int glibc, usable_fn usable)
+{
+    if (likely(t != NULL)) record_untracked_free(t, block_size_of(p, glibc, usable));
+    if (unlikely(ptrmap_may_hold((uintptr_t)p))) record_sampled_free(t, p);
+    if (likely(t != NULL)) {
+        t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
+        peak_op_end_touched(t);
+    }
+}
+
+/* Each mode's allocation, decided in full: the cheap modes' counters
+ * (record_cheap_alloc: the thread touched, its block attributed when it
+ * may get a slot), or full capture's block in the map. */
+void __attribute__((noinline)) record_alloc_general(void *p, size_t size, usable_fn usable)
+{
+    struct mp_thread *t = record_thread();
+    if (unlikely(t == NULL)) return;
+    int path = atomic_load_explicit(&mp_hot_path, RELAXED);
+    if (path == HOT_COUNT) {
+        record_cheap_alloc(t, p, size, 0, 1, usable);
+    } else if (path == HOT_SAMPLE) {
+        record_cheap_alloc(t, p, size, sample_countdown(t, size), 1, usable);
+    } else if (path == HOT_FULL) {
+        record_full_alloc(t, p, size);
+        peak_op_end(t);
+    } else {
+        record_cheap_alloc(t, p, size, attribution_wanted(t, size), 0, usable);
+    }
+    if (unlikely(--t->poll < 0)) record_poll(t);
+}
+
+void __attribute__((noinline)) record_free_general(void *p, usable_fn usable)
+{
+    struct mp_thread *t = record_thread();
+    int path = atomic_load_explicit(&mp_hot_path, RELAXED);
+    if (path <= HOT_SAMPLE) {
+        record_cheap_free(t, p, 1, usable);
+    } else if (path == HOT_FULL) {
+        record_full_free(t, p);
+        if (t) peak_op_end(t);
+    } else {
+        record_cheap_free(t, p, 0, usable);
+    }
+}
+
+void __attribute__((noinline)) record_late(struct mp_thread *t, int64_t now, int reached)
+{
+    if (reached) peak_reached(now);
+    if (t->pending_live >= PEAK_SLACK || t->pending_live <= -PEAK_SLACK) peak_publish(t);
+    if (t->poll < 0) record_poll(t);
 }
 
 /* ------------------------------------------------------------ MP_MAX_MEMORY (hot.h) */
