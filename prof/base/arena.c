@@ -5,7 +5,7 @@
  * arena_alloc is a bump allocator over 1 MB chunks behind one spin lock; it
  * is called only when something new appears (a thread, a stack, a slot
  * chunk), never per allocation. Nothing here calls malloc. */
-#include "record.h"
+#include "base.h"
 
 #include <sched.h>
 #include <string.h>

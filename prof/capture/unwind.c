@@ -20,7 +20,7 @@
  * MP_UNWIND_CHECK=1 (debugging) compares each cfi capture with a full walk. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
-#include "record.h"
+#include "capture.h"
 #include "unwind_cfi.h"
 #include "ns.h"
 
@@ -251,21 +251,21 @@ static uint64_t rule_for(uintptr_t ip)
     return r;
 }
 
-static inline int on_stack(const struct mp_thread *t, uintptr_t a)
+static inline int on_stack(const struct mp_walker *wk, uintptr_t a)
 {
     /* in [stack_lo, stack_hi - 8] (a + 8 could wrap), aligned (the previous
      * walk marks slots by their low bit) */
-    return a - t->stack_lo <= t->stack_hi - 8 - t->stack_lo && !(a & 7);
+    return a - wk->stack_lo <= wk->stack_hi - 8 - wk->stack_lo && !(a & 7);
 }
 
 #include "unwind_walk.h"
 
 /* Our own frames keep frame pointers: walked from fp to the frame whose
  * return address is the program's code (NULL: the chain broke). */
-static inline __attribute__((always_inline)) uintptr_t *walk_own_frames(const struct mp_thread *t, uintptr_t *fp)
+static inline __attribute__((always_inline)) uintptr_t *walk_own_frames(const struct mp_walker *wk, uintptr_t *fp)
 {
     for (;;) {
-        if (!on_stack(t, (uintptr_t)fp) || !on_stack(t, (uintptr_t)(fp + 1))) return NULL;
+        if (!on_stack(wk, (uintptr_t)fp) || !on_stack(wk, (uintptr_t)(fp + 1))) return NULL;
         if (!mp_in_self(fp[1])) return fp;
         uintptr_t *next = (uintptr_t *)fp[0];
         if (next <= fp) return NULL;
@@ -274,28 +274,28 @@ static inline __attribute__((always_inline)) uintptr_t *walk_own_frames(const st
 }
 
 /* The rule at rip, from the thread's cache first (0: none known). */
-static inline __attribute__((always_inline)) uint64_t rule_cached(struct mp_thread *t, uintptr_t rip)
+static inline __attribute__((always_inline)) uint64_t rule_cached(struct mp_walker *wk, uintptr_t rip)
 {
     unsigned c = (unsigned)rip & (MP_RULE_CACHE - 1);     /* call sites differ in their low bits */
-    if (t->rules[c].ip == rip) return t->rules[c].rule;
+    if (wk->rules[c].ip == rip) return wk->rules[c].rule;
     uint64_t r = rule_for(rip);
-    if (r) t->rules[c].ip = rip, t->rules[c].rule = r;
+    if (r) wk->rules[c].ip = rip, wk->rules[c].rule = r;
     return r;
 }
 
 /* One frame up by rule r: the caller's rip, rsp and rbp, where its rip
  * was read (at), and where rbp was (rbp_at, if the rule restores it). -1: the rule cannot be followed here. */
-static inline __attribute__((always_inline)) int frame_up(const struct mp_thread *t, uint64_t r, uintptr_t *rip,
+static inline __attribute__((always_inline)) int frame_up(const struct mp_walker *wk, uint64_t r, uintptr_t *rip,
                                                           uintptr_t *rsp, uintptr_t *rbp, int *rbp_known, uintptr_t *at,
                                                           uintptr_t *rbp_at)
 {
     if ((r & R_CFA_RBP) && !*rbp_known) return -1;
     uintptr_t cfa = ((r & R_CFA_RBP) ? *rbp : *rsp) + rule_cfa_offset(r);
     uintptr_t ra_at = cfa + rule_ra_offset(r);
-    if (!on_stack(t, ra_at) || cfa <= *rsp) return -1;
+    if (!on_stack(wk, ra_at) || cfa <= *rsp) return -1;
     if (r & R_RBP_SAVED) {
         uintptr_t slot = cfa + rule_rbp_offset(r);
-        if (!on_stack(t, slot)) return -1;
+        if (!on_stack(wk, slot)) return -1;
         *rbp = *(uintptr_t *)slot;
         *rbp_at = slot;
     } else if (r & R_RBP_UNDEF) {
@@ -326,16 +326,16 @@ static inline __attribute__((always_inline)) void walk_keep(struct walk_tail *ta
  * or -1 to fall back to libunwind. Feeds the frames to *hash. Starts at
  * start, the frame of a profiler's function under way (the walk's own
  * frames and its callers' up to there are not looked at). */
-static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, void *start, uintptr_t *buf, int max, int *more,
+static int __attribute__((noinline)) walk_cfi(struct mp_walker *wk, void *start, uintptr_t *buf, int max, int *more,
                                               struct mp_hash *hash, int reuse)
 {
-    uintptr_t *fp = walk_own_frames(t, start);
+    uintptr_t *fp = walk_own_frames(wk, start);
     if (!fp) return -1;
     uintptr_t rip = fp[1], rsp = (uintptr_t)(fp + 2), rbp = fp[0];
     uintptr_t at = (uintptr_t)(fp + 1);     /* where rip was read */
     int rbp_known = 1, n = 0, cacheable = 1, tries = 0;
-    unsigned ci = WALK_END - t->walk_n;     /* first entry of the previous walk to try */
-    struct walk_tail *tail = &t->walk_tail;
+    unsigned ci = WALK_END - wk->walk_n;     /* first entry of the previous walk to try */
+    struct walk_tail *tail = &wk->walk_tail;
     struct mp_hash h = *hash;
     const uintptr_t own_lo = self_lo, own_len = self_hi - self_lo;     /* in registers: buf may alias */
     *more = 0;
@@ -346,22 +346,22 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, void *start, 
         }
         const int kept = rip - own_lo >= own_len;    /* our signal trampoline: walked through, not kept */
         if (likely(kept) && reuse && tries < 3) {     /* each try loads the outer frames once */
-            while (ci < WALK_END && t->walk[ci].at < at) ci++;
-            const struct walk_entry *e = &t->walk[ci];
-            if (ci < WALK_END && (e->at & ~(uintptr_t)7) == at && t->walk_ra[ci] == rip &&
+            while (ci < WALK_END && wk->walk[ci].at < at) ci++;
+            const struct walk_entry *e = &wk->walk[ci];
+            if (ci < WALK_END && (e->at & ~(uintptr_t)7) == at && wk->walk_ra[ci] == rip &&
                 (!(e->at & 1) || (rbp_known && e->rbp == rbp))) {
                 tries++;
-                int m = walk_reuse(t, ci, buf, n, max, more, &h, &ci);
+                int m = walk_reuse(wk, ci, buf, n, max, more, &h, &ci);
                 if (unlikely(check_on)) check_tries++;
                 if (m >= 0) {
                     if (unlikely(check_on)) check_reused += (uint64_t)(m - n);
-                    if (!*more && cacheable) walk_splice(t, buf, n, tail, ci);
+                    if (!*more && cacheable) walk_splice(wk, buf, n, tail, ci);
                     *hash = h;
                     return m;
                 }
             }
         }
-        uint64_t r = rule_cached(t, rip);
+        uint64_t r = rule_cached(wk, rip);
         if (unlikely(!r || (r & R_NONE))) return -1;
         if (likely(kept)) {
             walk_keep(tail, buf, n, rip, at, rbp, r, &h);
@@ -370,50 +370,49 @@ static int __attribute__((noinline)) walk_cfi(struct mp_thread *t, void *start, 
             cacheable = 0;
         }
         if (unlikely(r & R_END)) {
-            if (cacheable && reuse) walk_save(t, buf, n, tail, 0);
+            if (cacheable && reuse) walk_save(wk, buf, n, tail, 0);
             *hash = h;
             return n ? n : -1;
         }
         uintptr_t rbp_at = 0;
-        if (frame_up(t, r, &rip, &rsp, &rbp, &rbp_known, &at, &rbp_at)) return -1;
+        if (frame_up(wk, r, &rip, &rsp, &rbp, &rbp_known, &at, &rbp_at)) return -1;
         if (likely(kept) && n <= MP_WALK_CACHE) tail->rbp_at[n - 1] = rbp_at;
     }
     if (n == 0) return -1;
-    if (!*more && cacheable && reuse) walk_save(t, buf, n, tail, at);
+    if (!*more && cacheable && reuse) walk_save(wk, buf, n, tail, at);
     *hash = h;
     return n;
 }
 
 /* MP_UNWIND_CHECK: the capture of n frames just made (hash h) against a
- * walk that does not use the previous one (into t->spliced, free until the
- * capture is over). */
-static __attribute__((noinline)) void unwind_check(struct mp_thread *t, const uintptr_t *got, int n, int more, int max,
+ * walk that does not use the previous one (into wk->check). */
+static __attribute__((noinline)) void unwind_check(struct mp_walker *wk, const uintptr_t *got, int n, int more, int max,
                                                    struct mp_hash h0, struct mp_hash h)
 {
     int more2 = 0;
-    int n2 = walk_cfi(t, __builtin_frame_address(0), t->spliced, max, &more2, &h0, 0);
+    int n2 = walk_cfi(wk, __builtin_frame_address(0), wk->check, max, &more2, &h0, 0);
     check_walks++;
     check_frames += (uint64_t)n;
     if (n2 != n || more2 != more || h0.sum != h.sum || h0.pow != h.pow ||
-        memcmp(got, t->spliced, (size_t)n * sizeof *got) != 0) {
+        memcmp(got, wk->check, (size_t)n * sizeof *got) != 0) {
         if (++check_bad <= 10)
             mp_log("bug", "MP_UNWIND_CHECK: a capture of %d frames differs from the full walk's %d", n, n2);
     }
 }
 
 /* runs inside malloc: no allocation, no lock (libunwind caches per thread) */
-int unwind_capture(struct mp_thread *t, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
+int unwind_capture(struct mp_walker *wk, void *start, uintptr_t *ret_addrs, int max, int *truncated, struct mp_hash *h)
 {
-    if (mp_opt.unwind == UNWIND_CFI && t->stack_hi) {
+    if (mp_opt.unwind == UNWIND_CFI && wk->stack_hi) {
         struct mp_hash h0 = *h;
-        int n = walk_cfi(t, start, ret_addrs, max, truncated, h, 1);
-        if (unlikely(check_on) && n >= 0) unwind_check(t, ret_addrs, n, *truncated, max, h0, *h);
+        int n = walk_cfi(wk, start, ret_addrs, max, truncated, h, 1);
+        if (unlikely(check_on) && n >= 0) unwind_check(wk, ret_addrs, n, *truncated, max, h0, *h);
         if (n >= 0) return n;
     }
     /* the others start in the profiler's own frames and may stop anywhere */
     int want = max + 17 < MP_CAPTURE_ROOM ? max + 17 : MP_CAPTURE_ROOM;
     int n = -1;
-    if (mp_opt.unwind == UNWIND_FP && t->stack_hi) n = unwind_walk_fp(t, ret_addrs, want);
+    if (mp_opt.unwind == UNWIND_FP && wk->stack_hi) n = unwind_walk_fp(wk, ret_addrs, want);
     if (n < 0) {        /* libunwind may write to a pipe (a cancellation point): see signals_hold */
         int cancel;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);

@@ -2,7 +2,7 @@
  * thread's code runs, never on the allocation path), and the frame-pointer
  * walker (MP_UNWIND=fp), which needs nothing else. */
 #define _GNU_SOURCE
-#include "record.h"
+#include "capture.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -46,27 +46,27 @@ void unwind_thread_start(void)
 }
 
 /* runs inside malloc: reads what was learnt before, nothing else */
-void unwind_thread_init(struct mp_thread *t)
+void unwind_thread_init(struct mp_walker *wk)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     if (start_hi && sp >= start_lo && sp < start_hi) {
-        t->stack_lo = start_lo;
-        t->stack_hi = start_hi;
+        wk->stack_lo = start_lo;
+        wk->stack_hi = start_hi;
     } else if (main_hi && sp >= main_lo && sp < main_hi) {
-        t->stack_lo = main_lo;
-        t->stack_hi = main_hi;
+        wk->stack_lo = main_lo;
+        wk->stack_hi = main_hi;
     }
 }
 
 /* Frame-pointer walk. Returns the frame count, or -1 when the chain breaks
  * before its end (a frame without frame pointer): the caller falls back. */
-int __attribute__((noinline)) unwind_walk_fp(struct mp_thread *t, uintptr_t *buf, int max)
+int __attribute__((noinline)) unwind_walk_fp(struct mp_walker *wk, uintptr_t *buf, int max)
 {
     uintptr_t *fp = __builtin_frame_address(0);
     int n = 0;
     while (n < max) {
         uintptr_t f = (uintptr_t)fp;
-        if (f < t->stack_lo || f > t->stack_hi - 16 || (f & 7)) return -1;  /* no overflow */
+        if (f < wk->stack_lo || f > wk->stack_hi - 16 || (f & 7)) return -1;  /* no overflow */
         uintptr_t ret = fp[1];
         uintptr_t *next = (uintptr_t *)fp[0];
         if (!ret) break;

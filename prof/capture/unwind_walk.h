@@ -38,40 +38,40 @@
  * in place: appended to buf (at most max in all) and hashed. Returns the
  * new n, or -1 with *changed the first entry no longer in place (the
  * frames outside it may be again). */
-static int walk_reuse(struct mp_thread *t, unsigned i, uintptr_t *buf, int n, int max, int *more,
+static int walk_reuse(struct mp_walker *wk, unsigned i, uintptr_t *buf, int n, int max, int *more,
                       struct mp_hash *h, unsigned *changed)
 {
-    if (!(t->walk[i].at & 2)) {     /* no rbp slot to check from here on: return addresses alone */
+    if (!(wk->walk[i].at & 2)) {     /* no rbp slot to check from here on: return addresses alone */
         for (unsigned m = i + 1; m < WALK_END; m++)
-            if (*(const uintptr_t *)(t->walk[m].at & ~(uintptr_t)7) != t->walk_ra[m]) return *changed = m, -1;
+            if (*(const uintptr_t *)(wk->walk[m].at & ~(uintptr_t)7) != wk->walk_ra[m]) return *changed = m, -1;
     } else {
         for (unsigned m = i + 1; m < WALK_END; m++) {
-            const struct walk_entry *e = &t->walk[m];
-            if (*(const uintptr_t *)(e->at & ~(uintptr_t)7) != t->walk_ra[m] ||
+            const struct walk_entry *e = &wk->walk[m];
+            if (*(const uintptr_t *)(e->at & ~(uintptr_t)7) != wk->walk_ra[m] ||
                 (e[-1].rbp_at && *(const uintptr_t *)e[-1].rbp_at != e->rbp))
                 return *changed = m, -1;
         }
     }
-    int count = (int)(WALK_END - i - t->walk_z);
+    int count = (int)(WALK_END - i - wk->walk_z);
     if (unlikely(count > max - n)) {     /* cut at max: hashed frame by frame */
         *more = 1;
         for (; n < max; n++, i++) {
-            buf[n] = t->walk_ra[i];
+            buf[n] = wk->walk_ra[i];
             hash_add(h, buf[n]);
         }
         return n;
     }
-    memcpy(buf + n, t->walk_ra + i, (size_t)count * sizeof *buf);
-    hash_join(h, t->walk[i].sum, t->walk[i].pow);
+    memcpy(buf + n, wk->walk_ra + i, (size_t)count * sizeof *buf);
+    hash_join(h, wk->walk[i].sum, wk->walk[i].pow);
     return n + count;
 }
 
 /* Entries lo..lo + n - 1 of the previous walk from the walk under way's
  * first n frames (buf), outward, on top of entry lo + n (set). */
-static void walk_fill(struct mp_thread *t, const uintptr_t *buf, unsigned lo, int n, const struct walk_tail *tail)
+static void walk_fill(struct mp_walker *wk, const uintptr_t *buf, unsigned lo, int n, const struct walk_tail *tail)
 {
-    struct walk_entry *w = t->walk + lo;
-    uintptr_t *ra = t->walk_ra + lo;
+    struct walk_entry *w = wk->walk + lo;
+    uintptr_t *ra = wk->walk_ra + lo;
     uintptr_t used = w[n].at & 1;      /* the walk outside used rbp's value there */
     uintptr_t slots = w[n].at & 2;     /* it checks a slot rbp was restored from */
     uint64_t sum = w[n].sum, pow = w[n].pow;
@@ -89,32 +89,32 @@ static void walk_fill(struct mp_thread *t, const uintptr_t *buf, unsigned lo, in
 
 /* A walk of n frames that found the previous walk's from entry i on: its
  * frames take the places below i. */
-static void walk_splice(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, unsigned i)
+static void walk_splice(struct mp_walker *wk, const uintptr_t *buf, int n, const struct walk_tail *tail, unsigned i)
 {
     if ((unsigned)n > i) {      /* no room left below */
-        t->walk_n = 0;
+        wk->walk_n = 0;
         return;
     }
-    walk_fill(t, buf, i - (unsigned)n, n, tail);
-    t->walk_n = WALK_END - i + (unsigned)n;
+    walk_fill(wk, buf, i - (unsigned)n, n, tail);
+    wk->walk_n = WALK_END - i + (unsigned)n;
 }
 
 /* After a whole walk of n frames (zero_at: the slot that held 0, or 0 if
  * the last rule ended the stack): it becomes the previous walk. */
-static void walk_save(struct mp_thread *t, const uintptr_t *buf, int n, const struct walk_tail *tail, uintptr_t zero_at)
+static void walk_save(struct mp_walker *wk, const uintptr_t *buf, int n, const struct walk_tail *tail, uintptr_t zero_at)
 {
     const unsigned z = zero_at != 0;
     if ((unsigned)n + z > MP_WALK_CACHE) {
-        t->walk_n = 0;
+        wk->walk_n = 0;
         return;
     }
     /* the entry past the last frame: the zero slot, or the sentinel */
     const unsigned top = WALK_END - z;
-    t->walk[top] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
-    t->walk_ra[top] = 0;
-    walk_fill(t, buf, top - (unsigned)n, n, tail);
-    t->walk_z = z;
-    t->walk_n = (uint32_t)n + z;
+    wk->walk[top] = (struct walk_entry){ zero_at, 0, 1, 0, 0 };
+    wk->walk_ra[top] = 0;
+    walk_fill(wk, buf, top - (unsigned)n, n, tail);
+    wk->walk_z = z;
+    wk->walk_n = (uint32_t)n + z;
 }
 
 #endif

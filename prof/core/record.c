@@ -72,11 +72,11 @@ static inline __attribute__((always_inline)) int capture(struct mp_thread *t, ui
     unsigned gen = atomic_load_explicit(&mp_maps_gen, RELAXED);
     if (unlikely(t->maps_gen != gen)) {         /* an object was unloaded: both caches are stale */
         memset(t->cache, 0, sizeof t->cache);
-        memset(t->rules, 0, sizeof t->rules);
-        t->walk_n = 0;
+        memset(t->walker.rules, 0, sizeof t->walker.rules);
+        t->walker.walk_n = 0;
         t->maps_gen = gen;
     }
-    if (unwind) n = unwind_capture(t, __builtin_frame_address(0), ret_addrs, mp_opt.depth, truncated, h);
+    if (unwind) n = unwind_capture(&t->walker, __builtin_frame_address(0), ret_addrs, mp_opt.depth, truncated, h);
     t->py_native = n;
     t->py_n = 0;
     if (mp_py_on && unwind) python_walk(t, h);

@@ -96,9 +96,9 @@ static struct mp_thread *thread_recycled(void)
         t->poll = t->poll_every = 0, t->poll_time = 0;
         t->time_mark = t->time_pending = 0;
         t->py_n = t->py_native = 0, t->py_self = 0;
-        t->stack_lo = t->stack_hi = 0;
+        t->walker.stack_lo = t->walker.stack_hi = 0;
         t->maps_gen = atomic_load(&mp_maps_gen) - 1;   /* its caches cleared at its first capture */
-        t->walk_n = t->walk_z = 0;
+        t->walker.walk_n = t->walker.walk_z = 0;
         return t;
     }
     return NULL;
@@ -112,7 +112,7 @@ static struct mp_thread *thread_make(void)
     struct mp_thread *r = atomic_load(&nrecyclable) ? thread_recycled() : NULL;
     if (r) {
         ptrmap_share();
-        if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(r);
+        if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(&r->walker);
         peak_thread_born(r);
         atomic_fetch_add(&nalive, 1);
         r->tls = &mp_tls;
@@ -130,7 +130,7 @@ static struct mp_thread *thread_make(void)
     t->tid = (pid_t)syscall(SYS_gettid);
     t->active = -1;
     t->rng = 0x2545F4914F6CDD1Dull ^ ((uint64_t)seq << 17);
-    if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(t);
+    if (mp_opt.unwind != UNWIND_LIBUNWIND) unwind_thread_init(&t->walker);
     peak_thread_born(t);
     t->nostack_slot = slot_new(t, 0);
     t->tls = &mp_tls;

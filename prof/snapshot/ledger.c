@@ -290,7 +290,7 @@ static void find_bss(void)
 static void find_stacks(void)
 {
     for (struct mp_thread *t = thread_list(); t; t = t->next)
-        if (t->stack_hi) claim(t->stack_lo, t->stack_hi, O_STACK);
+        if (t->walker.stack_hi) claim(t->walker.stack_lo, t->walker.stack_hi, O_STACK);
 }
 
 /* Stacks of threads the registry does not know (they never allocated):
