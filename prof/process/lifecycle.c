@@ -408,14 +408,6 @@ void mp_ensure_init(void)
     guard_leave(&g);
 }
 
-/* Loaded into a running process (attach.c), the library stays dormant
- * until mpquery asks it to start. */
-__attribute__((constructor)) static void mp_constructor(void)
-{
-    if (!atomic_load(&mp_initialized) && attach_dormant()) return;
-    mp_ensure_init();
-}
-
 /* ------------------------------------------------------------ one thread */
 
 /* unshare(CLONE_NEWUSER) and setns into a user namespace want a process

@@ -47,7 +47,6 @@ prof/capture/unwind.c record.h capture's types (a thread's walk buffers, struct 
 prof/capture/unwind_stack.c record.h capture's types (a thread's stack bounds in struct mp_thread) are in core's record.h: to split out
 prof/process/attach.c pymalloc_forget the detach gives Python its allocators back (entry's wrappers): pymalloc.c's domain state to split from its wrappers, down to capture
 prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
-prof/core/threads.c mp_ensure_init a thread's first record starts the profiler (process/): to move up to entry (issue 42)
 ALLOW
 out=$($PY3 tests/lib/layers.py . build/obj "$T/allow" "$LIBC"); rc=$?
 if [ $rc != 0 ]; then
