@@ -1,5 +1,6 @@
 /* entry/'s own interface: the profiler's start from its entry points
- * (start.c), so that no layer below calls up to start it. */
+ * (start.c), and what entry hands down to the layers below before it
+ * starts them (pymalloc's wrappers), so that none of them calls up. */
 #ifndef MP_ENTRY_H
 #define MP_ENTRY_H
 
@@ -20,5 +21,7 @@ static inline void entry_start(void)
 {
     if (unlikely(!atomic_load_explicit(&mp_initialized, memory_order_acquire))) entry_start_slow();
 }
+
+void pymalloc_entry_install(void);     /* pymalloc.c: its wrappers handed down (capture) */
 
 #endif

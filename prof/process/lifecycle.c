@@ -375,7 +375,7 @@ void mp_ensure_init(void)
         if (mp_opt.enabled) unwind_prepare(0);     /* libdw, libunwind: our namespace (ns.c), if stacks are walked */
         record_init();
         block_sizes_init();
-        python_init();
+        python_init(mp_track_all);
         cold_init();
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());
         sem_init(&wakeup, 0, 0);

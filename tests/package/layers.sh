@@ -40,13 +40,9 @@ upward references: 2, of which 2 allowed as listed exceptions" "the checker with
 cat > "$T/allow" <<'ALLOW'
 prof/base/arena.c record.h the arena's accounting reads the thread record's types (core); to go with record.h's split into per-layer type headers
 prof/capture/python.c hot.h the Python frame reader takes the thread record (core) to keep its frames; the record's capture part belongs to capture
-prof/capture/python.c pymalloc_init pymalloc's wrappers (entry) are installed once the interpreter is found: to become a hook entry installs
-prof/capture/python.c pymalloc_session_start a session's start wraps pymalloc's domains again (entry): goes with pymalloc_init
 prof/capture/python.h record.h capture's types (the capture buffers) live in core's record.h: to split out
 prof/capture/unwind.c record.h capture's types (a thread's walk buffers, struct mp_thread) are in core's record.h: to split out
 prof/capture/unwind_stack.c record.h capture's types (a thread's stack bounds in struct mp_thread) are in core's record.h: to split out
-prof/process/attach.c pymalloc_forget the detach gives Python its allocators back (entry's wrappers): pymalloc.c's domain state to split from its wrappers, down to capture
-prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
 ALLOW
 out=$($PY3 tests/lib/layers.py . build/obj "$T/allow" "$LIBC"); rc=$?
 if [ $rc != 0 ]; then
