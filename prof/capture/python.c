@@ -16,10 +16,12 @@
  * the same address gets frames of its own. The walk runs under a fault
  * guard: a fault gives Python frames up for the process, with one warning.
  *
- * pymalloc's blocks: pymalloc.c. */
+ * pymalloc's blocks: pymalloc_domains.c, and entry's wrappers
+ * (entry/pymalloc.c). */
 #define _GNU_SOURCE
 #include "hot.h"
 #include "python.h"
+#include "pymalloc_domains.h"
 #include "u64map.h"
 
 #include <dlfcn.h>
@@ -422,7 +424,7 @@ int python_gil_ready(void)
 
 /* ------------------------------------------------------------ init */
 
-void python_init(void)
+void python_init(int full)
 {
     if (!mp_opt.python || !(runtime = dlsym(RTLD_DEFAULT, "_PyRuntime"))) return;
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
@@ -468,5 +470,5 @@ void python_init(void)
     code_dealloc = AT(code_type, 48, destructor_fn);
     atomic_store_explicit((_Atomic(destructor_fn) *)((char *)code_type + 48), code_dealloc_hook, memory_order_release);
     mp_py_on = 1;
-    pymalloc_init(AT(runtime, L->rt_initialized, int));
+    pymalloc_init(AT(runtime, L->rt_initialized, int), full);
 }

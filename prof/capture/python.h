@@ -15,19 +15,21 @@
 extern int mp_py_on;                    /* the frame chain is read (set once, at init) */
 extern _Atomic int mp_py_waiting;       /* pymalloc's allocators still to be wrapped */
 
-void python_init(void);                 /* at the recorder's init, outside malloc */
+/* At the recorder's init, outside malloc; full: full capture (mp_track_all) */
+void python_init(int full);
 int python_gil_ready(void);             /* the runtime initialized, not finalizing, its GIL the caller's */
-/* pymalloc.c */
-void pymalloc_init(int started);        /* python_init's; started: the runtime initialized already */
+/* pymalloc_domains.c: while mp_py_waiting, from the recording path
+ * (full capture's, the cheap modes' sampled one): pymalloc's domains
+ * wrapped once a GIL holder allocates */
 void python_install(void);
 /* The end of an attach session: the frame tables given back, the code
  * objects' hook taken out (python_forget, nothing able to intern a frame);
  * pymalloc's domains given their own allocators again by the next GIL
- * holder's call (pymalloc_forget). A new session puts both back. */
+ * holder's call (pymalloc_forget, pymalloc_domains.c). A new session puts
+ * both back (python_session_start). */
 void python_forget(void);
 void pymalloc_forget(void);
 void python_session_start(void);
-void pymalloc_session_start(void);   /* python_session_start's */              /* full capture's malloc path, the sampled one, while waiting */
 
 /* The calling thread's Python frames, read from its thread state and kept
  * in t (t->py_n), fed to *h; their number (0: none). Inside malloc: no

@@ -105,10 +105,11 @@ static struct mp_thread *thread_recycled(void)
 }
 
 /* A record for the calling thread: a recycled one or a new one (NULL:
- * none can be made). */
+ * none can be made, or the profiler is not started: the entry points
+ * start it before a thread's first record, entry/start.c). */
 static struct mp_thread *thread_make(void)
 {
-    mp_ensure_init();
+    if (unlikely(!atomic_load_explicit(&mp_initialized, memory_order_acquire))) return NULL;
     struct mp_thread *r = atomic_load(&nrecyclable) ? thread_recycled() : NULL;
     if (r) {
         ptrmap_share();

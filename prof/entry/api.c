@@ -2,6 +2,7 @@
  * same symbols in libmallocprof_api.so do nothing. */
 #include "symbols.h"
 #include "mallocprof.h"
+#include "entry.h"
 
 #include <string.h>
 
@@ -14,7 +15,7 @@ MP_EXPORT int mp_summary(struct mp_summary *out)
 {
     if (!out) return -1;
     struct mp_guard g = guard_enter(MP_INSIDE);
-    mp_ensure_init();
+    entry_start();
     struct mp_totals t;
     process_totals(0, &t);
     *out = (struct mp_summary){ t.ncalls, t.memtot, t.nfree, (uint64_t)t.live, t.maxlive };
@@ -24,7 +25,7 @@ MP_EXPORT int mp_summary(struct mp_summary *out)
 
 MP_EXPORT void mp_activate(void)
 {
-    mp_ensure_init();
+    entry_start();
     unwind_prepare(0);
     atomic_store(&mp_active, 1);
     hot_path_update();
@@ -32,13 +33,14 @@ MP_EXPORT void mp_activate(void)
 
 MP_EXPORT void mp_deactivate(void)
 {
-    mp_ensure_init();
+    entry_start();
     atomic_store(&mp_active, 0);
     hot_path_update();
 }
 
 static void set_thread_active(int active)
 {
+    entry_start();      /* before the thread's record (threads.c) */
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     if (t) t->active = active;
@@ -48,7 +50,7 @@ static void set_thread_active(int active)
 
 MP_EXPORT void mp_thread_activate(void)
 {
-    mp_ensure_init();
+    entry_start();
     unwind_prepare(0);
     set_thread_active(1);
 }
@@ -57,11 +59,12 @@ MP_EXPORT void mp_thread_reset(void) { set_thread_active(-1); }
 
 MP_EXPORT int mp_dump(int fd, const char *by, int n)
 {
-    return dump_write(fd, by, n, mp_ensure_init);
+    return dump_write(fd, by, n, entry_start_slow);
 }
 
 MP_EXPORT int mp_is_active(void)
 {
+    entry_start();      /* before the thread's record (threads.c) */
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     int on = t && t->active >= 0 ? t->active : atomic_load(&mp_active);
@@ -71,19 +74,20 @@ MP_EXPORT int mp_is_active(void)
 
 MP_EXPORT void mp_set_threshold(long bytes)
 {
-    mp_ensure_init();
+    entry_start();
     atomic_store(&mp_threshold, bytes);
     hot_path_update();
 }
 
 MP_EXPORT int mp_snapshot(const char *label)
 {
-    mp_ensure_init();
+    entry_start();
     return flush_snapshot(FLUSH_API, label ? label : "");
 }
 
 MP_EXPORT void mp_tag_push(const char *name)
 {
+    entry_start();      /* before the thread's record (threads.c) */
     struct mp_guard g = guard_enter(MP_INSIDE);
     struct mp_thread *t = thread_self();
     if (t) {
@@ -97,6 +101,7 @@ MP_EXPORT void mp_tag_push(const char *name)
 
 MP_EXPORT void mp_tag_pop(void)
 {
+    entry_start();      /* before the thread's record (threads.c) */
     struct mp_thread *t = thread_self();
     if (t && t->ntags > 0) t->ntags--, t->tag_slot = 0;
 }

@@ -10,6 +10,7 @@
  * the profiler's own allocations straight through. */
 #define _GNU_SOURCE
 #include "hot.h"
+#include "entry.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,12 +40,13 @@ static void *boot_alloc(size_t size)
     return bootstrap + at + 16;
 }
 
+/* Until the real functions are resolved and the profiler started
+ * (start.c), each call takes the slow way; then one compare with memory
+ * (a plain load, as mp_next.sigaction's was: an atomic one costs a
+ * register load more; x86's loads are acquire loads). */
 #define ENSURE_REAL(fallback)                                                 \
     do {                                                                      \
-        if (unlikely(!mp_next.sigaction)) {                                   \
-            if (mp_hooks_resolving) return fallback;                          \
-            hooks_resolve();                                                  \
-        }                                                                     \
+        if (unlikely(!mp_entry_ready) && !entry_first_call()) return fallback; \
     } while (0)
 
 /* ------------------------------------------------------------ recording */

@@ -375,7 +375,7 @@ void mp_ensure_init(void)
         if (mp_opt.enabled) unwind_prepare(0);     /* libdw, libunwind: our namespace (ns.c), if stacks are walked */
         record_init();
         block_sizes_init();
-        python_init();
+        python_init(mp_track_all);
         cold_init();
         flush_check_output(mp_attach_mode ? attach_run_start() : init_run_environment());
         sem_init(&wakeup, 0, 0);
@@ -406,14 +406,6 @@ void mp_ensure_init(void)
     pthread_mutex_unlock(&init_lock);
     signals_release(&mask);
     guard_leave(&g);
-}
-
-/* Loaded into a running process (attach.c), the library stays dormant
- * until mpquery asks it to start. */
-__attribute__((constructor)) static void mp_constructor(void)
-{
-    if (!atomic_load(&mp_initialized) && attach_dormant()) return;
-    mp_ensure_init();
 }
 
 /* ------------------------------------------------------------ one thread */

@@ -39,12 +39,7 @@ upward references: 2, of which 2 allowed as listed exceptions" "the checker with
 # FILE NAME reason: the upward references still allowed
 cat > "$T/allow" <<'ALLOW'
 prof/capture/python.c hot.h the Python frame reader takes the thread record (core) to keep its frames; the record's capture part belongs to capture
-prof/capture/python.c pymalloc_init pymalloc's wrappers (entry) are installed once the interpreter is found: to become a hook entry installs
-prof/capture/python.c pymalloc_session_start a session's start wraps pymalloc's domains again (entry): goes with pymalloc_init
 prof/capture/python.h record.h capture's types (the capture buffers) live in core's record.h: to split out
-prof/process/attach.c pymalloc_forget the detach gives Python its allocators back (entry's wrappers): pymalloc.c's domain state to split from its wrappers, down to capture
-prof/core/record.c python_install pymalloc's late wrapping (entry) started from the recording path: to become a hook entry installs
-prof/core/threads.c mp_ensure_init a thread's first record starts the profiler (process/): to move up to entry (issue 42)
 ALLOW
 out=$($PY3 tests/lib/layers.py . build/obj "$T/allow" "$LIBC"); rc=$?
 if [ $rc != 0 ]; then

@@ -29,7 +29,7 @@ _Atomic int mp_active = 1;
 _Atomic long mp_threshold;
 void (*mp_run_pending)(void);
 MP_TLS struct mp_tls mp_tls;     /* base/proc.c's */
-void mp_ensure_init(void) {}
+_Atomic int mp_initialized = 1;
 void unwind_thread_init(struct mp_thread *t) { (void)t; }
 void ptrmap_share(void) {}
 void time_in_profiler(int enter) { (void)enter; }
