@@ -309,22 +309,8 @@ struct dl_phdr_info;
 void object_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 /* proc.c: fn for each line of a file read into buf (no malloc, no stdio) */
 int mp_each_line(const char *path, char *buf, size_t size, int (*fn)(char *line, void *arg), void *arg);
-void signals_init(void);        /* the program's handlers wrapped; fatal signals at SIG_DFL managed */
 
-/* ------------------------------------------------------------ lifecycle.c */
-void background_after_fork_child(void);
-void fork_init(void);           /* fork.c: the atfork handlers */
-void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
-/* fork.c's handlers for a process made without fork (clone.c): before,
- * then after in the parent (child 0) or the child (1) */
-void fork_before(void);
-void fork_after(int child);
-void mp_ensure_init(void);
-/* The last snapshot of a session that ends while the process goes on
- * (attach.c's detach: reason detach; clone.c's child about to leave
- * with the exit system call: reason exit): process.ended = how. */
-void lifecycle_end_session(int detach, const char *how);
-void ending_init(void);             /* at init: quick_exit's snapshot (ending.c) */
+/* ------------------------------------------------------------ the profiler's thread, as state */
 /* The profiler's thread (process/ sets it, 0: not running), read below as
  * state: it is there (record_poll), the caller is it (flush.c's points). */
 extern _Atomic unsigned long mp_background;
@@ -338,32 +324,5 @@ static inline int background_is_self(void)
     unsigned long b = atomic_load(&mp_background);
     return b && pthread_equal(pthread_self(), (pthread_t)b);
 }
-void background_pause(int stop);    /* the profiler's thread stopped (1) or started again (0) */
-void background_run(void (*job)(void));  /* job run by the profiler's thread (or the caller without one), waited for */
-/* nearlimit.c: snapshots as the memory nears the process's limits (MP_NEAR_LIMIT) */
-void nearlimit_init(void);          /* at init, in the program's thread: the limits found, the cgroup's files opened */
-int nearlimit_watching(void);       /* a limit to watch: the background thread has work */
-double nearlimit_look(double now);  /* the thread's look, a snapshot at a percentage reached; the next one's time (0: none) */
-
-/* ------------------------------------------------------------ attach.c, got.c */
-int attach_dormant(void);           /* the constructor: loaded by dlopen, not preloaded (1) */
-int attach_idle(void);             /* loaded by mpquery, no session under way: nothing to do */
-int attach_run_start(void);         /* the session's run token (the settings' MP_RUN); 1 */
-void attach_after_fork_child(void);  /* fork.c: the child's locks; a child of a session watches it */
-void got_after_fork_child(void);     /* got.c's lock, the child's */
-void attach_end_here(void);          /* a session's child: its session over, recording ends (its thread) */
-/* attach_tree.c: the processes of a session */
-void tree_session_start(void);      /* mp_attach: a new session id, live */
-void tree_session_ending(void);     /* mp_detach: the children end, their last snapshots wanted */
-void tree_session_wait(double seconds);     /* mp_detach: for them; none writes after */
-void tree_fork_child(void);         /* fork.c: a child recording for the session */
-int tree_watching(void);            /* this process is such a child */
-int tree_session_over(void);        /* and its session has ended */
-int tree_may_write(void);           /* its last snapshot is still wanted (1 outside a session's children) */
-void tree_process_ended(void);      /* its last snapshot written: not waited for */
-void fork_new_session(void);        /* fork.c: every counter reset, as a fork child's, all threads kept */
-int got_patch(void);                /* every loaded module's allocator slots to our hooks */
-void got_restore(void);             /* and back */
-void got_forget(void);              /* after got_restore, before arena_forget: its list forgotten */
 
 #endif

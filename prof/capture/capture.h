@@ -45,6 +45,19 @@ struct mp_walker {
     uintptr_t check[MP_CAPTURE_ROOM];
 };
 
+/* A thread's Python frames as python_walk read them, innermost first: code
+ * object, byte offset of the instruction, and the evaluation loop's
+ * invocation (segment, 0 = innermost) each runs in; native: the native
+ * frames of the capture (tags follow them). */
+#define MP_PY_FRAMES 256        /* Python frames read per stack (python.c) */
+struct mp_pyframes {
+    int n, native;
+    uintptr_t code[MP_PY_FRAMES];
+    uint32_t off[MP_PY_FRAMES];
+    uint16_t seg[MP_PY_FRAMES];
+    unsigned long self;                 /* pthread_self(), once known */
+};
+
 /* The stack hash: a polynomial over the mixed addresses, leaf first,
  * sum of mix(x_i) * K^i mod 2^64 (mix: a 64x64->128 multiply folded to 64
  * bits, so every input bit reaches every bit of the term), fed by the

@@ -19,7 +19,6 @@
  * pymalloc's blocks: pymalloc_domains.c, and entry's wrappers
  * (entry/pymalloc.c). */
 #define _GNU_SOURCE
-#include "hot.h"
 #include "python.h"
 #include "pymalloc_domains.h"
 #include "u64map.h"
@@ -70,13 +69,13 @@ static _Atomic uint32_t py_epoch;
 /* The calling thread's PyThreadState: the GIL holder's if it is this
  * thread, else the one the thread keeps in its TSS (C code that released
  * the GIL). */
-static inline char *tstate_self(struct mp_thread *t)
+static inline char *tstate_self(struct mp_pyframes *pf)
 {
     char *ts;
     if (L->rt_tstate_current >= 0) {
-        if (unlikely(!t->py_self)) t->py_self = (unsigned long)pthread_self();
+        if (unlikely(!pf->self)) pf->self = (unsigned long)pthread_self();
         ts = (char *)atomic_load_explicit((_Atomic uintptr_t *)(runtime + L->rt_tstate_current), RELAXED);
-        if (ts && AT(ts, L->ts_thread_id, unsigned long) == t->py_self) return ts;
+        if (ts && AT(ts, L->ts_thread_id, unsigned long) == pf->self) return ts;
     } else if ((ts = get_current())) {
         return ts;
     }
@@ -86,9 +85,9 @@ static inline char *tstate_self(struct mp_thread *t)
 
 static inline int aligned(const void *p) { return p && !((uintptr_t)p & 7); }
 
-/* Appends the frames of the chain from fr to t->py_* (at *k on), segment
+/* Appends the frames of the chain from fr to pf->* (at *k on), segment
  * by segment (*seg: the invocation's number, leaf first). */
-static void walk_chain(struct mp_thread *t, struct mp_hash *h, char *fr, int *k, int *seg)
+static void walk_chain(struct mp_pyframes *pf, struct mp_hash *h, char *fr, int *k, int *seg)
 {
     for (int hops = 0; aligned(fr) && hops < 4096 && *k < MP_PY_FRAMES; fr = AT(fr, L->fr_previous, char *), hops++) {
         int owner = AT(fr, L->fr_owner, char);
@@ -103,9 +102,9 @@ static void walk_chain(struct mp_thread *t, struct mp_hash *h, char *fr, int *k,
             /* an incomplete frame (still being set up) is not shown */
             if (owner == OWNED_BY_GENERATOR || instr >= start + 2 * AT(code, L->co_firsttraceable, int)) {
                 uint32_t off = (uint32_t)(instr - start);
-                t->py_code[*k] = (uintptr_t)code;
-                t->py_off[*k] = off;
-                t->py_seg[*k] = (uint16_t)*seg;
+                pf->code[*k] = (uintptr_t)code;
+                pf->off[*k] = off;
+                pf->seg[*k] = (uint16_t)*seg;
                 hash_add(h, (uintptr_t)code ^ (uint64_t)off << 48);
                 ++*k;
             }
@@ -146,25 +145,25 @@ static char *caller_state(char *ts)
     return NULL;
 }
 
-static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h)
+static int __attribute__((noinline)) walk(struct mp_pyframes *pf, struct mp_hash *h)
 {
     /* from the first frame (start-up's imports come before `initialized`)
      * to finalization, which frees the other threads' states */
     if (AT(runtime, L->rt_finalizing, void *)) return 0;
-    char *ts = tstate_self(t);
+    char *ts = tstate_self(pf);
     if (!aligned(ts)) return 0;
     int k = 0, seg = 0;
-    walk_chain(t, h, current_frame(ts), &k, &seg);
+    walk_chain(pf, h, current_frame(ts), &k, &seg);
     char *caller = interp_main ? caller_state(ts) : NULL;
     if (caller) {
-        if (k && t->py_seg[k - 1] == seg) {     /* the caller's frames start an invocation of their own */
+        if (k && pf->seg[k - 1] == seg) {     /* the caller's frames start an invocation of their own */
             seg++;
             hash_add(h, 1);
         }
-        walk_chain(t, h, current_frame(caller), &k, &seg);
+        walk_chain(pf, h, current_frame(caller), &k, &seg);
     }
     if (k) hash_add(h, atomic_load_explicit(&py_epoch, RELAXED));
-    return t->py_n = k;
+    return pf->n = k;
 }
 
 /* The walk under a fault guard (a layout that is not the interpreter's
@@ -172,15 +171,15 @@ static int __attribute__((noinline)) walk(struct mp_thread *t, struct mp_hash *h
  * jumps back (signals.c, inside the profiler only), and Python frames are
  * given up for the process. sigsetjmp without the signal mask (no system
  * call on the common path); SIGSEGV and SIGBUS unblocked after a jump. */
-int python_walk(struct mp_thread *t, struct mp_hash *h)
+int python_walk(struct mp_pyframes *pf, struct mp_hash *h)
 {
     sigjmp_buf jb, *outer = mp_recover;
     const struct mp_hash before = *h;
-    t->py_n = 0;
+    pf->n = 0;
     if (sigsetjmp(jb, 0)) {
         mp_recover = outer;
         *h = before;
-        t->py_n = 0;
+        pf->n = 0;
         sigset_t faults;
         sigemptyset(&faults), sigaddset(&faults, SIGSEGV), sigaddset(&faults, SIGBUS);
         pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
@@ -189,7 +188,7 @@ int python_walk(struct mp_thread *t, struct mp_hash *h)
         return 0;
     }
     mp_recover = &jb;
-    int k = walk(t, h);
+    int k = walk(pf, h);
     mp_recover = outer;
     return k;
 }
@@ -327,11 +326,11 @@ int python_frame(uintptr_t addr, const char **function, const char **file, int *
     return 1;
 }
 
-/* Appends segment `seg`'s frames (from t->py_* at *k on) to out. */
-static int put_segment(struct mp_thread *t, int *k, int seg, uintptr_t *out, int m)
+/* Appends segment `seg`'s frames (from pf->* at *k on) to out. */
+static int put_segment(struct mp_pyframes *pf, int *k, int seg, uintptr_t *out, int m)
 {
-    for (; *k < t->py_n && t->py_seg[*k] == seg; (*k)++) {
-        uint32_t id = frame_id((const char *)t->py_code[*k], t->py_off[*k]);
+    for (; *k < pf->n && pf->seg[*k] == seg; (*k)++) {
+        uint32_t id = frame_id((const char *)pf->code[*k], pf->off[*k]);
         out[m++] = id ? PYFRAME_BASE + id : ADDR_UNKNOWN;
     }
     return m;
@@ -346,24 +345,24 @@ static inline int in_eval(uintptr_t a) { return a - eval_lo < eval_hi - eval_lo;
  * Python frames stay in their order under the native frames that started
  * the interpreter; with no evaluation frame at all, they follow the native
  * frames. Extra evaluation frames stay. */
-int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out)
+int python_splice(struct mp_pyframes *pf, const uintptr_t *in, int nnative, int n, uintptr_t *out)
 {
-    int m = 0, k = 0, seg = 0, last = t->py_n ? t->py_seg[t->py_n - 1] : -1, outer = -1;
+    int m = 0, k = 0, seg = 0, last = pf->n ? pf->seg[pf->n - 1] : -1, outer = -1;
     for (int i = 0; i < nnative; i++)
         if (in_eval(in[i])) outer = i;
     spin_lock(&py_lock);
     for (int i = 0; i < n; i++) {
         if (i == nnative && outer < 0)
-            for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+            for (; seg <= last; seg++) m = put_segment(pf, &k, seg, out, m);
         if (i < nnative && in_eval(in[i]) && seg <= last) {
-            m = put_segment(t, &k, seg++, out, m);
+            m = put_segment(pf, &k, seg++, out, m);
             if (i == outer)
-                for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+                for (; seg <= last; seg++) m = put_segment(pf, &k, seg, out, m);
         } else {
             out[m++] = in[i];
         }
     }
-    for (; seg <= last; seg++) m = put_segment(t, &k, seg, out, m);
+    for (; seg <= last; seg++) m = put_segment(pf, &k, seg, out, m);
     spin_unlock(&py_lock);
     return m;
 }

@@ -5,7 +5,7 @@
 #ifndef MP_PYTHON_H
 #define MP_PYTHON_H
 
-#include "record.h"
+#include "capture.h"
 
 /* Pseudo addresses of Python frames: below the mapping kinds' names, far
  * above the retired addresses' growth from RETIRED_BASE. */
@@ -32,15 +32,15 @@ void pymalloc_forget(void);
 void python_session_start(void);
 
 /* The calling thread's Python frames, read from its thread state and kept
- * in t (t->py_n), fed to *h; their number (0: none). Inside malloc: no
+ * in pf (pf->n), fed to *h; their number (0: none). Inside malloc: no
  * allocation, no lock, no call into Python. */
-int python_walk(struct mp_thread *t, struct mp_hash *h);
+int python_walk(struct mp_pyframes *pf, struct mp_hash *h);
 
 /* The captured stack in (native frames in[0..nnative), then n - nnative
  * tags) with each native evaluation-loop frame replaced by the Python
- * frames it runs (t->py_*), into out (room for n + MP_PY_FRAMES); returns
+ * frames it runs (pf), into out (room for n + MP_PY_FRAMES); returns
  * its length. On a stack cache miss only: it interns the frames. */
-int python_splice(struct mp_thread *t, const uintptr_t *in, int nnative, int n, uintptr_t *out);
+int python_splice(struct mp_pyframes *pf, const uintptr_t *in, int nnative, int n, uintptr_t *out);
 
 void python_lock(void);                 /* fork: the frame tables consistent in the child */
 void python_unlock(void);

@@ -63,7 +63,7 @@ static int sample_hit(struct mp_thread *t, size_t size)
 /* The thread's stack: unwound frames (unwind set) from ret_addrs[0],
  * then its tags as the outermost frames, fed to *h; returns their number.
  * The Python frames running (python.c) are fed to *h too and kept in t
- * (t->py_n), for stack_python to place. */
+ * (t->py.n), for stack_python to place. */
 /* inlined: on the allocation path it must add no frame for the unwinder to walk */
 static inline __attribute__((always_inline)) int capture(struct mp_thread *t, uintptr_t *ret_addrs, int unwind,
                                                          int *truncated, struct mp_hash *h)
@@ -77,9 +77,9 @@ static inline __attribute__((always_inline)) int capture(struct mp_thread *t, ui
         t->maps_gen = gen;
     }
     if (unwind) n = unwind_capture(&t->walker, __builtin_frame_address(0), ret_addrs, mp_opt.depth, truncated, h);
-    t->py_native = n;
-    t->py_n = 0;
-    if (mp_py_on && unwind) python_walk(t, h);
+    t->py.native = n;
+    t->py.n = 0;
+    if (mp_py_on && unwind) python_walk(&t->py, h);
     /* tags are the outermost frames: appended after the root, innermost tag first */
     for (int i = (t->ntags < MP_MAX_TAGS ? t->ntags : MP_MAX_TAGS) - 1; i >= 0; i--) {
         ret_addrs[n++] = t->tags[i];
@@ -94,8 +94,8 @@ static inline __attribute__((always_inline)) int capture(struct mp_thread *t, ui
 static const uintptr_t *stack_python(struct mp_thread *t, const uintptr_t *ret_addrs, int *n, unsigned flags,
                                      uint64_t *hash)
 {
-    if (!t->py_n) return ret_addrs;
-    *n = python_splice(t, ret_addrs, t->py_native, *n, t->spliced);
+    if (!t->py.n) return ret_addrs;
+    *n = python_splice(&t->py, ret_addrs, t->py.native, *n, t->spliced);
     struct mp_hash h = MP_HASH_INIT;
     for (int i = 0; i < *n; i++) hash_add(&h, t->spliced[i]);
     *hash = hash_final(h, *n, flags);
@@ -191,8 +191,8 @@ uint32_t record_stack_under(struct mp_thread *t, uintptr_t leaf)
     unsigned flags = truncated ? STACK_TRUNCATED : 0;
     uint64_t hash = hash_final(h, n, flags);
     const uintptr_t *stack = ret_addrs;
-    if (t->py_n && mp_opt.stacks != STACKS_NONE) {      /* the leaf stays; the frames under it get theirs */
-        t->py_native++;
+    if (t->py.n && mp_opt.stacks != STACKS_NONE) {      /* the leaf stays; the frames under it get theirs */
+        t->py.native++;
         stack = stack_python(t, ret_addrs, &n, flags, &hash);
     }
     uint32_t id = stacks_intern(stack, n, flags, hash);

@@ -55,7 +55,6 @@ struct mp_slot_side {
 /* the highest bit of size * 2 + 1: one bsr, size 0 included (no block
  * reaches 2^63 bytes, the one size this would class wrong) */
 static inline unsigned hist_class(uint64_t size) { return 63u - (unsigned)__builtin_clzll(size << 1 | 1); }
-#define MP_PY_FRAMES 256        /* Python frames read per stack (python.c) */
 
 /* A stack this thread saw recently: its hash (see hash_add), leaf return
  * address, depth and flags, and the thread's counter slot for it. */
@@ -145,15 +144,7 @@ struct mp_thread {
     /* the stack being captured (stack_slot): here, not on the program's
      * stack, which may be small (the hot path's frames take about 1 KiB) */
     uintptr_t capture[MP_CAPTURE_ROOM + MP_MAX_TAGS];
-    /* its Python frames as python_walk read them, innermost first: code
-     * object, byte offset of the instruction, and the evaluation loop's
-     * invocation (segment, 0 = innermost) each runs in; py_native: the
-     * native frames of the capture (tags follow them) */
-    int py_n, py_native;
-    uintptr_t py_code[MP_PY_FRAMES];
-    uint32_t py_off[MP_PY_FRAMES];
-    uint16_t py_seg[MP_PY_FRAMES];
-    unsigned long py_self;              /* pthread_self(), once known */
+    struct mp_pyframes py;      /* its Python frames as the latest walk read them (capture.h) */
     uintptr_t spliced[MP_CAPTURE_ROOM + MP_MAX_TAGS + MP_PY_FRAMES];
 
     /* written by other threads: atomics, on a line of their own */

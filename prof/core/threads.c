@@ -95,7 +95,7 @@ static struct mp_thread *thread_recycled(void)
         t->ntags = 0, t->tag_slot = 0, t->last_block = 0;
         t->poll = t->poll_every = 0, t->poll_time = 0;
         t->time_mark = t->time_pending = 0;
-        t->py_n = t->py_native = 0, t->py_self = 0;
+        t->py.n = t->py.native = 0, t->py.self = 0;
         t->walker.stack_lo = t->walker.stack_hi = 0;
         t->maps_gen = atomic_load(&mp_maps_gen) - 1;   /* its caches cleared at its first capture */
         t->walker.walk_n = t->walker.walk_z = 0;

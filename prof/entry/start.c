@@ -7,6 +7,7 @@
  * attach.c's first session starts it too, after this constructor's
  * hand-down. */
 #include "hooks.h"
+#include "process.h"
 #include "entry.h"
 
 long mp_entry_ready;      /* long: GCC compares a long in memory with one instruction, an int in two */

@@ -13,6 +13,7 @@
  * program's alone (attach_idle). */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "process.h"
 
 #include <fcntl.h>
 #include <stdio.h>

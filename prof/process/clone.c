@@ -9,6 +9,7 @@
  * else passes through unchanged, errno included. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "process.h"
 #include "hooks.h"
 
 #include <errno.h>

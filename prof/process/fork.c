@@ -3,8 +3,10 @@
  * empty counters, no peak, the parent's blocks forgotten (their frees count
  * as "unknown"), only the forking thread; stacks stay interned. */
 #include "symbols.h"
+#include "process.h"
 #include "maps.h"
 #include "cold.h"
+#include "flush.h"
 #include "python.h"
 
 #include <pthread.h>

@@ -13,6 +13,7 @@
  * patch, restore and the dlopen hook. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "process.h"
 
 #include <dlfcn.h>
 #include <elf.h>

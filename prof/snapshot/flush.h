@@ -100,6 +100,7 @@ void maps_rows_forget(void);            /* another database, or a fork child */
 int ledger_write(struct writer *w, int64_t snapshot, int fatal);
 double ledger_time(void);      /* seconds the latest ledger took */
 void ledger_release(void);      /* the end of an attach session: its buffers unmapped */
+void ledger_after_fork_child(void);    /* ledger_heap.c: what a fork child inherited (before its reset) */
 
 /* ------------------------------------------------------------ flush_process.c */
 
