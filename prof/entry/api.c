@@ -1,6 +1,7 @@
 /* The public API (mallocprof.h) as the preloaded library implements it; the
  * same symbols in libmallocprof_api.so do nothing. */
 #include "symbols.h"
+#include "snapshot.h"
 #include "mallocprof.h"
 #include "entry.h"
 

@@ -4,6 +4,7 @@
  * a new frame, not the old one's. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "snapshot.h"
 #include "hooks.h"
 
 #include <link.h>

@@ -14,6 +14,7 @@
  * unknown free. */
 #define _GNU_SOURCE
 #include "python.h"
+#include "snapshot.h"
 #include "process.h"
 #include "symbols.h"
 

@@ -6,6 +6,7 @@
  * return value included: main_start). */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "snapshot.h"
 #include "process.h"
 #include "hooks.h"
 

@@ -12,6 +12,7 @@
  * their own. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "snapshot.h"
 #include "process.h"
 #include "hooks.h"
 #include "cold.h"

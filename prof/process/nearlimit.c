@@ -21,6 +21,7 @@
  * threads that start it. */
 #define _GNU_SOURCE
 #include "base.h"
+#include "snapshot.h"
 #include "process.h"
 #include "record.h"
 

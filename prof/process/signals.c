@@ -25,6 +25,7 @@
  * unblocked while it runs, so a second Ctrl-C ends it. */
 #define _GNU_SOURCE
 #include "record.h"
+#include "snapshot.h"
 #include "process.h"
 #include "hooks.h"
 

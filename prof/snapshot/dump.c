@@ -4,6 +4,7 @@
  * symbolizer, under the flush's lock. */
 #define _GNU_SOURCE     /* qsort_r */
 #include "symbols.h"
+#include "snapshot.h"
 #include "mallocprof.h"
 
 #include <stdio.h>

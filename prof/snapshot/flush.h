@@ -12,6 +12,7 @@
 #ifndef MP_FLUSH_H
 #define MP_FLUSH_H
 
+#include "snapshot.h"
 #include "symbols.h"
 #include "format.h"
 

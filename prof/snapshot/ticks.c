@@ -17,6 +17,7 @@
  * (flush.c). A program that neither allocates nor gets the CPU changes
  * nothing a point would show but its RSS. */
 #include "symbols.h"
+#include "snapshot.h"
 #include "maps.h"
 
 #include <fcntl.h>
