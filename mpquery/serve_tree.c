@@ -198,25 +198,24 @@ static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree
     sb_puts(sb, "</td></tr>\n");
 }
 
-/* Node x's inclusive counters (own summed over its subtree) into *out: a
- * walk of the subtree alone over t's child lists, so that a view of one
- * node costs its subtree, not the whole tree (nor an array per node). */
-static void subtree_sum(const struct dtree *t, const counters *own, uint32_t x, counters *out)
-{
-    size_t n = 0, cap = 64;
-    uint32_t *todo = xmalloc(cap * sizeof *todo);
-    memset(out, 0, sizeof *out);
-    todo[n++] = x;
-    while (n) {
-        uint32_t y = todo[--n], a = t->child_start[y], b = t->child_start[y + 1];
-        counters_add(out, &own[y]);
-        if (n + (b - a) > cap) cap = 2 * (n + (b - a)), todo = xrealloc(todo, cap * sizeof *todo);
-        for (uint32_t i = a; i < b; i++) todo[n++] = t->child_list[i];
-    }
-    free(todo);
-}
-
 struct kid { uint32_t node; counters incl; int by; };
+
+/* The inclusive counters of at's children kids[0..nc) (own summed over
+ * each one's subtree), in one pass over the nodes after at in index order
+ * (a node's parent comes before it), each node given the child whose
+ * subtree holds it: a view of one node costs its part of the tree, and
+ * no array of counters per node. */
+static void kids_sums(const struct dtree *t, const counters *own, uint32_t at, struct kid *kids, uint32_t nc)
+{
+    uint32_t *slot = xmalloc(t->n * sizeof *slot);
+    for (uint32_t i = 0; i < nc; i++) slot[kids[i].node] = i, memset(&kids[i].incl, 0, sizeof kids[i].incl);
+    for (uint32_t n = at + 1; n < t->n; n++) {
+        uint32_t p = t->parent[n];
+        if (p != at) slot[n] = p > at ? slot[p] : NONE;
+        if (slot[n] != NONE) counters_add(&kids[slot[n]].incl, &own[n]);
+    }
+    free(slot);
+}
 
 static int cmp_kid(const void *a, const void *b)
 {
@@ -228,7 +227,7 @@ static int cmp_kid(const void *a, const void *b)
 /* Node at's ancestors as links, then a table of it and its children,
  * largest by the --by counter first, at most n=N (default 100); incl
  * their inclusive counters per node of t, or NULL: summed here, over the
- * subtrees shown alone (subtree_sum). */
+ * subtrees shown alone (kids_sums). */
 static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtree *t, const counters *own,
                        const counters *incl, uint32_t at)
 {
@@ -250,9 +249,9 @@ static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtre
     for (uint32_t i = 0; i < nc; i++) {
         kids[i].node = t->child_list[a + i], kids[i].by = by;
         if (incl) kids[i].incl = incl[kids[i].node];
-        else subtree_sum(t, own, kids[i].node, &kids[i].incl);
-        counters_add(&sum, &kids[i].incl);
     }
+    if (!incl) kids_sums(t, own, at, kids, nc);
+    for (uint32_t i = 0; i < nc; i++) counters_add(&sum, &kids[i].incl);
     row(sb, g, t, at, incl ? &incl[at] : &sum, &own[at], 1);
     qsort(kids, nc, sizeof *kids, cmp_kid);
     const char *np = serve_param(g->r, "n");
