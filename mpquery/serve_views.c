@@ -94,8 +94,8 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3 --shade-window", PROC | SP_SINCE | SP_UNTIL,
-      NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3 --shade-window",
+      PROC | SP_SINCE | SP_UNTIL | RULES | SP_DISPLAY, NULL, 0 },    /* its stacks named as the views name them */
     { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY, NULL, 0 },
 };
 

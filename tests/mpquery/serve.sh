@@ -210,6 +210,28 @@ assert_eq "$(err) $(grep -c 'is after' page.html)" "mpquery: wp.db: --since +0.5
 expect_fail 2 "^mpquery: timeline: --shade-window is for the svg plot" "$MPQ" timeline wp.db --shade-window
 kill -TERM $SPID; wait $SPID
 
+# Python first in the chart too (tests/progs/runtimes/py_first.py: b, under
+# <module> < a and under a thread's worker < a, holds the most): the
+# legend's stacks are named as /peak and /flame name them, the Python
+# frame b (the interpreter's frames folded into it), the same stacks as
+# /peak's rows; native=1 names the native leaf in all of them
+PY=/usr/bin/python3     # Debian's (a pyenv shim would add its shell processes)
+MP_QUIET=1 profile py.db "$PY" -I "$ROOT/tests/progs/runtimes/py_first.py" 100 >/dev/null || fail "py_first.py failed"
+start py py.db
+legend() { grep -o '<text x="772" y="[0-9]*">#[^<]*' page.html | sed 's/.*>//'; }
+get / >/dev/null; legend >legend.txt
+assert_eq "$(cut -d' ' -f2- legend.txt | sed -n 1,2p)" "b
+b" "the chart's first two stacks: b (Python first)"
+get /peak >/dev/null
+assert_eq "$(cut -d' ' -f1 legend.txt | tr -d '#' | sed -n 1,2p)" "$(rows | sed -n 2,3p | cut -d'|' -f8)" \
+  "the chart's stacks are /peak's first rows (their stacks merged as there)"
+assert_match "$(rows | sed -n 2p)" '\|b < a < ' "/peak: b first"
+get / native=1 >/dev/null; legend >legend.txt
+get /peak native=1 >/dev/null
+assert_eq "$(sed -n 1p legend.txt)" "#$(rows | sed -n 2p | cut -d'|' -f8) $(rows | sed -n 2p | cut -d'|' -f10 | sed 's/ < .*//')" \
+  "native=1: the chart names /peak's first stack by its native leaf, as /peak does"
+kill -TERM $SPID; wait $SPID
+
 # two profiles: /diff is diff's table and its differential flame graph
 start two basic.db af.db
 assert_eq "$(get /diff)" 200 "/diff of two profiles"
