@@ -137,8 +137,8 @@ static int shade_of(const struct select_opts *o, const struct timeline *tl, stru
 /* --stacks' display tree: the series are its nodes (stacks merged as top
  * merges them: the rules applied, a Python stack shown Python first
  * unless --native) and named by its labels, as every other view names
- * them: the tree mpquery serve keeps (listing_tree_kept), else one built
- * here. */
+ * them: the tree mpquery serve keeps (listing_tree_get: kept for the
+ * listings that follow), else one built here. */
 struct stack_view { const struct listing_tree *kept; struct dtree t; uint32_t *stack_node; struct ruleset *rules; };
 
 static int stack_view(struct common *c, const struct dbfiles *f, const struct profile *p, struct stack_view *sv,
@@ -148,7 +148,7 @@ static int stack_view(struct common *c, const struct dbfiles *f, const struct pr
     int rc = load_rules(c, &sv->rules);
     if (rc) return rc;
     dtree_init(&sv->t);
-    if ((sv->kept = listing_tree_kept(c, f))) {
+    if ((sv->kept = listing_tree_get(c, f, p))) {
         tl->stack_node = sv->kept->stack_node, tl->nnodes = sv->kept->t.n;
         return 0;
     }

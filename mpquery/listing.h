@@ -95,6 +95,10 @@ int listing_cached(struct common *c, const struct dbfiles *profiles, void (*prin
  * profile of profiles (no left_out: without filters), or NULL: what rss,
  * which maps stacks without a listing, reads instead of building it. */
 const struct listing_tree *listing_tree_kept(const struct common *c, const struct dbfiles *profiles);
+/* The same, built from p (the profile of profiles) and kept when none is
+ * yet, for the listings that follow; NULL when the cache is off. */
+const struct listing_tree *listing_tree_get(const struct common *c, const struct dbfiles *profiles,
+                                            const struct profile *p);
 /* Forgets every listing kept (the profile they were built from changed). */
 void listing_cache_clear(void);
 /* Prints a table of top or diff (through the pager with c->pager): with

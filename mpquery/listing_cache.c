@@ -77,16 +77,20 @@ static void key_of(const struct common *c, struct strbuf *k)
     for (size_t i = 0; i < s->nthread_groups; i++) key_str(k, s->thread_groups[i]);
 }
 
+static void tree_unref(struct tree *t)
+{
+    if (--t->refs) return;
+    dtree_free(&t->lt.t);
+    free(t->lt.stack_node);
+    free(t->key);
+    memset(t, 0, sizeof *t);
+}
+
 static void drop(struct kept *e)
 {
     if (!e->key) return;
     listing_free(&e->l, &e->lr);
-    if (e->tree && --e->tree->refs == 0) {
-        dtree_free(&e->tree->lt.t);
-        free(e->tree->lt.stack_node);
-        free(e->tree->key);
-        memset(e->tree, 0, sizeof *e->tree);
-    }
+    if (e->tree) tree_unref(e->tree);
     sb_free(&e->notes);
     free(e->key);
     memset(e, 0, sizeof *e);
@@ -95,6 +99,8 @@ static void drop(struct kept *e)
 void listing_cache_clear(void)
 {
     for (size_t i = 0; i < KEEP; i++) drop(&kept[i]);
+    for (size_t i = 0; i < KEEP; i++)       /* listing_tree_get's, each held by the cache itself */
+        if (trees[i].key) tree_unref(&trees[i]);
 }
 
 /* The tree kept under key, or NULL. */
@@ -217,6 +223,36 @@ const struct listing_tree *listing_tree_kept(const struct common *c, const struc
     struct tree *t = tree_of(k.s, k.len);
     sb_free(&k);
     return t ? &t->lt : NULL;
+}
+
+const struct listing_tree *listing_tree_get(const struct common *c, const struct dbfiles *profiles,
+                                            const struct profile *p)
+{
+    const struct listing_tree *kept_tree = listing_tree_kept(c, profiles);
+    if (kept_tree || !listing_cache_on || profiles->n != 1) return kept_tree;
+    struct tree *t = NULL;
+    for (size_t i = 0; i < KEEP && !t; i++) if (!trees[i].key) t = &trees[i];
+    if (!t) return NULL;
+    /* the paths alone (the filters mark them per listing), child lists
+     * built as a kept tree's are; held by the cache until it is cleared,
+     * and the listings of its key (the flame graph's, the trees') start
+     * from it */
+    struct view_opts v = c->view;
+    v.nfilter = v.nexclude = 0, v.suppress = v.builtin = NULL;
+    char err[512];
+    dtree_init(&t->lt.t);
+    t->lt.stack_node = xmalloc((p->nstacks + 1) * sizeof *t->lt.stack_node);
+    if (view_build(p, &v, &t->lt.t, t->lt.stack_node, err, sizeof err)) {
+        dtree_free(&t->lt.t);
+        free(t->lt.stack_node);
+        memset(t, 0, sizeof *t);
+        return NULL;
+    }
+    dtree_children(&t->lt.t, 1);
+    struct strbuf k = { 0 };
+    tree_key(c, profiles, &k);
+    t->key = k.s, t->refs = 1;
+    return &t->lt;
 }
 
 /* listing.h: the listing kept (serve, report), or built for this command. */
