@@ -378,12 +378,7 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
             memset(&stack_c[sa->rec], 0, sizeof *stack_c);
         }
     }
-    free(own);
-    free(stack_c);
-    free(order);
-    free(total);
-    free(rows);
-    free(start);
+    free(own), free(stack_c), free(order), free(total), free(rows), free(start);
     thread_groups_free(&g);
 }
 
