@@ -59,6 +59,7 @@ for v in /flame /tree /bottomup /callers "/callers?function=main" /peak /leaks /
     view "$v"
 done
 echo "  over a time range ($RANGE):"
+# not /peak (its --snapshot peak refuses a range) nor /hist (hist takes none)
 for v in /timeline / /flame /tree /bottomup "/callers?function=main" /leaks /temporaries /threads \
          "/flame?reverse=1" "/tree?by=memlive"; do
     if [[ $v == *\?* ]]; then view "$v&$RANGE"; else view "$v?$RANGE"; fi
