@@ -55,6 +55,7 @@ static const char more[] =
 "  mpquery info app.db --format json\n";
 
 static int all;
+static char *since_arg;
 
 static const struct opt opts[] = {
     { .name = "all", .flag = &all, .value = 1,
@@ -66,7 +67,15 @@ static const struct opt opts[] = {
     { OPTG_VIEW, .name = "lines", .id = OPT_LINES, .advanced = 1,
       .help = "accepted as by every listing command (info shows no frames)" },
     OPTIONS_READABLE,
-    OPTIONS_SERVER,
+    OPTIONS_SERVER_STORE,
+    /* --since: a time window of files (every view of serve follows one),
+     * with --server the runs started since (the store's, as before) */
+    { .name = "since", .arg = "TIME", .str = &since_arg, .help = NULL },
+    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME",
+      .help = "files: the totals of a time window, at its end less at\n"
+              "its start (+1.5: from the run's start; see top --help-all,\n"
+              "Time windows); with --server, --since TIME selects the runs\n"
+              "started at TIME or later (an age, a date, epoch seconds)" },
     { 0 }
 };
 
@@ -80,15 +89,21 @@ int cmd_info(int argc, char **argv)
 {
     struct common c;
     all = 0;
+    since_arg = NULL;
     int rc = parse_options(&c, &info_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (c.server.url && c.sel.until)
+        return usage_error("info", "--until is a time window of files; with --server, --since selects runs");
+    if (c.server.url) c.server.since = since_arg;
+    else c.sel.since = since_arg;
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = load_selected(&c, &files, -1, select_wants_peak(&c.sel), &p))) return rc;
     struct selection sel;
     c.sel.keep_rows = 1;                /* the mappings' counters per process (pick_totals) */
     if ((rc = select_or_report(&c, p, &sel))) { selection_free(&sel); profile_free(p); return rc; }
-    struct info in = { .p = p, .sel = &sel, .human = c.out.human, .all = all };
+    struct info in = { .p = p, .sel = &sel, .human = c.out.human, .all = all, .since = c.sel.since,
+                       .until = c.sel.until };
     info_gather(&in);
     if (c.out.format == FMT_JSON) info_print_json(&in);
     else if (c.out.format == FMT_CSV) info_print_processes(&in, FMT_CSV);

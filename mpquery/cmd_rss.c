@@ -403,8 +403,10 @@ static int parse_args(struct common *c, size_t *limit)
     return 0;
 }
 
-/* The ledgers of the selected processes, printed to of; 0 or the exit code. */
-static int run(struct common *c, struct profile *p, size_t limit, struct outfile *of)
+/* The ledgers of the selected processes, printed to of; 0 or the exit
+ * code. Its stacks' labels from the display tree serve keeps (kept), else
+ * one built here. */
+static int run(struct common *c, struct profile *p, size_t limit, const struct listing_tree *kept, struct outfile *of)
 {
     if (p->version < format_tables[FT_ledger].col[0].since)
         return error(EXIT_BAD_INPUT, "%s: no ledger: the file has format version %d, the ledger came with version %d",
@@ -419,17 +421,17 @@ static int run(struct common *c, struct profile *p, size_t limit, struct outfile
     if (!rc && !n) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     struct dtree t;
     dtree_init(&t);
-    uint32_t *stack_node = xmalloc((p->nstacks + 1) * sizeof *stack_node);
+    uint32_t *stack_node = kept ? kept->stack_node : xmalloc((p->nstacks + 1) * sizeof *stack_node);
     char err[512];
-    if (!rc && (rc = view_build(p, &c->view, &t, stack_node, err, sizeof err))) error(rc, "rss: %s", err);
+    if (!rc && !kept && (rc = view_build(p, &c->view, &t, stack_node, err, sizeof err))) error(rc, "rss: %s", err);
     if (!rc && !(rc = output_open(of, out_arg, OUTPUT_FILE))) {
-        struct out o = { c, p, &t, stack_node, c->out.format, of->f };
+        struct out o = { c, p, kept ? &kept->t : &t, stack_node, c->out.format, of->f };
         print_all(&o, g, n);
         rc = output_close(of, 0);
     }
     for (size_t i = 0; i < n; i++) ledger_free(&g[i]);
     free(g);
-    free(stack_node);
+    if (!kept) free(stack_node);
     dtree_free(&t);
     selection_free(&sel);
     return rc;
@@ -452,7 +454,7 @@ int cmd_rss(int argc, char **argv)
     struct profile *p;
     if (!(rc = load_profiles(&files, PROFILE_LEDGER, &p))) {
         struct outfile of;
-        rc = run(&c, p, limit, &of);
+        rc = run(&c, p, limit, listing_tree_kept(&c, &files), &of);
         profile_free(p);
     }
     rules_free(rules);

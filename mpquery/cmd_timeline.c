@@ -8,6 +8,7 @@
  * over the time from the first process's start. */
 #include "timeline.h"
 #include "commands.h"
+#include "listing.h"
 #include "load.h"
 #include "opt_groups.h"
 #include "options.h"
@@ -72,6 +73,8 @@ static const struct opt opts[] = {
     { .name = "format", .arg = "F", .str = &format_arg, .help = "text, csv, json or svg (see below)" },
     { .name = "output", .letter = 'o', .arg = "FILE", .str = &out_arg, .help = "write to FILE instead of stdout" },
     OPTION_QUIET("with -o, no line saying what it wrote"),
+    OPTIONS_RULES("--stacks: a rules file for their names (repeatable)"),
+    OPTIONS_DISPLAY("--stacks: frames with file:line; all of a Python stack's;\nwithout inlined frames; by module"),
     OPTIONS_READABLE,
     { 0 },
 };
@@ -131,6 +134,53 @@ static int shade_of(const struct select_opts *o, const struct timeline *tl, stru
     return 0;
 }
 
+/* --stacks' display tree: the series are its nodes (stacks merged as top
+ * merges them: the rules applied, a Python stack shown Python first
+ * unless --native) and named by its labels, as every other view names
+ * them: the tree mpquery serve keeps (listing_tree_get: kept for the
+ * listings that follow), else one built here. */
+struct stack_view { const struct listing_tree *kept; struct dtree t; uint32_t *stack_node; struct ruleset *rules; };
+
+static int stack_view(struct common *c, const struct dbfiles *f, const struct profile *p, struct stack_view *sv,
+                      struct timeline *tl)
+{
+    char err[512];
+    int rc = load_rules(c, &sv->rules);
+    if (rc) return rc;
+    dtree_init(&sv->t);
+    if ((sv->kept = listing_tree_get(c, f, p))) {
+        tl->stack_node = sv->kept->stack_node, tl->nnodes = sv->kept->t.n;
+        return 0;
+    }
+    sv->stack_node = xmalloc((p->nstacks + 1) * sizeof *sv->stack_node);
+    if ((rc = view_build(p, &c->view, &sv->t, sv->stack_node, err, sizeof err))) return error(rc, "timeline: %s", err);
+    tl->stack_node = sv->stack_node, tl->nnodes = sv->t.n;
+    return 0;
+}
+
+/* Per series of tl, its node's label (the leaf as the views show it). */
+static char **stack_view_names(const struct stack_view *sv, const struct timeline *tl)
+{
+    const struct dtree *t = sv->kept ? &sv->kept->t : &sv->t;
+    char **names = xcalloc(tl->nstacks + 1, sizeof *names);
+    for (size_t s = 0; s < tl->nstacks; s++) {
+        uint32_t label = t->label[tl->stack_node[tl->stacks[s]]];
+        names[s] = xmalloc(t->labels.len[label] + 1);
+        memcpy(names[s], t->labels.str[label], t->labels.len[label]);
+        names[s][t->labels.len[label]] = 0;
+    }
+    return names;
+}
+
+static void stack_view_free(struct stack_view *sv, char **names, size_t n)
+{
+    for (size_t s = 0; names && s < n; s++) free(names[s]);
+    free(names);
+    dtree_free(&sv->t);
+    free(sv->stack_node);
+    rules_free(sv->rules);
+}
+
 int cmd_timeline(int argc, char **argv)
 {
     struct common c;
@@ -159,10 +209,18 @@ int cmd_timeline(int argc, char **argv)
     c.sel.window_quiet = out == OUT_CSV || out == OUT_JSON || mpquery_quiet;
     struct select_opts window = c.sel;
     if (shade_window) c.sel.since = c.sel.until = NULL;     /* the whole run's points */
+    struct stack_view sv = { 0 };
+    char **names = NULL;
+    if (nstacks && (rc = stack_view(&c, &files, p, &sv, &tl))) {
+        stack_view_free(&sv, NULL, 0);
+        profile_free(p);
+        return rc;
+    }
     if (!(rc = select_or_report(&c, p, &sel))) {
         timeline_build(&tl, p, &sel, (size_t)nstacks);
         if (!tl.nprocs) rc = error(EXIT_BAD_INPUT, "%s: no process with a snapshot in this selection", p->path);
     }
+    if (!rc && nstacks) so.stack_names = (const char *const *)(names = stack_view_names(&sv, &tl));
     if (!rc && shade_window && (window.since || window.until)) rc = shade_of(&window, &tl, &so);
     struct outfile of;
     if (!rc) rc = output_open(&of, out_arg, OUTPUT_FILE);
@@ -172,6 +230,7 @@ int cmd_timeline(int argc, char **argv)
         else write_rows(f, &tl, out, c.out.human);
         rc = output_close(&of, 0);
     }
+    stack_view_free(&sv, names, tl.nstacks);
     timeline_free(&tl);
     selection_free(&sel);
     profile_free(p);

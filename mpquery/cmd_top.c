@@ -353,6 +353,12 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
     }
     struct group_order go = { total, &g, c->out.by };
     n = select_top(order, n, n, cmp_group, &go);
+    if (n == 1 && start[order[0] + 1] - start[order[0]] == q->sel.nrows) {
+        /* one group with every row (one thread): its counters are the
+         * listing's own, and its functions the listing's (kept, serve) */
+        section(l, q, l->own[0], g.name[order[0]], tab, a);
+        n = 0;
+    }
     counters *own = xcalloc(l->t.n, sizeof *own), *stack_c = xcalloc(p->nrecorded ? p->nrecorded : 1, sizeof *stack_c);
     struct query gq = *q;
     gq.sel.stack_c = stack_c;
@@ -372,12 +378,7 @@ static void per_thread(struct listing *l, struct table *tab, struct top_args *a)
             memset(&stack_c[sa->rec], 0, sizeof *stack_c);
         }
     }
-    free(own);
-    free(stack_c);
-    free(order);
-    free(total);
-    free(rows);
-    free(start);
+    free(own), free(stack_c), free(order), free(total), free(rows), free(start);
     thread_groups_free(&g);
 }
 

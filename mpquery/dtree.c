@@ -120,38 +120,38 @@ void dtree_children(struct dtree *t, int sorted)
     t->children_ready = sorted ? 2 : 1;
 }
 
+/* A node on dtree_functions' walk: its next child and its subtree's sum so far. */
+struct walk { uint32_t node, pos; counters sum; };
+
 void dtree_functions(struct dtree *t, const counters *own, counters *self, counters *incl)
 {
-    size_t nl = t->labels.n;
-    counters *sub = xmalloc(t->n * sizeof *sub);
-    dtree_subtotals(t, own, sub);
+    size_t nl = t->labels.n, sp = 0, cap = 64;
     for (size_t n = 1; n < t->n; n++) counters_add(&self[t->label[n]], &own[n]);
     if (!t->children_ready) dtree_children(t, 0);
-    /* depth-first; a label counts at its outermost occurrence on the path */
-    uint32_t *active = xcalloc(nl, sizeof *active);
-    uint32_t *stk = xmalloc(t->n * sizeof *stk), *pos = xmalloc(t->n * sizeof *pos);
-    size_t sp = 0;
-    stk[0] = 0;
-    pos[0] = t->child_start[0];
-    sp = 1;
+    /* depth-first, each subtree summed as the walk leaves it (no array
+     * per node: a view of a large tree allocates per label and per level
+     * only); a label counts at its outermost occurrence on the path */
+    uint32_t *active = xcalloc(nl ? nl : 1, sizeof *active);
+    struct walk *w = xmalloc(cap * sizeof *w);
+    w[sp++] = (struct walk){ 0, t->child_start[0], own[0] };
     while (sp > 0) {
-        uint32_t n = stk[sp - 1];
-        if (pos[sp - 1] < t->child_start[n + 1]) {
-            uint32_t c = t->child_list[pos[sp - 1]++];
-            if (counters_zero(&sub[c])) continue;
-            if (active[t->label[c]]++ == 0) counters_add(&incl[t->label[c]], &sub[c]);
-            stk[sp] = c;
-            pos[sp] = t->child_start[c];
-            sp++;
-        } else {
-            if (n != 0) active[t->label[n]]--;
-            sp--;
+        struct walk *top = &w[sp - 1];
+        if (top->pos < t->child_start[top->node + 1]) {
+            uint32_t c = t->child_list[top->pos++];
+            active[t->label[c]]++;
+            if (sp == cap) w = xrealloc(w, (cap *= 2) * sizeof *w);
+            w[sp++] = (struct walk){ c, t->child_start[c], own[c] };
+            continue;
         }
+        uint32_t n = top->node;
+        if (n != 0) {
+            if (active[t->label[n]]-- == 1) counters_add(&incl[t->label[n]], &top->sum);
+            counters_add(&w[sp - 2].sum, &top->sum);
+        }
+        sp--;
     }
     free(active);
-    free(stk);
-    free(pos);
-    free(sub);
+    free(w);
 }
 
 void dtree_short_path(const struct dtree *t, uint32_t node, size_t depth,

@@ -14,23 +14,58 @@
 #include <string.h>
 #include <time.h>
 
+/* Per process and per thread, its totals row with the largest snapshot
+ * id <= its snapshot in at (NONE: none), into proc and thread. */
+static void totals_at(const struct profile *p, const uint32_t *at, uint32_t *proc, uint32_t *thread)
+{
+    for (uint32_t i = 0; i < p->ntotals; i++) {
+        const struct total *t = &p->totals[i];
+        const struct snapshot *sn = &p->snapshots[t->snapshot];
+        uint32_t sel = at[sn->process];
+        if (sel == NONE || sn->id > p->snapshots[sel].id) continue;
+        uint32_t *slot = t->thread == NONE ? &proc[sn->process] : &thread[t->thread];
+        if (t->thread != NONE && p->threads[t->thread].process != sn->process) continue;
+        if (*slot == NONE || p->snapshots[p->totals[*slot].snapshot].id < sn->id) *slot = i;
+    }
+}
+
+static void total_less(struct total *t, const struct total *since)
+{
+    for (int k = 0; k < NSTACK_COUNTERS; k++)
+        if (!counter_is_max(k)) t->c.v[k] = sat_add(t->c.v[k], -since->c.v[k]);
+    t->ncalls_nostack = sat_add(t->ncalls_nostack, -since->ncalls_nostack);
+    t->memtot_nostack = sat_add(t->memtot_nostack, -since->memtot_nostack);
+    t->nfree_unknown = sat_add(t->nfree_unknown, -since->nfree_unknown);
+}
+
+/* A window's totals (in->window): the rows picked at its end less those
+ * at its start (select.c subtracts the stacks' counters alike). */
+static void window_totals(struct info *in)
+{
+    const struct profile *p = in->p;
+    uint32_t *proc = none_array(p->nprocs), *thread = none_array(p->nthreads);
+    totals_at(p, in->sel->proc_since, proc, thread);
+    in->window = xmalloc((p->ntotals ? p->ntotals : 1) * sizeof *in->window);
+    memcpy(in->window, p->totals, p->ntotals * sizeof *in->window);
+    for (size_t i = 0; i < p->nprocs; i++)
+        if (in->proc_total[i] != NONE && proc[i] != NONE) total_less(&in->window[in->proc_total[i]], &p->totals[proc[i]]);
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (in->thread_total[i] != NONE && thread[i] != NONE)
+            total_less(&in->window[in->thread_total[i]], &p->totals[thread[i]]);
+    free(proc);
+    free(thread);
+}
+
 static void pick_totals(struct info *in)
 {
     const struct profile *p = in->p;
     in->proc_total = none_array(p->nprocs);
     in->thread_total = none_array(p->nthreads);
-    for (uint32_t i = 0; i < p->ntotals; i++) {
-        const struct total *t = &p->totals[i];
-        const struct snapshot *sn = &p->snapshots[t->snapshot];
-        uint32_t sel = in->sel->proc_snapshot[sn->process];
-        if (sel == NONE || sn->id > p->snapshots[sel].id) continue;
-        uint32_t *slot = t->thread == NONE ? &in->proc_total[sn->process] : &in->thread_total[t->thread];
-        if (t->thread != NONE && p->threads[t->thread].process != sn->process) continue;
-        if (*slot == NONE || p->snapshots[p->totals[*slot].snapshot].id < sn->id) *slot = i;
-    }
+    totals_at(p, in->sel->proc_snapshot, in->proc_total, in->thread_total);
+    if (in->sel->proc_since && !p->aggregate) window_totals(in);
     in->proc_samples = xcalloc(p->nprocs ? p->nprocs : 1, sizeof *in->proc_samples);
     for (size_t r = 0; r < in->sel->nrows; r++) {
-        const struct sample *sa = &p->samples[in->sel->rows[r]];
+        const struct sample *sa = &in->sel->samples[in->sel->rows[r]];
         counters_add(&in->proc_samples[p->threads[sa->thread].process], &sa->c);
         counters_add(&in->samples_sum, &sa->c);
     }
@@ -38,8 +73,7 @@ static void pick_totals(struct info *in)
         if (in->sel->proc_snapshot[i] == NONE) continue;
         in->profiler_memory = sat_add(in->profiler_memory, p->snapshots[in->sel->proc_snapshot[i]].profiler_memory);
         if (in->proc_total[i] == NONE) continue;
-        const struct total *t = &p->totals[in->proc_total[i]];
-        procs_total_add(&in->sum, t);
+        procs_total_add(&in->sum, info_total_at(in, in->proc_total[i]));
     }
 }
 
@@ -128,7 +162,7 @@ static void process_tree(struct info *in)
 
 const struct total *info_total_at(const struct info *in, uint32_t idx)
 {
-    return idx == NONE ? NULL : &in->p->totals[idx];
+    return idx == NONE ? NULL : in->window ? &in->window[idx] : &in->p->totals[idx];
 }
 
 size_t info_stacks_with_samples(const struct info *in)
@@ -258,5 +292,5 @@ void info_gather(struct info *in)
 void info_free(struct info *in)
 {
     free(in->proc_samples); free(in->proc_total); free(in->thread_total); free(in->order); free(in->depth);
-    free(in->pids);
+    free(in->pids); free(in->window);
 }

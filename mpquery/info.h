@@ -22,6 +22,10 @@ struct info {
     struct pid_node *pids;                  /* the tree, one node a pid (process_tree) */
     size_t npids;
     struct total sum;
+    const char *since, *until;              /* --since, --until as given (NULL: none) */
+    struct total *window;                   /* with them: p->totals, the rows picked at the window's
+                                               end less those of the same process or thread at its
+                                               start (info_total_at reads them); else NULL */
     counters *proc_samples;                 /* per process: its sample rows summed (the mappings'
                                                counters: the totals rows have none; not shown
                                                for p->aggregate) */
@@ -34,8 +38,9 @@ struct info {
  * process's threads and snapshots tables, without --all. */
 enum { INFO_SECTIONS = 5, INFO_ROWS = 10 };
 
-/* in->p, in->sel (and human, all) set: the rest of in gathered; info_free
- * frees it. */
+/* in->p, in->sel (and human, all, since, until) set: the rest of in
+ * gathered; info_free frees it. With a window (in->sel's proc_since),
+ * the totals are the window's: at its end less at its start. */
 void info_gather(struct info *in);
 void info_free(struct info *in);
 /* The mappings' line of a process (c: its summed samples) or of the

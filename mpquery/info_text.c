@@ -189,7 +189,12 @@ static void text_totals(const struct info *in)
     by_cap = by_cap && !info_any_sampled_by_setting(in);
     /* sampled, a block without a stack is one not sampled */
     const char *nostack = sampled ? "not sampled" : "without a stack";
-    printf("\ntotals:%s%s%s\n", sampled ? " exact (" : "", !sampled ? "" : by_cap ? "sampled once MP_MAX_MEMORY was "
+    if (in->since || in->until)
+        printf("\ntotals of the time range %s..%s (at its end less at its start: what was allocated and freed "
+               "in it; nlive, memlive and maxlive their growth)", in->since ? in->since : "start",
+               in->until ? in->until : "end");
+    else printf("\ntotals");
+    printf(":%s%s%s\n", sampled ? " exact (" : "", !sampled ? "" : by_cap ? "sampled once MP_MAX_MEMORY was "
            "reached" : "MP_SAMPLE", sampled ? ": the stacks' counters are estimates from the sampled blocks, "
                                        "unbiased: their sums come near these totals, above or below)" : "");
     printf("  ncalls  %lld allocations (%lld %s)\n", (long long)s->c.v[NCALLS], (long long)s->ncalls_nostack, nostack);

@@ -34,9 +34,13 @@ static int query_run(const struct common *c, const struct dbfiles *f, size_t i, 
     so.window_quiet = c->out.format == FMT_CSV || c->out.format == FMT_JSON || mpquery_quiet;
     rc = select_apply(q->p, &so, &q->sel, err, sizeof err);
     if (rc) return error(rc, "%s: %s", q->p->path, err);
-    if (from) {
+    if (from) {         /* from's paths, this listing's filters */
         q->stack_node = from->stack_node;
         *t = from->t;
+        t->left_out = NULL;
+        const struct view_opts *v = &c->view;
+        if ((v->nfilter || v->nexclude || v->suppress || v->builtin) && (rc = view_left_out(t, v, err, sizeof err)))
+            return error(rc, "%s: %s", c->cmd, err);
         return 0;
     }
     q->stack_node = xmalloc(q->p->nstacks * sizeof *q->stack_node);
@@ -110,6 +114,7 @@ void listing_free(struct listing *l, struct listing_rules *lr)
         query_free(&l->q[i]);
     }
     if (!l->tree_kept) dtree_free(&l->t);
+    else free(l->t.left_out);      /* the listing's own (query_run, tree_keep) */
     if (l->memo) free(l->memo->self), free(l->memo->incl), free(l->memo);
     rules_free(lr->rules);
     rules_free(lr->suppress);

@@ -73,8 +73,9 @@ int listing_run(struct common *c, const struct dbfiles *profiles, size_t n,
 /* listing_run's parts: the listing of profiles[0..n) built into l (0,
  * or the exit code, reported, nothing kept), its rules into lr; freed.
  * With from (one profile), its display tree and stack nodes are from's,
- * not built (the same profile, rules, filters and display options):
- * l->tree_kept, listing_free leaves them. */
+ * not built (the same profile, rules and display options; from's tree
+ * has no left_out), the filters' left_out made for l alone (view_left_out):
+ * l->tree_kept, listing_free leaves the tree and frees that left_out. */
 struct listing_rules { struct ruleset *rules, *suppress, *builtin; };
 struct listing_tree { struct dtree t; uint32_t *stack_node; };
 int listing_build(struct common *c, const struct dbfiles *profiles, size_t n, struct listing *l,
@@ -90,6 +91,14 @@ void listing_free(struct listing *l, struct listing_rules *lr);
 extern int listing_cache_on;
 int listing_cached(struct common *c, const struct dbfiles *profiles, void (*print)(struct listing *l, void *ctx),
                    void *ctx);
+/* The display tree kept for c's rules and display options over the one
+ * profile of profiles (no left_out: without filters), or NULL: what rss,
+ * which maps stacks without a listing, reads instead of building it. */
+const struct listing_tree *listing_tree_kept(const struct common *c, const struct dbfiles *profiles);
+/* The same, built from p (the profile of profiles) and kept when none is
+ * yet, for the listings that follow; NULL when the cache is off. */
+const struct listing_tree *listing_tree_get(const struct common *c, const struct dbfiles *profiles,
+                                            const struct profile *p);
 /* Forgets every listing kept (the profile they were built from changed). */
 void listing_cache_clear(void);
 /* Prints a table of top or diff (through the pager with c->pager): with

@@ -47,7 +47,7 @@ static void line(struct live *v, const char *fmt, ...)
  * tree's points, or one process's (its ticks too). */
 static void sparkline(struct live *v, const struct profile *p, const struct selection *sel)
 {
-    struct timeline tl;
+    struct timeline tl = { 0 };     /* per stack (no stack_node): timeline.h */
     timeline_build(&tl, p, sel, 0);
     const struct point *pts = tl.nprocs == 1 ? tl.pts + tl.first[0] : tl.pts + tl.tree_first;
     size_t n = tl.nprocs == 1 ? tl.count[0] : tl.ntree;

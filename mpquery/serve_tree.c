@@ -178,11 +178,11 @@ static void source_link(struct strbuf *sb, const struct tree_page *g, const stru
 }
 
 static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree *t, uint32_t n,
-                const counters *sub, const counters *own, int current)
+                const counters *incl, const counters *self, int current)
 {
     sb_printf(sb, "<tr%s>", current ? " class=cur" : "");
-    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)sub[n].v[g->k[i]]);
-    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)own[n].v[g->k[i]]);
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)incl->v[g->k[i]]);
+    for (int i = 0; i < g->nk; i++) sb_printf(sb, "<td class=n>%lld</td>", (long long)self->v[g->k[i]]);
     sb_puts(sb, "<td class=name>");
     node_link(sb, g, t, n);
     if (n != 0) {
@@ -198,15 +198,40 @@ static void row(struct strbuf *sb, const struct tree_page *g, const struct dtree
     sb_puts(sb, "</td></tr>\n");
 }
 
+struct kid { uint32_t node; counters incl; int by; };
+
+/* The inclusive counters of at's children kids[0..nc) (own summed over
+ * each one's subtree), in one pass over the nodes after at in index order
+ * (a node's parent comes before it), each node given the child whose
+ * subtree holds it: a view of one node costs its part of the tree, and
+ * no array of counters per node. */
+static void kids_sums(const struct dtree *t, const counters *own, uint32_t at, struct kid *kids, uint32_t nc)
+{
+    uint32_t *slot = xmalloc(t->n * sizeof *slot);
+    for (uint32_t i = 0; i < nc; i++) slot[kids[i].node] = i, memset(&kids[i].incl, 0, sizeof kids[i].incl);
+    for (uint32_t n = at + 1; n < t->n; n++) {
+        uint32_t p = t->parent[n];
+        if (p != at) slot[n] = p > at ? slot[p] : NONE;
+        if (slot[n] != NONE) counters_add(&kids[slot[n]].incl, &own[n]);
+    }
+    free(slot);
+}
+
+static int cmp_kid(const void *a, const void *b)
+{
+    const struct kid *x = a, *y = b;
+    int64_t u = x->incl.v[x->by], v = y->incl.v[y->by];
+    return (u < v) - (u > v);
+}
+
 /* Node at's ancestors as links, then a table of it and its children,
- * largest by the --by counter first, at most n=N (default 100). */
+ * largest by the --by counter first, at most n=N (default 100); incl
+ * their inclusive counters per node of t, or NULL: summed here, over the
+ * subtrees shown alone (kids_sums). */
 static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtree *t, const counters *own,
                        const counters *incl, uint32_t at)
 {
     int by = g->l->c->out.by;
-    counters *sub = xmalloc(t->n * sizeof *sub);
-    if (incl) memcpy(sub, incl, t->n * sizeof *sub);
-    else dtree_subtotals(t, own, sub);
     uint32_t chain[256];
     size_t depth = 0;
     for (uint32_t x = at; x != 0 && depth < 256; x = t->parent[x]) chain[depth++] = x;
@@ -217,26 +242,29 @@ static void tree_table(struct strbuf *sb, const struct tree_page *g, struct dtre
     for (int i = 0; i < g->nk; i++) sb_printf(sb, "<th>%s</th>", counter_name[g->k[i]]);
     for (int i = 0; i < g->nk; i++) sb_printf(sb, "<th>self %s</th>", counter_name[g->k[i]]);
     sb_puts(sb, "<th>function</th></tr>\n");
-    row(sb, g, t, at, sub, own, 1);
     if (t->children_ready < 2) dtree_children(t, 1);
     uint32_t a = t->child_start[at], b = t->child_start[at + 1], nc = b - a;
-    uint32_t *kids = xmalloc((nc + 1) * sizeof *kids);
-    int64_t *v = xmalloc(t->n * sizeof *v);
-    for (uint32_t i = 0; i < nc; i++) kids[i] = t->child_list[a + i], v[kids[i]] = sub[kids[i]].v[by];
-    qsort_r(kids, nc, sizeof *kids, cmp_by, v);
+    struct kid *kids = xmalloc((nc + 1) * sizeof *kids);
+    counters sum = own[at];
+    for (uint32_t i = 0; i < nc; i++) {
+        kids[i].node = t->child_list[a + i], kids[i].by = by;
+        if (incl) kids[i].incl = incl[kids[i].node];
+    }
+    if (!incl) kids_sums(t, own, at, kids, nc);
+    for (uint32_t i = 0; i < nc; i++) counters_add(&sum, &kids[i].incl);
+    row(sb, g, t, at, incl ? &incl[at] : &sum, &own[at], 1);
+    qsort(kids, nc, sizeof *kids, cmp_kid);
     const char *np = serve_param(g->r, "n");
     size_t limit = np ? (size_t)atol(np) : 100, shown = 0, some = 0;
     if (limit == 0) limit = g->r->rows_cap;     /* report -n 0: what its bound holds */
     for (uint32_t i = 0; i < nc; i++) {
-        if (counters_zero(&sub[kids[i]])) continue;
+        if (counters_zero(&kids[i].incl)) continue;
         some++;
-        if (limit == 0 || shown < limit) row(sb, g, t, kids[i], sub, own, 0), shown++;
+        if (limit == 0 || shown < limit) row(sb, g, t, kids[i].node, &kids[i].incl, &own[kids[i].node], 0), shown++;
     }
     sb_puts(sb, "</table>\n");
     if (shown < some) sb_printf(sb, "<p class=note>%zu of %zu children shown (n=N for more)</p>\n", shown, some);
     free(kids);
-    free(v);
-    free(sub);
 }
 
 /* ---------------------------------------------------------------- the views */

@@ -75,7 +75,8 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
     if (format) argv_add(a, format);
     const char *sort = serve_param(r, "sort");
     if (!strcmp(v->path, "/functions") && sort && !strcmp(sort, "inclusive")) argv_add(a, "--inclusive");
-    argv_state(a, r, v->mask);
+    /* info over a store takes no time range (its --since selects runs) */
+    argv_state(a, r, r->server && !strcmp(v->cmd, "info") ? v->mask & ~(SP_SINCE | SP_UNTIL) : v->mask);
     if (v->limit) {
         const char *n = serve_param(r, "n");
         struct strbuf sb = { 0 };
@@ -93,8 +94,8 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
 /* The pictures the pages show as images (their scripts do not run):
  * timeline's plot, diff's differential flame graph, as they write them. */
 static const struct view pictures[] = {
-    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3 --shade-window", PROC | SP_SINCE | SP_UNTIL,
-      NULL, 0 },
+    { "/timeline.svg", NULL, NULL, "timeline", "--format=svg --stacks=3 --shade-window",
+      PROC | SP_SINCE | SP_UNTIL | RULES | SP_DISPLAY, NULL, 0 },    /* its stacks named as the views name them */
     { "/diff.svg", NULL, NULL, "diff", "--flame --quiet", SP_BY | SP_FILTER | SP_EXCLUDE | RULES | SP_DISPLAY, NULL, 0 },
 };
 
@@ -204,18 +205,15 @@ static void text_view(const struct view *v, const struct serve_req *r, struct st
 
 /* In serve, the timeline's plot in the page (an inline SVG, timeline's
  * own, every name escaped there): the whole run, the time range shaded,
- * and its axis in data attributes for the script's drag (serve.js). When
- * its command fails, its message (say: the view below does not). */
-static void plot_inline(struct strbuf *body, const struct serve_req *r, int say)
+ * and its axis in data attributes for the script's drag (serve.js).
+ * Nothing when its command fails: the view below (info, timeline's
+ * table: the same selection and range) says why. */
+static void plot_inline(struct strbuf *body, const struct serve_req *r)
 {
     struct serve_out o = { .status = 200 };
     picture(&pictures[0], r, &o);
     const char *svg = o.status == 200 && o.body.len ? strstr(o.body.s, "<svg") : NULL;
-    if (!svg && say && o.body.len) {
-        sb_puts(body, "<pre class=err>");
-        serve_lines(body, o.body.s, o.body.len);
-        sb_puts(body, "</pre>\n");
-    } else if (svg) {
+    if (svg) {
         sb_puts(body, "<div class=chart>");
         sb_add(body, svg, o.body.len - (size_t)(svg - o.body.s));
         sb_puts(body, "</div>\n<p class=hint>Drag across the chart to choose a time range: every view then shows "
@@ -229,7 +227,7 @@ static void plot_inline(struct strbuf *body, const struct serve_req *r, int say)
 static void plot_view(const struct view *v, const struct serve_req *r, struct strbuf *body, int *status)
 {
     if (r->in_page) picture_img(body, r, "/timeline.svg", "memory over time");
-    else if (!r->server) plot_inline(body, r, strcmp(v->cmd, "timeline") != 0);
+    else if (!r->server) plot_inline(body, r);
     if (!strcmp(v->cmd, "timeline")) csv_view(v, r, body, status);
     else text_view(v, r, body, status);
 }
@@ -254,7 +252,7 @@ static void tree_view(const struct view *v, const struct serve_req *r, struct st
 
 #define TREE_STATE (SP_ALL & ~SP_DEPTH)
 const struct view views[] = {
-    { "/", "overview", plot_view, "info", NULL, PROC, NULL, 0 },     /* info takes no --thread */
+    { "/", "overview", plot_view, "info", NULL, PROC | SP_SINCE | SP_UNTIL, NULL, 0 },   /* info takes no --thread */
     { "/timeline", "timeline", plot_view, "timeline", NULL, PROC | SP_SINCE | SP_UNTIL, NULL, 0 },
     { "/flame", "flame graph", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },
     { "/tree", "top-down", tree_view, NULL, NULL, TREE_STATE, NULL, 0 },

@@ -39,6 +39,58 @@ static uint32_t shown_snapshot(const struct profile *p, uint32_t proc)
     return peak != NONE ? peak : last;
 }
 
+/* What a stack's rows count towards: its display node's series (with
+ * tl->stack_node), else its own. */
+static uint32_t key_of(const struct timeline *tl, uint32_t stack)
+{
+    return tl->stack_node ? tl->stack_node[stack] : stack;
+}
+
+static size_t nkeys(const struct timeline *tl)
+{
+    size_t n = tl->stack_node ? tl->nnodes : tl->p->nstacks;
+    return n ? n : 1;
+}
+
+/* Per key (key_of), the series it is (-1: none). */
+static int32_t *chosen_keys(const struct timeline *tl)
+{
+    int32_t *chosen = xmalloc(nkeys(tl) * sizeof *chosen);
+    for (size_t s = 0; s < nkeys(tl); s++) chosen[s] = -1;
+    for (size_t k = 0; k < tl->nstacks; k++) chosen[key_of(tl, tl->stacks[k])] = (int32_t)k;
+    return chosen;
+}
+
+/* The n keys (key_of) whose stacks held the most (held: per stack) into
+ * tl->stacks, each as its stack that held most; ties, as top breaks
+ * them: the lower stack id. */
+static void choose(struct timeline *tl, const int64_t *held, size_t n)
+{
+    const struct profile *p = tl->p;
+    int64_t *sum = xcalloc(nkeys(tl), sizeof *sum);
+    uint32_t *rep = none_array(nkeys(tl));
+    for (uint32_t s = 0; s < p->nstacks; s++) {
+        uint32_t k = key_of(tl, s);
+        if (held[s] <= 0 || k == NONE) continue;
+        sum[k] = sat_add(sum[k], held[s]);
+        if (rep[k] == NONE || held[s] > held[rep[k]] || (held[s] == held[rep[k]] && p->stacks[s].id < p->stacks[rep[k]].id))
+            rep[k] = s;
+    }
+    tl->stacks = xmalloc((n ? n : 1) * sizeof *tl->stacks);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t best = NONE;
+        for (uint32_t k = 0; k < nkeys(tl); k++)
+            if (sum[k] > 0 && (best == NONE || sum[k] > sum[best] ||
+                               (sum[k] == sum[best] && p->stacks[rep[k]].id < p->stacks[rep[best]].id)))
+                best = k;
+        if (best == NONE) break;
+        tl->stacks[tl->nstacks++] = rep[best];
+        sum[best] = 0;
+    }
+    free(sum);
+    free(rep);
+}
+
 /* The n stacks that held the most live bytes at the processes' peaks
  * (each process's peak snapshot, else its last), summed over processes:
  * the rows of `top --snapshot peak --by memlive`, newest per (thread,
@@ -66,25 +118,16 @@ static void pick_stacks(struct timeline *tl, size_t n)
         if (newest.vals[i] != NONE)
             held[p->samples[newest.vals[i]].stack] = sat_add(held[p->samples[newest.vals[i]].stack],
                                                              p->samples[newest.vals[i]].c.v[MEMLIVE]);
-    tl->stacks = xmalloc((n ? n : 1) * sizeof *tl->stacks);
-    int32_t *chosen = xmalloc((p->nstacks ? p->nstacks : 1) * sizeof *chosen);
-    for (size_t s = 0; s < p->nstacks; s++) chosen[s] = -1;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t best = NONE;
-        for (uint32_t s = 0; s < p->nstacks; s++)
-            if (held[s] > 0 && (best == NONE || held[s] > held[best])) best = s;
-        if (best == NONE) break;
-        chosen[best] = (int32_t)tl->nstacks;
-        tl->stacks[tl->nstacks++] = best;
-        held[best] = 0;
-    }
+    choose(tl, held, n);
+    int32_t *chosen = chosen_keys(tl);
     for (size_t k = 0; k < tl->nprocs; k++) tl->peak[k].stack_live = xcalloc(tl->nstacks + 1, sizeof(int64_t));
     for (size_t i = 0; i < newest.cap; i++) {
         const struct sample *sa = newest.vals[i] != NONE ? &p->samples[newest.vals[i]] : NULL;
-        if (!sa || chosen[sa->stack] < 0 || !p->snapshots[at[p->snapshots[sa->snapshot].process]].peak) continue;
+        uint32_t key = sa ? key_of(tl, sa->stack) : NONE;
+        if (key == NONE || chosen[key] < 0 || !p->snapshots[at[p->snapshots[sa->snapshot].process]].peak) continue;
         for (size_t k = 0; k < tl->nprocs; k++)
             if (tl->procs[k] == p->snapshots[sa->snapshot].process)
-                tl->peak[k].stack_live[chosen[sa->stack]] += sa->c.v[MEMLIVE];
+                tl->peak[k].stack_live[chosen[key]] += sa->c.v[MEMLIVE];
     }
     idmap_free(&newest);
     free(chosen), free(at), free(held);
@@ -123,9 +166,9 @@ static void apply_rows(const struct timeline *tl, const int32_t *chosen, const u
     for (size_t i = 0; i < nrows; i++) {
         const struct sample *sa = &p->samples[rows[i]];
         if (sa->snapshot != j) continue;
-        int created;
-        uint32_t *v = idmap_put(last, (uint64_t)sa->thread << 32 | (uint32_t)chosen[sa->stack], &created);
-        cur[chosen[sa->stack]] = sat_add(cur[chosen[sa->stack]], sa->c.v[MEMLIVE] - (created ? 0 : p->samples[*v].c.v[MEMLIVE]));
+        int created, k = chosen[key_of(tl, sa->stack)];
+        uint32_t *v = idmap_put(last, (uint64_t)sa->thread << 32 | sa->stack, &created);
+        cur[k] = sat_add(cur[k], sa->c.v[MEMLIVE] - (created ? 0 : p->samples[*v].c.v[MEMLIVE]));
         *v = rows[i];
     }
 }
@@ -138,21 +181,20 @@ static void apply_rows(const struct timeline *tl, const int32_t *chosen, const u
 static void process_points(struct timeline *tl)
 {
     const struct profile *p = tl->p;
-    int32_t *chosen = xmalloc((p->nstacks ? p->nstacks : 1) * sizeof *chosen);
-    for (size_t s = 0; s < p->nstacks; s++) chosen[s] = -1;
-    for (size_t k = 0; k < tl->nstacks; k++) chosen[tl->stacks[k]] = (int32_t)k;
+    int32_t *chosen = chosen_keys(tl);
     tl->first = xcalloc(tl->nprocs + 1, sizeof *tl->first);
     tl->count = xcalloc(tl->nprocs + 1, sizeof *tl->count);
     tl->pts = xcalloc((p->nsnapshots + p->nticks) * 2 + 1, sizeof *tl->pts);
     uint32_t *rows = xmalloc((p->nsamples ? p->nsamples : 1) * sizeof *rows);
     size_t nrows = 0;
     for (size_t r = 0; tl->nstacks && r < p->nsamples; r++)
-        if (chosen[p->samples[r].stack] >= 0) rows[nrows++] = (uint32_t)r;
+        if (key_of(tl, p->samples[r].stack) != NONE && chosen[key_of(tl, p->samples[r].stack)] >= 0)
+            rows[nrows++] = (uint32_t)r;
     for (size_t k = 0; k < tl->nprocs; k++) {
         const struct process *pr = &p->procs[tl->procs[k]];
         tl->first[k] = tl->npts;
         int64_t *cur = xcalloc(tl->nstacks + 1, sizeof *cur);
-        struct idmap last;                  /* (thread, k) → the row last seen */
+        struct idmap last;                  /* (thread, stack) → the row last seen */
         idmap_init(&last, 16);
         uint32_t j = pr->first_snapshot, jend = pr->first_snapshot + pr->nsnapshots;
         uint32_t q = pr->first_tick, qend = pr->first_tick + pr->nticks;
@@ -283,8 +325,10 @@ static void peak_points(struct timeline *tl)
 
 void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks)
 {
+    const uint32_t *stack_node = tl->stack_node;
+    size_t nnodes = tl->nnodes;
     memset(tl, 0, sizeof *tl);
-    tl->p = p;
+    tl->p = p, tl->stack_node = stack_node, tl->nnodes = nnodes;
     pick_processes(tl, sel);
     if (!tl->nprocs) return;
     tl->t0 = p->procs[tl->procs[0]].start_time;     /* the earliest start: procs are by start */

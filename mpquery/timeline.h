@@ -38,8 +38,14 @@ struct timeline {
     struct point *pts;          /* per process, its snapshots in order; then the tree's */
     size_t npts, *first, *count;    /* per process: its points */
     size_t tree_first, ntree;
-    uint32_t *stacks;           /* profile stack indices, the n that held most at the peaks */
+    uint32_t *stacks;           /* profile stack indices, the n that held most at the peaks
+                                   (with stack_node: per series, its node's stack that held most) */
     size_t nstacks;
+    /* set before timeline_build, or NULL: per stack, its display node
+     * (view.h; nnodes of them): a series is then a node, its stacks
+     * merged as top merges them, so that the chart's names and figures
+     * are those of the other views (Python first: a Python frame's) */
+    const uint32_t *stack_node; size_t nnodes;
     struct point *peak;         /* per process: its peak snapshot (seq 0: none), with the
                                    chosen stacks' live bytes then */
     double t0;                  /* the time times are from, seconds since the epoch */
@@ -52,6 +58,7 @@ struct timeline {
  * Times are from the start of the earliest selected process, as info's
  * times of a process are from its start. */
 void timeline_build(struct timeline *tl, const struct profile *p, const struct selection *sel, size_t nstacks);
+/* (tl->stack_node and nnodes are kept: the rest of *tl is set here) */
 void timeline_free(struct timeline *tl);
 /* One row a point: time, pid (0: the tree), seq, reason, label, ncalls,
  * memtot, memlive, maxlive, rss, mapped (a profile with mappings), then

@@ -215,11 +215,11 @@ static unsigned label_matches(const struct view_opts *o, const regex_t *fre, con
     return m;
 }
 
-/* t->left_out for every node of the tree (a diff's second profile adds
- * nodes: computed again). Each label is tested once; a node inherits its
- * parent's matches (parent index < child index), so a path matches when
- * any of its frames does. */
-static int mark_left_out(struct dtree *t, const struct view_opts *o, char *err, size_t errlen)
+/* view.h: t->left_out for every node of the tree (a diff's second
+ * profile adds nodes: computed again). Each label is tested once; a node
+ * inherits its parent's matches (parent index < child index), so a path
+ * matches when any of its frames does. */
+int view_left_out(struct dtree *t, const struct view_opts *o, char *err, size_t errlen)
 {
     regex_t *fre = xmalloc((o->nfilter + o->nexclude + 1) * sizeof *fre), *xre = fre + o->nfilter;
     int rc = compile_all(o->filter, o->nfilter, fre, err, errlen);
@@ -314,7 +314,7 @@ int view_build(const struct profile *p, const struct view_opts *o,
         stack_node[s] = empty;
     }
     int rc = 0;
-    if (o->nfilter || o->nexclude || o->suppress || o->builtin) rc = mark_left_out(t, o, err, errlen);
+    if (o->nfilter || o->nexclude || o->suppress || o->builtin) rc = view_left_out(t, o, err, errlen);
     free(pruned);
     free(python);
     free(flabel);

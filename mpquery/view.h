@@ -73,6 +73,12 @@ void dtree_free(struct dtree *t);
  * --filter or --exclude regex). */
 int view_build(const struct profile *p, const struct view_opts *o,
                struct dtree *t, uint32_t *stack_node, char *err, size_t errlen);
+/* t->left_out (a new array) of the filters of o (--filter, --exclude, the
+ * suppressions) over the nodes of t as view_build sets it: the paths
+ * depend on the rules and display options alone, so a tree built without
+ * filters serves every filter (mpquery serve's listings, listing_cache.c).
+ * 0, or 2 with err set (a bad regex). */
+int view_left_out(struct dtree *t, const struct view_opts *o, char *err, size_t errlen);
 /* Adds per-stack counters into per-node counters (node_c sized t->n). */
 void view_accumulate(const struct profile *p, const struct selection *s,
                      const uint32_t *stack_node, counters *node_c);

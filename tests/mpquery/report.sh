@@ -50,8 +50,8 @@ assert_match "$(page basic.html pre overview)" $'\n    101  worker      21  2.05
 assert_eq "$(page basic.html picture overview)" "$("$MPQ" timeline basic.db --format svg --stacks 3)" \
   "the plot is mpquery timeline --stacks 3's SVG"
 assert_eq "$(page basic.html picture overview | grep -o '<title>#[0-9]* [^<]* at [^<]*' | sed 's/.*#//' | tr '\n' ,)" \
-  "8 malloc at 2.500 s: 3.03 KiB (3100),18 malloc at 2.500 s: 100 B (100),13 malloc at 2.500 s: 30 B (30)," \
-  "the plot: the 3 stacks that held the most (no peak snapshot: at the last)"
+  "8 parse(std::string const&amp;) at 2.500 s: 3.03 KiB (3100),18 parse(std::string const&amp;) at 2.500 s: 100 B (100),13 foo(int) at 2.500 s: 30 B (30)," \
+  "the plot: the 3 stacks that held the most (no peak snapshot: at the last), named as the views name them (the rules drop malloc)"
 
 # stacks: mpquery top's rows for each counter
 assert_eq "$(page basic.html table top-memtot)" \

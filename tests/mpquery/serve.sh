@@ -7,7 +7,8 @@
 # /source only for files the profile's frames name, a recorded program's
 # functions and source, SIGTERM and SIGINT (exit 0, the port free again),
 # bad --port and --bind (one line, exit 2), a port in use (exit 1); the
-# time range: the chart shaded, the links keeping it, the views following it.
+# time range: the chart shaded, the links keeping it, the views following it
+# (the overview's info too).
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/fixtures.sh"
 fixture basic >/dev/null
@@ -190,9 +191,45 @@ cmp -s whole.svg ranged.svg || fail "/timeline.svg over the range is not the who
 assert_eq "$(get /flame 'since=%3Ci%20id%3Dpwn%3E')" 400 "a since that is no time: 400"
 assert_eq "$(grep -c '<i id=pwn>' page.html) $(grep -c '<b class=range>&lt;i id=pwn&gt;..end</b>' page.html)" "0 1" \
   "a hostile since shown as text in the range's line"
+# the overview's info follows the range: phase_b's allocations between
+# snapshots a and b (200 x 500 bytes; 50 of them and 20 of phase_a's freed)
+mid2=$(python3 -c 'import sys; print("%.3f" % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))' "$(at b)" "$(at c)")
+assert_eq "$(get / "since=%2B$mid&until=%2B$mid2")" 200 "/ over +$mid..+$mid2"
+text() { python3 -c 'import html, re; print(html.unescape(re.sub(r"<[^>]*>", "", open("page.html").read())))'; }
+assert_eq "$(text | grep -A5 '^totals' | sed 's/ *(.*//')" "totals of the time range +$mid..+$mid2
+  ncalls  200 allocations
+  memtot  97.7 KiB allocated
+  nfree   70 frees
+  nlive   130 blocks still allocated
+  memlive 53.7 KiB still allocated" "/ over +$mid..+$mid2: info's totals are phase_b's (at snapshot b less at a)"
+get / >/dev/null
+assert_eq "$(text | grep -c '^totals:')" 1 "/ without a range: the totals of the whole run"
 get / "since=%2B0.5&until=%2B0.1" >/dev/null
-assert_eq "$(err)" "mpquery: --since +0.5 is after --until +0.1" "/: the chart's refusal shown (info's text takes no range)"
+assert_eq "$(err) $(grep -c 'is after' page.html)" "mpquery: wp.db: --since +0.5 is after --until +0.1 1" \
+  "/: info's refusal shown, once"
 expect_fail 2 "^mpquery: timeline: --shade-window is for the svg plot" "$MPQ" timeline wp.db --shade-window
+kill -TERM $SPID; wait $SPID
+
+# Python first in the chart too (tests/progs/runtimes/py_first.py: b, under
+# <module> < a and under a thread's worker < a, holds the most): the
+# legend's stacks are named as /peak and /flame name them, the Python
+# frame b (the interpreter's frames folded into it), the same stacks as
+# /peak's rows; native=1 names the native leaf in all of them
+PY=/usr/bin/python3     # Debian's (a pyenv shim would add its shell processes)
+MP_QUIET=1 profile py.db "$PY" -I "$ROOT/tests/progs/runtimes/py_first.py" 100 >/dev/null || fail "py_first.py failed"
+start py py.db
+legend() { grep -o '<text x="772" y="[0-9]*">#[^<]*' page.html | sed 's/.*>//'; }
+get / >/dev/null; legend >legend.txt
+assert_eq "$(cut -d' ' -f2- legend.txt | sed -n 1,2p)" "b
+b" "the chart's first two stacks: b (Python first)"
+get /peak >/dev/null
+assert_eq "$(cut -d' ' -f1 legend.txt | tr -d '#' | sed -n 1,2p)" "$(rows | sed -n 2,3p | cut -d'|' -f8)" \
+  "the chart's stacks are /peak's first rows (their stacks merged as there)"
+assert_match "$(rows | sed -n 2p)" '\|b < a < ' "/peak: b first"
+get / native=1 >/dev/null; legend >legend.txt
+get /peak native=1 >/dev/null
+assert_eq "$(sed -n 1p legend.txt)" "#$(rows | sed -n 2p | cut -d'|' -f8) $(rows | sed -n 2p | cut -d'|' -f10 | sed 's/ < .*//')" \
+  "native=1: the chart names /peak's first stack by its native leaf, as /peak does"
 kill -TERM $SPID; wait $SPID
 
 # two profiles: /diff is diff's table and its differential flame graph

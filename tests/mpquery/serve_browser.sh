@@ -18,8 +18,10 @@
 # nav link keeps it, the flame graph then names phase_a and not phase_b
 # nor phase_c, and the range's "the whole run" link gives them back;
 # screenshots of the shaded chart (its pixels read back: shaded inside,
-# white outside) and of the flame graph. The servers listen on 127.0.0.1
-# and are stopped here.
+# white outside) and of the flame graph; the overview's info then names
+# the range. Python first (tests/progs/runtimes/py_first.py's profile): the
+# chart's legend names its stacks b, as /peak's rows do, and native=1 the
+# native leaf. The servers listen on 127.0.0.1 and are stopped here.
 # Skipped (a SKIP line) when chromium or the npm package cannot be installed.
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -45,6 +47,11 @@ t0=$(q wp.db "SELECT start_time FROM process")
 at() { q wp.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
 start wp wp.db
 WPID=$SPID WURL=$URL
+# a Python profile (tests/progs/runtimes/py_first.py: b holds the most), its own server
+MP_QUIET=1 profile py.db /usr/bin/python3 -I "$ROOT/tests/progs/runtimes/py_first.py" 100 \
+    >/dev/null || fail "py_first.py failed"
+start py py.db
+PYPID=$SPID PURL=$URL
 
 # VIEW|QUERY|TEXT...: a view, its query, what its page must say
 cat >views.txt <<'EOF'
@@ -65,8 +72,8 @@ cat >views.txt <<'EOF'
 /diff||The diff compares two profiles
 EOF
 
-timeout 120 node - "$AURL" "$NPM" "$SHOTS" "$WURL" "$(at a)" "$(at b)" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
-const [url, npm, shots, wurl, ta, tb] = process.argv.slice(2);
+timeout 120 node - "$AURL" "$NPM" "$SHOTS" "$WURL" "$(at a)" "$(at b)" "$PURL" <<'EOF' >browser.txt 2>&1 || fail "the browser's checks: $(cat browser.txt)"
+const [url, npm, shots, wurl, ta, tb, purl] = process.argv.slice(2);
 const puppeteer = require(npm + '/node_modules/puppeteer-core');
 const fs = require('fs'), zlib = require('zlib');
 const base = new URL(url), token = base.searchParams.get('token');
@@ -138,6 +145,8 @@ async function timeRange(page, wurl, ta, tb, shots) {
   if (shade.length !== panels || Math.abs(shade[0][0] - xa) > 3 || Math.abs(shade[0][1] - xb) > 3)
     throw new Error('the shade: ' + JSON.stringify(shade) + ' for a drag from x ' + xa + ' to ' + xb + ' over ' + panels + ' panels');
   if (!(await text()).includes('time range ' + since + '..' + until)) throw new Error('the page does not name the range');
+  if (!(await text()).includes('totals of the time range ' + since + '..' + until + ' ('))
+    throw new Error("the overview's info does not follow the range");
   const navs = (await page.$$eval('nav a', as => as.map(a => a.href))).map(h => new URL(h));
   const lost = navs.filter(n => n.searchParams.get('since') !== since || n.searchParams.get('until') !== until);
   if (lost.length) throw new Error('nav links without the range: ' + lost.map(n => n.pathname).join(' '));
@@ -159,6 +168,24 @@ async function timeRange(page, wurl, ta, tb, shots) {
   if (back.pathname !== '/flame' || back.searchParams.has('since') || back.searchParams.has('until')) throw new Error('the reset made ' + page.url());
   if (phases(await text()) !== 'phase_a phase_b phase_c') throw new Error('/flame after the reset: ' + phases(await text()));
   console.log('ok "the whole run": /flame without the range, every phase again');
+}
+// Python first in the chart (py_first.py's server, purl): the legend's
+// stacks named by their Python frame, as /peak's rows name them
+async function pythonFirst(page, purl, shots) {
+  const p = new URL(purl), at = (path, q) => p.origin + path + '?token=' + p.searchParams.get('token') + (q ? '&' + q : '');
+  const legend = () => page.$$eval('div.chart svg text', ts => ts.map(t => t.firstChild.nodeValue).filter(s => s.startsWith('#')));
+  await page.goto(at('/'), { waitUntil: 'load' });
+  const names = (await legend()).map(s => s.replace(/^#\d+ /, ''));
+  if (names[0] !== 'b' || names[1] !== 'b') throw new Error('the Python profile\'s legend: ' + names.join(', '));
+  await shot(page, shots + '/overview-python.png');
+  await page.goto(at('/peak'), { waitUntil: 'load' });
+  const peak = await page.$$eval('table tr', rs => rs.slice(1, 3).map(r => r.innerText));
+  if (!peak.every(r => /\tb < a < /.test(r))) throw new Error('/peak of the Python profile: ' + peak.join(' / '));
+  await page.goto(at('/', 'native=1'), { waitUntil: 'load' });
+  const native = (await legend()).map(s => s.replace(/^#\d+ /, ''));
+  if (native[0] === 'b') throw new Error('native=1: the legend still says ' + native.join(', '));
+  console.log('ok Python first: the legend says ' + names.slice(0, 2).join(', ') + ' as /peak does; native=1: ' + native[0] +
+              ' -> overview-python.png');
 }
 (async () => {
   const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true,
@@ -203,6 +230,7 @@ async function timeRange(page, wurl, ta, tb, shots) {
   if (!by.startsWith('ncalls of the graph')) throw new Error('by=ncalls: the graph says ' + by);
   console.log('ok form: ' + u.search.replace(/token=[0-9a-f]+/, 'token=T') + ' (' + by + ')');
   await timeRange(page, wurl, +ta, +tb, shots);
+  await pythonFirst(page, purl, shots);
   // the report of the same profile (one file, serve's views): not blank,
   // its plot drawn, every link to an element of the page, a click on each
   // link of its nav (and on a table's 'mpquery serve') shows its target
@@ -245,3 +273,6 @@ assert_eq "$?" 0 "serve stopped by SIGTERM: exit 0"
 kill -TERM $WPID
 wait $WPID
 assert_eq "$?" 0 "serve wp.db stopped by SIGTERM: exit 0"
+kill -TERM $PYPID
+wait $PYPID
+assert_eq "$?" 0 "serve py.db stopped by SIGTERM: exit 0"
