@@ -42,7 +42,7 @@ static const char more[] =
 "  mpquery hist app.db --format json\n"
 "  mpquery hist app.db --stack 1234 --by ncalls\n";
 
-static char *stack_arg;
+static char *stack_arg, *since_arg;
 
 static const struct opt opts[] = {
     OPTIONS_SELECT(HELP_RUN "; --pid, --snapshot as in top (the\n"
@@ -56,7 +56,15 @@ static const struct opt opts[] = {
     { OPTG_VIEW, .name = "lines", .id = OPT_LINES, .advanced = 1,
       .help = "accepted as by every listing command (hist shows no frames)" },
     OPTIONS_READABLE,
-    OPTIONS_SERVER,
+    OPTIONS_SERVER_STORE,
+    /* --since: a time window of files (serve's /hist follows one), with
+     * --server the runs started since (the store's, as before) */
+    { .name = "since", .arg = "TIME", .str = &since_arg, .help = NULL },
+    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME",
+      .help = "files: the histogram of a time window, at its end less at\n"
+              "its start (+1.5: from the run's start; see top --help-all,\n"
+              "Time windows); with --server, --since TIME selects the runs\n"
+              "started at TIME or later (an age, a date, epoch seconds)" },
     { 0 },
 };
 
@@ -187,6 +195,24 @@ static int one_class(const struct profile *p, const struct stack_rows *r, uint32
  * snapshots having none; a thread without rows allocated from the stack in
  * one class, that of its mean size, and its sample row has the values),
  * of the selected threads (--thread). */
+static int classes_at(const struct profile *p, const struct selection *sel, const struct stack_rows *r,
+                      int64_t stack, uint32_t proc, uint32_t snap, int64_t (*h)[NH])
+{
+    const struct snapshot *sn = &p->snapshots[snap];
+    if (!stack) return process_classes(p, snap, h);
+    if (sn->peak)
+        return error(EXIT_BAD_INPUT, "%s: --stack: no per-stack histogram at the peak (snapshot %lld of process "
+                     "%lld); select another snapshot", p->path, (long long)sn->seq, (long long)p->procs[proc].pid);
+    int rc = stack_hist_classes(p, sel, r, proc, sn->id, h);
+    for (uint32_t t = 0; t < p->nthreads && !rc; t++)
+        if (p->threads[t].process == proc && sel->thread_ok[t]) rc = one_class(p, r, t, sn->id, h);
+    return rc;
+}
+
+/* A time window (--since, --until): each process's classes at the
+ * window's end less those at its start (select.c's snapshots), as top
+ * reads every counter: the calls and bytes allocated in it exactly, the
+ * live blocks and bytes their growth. */
 static int read_classes(const struct profile *p, const struct selection *sel, int64_t stack, int64_t (*h)[NH])
 {
     int since = format_tables[stack ? FT_stack_hist : FT_hist].col[0].since;
@@ -198,17 +224,13 @@ static int read_classes(const struct profile *p, const struct selection *sel, in
     int rc = 0;
     for (size_t i = 0; i < p->nprocs && !rc; i++) {
         if (sel->proc_snapshot[i] == NONE) continue;
-        const struct snapshot *sn = &p->snapshots[sel->proc_snapshot[i]];
-        if (!stack) {
-            rc = process_classes(p, sel->proc_snapshot[i], h);
-        } else if (sn->peak) {
-            rc = error(EXIT_BAD_INPUT, "%s: --stack: no per-stack histogram at the peak (snapshot %lld of process "
-                       "%lld); select another snapshot", p->path, (long long)sn->seq, (long long)p->procs[i].pid);
-        } else {
-            rc = stack_hist_classes(p, sel, &r, (uint32_t)i, sn->id, h);
-            for (uint32_t t = 0; t < p->nthreads && !rc; t++)
-                if (p->threads[t].process == i && sel->thread_ok[t]) rc = one_class(p, &r, t, sn->id, h);
-        }
+        rc = classes_at(p, sel, &r, stack, (uint32_t)i, sel->proc_snapshot[i], h);
+        if (rc || !sel->proc_since || sel->proc_since[i] == NONE) continue;
+        int64_t before[NCLASS][NH];
+        memset(before, 0, sizeof before);
+        rc = classes_at(p, sel, &r, stack, (uint32_t)i, sel->proc_since[i], before);
+        for (unsigned k = 0; k < NCLASS; k++)
+            for (int c = 0; c < NH; c++) h[k][c] -= before[k][c];
     }
     free(r.hist);
     free(r.sample);
@@ -260,7 +282,7 @@ static void print_text(int64_t (*h)[NH], int by, int human, size_t width)
     if (width) room = width > used + BAR_MAX ? BAR_MAX : width > used + BAR_MIN ? width - used : BAR_MIN;
     for (size_t r = 0; r < tab.nrows; r++) {
         unsigned k = row_class[r];
-        size_t n = max > 0 ? (size_t)ceil((double)h[k][by] * (double)room / (double)max) : 0;
+        size_t n = max > 0 && h[k][by] > 0 ? (size_t)ceil((double)h[k][by] * (double)room / (double)max) : 0;
         struct cell *x = &tab.cells[r * tab.ncols + 5];
         free(x->s);
         x->s = xmalloc(n + 1);
@@ -289,8 +311,14 @@ int cmd_hist(int argc, char **argv)
     struct common c;
     const struct cmd_opts d = { .cmd = "hist", .usage = usage, .more = more, .opts = opts,
                                 .missing = "missing DB", .readable = 1 };
+    since_arg = NULL;
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
+    if (c.server.url && c.sel.until)
+        return usage_error("hist", "--until is a time window of files; with --server, --since selects runs");
+    if (c.server.url) c.server.since = since_arg;
+    else c.sel.since = since_arg;
+    c.sel.window_quiet = c.out.format == FMT_CSV || c.out.format == FMT_JSON || mpquery_quiet;
     int64_t stack = 0;
     if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))
         return usage_error("hist", "--stack %s: a stack id (a number >= 1, as top shows)", stack_arg);

@@ -75,8 +75,9 @@ static void command_argv(const struct view *v, const struct serve_req *r, struct
     if (format) argv_add(a, format);
     const char *sort = serve_param(r, "sort");
     if (!strcmp(v->path, "/functions") && sort && !strcmp(sort, "inclusive")) argv_add(a, "--inclusive");
-    /* info over a store takes no time range (its --since selects runs) */
-    argv_state(a, r, r->server && !strcmp(v->cmd, "info") ? v->mask & ~(SP_SINCE | SP_UNTIL) : v->mask);
+    /* info and hist over a store take no time range (their --since selects runs) */
+    int runs_since = r->server && (!strcmp(v->cmd, "info") || !strcmp(v->cmd, "hist"));
+    argv_state(a, r, runs_since ? v->mask & ~(SP_SINCE | SP_UNTIL) : v->mask);
     if (v->limit) {
         const char *n = serve_param(r, "n");
         struct strbuf sb = { 0 };
@@ -263,7 +264,7 @@ const struct view views[] = {
     { "/peak", "peak", csv_view, "top", "--snapshot=peak --by=memlive", SP_ALL & ~SP_SNAPSHOT, NULL, 1 },
     { "/leaks", "leaks", csv_view, "leaks", NULL, SP_ALL & ~(SP_BY | SP_SNAPSHOT), NULL, 1 },
     { "/temporaries", "temporaries", csv_view, "top", "--by=ntemp --functions", SP_ALL & ~SP_BY, "function", 1 },
-    { "/hist", "histogram", csv_view, "hist", NULL, SP_SELECT & ~SP_THREAD, NULL, 0 },   /* per process */
+    { "/hist", "histogram", csv_view, "hist", NULL, (SP_SELECT & ~SP_THREAD) | SP_SINCE | SP_UNTIL, NULL, 0 },  /* per process */
     { "/rss", "RSS", csv_view, "rss", NULL, PROC | SP_SNAPSHOT | RULES | SP_DISPLAY, NULL, 1 },
     { "/threads", "threads", csv_view, "top", "--per-thread --functions -n5", SP_ALL, "function", 0 },
     { "/source", "source", tree_view, NULL, NULL, 0, NULL, 0 },
