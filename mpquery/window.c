@@ -152,9 +152,9 @@ static int window_parse(const struct select_opts *o, struct when *ws, struct whe
     *ws = *wu = (struct when){ 0 };
     if ((o->since && when_parse(o->since, 1, ws)) || (o->until && when_parse(o->until, 1, wu)))
         return snprintf(err, errlen, "--since/--until: not a time (%s)", WHEN_EXPECTED), EXIT_BAD_INPUT;
-    if (o->snap_kind != SNAP_LAST)
-        return snprintf(err, errlen, "--since and --until do not combine with --snapshot (the window's ends "
-                                     "name its snapshots)"), EXIT_BAD_INPUT;
+    if (o->snap_kind != SNAP_LAST && o->snap_kind != SNAP_PEAK)
+        return snprintf(err, errlen, "--since and --until do not combine with --snapshot but peak (the window's "
+                                     "ends name its snapshots)"), EXIT_BAD_INPUT;
     if (o->since && o->until && ws->rel == wu->rel && ws->t > wu->t)
         return snprintf(err, errlen, "--since %s is after --until %s", o->since, o->until), EXIT_BAD_INPUT;
     return 0;
@@ -174,12 +174,55 @@ int window_ends(const struct profile *p, uint32_t run, const struct select_opts 
     return 0;
 }
 
+/* --snapshot peak over a window: per process, its latest peak snapshot
+ * captured in it. A process's peak only rises, so that is the highest
+ * live bytes the window reached when the peak rose in it; a process whose
+ * peak did not is left out (its highest then came before the window),
+ * and a window where none did is refused. A state, not a difference: no
+ * snapshot at since is subtracted. */
+static int window_peak(const struct profile *p, const struct select_opts *o, const struct when *ws,
+                       const struct when *wu, struct selection *s, char *err, size_t errlen)
+{
+    if (p->aggregate)
+        return snprintf(err, errlen, "--snapshot peak with --since/--until reads files (a store's peak is each "
+                                     "run's)"), EXIT_BAD_INPUT;
+    struct seen w = { .lo = 1e300, .hi = -1 };
+    uint32_t last = NONE;
+    for (uint32_t i = 0; i < p->nprocs; i++) {
+        if (s->proc_snapshot[i] == NONE) continue;
+        const struct process *pr = &p->procs[i];
+        double t0 = window_run_start(p, pr->run);
+        double since = o->since ? ws->t + (ws->rel ? t0 : 0) : -1, until = o->until ? wu->t + (wu->rel ? t0 : 0) : 1e300;
+        if (!w.nprocs++) w.t0 = t0, w.since = since, w.until = until;
+        uint32_t found = NONE;
+        for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
+            if (p->snapshots[j].peak && p->snapshots[j].time >= since && p->snapshots[j].time <= until &&
+                (found == NONE || p->snapshots[j].time >= p->snapshots[found].time))
+                found = j;
+        s->proc_snapshot[i] = found;
+        if (found == NONE) s->nselected--;
+        else last = found;
+    }
+    char name[160];
+    window_name(&w, name, sizeof name);
+    if (last == NONE)
+        return snprintf(err, errlen, "%s: no peak in it (the selected process%s peak did not rise in it; see "
+                        "mpquery info)", name, w.nprocs == 1 ? "'s" : "es'"), EXIT_BAD_INPUT;
+    if (!o->window_quiet && s->nselected == 1)
+        fprintf(stderr, "mpquery: %s: the peak reached in it, snapshot %lld (%+.3f s)\n", name,
+                (long long)p->snapshots[last].seq, p->snapshots[last].time - w.t0);
+    else if (!o->window_quiet)
+        fprintf(stderr, "mpquery: %s: the peaks reached in it, %zu of %zu processes\n", name, s->nselected, w.nprocs);
+    return 0;
+}
+
 int window_select(const struct profile *p, const struct select_opts *o, struct selection *s, char *err,
                   size_t errlen)
 {
     struct when ws, wu;
     int rc = window_parse(o, &ws, &wu, err, errlen);
     if (rc) return rc;
+    if (o->snap_kind == SNAP_PEAK) return window_peak(p, o, &ws, &wu, s, err, errlen);
     struct seen w = { .lo = 1e300, .hi = -1 };
     s->proc_since = xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *s->proc_since);
     for (uint32_t i = 0; i < p->nprocs; i++) {
