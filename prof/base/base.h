@@ -36,7 +36,11 @@
 
 /* The documented invariants, checked in an MP_DEBUG build (make debug; the
  * unit tests and tests/recorder/debug_build.sh run with it): a broken one is said on
- * stderr with its place, and the process aborts. Nothing in other builds. */
+ * stderr with its place, and the process aborts. Nothing in other builds.
+ * The expensive level checks whole structures at once (ptrmap_validate,
+ * slots_validate: record.h; node_map_validate: node_map.h), each 0 or -1
+ * with the broken invariant said: the unit tests run them after their
+ * operations and plant a break of each kind for them to find. */
 #ifdef MP_DEBUG
 void mp_assert_failed(const char *what, const char *file, int line) __attribute__((noreturn));
 #define MP_ASSERT(cond) ((cond) ? (void)0 : mp_assert_failed(#cond, __FILE__, __LINE__))

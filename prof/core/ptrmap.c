@@ -82,6 +82,8 @@ int ptrmap_shards_wiped;
 uint8_t ptrmap_filter[1 << PTRMAP_FILTER_BITS];
 static int sparse;
 
+int ptrmap_filter_counts(void) { return sparse; }
+
 static inline uint8_t *bucket_of(uintptr_t p) { return &ptrmap_filter[fib_hash(p >> 4, PTRMAP_FILTER_BITS)]; }
 
 static void filter_add(uintptr_t p, int delta)
@@ -226,22 +228,6 @@ static inline void shard_leave(struct shard *s, enum how how)
     else if (how == OWNED) __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
     else spin_unlock(&s->lock);
 }
-
-/* The page's place is its hash scaled to the capacity; the 256 16-byte
- * positions of the page follow it (cap >= 256, so one wrap at most). From
- * the key alone: within a shard, its bits above the page's offset name the
- * page. */
-static inline uint32_t home(uint32_t key, uint32_t cap)
-{
-    uint32_t page = (uint32_t)fib_hash(key >> 9, 32);
-    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + ((key >> 1) & 0xff);
-    return h >= cap ? h - cap : h;
-}
-
-static inline uint32_t next(uint32_t i, uint32_t cap) { return i + 1 == cap ? 0 : i + 1; }
-
-/* Slots from a forward to b, around the end. */
-static inline uint32_t dist(uint32_t a, uint32_t b, uint32_t cap) { return b >= a ? b - a : b + cap - a; }
 
 static int grow(struct shard *s)
 {

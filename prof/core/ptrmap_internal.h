@@ -68,6 +68,24 @@ static inline uintptr_t address_of(uint32_t key, const struct shard *s)
            (i & ((1u << PAGE_BITS) - 1)) << 12 | (uintptr_t)(key & 0x1ff) << 3;
 }
 
+/* The page's place is its hash scaled to the capacity; the 256 16-byte
+ * positions of the page follow it (cap >= 256, so one wrap at most). From
+ * the key alone: within a shard, its bits above the page's offset name the
+ * page. */
+static inline uint32_t home(uint32_t key, uint32_t cap)
+{
+    uint32_t page = (uint32_t)fib_hash(key >> 9, 32);
+    uint32_t h = (uint32_t)(((uint64_t)page * cap) >> 32) + ((key >> 1) & 0xff);
+    return h >= cap ? h - cap : h;
+}
+
+static inline uint32_t next(uint32_t i, uint32_t cap) { return i + 1 == cap ? 0 : i + 1; }
+
+/* Slots from a forward to b, around the end. */
+static inline uint32_t dist(uint32_t a, uint32_t b, uint32_t cap) { return b >= a ? b - a : b + cap - a; }
+
+int ptrmap_filter_counts(void);         /* the sparse mode: the filter counts the entries */
+
 /* Huge blocks (>= 4 GiB): rare, a short list under its own lock. */
 #define NBIG 256
 struct ptrmap_big { uintptr_t ptr; uint64_t size; };

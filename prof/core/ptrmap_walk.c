@@ -5,6 +5,8 @@
 #include "record.h"
 #include "ptrmap_internal.h"
 
+#include <stdio.h>
+
 #include <linux/membarrier.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -133,3 +135,39 @@ void ptrmap_unlock_all(void)
     for (int i = 0; i < NSHARDS; i++) spin_unlock(&ptrmap_shards[i].lock);
 }
 
+
+/* ------------------------------------------------------------ the expensive level */
+
+/* Every shard's table whole (nothing else working in the map): its count
+ * the entries it holds, at most 3/4 full, each entry reachable from its
+ * home without an empty slot between (linear probing with backward-shift
+ * deletion keeps no holes), and in the sparse mode counted in its filter
+ * bucket. 0, or -1 with the
+ * first broken one said in why. */
+int ptrmap_validate(char *why, size_t n)
+{
+    for (unsigned i = 0; i < NSHARDS; i++) {
+        const struct shard *s = &ptrmap_shards[i];
+        if (!s->table) {
+            if (s->count) return snprintf(why, n, "shard %u: count %u without a table", i, s->count), -1;
+            continue;
+        }
+        uint32_t held = 0;
+        if (s->cap < MIN_CAP || s->count * 4 > s->cap * 3)
+            return snprintf(why, n, "shard %u: %u entries in %u slots (at most 3/4, at least %d slots)", i, s->count,
+                            s->cap, MIN_CAP), -1;
+        for (uint32_t j = 0; j < s->cap; j++) {
+            const struct entry *e = &s->table[j];
+            if (!e->slot) continue;
+            held++;
+            uintptr_t p = address_of(e->key, s);
+            for (uint32_t k = home(e->key, s->cap); k != j; k = next(k, s->cap))
+                if (!s->table[k].slot)
+                    return snprintf(why, n, "shard %u slot %u: an empty slot %u between its home and it", i, j, k), -1;
+            if (ptrmap_filter_counts() && !ptrmap_may_hold(p))
+                return snprintf(why, n, "shard %u slot %u: %#lx not in its filter bucket", i, j, (unsigned long)p), -1;
+        }
+        if (held != s->count) return snprintf(why, n, "shard %u: count %u, %u entries held", i, s->count, held), -1;
+    }
+    return 0;
+}

@@ -364,6 +364,10 @@ void ptrmap_walk_begin(void);
 void ptrmap_walk_end(void);
 size_t ptrmap_shard_copy(unsigned shard, struct ptrmap_block *out, size_t cap);   /* its count; copied if <= cap */
 void ptrmap_unlock_all(void);
+/* The expensive level (the unit tests): whole structures checked, nothing
+ * else working in them; 0, or -1 with the first broken invariant in why. */
+int ptrmap_validate(char *why, size_t n);
+int slots_validate(const struct mp_thread *t, char *why, size_t n);    /* t's stack → slot map and slots */
 
 /* ------------------------------------------------------------ interpose.c */
 void block_sizes_init(void);    /* block_sizes.c, mp_glibc_sizes: glibc's block sizes read inline (hot.h) */

@@ -5,6 +5,7 @@
  * slots (open addressing, key stack_id). */
 #include "hot.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* the chunks, by index (slot_at, slot_side: record.h) */
@@ -117,4 +118,37 @@ void slots_forget(void)
     uint32_t used = atomic_load(&slot_chunks_used);
     for (uint32_t c = 0; c < used && c < MAX_SLOT_CHUNKS; c++) atomic_store(&mp_slot_chunks[c], NULL);
     atomic_store(&slot_chunks_used, 0);
+}
+
+/* ------------------------------------------------------------ the expensive level */
+
+/* t's stack → slot map whole (record.h): at most 3/4 full, its count the
+ * keys it holds, each reachable from its home without an empty place
+ * between, each slot t's own and of that stack; every slot below
+ * slot_limit either unused or owned by a thread of the registry. */
+int slots_validate(const struct mp_thread *t, char *why, size_t n)
+{
+    uint32_t held = 0, cap = t->slot_keys ? t->slot_mask + 1 : 0;
+    if (cap && (cap & (cap - 1)))
+        return snprintf(why, n, "thread %u: a map of %u places (a power of two)", t->seq, cap), -1;
+    for (uint32_t i = 0; i < cap; i++) {
+        uint32_t k = t->slot_keys[i];
+        if (!k) continue;
+        held++;
+        for (uint32_t j = (uint32_t)fib_hash(k, 32) & t->slot_mask; j != i; j = (j + 1) & t->slot_mask)
+            if (!t->slot_keys[j])
+                return snprintf(why, n, "thread %u: stack %u at %u, an empty place %u before it", t->seq, k, i, j), -1;
+        const struct mp_slot *sl = slot_at(t->slot_vals[i]);
+        if (!sl || sl->thread_seq != (uint16_t)t->seq || sl->stack_id != k)
+            return snprintf(why, n, "thread %u: stack %u's slot %u is %s", t->seq, k, t->slot_vals[i],
+                            !sl ? "not made" : sl->stack_id != k ? "another stack's" : "another thread's"), -1;
+    }
+    if (held != t->slot_count || (cap && held * 4 > cap * 3))
+        return snprintf(why, n, "thread %u: count %u, %u keys held in %u places", t->seq, t->slot_count, held, cap), -1;
+    for (uint32_t i = 1; i < slot_limit(); i++) {
+        const struct mp_slot *sl = slot_at(i);
+        if (sl && sl->thread_seq && !thread_by_seq(sl->thread_seq))
+            return snprintf(why, n, "slot %u: owned by thread %u, not in the registry", i, sl->thread_seq), -1;
+    }
+    return 0;
 }

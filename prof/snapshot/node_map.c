@@ -4,6 +4,7 @@
 #include "node_map.h"
 #include "base.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The stack tree's (parent, frame) → id is by far the largest dictionary (a
@@ -65,4 +66,29 @@ void node_clear(struct node_map *m)
 {
     if (m->e) mp_unmap(m->e, m->cap * sizeof *m->e);
     memset(m, 0, sizeof *m);
+}
+
+/* The expensive level (the unit tests): the map whole, 0 or -1 with the
+ * first broken invariant in why: at most 3/4 full, its count the entries
+ * it holds, each reachable from its home without an empty place between
+ * and found by node_get (a key stored twice is found at its first place,
+ * with the other id). */
+int node_map_validate(const struct node_map *m, char *why, size_t n)
+{
+    size_t held = 0;
+    if (!m->e) return m->count ? snprintf(why, n, "count %zu without a table", m->count), -1 : 0;
+    if (m->count * 4 > m->cap * 3) return snprintf(why, n, "%zu entries in %zu places (at most 3/4)", m->count, m->cap), -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        const struct node_entry *e = &m->e[i];
+        if (!e->id) continue;
+        held++;
+        for (size_t j = node_home(e->parent, e->frame, m->cap); j != i; j = j + 1 == m->cap ? 0 : j + 1)
+            if (!m->e[j].id)
+                return snprintf(why, n, "(%u, %u) at %zu: an empty place %zu before it", e->parent, e->frame, i, j), -1;
+        if (node_get(m, e->parent, e->frame) != e->id)
+            return snprintf(why, n, "(%u, %u) at %zu: stored twice (ids %u, %u)", e->parent, e->frame, i,
+                            node_get(m, e->parent, e->frame), e->id), -1;
+    }
+    if (held != m->count) return snprintf(why, n, "count %zu, %zu entries held", m->count, held), -1;
+    return 0;
 }

@@ -15,5 +15,6 @@ uint32_t node_get(const struct node_map *m, uint32_t parent, uint32_t frame);
 int node_put(struct node_map *m, uint32_t parent, uint32_t frame, uint32_t id);  /* a key not in the map yet */
 int node_reserve(struct node_map *m, size_t more);      /* room for more entries */
 void node_clear(struct node_map *m);
+int node_map_validate(const struct node_map *m, char *why, size_t n);     /* the unit tests: 0, or -1 and why */
 
 #endif

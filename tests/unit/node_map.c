@@ -7,6 +7,8 @@
 #include "unit.h"
 #include "node_map.h"
 
+#include <string.h>
+
 #define N 50000
 
 /* Keys spread like a stack tree's: parents below their children. */
@@ -66,6 +68,38 @@ int main(void)
     for (uint32_t i = 0; i < 128; i++) CHECK_EQ(node_get(&w, keys[i][0], keys[i][1]), 1000 + i);
     CHECK_EQ(node_get(&w, keys[63][0] + 1, 7), 0);
     OK("128 keys homed at the table's last two entries (64 parents, 64 frames of one): the chain wraps, each found");
+
+    char why[256];
+    CHECK_EQ(node_map_validate(&m, why, sizeof why), 0);
+    CHECK_EQ(node_map_validate(&g, why, sizeof why), 0);
+    CHECK_EQ(node_map_validate(&w, why, sizeof why), 0);
+    size_t at = 0;                      /* a key of the wrapped chain, not at its home: the place before cleared */
+    while (at < w.cap && !(w.e[at].id && at != (size_t)((fib_hash((uint64_t)w.e[at].parent << 32 | w.e[at].frame, 32) * w.cap) >> 32)))
+        at++;
+    CHECK(at < w.cap);
+    size_t before = at ? at - 1 : w.cap - 1;
+    struct node_entry kept = w.e[before];
+    w.e[before].id = 0;
+    CHECK_EQ(node_map_validate(&w, why, sizeof why), -1);
+    CHECK(strstr(why, "an empty place") != NULL);
+    printf("  planted a hole: %s\n", why);
+    w.e[before] = kept;
+    w.count--;
+    CHECK_EQ(node_map_validate(&w, why, sizeof why), -1);
+    printf("  planted a count: %s\n", why);
+    w.count++;
+    struct node_entry twice = w.e[at];
+    size_t free_at = 0;
+    while (w.e[free_at].id) free_at++;
+    twice.id += 7;
+    w.e[free_at] = twice;               /* its key again, further on (no place empty between: past the chain) */
+    w.count++;
+    CHECK_EQ(node_map_validate(&w, why, sizeof why), -1);
+    printf("  planted a key twice: %s\n", why);
+    w.e[free_at].id = 0;
+    w.count--;
+    CHECK_EQ(node_map_validate(&w, why, sizeof why), 0);
+    OK("node_map_validate: the three maps whole; each planted break found (a hole, a count, a key twice)");
 
     node_clear(&m);
     node_clear(&g);

@@ -15,6 +15,8 @@
  * Operations are made as record.c makes them: peak_touch_thread, the slot's
  * touch and its counters, record_thread_alloc (hot.h), peak_op_end. */
 #include "unit.h"
+
+#include <stdio.h>
 #include "hot.h"
 
 #include <pthread.h>
@@ -30,7 +32,7 @@ _Atomic long mp_threshold;
 void (*mp_run_pending)(void);
 MP_TLS struct mp_tls mp_tls;     /* base/proc.c's */
 _Atomic int mp_initialized = 1;
-void unwind_thread_init(struct mp_thread *t) { (void)t; }
+void unwind_thread_init(struct mp_walker *w) { (void)w; }
 void ptrmap_share(void) {}
 void time_in_profiler(int enter) { (void)enter; }
 void record_memory_after_fork(int fork_child) { (void)fork_child; }
@@ -94,6 +96,42 @@ static struct slot_raw raw(uint32_t idx, uint32_t e)
     return v;
 }
 
+/* ------------------------------------------------------------ the expensive level */
+
+/* slots_validate on t's map with 300 more stacks (grown twice), then each
+ * planted break found: a slot of another stack, a count, a hole. */
+static void validate_slots(struct mp_thread *t)
+{
+    char why[256];
+    for (uint32_t k = 1000; k < 1300; k++) CHECK(slot_of_stack(t, k) != 0);
+    CHECK_EQ(slots_validate(t, why, sizeof why), 0);
+    uint32_t i = 0;
+    while (t->slot_keys[i] != 1000) i++;
+    uint32_t v = t->slot_vals[i];
+    t->slot_vals[i] = slot_of_stack(t, 1001);
+    CHECK_EQ(slots_validate(t, why, sizeof why), -1);
+    printf("  planted another stack's slot: %s\n", why);
+    t->slot_vals[i] = v;
+    t->slot_count++;
+    CHECK_EQ(slots_validate(t, why, sizeof why), -1);
+    printf("  planted a count: %s\n", why);
+    t->slot_count--;
+    /* a stack homed where stack 1000 is (Fibonacci hashing spreads 1000..1299
+     * without one collision): it goes past its home, whose key is then cleared */
+    uint32_t h = (uint32_t)fib_hash(1000, 32) & t->slot_mask, k = 100000;
+    while (((uint32_t)fib_hash(k, 32) & t->slot_mask) != h) k++;
+    CHECK(slot_of_stack(t, k) != 0);
+    CHECK_EQ(slots_validate(t, why, sizeof why), 0);
+    uint32_t hk = t->slot_keys[h];
+    CHECK_EQ(hk, 1000);
+    t->slot_keys[h] = 0;
+    CHECK_EQ(slots_validate(t, why, sizeof why), -1);
+    printf("  planted a hole: %s\n", why);
+    t->slot_keys[h] = hk;
+    CHECK_EQ(slots_validate(t, why, sizeof why), 0);
+    OK("slots_validate: the thread's map whole with %u stacks; each planted break found", t->slot_count);
+}
+
 /* ------------------------------------------------------------ one thread */
 
 static void copy_on_write(void)
@@ -102,6 +140,7 @@ static void copy_on_write(void)
     CHECK(t && t->seq == 1 && thread_count() == 1);
     uint32_t a = slot_of_stack(t, 7);
     CHECK(a != 0 && a != t->nostack_slot && slot_of_stack(t, 7) == a);
+    validate_slots(t);
 
     op_alloc(t, a, 10000);      /* past the first point (1): epoch 1 at 10000, next 14096 */
     struct peak_info p = peak_info();

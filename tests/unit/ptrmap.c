@@ -7,6 +7,7 @@
  * and locks once another thread worked in it (the same checks run in
  * every mode). The hand-over between two threads: ptrmap_handover.c. */
 #include "unit.h"
+#include "ptrmap_internal.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -419,6 +420,60 @@ static void test_reown(int lone)
     check_mode(0, "after another thread's operation there (revoked again: it locks)");
 }
 
+
+/* ---------------------------------------------------------------- the expensive level */
+
+/* ptrmap_validate finds the map whole after inserts and removals with
+ * probe chains (190 blocks in 190 pages of one shard: 74 % full, homes
+ * scattered by page), and each break planted in it: a hole in a probe
+ * chain, a count off by one, an entry moved into another shard's table. */
+static void test_validate(void)
+{
+    char why[256];
+    enum { N = 190, SHARD = 5 };
+    ptrmap_reset(0);
+#define VADDR(i) (shard_page((uintptr_t)1 << 18, SHARD, (i)) + 64)
+    for (uint64_t i = 0; i < N; i++) ptrmap_insert(VADDR(i), slot_of(i), size_of(i));
+    CHECK_EQ(ptrmap_validate(why, sizeof why), 0);
+    for (uint64_t i = 0; i < N; i += 3) expect(VADDR(i), slot_of(i), size_of(i));
+    CHECK_EQ(ptrmap_validate(why, sizeof why), 0);
+    struct shard *s = &ptrmap_shards[SHARD];
+    CHECK_EQ(s->cap, 256);
+    uint32_t j = 0, displaced = 0;
+    for (uint32_t k = 0; k < s->cap && !displaced; k++)
+        if (s->table[k].slot && home(s->table[k].key, s->cap) != k) j = k, displaced = 1;
+    CHECK(displaced);
+    uint32_t h = home(s->table[j].key, s->cap);
+    struct entry saved = s->table[h];
+    s->table[h].slot = 0;
+    CHECK_EQ(ptrmap_validate(why, sizeof why), -1);
+    CHECK(strstr(why, "an empty slot") != NULL);
+    printf("  planted a hole: %s\n", why);
+    s->table[h] = saved;
+    s->count++;
+    CHECK_EQ(ptrmap_validate(why, sizeof why), -1);
+    CHECK(strstr(why, "count") != NULL);
+    printf("  planted a count: %s\n", why);
+    s->count--;
+    ptrmap_init(1);                     /* the sparse mode: the filter counts each entry */
+    ptrmap_reset(0);
+    for (uint64_t i = 0; i < N; i++) ptrmap_insert(VADDR(i), slot_of(i), size_of(i));
+    CHECK_EQ(ptrmap_validate(why, sizeof why), 0);
+    uint8_t *bucket = &ptrmap_filter[fib_hash(VADDR(7) >> 4, PTRMAP_FILTER_BITS)], b = *bucket;
+    *bucket = 0;
+    CHECK_EQ(ptrmap_validate(why, sizeof why), -1);
+    CHECK(strstr(why, "filter") != NULL);
+    printf("  planted a filter bucket: %s\n", why);
+    *bucket = b;
+    CHECK_EQ(ptrmap_validate(why, sizeof why), 0);
+    ptrmap_init(0);
+    ptrmap_wipe_on_fork(0);
+    OK("ptrmap_validate: whole after %d inserts and %d removals in one shard; each planted break found "
+       "(a hole in a probe chain, a count; sparse: a filter bucket)", N, (N + 2) / 3);
+#undef VADDR
+    ptrmap_reset(0);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -436,6 +491,7 @@ int main(void)
     test_reset();
     test_release(lone, mode);
     test_grow();
+    test_validate();
     check_mode(lone, "after ptrmap_reset");
     ptrmap_share();
     check_mode(0, "after ptrmap_share");
