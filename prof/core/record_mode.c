@@ -118,13 +118,13 @@ void __attribute__((noinline)) record_alloc_general(void *p, size_t size, usable
     struct mp_thread *t = record_thread();
     if (unlikely(t == NULL)) return;
     int path = atomic_load_explicit(&mp_hot_path, RELAXED);
-    if (path == HOT_COUNT) {
+    if (mp_track_all) {         /* whatever the case says (HOT_GENERAL until its first update) */
+        record_full_alloc(t, p, size);
+        peak_op_end(t);
+    } else if (path == HOT_COUNT) {
         record_cheap_alloc(t, p, size, 0, 1, usable);
     } else if (path == HOT_SAMPLE) {
         record_cheap_alloc(t, p, size, sample_countdown(t, size), 1, usable);
-    } else if (path == HOT_FULL) {
-        record_full_alloc(t, p, size);
-        peak_op_end(t);
     } else {
         record_cheap_alloc(t, p, size, attribution_wanted(t, size), 0, usable);
     }
@@ -135,11 +135,11 @@ void __attribute__((noinline)) record_free_general(void *p, usable_fn usable)
 {
     struct mp_thread *t = record_thread();
     int path = atomic_load_explicit(&mp_hot_path, RELAXED);
-    if (path <= HOT_SAMPLE) {
-        record_cheap_free(t, p, 1, usable);
-    } else if (path == HOT_FULL) {
+    if (mp_track_all) {
         record_full_free(t, p);
         if (t) peak_op_end(t);
+    } else if (path <= HOT_SAMPLE) {
+        record_cheap_free(t, p, 1, usable);
     } else {
         record_cheap_free(t, p, 0, usable);
     }
