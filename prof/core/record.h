@@ -196,6 +196,7 @@ void threads_recycle_exited(void);      /* a detach: exited threads' records tak
  * an exited one's (threads_recycle_exited). Returns how many were taken
  * back; threads_reopen: a new session's threads make records again. */
 int threads_quiesce(void);
+int threads_settle(double seconds);     /* each thread seen outside once (the detach's snapshot); those still inside */
 void threads_reopen(void);
 /* After a quiesce that took every record back: the registry emptied (1),
  * else nothing done (0). Then slots_forget, stacks_forget, arena_forget

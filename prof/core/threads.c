@@ -231,6 +231,26 @@ static int take_back(struct mp_thread *t, double until)
     return 1;
 }
 
+/* A detach's last snapshot waits (at most `seconds`) until each thread
+ * has been seen outside the profiler once: the entry points are the
+ * program's own again (got_restore), so an operation still under way
+ * began before, and a thread preempted in its middle (a free taken from
+ * the map, its slot not yet counted) would be read half done. Returns the
+ * threads still inside at the end (blocked in the real allocator). */
+int threads_settle(double seconds)
+{
+    double until = mp_now() + seconds;
+    struct mp_thread *me = mp_tls.self;
+    int inside = 0;
+    for (struct mp_thread *t = thread_list(); t; t = t->next) {
+        if (t == me || atomic_load(&t->exited)) continue;
+        int out;
+        while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
+        inside += out == 0;
+    }
+    return inside;
+}
+
 static int quiet;       /* the last threads_quiesce took every record back */
 
 int threads_quiesce(void)

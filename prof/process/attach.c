@@ -195,6 +195,7 @@ MP_EXPORT int mp_detach(void)
     int rc = attached ? 0 : -1;
     if (!rc) {
         got_restore();
+        threads_settle(0.2);                /* no operation half done in the last snapshot */
         tree_session_ending();              /* the children forked in the session end too */
         background_run(session_end);        /* on the profiler's thread (lifecycle.c) */
         background_pause(1);
@@ -224,6 +225,7 @@ void attach_end_here(void)
     pthread_mutex_lock(&attach_lock);
     if (attached) {
         got_restore();
+        threads_settle(0.2);
         session_end();          /* its snapshot not written once the profile is collected (tree_may_write) */
         session_release();
     }
