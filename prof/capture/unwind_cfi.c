@@ -124,7 +124,8 @@ static Dwarf_CFI *cfi_of_module(const char *path)
         else if (i < TABLE_CFI_MAX) {
             Elf *elf = NULL;    /* (set by cfi_of_file; gcc cannot see it here) */
             cfi = cfi_of_file(fd, (size_t)st.st_size, &elf);
-            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi, elf };
+            table_cfis[i] = (struct table_cfi){ st.st_dev, st.st_ino, cfi, elf };
+            __atomic_store_n(&table_cfi_n, i + 1, __ATOMIC_RELEASE);    /* unwind_cfi_trim reads it unlocked */
         }
     }
     close(fd);
@@ -208,6 +209,26 @@ void unwind_cfi_release(void)
         if (img) munmap(img, size);
     }
     table_cfi_n = 0;
+}
+
+/* The files' pages read for rules, given back: a rule, once computed, is
+ * in unwind.c's cache, and the binary search table and FDEs it was read
+ * from are seldom wanted again, yet each page touched stays resident in
+ * this process (with the kernel's fault-around, 64 KiB a touch): clang's
+ * libLLVM kept 4 MB of its .eh_frame resident. Their contents are the
+ * file's, unchanged (libdw reads in place), so a later read finds them
+ * again; the first page, whose section header fields cfi_of_file cleared,
+ * stays. Without the rules' lock: a table is published (table_cfi_n)
+ * after its entry is whole, and a concurrent reader of a page simply
+ * reads it from the file again. */
+void unwind_cfi_trim(void)
+{
+    int n = __atomic_load_n(&table_cfi_n, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        size_t size;
+        char *img = table_cfis[i].cfi ? elf_rawfile(table_cfis[i].elf, &size) : NULL;
+        if (img && size > PAGE_SIZE) madvise(img + PAGE_SIZE, size - PAGE_SIZE, MADV_DONTNEED);
+    }
 }
 
 void unwind_cfi_counts(uint64_t *rules, uint64_t *bad)

@@ -165,6 +165,9 @@ static size_t resolve_pending(int refresh)
 
 size_t symbols_resolve_pending(void) { return resolve_pending(1); }
 
+/* After a flush's resolution: the files' pages it read given back. */
+void symbols_trim(void) { mp_dwfl_release_pages(dwfl); }
+
 /* The end of an attach session (attach.c, the flush's lock held): the
  * session ended (libdw's files unmapped, its memory freed), every address
  * forgotten; the next session resolves its stacks again. */
