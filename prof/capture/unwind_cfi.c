@@ -124,8 +124,7 @@ static Dwarf_CFI *cfi_of_module(const char *path)
         else if (i < TABLE_CFI_MAX) {
             Elf *elf = NULL;    /* (set by cfi_of_file; gcc cannot see it here) */
             cfi = cfi_of_file(fd, (size_t)st.st_size, &elf);
-            table_cfis[i] = (struct table_cfi){ st.st_dev, st.st_ino, cfi, elf };
-            __atomic_store_n(&table_cfi_n, i + 1, __ATOMIC_RELEASE);    /* unwind_cfi_trim reads it unlocked */
+            table_cfis[table_cfi_n++] = (struct table_cfi){ st.st_dev, st.st_ino, cfi, elf };
         }
     }
     close(fd);
@@ -217,18 +216,17 @@ void unwind_cfi_release(void)
  * this process (with the kernel's fault-around, 64 KiB a touch): clang's
  * libLLVM kept 4 MB of its .eh_frame resident. Their contents are the
  * file's, unchanged (libdw reads in place), so a later read finds them
- * again; the first page, whose section header fields cfi_of_file cleared,
- * stays. Without the rules' lock: a table is published (table_cfi_n)
- * after its entry is whole, and a concurrent reader of a page simply
- * reads it from the file again. */
+ * again; the first page of a table's image, whose section header fields
+ * cfi_of_file cleared, stays. Under the rules' lock (no rule is being
+ * read meanwhile, the session's modules stay as they are). */
 void unwind_cfi_trim(void)
 {
-    int n = __atomic_load_n(&table_cfi_n, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < table_cfi_n; i++) {
         size_t size;
         char *img = table_cfis[i].cfi ? elf_rawfile(table_cfis[i].elf, &size) : NULL;
         if (img && size > PAGE_SIZE) madvise(img + PAGE_SIZE, size - PAGE_SIZE, MADV_DONTNEED);
     }
+    if (rules_dwfl) mp_dwfl_release_pages(rules_dwfl);
 }
 
 void unwind_cfi_counts(uint64_t *rules, uint64_t *bad)

@@ -276,7 +276,9 @@ struct flush_call { enum flush_reason reason; const char *label; int rc; enum ah
 static int resolve_symbols(size_t *naddrs)
 {
     volatile int lost = 0;
-    unwind_cfi_trim();          /* the unwinder's file pages are not wanted here: out of the peak */
+    unwind_lock();              /* the unwinder's file pages are not wanted here: out of the peak */
+    unwind_cfi_trim();
+    unwind_unlock();
     RECOVERABLE(*naddrs = symbols_resolve_pending(), (symbols_drop_session(), lost = 1));
     if (!lost) symbols_trim();
     return lost;
