@@ -74,9 +74,12 @@ static struct symtab *module_symtab(Dwfl_Module *mod, GElf_Addr bias)
             GElf_Sym sym;
             GElf_Addr value;
             GElf_Word shndx;
+            /* an empty name is offset 0 of the string table: the names
+             * themselves are not read (libLLVM's .dynstr, 3 MB, would
+             * become resident in the process for a few symbols' sake) */
             const char *name = symbol_of(mod, (uint32_t)i, &sym, &value, &shndx);
             int type = GELF_ST_TYPE(sym.st_info);
-            if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+            if (!name || !sym.st_name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
                 type == STT_FILE || type == STT_TLS || value < bias)
                 continue;
             t->v[t->n++] = (struct msym){ .lo = value - bias, .size = sym.st_size, .index = (uint32_t)i,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* libdwfl keeps a descriptor per file until its session ends, then
@@ -136,4 +137,68 @@ Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2])
         seen[0] = seen[1] = 0;
     }
     return *d;
+}
+
+/* ------------------------------------------------------------ pages */
+
+/* The files a session read are mapped whole (libelf's private mappings);
+ * what a resolution touched there (symbol tables, strings, DWARF) stays
+ * resident in this process until the session ends: clang's profile kept
+ * 4 MB of libLLVM's symbols and 7 MB of libc's debug file after its first
+ * flush. mp_dwfl_release_pages gives those pages back: libelf reads a
+ * loaded object's or a debug file's image in place and never writes it
+ * (relocations are applied only to ET_REL files, which the loader never
+ * loads), so each page is the file's and a later read finds it again. An
+ * image libelf read into memory instead (elf_rawfile is then its own
+ * allocation) is left alone: only an image that starts a file mapping of
+ * /proc/self/maps is released. */
+struct images { uintptr_t at[64]; size_t size[64]; int n; };
+
+static void image_add(struct images *im, Elf *elf)
+{
+    size_t size = 0;
+    char *img = elf ? elf_rawfile(elf, &size) : NULL;
+    if (!img || size <= PAGE_SIZE || ((uintptr_t)img & (PAGE_SIZE - 1)) || im->n == 64) return;
+    for (int i = 0; i < im->n; i++)
+        if (im->at[i] == (uintptr_t)img) return;
+    im->at[im->n] = (uintptr_t)img, im->size[im->n++] = size;
+}
+
+static int module_images(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr base, void *arg)
+{
+    (void)user, (void)name, (void)base;
+    const char *mainfile = NULL, *debugfile = NULL;
+    Dwarf_Addr bias;
+    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+    if (mainfile) image_add(arg, dwfl_module_getelf(mod, &bias));    /* read already: no new work */
+    if (debugfile) {
+        Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+        image_add(arg, dw ? dwarf_getelf(dw) : NULL);
+    }
+    return DWARF_CB_OK;
+}
+
+/* A maps line "lo-hi perms offset dev inode path": an image that starts at
+ * lo, offset 0 of a file (inode not 0), is released. */
+static int release_line(char *line, void *arg)
+{
+    struct images *im = arg;
+    unsigned long lo, hi, off, inode;
+    if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &lo, &hi, &off, &inode) != 4 || off || !inode) return 0;
+    for (int i = 0; i < im->n; i++)
+        if (im->at[i] == lo && im->at[i] + im->size[i] <= ((hi + PAGE_SIZE - 1) & ~(unsigned long)(PAGE_SIZE - 1))) {
+            madvise((void *)lo, im->size[i], MADV_DONTNEED);
+            im->at[i] = 0;
+        }
+    return 0;
+}
+
+void mp_dwfl_release_pages(Dwfl *d)
+{
+    struct images im = { .n = 0 };
+    if (!d) return;
+    dwfl_getmodules(d, module_images, &im, 0);
+    if (!im.n) return;
+    char buf[8192];
+    mp_each_line("/proc/self/maps", buf, sizeof buf, release_line, &im);
 }

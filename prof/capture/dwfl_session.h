@@ -10,5 +10,8 @@
  * read stays parsed, and re-reported when the loader's counts of loaded and
  * unloaded objects differ from `seen` (updated). NULL if it cannot be made. */
 Dwfl *mp_dwfl_session(Dwfl **d, unsigned long long seen[2]);
+/* The resident pages of the files the session has read (mapped images of
+ * the modules and their debug files) given back; the session stays. */
+void mp_dwfl_release_pages(Dwfl *d);
 
 #endif

@@ -121,24 +121,50 @@ void unwind_prepare(int any_mode)
 /* ------------------------------------------------------------ cfi rules */
 
 
-#define RULE_BITS 18
-#define RULE_MASK ((1u << RULE_BITS) - 1)
+/* The rules, by return address: open addressing in a table that readers
+ * take without a lock (a slot's rule is written before its key, which
+ * publishes it) and that grows under rules_lock, sized to what it holds:
+ * from 4096 slots (64 KiB; a program's rules are a few thousand to some
+ * tens of thousands, and a fixed 4 MiB table, whose hashed slots touch
+ * every page, was clang's 4 MB in every mode). A grown table replaces the
+ * old one for good: the old stays mapped, its slots' pages given back
+ * (read as zero by a reader still in it: "not there", the rule computed
+ * again), its first page kept, with the header a late reader reads. */
+#define RULE_BITS_MIN 12
+#define RULE_BITS_MAX 22
 #define RULE_PROBES 16
 
 struct rule_slot {
     _Atomic uintptr_t ip;
     uint64_t rule;
 };
+struct rule_table {
+    unsigned bits;
+    size_t count;
+    struct rule_slot s[];       /* 2^bits */
+};
 
-static struct rule_slot *rules;         /* 2^RULE_BITS slots, written under rules_lock */
+static _Atomic(struct rule_table *) rules;
 static int rules_full;                  /* no room left: new addresses go to libunwind */
 static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static size_t rule_table_bytes(unsigned bits)
+{
+    return (sizeof(struct rule_table) + (sizeof(struct rule_slot) << bits) + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
+}
+
+static struct rule_table *rule_table_new(unsigned bits)
+{
+    struct rule_table *t = mp_map(rule_table_bytes(bits), 0);
+    if (t) t->bits = bits;
+    return t;
+}
 
 static void rules_init(void)
 {
-    rules = mp_map(sizeof *rules << RULE_BITS, 0);
-    if (!rules) mp_opt.unwind = UNWIND_LIBUNWIND;
+    struct rule_table *t = rule_table_new(RULE_BITS_MIN);
+    if (!t) mp_opt.unwind = UNWIND_LIBUNWIND;
+    atomic_store_explicit(&rules, t, memory_order_release);
 }
 
 /* Bumped when an object was unloaded (the rules cleared, addresses retired):
@@ -147,9 +173,11 @@ _Atomic unsigned mp_maps_gen;
 
 void unwind_forget_rules(void)
 {
-    if (!rules) return;
+    struct rule_table *t = atomic_load(&rules);
+    if (!t) return;
     pthread_mutex_lock(&rules_lock);
-    for (size_t i = 0; i <= RULE_MASK; i++) atomic_store_explicit(&rules[i].ip, 0, memory_order_relaxed);
+    for (size_t i = 0; i < (size_t)1 << t->bits; i++) atomic_store_explicit(&t->s[i].ip, 0, memory_order_relaxed);
+    t->count = 0;
     STORE(rules_full, 0);
     atomic_fetch_add(&mp_maps_gen, 1);
     pthread_mutex_unlock(&rules_lock);
@@ -159,16 +187,12 @@ void unwind_lock(void) { pthread_mutex_lock(&rules_lock); }
 
 void unwind_unlock(void) { pthread_mutex_unlock(&rules_lock); }
 
-static inline size_t rule_home(uintptr_t ip)
-{
-    return (size_t)fib_hash(ip, RULE_BITS);
-}
-
 static inline uint64_t rule_get(uintptr_t ip)
 {
-    size_t h = rule_home(ip);
+    const struct rule_table *t = atomic_load_explicit(&rules, memory_order_acquire);
+    size_t mask = ((size_t)1 << t->bits) - 1, h = (size_t)fib_hash(ip, t->bits);
     for (int i = 0; i < RULE_PROBES; i++) {
-        struct rule_slot *s = &rules[(h + i) & RULE_MASK];
+        const struct rule_slot *s = &t->s[(h + i) & mask];
         uintptr_t k = atomic_load_explicit(&s->ip, memory_order_acquire);
         if (k == ip) return s->rule;
         if (!k) return 0;
@@ -176,22 +200,53 @@ static inline uint64_t rule_get(uintptr_t ip)
     return 0;
 }
 
-/* Returns 0 when the probe window is full: the table no longer takes new
- * addresses, and those captures go to libunwind (slower, still right). */
-static int rule_put(uintptr_t ip, uint64_t rule)
+/* Into t (not published, or under rules_lock); 0 when the probe window is full. */
+static int rule_insert(struct rule_table *t, uintptr_t ip, uint64_t rule)
 {
-    size_t h = rule_home(ip);
+    size_t mask = ((size_t)1 << t->bits) - 1, h = (size_t)fib_hash(ip, t->bits);
     for (int i = 0; i < RULE_PROBES; i++) {
-        struct rule_slot *s = &rules[(h + i) & RULE_MASK];
+        struct rule_slot *s = &t->s[(h + i) & mask];
         uintptr_t k = atomic_load_explicit(&s->ip, RELAXED);
         if (k == ip) return 1;
         if (!k) {
             s->rule = rule;         /* the rule first, then the key that publishes it */
             atomic_store_explicit(&s->ip, ip, memory_order_release);
+            t->count++;
             return 1;
         }
     }
     return 0;
+}
+
+/* A table twice as large with every rule, published (under rules_lock);
+ * 0 when none can be had (the largest reached, or no memory). A rule
+ * whose window is full in the new table is dropped (computed again). */
+static int rules_grow(struct rule_table *old)
+{
+    struct rule_table *t = old->bits < RULE_BITS_MAX ? rule_table_new(old->bits + 1) : NULL;
+    if (!t) return 0;
+    for (size_t i = 0; i < (size_t)1 << old->bits; i++) {
+        uintptr_t ip = atomic_load_explicit(&old->s[i].ip, RELAXED);
+        if (ip) rule_insert(t, ip, old->s[i].rule);
+    }
+    atomic_store_explicit(&rules, t, memory_order_release);
+    size_t bytes = rule_table_bytes(old->bits);
+    if (bytes > PAGE_SIZE) madvise((char *)old + PAGE_SIZE, bytes - PAGE_SIZE, MADV_DONTNEED);
+    return 1;
+}
+
+/* Under rules_lock, the table kept at most half full. Returns 0 when it
+ * no longer takes new addresses: those captures go to libunwind (slower,
+ * still right). */
+static int rule_put(uintptr_t ip, uint64_t rule)
+{
+    struct rule_table *t = atomic_load_explicit(&rules, RELAXED);
+    if ((t->count + 1) * 2 > (size_t)1 << t->bits && rules_grow(t)) t = atomic_load_explicit(&rules, RELAXED);
+    while (!rule_insert(t, ip, rule)) {
+        if (!rules_grow(t)) return 0;
+        t = atomic_load_explicit(&rules, RELAXED);
+    }
+    return 1;
 }
 
 static struct own_stack rules_stack = { .size = 1 << 20 };
@@ -202,7 +257,13 @@ static struct own_stack rules_stack = { .size = 1 << 20 };
 void unwind_release(void)
 {
     pthread_mutex_lock(&rules_lock);
-    if (rules) madvise(rules, sizeof *rules << RULE_BITS, MADV_DONTNEED);
+    struct rule_table *t = atomic_load(&rules);
+    if (t) {        /* its slots zero, as their pages given back read */
+        size_t bytes = rule_table_bytes(t->bits);
+        memset(t->s, 0, PAGE_SIZE - sizeof *t);
+        if (bytes > PAGE_SIZE) madvise((char *)t + PAGE_SIZE, bytes - PAGE_SIZE, MADV_DONTNEED);
+        t->count = 0;
+    }
     STORE(rules_full, 0);
     unwind_cfi_release();
     own_stack_release(&rules_stack);

@@ -44,5 +44,9 @@ void unwind_cfi_lost(void);
 void unwind_cfi_release(void);
 /* MP_UNWIND_CHECK: rules compared, rules that differed. */
 void unwind_cfi_counts(uint64_t *rules, uint64_t *bad);
+/* The pages of the files read for rules given back (a flush, before its
+ * own work, and every 256 rules computed; under unwind.c's rules lock):
+ * read again from the files when needed. */
+void unwind_cfi_trim(void);
 
 #endif

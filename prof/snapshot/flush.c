@@ -9,6 +9,7 @@
 #include "flush.h"
 #include "debugcache.h"
 #include "dbguard.h"
+#include "unwind_cfi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -275,7 +276,11 @@ struct flush_call { enum flush_reason reason; const char *label; int rc; enum ah
 static int resolve_symbols(size_t *naddrs)
 {
     volatile int lost = 0;
+    unwind_lock();              /* the unwinder's file pages are not wanted here: out of the peak */
+    unwind_cfi_trim();
+    unwind_unlock();
     RECOVERABLE(*naddrs = symbols_resolve_pending(), (symbols_drop_session(), lost = 1));
+    if (!lost) symbols_trim();
     return lost;
 }
 static struct own_stack flush_stack = { .size = 4 << 20 };

@@ -60,6 +60,7 @@ int batch_flush(struct writer *w, struct batch *b);     /* the rows collected so
 void batch_finalize(struct batch *b);
 /* Grows a zeroed array of elem-sized items to at least need items. */
 int grow_array(void *pp, size_t *n, size_t need, size_t elem);
+uint64_t words_digest(const uint64_t *w, size_t n);     /* 0 for all zeros, else odd (flush_sql.c) */
 
 /* ------------------------------------------------------------ mirror.c */
 

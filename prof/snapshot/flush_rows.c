@@ -18,13 +18,14 @@ const char *const reason_names[] = { "exit", "interval", "api", "signal", "exec"
 struct class_v { uint64_t ncalls, memtot, live_n, live_b; };      /* fixed point */
 /* A sample row's values: the slots' counters, and their cold blocks
  * (cold.c; 0 without MP_COLD). A row is written when any of them changed. */
-struct row_v { struct slot_counts c; uint64_t memcold, coldage; };
+struct row_v { struct slot_counts c; uint64_t memcold, coldage; };        /* words only (words_digest) */
 struct other { uint32_t slot, cls, next; struct class_v v; };
 struct row_classes { unsigned n, cls[MP_HIST_CLASSES]; struct class_v v[MP_HIST_CLASSES]; };
 
 static struct {
-    struct row_v *prev;             /* by canonical slot: values in the previous snapshot */
-    struct slot_counts *peakv;      /* by slot: values at the peak (write_peak) */
+    uint64_t *prev, (*prev_cold)[2];    /* by canonical slot: its values' digest in the previous snapshot, */
+    size_t nprev_cold;                  /* and their memcold, coldage (MP_COLD only: a peak's) */
+    struct slot_counts *peakv;      /* by slot: values at the peak (within write_peak) */
     size_t npeakv;
     uint32_t peak_epoch;            /* of the latest peak snapshot written */
     double peak_time;               /* its time */
@@ -64,7 +65,7 @@ void rows_forget(int new_process)
     if (new_process) r.forgot_epoch = 0;
     else if (r.peak_epoch) r.forgot_epoch = r.peak_epoch, r.forgot_time = r.peak_time;     /* peak_recall */
     r.peak_epoch = 0;
-    free(r.prev), r.prev = NULL, r.nprev = 0;
+    free(r.prev), r.prev = NULL, r.nprev = 0, free(r.prev_cold), r.prev_cold = NULL, r.nprev_cold = 0;
     free(r.peakv), r.peakv = NULL, r.npeakv = 0;
     free(r.canon), r.canon = NULL, r.ncanon = 0;
     free(r.alias_next), r.alias_next = NULL, r.nalias = 0;
@@ -191,6 +192,7 @@ static int map_slot(struct writer *w, uint32_t i)
 static int map_slots(struct writer *w, uint32_t limit)
 {
     if (grow_array(&r.prev, &r.nprev, limit, sizeof *r.prev) || grow_array(&r.canon, &r.ncanon, limit, sizeof *r.canon) ||
+        (mp_opt.cold && grow_array(&r.prev_cold, &r.nprev_cold, limit, sizeof *r.prev_cold)) ||
         grow_array(&r.alias_next, &r.nalias, limit, sizeof *r.alias_next) || mirror_reserve() ||
         node_reserve(&r.rows, limit > r.rows.count ? limit - r.rows.count : 0))
         return fail(w, "out of memory");
@@ -212,7 +214,7 @@ static void slot_values(uint32_t i, int at_peak, struct slot_counts *v)
 static void row_cold(uint32_t i, int at_peak, struct row_v *v)
 {
     if (at_peak) {
-        v->memcold = r.prev[i].memcold, v->coldage = r.prev[i].coldage;
+        v->memcold = r.prev_cold ? r.prev_cold[i][0] : 0, v->coldage = r.prev_cold ? r.prev_cold[i][1] : 0;
         return;
     }
     v->memcold = v->coldage = 0;
@@ -251,7 +253,8 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
     for (uint32_t i = 1; i < limit; i++) {
         if (r.canon[i] != i) continue;
         struct row_v rv = row_values(i, at_peak);
-        if (!memcmp(&rv, &r.prev[i], sizeof rv)) continue;
+        uint64_t digest = words_digest((const uint64_t *)&rv, sizeof rv / sizeof(uint64_t));
+        if (digest == r.prev[i]) continue;
         const struct slot_counts v = rv.c;
         const struct mp_slot *s = slot_at(i);
         const int64_t row[FC_sample_N] = {
@@ -263,7 +266,8 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
             [FC_sample_memcold] = (int64_t)rv.memcold, [FC_sample_coldage] = (int64_t)rv.coldage,
         };
         if (batch_add(w, &w->samples, row)) return -1;
-        if (!at_peak) r.prev[i] = rv;
+        if (!at_peak) r.prev[i] = digest;
+        if (!at_peak && r.prev_cold) r.prev_cold[i][0] = rv.memcold, r.prev_cold[i][1] = rv.coldage;
         ++*nrows;
     }
     return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
@@ -451,9 +455,10 @@ static int write_peak(struct writer *w, int64_t *nrows)
     int nomem = cut_reserve() || grow_array(&r.peakv, &r.npeakv, limit, sizeof *r.peakv);
     if (!nomem) peak_read(peak.epoch, read_at_peak, &limit);
     peak_release();
-    if (nomem || map_slots(w, limit)) return fail(w, "out of memory");
-    int64_t snapshot = snapshot_row(w, "peak", "", peak.time);
-    if (!snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 1, limit, nrows)) return -1;
+    int64_t snapshot = nomem || map_slots(w, limit) ? (fail(w, "out of memory"), 0) : snapshot_row(w, "peak", "", peak.time);
+    int failed = !snapshot || write_cut(w, snapshot) || write_samples(w, snapshot, 1, limit, nrows);
+    free(r.peakv), r.peakv = NULL, r.npeakv = 0;    /* this snapshot's only (clang: 5 MB kept until its exit) */
+    if (failed) return -1;
     flush_ids.snapshot_seq++;
     r.peak_epoch = peak.epoch;
     r.peak_time = peak.time;

@@ -141,6 +141,12 @@ static struct resolved *resolve_one(Dwfl *dwfl, uintptr_t addr)
 static Dwfl *dwfl;
 static unsigned long long seen_loader[2];
 
+/* The files' pages a resolution touched are given back every TRIM_EVERY
+ * addresses, not only at the end (symbols_trim): clang's 3,000 addresses
+ * of its exit snapshot touched 4.4 MB of libc's debug info and 3 MB of
+ * libLLVM's symbols, all resident at once at the process's peak. */
+#define TRIM_EVERY 256
+
 static size_t resolve_pending(int refresh)
 {
     size_t resolved = 0;
@@ -158,12 +164,15 @@ static size_t resolve_pending(int refresh)
         }
         struct resolved *r = resolve_one(d, nd->addr);
         if (r) cache_put(r);
-        resolved++;
+        if (++resolved % TRIM_EVERY == 0) mp_dwfl_release_pages(d);
     }
     return resolved;
 }
 
 size_t symbols_resolve_pending(void) { return resolve_pending(1); }
+
+/* After a flush's resolution: the files' pages it read given back. */
+void symbols_trim(void) { mp_dwfl_release_pages(dwfl); }
 
 /* The end of an attach session (attach.c, the flush's lock held): the
  * session ended (libdw's files unmapped, its memory freed), every address

@@ -13,6 +13,7 @@ int symbols_resolve(uintptr_t addr, const struct sym_frame **frames);
 /* Resolves every return address of every interned stack not resolved yet
  * (called by the flush, and by dlclose before a module goes away). */
 size_t symbols_resolve_pending(void);    /* returns how many were new */
+void symbols_trim(void);                 /* the session's file pages given back (mp_dwfl_release_pages) */
 /* After libdw failed inside a resolution (RECOVERABLE): its session is
  * left as it is (not ended: its state is unknown), a new one made next. */
 void symbols_drop_session(void);
