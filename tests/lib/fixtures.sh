@@ -27,8 +27,8 @@ fixture() {
 
 # old_fixture VERSION [NAME]: vVERSION.db, fixture NAME (default basic) in
 # the schema of format version 1 or 2 (schema/profile.sql as of the last
-# commit before the next version: 5a363c0, 59c29b0) or 3, 4 (schema/v3.sql,
-# v4.sql), left in vVERSION.sql
+# commit before the next version: 5a363c0, 59c29b0) or 3, 4, 5 (schema/v3.sql,
+# v4.sql, v5.sql), left in vVERSION.sql
 old_fixture() {
     local rev
     case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; *) rev= ;; esac

@@ -62,6 +62,8 @@ old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p
 old_sample=$(sed -n '/CREATE TABLE IF NOT EXISTS sample/,/^) WITHOUT ROWID;/p' v1.sql)
 old_last=$(sed -n '/CREATE VIEW IF NOT EXISTS last_sample/,/thread = sa.thread);/p' v1.sql)
 old_process=$(sed -n '/CREATE TABLE IF NOT EXISTS process (/,/^);/p' v1.sql)
+# and with the UNIQUE names and frames that version 6 dropped
+old_dicts=$(sed -n '/CREATE TABLE IF NOT EXISTS \(module\|function\|file\|frame\) (/,/^);/p' v1.sql)
 # and without version 3's peak snapshots: its views; without version 4's ticks, version 5's ledger
 old_last_snapshot=$(sed -n '/CREATE VIEW IF NOT EXISTS last_snapshot/,/process = s.process);/p' v1.sql)
 resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist; DROP VIEW last_snapshot; $old_last_snapshot
@@ -70,6 +72,11 @@ resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW p
     CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack); INSERT INTO sample SELECT * FROM sa; $old_last
     CREATE TEMP TABLE pr AS SELECT id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings FROM process;
     DROP TABLE process; $old_process INSERT INTO process SELECT * FROM pr;
+    CREATE TEMP TABLE mo AS SELECT * FROM module; CREATE TEMP TABLE fn AS SELECT * FROM function;
+    CREATE TEMP TABLE fl AS SELECT * FROM file; CREATE TEMP TABLE fr AS SELECT * FROM frame;
+    DROP TABLE frame; DROP TABLE file; DROP TABLE function; DROP TABLE module; $old_dicts
+    INSERT INTO module SELECT * FROM mo; INSERT INTO function SELECT * FROM fn;
+    INSERT INTO file SELECT * FROM fl; INSERT INTO frame SELECT * FROM fr;
     PRAGMA user_version = 1;"
 restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
 planted unique "$restack"
