@@ -266,7 +266,7 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
         if (!at_peak) r.prev[i] = rv;
         ++*nrows;
     }
-    return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
+    return mirror_write_run(w) || batch_flush(w, &w->samples) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ size classes per stack */

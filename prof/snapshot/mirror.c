@@ -123,9 +123,12 @@ static int sync_dict(struct writer *w, int d, const char *sql)
     return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's dictionaries");
 }
 
+/* The nodes of the runs written since (a run is written whole: one of an
+ * id above the largest seen is all new). */
 static int sync_tree(struct writer *w)
 {
-    sqlite3_stmt *st = prepare(w, "SELECT id, parent, frame FROM stack WHERE id > ?");
+    sqlite3_stmt *st = prepare(w, "SELECT r.id + j.key, CASE j.key WHEN 0 THEN r.parent ELSE r.id + j.key - 1 END, "
+                                  "j.value FROM stack_run r, json_each(r.frames) j WHERE r.id > ?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, m.tree_max_id);
     int rc;
@@ -158,7 +161,8 @@ static const struct { const char *sync, *max; enum format_table insert; } tables
  * our back, and what we know of it is void. */
 int mirror_stale(struct writer *w)
 {
-    int shrank = query_int(w, "SELECT max(id) FROM stack", 0) < m.tree_max_id;
+    int shrank = query_int(w, "SELECT id + json_array_length(frames) - 1 FROM stack_run ORDER BY id DESC LIMIT 1", 0) <
+                 m.tree_max_id;
     for (int d = 0; d < ND && !shrank; d++) shrank = query_int(w, tables[d].max, 0) < m.dicts[d].max_id;
     return shrank;
 }
@@ -242,7 +246,8 @@ static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
     if (id) return id;
     id = m.tree_max_id + 1;
     MP_ASSERT(parent < id && id <= UINT32_MAX);         /* the database's tree: parents first */
-    if (batch_add(w, &w->stacks, (const int64_t[]){ id, parent, frame })) return 0;
+    if (!stack_run_extends(&w->run, id, parent) && mirror_write_run(w)) return 0;
+    if (stack_run_push(&w->run, id, parent, frame)) return fail(w, "out of memory"), 0;
     if (node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
     m.tree_max_id = id;
     return id;
@@ -307,6 +312,19 @@ int mirror_all(struct writer *w)
         return fail(w, "out of memory");
     for (uint32_t id = 1; id <= n; id++)
         if (!m.node_ids[id] && !mirror_stack(w, id)) return -1;
-    return batch_flush(w, &w->stacks);
+    return mirror_write_run(w);
+}
+
+/* The pending run of new nodes into stack_run (its id: the first node's). */
+int mirror_write_run(struct writer *w)
+{
+    size_t len;
+    const char *frames = stack_run_take(&w->run, &len);
+    if (!frames) return 0;
+    if (!w->ins_run && !(w->ins_run = prepare_insert(w, "INSERT", FT_stack_run, 1))) return -1;
+    sqlite3_bind_int64(w->ins_run, FORMAT_PARAM(stack_run, id), w->run.first);
+    sqlite3_bind_int64(w->ins_run, FORMAT_PARAM(stack_run, parent), w->run.parent);
+    sqlite3_bind_text(w->ins_run, FORMAT_PARAM(stack_run, frames), frames, (int)len, SQLITE_STATIC);
+    return step_done(w, w->ins_run);
 }
 

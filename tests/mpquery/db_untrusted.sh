@@ -29,15 +29,15 @@ planted trig_process "CREATE TRIGGER wipe AFTER INSERT ON process BEGIN DELETE F
 planted trig_frame "CREATE TRIGGER rewrite AFTER UPDATE ON frame BEGIN UPDATE sample SET ncalls = 0; END;"
 planted view "CREATE VIEW evil AS SELECT * FROM sample;"
 planted index "CREATE INDEX evil_ix ON sample(ncalls);"
-planted stack "CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack;
-    CREATE TABLE stack (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL DEFAULT (random()));
-    INSERT INTO stack SELECT * FROM s;"
+planted stack "CREATE TEMP TABLE s AS SELECT * FROM stack_run; DROP TABLE stack_run;
+    CREATE TABLE stack_run (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frames TEXT NOT NULL DEFAULT (random()));
+    INSERT INTO stack_run SELECT * FROM s;"
 why_trig_snapshot="trigger 'keep_quiet' is not part of the mallocprof schema"
 why_trig_process="trigger 'wipe' is not part of the mallocprof schema"
 why_trig_frame="trigger 'rewrite' is not part of the mallocprof schema"
 why_view="view 'evil' is not part of the mallocprof schema"
 why_index="index 'evil_ix' is not part of the mallocprof schema"
-why_stack="table 'stack' differs from the mallocprof schema"
+why_stack="table 'stack_run' differs from the mallocprof schema"
 
 for name in trig_snapshot trig_process trig_frame view index stack; do
     db=$name.db
@@ -55,7 +55,9 @@ done
 # sqlite_autoindex_stack_1 with it), and also the views of 5a1e854
 git -C "$ROOT" show 5a1e854:schema/profile.sql > v0.sql 2>/dev/null || fail "no commit 5a1e854 in the repository"
 git -C "$ROOT" show 77d6cec^:schema/profile.sql > v1.sql || fail "no commit 77d6cec in the repository"
-old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack/,/^);/p' v1.sql)
+old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack (/,/^);/p' v1.sql)
+# (and the view that walked that table, before version 6's runs)
+old_walk=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/JOIN frame_info fi ON fi.frame = s.frame;/p' v1.sql)
 old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p' v0.sql)
 # those files are of format version 1 too: sample without ntemp, its view,
 # process without ended
@@ -78,7 +80,8 @@ resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW p
     INSERT INTO module SELECT * FROM mo; INSERT INTO function SELECT * FROM fn;
     INSERT INTO file SELECT * FROM fl; INSERT INTO frame SELECT * FROM fr;
     PRAGMA user_version = 1;"
-restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
+restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP VIEW stack; DROP TABLE stack_run; $old_stack
+    INSERT INTO stack SELECT * FROM s; DROP VIEW stack_frames; $old_walk"
 planted unique "$restack"
 assert_eq "$(q unique.db "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_stack_1'")" 1 \
     "the old stack table has its autoindex"
