@@ -148,7 +148,9 @@ static int open_writer(struct writer *w, const char *path)
 static void close_writer(struct writer *w)
 {
     for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
-    sqlite3_finalize(w->ins_run);
+    sqlite3_finalize(w->runs.many);
+    sqlite3_finalize(w->runs.one);
+    free(w->runs.text);
     stack_run_free(&w->run);
     batch_finalize(&w->samples);
     batch_finalize(&w->stack_hists);

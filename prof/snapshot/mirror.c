@@ -238,6 +238,8 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
     return id;
 }
 
+static int end_run(struct writer *w);
+
 static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
 {
     if (frame > UINT32_MAX || m.tree_max_id >= UINT32_MAX)
@@ -246,7 +248,7 @@ static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
     if (id) return id;
     id = m.tree_max_id + 1;
     MP_ASSERT(parent < id && id <= UINT32_MAX);         /* the database's tree: parents first */
-    if (!stack_run_extends(&w->run, id, parent) && mirror_write_run(w)) return 0;
+    if (!stack_run_extends(&w->run, id, parent) && end_run(w)) return 0;
     if (stack_run_push(&w->run, id, parent, frame)) return fail(w, "out of memory"), 0;
     if (node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
     m.tree_max_id = id;
@@ -315,16 +317,45 @@ int mirror_all(struct writer *w)
     return mirror_write_run(w);
 }
 
-/* The pending run of new nodes into stack_run (its id: the first node's). */
-int mirror_write_run(struct writer *w)
+/* The runs ended so far into stack_run: a full batch with its statement,
+ * fewer row by row (as flush_sql.c's batches of numbers). */
+static int runs_flush(struct writer *w)
 {
+    struct run_batch *b = &w->runs;
+    int per = b->n == BATCH_ROWS ? BATCH_ROWS : 1, rc = 0;
+    sqlite3_stmt **stp = per == 1 ? &b->one : &b->many;
+    if (b->n && !*stp && !(*stp = prepare_insert(w, "INSERT", FT_stack_run, per))) return b->n = 0, -1;
+    for (int r = 0; r < b->n && !rc; r += per) {
+        for (int i = r; i < r + per; i++) {
+            size_t start = i ? b->end[i - 1] : 0;
+            int p = (i - r) * FC_stack_run_N;
+            sqlite3_bind_int64(*stp, p + FORMAT_PARAM(stack_run, id), b->id[i]);
+            sqlite3_bind_int64(*stp, p + FORMAT_PARAM(stack_run, parent), b->parent[i]);
+            sqlite3_bind_text(*stp, p + FORMAT_PARAM(stack_run, frames), b->text + start, (int)(b->end[i] - start),
+                              SQLITE_STATIC);
+        }
+        rc = step_done(w, *stp);
+    }
+    b->n = 0, b->len = 0;
+    return rc;
+}
+
+/* The pending run ended: into the batch (its id: its first node's). */
+static int end_run(struct writer *w)
+{
+    struct run_batch *b = &w->runs;
     size_t len;
     const char *frames = stack_run_take(&w->run, &len);
     if (!frames) return 0;
-    if (!w->ins_run && !(w->ins_run = prepare_insert(w, "INSERT", FT_stack_run, 1))) return -1;
-    sqlite3_bind_int64(w->ins_run, FORMAT_PARAM(stack_run, id), w->run.first);
-    sqlite3_bind_int64(w->ins_run, FORMAT_PARAM(stack_run, parent), w->run.parent);
-    sqlite3_bind_text(w->ins_run, FORMAT_PARAM(stack_run, frames), frames, (int)len, SQLITE_STATIC);
-    return step_done(w, w->ins_run);
+    if (grow_array(&b->text, &b->cap, b->len + len, 1)) return fail(w, "out of memory");
+    memcpy(b->text + b->len, frames, len);
+    b->len += len;
+    b->id[b->n] = w->run.first, b->parent[b->n] = w->run.parent, b->end[b->n] = b->len;
+    return ++b->n == BATCH_ROWS ? runs_flush(w) : 0;
+}
+
+int mirror_write_run(struct writer *w)
+{
+    return end_run(w) || runs_flush(w) ? -1 : 0;
 }
 
