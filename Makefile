@@ -198,6 +198,7 @@ bench: all
 	@bash tests/bench/follow.sh
 	@bash tests/bench/faststart.sh
 	@bash tests/bench/memory.sh
+	@bash tests/bench/filesize.sh
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h $(SERVE_H)

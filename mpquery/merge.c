@@ -251,7 +251,7 @@ static uint32_t new_stack(struct merge *m, uint32_t parent, uint32_t frame)
     uint32_t id = ++m->nstacks;
     m->stack_input = array_grow(m->stack_input, id, &m->stacks_cap, sizeof *m->stack_input);
     m->stack_input[id] = (int32_t)m->cur;
-    PUT(m, stack, [C(stack, id)] = I(id), [C(stack, parent)] = I(parent), [C(stack, frame)] = I(frame));
+    merge_stack_node(m, id, parent, frame);
     return id;
 }
 

@@ -10,6 +10,7 @@
 #include "merge.h"
 #include "tempfile.h"
 #include "format.h"         /* the tables' columns */
+#include "stack_run.h"
 #include "hists.h"
 
 #include <sqlite3.h>
@@ -23,7 +24,7 @@ struct val { int type; int64_t i; double d; const char *s; };
 #define S(x) ((struct val){ .type = V_TEXT, .s = (x) })
 #define NUL ((struct val){ .type = V_NULL })
 /* A row of table t (prof/format.h), its values named by column:
- * PUT(m, stack, [C(stack, id)] = I(id), ...). */
+ * PUT(m, run, [C(run, id)] = I(id), ...). */
 #define C(t, c) FC_##t##_##c
 #define PUT(m, t, ...) merge_put(m, FT_##t, (const struct val[FC_##t##_N]){ __VA_ARGS__ })
 
@@ -59,6 +60,7 @@ struct merge {
     struct idmap stack_dups;            /* stack -> the next stack of the same content */
     int32_t *stack_input; size_t stacks_cap;  /* per stack id: the last input that mapped a stack to it */
     uint32_t nstacks;
+    struct stack_run run;               /* the stack tree's pending run (merge_stack_node) */
     int64_t nthreads, nsnapshots, nsamples;
     struct db_file *files;
 };
@@ -77,6 +79,9 @@ int merge_out_fail(struct merge *m);
 /* A row of table t (FT_*), every column (PUT); written BATCH_ROWS at a time. */
 void merge_put(struct merge *m, int table, const struct val *v);
 void merge_flush_all(struct merge *m);     /* the rows collected so far, of every table */
+/* A node of the stack tree, parents first: into the pending run, or the
+ * run written and a new one started. */
+void merge_stack_node(struct merge *m, int64_t id, int64_t parent, int64_t frame);
 /* Interns key into t; *created when it is new. Returns its id (0-based). */
 uint32_t merge_intern(struct strtab *t, const void *key, size_t len, int *created);
 /* merge_out.c's output file: opened with the schema and the statements of

@@ -66,8 +66,26 @@ static void batch_flush(struct merge *m, int table)
     b->n = 0;
 }
 
+/* The pending run into the stack_run rows (its text copied: rows wait
+ * for their batch). */
+static void write_run(struct merge *m)
+{
+    size_t len;
+    const char *frames = stack_run_take(&m->run, &len);
+    if (frames)
+        PUT(m, stack_run, [C(stack_run, id)] = I(m->run.first), [C(stack_run, parent)] = I(m->run.parent),
+            [C(stack_run, frames)] = S(arena_strndup(&m->text, frames, len)));
+}
+
+void merge_stack_node(struct merge *m, int64_t id, int64_t parent, int64_t frame)
+{
+    if (!stack_run_extends(&m->run, id, parent)) write_run(m);
+    if (stack_run_push(&m->run, id, parent, frame)) merge_fail(m, EXIT_FAILED, "out of memory");
+}
+
 void merge_flush_all(struct merge *m)
 {
+    write_run(m);
     for (int t = 0; t < FT_N; t++) batch_flush(m, t);
 }
 
@@ -173,6 +191,7 @@ void merge_free(struct merge *m)
         sqlite3_finalize(m->ins[t].one);
     }
     free(m->ins);
+    stack_run_free(&m->run);
     if (m->out && sqlite3_close(m->out) != SQLITE_OK) merge_out_fail(m);
     strtab_free(&m->proc_keys); strtab_free(&m->tokens); strtab_free(&m->modules);
     strtab_free(&m->functions); strtab_free(&m->paths); strtab_free(&m->frame_keys);

@@ -78,10 +78,6 @@ static const struct col frame_cols[] = {
     COL(I64_NULL, struct raw_frame, function, frame, function), COL(I64_NULL, struct raw_frame, file, frame, file),
     COL(I32, struct raw_frame, line, frame, line),
 };
-static const struct col stack_cols[] = {
-    COL(I64, struct raw_stack, id, stack, id), COL(I64, struct raw_stack, parent, stack, parent),
-    COL(I64, struct raw_stack, frame, stack, frame),
-};
 static const struct col snapshot_cols[] = {
     COL(I64, struct raw_snapshot, s.id, snapshot, id), COL(I64, struct raw_snapshot, process, snapshot, process),
     COL(I64, struct raw_snapshot, s.seq, snapshot, seq), COL(F64, struct raw_snapshot, s.time, snapshot, time),
@@ -149,7 +145,6 @@ static const struct table_spec
     functions = SPEC(function, "id", function_cols, struct raw_name),
     files = SPEC(file, "id", file_cols, struct raw_name),
     frames = SPEC(frame, "id", frame_cols, struct raw_frame),
-    stacks = SPEC(stack, "id", stack_cols, struct raw_stack),
     snapshots = SPEC(snapshot, "process, seq", snapshot_cols, struct raw_snapshot),
     totals = SPEC(totals, NULL, total_cols, struct raw_total),
     ticks = SPEC(tick, "process, time", tick_cols, struct raw_tick),
@@ -255,6 +250,32 @@ static int load_table(struct loader *l, const struct table_spec *t, void *arr, s
     return rc == SQLITE_DONE ? 0 : EXIT_BAD_INPUT;
 }
 
+/* The stack tree one row a node: table stack before version 6, then the
+ * view of that name over the runs (stack_run), whose rows come in id order
+ * as they are stored (an ORDER BY would sort them all again). */
+static int load_stacks(struct loader *l)
+{
+    const char *sql = l->p->version < format_tables[FT_stack_run].col[0].since
+                          ? "SELECT id, parent, frame FROM stack ORDER BY id" : "SELECT id, parent, frame FROM stack";
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL);
+    int64_t last = 0;
+    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct raw_stack *r = array_push((void **)&l->rstacks, &l->nstacks, &cap, sizeof *r);
+        *r = (struct raw_stack){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2) };
+        if (r->id <= last) break;       /* runs that overlap: one id twice */
+        last = r->id;
+    }
+    if (rc == SQLITE_ROW)
+        profile_fail(l->err, l->errlen, "corrupt profile (table stack_run: node %lld is in two runs)",
+                     (long long)l->rstacks[l->nstacks - 1].id);
+    else if (rc != SQLITE_DONE)
+        profile_fail(l->err, l->errlen, "not a mallocprof profile (%s)", sqlite3_errmsg(l->db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : EXIT_BAD_INPUT;
+}
+
 /* The dictionaries, before the samples are resolved against them. */
 static int load_dictionaries(struct loader *l)
 {
@@ -266,7 +287,7 @@ static int load_dictionaries(struct loader *l)
     if (!rc) rc = load_table(l, &functions, &l->rfunctions, &l->nfunctions);
     if (!rc) rc = load_table(l, &files, &l->rfiles, &l->nfiles);
     if (!rc) rc = load_table(l, &frames, &l->rframes, &l->nframes);
-    if (!rc) rc = load_table(l, &stacks, &l->rstacks, &l->nstacks);
+    if (!rc) rc = load_stacks(l);
     if (!rc) rc = load_table(l, &snapshots, &l->rsnapshots, &l->nsnapshots);
     if (!rc) rc = load_table(l, &totals, &l->rtotals, &l->ntotals);
     return rc;

@@ -3,9 +3,11 @@
  * any error or --dry-run), so a file is rewritten all or nothing. New names,
  * frames updated in place or added, and the stack table replaced when
  * inline chains change length (sample rows moved by one UPDATE through a
- * temporary old → new map). What symbolize reads is in profile.c. */
+ * temporary old → new map; the tree in the file's own form: runs from
+ * format 6 on, a row a node before). What symbolize reads is in profile.c. */
 #include "mpquery.h"
 #include "symdb.h"
+#include "stack_run.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -75,30 +77,66 @@ static int write_map(struct symdb *d, sqlite3_stmt *st, const struct stack_row *
     return 0;
 }
 
-static int write_stacks(struct symdb *d, sqlite3_stmt *st, const struct stack_row *rows, size_t n)
+/* The pending run into stack_run (insert: id, parent, frames). */
+static int write_run(struct symdb *d, sqlite3_stmt *st, struct stack_run *run)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t len;
+    const char *frames = stack_run_take(run, &len);
+    if (!frames) return 0;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, run->first);
+    sqlite3_bind_int64(st, 2, run->parent);
+    sqlite3_bind_text(st, 3, frames, (int)len, SQLITE_STATIC);
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : fail(d, "writing stacks");
+}
+
+/* The tree's rows: with runs, or one a node (insert: id, parent, frame). */
+static int write_stacks(struct symdb *d, sqlite3_stmt *st, int runs, const struct stack_row *rows, size_t n)
+{
+    struct stack_run run = { 0 };
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (runs) {
+            if (!stack_run_extends(&run, rows[i].id, rows[i].parent)) rc = write_run(d, st, &run);
+            if (!rc && stack_run_push(&run, rows[i].id, rows[i].parent, rows[i].frame))
+                rc = fail(d, "out of memory");
+            continue;
+        }
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, rows[i].id);
         sqlite3_bind_int64(st, 2, rows[i].parent);
         sqlite3_bind_int64(st, 3, rows[i].frame);
-        if (sqlite3_step(st) != SQLITE_DONE) return fail(d, "writing stacks");
+        if (sqlite3_step(st) != SQLITE_DONE) rc = fail(d, "writing stacks");
     }
-    return 0;
+    if (!rc && runs) rc = write_run(d, st, &run);
+    stack_run_free(&run);
+    return rc;
+}
+
+/* Whether the file keeps its stack tree as runs (format 6 on). */
+static int has_runs(struct symdb *d)
+{
+    sqlite3_stmt *st = NULL;
+    int has = sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stack_run'",
+                                 -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return has;
 }
 
 int symdb_replace_stacks(struct symdb *d, const struct stack_row *old, const int64_t *new_ids, size_t nold,
                          const struct stack_row *rows, size_t nrows)
 {
     sqlite3_stmt *map = NULL, *ins = NULL;
+    int runs = has_runs(d);
     int rc = symdb_exec(d, "CREATE TEMP TABLE stack_map(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
     if (!rc && (sqlite3_prepare_v2(d->db, "INSERT INTO stack_map VALUES(?, ?)", -1, &map, NULL) ||
-                sqlite3_prepare_v2(d->db, "INSERT INTO stack(id, parent, frame) VALUES(?, ?, ?)", -1, &ins,
+                sqlite3_prepare_v2(d->db, runs ? "INSERT INTO stack_run(id, parent, frames) VALUES(?, ?, ?)"
+                                                : "INSERT INTO stack(id, parent, frame) VALUES(?, ?, ?)", -1, &ins,
                                    NULL)))
         rc = fail(d, "preparing stack statements");
     if (!rc) rc = write_map(d, map, old, new_ids, nold);
-    if (!rc) rc = symdb_exec(d, "DELETE FROM stack");
-    if (!rc) rc = write_stacks(d, ins, rows, nrows);
+    if (!rc) rc = symdb_exec(d, runs ? "DELETE FROM stack_run" : "DELETE FROM stack");
+    if (!rc) rc = write_stacks(d, ins, runs, rows, nrows);
     sqlite3_finalize(map);
     sqlite3_finalize(ins);
     if (!rc)

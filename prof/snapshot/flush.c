@@ -141,7 +141,6 @@ static int open_writer(struct writer *w, const char *path)
         sql_exec(w, "BEGIN IMMEDIATE")) return -1;
     if (ensure_schema(w) || sync_database(w) || mirror_prepare(w)) return -1;
     w->totals = prepare_insert(w, "INSERT", FT_totals, 1);
-    batch_init(&w->stacks, FT_stack, 1);
     batch_init(&w->samples, FT_sample, 0);
     batch_init(&w->stack_hists, FT_stack_hist, 0);
     return w->totals ? 0 : -1;
@@ -150,7 +149,10 @@ static int open_writer(struct writer *w, const char *path)
 static void close_writer(struct writer *w)
 {
     for (int d = 0; d < ND; d++) sqlite3_finalize(w->ins[d]);
-    batch_finalize(&w->stacks);
+    sqlite3_finalize(w->runs.many);
+    sqlite3_finalize(w->runs.one);
+    free(w->runs.text);
+    stack_run_free(&w->run);
     batch_finalize(&w->samples);
     batch_finalize(&w->stack_hists);
     sqlite3_finalize(w->totals);
@@ -306,6 +308,7 @@ static int write_file(const char *path, struct flush_call *c, int64_t *nrows, ch
     int rc = open_writer(&w, path);
     if (!rc) rc = c->ahead == AHEAD_TREE ? mirror_all(&w)
                 : c->ahead == AHEAD_PEAK ? rows_write_peak(&w, nrows) : rows_write(&w, c->reason, c->label, nrows);
+    if (!rc) rc = mirror_write_run(&w);     /* the tree's last run: every path may have one */
     if (!rc) rc = sql_exec(&w, "COMMIT");
     if (rc) {
         snprintf(err, errsize, "%s", w.error ? w.error : "unknown error");

@@ -15,6 +15,7 @@
 #include "snapshot.h"
 #include "symbols.h"
 #include "format.h"
+#include "stack_run.h"
 
 #include <sqlite3.h>
 
@@ -43,7 +44,16 @@ struct writer {
     char error_text[256];
     sqlite3_stmt *ins[ND];  /* one INSERT per dictionary */
     sqlite3_stmt *totals;
-    struct batch stacks, samples, stack_hists;
+    struct batch samples, stack_hists;
+    struct stack_run run;   /* the stack tree's pending run (mirror.c) */
+    struct run_batch {      /* and the runs ended, BATCH_ROWS per INSERT */
+        sqlite3_stmt *many, *one;
+        int n;
+        int64_t id[BATCH_ROWS], parent[BATCH_ROWS];
+        size_t end[BATCH_ROWS];     /* where each one's frames end in text */
+        char *text;
+        size_t len, cap;
+    } runs;
 };
 
 int fail(struct writer *w, const char *what);           /* keeps the first; returns -1 */
@@ -72,6 +82,7 @@ int mirror_prepare(struct writer *w);   /* the dictionaries' INSERT statements *
 int mirror_reserve(void);               /* room for the stack nodes not mapped yet */
 int64_t mirror_stack(struct writer *w, uint32_t node);  /* a recorder node's database stack id */
 int mirror_all(struct writer *w);       /* every recorder node's (flush_ahead) */
+int mirror_write_run(struct writer *w); /* the tree's runs not written yet, before the COMMIT */
 void mirror_forget(void);               /* another database: nothing is known */
 void mirror_forget_addresses(void);     /* after an unload */
 

@@ -84,5 +84,5 @@ int maps_rows_write(struct writer *w, int64_t snapshot, int64_t *nrows)
         fm.prev[k] = *v;
         ++*nrows;
     }
-    return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
+    return mirror_write_run(w) || batch_flush(w, &w->samples) ? -1 : 0;
 }

@@ -270,7 +270,7 @@ static int write_samples(struct writer *w, int64_t snapshot, int at_peak, uint32
         if (!at_peak && r.prev_cold) r.prev_cold[i][0] = rv.memcold, r.prev_cold[i][1] = rv.coldage;
         ++*nrows;
     }
-    return batch_flush(w, &w->stacks) || batch_flush(w, &w->samples) ? -1 : 0;
+    return mirror_write_run(w) || batch_flush(w, &w->samples) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ size classes per stack */

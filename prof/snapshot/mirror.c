@@ -124,9 +124,12 @@ static int sync_dict(struct writer *w, int d, const char *sql)
     return rc == SQLITE_DONE ? 0 : fail(w, "cannot read the database's dictionaries");
 }
 
+/* The nodes of the runs written since (a run is written whole: one of an
+ * id above the largest seen is all new). */
 static int sync_tree(struct writer *w)
 {
-    sqlite3_stmt *st = prepare(w, "SELECT id, parent, frame FROM stack WHERE id > ?");
+    sqlite3_stmt *st = prepare(w, "SELECT r.id + j.key, CASE j.key WHEN 0 THEN r.parent ELSE r.id + j.key - 1 END, "
+                                  "j.value FROM stack_run r, json_each(r.frames) j WHERE r.id > ?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, m.tree_max_id);
     int rc;
@@ -159,7 +162,8 @@ static const struct { const char *sync, *max; enum format_table insert; } tables
  * our back, and what we know of it is void. */
 int mirror_stale(struct writer *w)
 {
-    int shrank = query_int(w, "SELECT max(id) FROM stack", 0) < m.tree_max_id;
+    int shrank = query_int(w, "SELECT id + json_array_length(frames) - 1 FROM stack_run ORDER BY id DESC LIMIT 1", 0) <
+                 m.tree_max_id;
     for (int d = 0; d < ND && !shrank; d++) shrank = query_int(w, tables[d].max, 0) < m.dicts[d].max_id;
     return shrank;
 }
@@ -247,6 +251,8 @@ static int64_t frame_id(struct writer *w, const struct sym_frame *f, int depth)
     return id;
 }
 
+static int end_run(struct writer *w);
+
 static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
 {
     if (frame > UINT32_MAX || m.tree_max_id >= UINT32_MAX)
@@ -255,7 +261,8 @@ static int64_t db_stack_node(struct writer *w, int64_t parent, int64_t frame)
     if (id) return id;
     id = m.tree_max_id + 1;
     MP_ASSERT(parent < id && id <= UINT32_MAX);         /* the database's tree: parents first */
-    if (batch_add(w, &w->stacks, (const int64_t[]){ id, parent, frame })) return 0;
+    if (!stack_run_extends(&w->run, id, parent) && end_run(w)) return 0;
+    if (stack_run_push(&w->run, id, parent, frame)) return fail(w, "out of memory"), 0;
     if (node_put(&m.tree, (uint32_t)parent, (uint32_t)frame, (uint32_t)id)) return fail(w, "out of memory"), 0;
     m.tree_max_id = id;
     return id;
@@ -322,6 +329,48 @@ int mirror_all(struct writer *w)
         return fail(w, "out of memory");
     for (uint32_t id = 1; id <= n; id++)
         if (!m.node_ids[id] && !mirror_stack(w, id)) return -1;
-    return batch_flush(w, &w->stacks);
+    return mirror_write_run(w);
+}
+
+/* The runs ended so far into stack_run: a full batch with its statement,
+ * fewer row by row (as flush_sql.c's batches of numbers). */
+static int runs_flush(struct writer *w)
+{
+    struct run_batch *b = &w->runs;
+    int per = b->n == BATCH_ROWS ? BATCH_ROWS : 1, rc = 0;
+    sqlite3_stmt **stp = per == 1 ? &b->one : &b->many;
+    if (b->n && !*stp && !(*stp = prepare_insert(w, "INSERT", FT_stack_run, per))) return b->n = 0, -1;
+    for (int r = 0; r < b->n && !rc; r += per) {
+        for (int i = r; i < r + per; i++) {
+            size_t start = i ? b->end[i - 1] : 0;
+            int p = (i - r) * FC_stack_run_N;
+            sqlite3_bind_int64(*stp, p + FORMAT_PARAM(stack_run, id), b->id[i]);
+            sqlite3_bind_int64(*stp, p + FORMAT_PARAM(stack_run, parent), b->parent[i]);
+            sqlite3_bind_text(*stp, p + FORMAT_PARAM(stack_run, frames), b->text + start, (int)(b->end[i] - start),
+                              SQLITE_STATIC);
+        }
+        rc = step_done(w, *stp);
+    }
+    b->n = 0, b->len = 0;
+    return rc;
+}
+
+/* The pending run ended: into the batch (its id: its first node's). */
+static int end_run(struct writer *w)
+{
+    struct run_batch *b = &w->runs;
+    size_t len;
+    const char *frames = stack_run_take(&w->run, &len);
+    if (!frames) return 0;
+    if (grow_array(&b->text, &b->cap, b->len + len, 1)) return fail(w, "out of memory");
+    memcpy(b->text + b->len, frames, len);
+    b->len += len;
+    b->id[b->n] = w->run.first, b->parent[b->n] = w->run.parent, b->end[b->n] = b->len;
+    return ++b->n == BATCH_ROWS ? runs_flush(w) : 0;
+}
+
+int mirror_write_run(struct writer *w)
+{
+    return end_run(w) || runs_flush(w) ? -1 : 0;
 }
 

@@ -10,14 +10,16 @@ FIX=$ROOT/tests/lib/fixtures
 # tests use them), under a lock: tests run side by side
 fixture() {
     local name=$1 db=${2:-$1.db} dir=$B/fixtures key
-    key=$(cat "$ROOT/schema/profile.sql" "$FIX/$name.sql" | md5sum | cut -c1-16) || fail "no fixture $name"
+    key=$({ cat "$ROOT/schema/profile.sql" "$FIX/$name.sql"; echo "$STACK_IN$STACK_OUT"; } | md5sum | cut -c1-16) ||
+        fail "no fixture $name"
     local built=$dir/$name-$key.db
     mkdir -p "$dir" || fail "cannot make $dir"
     (
         flock 9 || exit 1
         [ -s "$built" ] && exit 0
         rm -f "$built.tmp"
-        { cat "$ROOT/schema/profile.sql"; cat "$FIX/$name.sql"; } | sqlite3 -batch "$built.tmp" && mv "$built.tmp" "$built"
+        { cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat "$FIX/$name.sql"; echo "$STACK_OUT"; } |
+            sqlite3 -batch "$built.tmp" && mv "$built.tmp" "$built"
     ) 9>"$dir/$name.lock" || fail "cannot build fixture $name"
     rm -f "$db"
     cp "$built" "$db" || fail "cannot copy fixture $name"
@@ -27,8 +29,8 @@ fixture() {
 
 # old_fixture VERSION [NAME]: vVERSION.db, fixture NAME (default basic) in
 # the schema of format version 1 or 2 (schema/profile.sql as of the last
-# commit before the next version: 5a363c0, 59c29b0) or 3, 4 (schema/v3.sql,
-# v4.sql), left in vVERSION.sql
+# commit before the next version: 5a363c0, 59c29b0) or 3, 4, 5 (schema/v3.sql,
+# v4.sql, v5.sql), left in vVERSION.sql
 old_fixture() {
     local rev
     case $1 in 1) rev=5a363c0 ;; 2) rev=59c29b0 ;; *) rev= ;; esac
@@ -61,7 +63,7 @@ stacks_db() {
     local db=$1
     rm -f "$db"
     python3 "$ROOT/tests/lib/stacks2sql.py" > "$db.sql" || fail "stacks2sql.py failed"
-    { cat "$ROOT/schema/profile.sql"; cat "$db.sql"; } \
+    { cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat "$db.sql"; echo "$STACK_OUT"; } \
         | sqlite3 -batch "$db" || fail "cannot build $db"
 }
 

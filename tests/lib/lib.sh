@@ -4,6 +4,12 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # the format version this tree writes (schema/profile.sql's PRAGMA user_version)
 SCHEMA_VERSION=$(sed -n 's/^PRAGMA user_version = \([0-9][0-9]*\);.*/\1/p' "$ROOT/schema/profile.sql")
+# SQL made by hand (the fixtures, tests' own files) writes the stack tree a
+# row a node, into `stack`: from format 6 on a view over runs (stack_run),
+# so such SQL comes between STACK_IN, a temporary table of that name (it
+# hides the view), and STACK_OUT, each node then a run of its own.
+STACK_IN="CREATE TEMP TABLE stack(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL);"
+STACK_OUT="INSERT INTO main.stack_run SELECT id, parent, json_array(frame) FROM temp.stack ORDER BY id; DROP TABLE temp.stack;"
 B=$ROOT/build
 LIB=${MP_TEST_LIB:-$B/libmallocprof.so}     # tests/recorder/debug_build.sh: the MP_DEBUG build
 MPQ=${MPQUERY:-$B/mpquery}

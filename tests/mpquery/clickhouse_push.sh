@@ -88,7 +88,7 @@ assert_eq "$(chc "SELECT sum(rows) FROM mp_runs")" "$(sqlite_counts a.db b.db c.
 
 # a file with values no recorder writes (tests/mpquery/db_corrupt.sh) is
 # refused whole: nothing of it stored (the old build stored ncalls -5)
-{ cat "$ROOT/schema/profile.sql" "$FIX/basic.sql"
+{ cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat "$FIX/basic.sql"; echo "$STACK_OUT"
   echo "UPDATE run SET token = 't-corrupt'; UPDATE sample SET ncalls = -5 WHERE stack = 8 AND thread = 1;"; } \
     | sqlite3 -batch corrupt.db || fail "cannot build corrupt.db"
 NO_PROFILE_CHECK="$NO_PROFILE_CHECK corrupt.db"

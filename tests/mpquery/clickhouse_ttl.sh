@@ -14,7 +14,7 @@ fixture fleet >/dev/null
 now=$(date +%s)
 sed -e "s/'fleet'/'fleet-recent'/" -e "s/5000\.0/$((now - 7100)).0/g" -e "s/5001\.0/$((now - 7000)).0/g" \
     -e "s/5002\.0/$((now - 3000)).0/g" -e "s/5003\.0/$((now - 1000)).0/g" "$ROOT/tests/lib/fixtures/fleet.sql" >recent.sql
-{ cat "$ROOT/schema/profile.sql" recent.sql; } | sqlite3 -batch recent.db || fail "cannot build recent.db"
+{ cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat recent.sql; echo "$STACK_OUT"; } | sqlite3 -batch recent.db || fail "cannot build recent.db"
 NO_PROFILE_CHECK="$NO_PROFILE_CHECK recent.db"
 day=$(( (now - 7100) / 86400 ))
 ch_start

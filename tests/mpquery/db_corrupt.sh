@@ -97,7 +97,7 @@ assert_eq "$("$MPQ" top max.db max2.db --format csv --by ncalls | sed -n 2p | cu
 # levels, the [truncated] marker and 16 tags: 32785 frames; one more is corrupt
 # deep DB N: one stack of N frames, each its own function
 deep() {
-    { cat "$ROOT/schema/profile.sql"; cat <<EOF
+    { cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat <<EOF
 INSERT INTO run VALUES (1, 'deep', 1000.0);
 INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings)
     VALUES (1, 1, 4242, 1, '/usr/bin/app', 'app', 'h', 1000.0, 1001.0, 'MP_DEPTH=1024');
@@ -113,7 +113,7 @@ INSERT INTO snapshot VALUES (1, 1, 1, 1001.0, 'exit', '', 0);
 INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES (1, $2, 1, 1, 100, 0, 100, 100);
 INSERT INTO totals VALUES (1, 0, 1, 100, 0, 100, 100, 0, 0, 0);
 EOF
-    } | sqlite3 -batch "$1" || fail "cannot build $1"
+    echo "$STACK_OUT"; } | sqlite3 -batch "$1" || fail "cannot build $1"
     NO_PROFILE_CHECK="$NO_PROFILE_CHECK $1"
 }
 deep max_depth.db 32785

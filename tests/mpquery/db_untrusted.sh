@@ -29,15 +29,15 @@ planted trig_process "CREATE TRIGGER wipe AFTER INSERT ON process BEGIN DELETE F
 planted trig_frame "CREATE TRIGGER rewrite AFTER UPDATE ON frame BEGIN UPDATE sample SET ncalls = 0; END;"
 planted view "CREATE VIEW evil AS SELECT * FROM sample;"
 planted index "CREATE INDEX evil_ix ON sample(ncalls);"
-planted stack "CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack;
-    CREATE TABLE stack (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL DEFAULT (random()));
-    INSERT INTO stack SELECT * FROM s;"
+planted stack "CREATE TEMP TABLE s AS SELECT * FROM stack_run; DROP TABLE stack_run;
+    CREATE TABLE stack_run (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frames TEXT NOT NULL DEFAULT (random()));
+    INSERT INTO stack_run SELECT * FROM s;"
 why_trig_snapshot="trigger 'keep_quiet' is not part of the mallocprof schema"
 why_trig_process="trigger 'wipe' is not part of the mallocprof schema"
 why_trig_frame="trigger 'rewrite' is not part of the mallocprof schema"
 why_view="view 'evil' is not part of the mallocprof schema"
 why_index="index 'evil_ix' is not part of the mallocprof schema"
-why_stack="table 'stack' differs from the mallocprof schema"
+why_stack="table 'stack_run' differs from the mallocprof schema"
 
 for name in trig_snapshot trig_process trig_frame view index stack; do
     db=$name.db
@@ -55,13 +55,17 @@ done
 # sqlite_autoindex_stack_1 with it), and also the views of 5a1e854
 git -C "$ROOT" show 5a1e854:schema/profile.sql > v0.sql 2>/dev/null || fail "no commit 5a1e854 in the repository"
 git -C "$ROOT" show 77d6cec^:schema/profile.sql > v1.sql || fail "no commit 77d6cec in the repository"
-old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack/,/^);/p' v1.sql)
+old_stack=$(sed -n '/CREATE TABLE IF NOT EXISTS stack (/,/^);/p' v1.sql)
+# (and the view that walked that table, before version 6's runs)
+old_walk=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/JOIN frame_info fi ON fi.frame = s.frame;/p' v1.sql)
 old_views=$(sed -n '/CREATE VIEW IF NOT EXISTS stack_frames/,/^GROUP BY stack;/p' v0.sql)
 # those files are of format version 1 too: sample without ntemp, its view,
 # process without ended
 old_sample=$(sed -n '/CREATE TABLE IF NOT EXISTS sample/,/^) WITHOUT ROWID;/p' v1.sql)
 old_last=$(sed -n '/CREATE VIEW IF NOT EXISTS last_sample/,/thread = sa.thread);/p' v1.sql)
 old_process=$(sed -n '/CREATE TABLE IF NOT EXISTS process (/,/^);/p' v1.sql)
+# and with the UNIQUE names and frames that version 6 dropped
+old_dicts=$(sed -n '/CREATE TABLE IF NOT EXISTS \(module\|function\|file\|frame\) (/,/^);/p' v1.sql)
 # and without version 3's peak snapshots: its views; without version 4's ticks, version 5's ledger
 old_last_snapshot=$(sed -n '/CREATE VIEW IF NOT EXISTS last_snapshot/,/process = s.process);/p' v1.sql)
 resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW peak_snapshot; DROP TABLE stack_hist; DROP VIEW last_snapshot; $old_last_snapshot
@@ -70,8 +74,14 @@ resample="DROP TABLE ledger; DROP TABLE tick; DROP VIEW peak_sample; DROP VIEW p
     CREATE INDEX IF NOT EXISTS sample_stack ON sample(stack); INSERT INTO sample SELECT * FROM sa; $old_last
     CREATE TEMP TABLE pr AS SELECT id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings FROM process;
     DROP TABLE process; $old_process INSERT INTO process SELECT * FROM pr;
+    CREATE TEMP TABLE mo AS SELECT * FROM module; CREATE TEMP TABLE fn AS SELECT * FROM function;
+    CREATE TEMP TABLE fl AS SELECT * FROM file; CREATE TEMP TABLE fr AS SELECT * FROM frame;
+    DROP TABLE frame; DROP TABLE file; DROP TABLE function; DROP TABLE module; $old_dicts
+    INSERT INTO module SELECT * FROM mo; INSERT INTO function SELECT * FROM fn;
+    INSERT INTO file SELECT * FROM fl; INSERT INTO frame SELECT * FROM fr;
     PRAGMA user_version = 1;"
-restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP TABLE stack; $old_stack INSERT INTO stack SELECT * FROM s;"
+restack="$resample CREATE TEMP TABLE s AS SELECT * FROM stack; DROP VIEW stack; DROP TABLE stack_run; $old_stack
+    INSERT INTO stack SELECT * FROM s; DROP VIEW stack_frames; $old_walk"
 planted unique "$restack"
 assert_eq "$(q unique.db "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_stack_1'")" 1 \
     "the old stack table has its autoindex"

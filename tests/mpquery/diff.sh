@@ -7,8 +7,9 @@ source "$ROOT/tests/lib/fixtures.sh"
 fixture basic a.db >/dev/null
 fixture basic b.db >/dev/null
 sqlite3 b.db "UPDATE sample SET ncalls = ncalls + 3, memtot = memtot + 30, memlive = memlive + 30 WHERE stack = 13;
-              UPDATE frame SET id = id + 100, offset = offset + 4096; UPDATE stack SET frame = frame + 100;
-              UPDATE stack SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
+              UPDATE frame SET id = id + 100, offset = offset + 4096;
+              UPDATE stack_run SET frames = (SELECT json_group_array(value + 100) FROM json_each(frames));
+              UPDATE stack_run SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
               UPDATE sample SET stack = stack + 1000;" || fail "cannot derive b.db"
 
 assert_eq "$("$MPQ" diff a.db b.db --format csv)" \

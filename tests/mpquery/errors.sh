@@ -24,7 +24,7 @@ fixture basic notot.db >/dev/null; sqlite3 notot.db "DROP VIEW process_totals; D
 expect_fail 2 '^mpquery: notot.db: not a mallocprof profile \(no such table: totals\)$' "$MPQ" top notot.db
 fixture basic badref.db >/dev/null; sqlite3 badref.db "INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxlive) VALUES (1, 99, 1, 1, 1, 0, 1, 1);"
 expect_fail 2 '^mpquery: badref.db: inconsistent profile \(sample refers to missing stack 99\)$' "$MPQ" fold badref.db
-fixture basic cycle.db >/dev/null; sqlite3 cycle.db "UPDATE stack SET parent = 5 WHERE id = 1;"
+fixture basic cycle.db >/dev/null; sqlite3 cycle.db "UPDATE stack_run SET parent = 5 WHERE id = 1;"
 expect_fail 2 '^mpquery: cycle.db: inconsistent profile \(stack [0-9]+ is its own ancestor\)$' "$MPQ" top cycle.db
 fixture basic noframe.db >/dev/null; sqlite3 noframe.db "UPDATE frame SET module = 42 WHERE id = 3;"
 expect_fail 2 '^mpquery: noframe.db: inconsistent profile \(frame 3 refers to missing module 42\)$' "$MPQ" show noframe.db 1

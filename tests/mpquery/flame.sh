@@ -193,8 +193,9 @@ fixture basic a.db >/dev/null
 fixture basic b.db >/dev/null
 sqlite3 b.db "UPDATE sample SET ncalls = ncalls + 3, memtot = memtot + 30, memlive = memlive + 30 WHERE stack = 13;
               UPDATE sample SET memtot = 500 WHERE stack = 5;
-              UPDATE frame SET id = id + 100, offset = offset + 4096; UPDATE stack SET frame = frame + 100;
-              UPDATE stack SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
+              UPDATE frame SET id = id + 100, offset = offset + 4096;
+              UPDATE stack_run SET frames = (SELECT json_group_array(value + 100) FROM json_each(frames));
+              UPDATE stack_run SET id = id + 1000, parent = CASE parent WHEN 0 THEN 0 ELSE parent + 1000 END;
               UPDATE sample SET stack = stack + 1000;" || fail "cannot derive b.db"
 "$MPQ" diff a.db b.db --flame >diff.svg || fail "diff --flame failed"
 assert_eq "$(frames diff.svg 'name v fill' | tr '\n' ,)" \

@@ -165,7 +165,7 @@ fi
 
 # hostile names (tags and a thread with quotes, backslashes, a newline, ';',
 # invalid UTF-8): csv quotes them, json and dot escape them
-{ cat "$ROOT/schema/profile.sql"; cat <<'SQL'
+{ cat "$ROOT/schema/profile.sql"; echo "$STACK_IN"; cat <<'SQL'
 INSERT INTO run VALUES (1, 'tok1', 1000.0);
 INSERT INTO process(id, run, pid, ppid, exe, cmdline, host, start_time, end_time, settings)
   VALUES (1, 1, 100, 1, '/usr/bin/app', 'app', 'host1', 1000.0, 1002.5, '');
@@ -181,7 +181,7 @@ INSERT INTO sample(snapshot, stack, thread, ncalls, memtot, nfree, memlive, maxl
   VALUES (1, 3, 1, 2, 200, 0, 200, 200), (1, 5, 1, 1, 50, 0, 50, 50);
 INSERT INTO totals VALUES (1, 0, 3, 250, 0, 250, 250, 0, 0, 0), (1, 1, 3, 250, 0, 250, 250, 0, 0, 0);
 SQL
-} | sqlite3 -batch h.db || fail "cannot build h.db"
+echo "$STACK_OUT"; } | sqlite3 -batch h.db || fail "cannot build h.db"
 assert_eq "$("$MPQ" tree h.db --format csv | cut -d, -f2- | tail -n 3)" \
 $'1,"q""uote\\back\\slash",0,0,0,0,0,0,0,2,200,0,2,200,200,0
 2,"q""uote\\back\\slash;new line:semi",2,200,0,2,200,200,0,2,200,0,2,200,200,0
