@@ -191,12 +191,19 @@ demo: all
 test: all
 	@bash tests/run.sh
 
-bench: all
+bench: all $(B)/bench/fleetgen
 	@bash tests/bench/run.sh
 	@bash tests/bench/scale.sh
 	@bash tests/bench/serve.sh
 	@bash tests/bench/follow.sh
 	@bash tests/bench/faststart.sh
+	@bash tests/bench/fleet.sh
+
+# The fleet's profiles for tests/bench/fleet.sh: written through the
+# format's own definitions (the schema, common/format.h's INSERTs).
+$(B)/bench/fleetgen: tests/bench/fleetgen.c common/format.h $(SCHEMA_H) | deps
+	@mkdir -p $(B)/bench
+	$(CC) $(CFLAGS) $(COMMON_INC) -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h $(SERVE_H)
