@@ -166,7 +166,7 @@ TPROG_BIN := $(patsubst tests/progs/%.c,$(B)/tests/%,$(TPROG_C)) $(patsubst test
 PROG_FLAGS := -O0 -g -fno-omit-frame-pointer -fno-inline -Iprof -L$(B) -Wl,-rpath,'$$ORIGIN/..'
 
 demos-build: $(DEMO_BIN)
-tests-build: $(TPROG_BIN)
+tests-build: $(TPROG_BIN) $(B)/bench/fleetgen
 
 $(B)/demos/%: demos/%.c $(B)/libmallocprof_api.so
 	@mkdir -p $(B)/demos
@@ -191,7 +191,7 @@ demo: all
 test: all
 	@bash tests/run.sh
 
-bench: all $(B)/bench/fleetgen
+bench: all
 	@bash tests/bench/run.sh
 	@bash tests/bench/scale.sh
 	@bash tests/bench/serve.sh
@@ -199,8 +199,9 @@ bench: all $(B)/bench/fleetgen
 	@bash tests/bench/faststart.sh
 	@bash tests/bench/fleet.sh
 
-# The fleet's profiles for tests/bench/fleet.sh: written through the
-# format's own definitions (the schema, common/format.h's INSERTs).
+# The fleet's profiles for tests/bench/fleet.sh and the rollups' test
+# (tests/mpquery/clickhouse_growth.sh): written through the format's own
+# definitions (the schema, common/format.h's INSERTs).
 $(B)/bench/fleetgen: tests/bench/fleetgen.c common/format.h $(SCHEMA_H) | deps
 	@mkdir -p $(B)/bench
 	$(CC) $(CFLAGS) $(COMMON_INC) -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)

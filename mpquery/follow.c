@@ -197,14 +197,20 @@ static void expire(struct follower *F, double now)
 /* Each file due: its new snapshots stored. */
 static void ship_due(struct follower *F, double now)
 {
-    for (size_t i = 0; i < F->nfiles && F->up && !stopping; i++) {
+    struct agent *a = &F->a;
+    int rc = 0;
+    follow_round_begin(a);
+    for (size_t i = 0; i < F->nfiles && F->up && !stopping && rc != EXIT_FAILED; i++) {
         struct ffile *f = F->files[i];
         if (!f->dirty || f->due > now) continue;
         f->dirty = 0;
-        int rc = follow_ship(&F->a, f);
+        rc = follow_ship(a, f);
         if (rc == FOLLOW_MORE) mark(f, now), f->due = now;
-        if (rc == EXIT_FAILED) mark(f, now), server_failed(F, monotonic_seconds());
+        if (rc == EXIT_FAILED) mark(f, now);
+        else if (follow_round_full(a)) rc = follow_round_end(a, 1), follow_round_begin(a);
     }
+    /* a request that failed: the round's files are in doubt too */
+    if (follow_round_end(a, rc != EXIT_FAILED) || rc == EXIT_FAILED) server_failed(F, monotonic_seconds());
 }
 
 /* ---------------------------------------------------------------- waiting */
@@ -326,6 +332,7 @@ int push_follow(const struct follow_opts *o)
     for (size_t i = 0; i < F.nroots; i++) free(F.roots[i].dir), free(F.roots[i].name);
     free(F.files);
     free(F.roots);
+    free(F.a.pend);
     ch_close(&F.a.c);
     if (F.ifd >= 0) close(F.ifd);
     if (F.sig[0] >= 0) close(F.sig[0]), close(F.sig[1]);

@@ -13,9 +13,13 @@
 #            PROCS / 10 snapshots/s: 100 for 1,000 processes), and the
 #            agent's CPU
 #   query    "what grew in the last hour": diff --server --a-since 2h
-#            --a-until 1h --b-since 1h, fleet-wide and --group exe, the
-#            median of 3 runs of the real CLI (the data end 30 minutes
-#            ago, so each side holds half of it)
+#            --a-until 1h --b-since 1h as of the data's "now" (the ages as
+#            epoch seconds: the feeding takes minutes; the data end 30
+#            minutes before it, so each side holds half of them),
+#            fleet-wide and --group exe, the median of 3 runs of the real
+#            CLI (answered from the growth rollups), and once from
+#            mp_sample's rows (--where 1: the general queries), checking
+#            that both answer the same
 #   disk     the store's bytes on disk (system.parts) per snapshot
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +39,8 @@ cd "$T" || die "cannot enter $T"
 ch_start >ch.log || die "clickhouse-server did not start"
 mkdir prof st
 SNAPS=$((MINUTES * 6))
-START=$(( $(date +%s) - 3600 - SNAPS * 10 / 2 ))     # the data end SNAPS * 5 s ago
+NOW=$(date +%s)                          # the data's "now": they end SNAPS * 5 s before it
+START=$(( NOW - 3600 - SNAPS * 10 / 2 ))
 now() { date +%s.%N; }
 stored() { chc "SELECT count() FROM mp_snapshot"; }
 cpu() { awk '{ print $14 + $15 }' "/proc/$AG/stat"; }
@@ -79,10 +84,14 @@ time3() {
     done
     printf '%s\n' "${ts[@]}" | sort -n | sed -n 2p
 }
+grew=(diff --server "$CH_URL" --a-since $((NOW - 7200)) --a-until $((NOW - 3600)) --b-since $((NOW - 3600)) -n 10)
 for group in "" exe; do
-    s=$(time3 "$MPQ" diff --server "$CH_URL" --a-since 2h --a-until 1h --b-since 1h -n 10 ${group:+--group $group})
+    s=$(time3 "$MPQ" "${grew[@]}" ${group:+--group $group})
     [ "$(wc -l <out)" -gt 3 ] || die "diff answered nothing: $(cat out err)"
-    echo "bench fleet: query: what grew in the last hour${group:+ per $group}: $s s (median of 3)"
+    mv out fast.out
+    a=$(now); "$MPQ" "${grew[@]}" ${group:+--group $group} --where 1 >out 2>err || die "diff --where 1: $(tail -1 err)"; b=$(now)
+    cmp -s fast.out out || die "the rollups and mp_sample answer differently: $(diff fast.out out | head -5)"
+    echo "bench fleet: query: what grew in the last hour${group:+ per $group}: $s s (median of 3; from mp_sample's rows: $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b - a }') s, the same answer)"
 done
 bytes=$(chc "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'default'")
 awk -v b="$bytes" -v n="$done_snaps" 'BEGIN { printf "bench fleet: disk: %.1f MiB for %d snapshots: %.0f bytes per snapshot\n", b / 1048576, n, b / n }'
