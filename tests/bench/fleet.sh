@@ -12,6 +12,9 @@
 #   ingest   snapshots/s and rows/s while catching up (the fleet makes
 #            PROCS / 10 snapshots/s: 100 for 1,000 processes), and the
 #            agent's CPU
+#   steady   then one more snapshot in every file, as the fleet goes on
+#            after the data's span: each file is read whole for one
+#            snapshot (the agent's cost at the span's end, in real time)
 #   query    "what grew in the last hour": diff --server --a-since 2h
 #            --a-until 1h --b-since 1h as of the data's "now" (the ages as
 #            epoch seconds: the feeding takes minutes; the data end 30
@@ -31,9 +34,12 @@ die() { echo "bench fleet: $*" >&2; exit 1; }
 for v in "$PROCS" "$MINUTES" "$BATCH"; do [[ $v =~ ^[1-9][0-9]*$ ]] || die "'$v' is not a positive number"; done
 command -v clickhouse-server >/dev/null || { echo "bench fleet: clickhouse-server is not installed: skipped"; exit 0; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpfleet.XXXXXX") || die "cannot create a temporary directory"
-at_exit() { [ -n "${AG:-}" ] && kill -KILL "$AG" 2>/dev/null; rm -rf "$T"; exit "${1:-0}"; }
+at_exit() { [ -n "${AG:-}" ] && kill -KILL "$AG" 2>/dev/null; [ "${1:-0}" = 0 ] || tail -3 "$T/agent.err" 2>/dev/null; rm -rf "$T"; exit "${1:-0}"; }
 trap 'at_exit $?' EXIT
 fail() { die "$@"; }
+# on copies: a rebuild meanwhile does not change what is measured
+cp "$MPQ" "$T/mpquery" && cp "$GEN" "$T/fleetgen" || die "cannot copy the build"
+MPQ=$T/mpquery GEN=$T/fleetgen
 . "$ROOT/tests/lib/clickhouse.sh"
 cd "$T" || die "cannot enter $T"
 ch_start >ch.log || die "clickhouse-server did not start"
@@ -44,6 +50,13 @@ START=$(( NOW - 3600 - SNAPS * 10 / 2 ))
 now() { date +%s.%N; }
 stored() { chc "SELECT count() FROM mp_snapshot"; }
 cpu() { awk '{ print $14 + $15 }' "/proc/$AG/stat"; }
+# until the agent is idle (no CPU for 0.5 s): stopped then, it holds no
+# profile's read lock, which fleetgen's commit would wait for
+idle() {
+    local c1 c2=-1
+    while c1=$(cpu) && sleep 0.5 && c2=$(cpu) && [ "$c1" != "$c2" ]; do :; done
+    [ "$c2" != -1 ] || die "the agent died: $(tail -3 agent.err)"
+}
 
 TMPDIR=$T "$MPQ" push --follow prof --server "$CH_URL" --state st -q 2>agent.err &
 AG=$!
@@ -51,6 +64,7 @@ echo "bench fleet: $PROCS processes x $SNAPS snapshots ($MINUTES minutes at one 
 busy=0 gen=0 done_snaps=0 c0=$(cpu)
 for ((from = 1; from <= SNAPS; from += BATCH)); do
     upto=$((from + BATCH - 1)); [ $upto -gt $SNAPS ] && upto=$SNAPS
+    idle
     kill -STOP "$AG"
     a=$(now)
     "$GEN" prof "$PROCS" "$from" "$upto" "$START" || die "fleetgen failed"
@@ -73,6 +87,18 @@ rows=$(chc "SELECT (SELECT count() FROM mp_sample) + (SELECT count() FROM mp_tot
 awk -v n="$done_snaps" -v r="$rows" -v s="$busy" -v cpu=$((c1 - c0)) -v need=$((PROCS / 10)) -v hz="$(getconf CLK_TCK)" 'BEGIN {
     printf "bench fleet: ingest: %d snapshots (%d rows) stored in %.1f s: %.0f snapshots/s, %.0f rows/s (the fleet makes %d/s); agent CPU %.1f s\n",
            n, r, s, n / s, r / s, need, cpu / hz }'
+# as the fleet runs after the hour: one more snapshot in every file, each
+# file read whole again for it
+idle
+kill -STOP "$AG"
+"$GEN" prof "$PROCS" $((SNAPS + 1)) $((SNAPS + 1)) "$START" || die "fleetgen failed"
+b=$(now)
+kill -CONT "$AG"
+while [ "$(stored)" -lt $((done_snaps + PROCS)) ]; do kill -0 "$AG" 2>/dev/null || die "the agent died"; sleep 0.1; done
+c=$(now)
+awk -v n="$PROCS" -v s="$SNAPS" -v b="$b" -v c="$c" 'BEGIN {
+    printf "bench fleet: steady: one new snapshot in each of the %d files (each holding %d): stored in %.1f s, %.0f snapshots/s\n", n, s, c - b, n / (c - b) }'
+done_snaps=$((done_snaps + PROCS))
 kill -TERM "$AG"; wait "$AG"; AG=
 
 # median of 3 timings of a command (its output kept in $T/out)

@@ -316,6 +316,7 @@ static void process(const struct fleet *F, int index)
     snprintf(path, sizeof path, "%s/svc%d-%d.db", F->dir, p.exe, p.pid);
     if (F->from == 1) remove(path);
     if (sqlite3_open(path, &p.db) != SQLITE_OK) die(path, p.db);
+    sqlite3_busy_timeout(p.db, 10000);  /* as the recorder: a reader (the agent's copy) may hold it */
     exec(p.db, "PRAGMA synchronous = OFF");
     if (F->from == 1) create_file(F, &p);
     else exec(p.db, "BEGIN");
