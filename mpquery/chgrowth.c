@@ -1,12 +1,11 @@
 /* A run's growth rows for the store (chstore.h ch_growth_rows; table
  * mp_growth of schema/clickhouse.sql): the rows of the process's chain
- * (peak snapshots aside) taken in (process, stack, thread, seq) order,
- * each less the one before it of the same (process, stack, thread) (a
- * first row less nothing), summed per (snapshot, stack). The sum of a
+ * (peak snapshots aside) in seq order, each less the one before it of the
+ * same (process, stack, thread) (a first row less nothing), summed per
+ * (snapshot, stack). The sum of a
  * (process, stack, thread)'s growth up to a snapshot is then its value
  * there, and a window's change the sum of the growth inside it: what
  * mpquery/chwindow.c reads from the rollups of these rows. */
-#define _GNU_SOURCE
 #include "chstore.h"
 #include "select.h"
 
@@ -19,28 +18,24 @@ static const int growth_counter[] = { NCALLS, MEMTOT, NFREE, MEMLIVE, MAXLIVE, N
                                       RSS, MEMCOLD, COLDAGE };
 #define NGROWTH (sizeof growth_counter / sizeof *growth_counter)
 
-static int cmp_chain(const void *x, const void *y, void *ctx)
-{
-    const struct profile *p = ctx;
-    const struct sample *a = &p->samples[*(const uint32_t *)x], *b = &p->samples[*(const uint32_t *)y];
-    const struct snapshot *sa = &p->snapshots[a->snapshot], *sb = &p->snapshots[b->snapshot];
-    if (sa->process != sb->process) return sa->process < sb->process ? -1 : 1;
-    if (a->stack != b->stack) return a->stack < b->stack ? -1 : 1;
-    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
-    return (sa->seq > sb->seq) - (sa->seq < sb->seq);
-}
-
-/* Run r's chain rows, in (process, stack, thread, seq) order; how many. */
+/* Run r's chain rows in chain order: by snapshot index (a process's
+ * snapshots are a range of profile.snapshots in seq order), by a
+ * counting sort; how many. */
 static size_t chain_rows(const struct ch_source *s, uint32_t r, uint32_t **out)
 {
     const struct profile *p = s->p;
-    uint32_t *idx = xmalloc((s->sample_start[r + 1] - s->sample_start[r] + 1) * sizeof *idx);
-    size_t n = 0;
+    uint32_t *start = xcalloc(p->nsnapshots + 1, sizeof *start), n = 0;
+    for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1]; k++) {
+        const struct sample *sa = &p->samples[s->sample_order[k]];
+        if (!p->snapshots[sa->snapshot].peak) start[sa->snapshot + 1]++, n++;
+    }
+    for (size_t i = 0; i < p->nsnapshots; i++) start[i + 1] += start[i];
+    uint32_t *idx = xmalloc((n + 1) * sizeof *idx);
     for (uint32_t k = s->sample_start[r]; k < s->sample_start[r + 1]; k++) {
         uint32_t i = s->sample_order[k];
-        if (!p->snapshots[p->samples[i].snapshot].peak) idx[n++] = i;
+        if (!p->snapshots[p->samples[i].snapshot].peak) idx[start[p->samples[i].snapshot]++] = i;
     }
-    qsort_r(idx, n, sizeof *idx, cmp_chain, (void *)p);
+    free(start);
     *out = idx;
     return n;
 }
@@ -70,25 +65,28 @@ static int64_t *sum_of(struct sums *g, uint32_t snapshot, uint32_t stack)
     return g->v[*i];
 }
 
+/* The rows in chain order, each (stack, thread)'s previous row at hand
+ * (a thread is of one process): O(rows), no sort. */
 static void growth_sums(const struct ch_source *s, uint32_t r, struct sums *g)
 {
     const struct profile *p = s->p;
     uint32_t *idx;
     size_t n = chain_rows(s, r, &idx);
+    struct idmap last;                  /* stack << 32 | thread → its latest row so far */
+    idmap_init(&last, 1024);
     idmap_init(&g->at, 1024);
     for (size_t j = 0; j < n; j++) {
         const struct sample *sa = &p->samples[idx[j]], *prev = NULL;
+        int created;
+        uint32_t *at = idmap_put(&last, (uint64_t)sa->stack << 32 | sa->thread, &created);
+        if (!created) prev = &p->samples[*at];
+        *at = idx[j];
         if (s->skip_snapshot && (s->skip_snapshot[sa->snapshot] & (1u << CH_GROWTH))) continue;
-        if (j > 0) {
-            const struct sample *b = &p->samples[idx[j - 1]];
-            if (b->stack == sa->stack && b->thread == sa->thread &&
-                p->snapshots[b->snapshot].process == p->snapshots[sa->snapshot].process)
-                prev = b;
-        }
         int64_t *v = sum_of(g, sa->snapshot, sa->stack);
         for (size_t c = 0; c < NGROWTH; c++)
             v[c] += sa->c.v[growth_counter[c]] - (prev ? prev->c.v[growth_counter[c]] : 0);
     }
+    idmap_free(&last);
     free(idx);
 }
 
