@@ -193,7 +193,7 @@ static int expired(struct ch *c, const char *table, long cutoff, struct strbuf *
 int ch_drop_expired(struct ch *c, long days, long *runs, char *err, size_t errlen)
 {
     static const char *const tables[] = { "mp_run", "mp_process", "mp_thread", "mp_snapshot", "mp_totals",
-                                          "mp_sample", "mp_hist", "mp_stack_hist", "mp_growth_run", "mp_growth_seen",
+                                          "mp_sample", "mp_hist", "mp_stack_hist", "mp_growth_run", ".inner.mp_growth_seen",
                                           ".inner.mp_growth_second", ".inner.mp_growth_minute" };
         /* mp_run first: readers see no part of a dropped run; a view's rows are in its .inner table */
     long version, cutoff = (long)(time(NULL) / 86400) - days;

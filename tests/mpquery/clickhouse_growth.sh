@@ -9,7 +9,7 @@
 # --since, only --until) answer as over the files. Then mp_sample is
 # emptied: the same answers still come (from the rollups), and the
 # general queries (--where 1, or an end that is not a whole second) see
-# the empty table.
+# the empty table. push --ttl drops the rollups' old days with the runs.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$ROOT/tests/lib/clickhouse.sh"
 export TZ=UTC
@@ -68,3 +68,10 @@ assert_eq "$(answer top --format csv -n 0 --since $((T0 + 47)) --server "$CH_URL
     "--where 1 (a selection): the general queries, on the emptied mp_sample"
 assert_eq "$(answer top --format csv -n 0 --since $((T0 + 47)).5 --server "$CH_URL")" "$empty" \
     "--since not a whole second: the general queries"
+
+# --ttl drops the rollups' days as it drops the runs' (these are of 2023)
+"$MPQ" push -q "$CH_URL" "${files[0]}" --ttl 30d 2>push.err || fail "push --ttl failed: $(cat push.err)"
+assert_eq "$(chc "SELECT (SELECT count() FROM mp_run), (SELECT count() FROM mp_growth_run),
+                  (SELECT count() FROM mp_growth_seen), (SELECT count() FROM mp_growth_second),
+                  (SELECT count() FROM mp_growth_minute)" | tr '\t' ' ')" "0 0 0 0 0" \
+    "push --ttl 30d: the runs and their growth dropped"
