@@ -115,14 +115,6 @@ static void found(struct follower *F, const struct root *r, const char *name, si
     sb_free(&path);
 }
 
-/* A file of this host's process that was running is gone: its end is due. */
-static int pid_gone(const struct ffile *f)
-{
-    for (size_t i = 0; i < f->npids; i++)
-        if (kill((pid_t)f->pids[i], 0) != 0 && errno == ESRCH) return 1;
-    return 0;
-}
-
 /* The safety net: every root listed again, every known file looked at. */
 static void rescan(struct follower *F, double now)
 {
@@ -139,7 +131,7 @@ static void rescan(struct follower *F, double now)
         struct stat st;
         if (stat(f->path, &st) == 0) {
             int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-            if ((f->doubt && !f->said) || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && pid_gone(f))) mark(f, now);
+            if ((f->doubt && !f->said) || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && follow_pid_gone(f))) mark(f, now);
             continue;
         }
         if (!f->finished && f->shipped > 0)

@@ -83,6 +83,8 @@ enum { FOLLOW_MORE = 3 };               /* follow_ship: more to send (a batch wa
  * EXIT_FAILED: the server failed (a->err; f is left in doubt), or
  * EXIT_BAD_INPUT: the file is not a profile (said once). */
 int follow_ship(struct agent *a, struct ffile *f);
+/* A process of this host that f waits for (ffile.pids) is gone. */
+int follow_pid_gone(const struct ffile *f);
 /* f's state file name, and its position read from it (none: from 0). */
 void follow_state_load(struct agent *a, struct ffile *f);
 /* The load of run r of a followed file: FNV-1a 64 of ("mpquery push

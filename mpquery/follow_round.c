@@ -113,7 +113,7 @@ static void stored(struct agent *a, struct follow_pending *pd)
     follow_state_save(f);
     a->snapshots += pd->n;
     a->rows += pd->rows;
-    if (pd->again) f->dirty = 1, f->due = 0;     /* its end, read again */
+    if (pd->again) f->dirty = 1, f->due = 0, f->size = -1;   /* its end: read again, unchanged as it is */
 }
 
 int follow_round_end(struct agent *a, int commit)

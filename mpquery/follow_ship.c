@@ -360,7 +360,7 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
         if (!rc && !b.more) {
             int by_pid = 0;
             pd->again = ended(p, f, &by_pid);
-            f->waiting = 1;             /* read again (its end) even unchanged */
+            f->waiting = !pd->again;
         }
     }
     if (rc) {
@@ -372,6 +372,14 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
     free(b.skip); free(b.skip_process); free(b.skip_thread); free(b.in_run); free(b.load);
     ch_source_free(&s);
     return rc ? rc : b.more ? FOLLOW_MORE : 0;
+}
+
+/* A file of this host's process that was running is gone: its end is due. */
+int follow_pid_gone(const struct ffile *f)
+{
+    for (size_t i = 0; i < f->npids; i++)
+        if (kill((pid_t)f->pids[i], 0) != 0 && errno == ESRCH) return 1;
+    return 0;
 }
 
 int follow_ship(struct agent *a, struct ffile *f)
@@ -387,7 +395,9 @@ int follow_ship(struct agent *a, struct ffile *f)
         return 0;
     }
     int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (!f->doubt && !f->waiting && st.st_size == f->size && mtime == f->mtime_ns) return 0;
+    /* unchanged: nothing to read, unless a process it waits for is gone
+     * (every rescan finds every file of a directory) */
+    if (!f->doubt && st.st_size == f->size && mtime == f->mtime_ns && !(f->waiting && follow_pid_gone(f))) return 0;
     char err[1024];
     struct profile *p = NULL;
     int rc = profile_copy_committed(f->path, a->copy, err, sizeof err);
