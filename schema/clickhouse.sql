@@ -239,7 +239,11 @@ CREATE TABLE IF NOT EXISTS mp_stack_hist (
 -- mp_growth_minute and the seconds at its ends from mp_growth_second,
 -- instead of every row of mp_sample. mp_growth_run lists the loads whose
 -- growth is stored (written before their mp_run row): a store with runs
--- pushed by an older mpquery answers from mp_sample. The rollups are
+-- pushed by an older mpquery answers from mp_sample. (The views of an
+-- INSERT are filled one after the other, not at once: a server killed
+-- amid them can leave a snapshot's growth in some and not in others.
+-- One view whose table holds the three kinds of rows would make it one
+-- part, stored whole or not at all.) The rollups are
 -- partitioned by the day of `at` (days since 1970-01-01, as runs are by
 -- their start's), which --ttl drops as it drops runs.
 CREATE TABLE IF NOT EXISTS mp_growth (
