@@ -166,7 +166,7 @@ TPROG_BIN := $(patsubst tests/progs/%.c,$(B)/tests/%,$(TPROG_C)) $(patsubst test
 PROG_FLAGS := -O0 -g -fno-omit-frame-pointer -fno-inline -Iprof -L$(B) -Wl,-rpath,'$$ORIGIN/..'
 
 demos-build: $(DEMO_BIN)
-tests-build: $(TPROG_BIN)
+tests-build: $(TPROG_BIN) $(B)/bench/fleetgen
 
 $(B)/demos/%: demos/%.c $(B)/libmallocprof_api.so
 	@mkdir -p $(B)/demos
@@ -199,6 +199,14 @@ bench: all
 	@bash tests/bench/faststart.sh
 	@bash tests/bench/memory.sh
 	@bash tests/bench/filesize.sh
+	@bash tests/bench/fleet.sh
+
+# The fleet's profiles for tests/bench/fleet.sh and the rollups' test
+# (tests/mpquery/clickhouse_growth.sh): written through the format's own
+# definitions (the schema, common/format.h's INSERTs).
+$(B)/bench/fleetgen: tests/bench/fleetgen.c common/format.h $(SCHEMA_H) | deps
+	@mkdir -p $(B)/bench
+	$(CC) $(CFLAGS) $(COMMON_INC) -I$(B) $(shell pkg-config --cflags sqlite3) $< -o $@ $(shell pkg-config --libs sqlite3)
 
 ASAN := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan: deps $(SCHEMA_H) $(B)/clickhouse_schema.h $(SERVE_H)

@@ -56,6 +56,7 @@ struct build {
     struct strtab home_key;                 /* per --group key (one, "", without) where its */
     int64_t *home_snapshot, *home_thread;   /* sums hang (pick_homes) */
     struct { size_t runs, procs, threads, snapshots, totals, frames, stacks, modules, hists, homes; } cap;
+    const struct server_opts *fast;         /* the window from the rollups (chwindow.c) */
 };
 
 static const char *keep(struct profile *p, const char *s) { return arena_strndup(&p->text, s, strlen(s)); }
@@ -132,7 +133,9 @@ static int each_run_row(struct server *s, struct build *b, int table, void (*row
     struct strbuf q = { 0 };
     sb_puts(&q, "SELECT ");
     ch_columns(table, 0, &q);
-    sb_printf(&q, " FROM %s WHERE run IN (%s) FORMAT TabSeparated", ch_table_name[table], s->runs.s);
+    sb_printf(&q, " FROM %s WHERE run IN (%s)", ch_table_name[table], s->runs.s);
+    if (b->fast && (table == CH_SNAPSHOT || table == CH_TOTALS)) ch_window_snapshots_sql(b->fast, s->runs.s, &q);
+    sb_puts(&q, " FORMAT TabSeparated");
     int rc = each_row(s, b, &q, (size_t)ch_ncolumns(table), ch_table_name[table], row);
     sb_free(&q);
     return rc;
@@ -347,7 +350,7 @@ static int pick_homes(struct build *b, int peak, int by, char *err, size_t errle
 static int load_frames(struct server *s, struct build *b)
 {
     struct strbuf q = { 0 };
-    ch_frames_sql(s, &q);
+    ch_frames_sql(s, b->fast != NULL, &q);
     int rc = each_row(s, b, &q, 8, "frames", add_frame);
     sb_free(&q);
     if (rc) return rc;
@@ -362,7 +365,8 @@ static int load_stacks(struct server *s, const struct server_opts *o, struct bui
                        struct raw_sample **raws, size_t *nraws)
 {
     struct strbuf q = { 0 };
-    ch_stacks_sql(s, o, peak, &q);
+    if (b->fast) ch_window_stacks_sql(o, &q);
+    else ch_stacks_sql(s, o, peak, &q);
     int rc = ch_ask(s, &q), got;
     sb_free(&q);
     if (rc) return rc;
@@ -425,6 +429,7 @@ int server_load(const struct server_opts *o, int side, int flags, struct profile
     idmap_init(&b.snapshot_id, 64);
     struct raw_sample *raws = NULL;
     size_t nraws = 0;
+    if (!rc && ch_window_fast(&s, o, side, peak)) b.fast = o;
     if (!rc) rc = load_runs(&s, &b);
     if (!rc) rc = pick_homes(&b, peak, o->group_by, err, errlen);
     if (!rc) rc = load_frames(&s, &b);

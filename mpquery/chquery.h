@@ -55,7 +55,17 @@ extern const int ch_counter_of_col[CH_NCOUNTERS];
  * schema/profile.sql; with a window their change over it), and its
  * frames. */
 void ch_stacks_sql(const struct server *s, const struct server_opts *o, int peak, struct strbuf *q);
-/* The frames of those stacks, one row each (chquery.c's add_frame). */
-void ch_frames_sql(const struct server *s, struct strbuf *q);
+/* The frames of those stacks, one row each (chquery.c's add_frame); fast:
+ * of the stacks of ch_window_stacks_sql. */
+void ch_frames_sql(const struct server *s, int fast, struct strbuf *q);
+
+/* A window over the whole store from its growth rollups (chwindow.c):
+ * whether o's selection and window, and the store, allow it (1), */
+int ch_window_fast(struct server *s, const struct server_opts *o, int side, int peak);
+/* then the condition that keeps of runs R's mp_snapshot and mp_totals
+ * the rows of the snapshots the window reads (" AND ..."), and the query
+ * of the stacks' sums, as ch_stacks_sql's. */
+void ch_window_snapshots_sql(const struct server_opts *o, const char *R, struct strbuf *q);
+void ch_window_stacks_sql(const struct server_opts *o, struct strbuf *q);
 
 #endif

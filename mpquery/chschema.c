@@ -12,7 +12,7 @@
 
 const char *const ch_table_name[CH_NTABLES] = {
     "mp_frame", "mp_stack", "mp_process", "mp_thread", "mp_snapshot", "mp_totals", "mp_sample", "mp_hist",
-    "mp_stack_hist", "mp_run",
+    "mp_stack_hist", "mp_growth", "mp_growth_run", "mp_run",
 };
 
 static const char ch_schema_sql[] =
@@ -37,6 +37,9 @@ static const struct { const char *keys; int table, first; } layout[CH_NTABLES] =
     [CH_SAMPLE] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_sample, FC_sample_ncalls },
     [CH_HIST] = { CH_KEYS ", seq UInt32", FT_hist, FC_hist_lo },
     [CH_STACK_HIST] = { CH_KEYS ", seq UInt32, stack UInt64, thread UInt32", FT_stack_hist, FC_stack_hist_lo },
+    [CH_GROWTH] = { "run UInt64, process UInt32, seq UInt32, at UInt32, g String, stack UInt64", FT_sample,
+                    FC_sample_ncalls },
+    [CH_GROWTH_RUN] = { "run UInt64", -1, 0 },
     [CH_RUN] = { "run UInt64, token String, start_time Float64, pushed DateTime, source String, host String, "
                  "exe String, cmdline String, processes UInt32, snapshots UInt32, rows UInt64", -1, 0 },
 };
@@ -176,11 +179,11 @@ int ch_check_version(struct ch *c, long *version, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- --ttl */
 /* The active partitions of table t of the runs started before day cutoff. */
-static int expired(struct ch *c, int t, long cutoff, struct strbuf *out, char *err, size_t errlen)
+static int expired(struct ch *c, const char *table, long cutoff, struct strbuf *out, char *err, size_t errlen)
 {
     struct strbuf sql = { 0 };
     sb_printf(&sql, "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = '%s'"
-                    " AND active AND toInt64OrZero(partition) < %ld ORDER BY partition", ch_table_name[t], cutoff);
+                    " AND active AND toInt64OrZero(partition) < %ld ORDER BY partition", table, cutoff);
     out->len = 0;
     int rc = ch_query(c, sql.s, 1, out, err, errlen);
     sb_free(&sql);
@@ -189,8 +192,10 @@ static int expired(struct ch *c, int t, long cutoff, struct strbuf *out, char *e
 
 int ch_drop_expired(struct ch *c, long days, long *runs, char *err, size_t errlen)
 {
-    static const int tables[] = { CH_RUN, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST,
-                                  CH_STACK_HIST };     /* mp_run first: readers see no part of a dropped run */
+    static const char *const tables[] = { "mp_run", "mp_process", "mp_thread", "mp_snapshot", "mp_totals",
+                                          "mp_sample", "mp_hist", "mp_stack_hist", "mp_growth_run", ".inner.mp_growth_seen",
+                                          ".inner.mp_growth_second", ".inner.mp_growth_minute" };
+        /* mp_run first: readers see no part of a dropped run; a view's rows are in its .inner table */
     long version, cutoff = (long)(time(NULL) / 86400) - days;
     int rc = ch_check_version(c, &version, err, errlen);
     if (!rc && version < 2) {
@@ -206,7 +211,7 @@ int ch_drop_expired(struct ch *c, long days, long *runs, char *err, size_t errle
         if ((rc = expired(c, tables[i], cutoff, &out, err, errlen))) break;
         for (const char *part = out.s ? out.s : ""; *part && !rc; part += strcspn(part, "\n") + 1) {
             sql.len = 0;
-            sb_printf(&sql, "ALTER TABLE %s DROP PARTITION %ld", ch_table_name[tables[i]], strtol(part, NULL, 10));
+            sb_printf(&sql, "ALTER TABLE `%s` DROP PARTITION %ld", tables[i], strtol(part, NULL, 10));
             struct strbuf ignored = { 0 };
             rc = ch_query(c, sql.s, 0, &ignored, err, errlen);
             sb_free(&ignored);

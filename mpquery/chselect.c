@@ -182,14 +182,18 @@ void ch_stacks_sql(const struct server *s, const struct server_opts *o, int peak
  * file and line taken together (one push's). (The joins are ALL: current
  * ClickHouse releases make ANY INNER JOIN keep one row per key of both
  * sides.) */
-void ch_frames_sql(const struct server *s, struct strbuf *q)
+void ch_frames_sql(const struct server *s, int fast, struct strbuf *q)
 {
+    struct strbuf stacks = { 0 };
+    if (fast) sb_puts(&stacks, "SELECT stack FROM mp_growth_minute");   /* every stack of the store (chwindow.c) */
+    else sb_printf(&stacks, "SELECT stack FROM mp_sample WHERE run IN (%s)", s->runs.s);
     sb_printf(q, "SELECT frame, module, build_id, offset, inline_depth, tupleElement(sym, 1), tupleElement(sym, 2),"
                  " tupleElement(sym, 3) FROM (SELECT frame, any(module) AS module, any(build_id) AS build_id,"
                  " any(offset) AS offset, any(inline_depth) AS inline_depth,"
                  " argMax(tuple(function, file, line), tuple(length(function), length(file))) AS sym"
                  " FROM mp_frame WHERE frame IN (SELECT arrayJoin(frames) FROM mp_stack WHERE stack IN"
-                 " (SELECT stack FROM mp_sample WHERE run IN (%s))) GROUP BY frame) FORMAT TabSeparated", s->runs.s);
+                 " (%s)) GROUP BY frame) FORMAT TabSeparated", stacks.s);
+    sb_free(&stacks);
 }
 
 /* ---------------------------------------------------------------- answers */

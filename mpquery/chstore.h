@@ -42,8 +42,8 @@ static inline uint64_t ch_day_run(uint64_t bits, double start_time)
 }
 
 /* The tables a push writes, in the order it sends them: mp_run last. */
-enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST, CH_RUN,
-       CH_NTABLES };
+enum { CH_FRAME, CH_STACK, CH_PROCESS, CH_THREAD, CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST,
+       CH_GROWTH, CH_GROWTH_RUN, CH_RUN, CH_NTABLES };
 extern const char *const ch_table_name[CH_NTABLES];
 /* A table's columns in the order of its rows, "name Type, ..." (with_types)
  * or "name, ...", appended to out: the store's keys, then the columns it
@@ -73,6 +73,16 @@ struct ch_writer {
 };
 void ch_writer_init(struct ch_writer *w, struct ch *c, size_t chunk, int dry_run);
 void ch_writer_free(struct ch_writer *w);
+
+/* A row's values in RowBinary (chwriter.c), and the row done: appended
+ * to table t's buffer, sent when full (mp_run's only by ch_commit). */
+void ch_u64(struct ch_row *r, uint64_t v);
+void ch_i64(struct ch_row *r, int64_t v);
+void ch_u32(struct ch_row *r, uint64_t v);
+void ch_f64(struct ch_row *r, double v);
+void ch_leb128(struct ch_row *r, uint64_t v);
+void ch_str(struct ch_row *r, const char *s);
+int ch_row_done(struct ch_writer *w, int t, char *err, size_t errlen);
 
 /* A profile's content addresses and its rows grouped by run, made once
  * for all its runs. */
@@ -112,6 +122,14 @@ struct ch_load {
  * any table whose buffer is full; 0, or the exit code with err set. */
 int ch_write_run(struct ch_writer *w, struct ch_source *s, uint32_t r, struct ch_load *load,
                  char *err, size_t errlen);
+/* Run r's mp_growth rows (chgrowth.c): per snapshot of the chain (peaks
+ * aside) and stack, what its counters grew by since the process's
+ * previous snapshot, summed over threads, at the snapshot's time rounded
+ * up to the second, with the process's --group exe key; the snapshots the
+ * store has (skip_snapshot's CH_GROWTH) left out. */
+int ch_growth_rows(struct ch_writer *w, const struct ch_source *s, uint32_t r, uint64_t run, char *err,
+                   size_t errlen);
+
 /* Sends every buffered row, mp_snapshot's after the other tables' of
  * rows, then the mp_run rows: the runs built since the last commit are
  * stored. */

@@ -115,14 +115,6 @@ static void found(struct follower *F, const struct root *r, const char *name, si
     sb_free(&path);
 }
 
-/* A file of this host's process that was running is gone: its end is due. */
-static int pid_gone(const struct ffile *f)
-{
-    for (size_t i = 0; i < f->npids; i++)
-        if (kill((pid_t)f->pids[i], 0) != 0 && errno == ESRCH) return 1;
-    return 0;
-}
-
 /* The safety net: every root listed again, every known file looked at. */
 static void rescan(struct follower *F, double now)
 {
@@ -139,7 +131,7 @@ static void rescan(struct follower *F, double now)
         struct stat st;
         if (stat(f->path, &st) == 0) {
             int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-            if ((f->doubt && !f->said) || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && pid_gone(f))) mark(f, now);
+            if ((f->doubt && !f->said) || st.st_size != f->size || mtime != f->mtime_ns || (f->waiting && follow_pid_gone(f))) mark(f, now);
             continue;
         }
         if (!f->finished && f->shipped > 0)
@@ -197,14 +189,20 @@ static void expire(struct follower *F, double now)
 /* Each file due: its new snapshots stored. */
 static void ship_due(struct follower *F, double now)
 {
-    for (size_t i = 0; i < F->nfiles && F->up && !stopping; i++) {
+    struct agent *a = &F->a;
+    int rc = 0;
+    follow_round_begin(a);
+    for (size_t i = 0; i < F->nfiles && F->up && !stopping && rc != EXIT_FAILED; i++) {
         struct ffile *f = F->files[i];
         if (!f->dirty || f->due > now) continue;
         f->dirty = 0;
-        int rc = follow_ship(&F->a, f);
+        rc = follow_ship(a, f);
         if (rc == FOLLOW_MORE) mark(f, now), f->due = now;
-        if (rc == EXIT_FAILED) mark(f, now), server_failed(F, monotonic_seconds());
+        if (rc == EXIT_FAILED) mark(f, now);
+        else if (follow_round_full(a)) rc = follow_round_end(a, 1), follow_round_begin(a);
     }
+    /* a request that failed: the round's files are in doubt too */
+    if (follow_round_end(a, rc != EXIT_FAILED) || rc == EXIT_FAILED) server_failed(F, monotonic_seconds());
 }
 
 /* ---------------------------------------------------------------- waiting */
@@ -326,6 +324,7 @@ int push_follow(const struct follow_opts *o)
     for (size_t i = 0; i < F.nroots; i++) free(F.roots[i].dir), free(F.roots[i].name);
     free(F.files);
     free(F.roots);
+    free(F.a.pend);
     ch_close(&F.a.c);
     if (F.ifd >= 0) close(F.ifd);
     if (F.sig[0] >= 0) close(F.sig[0]), close(F.sig[1]);

@@ -43,20 +43,48 @@ struct ffile {
     struct idmap stored;                /* processes, threads and mp_run rows stored (follow_key) */
 };
 
-/* What the agent shares with follow_ship.c. */
+/* A file's batch in the round: stored by the round's commit. */
+struct follow_pending {
+    struct ffile *f;
+    int64_t last;                       /* its position then */
+    size_t n;                           /* snapshots */
+    uint64_t rows;
+    uint64_t *keys; size_t nkeys, cap;  /* then stored (follow_key) */
+    int again;                          /* its processes ended: read again for its end */
+};
+
+/* What the agent shares with follow_ship.c and follow_round.c. */
 struct agent {
     struct ch c;
     const struct follow_opts *o;
     const char *copy;                   /* the temporary copy a profile is read from */
     uint64_t snapshots, rows;           /* stored since the start */
+    struct ch_writer w;                 /* the round's rows (follow_round.c) */
+    struct follow_pending *pend; size_t npend, cap_pend;
     char err[1024];
 };
 
+/* A round (follow_round.c): begun, files shipped into it (follow_ship),
+ * ended when full and at the end: committed (commit set; 0, or
+ * EXIT_FAILED with a->err) or not, its files then left in doubt, due
+ * again. */
+void follow_round_begin(struct agent *a);
+int follow_round_full(const struct agent *a);
+int follow_round_end(struct agent *a, int commit);
+struct follow_pending *follow_pending_add(struct agent *a, struct ffile *f, int64_t last, size_t n);
+void follow_pending_key(struct follow_pending *pd, uint64_t key);
+void follow_set_stored(struct ffile *f, uint64_t key);
+/* Writes f's position: a temporary file synced, renamed over the state
+ * file, the directory synced; 0, or -1 (said once). */
+int follow_state_save(struct ffile *f);
+
 enum { FOLLOW_MORE = 3 };               /* follow_ship: more to send (a batch was full) */
-/* Reads f again and stores what the store lacks; 0, FOLLOW_MORE,
+/* Reads f again and builds into the round what the store lacks; 0, FOLLOW_MORE,
  * EXIT_FAILED: the server failed (a->err; f is left in doubt), or
  * EXIT_BAD_INPUT: the file is not a profile (said once). */
 int follow_ship(struct agent *a, struct ffile *f);
+/* A process of this host that f waits for (ffile.pids) is gone. */
+int follow_pid_gone(const struct ffile *f);
 /* f's state file name, and its position read from it (none: from 0). */
 void follow_state_load(struct agent *a, struct ffile *f);
 /* The load of run r of a followed file: FNV-1a 64 of ("mpquery push

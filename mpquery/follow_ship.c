@@ -46,62 +46,6 @@ static uint64_t follow_key(uint64_t load, int kind, uint32_t num)
 
 static int is_stored(const struct ffile *f, uint64_t key) { return idmap_get(&f->stored, key) != NONE; }
 
-static void set_stored(struct ffile *f, uint64_t key)
-{
-    int created;
-    *idmap_put(&f->stored, key, &created) = 1;
-}
-
-/* ---------------------------------------------------------------- the state file */
-void follow_state_load(struct agent *a, struct ffile *f)
-{
-    char *real = realpath(f->path, NULL);
-    const char *name = real ? real : f->path;
-    struct strbuf sb = { 0 };
-    sb_printf(&sb, "%s/%016llx.state", a->o->state_dir, (unsigned long long)fnv1a(name, strlen(name)));
-    free(real);
-    f->state = xstrdup(sb.s);
-    sb_free(&sb);
-    f->doubt = 1;
-    FILE *in = fopen(f->state, "re");
-    if (!in) return;
-    unsigned long long dev, ino;
-    long long shipped;
-    int finished;
-    if (fscanf(in, "mpquery push --follow 1\ndev %llu\nino %llu\nshipped %lld\nfinished %d\n", &dev, &ino,
-               &shipped, &finished) == 4)
-        f->dev = dev, f->ino = ino, f->shipped = shipped, f->finished = finished;
-    fclose(in);
-}
-
-/* Writes f's position: a temporary file synced, renamed over the state
- * file, the directory synced; 0, or -1 (said once). */
-static int state_save(struct ffile *f)
-{
-    struct strbuf tmp = { 0 };
-    sb_printf(&tmp, "%s.tmp", f->state);
-    FILE *out = fopen(tmp.s, "we");
-    int ok = out && fprintf(out, "mpquery push --follow 1\ndev %llu\nino %llu\nshipped %lld\nfinished %d\npath %s\n",
-                            (unsigned long long)f->dev, (unsigned long long)f->ino, (long long)f->shipped,
-                            f->finished, f->path) > 0;
-    ok = ok && fflush(out) == 0 && fsync(fileno(out)) == 0;
-    if (out && fclose(out) != 0) ok = 0;
-    ok = ok && rename(tmp.s, f->state) == 0;
-    if (ok) {
-        char *dir = xstrdup(f->state), *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        int fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd >= 0) { fsync(fd); close(fd); }
-        free(dir);
-    } else if (!f->said) {
-        warning("push: %s: cannot write %s (%s): the position is kept in memory only", f->path, f->state,
-                strerror(errno));
-        f->said = 1;
-    }
-    sb_free(&tmp);
-    return ok ? 0 : -1;
-}
-
 /* ---------------------------------------------------------------- the batch */
 /* The snapshots to send now: those past f->shipped, in id order, up to
  * BATCH_ROWS rows (at least one); skip marks the others as stored. */
@@ -208,7 +152,7 @@ static void stored_row(void *ctx, uint64_t x, uint64_t y)
 {
     struct asked *q = ctx;
     (void)y;
-    if (q->kind != 0 || x) set_stored(q->f, follow_key(q->load, q->kind, q->kind ? (uint32_t)x : 0));
+    if (q->kind != 0 || x) follow_set_stored(q->f, follow_key(q->load, q->kind, q->kind ? (uint32_t)x : 0));
 }
 
 static void snapshot_row(void *ctx, uint64_t x, uint64_t y)
@@ -248,12 +192,13 @@ static int ask_load(struct agent *a, struct ffile *f, const struct ch_source *s,
         sb_printf(&sql, "%s WHERE run = %llu", whole[q.kind], (unsigned long long)q.load);
         rc = ask(a, sql.s, stored_row, &q);
     }
-    static const int tables[] = { CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST };
+    static const int tables[] = { CH_SNAPSHOT, CH_TOTALS, CH_SAMPLE, CH_HIST, CH_STACK_HIST, CH_GROWTH };
     for (size_t t = 0; t < sizeof tables / sizeof *tables && !rc; t++) {
         q.kind = tables[t];
         sql.len = 0;
+        /* mp_growth keeps no rows: its view mp_growth_seen notes which snapshots it had */
         sb_printf(&sql, "SELECT process, seq FROM %s WHERE run = %llu AND (%s) GROUP BY process, seq",
-                  ch_table_name[q.kind], (unsigned long long)q.load, cond.s);
+                  q.kind == CH_GROWTH ? "mp_growth_seen" : ch_table_name[q.kind], (unsigned long long)q.load, cond.s);
         rc = ask(a, sql.s, snapshot_row, &q);
     }
     idmap_free(&at);
@@ -263,34 +208,31 @@ static int ask_load(struct agent *a, struct ffile *f, const struct ch_source *s,
 }
 
 /* ---------------------------------------------------------------- sending */
-static int send_batch(struct agent *a, struct ffile *f, struct ch_source *s, struct batch *b)
+/* The batch's rows built into the round's writer (follow_round.c): stored
+ * by its commit, with what is then known stored (follow_key). */
+static int send_batch(struct agent *a, struct ffile *f, struct ch_source *s, struct batch *b,
+                      struct follow_pending *pd)
 {
     const struct profile *p = s->p;
-    struct ch_writer w;
-    ch_writer_init(&w, &a->c, (size_t)-1, 0);     /* one INSERT a table: a block, stored whole */
     s->skip_snapshot = b->skip, s->skip_process = b->skip_process, s->skip_thread = b->skip_thread;
     int rc = 0;
-    uint64_t rows = 0;
     for (uint32_t r = 0; r < p->nruns && !rc; r++) {
         if (!b->in_run[r]) continue;
         struct ch_load load;
         s->run_id = b->load[r];
         s->no_run_row = is_stored(f, follow_key(s->run_id, 0, 0));
-        rc = ch_write_run(&w, s, r, &load, a->err, sizeof a->err);
-        rows += load.rows + load.dict_rows;
+        rc = ch_write_run(&a->w, s, r, &load, a->err, sizeof a->err);
+        pd->rows += load.rows + load.dict_rows;
     }
-    if (!rc) rc = ch_commit(&w, a->err, sizeof a->err);
-    ch_writer_free(&w);
     if (rc) return rc;
-    a->rows += rows;
     for (size_t i = 0; i < p->nprocs; i++) {
         uint64_t load = b->load[p->procs[i].run];
-        if (b->in_run[p->procs[i].run]) set_stored(f, follow_key(load, 0, 0));
-        if (!b->skip_process[i]) set_stored(f, follow_key(load, 1, s->pnum[i]));
+        if (b->in_run[p->procs[i].run]) follow_pending_key(pd, follow_key(load, 0, 0));
+        if (!b->skip_process[i]) follow_pending_key(pd, follow_key(load, 1, s->pnum[i]));
     }
     for (size_t i = 0; i < p->nthreads; i++)
         if (!b->skip_thread[i])
-            set_stored(f, follow_key(b->load[p->procs[p->threads[i].process].run], 2, s->tnum[i]));
+            follow_pending_key(pd, follow_key(b->load[p->procs[p->threads[i].process].run], 2, s->tnum[i]));
     return 0;
 }
 
@@ -388,7 +330,7 @@ static int finish(struct agent *a, struct ffile *f, const struct ch_source *s, c
     int rc = final_rows(a, f, s, b);
     if (rc) return rc;
     f->finished = 1;
-    state_save(f);
+    follow_state_save(f);
     if (!a->o->quiet)
         fprintf(stderr, "mpquery: push: %s: stored whole: %zu snapshots of %zu processes\n", f->path,
                 p->nsnapshots, p->nprocs);
@@ -412,19 +354,32 @@ static int ship_profile(struct agent *a, struct ffile *f, const struct profile *
     if (!rc && b.n) {
         free(b.skip_process), free(b.skip_thread);
         choose_rows(p, f, &s, &b);      /* with what the store said */
-        rc = send_batch(a, f, &s, &b);
+        struct follow_pending *pd = follow_pending_add(a, f, b.last, b.n);
+        rc = send_batch(a, f, &s, &b, pd);
+        /* stored whole once committed: its end then, when its processes ended (else waiting for them) */
+        if (!rc && !b.more) {
+            int by_pid = 0;
+            pd->again = ended(p, f, &by_pid);
+            f->waiting = !pd->again;
+        }
     }
     if (rc) {
         f->doubt = 1;
-    } else {
+    } else if (!b.n) {
         f->doubt = 0;
-        a->snapshots += b.n;
-        if (b.n) f->shipped = b.last, state_save(f);
         if (!b.more) rc = finish(a, f, &s, &b, st);
     }
     free(b.skip); free(b.skip_process); free(b.skip_thread); free(b.in_run); free(b.load);
     ch_source_free(&s);
     return rc ? rc : b.more ? FOLLOW_MORE : 0;
+}
+
+/* A file of this host's process that was running is gone: its end is due. */
+int follow_pid_gone(const struct ffile *f)
+{
+    for (size_t i = 0; i < f->npids; i++)
+        if (kill((pid_t)f->pids[i], 0) != 0 && errno == ESRCH) return 1;
+    return 0;
 }
 
 int follow_ship(struct agent *a, struct ffile *f)
@@ -440,7 +395,9 @@ int follow_ship(struct agent *a, struct ffile *f)
         return 0;
     }
     int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (!f->doubt && !f->waiting && st.st_size == f->size && mtime == f->mtime_ns) return 0;
+    /* unchanged: nothing to read, unless a process it waits for is gone
+     * (every rescan finds every file of a directory) */
+    if (!f->doubt && st.st_size == f->size && mtime == f->mtime_ns && !(f->waiting && follow_pid_gone(f))) return 0;
     char err[1024];
     struct profile *p = NULL;
     int rc = profile_copy_committed(f->path, a->copy, err, sizeof err);

@@ -222,3 +222,68 @@ CREATE TABLE IF NOT EXISTS mp_stack_hist (
     nlive       Int64,
     memlive     Int64
 ) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, stack, thread, lo, seq)
+;
+-- Growth over time, for windows over the whole store ("what grew in the
+-- last hour", fleet-wide or per executable: mpquery/chwindow.c). push
+-- writes, per snapshot of a process's chain (peak snapshots aside) and
+-- stack, what each counter grew by since the process's previous snapshot
+-- (the change of its rows, summed over threads: a maximum's too, so that
+-- its value at a time is the sum of its growth until then), at the
+-- snapshot's time rounded up to the second (`at`: a window (S, U] of
+-- whole seconds holds the snapshots with S < time <= U, as the files'
+-- windows), with its process's --group exe key (g: exe, ' ', argv[0]).
+-- The rows go to table mp_growth, which keeps none (engine Null): the
+-- materialized views below sum them, per second and per minute (the
+-- minute M holds M - 60 < at <= M), and note which snapshots they hold,
+-- from each INSERT's block. A window then reads its whole minutes from
+-- mp_growth_minute and the seconds at its ends from mp_growth_second,
+-- instead of every row of mp_sample. mp_growth_run lists the loads whose
+-- growth is stored (written before their mp_run row): a store with runs
+-- pushed by an older mpquery answers from mp_sample. (The views of an
+-- INSERT are filled one after the other, not at once: a server killed
+-- amid them can leave a snapshot's growth in some and not in others.
+-- One view whose table holds the three kinds of rows would make it one
+-- part, stored whole or not at all.) The rollups are
+-- partitioned by the day of `at` (days since 1970-01-01, as runs are by
+-- their start's), which --ttl drops as it drops runs.
+CREATE TABLE IF NOT EXISTS mp_growth (
+    run         UInt64,
+    process     UInt32,
+    seq         UInt32,
+    at          UInt32,     -- the snapshot's time, rounded up to the second
+    g           String,     -- --group exe's key of the process
+    stack       UInt64,
+    ncalls      Int64,      -- each counter's growth since the process's previous snapshot
+    memtot      Int64,
+    nfree       Int64,
+    memlive     Int64,
+    maxlive     Int64,
+    ntemp       Int64,
+    time        Int64,
+    nmap        Int64,
+    mapped      Int64,
+    maxmapped   Int64,
+    rss         Int64,
+    memcold     Int64,
+    coldage     Int64
+) ENGINE = Null
+;
+-- push --follow asks it which snapshots of a load are stored, as it asks
+-- the other tables (mpquery/follow_ship.c)
+CREATE MATERIALIZED VIEW IF NOT EXISTS mp_growth_seen
+ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY (run, process, seq)
+AS SELECT run, process, seq FROM mp_growth GROUP BY run, process, seq
+;
+CREATE MATERIALIZED VIEW IF NOT EXISTS mp_growth_second
+ENGINE = SummingMergeTree() PARTITION BY intDiv(at, 86400) ORDER BY (at, g, stack)
+AS SELECT at, g, stack, ncalls, memtot, nfree, memlive, maxlive, ntemp, time, nmap, mapped, maxmapped, rss,
+          memcold, coldage FROM mp_growth
+;
+CREATE MATERIALIZED VIEW IF NOT EXISTS mp_growth_minute
+ENGINE = SummingMergeTree() PARTITION BY intDiv(minute, 86400) ORDER BY (minute, g, stack)
+AS SELECT intDiv(at + 59, 60) * 60 AS minute, g, stack, ncalls, memtot, nfree, memlive, maxlive, ntemp, time,
+          nmap, mapped, maxmapped, rss, memcold, coldage FROM mp_growth
+;
+CREATE TABLE IF NOT EXISTS mp_growth_run (
+    run         UInt64
+) ENGINE = MergeTree() PARTITION BY bitShiftRight(run, 48) ORDER BY run

@@ -102,8 +102,19 @@ for f in $files; do
     "$MPQ" top "$f" --format csv -n 0 | ids >file.top || fail "top $f"
     "$MPQ" top --server "$CH_URL" --where "token = '$token'" --format csv -n 0 | ids >server.top || fail "top --server"
     diff file.top server.top || fail "$f: top --server differs from top FILE"
+    assert_eq "$(chc "SELECT count() FROM (SELECT seq FROM mp_growth_seen WHERE run = $run GROUP BY seq HAVING count() > 1)")" \
+        0 "$f: each snapshot's growth stored once"
 done
 echo "  ok: top --server equals top FILE for both runs"
+# a window over the whole store, from the growth rollups, as over the files
+first=$(echo $files | cut -d' ' -f1)
+since=$(q "$first" "SELECT CAST(time AS INTEGER) FROM snapshot WHERE reason != 'peak' ORDER BY seq LIMIT 1 OFFSET 3")
+[ -n "$since" ] || fail "$first: no fourth snapshot"
+"$MPQ" top $files --run all --since "$since" --format csv -n 0 2>/dev/null | ids >file.win || fail "top FILES --since"
+"$MPQ" top --server "$CH_URL" --since "$since" --format csv -n 0 2>/dev/null | ids >server.win || fail "top --server --since"
+diff file.win server.win || fail "top --server --since $since (the rollups) differs from the files: $(diff file.win server.win | head -20)"
+[ "$(wc -l <file.win)" -gt 2 ] || fail "top FILES --since $since: no rows: $(cat file.win)"
+echo "  ok: top --server --since $since (the rollups) equals the files ($(wc -l <file.win) rows)"
 
 # SIGTERM: a clean stop
 kill -TERM $AGENT; wait $AGENT; rc=$?
