@@ -21,6 +21,7 @@
  * writes snapshots FROM..UPTO (1-based) of each process: FROM = 1 creates
  * the files, a later FROM appends to them (one transaction per file). */
 #include "format.h"
+#include "stack_run.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -141,7 +142,19 @@ static void write_dictionaries(sqlite3 *db, int exe)
 /* ---------------------------------------------------------------- a process */
 /* Pool stack k's leaf node in p's file: the nodes of its path made when
  * missing (the stack table is a prefix tree; ids in order of creation). */
-struct nodes { uint64_t *key; int64_t *id; size_t cap, n; };
+struct nodes { uint64_t *key; int64_t *id; size_t cap, n; struct stack_run run; };
+
+/* The pending run of nodes into stack_run (format 6: the tree as runs). */
+static void run_write(struct nodes *t, sqlite3 *db, sqlite3_stmt *st)
+{
+    size_t len;
+    const char *frames = stack_run_take(&t->run, &len);
+    if (!frames) return;
+    sqlite3_bind_int64(st, FORMAT_PARAM(stack_run, id), t->run.first);
+    sqlite3_bind_int64(st, FORMAT_PARAM(stack_run, parent), t->run.parent);
+    sqlite3_bind_text(st, FORMAT_PARAM(stack_run, frames), frames, (int)len, SQLITE_TRANSIENT);
+    step(db, st);
+}
 
 static int64_t node(struct nodes *t, sqlite3 *db, sqlite3_stmt *st, int64_t parent, int frame)
 {
@@ -152,10 +165,8 @@ static int64_t node(struct nodes *t, sqlite3 *db, sqlite3_stmt *st, int64_t pare
     t->key[i] = k + 1;
     t->id[i] = (int64_t)++t->n;
     if (!st) return t->id[i];           /* appending: the file has it */
-    sqlite3_bind_int64(st, FORMAT_PARAM(stack, id), t->id[i]);
-    sqlite3_bind_int64(st, FORMAT_PARAM(stack, parent), parent);
-    sqlite3_bind_int64(st, FORMAT_PARAM(stack, frame), frame);
-    step(db, st);
+    if (!stack_run_extends(&t->run, t->id[i], parent)) run_write(t, db, st);
+    if (stack_run_push(&t->run, t->id[i], parent, frame)) die("out of memory", db);
     return t->id[i];
 }
 
@@ -167,7 +178,7 @@ static void make_keys(const struct fleet *F, struct proc *p, int write)
     struct nodes t = { .cap = 1u << 16 };
     t.key = calloc(t.cap, sizeof *t.key);
     t.id = calloc(t.cap, sizeof *t.id);
-    sqlite3_stmt *st = write ? insert(p->db, FT_stack) : NULL;
+    sqlite3_stmt *st = write ? insert(p->db, FT_stack_run) : NULL;
     p->nkeys = 0;
     p->keys = calloc((size_t)window * KEYS_PER_STACK, sizeof *p->keys);
     p->stack_id = calloc((size_t)F->stacks, sizeof *p->stack_id);
@@ -181,7 +192,8 @@ static void make_keys(const struct fleet *F, struct proc *p, int write)
         for (int c = 0; c < KEYS_PER_STACK; c++)
             p->keys[p->nkeys++] = (struct key){ .stack = k, .thread = 1 + (w + c) % THREADS };
     }
-    if (st) sqlite3_finalize(st);
+    if (st) run_write(&t, p->db, st), sqlite3_finalize(st);
+    stack_run_free(&t.run);
     free(t.key);
     free(t.id);
 }
