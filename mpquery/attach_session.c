@@ -28,10 +28,11 @@
 #define BUSY_TRIES 500
 /* mp_attach's -3: a session is on. A session that just ended may still be
  * giving its tables back (a detach that ran when a stopped process
- * continued): asked again for up to 3 s before it counts as another
+ * continued, its last snapshot written first: seconds on a loaded
+ * machine): asked again for up to 6 s before it counts as another
  * record's. */
 #define ATTACH_OTHER -3
-#define OTHER_TRIES 300
+#define OTHER_SECONDS 6.0
 
 static volatile sig_atomic_t interrupted;       /* how many of the signals came */
 static void on_signal(int sig) { (void)sig; interrupted++; }
@@ -51,6 +52,13 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double now_seconds(void)
+{
+    struct timespec n;
+    clock_gettime(CLOCK_MONOTONIC, &n);
+    return (double)n.tv_sec + (double)n.tv_nsec / 1e9;
 }
 
 static void pause_a_moment(void)
@@ -132,15 +140,16 @@ static int start(struct target *t, const char *lib, const char *settings)
     struct inject in;
     struct inject_where w;
     char err[512];
-    for (int tries = 0;; tries++) {
+    double t0 = now_seconds();
+    for (int busy = 0;;) {
         where(t, &w, 1);
         if (inject_stop(&in, t->pid, &w, err, sizeof err)) return say_failure(t, "cannot stop a thread", err);
         int rc = start_in(t, &in, lib, settings);
-        if (rc == ATTACH_OTHER && tries >= OTHER_TRIES)
+        if (rc == ATTACH_OTHER && now_seconds() - t0 >= OTHER_SECONDS)
             return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
                          (int)t->pid, t->name);
         if (rc != ATTACH_BUSY && rc != ATTACH_OTHER) return rc;
-        if (tries == BUSY_TRIES)
+        if (rc == ATTACH_BUSY && ++busy == BUSY_TRIES)
             return error(EXIT_FAILED, "record: process %d (%s): no thread came out of the profiler", (int)t->pid, t->name);
         pause_a_moment();
     }

@@ -135,7 +135,7 @@ assert_eq "$(cat prog.out) $(cat prog.err)" "pid $prog " "the program's output: 
 
 # ---- resize, then q
 $TM resize-window -t live -x 200 -y 50
-for _ in $(seq 100); do [ "$(screen live | sed -n 50p)" = "c counter  s/S snapshot  / filter  q quit" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(screen live | sed -n 50p)" = "c counter  s/S snapshot  / filter  q quit" ] && break; sleep 0.1; done
 assert_eq "$(screen live | sed -n 50p)" "c counter  s/S snapshot  / filter  q quit" "resized to 200x50: redrawn, the help line on line 50"
 $TM send-keys -t live q
 wait_screen live "LIVE-EXIT=0"
