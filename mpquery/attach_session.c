@@ -47,20 +47,6 @@ void session_signals(int catch)
     for (int i = 0; i < 4; i++) sigaction(caught[i], catch ? &sa : &old[i], catch ? &old[i] : NULL);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double now_seconds(void)
-{
-    struct timespec n;
-    clock_gettime(CLOCK_MONOTONIC, &n);
-    return (double)n.tv_sec + (double)n.tv_nsec / 1e9;
-}
-
 static void pause_a_moment(void)
 {
     struct timespec t = { 0, 10 * 1000000L };
@@ -140,12 +126,12 @@ static int start(struct target *t, const char *lib, const char *settings)
     struct inject in;
     struct inject_where w;
     char err[512];
-    double t0 = now_seconds();
+    double t0 = monotonic_seconds();
     for (int busy = 0;;) {
         where(t, &w, 1);
         if (inject_stop(&in, t->pid, &w, err, sizeof err)) return say_failure(t, "cannot stop a thread", err);
         int rc = start_in(t, &in, lib, settings);
-        if (rc == ATTACH_OTHER && now_seconds() - t0 >= OTHER_SECONDS)
+        if (rc == ATTACH_OTHER && monotonic_seconds() - t0 >= OTHER_SECONDS)
             return error(EXIT_FAILED, "record: process %d (%s) is being recorded by another mpquery record --pid",
                          (int)t->pid, t->name);
         if (rc != ATTACH_BUSY && rc != ATTACH_OTHER) return rc;
@@ -176,8 +162,8 @@ static int stays_stopped(struct target *t)
     fprintf(stderr, "mpquery: process %d (%s) is stopped: waiting up to %.0f s for it to continue (kill -CONT %d) "
             "to detach\n", (int)t->pid, t->name, STOPPED_WAIT, (int)t->pid);
     sig_atomic_t seen = interrupted;
-    double until = now() + STOPPED_WAIT;
-    while (process_state(t->pid) == 'T' && now() < until && interrupted == seen) pause_a_moment();
+    double until = monotonic_seconds() + STOPPED_WAIT;
+    while (process_state(t->pid) == 'T' && monotonic_seconds() < until && interrupted == seen) pause_a_moment();
     return process_state(t->pid) == 'T';
 }
 
@@ -231,10 +217,10 @@ static int stop(struct target *t, int *gone)
  * ends: 1 when it ended. */
 static int wait_session(pid_t pid, double duration)
 {
-    double t0 = now();
+    double t0 = monotonic_seconds();
     int gone = 0;
     while (!interrupted && !(gone = process_gone(pid))) {
-        if (duration > 0 && now() - t0 >= duration) break;
+        if (duration > 0 && monotonic_seconds() - t0 >= duration) break;
         pause_a_moment();
     }
     return gone;
