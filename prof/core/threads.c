@@ -201,6 +201,14 @@ static int thread_outside(struct mp_thread *t)
     return out;
 }
 
+/* thread_outside, asked again until it is not 0 or the time is past until. */
+static int seen_outside(struct mp_thread *t, double until)
+{
+    int out;
+    while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
+    return out;
+}
+
 static void clear_self(struct mp_thread *t)
 {
     spin_lock(&t->tls_lock);
@@ -221,9 +229,7 @@ static void clear_self(struct mp_thread *t)
  * nothing is taken back. */
 static int take_back(struct mp_thread *t, double until)
 {
-    int out;
-    while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
-    if (out == 0) return 0;
+    if (seen_outside(t, until) == 0) return 0;
     spin_lock(&t->tls_lock);
     t->tls = NULL;
     spin_unlock(&t->tls_lock);
@@ -242,12 +248,8 @@ int threads_settle(double seconds)
     double until = mp_now() + seconds;
     struct mp_thread *me = mp_tls.self;
     int inside = 0;
-    for (struct mp_thread *t = thread_list(); t; t = t->next) {
-        if (t == me || atomic_load(&t->exited)) continue;
-        int out;
-        while (!(out = thread_outside(t)) && mp_now() < until) sched_yield();
-        inside += out == 0;
-    }
+    for (struct mp_thread *t = thread_list(); t; t = t->next)
+        if (t != me && !atomic_load(&t->exited)) inside += seen_outside(t, until) == 0;
     return inside;
 }
 
