@@ -119,13 +119,23 @@ static void note(const struct profile *p, const struct seen *w)
             name, w->nprocs, w->inside, w->first < 0 ? "their start" : a, w->last - w->t0);
 }
 
+/* The window's ends for a run started at t0, as seconds since the epoch
+ * (-1, 1e300: none). */
+static void window_abs(const struct select_opts *o, const struct when *ws, const struct when *wu, double t0,
+                       double *since, double *until)
+{
+    *since = o->since ? ws->t + (ws->rel ? t0 : 0) : -1;
+    *until = o->until ? wu->t + (wu->rel ? t0 : 0) : 1e300;
+}
+
 /* One process's ends: its snapshot at until into *to, at since into *from. */
 static void process_ends(const struct profile *p, uint32_t i, const struct select_opts *o, const struct when *ws,
                          const struct when *wu, struct seen *w, uint32_t *from, uint32_t *to)
 {
     const struct process *pr = &p->procs[i];
     double t0 = window_run_start(p, pr->run);
-    double since = o->since ? ws->t + (ws->rel ? t0 : 0) : -1, until = o->until ? wu->t + (wu->rel ? t0 : 0) : 1e300;
+    double since, until;
+    window_abs(o, ws, wu, t0, &since, &until);
     if (!w->nprocs) w->t0 = t0, w->since = since, w->until = until;
     *to = snapshot_at(p, pr, until);
     *from = o->since ? snapshot_at(p, pr, since) : NONE;
@@ -167,8 +177,7 @@ int window_ends(const struct profile *p, uint32_t run, const struct select_opts 
     int rc = window_parse(o, &ws, &wu, err, errlen);
     if (rc) return rc;
     double t0 = window_run_start(p, run);
-    *since = o->since ? ws.t + (ws.rel ? t0 : 0) : -1;
-    *until = o->until ? wu.t + (wu.rel ? t0 : 0) : 1e300;
+    window_abs(o, &ws, &wu, t0, since, until);
     if (*since > *until)
         return snprintf(err, errlen, "--since %s is after --until %s", o->since, o->until), EXIT_BAD_INPUT;
     return 0;
@@ -192,7 +201,8 @@ static int window_peak(const struct profile *p, const struct select_opts *o, con
         if (s->proc_snapshot[i] == NONE) continue;
         const struct process *pr = &p->procs[i];
         double t0 = window_run_start(p, pr->run);
-        double since = o->since ? ws->t + (ws->rel ? t0 : 0) : -1, until = o->until ? wu->t + (wu->rel ? t0 : 0) : 1e300;
+        double since, until;
+        window_abs(o, ws, wu, t0, &since, &until);
         if (!w.nprocs++) w.t0 = t0, w.since = since, w.until = until;
         uint32_t found = NONE;
         for (uint32_t j = pr->first_snapshot; j < pr->first_snapshot + pr->nsnapshots; j++)
