@@ -42,7 +42,7 @@ static const char more[] =
 "  mpquery hist app.db --format json\n"
 "  mpquery hist app.db --stack 1234 --by ncalls\n";
 
-static char *stack_arg, *since_arg;
+static char *stack_arg;
 
 static const struct opt opts[] = {
     OPTIONS_SELECT(HELP_RUN "; --pid, --snapshot as in top (the\n"
@@ -57,14 +57,7 @@ static const struct opt opts[] = {
       .help = "accepted as by every listing command (hist shows no frames)" },
     OPTIONS_READABLE,
     OPTIONS_SERVER_STORE,
-    /* --since: a time window of files (serve's /hist follows one), with
-     * --server the runs started since (the store's, as before) */
-    { .name = "since", .arg = "TIME", .str = &since_arg, .help = NULL },
-    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME",
-      .help = "files: the histogram of a time window, at its end less at\n"
-              "its start (+1.5: from the run's start; see top --help-all,\n"
-              "Time windows); with --server, --since TIME selects the runs\n"
-              "started at TIME or later (an age, a date, epoch seconds)" },
+    OPTIONS_SINCE_EITHER("the histogram"),
     { 0 },
 };
 
@@ -310,14 +303,9 @@ int cmd_hist(int argc, char **argv)
 {
     struct common c;
     const struct cmd_opts d = { .cmd = "hist", .usage = usage, .more = more, .opts = opts,
-                                .missing = "missing DB", .readable = 1 };
-    since_arg = NULL;
+                                .missing = "missing DB", .readable = 1, .since_runs = 1 };
     int rc = parse_options(&c, &d, argc, argv);
     if (rc != PARSE_OK) return rc;
-    if (c.server.url && c.sel.until)
-        return usage_error("hist", "--until is a time window of files; with --server, --since selects runs");
-    if (c.server.url) c.server.since = since_arg;
-    else c.sel.since = since_arg;
     c.sel.window_quiet = c.out.format == FMT_CSV || c.out.format == FMT_JSON || mpquery_quiet;
     int64_t stack = 0;
     if (stack_arg && (parse_int64(stack_arg, &stack) || stack < 1))

@@ -55,7 +55,6 @@ static const char more[] =
 "  mpquery info app.db --format json\n";
 
 static int all;
-static char *since_arg;
 
 static const struct opt opts[] = {
     { .name = "all", .flag = &all, .value = 1,
@@ -68,20 +67,13 @@ static const struct opt opts[] = {
       .help = "accepted as by every listing command (info shows no frames)" },
     OPTIONS_READABLE,
     OPTIONS_SERVER_STORE,
-    /* --since: a time window of files (every view of serve follows one),
-     * with --server the runs started since (the store's, as before) */
-    { .name = "since", .arg = "TIME", .str = &since_arg, .help = NULL },
-    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME",
-      .help = "files: the totals of a time window, at its end less at\n"
-              "its start (+1.5: from the run's start; see top --help-all,\n"
-              "Time windows); with --server, --since TIME selects the runs\n"
-              "started at TIME or later (an age, a date, epoch seconds)" },
+    OPTIONS_SINCE_EITHER("the totals"),
     { 0 }
 };
 
 static const struct cmd_opts info_opts = {
     .cmd = "info", .usage = usage, .more = more, .opts = opts,
-    .missing = "missing DB", .readable = 1
+    .missing = "missing DB", .readable = 1, .since_runs = 1
 };
 
 
@@ -89,13 +81,8 @@ int cmd_info(int argc, char **argv)
 {
     struct common c;
     all = 0;
-    since_arg = NULL;
     int rc = parse_options(&c, &info_opts, argc, argv);
     if (rc != PARSE_OK) return rc;
-    if (c.server.url && c.sel.until)
-        return usage_error("info", "--until is a time window of files; with --server, --since selects runs");
-    if (c.server.url) c.server.since = since_arg;
-    else c.sel.since = since_arg;
     struct profile *p;
     struct dbfiles files = dbfiles_of(argc, argv, optind);
     if ((rc = load_selected(&c, &files, -1, select_wants_peak(&c.sel), &p))) return rc;

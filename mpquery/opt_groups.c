@@ -206,14 +206,28 @@ static int server_options(struct common *c, int operands, int with_files)
     return 0;
 }
 
+char *opt_since_either;
+
+/* OPTIONS_SINCE_EITHER's --since to the store's runs or to the window. */
+static int since_either(struct common *c)
+{
+    if (c->server.url && c->sel.until)
+        return usage_error(c->cmd, "--until is a time window of files; with --server, --since selects runs");
+    if (c->server.url) c->server.since = opt_since_either;
+    else c->sel.since = opt_since_either;
+    return 0;
+}
+
 int parse_options(struct common *c, const struct cmd_opts *d, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
     c->cmd = d->cmd;
     select_opts_init(&c->sel);
     output_opts_init(&c->out);
+    opt_since_either = NULL;
     int rc = parse_table(c, d, argc, argv, &c->operands_a);
     if (rc != PARSE_OK) return rc;
+    if (d->since_runs && (rc = since_either(c))) return rc;
     if (d->readable) output_readable(&c->out, &c->view);
     if ((rc = server_options(c, argc - optind, d->server_and_files))) return rc;
     if (c->server.url && !d->server_and_files) return PARSE_OK;

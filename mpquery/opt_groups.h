@@ -32,6 +32,20 @@ struct common {
     int profile_flags;                      /* more of the profile to load (report: PROFILE_LEDGER) */
 };
 
+/* info's and hist's --since: with --until a time window of files (every
+ * view of serve follows one), with --server the runs started since (the
+ * store's, as before; --until refused there). parse_options routes it
+ * for a command whose cmd_opts.since_runs is set. `what`: what the
+ * window gives, for --until's help. */
+extern char *opt_since_either;
+#define OPTIONS_SINCE_EITHER(what) \
+    { .name = "since", .arg = "TIME", .str = &opt_since_either, .help = NULL }, \
+    { OPTG_SELECT, .name = "until", .id = OPT_WIN_UNTIL, .arg = "TIME", \
+      .help = "files: " what " of a time window, at its end less at\n" \
+              "its start (+1.5: from the run's start; see top --help-all,\n" \
+              "Time windows); with --server, --since TIME selects the runs\n" \
+              "started at TIME or later (an age, a date, epoch seconds)" }
+
 /* Parses argv against the table (parse_table): the groups' options into c
  * (set to their defaults first), the command's own as their entries say;
  * then text for people (d->readable: output_readable), --server against

@@ -55,6 +55,7 @@ struct cmd_opts {
     int operands_optional;      /* none at all is fine too (record --pid) */
     int dashdash;               /* "--" splits the operands in two lists (diff: operands_a) */
     int server_and_files;       /* --server reads a baseline: files are still operands (check) */
+    int since_runs;             /* OPTIONS_SINCE_EITHER: --since a window of files or runs of --server */
     int readable;               /* takes OPTIONS_READABLE: set c->view's names and c->out's
                                    human, width and pager from them and the format
                                    (parse_options, opt_groups.c) */
