@@ -11,12 +11,7 @@
 # hist table's rows at snapshot b less those at a, in SQL.
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/serve.sh"
-export TZ=UTC
-MP_TICK=0 MP_QUIET=1 profile w.db $B/tests/window_phases || fail "the program failed"
-t0=$(q w.db "SELECT start_time FROM process")
-at() { q w.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
-mid() { python3 -c "import sys; print('+%.6f' % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))" "$(at "$1")" "$(at "$2")"; }
-AB=$(mid a b) BC=$(mid b c)
+. "$ROOT/tests/lib/window_phases.sh"
 hist() { "$MPQ" hist w.db --format csv "$@" | tail -n +2 | paste -sd' '; }
 
 assert_eq "$(hist --since "$AB" --until "$BC")" "256,512,200,100000,150,75000 512,1024,0,0,-20,-20000" \

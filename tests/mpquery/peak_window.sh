@@ -10,12 +10,7 @@
 # the same snapshot named by its number (top --snapshot N).
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/serve.sh"
-export TZ=UTC
-MP_TICK=0 MP_QUIET=1 profile w.db $B/tests/window_phases || fail "the program failed"
-t0=$(q w.db "SELECT start_time FROM process")
-at() { q w.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
-mid() { python3 -c "import sys; print('+%.6f' % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))" "$(at "$1")" "$(at "$2")"; }
-AB=$(mid a b) BC=$(mid b c)
+. "$ROOT/tests/lib/window_phases.sh"
 # the latest peak snapshot captured between two times (+S), by SQL
 peak_in() { q w.db "SELECT seq FROM snapshot WHERE reason = 'peak' AND time - $t0 >= ${1#+} AND time - $t0 <= ${2#+}
     ORDER BY time DESC LIMIT 1"; }

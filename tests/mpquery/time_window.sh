@@ -14,13 +14,7 @@
 # (times known: snapshots at +0.5 s, a peak at +1 s, exit at +2 s).
 . "$(dirname "$0")/../lib/lib.sh"
 . "$ROOT/tests/lib/fixtures.sh"
-export TZ=UTC
-MP_TICK=0 MP_QUIET=1 profile w.db $B/tests/window_phases || fail "the program failed"
-t0=$(q w.db "SELECT start_time FROM process")
-at() { q w.db "SELECT time - $t0 FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
-seq_of() { q w.db "SELECT seq FROM snapshot WHERE label = '$1' AND reason = 'api'"; }
-mid() { python3 -c "import sys; print('+%.6f' % ((float(sys.argv[1]) + float(sys.argv[2])) / 2))" "$(at "$1")" "$(at "$2")"; }
-AB=$(mid a b) BC=$(mid b c)
+. "$ROOT/tests/lib/window_phases.sh"
 echo "  snapshots a +$(at a) s, b +$(at b) s, c +$(at c) s: windows split at $AB and $BC"
 # the phases' leaves, one value each: "phase_a N phase_b M ..."
 leaves() { sed -n 's/^.*;\(phase_[abc]\) \(-\?[0-9]*\)$/\1 \2/p' | sort | paste -sd' '; }
