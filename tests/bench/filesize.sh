@@ -3,7 +3,7 @@
 # capture beside heaptrack's file (zstd) for the same run of each program:
 #   clang      clang++-14 -std=c++17 -O2 -c tests/progs/runtimes/templates.cc
 #   python     PYTHONMALLOC=malloc python3 json_churn.py
-#   sqlite3    the sqlite3 CLI on 200k rows (the SQL of tests/bench/run.sh)
+#   sqlite3    the sqlite3 CLI on 200k rows (rows_sql.awk without the queries)
 # One run of each (the sizes vary by a few per cent between runs: ASLR and
 # timing change what is allocated where, never the schema). Printed per
 # program: both sizes, their ratio (target <= 2, a "!" when missed), the
@@ -25,16 +25,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/mpsize.XXXXXX") || die "cannot create a temporary
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/ht" || die "cannot create $T/ht"
 
-awk -v rows=200000 'BEGIN {
-    print "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, price REAL, note TEXT);"
-    print "BEGIN;"
-    for (i = 1; i <= rows; i++)
-        printf "INSERT INTO item VALUES(%d, '\''item-%07d'\'', %d, %.2f, '\''note %d for item %d'\'');\n",
-               i, (i * 7919) % rows, i % 100, (i * 37) % 1000 / 10.0, i % 13, i
-    print "COMMIT;"
-    print "CREATE INDEX item_name ON item(name);"
-    print "SELECT count(*), round(sum(price), 2) FROM item;"
-}' > "$T/rows.sql" || die "cannot generate the SQL workload"
+awk -v rows=200000 -v queries=0 -f "$HERE/rows_sql.awk" > "$T/rows.sql" || die "cannot generate the SQL workload"
 
 # workload W: sets ARGV, WENV and STDIN; false when W's program is missing
 workload() {
