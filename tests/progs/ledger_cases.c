@@ -25,22 +25,27 @@
 
 #define MiB (1024 * 1024)
 
-/* "NAME rss=KiB size=KiB" of the VMA holding p, from smaps; its start */
-static unsigned long show(const char *name, uintptr_t a)
+/* smaps's Rss (KiB) of the VMA holding a, and its bounds (0, 0: none) */
+static unsigned long vma_rss(uintptr_t a, unsigned long *lo, unsigned long *hi)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     char line[512];
-    unsigned long lo = 0, hi = 0;
-    int in = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        unsigned long l, h;
-        if (sscanf(line, "%lx-%lx ", &l, &h) == 2 && strchr(line, '-') < strchr(line, ' ')) in = l <= a && a < h, lo = l, hi = h;
-        else if (in && !strncmp(line, "Rss:", 4)) {
-            printf("%s rss=%lu size=%lu\n", name, strtoul(line + 4, NULL, 10), (hi - lo) / 1024);
-            break;
-        }
+    unsigned long rss = 0, l = 0, h = 0;
+    int in = 0, found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx ", &l, &h) == 2 && strchr(line, '-') < strchr(line, ' ')) in = l <= a && a < h;
+        else if (in && !strncmp(line, "Rss:", 4)) rss = strtoul(line + 4, NULL, 10), found = 1;
     }
     if (f) fclose(f);
+    *lo = found ? l : 0, *hi = found ? h : 0;
+    return rss;
+}
+
+/* "NAME rss=KiB size=KiB" of the VMA holding p, from smaps; its start */
+static unsigned long show(const char *name, uintptr_t a)
+{
+    unsigned long lo, hi, rss = vma_rss(a, &lo, &hi);
+    if (hi) printf("%s rss=%lu size=%lu\n", name, rss, (hi - lo) / 1024);
     fflush(stdout);
     return lo;
 }
@@ -51,19 +56,8 @@ static unsigned long show(const char *name, uintptr_t a)
  * a fork child maps right below the mapping) */
 static void show_range(const char *name, uintptr_t lo, uintptr_t hi)
 {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    char line[512];
-    unsigned long vlo = 0, vhi = 0, rss = 0;
-    int in = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        unsigned long l, h;
-        if (sscanf(line, "%lx-%lx ", &l, &h) == 2 && strchr(line, '-') < strchr(line, ' ')) in = l <= lo && lo < h, vlo = l, vhi = h;
-        else if (in && !strncmp(line, "Rss:", 4)) {
-            rss = strtoul(line + 4, NULL, 10);
-            break;
-        }
-    }
-    if (f) fclose(f);
+    unsigned long vlo, vhi, rss = vma_rss(lo, &vlo, &vhi);
+    if (!vhi) vlo = lo, vhi = hi;       /* not mapped: nothing outside to take off */
     unsigned char v[4096];
     uintptr_t outside[2][2] = { { vlo, lo }, { hi, vhi } };
     for (int k = 0; k < 2; k++)
