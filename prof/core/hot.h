@@ -55,6 +55,7 @@ static inline int sample_countdown(struct mp_thread *t, size_t size);
 static inline size_t block_usable_glibc(void *p);
 static inline void hist_alloc(struct mp_thread *t, uint64_t size, uint64_t live);
 static inline void record_hist_free(struct mp_thread *t, uint64_t live);
+static inline void free_counts(struct mp_thread *t, uint64_t usable);
 MP_HOT void fast_alloc(struct mp_thread *t, void *p, size_t size, size_t u);
 MP_HOT void fast_free(struct mp_thread *t, size_t u);
 
@@ -140,9 +141,7 @@ MP_HOT void fast_alloc(struct mp_thread *t, void *p, size_t size, size_t u)
 MP_HOT void fast_free(struct mp_thread *t, size_t u)
 {
     fast_op_begin(t);
-    record_hist_free(t, u);
-    STORE(t->c.nfree_local, t->c.nfree_local + 1);
-    STORE(t->c.live, t->c.live - (int64_t)u);
+    free_counts(t, u);
     t->last_block = 0;     /* any free ends "temporary" (heaptrack's definition) */
     peak_op_end_touched(t);
     int64_t pending = t->pending_live -= (int64_t)u;
@@ -199,9 +198,7 @@ static inline void record_thread_alloc(struct mp_thread *t, uint64_t size, uint6
 static inline void record_untracked_free(struct mp_thread *t, uint64_t usable)
 {
     peak_touch_thread(t);
-    record_hist_free(t, usable);
-    STORE(t->c.nfree_local, t->c.nfree_local + 1);
-    STORE(t->c.live, t->c.live - (int64_t)usable);
+    free_counts(t, usable);
     peak_publish_live(t, -(int64_t)usable, 0);
 }
 
@@ -258,6 +255,15 @@ static inline void record_hist_free(struct mp_thread *t, uint64_t live)
     unsigned c = hist_class(live);
     STORE(t->c.hist[c].nfree, t->c.hist[c].nfree + 1);
     STORE(t->c.hist[c].live_out, t->c.hist[c].live_out + live);
+}
+
+/* The cheap modes' free of `usable` bytes by the thread, in its counters
+ * (the thread touched): the histogram, its frees, its live bytes. */
+static inline void free_counts(struct mp_thread *t, uint64_t usable)
+{
+    record_hist_free(t, usable);
+    STORE(t->c.nfree_local, t->c.nfree_local + 1);
+    STORE(t->c.live, t->c.live - (int64_t)usable);
 }
 
 /* ------------------------------------------------------------ MP_MAX_MEMORY (record_mode.c) */
