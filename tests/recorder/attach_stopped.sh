@@ -19,11 +19,17 @@ source "$ROOT/tests/lib/attach.sh"
 [ "$(uname -m)" = x86_64 ] || { echo "# not x86-64: record --pid is x86-64 only"; exit 0; }
 
 # session OUT: record into OUT in the background (r: its pid), the target
-# stopped once its session started
+# stopped once its session started: the profiler's thread there and record
+# no longer tracing it (the attach's call returned: mp_attach starts the
+# thread before its end, and a stop between the two is the attach's case)
 session() {
     $MPQ record -q --pid $tpid --duration 1 -o $1 7>&- 2> rec.err & r=$!
-    for _ in $(seq 500); do grep -qx mallocprof /proc/$tpid/task/*/comm 2>/dev/null && break; sleep 0.01; done
-    grep -qx mallocprof /proc/$tpid/task/*/comm || fail "the session did not start"
+    started() {
+        grep -qx mallocprof /proc/$tpid/task/*/comm 2>/dev/null &&
+            [ "$(awk '$1 == "TracerPid:" { print $2 }' /proc/$tpid/status)" = 0 ]
+    }
+    for _ in $(seq 500); do started && break; sleep 0.01; done
+    started || fail "the session did not start"
     kill -STOP $tpid
 }
 # ends_within S: record ended within S s (killed and failed if not); rrc its status
